@@ -1,0 +1,71 @@
+/* ckpt.h - checkpoint and restart running Linux processes.
+ *
+ * The two calls mirror the Linux-CR system calls: checkpoint(2) writes an
+ * image of a running process to a file descriptor, restart(2) brings it
+ * back from one.  All messages go to logfd (or nowhere if logfd < 0) in
+ * the form "ckpt: [err E][pos P][pid N] text".
+ */
+#ifndef CKPT_H
+#define CKPT_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CKPT_VERSION_STRING	"0.1.0"
+
+/* Flags of ckpt_checkpoint(). */
+#define CKPT_KILL		0x0001UL /* end the target once the image is synced */
+#define CKPT_SKIP_UNSUPPORTED	0x0002UL /* record unsupported fds as closed */
+/* Flags of ckpt_restart(). */
+#define CKPT_DETACH		0x0100UL /* hand the restored root to init */
+/* Flags of both. */
+#define CKPT_VERBOSE		0x1000UL /* log each step, not only errors */
+
+/* What a call reports beyond its return value (optional). */
+struct ckpt_result {
+	pid_t pid;		/* restart: pid of the restored root */
+	int err;		/* errno-style code of the first failure */
+	char msg[512];		/* that failure, one line, no newline */
+};
+
+/*
+ * ckpt_checkpoint - write an image of process @pid to @fd.
+ * @fd may be a file, pipe or socket.  Unless CKPT_KILL is set the process
+ * runs on unchanged afterwards; with it, the process is killed only after
+ * the image is completely written and (for a file) synced.  If the
+ * checkpoint fails, the process is left running exactly as before and, if
+ * the stream is still writable, an error record stating the reason is
+ * written.
+ * Returns 0 or a negative errno: -ESRCH no such process, -EPERM not
+ * allowed to trace it, -EOPNOTSUPP it holds a resource ckpt cannot save,
+ * -EIO writing the image failed, others as the failing system call.
+ */
+int ckpt_checkpoint(pid_t pid, int fd, unsigned long flags, int logfd);
+
+/*
+ * ckpt_restart - restore the process saved in the image read from @fd.
+ * @pid: 0, or the pid the caller expects the image to hold (else -EINVAL).
+ * The image is fully read and verified before any process is created.
+ * The restored process gets its saved pid; it is a child of the caller,
+ * or with CKPT_DETACH of init.  On failure no restored process remains.
+ * Returns the pid of the restored process, or a negative errno: -EBADMSG
+ * bad or corrupt image, -ENODATA truncated image, -ECANCELED the image
+ * records a failed checkpoint, -EEXIST the pid is in use, -ENOEXEC the
+ * image is for another architecture or CPU, others as the failing step.
+ */
+int ckpt_restart(pid_t pid, int fd, unsigned long flags, int logfd);
+
+/* As above, also filling @res (may be NULL). */
+int ckpt_checkpoint_r(pid_t pid, int fd, unsigned long flags, int logfd,
+		      struct ckpt_result *res);
+int ckpt_restart_r(pid_t pid, int fd, unsigned long flags, int logfd,
+		   struct ckpt_result *res);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,12 @@
+/* cpu.h - what the image head records of the CPU, and checks against it. */
+#ifndef CKPT_CPU_H
+#define CKPT_CPU_H
+#include <stdint.h>
+
+#define CPU_TASK_SIZE	0x7ffffffff000ULL
+
+/* XCR0: the state components this CPU and kernel enable. */
+uint64_t cpu_xfeatures(void);
+/* Bytes of the NT_X86_XSTATE regset ptrace hands out here. */
+uint32_t cpu_xstate_size(void);
+#endif

@@ -1,0 +1,215 @@
+/* regs.c - x86-64 registers (REGS) and FPU/SSE/AVX state (XSTATE).
+ *
+ * Registers are saved as the task was found.  At restart they are put
+ * back while the task is parked inside signal delivery, so the kernel
+ * applies its own syscall-restart logic to them, as it would have for
+ * the original.  The one case it cannot handle is -ERESTART_RESTARTBLOCK:
+ * the restart block lives in the kernel and died with the process, so
+ * that call is re-armed here (a relative nanosleep with its remaining
+ * time, anything else from the start).
+ */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+
+#include "../../kinds.h"
+#include "cpu.h"
+
+#define ERESTARTSYS		512
+#define ERESTARTNOINTR		513
+#define ERESTARTNOHAND		514
+#define ERESTART_RESTARTBLOCK	516
+#define XSTATE_MAX		(64 * 1024)
+#define USER_CS			0x33
+#define USER_DS			0x2b
+/* eflags bits a user task may show: CF PF AF ZF SF TF DF OF NT RF AC ID,
+ * plus the always-one bit 1 and IF (always set in user mode); never IOPL,
+ * VM, VIF or VIP */
+#define EFLAGS_USER		0x254fd7ULL
+
+struct regs_state {
+	bool have_regs;
+	struct user_regs_struct regs;
+	void *xstate;
+	size_t xstate_len;
+};
+
+static int regs_dump(struct cpt_ctx *c, struct cpt_task *t)
+{
+	struct rec_regs rr;
+	struct iovec iov;
+	void *buf;
+	int ret;
+
+	_Static_assert(sizeof(rr) == sizeof(struct user_regs_struct), "regs");
+	memcpy(&rr, &t->rm.regs, sizeof(rr));
+	ret = iw_record(&c->w, REC_REGS, &rr, sizeof(rr));
+	if (ret)
+		return ret;
+	buf = calloc(1, XSTATE_MAX);
+	if (!buf)
+		return log_err(c->log, ENOMEM, "xstate buffer:");
+	iov.iov_base = buf;
+	iov.iov_len = XSTATE_MAX;
+	if (ptrace(PTRACE_GETREGSET, t->pid, NT_X86_XSTATE, &iov))
+		ret = log_err(c->log, errno, "pid %d: reading xstate:", t->pid);
+	else
+		ret = iw_record(&c->w, REC_XSTATE, buf, iov.iov_len);
+	free(buf);
+	return ret;
+}
+
+static bool selector_ok(uint64_t sel)
+{
+	/* null, or a user-privilege (RPL 3) selector */
+	return sel == 0 || (sel <= 0xffff && (sel & 3) == 3);
+}
+
+static int check_regs(struct rst_ctx *c, const struct user_regs_struct *r)
+{
+	if (r->cs != USER_CS || r->ss != USER_DS)
+		return log_err(c->log, EBADMSG,
+			       "REGS: cs 0x%llx ss 0x%llx are not 64-bit user segments",
+			       r->cs, r->ss);
+	if (!selector_ok(r->ds) || !selector_ok(r->es) ||
+	    !selector_ok(r->fs) || !selector_ok(r->gs))
+		return log_err(c->log, EBADMSG, "REGS: privileged segment selector");
+	if (r->eflags & ~EFLAGS_USER)
+		return log_err(c->log, EBADMSG, "REGS: eflags 0x%llx has system bits",
+			       r->eflags);
+	if (r->fs_base >= CPU_TASK_SIZE || r->gs_base >= CPU_TASK_SIZE ||
+	    r->rip >= CPU_TASK_SIZE)
+		return log_err(c->log, EBADMSG, "REGS: address beyond user space");
+	return 0;
+}
+
+static int check_xstate(struct rst_ctx *c, const uint8_t *x, size_t len)
+{
+	uint64_t bv, comp, rsv[6];
+
+	if (len < 576 || len > XSTATE_MAX || len != c->head.xstate_size)
+		return log_err(c->log, EBADMSG, "XSTATE: %zu bytes, image head says %u",
+			       len, c->head.xstate_size);
+	memcpy(&bv, x + 512, 8);
+	memcpy(&comp, x + 520, 8);
+	memcpy(rsv, x + 528, sizeof(rsv));
+	if (comp || rsv[0] || rsv[1] || rsv[2] || rsv[3] || rsv[4] || rsv[5])
+		return log_err(c->log, EBADMSG, "XSTATE: bad xsave header");
+	if (bv & ~c->head.xfeatures)
+		return log_err(c->log, EBADMSG,
+			       "XSTATE: features 0x%llx beyond the image's 0x%llx",
+			       (unsigned long long)bv,
+			       (unsigned long long)c->head.xfeatures);
+	return 0;
+}
+
+static int regs_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
+{
+	struct regs_state *s = kind_state(t, &kind_regs, sizeof(*s));
+	int ret;
+
+	if (!s)
+		return log_err(c->log, ENOMEM, "regs state:");
+	if (r->type == REC_REGS) {
+		if (r->data_len != sizeof(s->regs) || s->have_regs)
+			return log_err(c->log, EBADMSG, "bad or repeated REGS record");
+		memcpy(&s->regs, r->data, sizeof(s->regs));
+		ret = check_regs(c, &s->regs);
+		s->have_regs = !ret;
+		return ret;
+	}
+	if (s->xstate)
+		return log_err(c->log, EBADMSG, "repeated XSTATE record");
+	ret = check_xstate(c, r->data, r->data_len);
+	if (ret)
+		return ret;
+	s->xstate = r->data;
+	s->xstate_len = r->data_len;
+	r->data = NULL;
+	return 0;
+}
+
+static int regs_check(struct rst_ctx *c, struct rst_task *t)
+{
+	struct regs_state *s = t->kind_state[kind_index(&kind_regs)];
+
+	if (!s || !s->have_regs || !s->xstate)
+		return log_err(c->log, EBADMSG, "pid %d: image lacks REGS or XSTATE",
+			       t->pid);
+	return 0;
+}
+
+/* The kernel's restart block died with the original process. */
+static void rearm_restartblock(struct user_regs_struct *r)
+{
+	if ((long)r->orig_rax < 0 || (long)r->rax != -ERESTART_RESTARTBLOCK)
+		return;
+	if (r->orig_rax == SYS_nanosleep && r->rsi)
+		r->rdi = r->rsi;	/* sleep what was left: rem */
+	else if (r->orig_rax == SYS_clock_nanosleep && r->r10 &&
+		 !(r->rsi & 1 /* TIMER_ABSTIME */))
+		r->rdx = r->r10;
+	/* same treatment as -ERESTART_RESTARTBLOCK: a handler gets EINTR */
+	r->rax = -ERESTARTNOHAND;
+}
+
+static int regs_restore(struct rst_ctx *c, struct rst_task *t)
+{
+	struct regs_state *s = t->kind_state[kind_index(&kind_regs)];
+	struct iovec iov = { s->xstate, s->xstate_len };
+
+	if (ptrace(PTRACE_SETREGSET, t->pid, NT_X86_XSTATE, &iov))
+		return log_err(c->log, errno, "pid %d: setting xstate:", t->pid);
+	t->rm.regs = s->regs;
+	rearm_restartblock(&t->rm.regs);
+	return 0;
+}
+
+static void regs_free(struct rst_task *t, void *state)
+{
+	struct regs_state *s = state;
+
+	(void)t;
+	free(s->xstate);
+	free(s);
+}
+
+static void regs_show(struct info_out *o, const struct rec *r)
+{
+	if (r->type == REC_REGS) {
+		const struct user_regs_struct *g = r->data;
+
+		info_hex(o, "rip", g->rip);
+		info_hex(o, "rsp", g->rsp);
+		info_hex(o, "rax", g->rax);
+		info_hex(o, "orig_rax", g->orig_rax);
+		info_hex(o, "fs_base", g->fs_base);
+		info_hex(o, "gs_base", g->gs_base);
+	} else {
+		uint64_t bv = 0;
+
+		if (r->data_len >= 520)
+			memcpy(&bv, (const char *)r->data + 512, 8);
+		info_u64(o, "bytes", r->data_len);
+		info_hex(o, "xstate_bv", bv);
+	}
+}
+
+const struct kind_ops kind_regs = {
+	.name = "regs",
+	.types = { REC_REGS, REC_XSTATE },
+	.phase = PHASE_LAST,
+	.dump = regs_dump,
+	.load = regs_load,
+	.check = regs_check,
+	.restore = regs_restore,
+	.free = regs_free,
+	.show = regs_show,
+};

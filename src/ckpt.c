@@ -1,0 +1,286 @@
+/* ckpt.c - the command line, a thin layer over the library. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../include/ckpt.h"
+#include "cli.h"
+
+#define EXIT_USAGE	2
+#define EXIT_RESTART	125	/* restart itself failed (not the process) */
+
+static const char usage_main[] =
+	"usage: ckpt COMMAND [OPTIONS]\n"
+	"  checkpoint [-o FILE|-] [--kill] [--skip-unsupported] [--log FILE] [-v] PID\n"
+	"  restart [--detach] [--log FILE] [-v] FILE|-\n"
+	"  info [--json] FILE|-\n"
+	"  demo\n"
+	"  --help, --version\n"
+	"Run 'ckpt COMMAND --help' for one command.\n";
+
+static const char usage_checkpoint[] =
+	"usage: ckpt checkpoint [-o FILE|-] [--kill] [--skip-unsupported] [--log FILE] [-v] PID\n"
+	"Write an image of process PID.  It runs on unchanged unless --kill,\n"
+	"which ends it once the image is complete and synced.\n"
+	"  -o FILE             image file, '-' for standard output (default ckpt-PID.img)\n"
+	"  --kill              end the process after a successful checkpoint\n"
+	"  --skip-unsupported  leave out fds of unsupported kinds instead of failing\n"
+	"  --log FILE          append messages to FILE\n"
+	"  -v                  log every step\n"
+	"Exit: 0 done, 1 checkpoint failed (the process runs on as before), 2 usage.\n";
+
+static const char usage_restart[] =
+	"usage: ckpt restart [--detach] [--log FILE] [-v] FILE|-\n"
+	"Restore the process saved in FILE ('-': standard input) with its pid.\n"
+	"  --detach    print its pid and return once it runs (it is handed to init)\n"
+	"  --log FILE  append messages to FILE\n"
+	"  -v          log every step\n"
+	"Without --detach ckpt stays its parent, forwards SIGINT/SIGTERM/SIGHUP to\n"
+	"it and exits with its status (128+N if killed by signal N).\n"
+	"Exit: 125 restart failed (no process is left behind), 2 usage.\n";
+
+static const char usage_info[] =
+	"usage: ckpt info [--json] FILE|-\n"
+	"Show what an image holds, record by record, after verifying it.\n"
+	"Exit: 0 image complete and valid, 1 bad or truncated image, 2 usage.\n";
+
+struct common {
+	unsigned long flags;
+	const char *log;
+	int logfd;
+};
+
+static int open_log(struct common *o)
+{
+	o->logfd = 2;
+	if (o->log) {
+		o->logfd = open(o->log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+		if (o->logfd < 0) {
+			fprintf(stderr, "ckpt: %s: %s\n", o->log, strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The one line a failure gets on stderr (unless the log already is it). */
+static void report(const struct common *o, const char *what,
+		   const struct ckpt_result *r)
+{
+	if (o->logfd != 2)
+		fprintf(stderr, "ckpt: %s failed: %s\n", what, r->msg);
+}
+
+static int cmd_checkpoint(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "kill", no_argument, 0, 'k' },
+		{ "skip-unsupported", no_argument, 0, 's' },
+		{ "log", required_argument, 0, 'l' },
+		{ "help", no_argument, 0, 'h' },
+		{ 0 },
+	};
+	struct common o = { 0 };
+	struct ckpt_result r = { 0 };
+	const char *out = NULL;
+	char def[64], *end;
+	int c, fd, ret;
+	long pid;
+
+	while ((c = getopt_long(argc, argv, "o:v", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o': out = optarg; break;
+		case 'k': o.flags |= CKPT_KILL; break;
+		case 's': o.flags |= CKPT_SKIP_UNSUPPORTED; break;
+		case 'l': o.log = optarg; break;
+		case 'v': o.flags |= CKPT_VERBOSE; break;
+		case 'h': fputs(usage_checkpoint, stdout); return 0;
+		default: fputs(usage_checkpoint, stderr); return EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1) {
+		fputs(usage_checkpoint, stderr);
+		return EXIT_USAGE;
+	}
+	pid = strtol(argv[optind], &end, 10);
+	if (*end || pid <= 0 || pid > 0x3fffffff) {
+		fprintf(stderr, "ckpt: bad pid '%s'\n", argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (open_log(&o))
+		return EXIT_USAGE;
+	if (!out) {
+		snprintf(def, sizeof(def), "ckpt-%ld.img", pid);
+		out = def;
+	}
+	if (!strcmp(out, "-")) {
+		fd = 1;
+	} else {
+		fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		if (fd < 0) {
+			fprintf(stderr, "ckpt: %s: %s\n", out, strerror(errno));
+			return 1;
+		}
+	}
+	ret = ckpt_checkpoint_r(pid, fd, o.flags, o.logfd, &r);
+	if (fd != 1 && close(fd) && !ret) {
+		snprintf(r.msg, sizeof(r.msg), "closing %s: %s", out, strerror(errno));
+		ret = -EIO;
+	}
+	if (ret) {
+		report(&o, "checkpoint", &r);
+		return 1;
+	}
+	if (fd != 1 && isatty(2))
+		fprintf(stderr, "ckpt: pid %ld saved to %s%s\n", pid, out,
+			o.flags & CKPT_KILL ? " and ended" : "");
+	return 0;
+}
+
+static volatile pid_t restored_child;
+
+/* A signal someone sent to us goes on to the restored process; one the
+ * terminal sent to the whole group has reached it already. */
+static void forward(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	if (restored_child > 0 && si->si_code <= 0 && si->si_pid != restored_child)
+		kill(restored_child, sig);
+}
+
+static int wait_child(pid_t pid)
+{
+	struct sigaction sa = { .sa_sigaction = forward, .sa_flags = SA_SIGINFO | SA_RESTART };
+	int status;
+
+	restored_child = pid;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			perror("ckpt: waitpid");
+			return EXIT_RESTART;
+		}
+	}
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
+static int cmd_restart(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "detach", no_argument, 0, 'd' },
+		{ "log", required_argument, 0, 'l' },
+		{ "help", no_argument, 0, 'h' },
+		{ 0 },
+	};
+	struct common o = { 0 };
+	struct ckpt_result r = { 0 };
+	int c, fd, ret;
+
+	while ((c = getopt_long(argc, argv, "v", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd': o.flags |= CKPT_DETACH; break;
+		case 'l': o.log = optarg; break;
+		case 'v': o.flags |= CKPT_VERBOSE; break;
+		case 'h': fputs(usage_restart, stdout); return 0;
+		default: fputs(usage_restart, stderr); return EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1) {
+		fputs(usage_restart, stderr);
+		return EXIT_USAGE;
+	}
+	if (open_log(&o))
+		return EXIT_USAGE;
+	if (!strcmp(argv[optind], "-")) {
+		fd = 0;
+	} else {
+		fd = open(argv[optind], O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			fprintf(stderr, "ckpt: %s: %s\n", argv[optind], strerror(errno));
+			return EXIT_RESTART;
+		}
+	}
+	ret = ckpt_restart_r(0, fd, o.flags, o.logfd, &r);
+	if (fd != 0)
+		close(fd);
+	if (ret < 0) {
+		report(&o, "restart", &r);
+		return EXIT_RESTART;
+	}
+	if (o.flags & CKPT_DETACH) {
+		printf("%d\n", ret);
+		return 0;
+	}
+	return wait_child(ret);
+}
+
+static int cmd_info(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, 0, 'j' },
+		{ "help", no_argument, 0, 'h' },
+		{ 0 },
+	};
+	bool json = false;
+	int c, fd, ret;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j': json = true; break;
+		case 'h': fputs(usage_info, stdout); return 0;
+		default: fputs(usage_info, stderr); return EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1) {
+		fputs(usage_info, stderr);
+		return EXIT_USAGE;
+	}
+	fd = strcmp(argv[optind], "-") ? open(argv[optind], O_RDONLY | O_CLOEXEC) : 0;
+	if (fd < 0) {
+		fprintf(stderr, "ckpt: %s: %s\n", argv[optind], strerror(errno));
+		return 1;
+	}
+	fflush(stdout);
+	ret = ckpt_info(fd, json, stdout, 2);
+	fflush(stdout);
+	return ret ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd = argc > 1 ? argv[1] : "";
+
+	/* a closed pipe must be a write error we report, not our death */
+	signal(SIGPIPE, SIG_IGN);
+	if (!strcmp(cmd, "checkpoint"))
+		return cmd_checkpoint(argc - 1, argv + 1);
+	if (!strcmp(cmd, "restart"))
+		return cmd_restart(argc - 1, argv + 1);
+	if (!strcmp(cmd, "info"))
+		return cmd_info(argc - 1, argv + 1);
+	if (!strcmp(cmd, "demo"))
+		return cmd_demo(argv[0]);
+	if (!strcmp(cmd, "__demo_workload"))
+		return demo_workload();
+	if (!strcmp(cmd, "--version")) {
+		printf("ckpt %s\n", CKPT_VERSION_STRING);
+		return 0;
+	}
+	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
+		fputs(usage_main, stdout);
+		return 0;
+	}
+	fputs(usage_main, stderr);
+	return EXIT_USAGE;
+}

@@ -1,0 +1,532 @@
+/* image.c - the record stream: buffered writer, verifying reader. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "crc32c.h"
+#include "image.h"
+
+#define WBUF_SIZE	(1u << 20)
+#define RBUF_SIZE	(4u << 20)
+
+static size_t pad8(uint64_t n)
+{
+	return (8 - (n & 7)) & 7;
+}
+
+static int write_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+
+	while (n) {
+		ssize_t k = write(fd, c, n);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return k < 0 ? -errno : -EIO;
+		c += k;
+		n -= k;
+	}
+	return 0;
+}
+
+int iw_init(struct img_writer *w, int fd, struct ckpt_log *log)
+{
+	memset(w, 0, sizeof(*w));
+	w->fd = fd;
+	w->log = log;
+	w->cap = WBUF_SIZE;
+	w->buf = malloc(w->cap);
+	if (!w->buf)
+		return log_err(log, ENOMEM, "image buffer:");
+	return 0;
+}
+
+void iw_free(struct img_writer *w)
+{
+	free(w->buf);
+	w->buf = NULL;
+}
+
+int iw_flush(struct img_writer *w)
+{
+	int ret;
+
+	if (!w->len)
+		return 0;
+	ret = write_all(w->fd, w->buf, w->len);
+	if (ret)
+		return log_err(w->log, -ret, "writing image fd %d:", w->fd);
+	w->len = 0;
+	return 0;
+}
+
+/* Raw bytes into the stream, outside any record accounting. */
+static int iw_raw(struct img_writer *w, const void *p, size_t n)
+{
+	int ret;
+
+	if (w->len + n > w->cap) {
+		ret = iw_flush(w);
+		if (ret)
+			return ret;
+		if (n >= w->cap / 2) {
+			ret = write_all(w->fd, p, n);
+			if (ret)
+				return log_err(w->log, -ret,
+					       "writing image fd %d:", w->fd);
+			w->pos += n;
+			return 0;
+		}
+	}
+	memcpy(w->buf + w->len, p, n);
+	w->len += n;
+	w->pos += n;
+	return 0;
+}
+
+int iw_begin(struct img_writer *w, uint32_t type, uint64_t len)
+{
+	struct rec_hdr h = { .type = type, .len = len };
+
+	h.hcrc = crc32c(0, &h, 16);
+	w->open = true;
+	w->type = type;
+	w->rec_len = len;
+	w->rec_done = 0;
+	w->rec_crc = 0;
+	w->chain = crc32c(w->chain, &h.hcrc, 4);
+	return iw_raw(w, &h, sizeof(h));
+}
+
+int iw_write(struct img_writer *w, const void *data, size_t n)
+{
+	if (w->rec_done + n > w->rec_len)
+		return log_err(w->log, EOVERFLOW,
+			       "record %s overruns its length %llu",
+			       rec_type_name(w->type),
+			       (unsigned long long)w->rec_len);
+	w->rec_crc = crc32c(w->rec_crc, data, n);
+	w->rec_done += n;
+	return iw_raw(w, data, n);
+}
+
+int iw_zero(struct img_writer *w, size_t n)
+{
+	static const char zero[4096];
+	int ret = 0;
+
+	while (n && !ret) {
+		size_t k = n < sizeof(zero) ? n : sizeof(zero);
+
+		ret = iw_write(w, zero, k);
+		n -= k;
+	}
+	return ret;
+}
+
+int iw_end(struct img_writer *w)
+{
+	static const char zero[8];
+	struct rec_trailer t = { .crc = w->rec_crc };
+	int ret;
+
+	if (w->rec_done != w->rec_len)
+		return log_err(w->log, EPROTO, "record %s short: %llu of %llu",
+			       rec_type_name(w->type),
+			       (unsigned long long)w->rec_done,
+			       (unsigned long long)w->rec_len);
+	w->open = false;
+	ret = iw_raw(w, zero, pad8(w->rec_len));
+	if (!ret)
+		ret = iw_raw(w, &t, sizeof(t));
+	w->chain = crc32c(w->chain, &t.crc, 4);
+	w->nr_records++;
+	return ret;
+}
+
+int iw_record(struct img_writer *w, uint32_t type, const void *p, size_t n)
+{
+	int ret = iw_begin(w, type, n);
+
+	if (!ret)
+		ret = iw_write(w, p, n);
+	return ret ? ret : iw_end(w);
+}
+
+int iw_record_str(struct img_writer *w, uint32_t type, const void *p,
+		  size_t n, const char *str)
+{
+	size_t sl = strlen(str) + 1;
+	int ret = iw_begin(w, type, n + sl);
+
+	if (!ret)
+		ret = iw_write(w, p, n);
+	if (!ret)
+		ret = iw_write(w, str, sl);
+	return ret ? ret : iw_end(w);
+}
+
+int iw_abandon(struct img_writer *w)
+{
+	int ret;
+
+	if (!w->open)
+		return 0;
+	ret = iw_zero(w, w->rec_len - w->rec_done);
+	return ret ? ret : iw_end(w);
+}
+
+int iw_tail(struct img_writer *w)
+{
+	struct rec_tail t = {
+		.magic = CKPT_TAIL_MAGIC,
+		.nr_records = w->nr_records,
+		.offset = w->pos,
+		.chain = w->chain,
+	};
+	int ret = iw_record(w, REC_TAIL, &t, sizeof(t));
+
+	return ret ? ret : iw_flush(w);
+}
+
+/* ---- reading ---- */
+
+int img_seekable(int fd, struct ckpt_log *log)
+{
+	struct stat st;
+	char *buf;
+	int mfd, ret = 0;
+
+	if (fstat(fd, &st))
+		return log_err(log, errno, "image fd %d:", fd);
+	if (S_ISREG(st.st_mode))
+		return fd;
+	mfd = memfd_create("ckpt-image", 0);
+	if (mfd < 0)
+		return log_err(log, errno, "memfd for image from fd %d:", fd);
+	buf = malloc(RBUF_SIZE);
+	if (!buf) {
+		close(mfd);
+		return log_err(log, ENOMEM, "image spool buffer:");
+	}
+	for (;;) {
+		ssize_t n = read(fd, buf, RBUF_SIZE);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ret = log_err(log, errno, "reading image fd %d:", fd);
+			break;
+		}
+		if (n == 0)
+			break;
+		ret = write_all(mfd, buf, n);
+		if (ret) {
+			ret = log_err(log, -ret, "spooling image to memory:");
+			break;
+		}
+	}
+	free(buf);
+	if (ret) {
+		close(mfd);
+		return ret;
+	}
+	return mfd;
+}
+
+int ir_init(struct img_reader *r, int fd, struct ckpt_log *log)
+{
+	struct stat st;
+
+	memset(r, 0, sizeof(*r));
+	r->fd = fd;
+	r->log = log;
+	if (fstat(fd, &st))
+		return log_err(log, errno, "image fd %d:", fd);
+	r->size = st.st_size;
+	r->buf_len = RBUF_SIZE;
+	r->buf = malloc(r->buf_len);
+	if (!r->buf)
+		return log_err(log, ENOMEM, "image read buffer:");
+	log->pos = &r->pos;
+	return 0;
+}
+
+void ir_free(struct img_reader *r)
+{
+	if (r->log && r->log->pos == &r->pos)
+		r->log->pos = NULL;
+	free(r->buf);
+	r->buf = NULL;
+}
+
+static int pread_all(struct img_reader *r, void *p, size_t n, uint64_t off)
+{
+	char *c = p;
+
+	while (n) {
+		ssize_t k = pread(r->fd, c, n, off);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return log_err(r->log, errno, "reading image at %llu:",
+				       (unsigned long long)off);
+		if (k == 0)
+			return log_err(r->log, ENODATA,
+				       "truncated image: ends at byte %llu",
+				       (unsigned long long)off);
+		c += k;
+		n -= k;
+		off += k;
+	}
+	return 0;
+}
+
+/* CRC of [off, off+n) of the image, and check it is readable. */
+static int crc_range(struct img_reader *r, uint32_t *crc, uint64_t off,
+		     uint64_t n)
+{
+	while (n) {
+		size_t k = n < r->buf_len ? n : r->buf_len;
+		int ret = pread_all(r, r->buf, k, off);
+
+		if (ret)
+			return ret;
+		*crc = crc32c(*crc, r->buf, k);
+		off += k;
+		n -= k;
+	}
+	return 0;
+}
+
+static bool type_known(uint32_t t)
+{
+	return strcmp(rec_type_name(t), "?") != 0;
+}
+
+static int read_pages_head(struct img_reader *r, struct rec *rec)
+{
+	struct rec_pages ph;
+	size_t n;
+	int ret;
+
+	if (rec->len < sizeof(ph))
+		return log_err(r->log, EBADMSG, "PAGES record too short");
+	ret = pread_all(r, &ph, sizeof(ph), rec->off);
+	if (ret)
+		return ret;
+	if (ph.nr_runs > (rec->len - sizeof(ph)) / sizeof(struct rec_pages_run)
+	    || ph.nr_runs > CKPT_REC_MAX_META / sizeof(struct rec_pages_run))
+		return log_err(r->log, EBADMSG,
+			       "PAGES record: %u runs do not fit", ph.nr_runs);
+	n = sizeof(ph) + ph.nr_runs * sizeof(struct rec_pages_run);
+	rec->data = malloc(n);
+	if (!rec->data)
+		return log_err(r->log, ENOMEM, "PAGES record head:");
+	rec->data_len = n;
+	return pread_all(r, rec->data, n, rec->off);
+}
+
+static int ir_payload(struct img_reader *r, struct rec *rec, uint32_t *crc)
+{
+	int ret;
+
+	*crc = 0;
+	if (rec->type == REC_PAGES) {
+		ret = read_pages_head(r, rec);
+		return ret ? ret : crc_range(r, crc, rec->off, rec->len);
+	}
+	if (rec->len > CKPT_REC_MAX_META)
+		return log_err(r->log, EBADMSG,
+			       "record %s of %llu bytes exceeds the %u limit",
+			       rec_type_name(rec->type),
+			       (unsigned long long)rec->len, CKPT_REC_MAX_META);
+	/* +1: a NUL after the payload makes stray string reads safe */
+	rec->data = calloc(1, rec->len + 1);
+	if (!rec->data)
+		return log_err(r->log, ENOMEM, "record payload:");
+	rec->data_len = rec->len;
+	ret = pread_all(r, rec->data, rec->len, rec->off);
+	if (!ret)
+		*crc = crc32c(0, rec->data, rec->len);
+	return ret;
+}
+
+static int check_trailer(struct img_reader *r, struct rec *rec, uint32_t crc)
+{
+	struct rec_trailer t;
+	uint64_t pad = pad8(rec->len), zero = 0;
+	char padb[8];
+	int ret;
+
+	ret = pread_all(r, padb, pad, rec->off + rec->len);
+	if (!ret)
+		ret = pread_all(r, &t, sizeof(t), rec->off + rec->len + pad);
+	if (ret)
+		return ret;
+	if (memcmp(padb, &zero, pad) || t.reserved)
+		return log_err(r->log, EBADMSG,
+			       "record %s at %llu: bad padding",
+			       rec_type_name(rec->type),
+			       (unsigned long long)r->pos);
+	if (t.crc != crc)
+		return log_err(r->log, EBADMSG,
+			       "record %s at offset %llu: checksum mismatch (corrupt image)",
+			       rec_type_name(rec->type),
+			       (unsigned long long)r->pos);
+	r->chain = crc32c(r->chain, &t.crc, 4);
+	return 0;
+}
+
+static int check_tail(struct img_reader *r, const struct rec *rec)
+{
+	const struct rec_tail *t = rec->data;
+
+	if (rec->len != sizeof(*t) || t->magic != CKPT_TAIL_MAGIC ||
+	    t->reserved)
+		return log_err(r->log, EBADMSG, "malformed tail record");
+	if (t->nr_records != r->nr_records || t->offset != r->pos)
+		return log_err(r->log, EBADMSG,
+			       "tail says %llu records before offset %llu, found %llu before %llu",
+			       (unsigned long long)t->nr_records,
+			       (unsigned long long)t->offset,
+			       (unsigned long long)r->nr_records,
+			       (unsigned long long)r->pos);
+	if (t->chain != r->chain)
+		return log_err(r->log, EBADMSG, "tail checksum chain mismatch");
+	return 0;
+}
+
+int ir_next(struct img_reader *r, struct rec *rec)
+{
+	struct rec_hdr h;
+	uint64_t room;
+	uint32_t chain_before, crc;
+	int ret;
+
+	memset(rec, 0, sizeof(*rec));
+	if (r->tail_seen)
+		return 0;
+	if (r->pos == r->size)
+		return log_err(r->log, ENODATA,
+			       "truncated image: no tail record after %llu records (%llu bytes)",
+			       (unsigned long long)r->nr_records,
+			       (unsigned long long)r->size);
+	if (r->size - r->pos < sizeof(h) + sizeof(struct rec_trailer))
+		return log_err(r->log, ENODATA,
+			       "truncated image: %llu stray bytes at the end",
+			       (unsigned long long)(r->size - r->pos));
+	ret = pread_all(r, &h, sizeof(h), r->pos);
+	if (ret)
+		return ret;
+	if (h.hcrc != crc32c(0, &h, 16) || h.flags || h.reserved)
+		return log_err(r->log, EBADMSG,
+			       "corrupt record header at offset %llu",
+			       (unsigned long long)r->pos);
+	if (!type_known(h.type))
+		return log_err(r->log, EBADMSG,
+			       "unknown record type %u at offset %llu", h.type,
+			       (unsigned long long)r->pos);
+	if (r->nr_records == 0 && h.type != REC_HEAD)
+		return log_err(r->log, EBADMSG, "image does not start with a HEAD record");
+	room = r->size - r->pos - sizeof(h) - sizeof(struct rec_trailer);
+	if (h.len > room || pad8(h.len) > room - h.len)
+		return log_err(r->log, ENODATA,
+			       "truncated image: record %s at offset %llu needs %llu bytes, %llu remain",
+			       rec_type_name(h.type),
+			       (unsigned long long)r->pos,
+			       (unsigned long long)h.len,
+			       (unsigned long long)room);
+	rec->type = h.type;
+	rec->len = h.len;
+	rec->off = r->pos + sizeof(h);
+	rec->index = r->nr_records;
+	chain_before = r->chain;
+	r->chain = crc32c(r->chain, &h.hcrc, 4);
+	ret = ir_payload(r, rec, &crc);
+	if (!ret)
+		ret = check_trailer(r, rec, crc);
+	if (ret)
+		goto fail;
+	if (rec->type == REC_TAIL) {
+		r->chain = chain_before;
+		ret = check_tail(r, rec);
+		if (ret)
+			goto fail;
+		r->tail_seen = true;
+		r->pos = rec->off + rec->len + pad8(rec->len) +
+			 sizeof(struct rec_trailer);
+		free(rec->data);
+		rec->data = NULL;
+		if (r->pos != r->size)
+			return log_err(r->log, EBADMSG,
+				       "%llu bytes of garbage after the tail",
+				       (unsigned long long)(r->size - r->pos));
+		return 0;
+	}
+	r->pos = rec->off + rec->len + pad8(rec->len) +
+		 sizeof(struct rec_trailer);
+	r->nr_records++;
+	return 1;
+fail:
+	free(rec->data);
+	rec->data = NULL;
+	return ret;
+}
+
+int rec_want(struct ckpt_log *log, const struct rec *rec, size_t min,
+	     const char *what)
+{
+	if (rec->data_len < min)
+		return log_err(log, EBADMSG,
+			       "%s record %llu: %zu bytes, need at least %zu",
+			       what, (unsigned long long)rec->index,
+			       rec->data_len, min);
+	return 0;
+}
+
+/* A NUL-terminated string of exactly len bytes (with the NUL) at off. */
+const char *rec_str(const struct rec *rec, size_t off, uint32_t len)
+{
+	const char *s = (const char *)rec->data + off;
+
+	if (len == 0 || len > CKPT_PATH_MAX || off > rec->data_len ||
+	    len > rec->data_len - off || s[len - 1] != '\0' ||
+	    strlen(s) != len - 1)
+		return NULL;
+	return s;
+}
+
+const char *rec_type_name(uint32_t t)
+{
+	switch (t) {
+	case REC_HEAD: return "HEAD";
+	case REC_TASK: return "TASK";
+	case REC_THREAD: return "THREAD";
+	case REC_REGS: return "REGS";
+	case REC_XSTATE: return "XSTATE";
+	case REC_SIGPENDING: return "SIGPENDING";
+	case REC_MM: return "MM";
+	case REC_VMA: return "VMA";
+	case REC_PAGES: return "PAGES";
+	case REC_SIGHAND: return "SIGHAND";
+	case REC_ITIMERS: return "ITIMERS";
+	case REC_POSIX_TIMER: return "POSIX_TIMER";
+	case REC_RLIMITS: return "RLIMITS";
+	case REC_FS: return "FS";
+	case REC_CREDS: return "CREDS";
+	case REC_FILE: return "FILE";
+	case REC_FD: return "FD";
+	case REC_TAIL: return "TAIL";
+	case REC_ERROR: return "ERROR";
+	}
+	return "?";
+}

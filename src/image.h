@@ -1,0 +1,85 @@
+/* image.h - writing and reading the record stream. */
+#ifndef CKPT_IMAGE_H
+#define CKPT_IMAGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "image_format.h"
+#include "log.h"
+
+struct img_writer {
+	int fd;
+	uint64_t pos;		/* bytes handed to the stream so far */
+	uint64_t nr_records;
+	uint32_t chain;		/* CRC32C over the crcs of all records */
+	char *buf;		/* small writes are gathered here */
+	size_t len, cap;
+	/* the open record */
+	bool open;
+	uint32_t type;
+	uint64_t rec_len, rec_done;
+	uint32_t rec_crc;
+	struct ckpt_log *log;
+};
+
+int iw_init(struct img_writer *w, int fd, struct ckpt_log *log);
+void iw_free(struct img_writer *w);
+/* A record is iw_begin(), iw_write()s adding up to len, iw_end(). */
+int iw_begin(struct img_writer *w, uint32_t type, uint64_t len);
+int iw_write(struct img_writer *w, const void *data, size_t n);
+int iw_zero(struct img_writer *w, size_t n);
+int iw_end(struct img_writer *w);
+int iw_record(struct img_writer *w, uint32_t type, const void *p, size_t n);
+/* A record of a struct followed by a NUL-terminated string. */
+int iw_record_str(struct img_writer *w, uint32_t type, const void *p,
+		  size_t n, const char *str);
+int iw_flush(struct img_writer *w);
+int iw_tail(struct img_writer *w);
+/* Close a record left half-written by a failure (zero-filled), so that
+ * an ERROR record can follow it. */
+int iw_abandon(struct img_writer *w);
+
+/* One record as the reader found it.  For a PAGES record only the part
+ * before the page data is in memory; the data stays in the file. */
+struct rec {
+	uint32_t type;
+	uint64_t len;		/* payload bytes */
+	uint64_t off;		/* file offset of the payload */
+	void *data;		/* payload (or its head, for PAGES) */
+	size_t data_len;	/* bytes in data */
+	uint64_t index;		/* record number, from 0 */
+};
+
+struct img_reader {
+	int fd;			/* seekable */
+	uint64_t size;		/* file size */
+	uint64_t pos;		/* offset of the next record */
+	uint64_t nr_records;
+	uint32_t chain;
+	bool tail_seen;
+	struct ckpt_log *log;
+	char *buf;		/* scratch for checksumming page data */
+	size_t buf_len;
+};
+
+/* Make fd seekable: a regular file is used as is, anything else (a pipe,
+ * a socket) is first copied into a memfd.  Returns the fd to use (the
+ * same or a new one the caller closes) or -errno. */
+int img_seekable(int fd, struct ckpt_log *log);
+int ir_init(struct img_reader *r, int fd, struct ckpt_log *log);
+void ir_free(struct img_reader *r);
+/* Read and verify the next record: 1 and *rec filled (free rec->data),
+ * 0 at a verified tail, -errno on a bad or truncated image. */
+int ir_next(struct img_reader *r, struct rec *rec);
+/* Validate the HEAD record against this machine (strict) or only its
+ * magic/version (for `ckpt info`). */
+int head_check(struct ckpt_log *log, const struct rec *rec, bool strict);
+/* Bounds-checked views into a record's payload. */
+int rec_want(struct ckpt_log *log, const struct rec *rec, size_t min,
+	     const char *what);
+const char *rec_str(const struct rec *rec, size_t off, uint32_t len);
+const char *rec_type_name(uint32_t type);
+
+#endif

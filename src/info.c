@@ -1,0 +1,182 @@
+/* info.c - `ckpt info`: what an image holds, record by record. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "info.h"
+#include "kinds.h"
+
+static void key(struct info_out *o, const char *k)
+{
+	if (o->json)
+		fprintf(o->f, "%s\"%s\": ", o->fields ? ", " : "", k);
+	else
+		fprintf(o->f, " %s=", k);
+	o->fields++;
+}
+
+void info_u64(struct info_out *o, const char *k, uint64_t v)
+{
+	key(o, k);
+	fprintf(o->f, "%" PRIu64, v);
+}
+
+void info_i64(struct info_out *o, const char *k, int64_t v)
+{
+	key(o, k);
+	fprintf(o->f, "%" PRId64, v);
+}
+
+void info_hex(struct info_out *o, const char *k, uint64_t v)
+{
+	key(o, k);
+	fprintf(o->f, o->json ? "\"0x%" PRIx64 "\"" : "0x%" PRIx64, v);
+}
+
+void info_str(struct info_out *o, const char *k, const char *s)
+{
+	key(o, k);
+	if (!o->json) {
+		fprintf(o->f, "%s", s);
+		return;
+	}
+	fputc('"', o->f);
+	for (; *s; s++) {
+		unsigned char ch = *s;
+
+		if (ch == '"' || ch == '\\')
+			fprintf(o->f, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(o->f, "\\u%04x", ch);
+		else
+			fputc(ch, o->f);
+	}
+	fputc('"', o->f);
+}
+
+static void show_head(struct info_out *o, const struct rec *r)
+{
+	const struct rec_head *h = r->data;
+
+	info_u64(o, "version", h->major * 1000 + h->minor);
+	info_u64(o, "arch", h->arch);
+	info_u64(o, "page_size", h->page_size);
+	info_u64(o, "xstate_size", h->xstate_size);
+	info_hex(o, "xfeatures", h->xfeatures);
+	info_u64(o, "time", h->time_ns / 1000000000ULL);
+	info_hex(o, "flags", h->flags);
+	info_u64(o, "root_pid", h->root_pid);
+	info_str(o, "kernel", h->kernel);
+	info_str(o, "host", h->host);
+	info_str(o, "tool", h->tool);
+}
+
+static void show_task(struct info_out *o, const struct rec *r)
+{
+	const struct rec_task *t = r->data;
+
+	info_u64(o, "pid", t->pid);
+	info_u64(o, "ppid", t->ppid);
+	info_u64(o, "pgid", t->pgid);
+	info_u64(o, "sid", t->sid);
+	info_u64(o, "threads", t->nr_threads);
+	info_hex(o, "personality", t->personality);
+	info_str(o, "comm", t->comm);
+}
+
+/* Each record is first validated the way restart validates it (into a
+ * throwaway model), so info never prints from an unchecked record. */
+static int show(struct info_out *o, struct rst_ctx *c, struct rst_task *t,
+		struct rec *r)
+{
+	const struct kind_ops *k = kind_for_type(r->type);
+	int ret = 0;
+
+	if (r->type == REC_TASK && r->data_len != sizeof(struct rec_task))
+		return log_err(c->log, EBADMSG, "bad TASK record");
+	if (r->type == REC_TASK)
+		t->pid = ((const struct rec_task *)r->data)->pid;
+	if (k) {
+		struct rec copy = *r;
+
+		copy.data = malloc(r->data_len + 1);
+		if (!copy.data)
+			return log_err(c->log, ENOMEM, "info:");
+		memcpy(copy.data, r->data, r->data_len);
+		((char *)copy.data)[r->data_len] = '\0';
+		ret = k->load(c, t, &copy);
+		free(copy.data);
+		if (ret)
+			return ret;
+	}
+	fprintf(o->f, o->json ? "%s{\"type\": \"%s\", \"offset\": %" PRIu64
+			       ", \"length\": %" PRIu64 ", \"fields\": {"
+			      : "%s%-12s offset=%-10" PRIu64 " length=%-8" PRIu64,
+		o->json ? (r->index ? ",\n  " : "  ") : "", rec_type_name(r->type),
+		r->off - sizeof(struct rec_hdr), r->len);
+	o->fields = 0;
+	if (r->type == REC_HEAD)
+		show_head(o, r);
+	else if (r->type == REC_TASK)
+		show_task(o, r);
+	else if (k && k->show)
+		k->show(o, r);
+	fputs(o->json ? "}}" : "\n", o->f);
+	return 0;
+}
+
+int ckpt_info(int fd, bool json, FILE *out, int logfd)
+{
+	struct ckpt_log log = { .fd = logfd };
+	struct info_out o = { .f = out, .json = json };
+	struct rst_task *t = calloc(1, sizeof(*t));
+	struct rst_ctx c = { .log = &log, .task = t };
+	struct img_reader r;
+	struct rec rec;
+	uint64_t n = 0;
+	int img = img_seekable(fd, &log), ret;
+
+	if (!t || img < 0) {
+		free(t);
+		return img < 0 ? img : -ENOMEM;
+	}
+	ret = ir_init(&r, img, &log);
+	if (json)
+		fputs("{\"records\": [\n", out);
+	while (!ret && (ret = ir_next(&r, &rec)) > 0) {
+		ret = 0;
+		if (rec.index == 0)
+			ret = head_check(&log, &rec, false);
+		if (!ret && rec.index == 0)
+			memcpy(&c.head, rec.data, sizeof(c.head));
+		if (!ret)
+			ret = show(&o, &c, t, &rec);
+		if (!ret && rec.type == REC_ERROR)
+			ret = log_err(&log, ECANCELED, "the image records a failed checkpoint: %s",
+				      rec_str(&rec, 0, rec.data_len) ?: "?");
+		free(rec.data);
+		n++;
+	}
+	if (json)
+		fprintf(out, "\n], \"complete\": %s, \"records_total\": %" PRIu64 "}\n",
+			ret == 0 ? "true" : "false", n);
+	else if (!ret)
+		fprintf(out, "%-12s %" PRIu64 " records, image complete and verified\n",
+			"TAIL", n);
+	ir_free(&r);
+	for (int i = 0; i < ckpt_nr_kinds; i++)
+		if (t->kind_state[i]) {
+			if (ckpt_kinds[i]->free)
+				ckpt_kinds[i]->free(t, t->kind_state[i]);
+			else
+				free(t->kind_state[i]);
+		}
+	free(t);
+	if (img != fd)
+		close(img);
+	return ret;
+}

@@ -1,0 +1,20 @@
+/* info.h - `ckpt info` output, as text for people or JSON for scripts. */
+#ifndef CKPT_INFO_H
+#define CKPT_INFO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct info_out {
+	FILE *f;
+	bool json;
+	int fields;		/* fields printed in the current record */
+};
+
+void info_u64(struct info_out *o, const char *key, uint64_t v);
+void info_i64(struct info_out *o, const char *key, int64_t v);
+void info_hex(struct info_out *o, const char *key, uint64_t v);
+void info_str(struct info_out *o, const char *key, const char *s);
+
+#endif

@@ -1,0 +1,95 @@
+/* kinds.h - the contexts passed down, and the table of resource kinds.
+ *
+ * Each kind of process state lives in one file under src/kinds/ (or
+ * src/arch/) with its checkpoint side (dump), its restart side (load:
+ * validate a record into the model; restore: apply it to the task being
+ * built) and its `ckpt info` side (show), registered in kinds.c.
+ */
+#ifndef CKPT_KINDS_H
+#define CKPT_KINDS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "image.h"
+#include "info.h"
+#include "log.h"
+#include "proc.h"
+#include "remote.h"
+
+struct cpt_task {
+	pid_t pid;
+	struct remote rm;	/* the held (main) thread */
+	uint64_t scratch;	/* a private page mapped in the task for
+				 * remote calls' in/out arguments */
+	size_t scratch_len;
+	struct vma_list maps;	/* as found before we touched it */
+};
+
+struct cpt_ctx {
+	struct ckpt_log *log;
+	struct img_writer w;
+	unsigned long flags;
+	struct cpt_task *task;	/* one task per image, for now */
+	uint32_t next_objref;
+};
+
+/* The restart side: every record is loaded and checked into this model
+ * before any process is created. */
+struct rst_task {
+	pid_t pid;
+	struct rec_task t;
+	struct remote rm;
+	uint64_t tramp;		/* our mapping in the puppet: a page with a
+				 * syscall instruction, then scratch space */
+	size_t tramp_len;
+	uint64_t scratch;	/* scratch part of it, for call arguments */
+	size_t scratch_len;
+	int img_fd;		/* image fd inside the puppet */
+	void *kind_state[16];	/* what each kind loaded, by kind index */
+};
+
+struct rst_ctx {
+	struct ckpt_log *log;
+	int img_fd;		/* our seekable image fd */
+	unsigned long flags;
+	struct rec_head head;
+	struct rst_task *task;
+	uint32_t fd_floor;	/* above every saved fd number */
+};
+
+enum kind_phase {
+	PHASE_IMAGE = 1,	/* needs the image fd in the puppet */
+	PHASE_STATE,		/* after the image fd is gone */
+	PHASE_LAST,		/* registers: after the scratch is unmapped */
+};
+
+struct kind_ops {
+	const char *name;
+	uint32_t types[4];	/* record types it owns, 0-terminated */
+	enum kind_phase phase;
+	int (*dump)(struct cpt_ctx *c, struct cpt_task *t);
+	int (*load)(struct rst_ctx *c, struct rst_task *t, struct rec *r);
+	int (*check)(struct rst_ctx *c, struct rst_task *t);
+	int (*restore)(struct rst_ctx *c, struct rst_task *t);
+	void (*free)(struct rst_task *t, void *state);
+	void (*show)(struct info_out *o, const struct rec *r);
+};
+
+extern const struct kind_ops kind_task, kind_mm, kind_files, kind_fs,
+	kind_rlimits, kind_timers, kind_signals, kind_creds, kind_regs;
+extern const struct kind_ops *const ckpt_kinds[];
+extern const int ckpt_nr_kinds;
+int kind_index(const struct kind_ops *k);
+const struct kind_ops *kind_for_type(uint32_t type);
+
+/* Per-kind state of a task being restored (allocated on first use). */
+void *kind_state(struct rst_task *t, const struct kind_ops *k, size_t size);
+
+/* The scratch area of a task, for in/out arguments of remote calls. */
+int cpt_scratch_put(struct cpt_task *t, const void *p, size_t n, uint64_t *addr);
+int rst_scratch_put(struct rst_task *t, size_t off, const void *p, size_t n,
+		    uint64_t *addr);
+
+#endif

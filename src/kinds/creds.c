@@ -1,0 +1,217 @@
+/* creds.c - credentials (CREDS): uids, gids, groups, capabilities,
+ * securebits, no_new_privs.  Restored last among the system calls, as
+ * dropping privilege ends what the puppet may do. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <linux/capability.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+
+#include "../kinds.h"
+
+#define MAX_GROUPS 65536
+#define SECBIT_KEEP_CAPS_ 0x10
+
+struct creds_state {
+	struct rec_creds c;
+	uint32_t *groups;
+	bool have;
+};
+
+static int parse_ids(pid_t pid, const char *key, uint32_t out[4])
+{
+	char s[128];
+	int ret = proc_status_str(pid, key, s, sizeof(s));
+
+	if (ret)
+		return ret;
+	return sscanf(s, "%u %u %u %u", &out[0], &out[1], &out[2], &out[3]) == 4
+	       ? 0 : -EINVAL;
+}
+
+static int creds_dump(struct cpt_ctx *c, struct cpt_task *t)
+{
+	struct rec_creds rc = { 0 };
+	uint32_t groups[256];
+	char s[4096], *p, *end;
+	uint64_t nnp;
+	long sb;
+	int ret;
+
+	ret = parse_ids(t->pid, "Uid", rc.uid);
+	if (!ret)
+		ret = parse_ids(t->pid, "Gid", rc.gid);
+	if (!ret)
+		ret = proc_status_u64(t->pid, "CapInh", 16, &rc.cap_inh);
+	if (!ret)
+		ret = proc_status_u64(t->pid, "CapPrm", 16, &rc.cap_prm);
+	if (!ret)
+		ret = proc_status_u64(t->pid, "CapEff", 16, &rc.cap_eff);
+	if (!ret)
+		ret = proc_status_u64(t->pid, "CapBnd", 16, &rc.cap_bnd);
+	if (!ret)
+		ret = proc_status_u64(t->pid, "CapAmb", 16, &rc.cap_amb);
+	if (!ret)
+		ret = proc_status_u64(t->pid, "NoNewPrivs", 10, &nnp);
+	if (!ret)
+		ret = proc_status_str(t->pid, "Groups", s, sizeof(s));
+	if (ret)
+		return log_err(c->log, -ret, "pid %d: reading credentials:", t->pid);
+	for (p = s; *p && rc.nr_groups < 256; p = end) {
+		unsigned long g = strtoul(p, &end, 10);
+
+		if (end == p)
+			break;
+		groups[rc.nr_groups++] = g;
+	}
+	rc.no_new_privs = nnp;
+	ret = rcheck(&t->rm, &sb, "prctl(PR_GET_SECUREBITS)", SYS_prctl,
+		     PR_GET_SECUREBITS);
+	if (ret)
+		return ret;
+	rc.securebits = sb;
+	ret = iw_begin(&c->w, REC_CREDS, sizeof(rc) + rc.nr_groups * 4);
+	if (!ret)
+		ret = iw_write(&c->w, &rc, sizeof(rc));
+	if (!ret)
+		ret = iw_write(&c->w, groups, rc.nr_groups * 4);
+	return ret ? ret : iw_end(&c->w);
+}
+
+static int creds_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
+{
+	struct creds_state *s = kind_state(t, &kind_creds, sizeof(*s));
+	const struct rec_creds *rc = r->data;
+	int ret = rec_want(c->log, r, sizeof(*rc), "CREDS");
+
+	if (!s)
+		return log_err(c->log, ENOMEM, "creds:");
+	if (ret)
+		return ret;
+	if (s->have || rc->nr_groups > MAX_GROUPS || rc->reserved ||
+	    r->data_len != sizeof(*rc) + rc->nr_groups * 4ULL ||
+	    rc->no_new_privs > 1 || rc->securebits > 0xff)
+		return log_err(c->log, EBADMSG, "bad or repeated CREDS record");
+	s->c = *rc;
+	s->groups = r->data;	/* the record; groups follow the struct */
+	r->data = NULL;
+	s->have = true;
+	return 0;
+}
+
+static int creds_check(struct rst_ctx *c, struct rst_task *t)
+{
+	struct creds_state *s = t->kind_state[kind_index(&kind_creds)];
+
+	if (!s || !s->have)
+		return log_err(c->log, EBADMSG, "pid %d: image has no CREDS record",
+			       t->pid);
+	return 0;
+}
+
+static int set_caps(struct rst_task *t, const struct rec_creds *rc)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2] = {
+		{ rc->cap_eff, rc->cap_prm, rc->cap_inh },
+		{ rc->cap_eff >> 32, rc->cap_prm >> 32, rc->cap_inh >> 32 },
+	};
+	uint64_t ha, da;
+	int ret = rst_scratch_put(t, 0, &h, sizeof(h), &ha);
+
+	if (!ret)
+		ret = rst_scratch_put(t, 64, d, sizeof(d), &da);
+	if (!ret)
+		ret = rcheck(&t->rm, NULL, "capset", SYS_capset, ha, da);
+	for (int cap = 0; cap < 64 && !ret; cap++)
+		if (rc->cap_amb & (1ULL << cap))
+			ret = rcheck(&t->rm, NULL, "prctl(PR_CAP_AMBIENT_RAISE)",
+				     SYS_prctl, PR_CAP_AMBIENT,
+				     PR_CAP_AMBIENT_RAISE, cap, 0, 0);
+	return ret;
+}
+
+static int creds_restore(struct rst_ctx *c, struct rst_task *t)
+{
+	struct creds_state *s = t->kind_state[kind_index(&kind_creds)];
+	const struct rec_creds *rc = &s->c;
+	const uint32_t *groups = (const uint32_t *)((const char *)s->groups + sizeof(*rc));
+	struct remote *rm = &t->rm;
+	uint64_t addr;
+	long last_cap = 0;
+	int ret;
+
+	(void)c;
+	ret = rst_scratch_put(t, 0, groups, rc->nr_groups * 4, &addr);
+	if (!ret)
+		ret = rcheck(rm, NULL, "setgroups", SYS_setgroups, rc->nr_groups, addr);
+	if (!ret)
+		ret = rcheck(rm, NULL, "setresgid", SYS_setresgid, rc->gid[0],
+			     rc->gid[1], rc->gid[2]);
+	if (!ret)
+		ret = remote_call(rm, &last_cap, SYS_setfsgid, rc->gid[3], 0, 0, 0, 0, 0);
+	for (int cap = 0; cap < 64 && !ret; cap++) {
+		long r;
+
+		if (rc->cap_bnd & (1ULL << cap))
+			continue;
+		ret = remote_call(rm, &r, SYS_prctl, PR_CAPBSET_DROP, cap, 0, 0, 0, 0);
+		if (!ret && r < 0 && r != -EINVAL)	/* EINVAL: no such cap */
+			ret = log_err(rm->log, (int)-r, "pid %d: dropping capability %d:",
+				      t->pid, cap);
+	}
+	/* keep capabilities across the uid change when the target has any */
+	if (!ret)
+		ret = rcheck(rm, NULL, "prctl(PR_SET_SECUREBITS)", SYS_prctl,
+			     PR_SET_SECUREBITS, rc->securebits | SECBIT_KEEP_CAPS_);
+	if (!ret && rc->no_new_privs)
+		ret = rcheck(rm, NULL, "prctl(PR_SET_NO_NEW_PRIVS)", SYS_prctl,
+			     PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+	if (!ret)
+		ret = rcheck(rm, NULL, "setresuid", SYS_setresuid, rc->uid[0],
+			     rc->uid[1], rc->uid[2]);
+	if (!ret)
+		ret = remote_call(rm, &last_cap, SYS_setfsuid, rc->uid[3], 0, 0, 0, 0, 0);
+	if (!ret)
+		ret = set_caps(t, rc);
+	if (!ret && !(rc->securebits & SECBIT_KEEP_CAPS_))
+		ret = rcheck(rm, NULL, "prctl(PR_SET_KEEPCAPS)", SYS_prctl,
+			     PR_SET_KEEPCAPS, 0);
+	return ret;
+}
+
+static void creds_free(struct rst_task *t, void *state)
+{
+	struct creds_state *s = state;
+
+	(void)t;
+	free(s->groups);
+	free(s);
+}
+
+static void creds_show(struct info_out *o, const struct rec *r)
+{
+	const struct rec_creds *rc = r->data;
+
+	info_u64(o, "uid", rc->uid[0]);
+	info_u64(o, "euid", rc->uid[1]);
+	info_u64(o, "gid", rc->gid[0]);
+	info_u64(o, "groups", rc->nr_groups);
+	info_hex(o, "cap_eff", rc->cap_eff);
+	info_u64(o, "no_new_privs", rc->no_new_privs);
+}
+
+const struct kind_ops kind_creds = {
+	.name = "creds",
+	.types = { REC_CREDS },
+	.phase = PHASE_STATE,
+	.dump = creds_dump,
+	.load = creds_load,
+	.check = creds_check,
+	.restore = creds_restore,
+	.free = creds_free,
+	.show = creds_show,
+};

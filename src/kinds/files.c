@@ -1,0 +1,455 @@
+/* files.c - the fd table (FD) and the open file descriptions it points
+ * to (FILE), each written once however many fds share it (the seeds'
+ * objref; kcmp(KCMP_FILE) tells which fds share a description).
+ *
+ * Supported now: regular files, directories, the harmless character
+ * devices, and stdio (fds 0-2) held by the caller (a pipe, socket or
+ * terminal), which restart connects to its own stdio.  Anything else
+ * fails the checkpoint naming pid, fd and kind, unless the user asked to
+ * skip such fds (CKPT_SKIP_UNSUPPORTED): then they are not restored.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/kcmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "../../include/ckpt.h"
+#include "../kinds.h"
+
+#define MAX_FDS (1 << 20)
+
+/* ---- checkpoint ---- */
+
+struct fd_seen {
+	int fd;
+	uint32_t id;
+};
+
+static bool chr_supported(dev_t rdev)
+{
+	/* mem major 1: null 3, zero 5, full 7, random 8, urandom 9 */
+	unsigned int mi = minor(rdev);
+
+	return major(rdev) == 1 && (mi == 3 || mi == 5 || mi == 7 || mi == 8 ||
+				    mi == 9);
+}
+
+static bool is_tty(dev_t rdev)
+{
+	unsigned int ma = major(rdev);
+
+	return ma == 4 || ma == 5 || (ma >= 136 && ma <= 143);
+}
+
+static int fdinfo(pid_t pid, int fd, uint64_t *pos, uint32_t *flags)
+{
+	char name[64], *buf, *p;
+	int ret;
+
+	snprintf(name, sizeof(name), "fdinfo/%d", fd);
+	ret = proc_read(pid, name, &buf, NULL);
+	if (ret)
+		return ret;
+	p = strstr(buf, "pos:");
+	ret = -EINVAL;
+	if (p) {
+		*pos = strtoull(p + 4, NULL, 10);
+		p = strstr(buf, "flags:");
+		if (p) {
+			*flags = strtoul(p + 6, NULL, 8);
+			ret = 0;
+		}
+	}
+	free(buf);
+	return ret;
+}
+
+static int classify(struct cpt_ctx *c, pid_t pid, int fd, const struct stat *st,
+		    const char *link, struct rec_file *f)
+{
+	if (S_ISREG(st->st_mode) && !strstr(link, " (deleted)") && link[0] == '/')
+		f->kind = FILE_REG;
+	else if (S_ISDIR(st->st_mode) && link[0] == '/')
+		f->kind = FILE_DIR;
+	else if (S_ISCHR(st->st_mode) && chr_supported(st->st_rdev))
+		f->kind = FILE_CHR;
+	else if (fd <= 2 && (S_ISFIFO(st->st_mode) || S_ISSOCK(st->st_mode) ||
+			     (S_ISCHR(st->st_mode) && is_tty(st->st_rdev))))
+		f->kind = FILE_INHERIT;
+	else if (c->flags & CKPT_SKIP_UNSUPPORTED) {
+		log_warn(c->log, "pid %d fd %d: skipping unsupported %s", pid, fd, link);
+		return 0;
+	} else
+		return log_err(c->log, EOPNOTSUPP,
+			       "pid %d fd %d: unsupported kind of file %s (use --skip-unsupported to leave it out)",
+			       pid, fd, link);
+	return 1;
+}
+
+static int dump_file(struct cpt_ctx *c, pid_t pid, int fd, uint32_t id)
+{
+	struct rec_file f = { .id = id };
+	char name[64], link[CKPT_PATH_MAX];
+	struct stat st;
+	int ret;
+
+	snprintf(name, sizeof(name), "fd/%d", fd);
+	ret = proc_readlink(pid, name, link, sizeof(link));
+	if (!ret) {
+		char path[96];
+
+		snprintf(path, sizeof(path), "/proc/%d/fd/%d", pid, fd);
+		if (stat(path, &st))
+			ret = -errno;
+	}
+	if (!ret)
+		ret = fdinfo(pid, fd, &f.pos, &f.flags);
+	if (ret)
+		return log_err(c->log, -ret, "pid %d fd %d:", pid, fd);
+	ret = classify(c, pid, fd, &st, link, &f);
+	if (ret <= 0)
+		return ret;
+	f.flags &= ~O_CLOEXEC;	/* an fd's flag, kept in FD */
+	f.mode = st.st_mode;
+	f.size = st.st_size;
+	f.mtime_ns = st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+	f.rdev = st.st_rdev;
+	f.path_len = strlen(link) + 1;
+	ret = iw_record_str(&c->w, REC_FILE, &f, sizeof(f), link);
+	return ret ? ret : 1;
+}
+
+static int fd_cmp(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+static int list_fds(struct cpt_ctx *c, pid_t pid, int **out, int *n)
+{
+	char path[64];
+	struct dirent *de;
+	DIR *d;
+	int cap = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", pid);
+	d = opendir(path);
+	if (!d)
+		return log_err(c->log, errno, "pid %d: listing fds:", pid);
+	*out = NULL;
+	*n = 0;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (*n == cap) {
+			int *p = realloc(*out, (cap = cap ? cap * 2 : 64) * sizeof(int));
+
+			if (!p) {
+				closedir(d);
+				return log_err(c->log, ENOMEM, "fd list:");
+			}
+			*out = p;
+		}
+		(*out)[(*n)++] = atoi(de->d_name);
+	}
+	closedir(d);
+	qsort(*out, *n, sizeof(int), fd_cmp);
+	return 0;
+}
+
+static int files_dump(struct cpt_ctx *c, struct cpt_task *t)
+{
+	struct fd_seen *seen;
+	int *fds = NULL, n = 0, nseen = 0, ret;
+
+	ret = list_fds(c, t->pid, &fds, &n);
+	if (ret)
+		return ret;
+	seen = calloc(n ? n : 1, sizeof(*seen));
+	if (!seen) {
+		free(fds);
+		return log_err(c->log, ENOMEM, "fd table:");
+	}
+	for (int i = 0; i < n && !ret; i++) {
+		struct rec_fd rf = { .fd = fds[i] };
+		uint64_t pos;
+		uint32_t flags;
+		int j;
+
+		/* a description shared with an earlier fd is written once */
+		for (j = 0; j < nseen; j++)
+			if (syscall(SYS_kcmp, t->pid, t->pid, KCMP_FILE,
+				    seen[j].fd, fds[i]) == 0)
+				break;
+		if (j == nseen) {
+			uint32_t id = c->next_objref + 1;
+
+			ret = dump_file(c, t->pid, fds[i], id);
+			if (ret < 0)
+				break;
+			if (ret == 0)
+				continue;	/* skipped */
+			c->next_objref = id;
+			seen[nseen++] = (struct fd_seen){ fds[i], id };
+		}
+		ret = fdinfo(t->pid, fds[i], &pos, &flags);
+		if (ret) {
+			ret = log_err(c->log, -ret, "pid %d fd %d:", t->pid, fds[i]);
+			break;
+		}
+		rf.file_id = seen[j].id;
+		rf.cloexec = !!(flags & O_CLOEXEC);
+		ret = iw_record(&c->w, REC_FD, &rf, sizeof(rf));
+	}
+	free(seen);
+	free(fds);
+	return ret;
+}
+
+/* ---- restart ---- */
+
+struct rst_file {
+	struct rec_file f;
+	const char *path;
+	void *rec;
+};
+
+struct files_state {
+	struct rst_file *files;
+	uint32_t nr_files;
+	struct rec_fd *fds;
+	uint32_t nr_fds;
+};
+
+static int load_file(struct rst_ctx *c, struct files_state *s, struct rec *r)
+{
+	const struct rec_file *f = r->data;
+	struct rst_file *nf;
+	int ret = rec_want(c->log, r, sizeof(*f), "FILE");
+
+	if (ret)
+		return ret;
+	if (f->kind < FILE_REG || f->kind > FILE_INHERIT || f->reserved ||
+	    r->data_len != sizeof(*f) + f->path_len || s->nr_files >= MAX_FDS ||
+	    f->id == 0 || (s->nr_files && f->id <= s->files[s->nr_files - 1].f.id))
+		return log_err(c->log, EBADMSG, "bad FILE record %llu",
+			       (unsigned long long)r->index);
+	nf = realloc(s->files, (s->nr_files + 1) * sizeof(*nf));
+	if (!nf)
+		return log_err(c->log, ENOMEM, "files:");
+	s->files = nf;
+	nf = &s->files[s->nr_files];
+	nf->f = *f;
+	nf->path = rec_str(r, sizeof(*f), f->path_len);
+	if (!nf->path || ((f->kind == FILE_REG || f->kind == FILE_DIR ||
+			   f->kind == FILE_CHR) && nf->path[0] != '/'))
+		return log_err(c->log, EBADMSG, "FILE %u: bad path", f->id);
+	nf->rec = r->data;
+	r->data = NULL;
+	s->nr_files++;
+	return 0;
+}
+
+static struct rst_file *file_by_id(struct files_state *s, uint32_t id)
+{
+	for (uint32_t i = 0; i < s->nr_files; i++)
+		if (s->files[i].f.id == id)
+			return &s->files[i];
+	return NULL;
+}
+
+static int load_fd(struct rst_ctx *c, struct files_state *s, struct rec *r)
+{
+	const struct rec_fd *fd = r->data;
+	struct rec_fd *nfd;
+
+	if (r->data_len != sizeof(*fd) || fd->cloexec > 1 || fd->reserved ||
+	    fd->fd >= MAX_FDS || !file_by_id(s, fd->file_id) ||
+	    (s->nr_fds && s->fds[s->nr_fds - 1].fd >= fd->fd))
+		return log_err(c->log, EBADMSG, "bad FD record %llu",
+			       (unsigned long long)r->index);
+	nfd = realloc(s->fds, (s->nr_fds + 1) * sizeof(*nfd));
+	if (!nfd)
+		return log_err(c->log, ENOMEM, "fds:");
+	s->fds = nfd;
+	s->fds[s->nr_fds++] = *fd;
+	return 0;
+}
+
+static int files_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
+{
+	struct files_state *s = kind_state(t, &kind_files, sizeof(*s));
+
+	if (!s)
+		return log_err(c->log, ENOMEM, "files state:");
+	return r->type == REC_FILE ? load_file(c, s, r) : load_fd(c, s, r);
+}
+
+static int files_check(struct rst_ctx *c, struct rst_task *t)
+{
+	struct files_state *s = t->kind_state[kind_index(&kind_files)];
+	struct stat st;
+
+	for (uint32_t i = 0; s && i < s->nr_files; i++) {
+		const struct rst_file *f = &s->files[i];
+
+		if (f->f.kind == FILE_INHERIT)
+			continue;
+		if (stat(f->path, &st))
+			return log_err(c->log, errno, "open file %s:", f->path);
+		if ((st.st_mode & S_IFMT) != (f->f.mode & S_IFMT) ||
+		    (f->f.kind == FILE_CHR && st.st_rdev != f->f.rdev))
+			return log_err(c->log, ESTALE,
+				       "open file %s is no longer the same kind of file",
+				       f->path);
+	}
+	return 0;
+}
+
+static bool fd_kept(const struct files_state *s, int fd, int img_fd)
+{
+	if (fd == img_fd)
+		return true;
+	for (uint32_t i = 0; i < s->nr_fds; i++)
+		if ((int)s->fds[i].fd == fd)
+			return file_by_id((struct files_state *)s,
+					  s->fds[i].file_id)->f.kind == FILE_INHERIT;
+	return false;
+}
+
+/* Close what the puppet inherited from us, but the image and stdio the
+ * restored process takes from its caller. */
+static int close_inherited(struct rst_task *t, const struct files_state *s)
+{
+	char path[64];
+	struct dirent *de;
+	int ret = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", t->pid);
+	d = opendir(path);
+	if (!d)
+		return log_err(t->rm.log, errno, "listing puppet fds:");
+	while ((de = readdir(d)) && !ret) {
+		int fd = atoi(de->d_name);
+
+		if (de->d_name[0] == '.' || fd_kept(s, fd, t->img_fd))
+			continue;
+		ret = rcheck(&t->rm, NULL, "close", SYS_close, fd);
+	}
+	closedir(d);
+	return ret;
+}
+
+static int open_file(struct rst_task *t, const struct rst_file *f, long *fd)
+{
+	int flags = f->f.flags & ~(O_CREAT | O_EXCL | O_TRUNC | O_NOCTTY);
+	uint64_t addr;
+	int ret = rst_scratch_put(t, 0, f->path, strlen(f->path) + 1, &addr);
+
+	if (!ret)
+		ret = remote_call(&t->rm, fd, SYS_openat, AT_FDCWD, addr, flags, 0, 0, 0);
+	if (!ret && *fd < 0)
+		return log_err(t->rm.log, (int)-*fd, "pid %d: reopening %s:", t->pid,
+			       f->path);
+	if (!ret && (f->f.kind == FILE_REG || f->f.kind == FILE_DIR) && f->f.pos)
+		ret = rcheck(&t->rm, NULL, "lseek", SYS_lseek, *fd, f->f.pos, SEEK_SET);
+	return ret;
+}
+
+static int install(struct rst_task *t, const struct files_state *s,
+		   const struct rst_file *f)
+{
+	long tmp = -1;
+	bool tmp_used = false;
+	int ret = 0;
+
+	if (f->f.kind != FILE_INHERIT)
+		ret = open_file(t, f, &tmp);
+	for (uint32_t i = 0; i < s->nr_fds && !ret; i++) {
+		const struct rec_fd *d = &s->fds[i];
+
+		if (d->file_id != f->f.id)
+			continue;
+		if (f->f.kind == FILE_INHERIT)
+			ret = rcheck(&t->rm, NULL, "fcntl(F_SETFD)", SYS_fcntl, d->fd,
+				     F_SETFD, d->cloexec ? FD_CLOEXEC : 0);
+		else if ((long)d->fd == tmp) {
+			tmp_used = true;
+			ret = rcheck(&t->rm, NULL, "fcntl(F_SETFD)", SYS_fcntl, d->fd,
+				     F_SETFD, d->cloexec ? FD_CLOEXEC : 0);
+		} else
+			ret = rcheck(&t->rm, NULL, "dup3", SYS_dup3, tmp, d->fd,
+				     d->cloexec ? O_CLOEXEC : 0);
+	}
+	if (tmp >= 0 && !tmp_used)
+		rcall(&t->rm, &tmp, SYS_close, tmp);
+	return ret;
+}
+
+static int files_restore(struct rst_ctx *c, struct rst_task *t)
+{
+	struct files_state empty = { 0 };
+	struct files_state *s = t->kind_state[kind_index(&kind_files)];
+	int ret;
+
+	(void)c;
+	if (!s)
+		s = &empty;
+	ret = close_inherited(t, s);
+	for (uint32_t i = 0; i < s->nr_files && !ret; i++)
+		ret = install(t, s, &s->files[i]);
+	return ret;
+}
+
+static void files_free(struct rst_task *t, void *state)
+{
+	struct files_state *s = state;
+
+	(void)t;
+	for (uint32_t i = 0; i < s->nr_files; i++)
+		free(s->files[i].rec);
+	free(s->files);
+	free(s->fds);
+	free(s);
+}
+
+static void files_show(struct info_out *o, const struct rec *r)
+{
+	static const char *kinds[] = { "?", "reg", "dir", "chr", "inherit" };
+
+	if (r->type == REC_FILE) {
+		const struct rec_file *f = r->data;
+
+		info_u64(o, "id", f->id);
+		info_str(o, "kind", kinds[f->kind <= FILE_INHERIT ? f->kind : 0]);
+		info_hex(o, "flags", f->flags);
+		info_u64(o, "pos", f->pos);
+		info_str(o, "path", rec_str(r, sizeof(*f), f->path_len) ?: "?");
+	} else {
+		const struct rec_fd *d = r->data;
+
+		info_u64(o, "fd", d->fd);
+		info_u64(o, "file", d->file_id);
+		info_u64(o, "cloexec", d->cloexec);
+	}
+}
+
+const struct kind_ops kind_files = {
+	.name = "files",
+	.types = { REC_FILE, REC_FD },
+	.phase = PHASE_IMAGE,
+	.dump = files_dump,
+	.load = files_load,
+	.check = files_check,
+	.restore = files_restore,
+	.free = files_free,
+	.show = files_show,
+};

@@ -1,0 +1,930 @@
+/* mm.c - the address space: every memory area (VMA), the pages that
+ * exist in it, the vdso, and the mm fields (code/data/brk/stack/args/env
+ * bounds, auxv, exe link).
+ *
+ * Which pages are saved: private anonymous areas, the pages that exist
+ * (present or swapped, per /proc/PID/pagemap); private file areas, only
+ * pages that were written (anonymous copies), the rest comes from the
+ * file, which must be unchanged at restart; shared anonymous areas, the
+ * pages the shmem object holds (SEEK_DATA on /proc/PID/map_files);
+ * shared file areas, nothing: their content is the file.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "../kinds.h"
+#include "mm.h"
+
+#define PAGE		4096ULL
+#define PM_PRESENT	(1ULL << 63)
+#define PM_SWAP		(1ULL << 62)
+#define PM_FILE		(1ULL << 61)
+#define TASK_SIZE_64	0x7ffffffff000ULL
+#define MAX_VMAS	(1 << 20)
+#define MAX_RUNS	(1 << 22)
+#ifndef PR_SET_VMA
+#define PR_SET_VMA		0x53564d41
+#define PR_SET_VMA_ANON_NAME	0
+#endif
+#ifndef MADV_WIPEONFORK
+#define MADV_WIPEONFORK 18
+#endif
+#define ARCH_MAP_VDSO_64	0x2003
+#define CHUNK		(4u << 20)
+
+/* ---- checkpoint ---- */
+
+struct runs {
+	struct rec_pages_run *r;
+	uint32_t n, cap;
+	uint64_t npages;
+};
+
+static int runs_add(struct runs *rs, uint64_t addr)
+{
+	struct rec_pages_run *last = rs->n ? &rs->r[rs->n - 1] : NULL;
+
+	rs->npages++;
+	if (last && last->addr + last->npages * PAGE == addr) {
+		last->npages++;
+		return 0;
+	}
+	if (rs->n == rs->cap) {
+		uint32_t cap = rs->cap ? rs->cap * 2 : 64;
+		void *p = realloc(rs->r, cap * sizeof(*rs->r));
+
+		if (!p)
+			return -ENOMEM;
+		rs->r = p;
+		rs->cap = cap;
+	}
+	rs->r[rs->n++] = (struct rec_pages_run){ addr, 1 };
+	return 0;
+}
+
+/* Pages of [start, end) that pagemap says exist; with anon_only, only
+ * those that are not file pages (written copies in a private mapping). */
+static int pagemap_runs(int pmfd, uint64_t start, uint64_t end,
+			bool anon_only, struct runs *rs)
+{
+	enum { N = 8192 };
+	uint64_t *pm = malloc(N * sizeof(*pm));
+	int ret = 0;
+
+	if (!pm)
+		return -ENOMEM;
+	for (uint64_t a = start; a < end && !ret;) {
+		uint64_t n = (end - a) / PAGE;
+		ssize_t k;
+
+		if (n > N)
+			n = N;
+		k = pread(pmfd, pm, n * 8, (a / PAGE) * 8);
+		if (k != (ssize_t)(n * 8)) {
+			ret = k < 0 ? -errno : -EIO;
+			break;
+		}
+		for (uint64_t i = 0; i < n && !ret; i++) {
+			uint64_t e = pm[i];
+
+			if (!(e & (PM_PRESENT | PM_SWAP)))
+				continue;
+			if (anon_only && (e & PM_FILE) && !(e & PM_SWAP))
+				continue;
+			ret = runs_add(rs, a + i * PAGE);
+		}
+		a += n * PAGE;
+	}
+	free(pm);
+	return ret;
+}
+
+/* Pages a shared anonymous area's shmem object holds. */
+static int shmem_runs(pid_t pid, const struct vma *v, struct runs *rs)
+{
+	char path[128];
+	uint64_t len = v->end - v->start;
+	off_t off = v->pgoff, end = v->pgoff + len;
+	int fd, ret = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
+		 pid, v->start, v->end);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (off < end && !ret) {
+		off_t d = lseek(fd, off, SEEK_DATA), h;
+
+		if (d < 0 || d >= end)
+			break;
+		h = lseek(fd, d, SEEK_HOLE);
+		if (h < 0 || h > end)
+			h = end;
+		for (off_t p = d & ~(PAGE - 1); p < h && !ret; p += PAGE)
+			ret = runs_add(rs, v->start + (p - v->pgoff));
+		off = h;
+	}
+	close(fd);
+	return ret;
+}
+
+static uint32_t vma_madv(const struct vma *v)
+{
+	static const struct { const char *f; uint32_t bit; } map[] = {
+		{ "dc", VMA_MADV_DONTFORK }, { "wf", VMA_MADV_WIPEONFORK },
+		{ "dd", VMA_MADV_DONTDUMP }, { "hg", VMA_MADV_HUGEPAGE },
+		{ "nh", VMA_MADV_NOHUGEPAGE }, { "mg", VMA_MADV_MERGEABLE },
+		{ "lo", VMA_MLOCKED }, { "sl", VMA_SEALED },
+		{ "mw", VMA_MAYWRITE }, { "nr", VMA_NORESERVE },
+	};
+	uint32_t m = 0;
+
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (vmflag(v, map[i].f))
+			m |= map[i].bit;
+	return m;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+
+	return a >= b && !strcmp(s + a - b, suffix);
+}
+
+/* Classify an area; 0 means skip it, <0 refuse (logged). */
+static int vma_classify(struct cpt_ctx *c, pid_t pid, const struct vma *v,
+			struct rec_vma *rv)
+{
+	bool shared = v->perms[3] == 's';
+
+	memset(rv, 0, sizeof(*rv));
+	rv->start = v->start;
+	rv->end = v->end;
+	rv->pgoff = v->pgoff;
+	rv->prot = (v->perms[0] == 'r' ? PROT_READ : 0) |
+		   (v->perms[1] == 'w' ? PROT_WRITE : 0) |
+		   (v->perms[2] == 'x' ? PROT_EXEC : 0);
+	rv->flags = (shared ? MAP_SHARED : MAP_PRIVATE) |
+		    (vmflag(v, "gd") ? MAP_GROWSDOWN : 0);
+	rv->madv = vma_madv(v);
+	if (!strcmp(v->path, "[vsyscall]"))
+		return 0;	/* the kernel's, not the process's */
+	if (!strcmp(v->path, "[vdso]")) {
+		rv->kind = VMA_VDSO;
+		return 1;
+	}
+	if (!strcmp(v->path, "[vvar]") || !strcmp(v->path, "[vvar_vclock]")) {
+		rv->kind = VMA_VVAR;
+		return 1;
+	}
+	if (v->path[0] == '\0' || !strcmp(v->path, "[heap]") ||
+	    !strcmp(v->path, "[stack]") || !strncmp(v->path, "[anon:", 6) ||
+	    (shared && !strcmp(v->path, "/dev/zero (deleted)"))) {
+		if (shared && v->path[0] == '\0')
+			return log_err(c->log, EOPNOTSUPP,
+				       "pid %d: area 0x%" PRIx64 "-0x%" PRIx64 ": unsupported shared mapping",
+				       pid, v->start, v->end);
+		rv->kind = VMA_ANON;
+		return 1;
+	}
+	if (v->path[0] == '[')
+		return log_err(c->log, EOPNOTSUPP,
+			       "pid %d: area 0x%" PRIx64 "-0x%" PRIx64 ": unsupported special mapping %s",
+			       pid, v->start, v->end, v->path);
+	if (!strncmp(v->path, "/SYSV", 5))
+		return log_err(c->log, EOPNOTSUPP,
+			       "pid %d: area 0x%" PRIx64 ": SysV shared memory is not supported yet",
+			       pid, v->start);
+	if (!strncmp(v->path, "/memfd:", 7) || ends_with(v->path, " (deleted)"))
+		return log_err(c->log, EOPNOTSUPP,
+			       "pid %d: area 0x%" PRIx64 ": mapping of a file with no name (%s) is not supported yet",
+			       pid, v->start, v->path);
+	rv->kind = VMA_FILE;
+	return 1;
+}
+
+/* Record the identity of a mapped file; the area's own file (via
+ * map_files) must be the one at the path. */
+static int vma_file_id(struct cpt_ctx *c, pid_t pid, const struct vma *v,
+		       struct rec_vma *rv)
+{
+	char path[128];
+	struct stat a, b;
+
+	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
+		 pid, v->start, v->end);
+	if (stat(path, &a))
+		return log_err(c->log, errno, "pid %d: %s:", pid, path);
+	if (stat(v->path, &b) || a.st_ino != b.st_ino || a.st_dev != b.st_dev)
+		return log_err(c->log, EOPNOTSUPP,
+			       "pid %d: area 0x%" PRIx64 " maps %s, but that path now names another file",
+			       pid, v->start, v->path);
+	if (!S_ISREG(a.st_mode))
+		return log_err(c->log, EOPNOTSUPP,
+			       "pid %d: area 0x%" PRIx64 " maps %s, which is not a regular file",
+			       pid, v->start, v->path);
+	rv->file_size = a.st_size;
+	rv->file_mtime_ns = a.st_mtim.tv_sec * 1000000000LL + a.st_mtim.tv_nsec;
+	return 0;
+}
+
+static int dump_pages(struct cpt_ctx *c, struct cpt_task *t,
+		      const struct rec_vma *rv, struct runs *rs)
+{
+	struct img_writer *w = &c->w;
+	struct rec_pages ph = { .vma_start = rv->start, .npages = rs->npages,
+				.nr_runs = rs->n };
+	uint64_t head = sizeof(ph) + rs->n * sizeof(*rs->r);
+	uint64_t data_at = w->pos + sizeof(struct rec_hdr) + head;
+	char *buf;
+	int ret;
+
+	ph.pad_len = (PAGE - (data_at & (PAGE - 1))) & (PAGE - 1);
+	ret = iw_begin(w, REC_PAGES, head + ph.pad_len + rs->npages * PAGE);
+	if (!ret)
+		ret = iw_write(w, &ph, sizeof(ph));
+	if (!ret)
+		ret = iw_write(w, rs->r, rs->n * sizeof(*rs->r));
+	if (!ret)
+		ret = iw_zero(w, ph.pad_len);
+	if (ret)
+		return ret;
+	buf = aligned_alloc(PAGE, CHUNK);
+	if (!buf)
+		return log_err(c->log, ENOMEM, "page buffer:");
+	for (uint32_t i = 0; i < rs->n && !ret; i++) {
+		uint64_t a = rs->r[i].addr, left = rs->r[i].npages * PAGE;
+
+		while (left && !ret) {
+			size_t n = left < CHUNK ? left : CHUNK;
+
+			ret = remote_read(&t->rm, a, buf, n);
+			if (!ret)
+				ret = iw_write(w, buf, n);
+			a += n;
+			left -= n;
+		}
+	}
+	free(buf);
+	return ret ? ret : iw_end(w);
+}
+
+static int dump_vma(struct cpt_ctx *c, struct cpt_task *t, int pmfd,
+		    const struct vma *v)
+{
+	struct rec_vma rv;
+	struct runs rs = { 0 };
+	const char *path = "";
+	int ret = vma_classify(c, t->pid, v, &rv);
+
+	if (ret <= 0)
+		return ret;
+	if (rv.kind == VMA_FILE) {
+		ret = vma_file_id(c, t->pid, v, &rv);
+		if (ret)
+			return ret;
+		path = v->path;
+	} else if (!strncmp(v->path, "[anon:", 6)) {
+		path = v->path;	/* the name given with PR_SET_VMA */
+	}
+	rv.path_len = strlen(path) + 1;
+	ret = iw_record_str(&c->w, REC_VMA, &rv, sizeof(rv), path);
+	if (ret)
+		return ret;
+	if (rv.kind == VMA_ANON && (rv.flags & MAP_SHARED))
+		ret = shmem_runs(t->pid, v, &rs);
+	else if (rv.kind == VMA_ANON)
+		ret = pagemap_runs(pmfd, v->start, v->end, false, &rs);
+	else if (rv.kind == VMA_FILE && (rv.flags & MAP_PRIVATE))
+		ret = pagemap_runs(pmfd, v->start, v->end, true, &rs);
+	if (ret)
+		ret = log_err(c->log, -ret, "pid %d: pages of 0x%" PRIx64 "-0x%" PRIx64 ":",
+			      t->pid, v->start, v->end);
+	else if (rs.npages)
+		ret = dump_pages(c, t, &rv, &rs);
+	free(rs.r);
+	return ret;
+}
+
+/* Fields 26-28 and 45-51 of /proc/PID/stat. */
+static int stat_mm_fields(pid_t pid, struct rec_mm *m)
+{
+	unsigned long long f[PROC_STAT_FIELDS];
+	int ret = proc_stat(pid, NULL, f);
+
+	if (ret)
+		return ret;
+	m->start_code = f[26];
+	m->end_code = f[27];
+	m->start_stack = f[28];
+	m->start_data = f[45];
+	m->end_data = f[46];
+	m->start_brk = f[47];
+	m->arg_start = f[48];
+	m->arg_end = f[49];
+	m->env_start = f[50];
+	m->env_end = f[51];
+	return 0;
+}
+
+static int dump_mm_fields(struct cpt_ctx *c, struct cpt_task *t)
+{
+	struct rec_mm m = { 0 };
+	char exe[CKPT_PATH_MAX], *auxv = NULL;
+	size_t auxv_len;
+	long brk;
+	int ret;
+
+	ret = stat_mm_fields(t->pid, &m);
+	if (ret)
+		return log_err(c->log, -ret, "pid %d: reading stat:", t->pid);
+	ret = remote_call(&t->rm, &brk, SYS_brk, 0, 0, 0, 0, 0, 0);
+	if (ret)
+		return ret;
+	m.brk = brk;
+	ret = proc_readlink(t->pid, "exe", exe, sizeof(exe));
+	if (ret)
+		return log_err(c->log, -ret, "pid %d: exe link:", t->pid);
+	if (ends_with(exe, " (deleted)"))
+		return log_err(c->log, EOPNOTSUPP,
+			       "pid %d: its executable %s was deleted", t->pid, exe);
+	ret = proc_read(t->pid, "auxv", &auxv, &auxv_len);
+	if (ret)
+		return log_err(c->log, -ret, "pid %d: reading auxv:", t->pid);
+	m.auxv_len = auxv_len;
+	m.exe_len = strlen(exe) + 1;
+	ret = iw_begin(&c->w, REC_MM, sizeof(m) + m.auxv_len + m.exe_len);
+	if (!ret)
+		ret = iw_write(&c->w, &m, sizeof(m));
+	if (!ret)
+		ret = iw_write(&c->w, auxv, auxv_len);
+	if (!ret)
+		ret = iw_write(&c->w, exe, m.exe_len);
+	free(auxv);
+	return ret ? ret : iw_end(&c->w);
+}
+
+static int mm_dump(struct cpt_ctx *c, struct cpt_task *t)
+{
+	char path[64];
+	int pmfd, ret;
+
+	ret = dump_mm_fields(c, t);
+	if (ret)
+		return ret;
+	snprintf(path, sizeof(path), "/proc/%d/pagemap", t->pid);
+	pmfd = open(path, O_RDONLY | O_CLOEXEC);
+	if (pmfd < 0)
+		return log_err(c->log, errno, "open %s:", path);
+	for (int i = 0; i < t->maps.n && !ret; i++)
+		ret = dump_vma(c, t, pmfd, &t->maps.v[i]);
+	close(pmfd);
+	return ret;
+}
+
+/* ---- restart: load and validate ---- */
+
+static struct mm_state *mm_st(struct rst_task *t)
+{
+	return kind_state(t, &kind_mm, sizeof(struct mm_state));
+}
+
+static int load_mm(struct rst_ctx *c, struct mm_state *s, struct rec *r)
+{
+	const struct rec_mm *m = r->data;
+	int ret = rec_want(c->log, r, sizeof(*m), "MM");
+
+	if (ret)
+		return ret;
+	if (s->have_mm)
+		return log_err(c->log, EBADMSG, "more than one MM record");
+	if (m->auxv_len > 1024 || m->auxv_len % 16 ||
+	    r->data_len != sizeof(*m) + m->auxv_len + m->exe_len)
+		return log_err(c->log, EBADMSG, "MM record: bad auxv/exe lengths");
+	s->exe = rec_str(r, sizeof(*m) + m->auxv_len, m->exe_len);
+	if (!s->exe || s->exe[0] != '/')
+		return log_err(c->log, EBADMSG, "MM record: bad exe path");
+	s->mm = *m;
+	s->auxv = (const uint8_t *)r->data + sizeof(*m);
+	s->have_mm = true;
+	return 0;
+}
+
+static int load_vma(struct rst_ctx *c, struct mm_state *s, struct rec *r)
+{
+	const struct rec_vma *v = r->data;
+	struct rst_vma *nv;
+	int ret = rec_want(c->log, r, sizeof(*v), "VMA");
+
+	if (ret)
+		return ret;
+	if (v->start >= v->end || v->end > TASK_SIZE_64 || v->start % PAGE ||
+	    v->end % PAGE || v->pgoff % PAGE || v->prot & ~7u ||
+	    v->flags & ~(uint32_t)(MAP_SHARED | MAP_PRIVATE | MAP_GROWSDOWN) ||
+	    !!(v->flags & MAP_SHARED) == !!(v->flags & MAP_PRIVATE) ||
+	    v->kind < VMA_ANON || v->kind > VMA_VVAR || v->madv & ~VMA_MADV_ALL ||
+	    v->reserved || r->data_len != sizeof(*v) + v->path_len)
+		return log_err(c->log, EBADMSG,
+			       "VMA record %llu: bad area 0x%llx-0x%llx",
+			       (unsigned long long)r->index,
+			       (unsigned long long)v->start,
+			       (unsigned long long)v->end);
+	if (s->nr && s->vmas[s->nr - 1].v.end > v->start)
+		return log_err(c->log, EBADMSG, "VMA 0x%llx overlaps or is out of order",
+			       (unsigned long long)v->start);
+	if (s->nr == MAX_VMAS)
+		return log_err(c->log, EBADMSG, "too many VMA records");
+	if (s->nr == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 64;
+		nv = realloc(s->vmas, s->cap * sizeof(*nv));
+		if (!nv)
+			return log_err(c->log, ENOMEM, "VMA table:");
+		s->vmas = nv;
+	}
+	nv = &s->vmas[s->nr];
+	memset(nv, 0, sizeof(*nv));
+	nv->v = *v;
+	nv->path = rec_str(r, sizeof(*v), v->path_len);
+	if (!nv->path || (v->kind == VMA_FILE && nv->path[0] != '/'))
+		return log_err(c->log, EBADMSG, "VMA 0x%llx: bad path",
+			       (unsigned long long)v->start);
+	s->nr++;
+	return 0;
+}
+
+static int load_pages(struct rst_ctx *c, struct mm_state *s, struct rec *r)
+{
+	const struct rec_pages *ph = r->data;
+	const struct rec_pages_run *run = (const void *)(ph + 1);
+	struct rst_vma *v = s->nr ? &s->vmas[s->nr - 1] : NULL;
+	uint64_t head = sizeof(*ph) + ph->nr_runs * sizeof(*run), total = 0;
+	uint64_t next = 0;
+
+	if (!v || v->pages_len || v->v.start != ph->vma_start)
+		return log_err(c->log, EBADMSG, "PAGES record %llu does not follow its VMA",
+			       (unsigned long long)r->index);
+	if (v->v.kind == VMA_VDSO || v->v.kind == VMA_VVAR ||
+	    ph->pad_len >= PAGE || ph->nr_runs == 0 || ph->nr_runs > MAX_RUNS)
+		return log_err(c->log, EBADMSG, "PAGES 0x%llx: bad header",
+			       (unsigned long long)ph->vma_start);
+	for (uint32_t i = 0; i < ph->nr_runs; i++) {
+		if (run[i].addr % PAGE || run[i].addr < v->v.start ||
+		    run[i].addr < next || run[i].npages == 0 ||
+		    run[i].npages > (v->v.end - run[i].addr) / PAGE)
+			return log_err(c->log, EBADMSG,
+				       "PAGES 0x%llx: run %u out of its area",
+				       (unsigned long long)ph->vma_start, i);
+		next = run[i].addr + run[i].npages * PAGE;
+		total += run[i].npages;
+	}
+	if (total != ph->npages ||
+	    r->len != head + ph->pad_len + total * PAGE)
+		return log_err(c->log, EBADMSG, "PAGES 0x%llx: sizes do not add up",
+			       (unsigned long long)ph->vma_start);
+	v->runs = run;
+	v->nr_runs = ph->nr_runs;
+	v->data_off = r->off + head + ph->pad_len;
+	v->pages_len = total * PAGE;
+	return 0;
+}
+
+static int mm_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
+{
+	struct mm_state *s = mm_st(t);
+	int ret;
+
+	if (!s)
+		return log_err(c->log, ENOMEM, "mm state:");
+	switch (r->type) {
+	case REC_MM:
+		ret = load_mm(c, s, r);
+		break;
+	case REC_VMA:
+		ret = load_vma(c, s, r);
+		break;
+	default:
+		ret = load_pages(c, s, r);
+		break;
+	}
+	if (!ret) {
+		/* the model points into the record: keep it */
+		if (s->nr_recs == s->cap_recs) {
+			void *p;
+
+			s->cap_recs = s->cap_recs ? s->cap_recs * 2 : 64;
+			p = realloc(s->recs, s->cap_recs * sizeof(void *));
+			if (!p)
+				return log_err(c->log, ENOMEM, "mm records:");
+			s->recs = p;
+		}
+		s->recs[s->nr_recs++] = r->data;
+		r->data = NULL;
+	}
+	return ret;
+}
+
+static void mm_free(struct rst_task *t, void *state)
+{
+	struct mm_state *s = state;
+
+	(void)t;
+	for (size_t i = 0; i < s->nr_recs; i++)
+		free(s->recs[i]);
+	free(s->recs);
+	free(s->vmas);
+	free(s);
+}
+
+
+/* ---- restart: pre-flight checks ---- */
+
+static int check_file(struct rst_ctx *c, const struct rst_vma *v)
+{
+	struct stat st;
+	int64_t mtime;
+
+	if (stat(v->path, &st))
+		return log_err(c->log, errno, "mapped file %s:", v->path);
+	mtime = st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+	if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size != v->v.file_size ||
+	    mtime != v->v.file_mtime_ns)
+		return log_err(c->log, ESTALE,
+			       "mapped file %s changed since the checkpoint (size %llu, was %llu)",
+			       v->path, (unsigned long long)st.st_size,
+			       (unsigned long long)v->v.file_size);
+	return 0;
+}
+
+/* The vdso and its data pages come from this kernel: their layout here
+ * must be the one the image had. */
+static int check_vdso(struct rst_ctx *c, const struct mm_state *s)
+{
+	struct vma_list self;
+	int i = 0, j = 0, ret;
+
+	while (i < s->nr && s->vmas[i].v.kind != VMA_VVAR &&
+	       s->vmas[i].v.kind != VMA_VDSO)
+		i++;
+	if (i == s->nr)
+		return 0;
+	ret = proc_smaps(getpid(), &self);
+	if (ret)
+		return log_err(c->log, -ret, "reading own maps:");
+	while (j < self.n && strcmp(self.v[j].path, "[vvar]") &&
+	       strcmp(self.v[j].path, "[vdso]"))
+		j++;
+	for (; i < s->nr && (s->vmas[i].v.kind == VMA_VVAR ||
+			     s->vmas[i].v.kind == VMA_VDSO); i++, j++) {
+		const struct rst_vma *v = &s->vmas[i];
+
+		if (j >= self.n || self.v[j].end - self.v[j].start !=
+				   v->v.end - v->v.start ||
+		    (i && s->vmas[i - 1].v.end != v->v.start &&
+		     s->vmas[i - 1].v.kind >= VMA_VDSO)) {
+			ret = log_err(c->log, ENOEXEC,
+				      "the image's vdso layout differs from this kernel's (taken on another kernel?)");
+			break;
+		}
+	}
+	vma_list_free(&self);
+	return ret;
+}
+
+static int mm_check(struct rst_ctx *c, struct rst_task *t)
+{
+	struct mm_state *s = t->kind_state[kind_index(&kind_mm)];
+	struct stat st;
+	int ret = 0;
+
+	if (!s || !s->have_mm)
+		return log_err(c->log, EBADMSG, "pid %d: image has no MM record",
+			       t->pid);
+	if (stat(s->exe, &st) || !S_ISREG(st.st_mode))
+		return log_err(c->log, errno ? errno : ENOEXEC,
+			       "executable %s:", s->exe);
+	for (int i = 0; i < s->nr && !ret; i++)
+		if (s->vmas[i].v.kind == VMA_FILE)
+			ret = check_file(c, &s->vmas[i]);
+	return ret ? ret : check_vdso(c, s);
+}
+
+/* ---- restart: rebuild the address space in the puppet ---- */
+
+struct prctl_mm_map_ {
+	uint64_t start_code, end_code, start_data, end_data;
+	uint64_t start_brk, brk, start_stack;
+	uint64_t arg_start, arg_end, env_start, env_end;
+	uint64_t auxv;
+	uint32_t auxv_size, exe_fd;
+};
+
+static int remote_open(struct rst_task *t, const char *path, int flags,
+		       long *fd)
+{
+	uint64_t addr;
+	int ret = rst_scratch_put(t, 0, path, strlen(path) + 1, &addr);
+
+	if (ret)
+		return ret;
+	ret = remote_call(&t->rm, fd, SYS_openat, AT_FDCWD, addr,
+			  flags | O_CLOEXEC, 0, 0, 0);
+	if (!ret && *fd < 0)
+		ret = log_err(t->rm.log, (int)-*fd, "pid %d: open %s:", t->pid, path);
+	return ret;
+}
+
+static int fill_pages(struct rst_task *t, const struct rst_vma *v)
+{
+	uint64_t off = v->data_off;
+
+	for (uint32_t i = 0; i < v->nr_runs; i++) {
+		uint64_t a = v->runs[i].addr, left = v->runs[i].npages * PAGE;
+
+		while (left) {
+			/* read(2) moves at most 0x7ffff000 bytes a call */
+			uint64_t n = left < 0x40000000 ? left : 0x40000000;
+			long got;
+			int ret = remote_call(&t->rm, &got, SYS_pread64, t->img_fd,
+					      a, n, off, 0, 0);
+
+			if (ret)
+				return ret;
+			if (got <= 0)
+				return log_err(t->rm.log, got < 0 ? (int)-got : ENODATA,
+					       "pid %d: reading pages for 0x%llx from the image:",
+					       t->pid, (unsigned long long)a);
+			a += got;
+			off += got;
+			left -= got;
+		}
+	}
+	return 0;
+}
+
+static int vma_advise(struct rst_task *t, const struct rst_vma *v)
+{
+	static const struct { uint32_t bit; int advice; } adv[] = {
+		{ VMA_MADV_DONTFORK, MADV_DONTFORK },
+		{ VMA_MADV_WIPEONFORK, MADV_WIPEONFORK },
+		{ VMA_MADV_DONTDUMP, MADV_DONTDUMP },
+		{ VMA_MADV_HUGEPAGE, MADV_HUGEPAGE },
+		{ VMA_MADV_NOHUGEPAGE, MADV_NOHUGEPAGE },
+		{ VMA_MADV_MERGEABLE, MADV_MERGEABLE },
+	};
+	uint64_t len = v->v.end - v->v.start, addr;
+	int ret = 0;
+
+	for (size_t i = 0; i < sizeof(adv) / sizeof(adv[0]) && !ret; i++)
+		if (v->v.madv & adv[i].bit)
+			ret = rcheck(&t->rm, NULL, "madvise", SYS_madvise,
+				     v->v.start, len, adv[i].advice);
+	if (!ret && (v->v.madv & VMA_MLOCKED))
+		ret = rcheck(&t->rm, NULL, "mlock", SYS_mlock, v->v.start, len);
+	if (!ret && !strncmp(v->path, "[anon:", 6)) {
+		char name[256];
+
+		snprintf(name, sizeof(name), "%.*s", (int)strlen(v->path) - 7,
+			 v->path + 6);
+		ret = rst_scratch_put(t, 0, name, strlen(name) + 1, &addr);
+		if (!ret)
+			ret = rcheck(&t->rm, NULL, "naming an area", SYS_prctl,
+				     PR_SET_VMA, PR_SET_VMA_ANON_NAME,
+				     v->v.start, len, addr);
+	}
+	return ret;
+}
+
+static int map_vma(struct rst_task *t, const struct rst_vma *v)
+{
+	uint64_t len = v->v.end - v->v.start;
+	int prot = v->v.prot | (v->pages_len ? PROT_WRITE : 0);
+	int flags = v->v.flags | MAP_FIXED |
+		    (v->v.madv & VMA_NORESERVE ? MAP_NORESERVE : 0);
+	long fd = -1, res;
+	int ret;
+
+	if (v->v.kind == VMA_FILE) {
+		/* a shared area that may become writable needs a rw file */
+		bool rw = (v->v.flags & MAP_SHARED) &&
+			  ((v->v.madv & VMA_MAYWRITE) || (v->v.prot & PROT_WRITE));
+
+		ret = remote_open(t, v->path, rw ? O_RDWR : O_RDONLY, &fd);
+		if (ret)
+			return ret;
+	} else {
+		flags |= MAP_ANONYMOUS;
+	}
+	ret = rcheck(&t->rm, &res, "mmap", SYS_mmap, v->v.start, len, prot,
+		     flags, fd, v->v.kind == VMA_FILE ? v->v.pgoff : 0);
+	if (fd >= 0)
+		rcall(&t->rm, &fd, SYS_close, fd);
+	if (ret)
+		return log_err(t->rm.log, t->rm.log->err, "pid %d: mapping 0x%llx-0x%llx %s failed",
+			       t->pid, (unsigned long long)v->v.start,
+			       (unsigned long long)v->v.end, v->path);
+	if ((uint64_t)res != v->v.start)
+		return log_err(t->rm.log, EFAULT, "pid %d: area 0x%llx landed at 0x%lx",
+			       t->pid, (unsigned long long)v->v.start, res);
+	ret = fill_pages(t, v);
+	if (!ret && prot != (int)v->v.prot)
+		ret = rcheck(&t->rm, NULL, "mprotect", SYS_mprotect, v->v.start,
+			     len, v->v.prot);
+	return ret ? ret : vma_advise(t, v);
+}
+
+static int map_vdso(struct rst_task *t, const struct mm_state *s)
+{
+	struct vma_list now;
+	uint64_t base = 0, vdso = 0;
+	bool placed = false;
+	int ret;
+
+	for (int i = 0; i < s->nr; i++) {
+		if (s->vmas[i].v.kind == VMA_VVAR && !base)
+			base = s->vmas[i].v.start;
+		if (s->vmas[i].v.kind == VMA_VDSO)
+			vdso = s->vmas[i].v.start;
+	}
+	if (!vdso)
+		return 0;
+	ret = rcheck(&t->rm, NULL, "arch_prctl(ARCH_MAP_VDSO_64)",
+		     SYS_arch_prctl, ARCH_MAP_VDSO_64, base ? base : vdso);
+	if (ret)
+		return ret;
+	ret = proc_smaps(t->pid, &now);
+	if (ret)
+		return log_err(t->rm.log, -ret, "pid %d: reading maps:", t->pid);
+	for (int i = 0; i < now.n; i++)
+		if (!strcmp(now.v[i].path, "[vdso]") && now.v[i].start == vdso)
+			placed = true;
+	vma_list_free(&now);
+	if (!placed)
+		return log_err(t->rm.log, ENOEXEC,
+			       "pid %d: the vdso could not be placed at 0x%llx",
+			       t->pid, (unsigned long long)vdso);
+	return 0;
+}
+
+static int set_mm_fields(struct rst_task *t, const struct mm_state *s)
+{
+	const struct rec_mm *m = &s->mm;
+	struct prctl_mm_map_ map = {
+		.start_code = m->start_code, .end_code = m->end_code,
+		.start_data = m->start_data, .end_data = m->end_data,
+		.start_brk = m->start_brk, .brk = m->brk,
+		.start_stack = m->start_stack,
+		.arg_start = m->arg_start, .arg_end = m->arg_end,
+		.env_start = m->env_start, .env_end = m->env_end,
+		.auxv_size = m->auxv_len,
+	};
+	uint64_t addr;
+	long exe_fd;
+	int ret;
+
+	ret = remote_open(t, s->exe, O_RDONLY, &exe_fd);
+	if (ret)
+		return ret;
+	map.exe_fd = exe_fd;
+	ret = rst_scratch_put(t, 4096, s->auxv, m->auxv_len, &map.auxv);
+	if (!ret)
+		ret = rst_scratch_put(t, 0, &map, sizeof(map), &addr);
+	if (!ret)
+		ret = rcheck(&t->rm, NULL, "prctl(PR_SET_MM_MAP)", SYS_prctl,
+			     PR_SET_MM, PR_SET_MM_MAP, addr, sizeof(map));
+	rcall(&t->rm, &exe_fd, SYS_close, exe_fd);
+	return ret;
+}
+
+static int mm_restore(struct rst_ctx *c, struct rst_task *t)
+{
+	struct mm_state *s = t->kind_state[kind_index(&kind_mm)];
+	uint64_t lo = t->tramp, hi = t->tramp + t->tramp_len;
+	int ret = 0;
+
+	(void)c;
+	/* Everything the puppet inherited goes, but the trampoline. */
+	if (lo)
+		ret = rcheck(&t->rm, NULL, "munmap", SYS_munmap, 0, lo);
+	if (!ret)
+		ret = rcheck(&t->rm, NULL, "munmap", SYS_munmap, hi,
+			     TASK_SIZE_64 - hi);
+	if (!ret)
+		ret = map_vdso(t, s);
+	/* The exe link can change only while the old exe (our own binary,
+	 * perhaps the very file the saved process runs) is not mapped: now. */
+	if (!ret)
+		ret = set_mm_fields(t, s);
+	for (int i = 0; i < s->nr && !ret; i++)
+		if (s->vmas[i].v.kind == VMA_ANON || s->vmas[i].v.kind == VMA_FILE)
+			ret = map_vma(t, &s->vmas[i]);
+	for (int i = 0; i < s->nr && !ret; i++)
+		if (s->vmas[i].v.madv & VMA_SEALED)
+			ret = rcheck(&t->rm, NULL, "mseal", 462, s->vmas[i].v.start,
+				     s->vmas[i].v.end - s->vmas[i].v.start, 0);
+	return ret;
+}
+
+struct span {
+	uint64_t start, end;
+};
+
+static int span_cmp(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+int mm_find_gap(struct rst_task *t, const struct vma_list *busy,
+		uint64_t len, uint64_t *addr)
+{
+	struct mm_state *s = t->kind_state[kind_index(&kind_mm)];
+	int n = 0, total = s->nr + busy->n;
+	struct span *sp = malloc((total + 1) * sizeof(*sp));
+	uint64_t cand = 1ULL << 20;
+
+	if (!sp)
+		return -ENOMEM;
+	for (int i = 0; i < s->nr; i++)
+		sp[n++] = (struct span){ s->vmas[i].v.start, s->vmas[i].v.end };
+	for (int i = 0; i < busy->n; i++)
+		sp[n++] = (struct span){ busy->v[i].start, busy->v[i].end };
+	qsort(sp, n, sizeof(*sp), span_cmp);
+	for (int i = 0; i < n; i++) {
+		/* a guard page either side keeps the kernel from merging */
+		if (sp[i].end + PAGE <= cand)
+			continue;
+		if (sp[i].start >= cand + len + PAGE)
+			break;
+		cand = sp[i].end + PAGE;
+	}
+	free(sp);
+	if (cand + len > TASK_SIZE_64)
+		return -ENOMEM;
+	*addr = cand;
+	return 0;
+}
+
+static void mm_show(struct info_out *o, const struct rec *r)
+{
+	if (r->type == REC_MM) {
+		const struct rec_mm *m = r->data;
+
+		info_hex(o, "start_code", m->start_code);
+		info_hex(o, "end_code", m->end_code);
+		info_hex(o, "start_brk", m->start_brk);
+		info_hex(o, "brk", m->brk);
+		info_hex(o, "start_stack", m->start_stack);
+		info_u64(o, "auxv_bytes", m->auxv_len);
+		if (m->exe_len && r->data_len >= sizeof(*m) + m->auxv_len + m->exe_len)
+			info_str(o, "exe", rec_str(r, sizeof(*m) + m->auxv_len,
+						   m->exe_len) ?: "?");
+	} else if (r->type == REC_VMA) {
+		const struct rec_vma *v = r->data;
+		static const char *kinds[] = { "?", "anon", "file", "vdso", "vvar" };
+		char prot[5] = "---p";
+
+		prot[0] = v->prot & PROT_READ ? 'r' : '-';
+		prot[1] = v->prot & PROT_WRITE ? 'w' : '-';
+		prot[2] = v->prot & PROT_EXEC ? 'x' : '-';
+		prot[3] = v->flags & MAP_SHARED ? 's' : 'p';
+		info_hex(o, "start", v->start);
+		info_hex(o, "end", v->end);
+		info_str(o, "prot", prot);
+		info_str(o, "kind", kinds[v->kind < 5 ? v->kind : 0]);
+		info_hex(o, "pgoff", v->pgoff);
+		if (v->path_len > 1 && r->data_len >= sizeof(*v) + v->path_len)
+			info_str(o, "path", rec_str(r, sizeof(*v), v->path_len) ?: "?");
+	} else {
+		const struct rec_pages *p = r->data;
+
+		info_hex(o, "vma", p->vma_start);
+		info_u64(o, "pages", p->npages);
+		info_u64(o, "runs", p->nr_runs);
+		info_u64(o, "data_offset", r->off + sizeof(*p) +
+			 p->nr_runs * sizeof(struct rec_pages_run) + p->pad_len);
+	}
+}
+
+const struct kind_ops kind_mm = {
+	.name = "mm",
+	.types = { REC_MM, REC_VMA, REC_PAGES },
+	.phase = PHASE_IMAGE,
+	.dump = mm_dump,
+	.load = mm_load,
+	.check = mm_check,
+	.restore = mm_restore,
+	.free = mm_free,
+	.show = mm_show,
+};

@@ -1,0 +1,230 @@
+/* signals.c - signal dispositions (SIGHAND) and pending signals with
+ * their siginfo (SIGPENDING).  The blocked mask and the alternate stack
+ * are per thread and travel in THREAD (task.c). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+
+#include "../kinds.h"
+
+struct peeksiginfo_args_ {
+	uint64_t off;
+	uint32_t flags;
+	int32_t nr;
+};
+#define PEEKSIGINFO_SHARED 1
+#define NSIG_ 64
+#define MAX_PENDING 65536
+#define SA_RESTORER_ 0x04000000
+/* every flag the kernel keeps in sa_flags */
+#define SA_KNOWN (SA_NOCLDSTOP | SA_NOCLDWAIT | SA_SIGINFO | SA_ONSTACK | \
+		  SA_RESTART | SA_NODEFER | SA_RESETHAND | SA_RESTORER_ | \
+		  0x00000400 /* SA_EXPOSE_TAGBITS */ | 0x00000800 /* SA_UNSUPPORTED */)
+
+struct sig_state {
+	bool have_hand;
+	struct rec_sighand hand;
+	struct rec_siginfo *pend;
+	uint32_t nr_pend;
+};
+
+static int dump_hand(struct cpt_ctx *c, struct cpt_task *t)
+{
+	struct rec_sighand h;
+	int ret = 0;
+
+	memset(&h, 0, sizeof(h));
+	for (int sig = 1; sig <= NSIG_ && !ret; sig++) {
+		if (sig == SIGKILL || sig == SIGSTOP)
+			continue;
+		ret = rcheck(&t->rm, NULL, "rt_sigaction", SYS_rt_sigaction,
+			     sig, 0, t->scratch, 8);
+		if (!ret)
+			ret = remote_read(&t->rm, t->scratch, &h.act[sig - 1],
+					  sizeof(h.act[0]));
+	}
+	return ret ? ret : iw_record(&c->w, REC_SIGHAND, &h, sizeof(h));
+}
+
+static int peek_queue(struct cpt_ctx *c, struct cpt_task *t, bool shared,
+		      struct rec_siginfo **out, uint32_t *n)
+{
+	struct peeksiginfo_args_ a = {
+		.flags = shared ? PEEKSIGINFO_SHARED : 0,
+		.nr = 1,
+	};
+	siginfo_t si;
+
+	for (;; a.off++) {
+		struct rec_siginfo *p;
+		long k = ptrace(PTRACE_PEEKSIGINFO, t->pid, &a, &si);
+
+		if (k < 0)
+			return log_err(c->log, errno, "pid %d: PTRACE_PEEKSIGINFO:", t->pid);
+		if (k == 0)
+			return 0;
+		p = realloc(*out, (*n + 1) * sizeof(**out));
+		if (!p)
+			return log_err(c->log, ENOMEM, "pending signals:");
+		*out = p;
+		memset(&p[*n], 0, sizeof(p[0]));
+		p[*n].shared = shared;
+		memcpy(p[*n].info, &si, sizeof(si));
+		(*n)++;
+	}
+}
+
+static int sig_dump(struct cpt_ctx *c, struct cpt_task *t)
+{
+	struct rec_siginfo *p = NULL;
+	uint32_t n = 0;
+	int ret = dump_hand(c, t);
+
+	if (!ret)
+		ret = peek_queue(c, t, false, &p, &n);
+	if (!ret)
+		ret = peek_queue(c, t, true, &p, &n);
+	/* signals caught mid-delivery when we stopped it are still due */
+	for (int i = 0; i < t->rm.nr_stolen && !ret; i++) {
+		void *q = realloc(p, (n + 1) * sizeof(*p));
+
+		if (!q) {
+			ret = log_err(c->log, ENOMEM, "pending signals:");
+			break;
+		}
+		p = q;
+		memset(&p[n], 0, sizeof(p[0]));
+		memcpy(p[n].info, &t->rm.stolen[i], sizeof(siginfo_t));
+		n++;
+	}
+	if (!ret && n)
+		ret = iw_record(&c->w, REC_SIGPENDING, p, n * sizeof(*p));
+	free(p);
+	return ret;
+}
+
+static int sig_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
+{
+	struct sig_state *s = kind_state(t, &kind_signals, sizeof(*s));
+
+	if (!s)
+		return log_err(c->log, ENOMEM, "signal state:");
+	if (r->type == REC_SIGHAND) {
+		if (r->data_len != sizeof(s->hand) || s->have_hand)
+			return log_err(c->log, EBADMSG, "bad or repeated SIGHAND record");
+		memcpy(&s->hand, r->data, sizeof(s->hand));
+		for (int i = 0; i < NSIG_; i++)
+			if (s->hand.act[i].flags & ~(uint64_t)SA_KNOWN)
+				return log_err(c->log, EBADMSG,
+					       "SIGHAND: signal %d has unknown flags 0x%llx",
+					       i + 1, (unsigned long long)s->hand.act[i].flags);
+		s->have_hand = true;
+		return 0;
+	}
+	if (s->pend || r->data_len % sizeof(struct rec_siginfo) ||
+	    r->data_len / sizeof(struct rec_siginfo) > MAX_PENDING)
+		return log_err(c->log, EBADMSG, "bad or repeated SIGPENDING record");
+	s->pend = r->data;
+	s->nr_pend = r->data_len / sizeof(struct rec_siginfo);
+	r->data = NULL;
+	for (uint32_t i = 0; i < s->nr_pend; i++) {
+		siginfo_t si;
+
+		memcpy(&si, s->pend[i].info, sizeof(si));
+		if (si.si_signo < 1 || si.si_signo > NSIG_ || s->pend[i].shared > 1 ||
+		    s->pend[i].reserved)
+			return log_err(c->log, EBADMSG, "SIGPENDING: bad signal %d",
+				       si.si_signo);
+	}
+	return 0;
+}
+
+static int sig_check(struct rst_ctx *c, struct rst_task *t)
+{
+	struct sig_state *s = t->kind_state[kind_index(&kind_signals)];
+
+	if (!s || !s->have_hand)
+		return log_err(c->log, EBADMSG, "pid %d: image has no SIGHAND record",
+			       t->pid);
+	return 0;
+}
+
+static int sig_restore(struct rst_ctx *c, struct rst_task *t)
+{
+	struct sig_state *s = t->kind_state[kind_index(&kind_signals)];
+	uint64_t addr;
+	int ret = 0;
+
+	(void)c;
+	for (int sig = 1; sig <= NSIG_ && !ret; sig++) {
+		if (sig == SIGKILL || sig == SIGSTOP)
+			continue;
+		ret = rst_scratch_put(t, 0, &s->hand.act[sig - 1],
+				      sizeof(s->hand.act[0]), &addr);
+		if (!ret)
+			ret = rcheck(&t->rm, NULL, "rt_sigaction", SYS_rt_sigaction,
+				     sig, addr, 0, 8);
+	}
+	/* Queued into ourselves: the kernel allows any si_code for that.
+	 * All signals stay blocked until the task is released. */
+	for (uint32_t i = 0; i < s->nr_pend && !ret; i++) {
+		const struct rec_siginfo *p = &s->pend[i];
+		int signo;
+
+		memcpy(&signo, p->info, sizeof(signo));
+		ret = rst_scratch_put(t, 0, p->info, sizeof(p->info), &addr);
+		if (ret)
+			break;
+		if (p->shared)
+			ret = rcheck(&t->rm, NULL, "rt_sigqueueinfo",
+				     SYS_rt_sigqueueinfo, t->pid, signo, addr);
+		else
+			ret = rcheck(&t->rm, NULL, "rt_tgsigqueueinfo",
+				     SYS_rt_tgsigqueueinfo, t->pid, t->pid, signo, addr);
+	}
+	return ret;
+}
+
+static void sig_free(struct rst_task *t, void *state)
+{
+	struct sig_state *s = state;
+
+	(void)t;
+	free(s->pend);
+	free(s);
+}
+
+static void sig_show(struct info_out *o, const struct rec *r)
+{
+	if (r->type == REC_SIGHAND) {
+		const struct rec_sighand *h = r->data;
+		uint64_t caught = 0, ignored = 0;
+
+		for (int i = 0; i < NSIG_; i++) {
+			if (h->act[i].handler == (uint64_t)SIG_IGN)
+				ignored |= 1ULL << i;
+			else if (h->act[i].handler != (uint64_t)SIG_DFL)
+				caught |= 1ULL << i;
+		}
+		info_hex(o, "caught", caught);
+		info_hex(o, "ignored", ignored);
+	} else {
+		info_u64(o, "signals", r->data_len / sizeof(struct rec_siginfo));
+	}
+}
+
+const struct kind_ops kind_signals = {
+	.name = "signals",
+	.types = { REC_SIGHAND, REC_SIGPENDING },
+	.phase = PHASE_STATE,
+	.dump = sig_dump,
+	.load = sig_load,
+	.check = sig_check,
+	.restore = sig_restore,
+	.free = sig_free,
+	.show = sig_show,
+};

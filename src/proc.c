@@ -1,0 +1,227 @@
+/* proc.c - reading /proc files whole, and parsing smaps. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "proc.h"
+
+int file_read(const char *path, char **out, size_t *len)
+{
+	size_t cap = 4096, n = 0;
+	char *buf = malloc(cap);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || !buf) {
+		int e = fd < 0 ? errno : ENOMEM;
+
+		free(buf);
+		if (fd >= 0)
+			close(fd);
+		return -e;
+	}
+	for (;;) {
+		ssize_t k;
+
+		if (n + 1 >= cap) {
+			char *nb = realloc(buf, cap *= 2);
+
+			if (!nb) {
+				free(buf);
+				close(fd);
+				return -ENOMEM;
+			}
+			buf = nb;
+		}
+		k = read(fd, buf + n, cap - n - 1);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			int e = errno;
+
+			free(buf);
+			close(fd);
+			return -e;
+		}
+		if (k == 0)
+			break;
+		n += k;
+	}
+	close(fd);
+	buf[n] = '\0';
+	*out = buf;
+	if (len)
+		*len = n;
+	return 0;
+}
+
+int proc_read(pid_t pid, const char *name, char **out, size_t *len)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", pid, name);
+	return file_read(path, out, len);
+}
+
+int proc_stat(pid_t pid, char *state, unsigned long long f[PROC_STAT_FIELDS])
+{
+	char *buf, *p;
+	int ret = proc_read(pid, "stat", &buf, NULL);
+
+	if (ret)
+		return ret;
+	memset(f, 0, PROC_STAT_FIELDS * sizeof(f[0]));
+	/* comm may hold spaces and parens: fields go on after the last ')' */
+	p = strrchr(buf, ')');
+	if (!p || p[1] != ' ' || !p[2]) {
+		free(buf);
+		return -EINVAL;
+	}
+	if (state)
+		*state = p[2];
+	p += 3;
+	for (int i = 4; i < PROC_STAT_FIELDS && *p == ' '; i++)
+		f[i] = strtoull(p + 1, &p, 10);
+	free(buf);
+	return 0;
+}
+
+int proc_readlink(pid_t pid, const char *name, char *out, size_t n)
+{
+	char path[96];
+	ssize_t k;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", pid, name);
+	k = readlink(path, out, n - 1);
+	if (k < 0)
+		return -errno;
+	if ((size_t)k == n - 1)
+		return -ENAMETOOLONG;
+	out[k] = '\0';
+	return 0;
+}
+
+int proc_status_str(pid_t pid, const char *key, char *out, size_t n)
+{
+	char *buf, *p;
+	size_t kl = strlen(key);
+	int ret = proc_read(pid, "status", &buf, NULL);
+
+	if (ret)
+		return ret;
+	ret = -ENOENT;
+	for (p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		if (strncmp(p, key, kl) || p[kl] != ':')
+			continue;
+		p += kl + 1;
+		p += strspn(p, " \t");
+		snprintf(out, n, "%.*s", (int)strcspn(p, "\n"), p);
+		ret = 0;
+		break;
+	}
+	free(buf);
+	return ret;
+}
+
+int proc_status_u64(pid_t pid, const char *key, int base, uint64_t *v)
+{
+	char s[128], *end;
+	int ret = proc_status_str(pid, key, s, sizeof(s));
+
+	if (ret)
+		return ret;
+	errno = 0;
+	*v = strtoull(s, &end, base);
+	return errno || end == s ? -EINVAL : 0;
+}
+
+static int parse_maps_line(const char *line, struct vma *v)
+{
+	int pathpos = 0;
+
+	memset(v, 0, sizeof(*v));
+	if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %4s %" SCNx64 " %x:%x %" SCNu64 "%n",
+		   &v->start, &v->end, v->perms, &v->pgoff, &v->dev_major,
+		   &v->dev_minor, &v->ino, &pathpos) < 7)
+		return -EINVAL;
+	/* not sscanf's " ": it would run on past the end of the line */
+	pathpos += strspn(line + pathpos, " \t");
+	v->path = strndup(line + pathpos, strcspn(line + pathpos, "\n"));
+	return v->path ? 0 : -ENOMEM;
+}
+
+static bool is_maps_line(const char *p)
+{
+	/* "start-end perms" vs "Key:   value" */
+	const char *sp = strchr(p, ' ');
+	const char *dash = strchr(p, '-');
+
+	return dash && sp && dash < sp;
+}
+
+int proc_smaps(pid_t pid, struct vma_list *l)
+{
+	char *buf, *p;
+	int ret = proc_read(pid, "smaps", &buf, NULL);
+	int cap = 0;
+
+	l->v = NULL;
+	l->n = 0;
+	if (ret)
+		return ret;
+	for (p = buf; *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p)) {
+		if (is_maps_line(p)) {
+			if (l->n == cap) {
+				struct vma *nv;
+
+				cap = cap ? cap * 2 : 64;
+				nv = realloc(l->v, cap * sizeof(*nv));
+				if (!nv) {
+					ret = -ENOMEM;
+					break;
+				}
+				l->v = nv;
+			}
+			ret = parse_maps_line(p, &l->v[l->n]);
+			if (ret)
+				break;
+			l->n++;
+		} else if (l->n && !strncmp(p, "VmFlags:", 8)) {
+			const char *f = p + 8;
+
+			snprintf(l->v[l->n - 1].vmflags,
+				 sizeof(l->v[0].vmflags), "%.*s",
+				 (int)strcspn(f, "\n"), f);
+		}
+	}
+	free(buf);
+	if (ret)
+		vma_list_free(l);
+	return ret;
+}
+
+void vma_list_free(struct vma_list *l)
+{
+	for (int i = 0; i < l->n; i++)
+		free(l->v[i].path);
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
+}
+
+bool vmflag(const struct vma *v, const char *flag)
+{
+	const char *p = v->vmflags;
+
+	while ((p = strstr(p, flag))) {
+		if ((p == v->vmflags || p[-1] == ' ') &&
+		    (p[2] == ' ' || p[2] == '\0'))
+			return true;
+		p++;
+	}
+	return false;
+}

@@ -1,0 +1,39 @@
+/* proc.h - reading /proc. */
+#ifndef CKPT_PROC_H
+#define CKPT_PROC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct vma {
+	uint64_t start, end, pgoff;
+	char perms[5];		/* "rwxp" as in maps */
+	unsigned int dev_major, dev_minor;
+	uint64_t ino;
+	char *path;		/* "" for anonymous; [heap], [vdso], ... */
+	char vmflags[128];	/* VmFlags line of smaps */
+};
+
+struct vma_list {
+	struct vma *v;
+	int n;
+};
+
+/* Read a whole /proc file (NUL-terminated, *len without the NUL). */
+int proc_read(pid_t pid, const char *name, char **out, size_t *len);
+/* Read a whole file by path. */
+int file_read(const char *path, char **out, size_t *len);
+int proc_smaps(pid_t pid, struct vma_list *l);
+void vma_list_free(struct vma_list *l);
+bool vmflag(const struct vma *v, const char *flag);
+/* A "Name:\tvalue" line of /proc/PID/status; returns 0 or -errno. */
+int proc_status_str(pid_t pid, const char *key, char *out, size_t n);
+int proc_status_u64(pid_t pid, const char *key, int base, uint64_t *v);
+#define PROC_STAT_FIELDS 53
+/* The numbered fields of /proc/PID/stat (f[4] is ppid, as in proc(5));
+ * *state gets field 3. */
+int proc_stat(pid_t pid, char *state, unsigned long long f[PROC_STAT_FIELDS]);
+int proc_readlink(pid_t pid, const char *name, char *out, size_t n);
+
+#endif

@@ -1,0 +1,247 @@
+/* remote.c - ptrace seize/stop/release and remote system calls.
+ *
+ * A remote call puts the syscall number and arguments in the task's
+ * registers with rip at a syscall instruction and orig_rax = -1 (so the
+ * kernel does not treat the stop we came from as a syscall to restart),
+ * runs it to the syscall-exit stop and reads rax.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "remote.h"
+
+#ifndef PTRACE_EVENT_STOP
+#define PTRACE_EVENT_STOP 128
+#endif
+
+static int wait_stop(struct remote *r, int *status)
+{
+	for (;;) {
+		pid_t p = waitpid(r->pid, status, __WALL);
+
+		if (p < 0 && errno == EINTR)
+			continue;
+		if (p < 0)
+			return log_err(r->log, errno, "waitpid %d:", r->pid);
+		if (WIFEXITED(*status) || WIFSIGNALED(*status)) {
+			r->seized = false;
+			return log_err(r->log, ESRCH, "pid %d ended while held (%s %d)",
+				       r->pid, WIFEXITED(*status) ? "exit" : "signal",
+				       WIFEXITED(*status) ? WEXITSTATUS(*status)
+							  : WTERMSIG(*status));
+		}
+		if (WIFSTOPPED(*status))
+			return 0;
+	}
+}
+
+static bool is_event_stop(int status)
+{
+	return (status >> 16) == PTRACE_EVENT_STOP;
+}
+
+static bool is_syscall_stop(int status)
+{
+	return (status >> 16) == 0 && WSTOPSIG(status) == (SIGTRAP | 0x80);
+}
+
+/* A signal-delivery stop: keep the signal to queue it back later. */
+static int steal_signal(struct remote *r)
+{
+	siginfo_t si;
+
+	if (ptrace(PTRACE_GETSIGINFO, r->pid, 0, &si))
+		return log_err(r->log, errno, "PTRACE_GETSIGINFO:");
+	if (r->nr_stolen == REMOTE_MAX_STOLEN)
+		return log_err(r->log, EBUSY, "too many signals in flight");
+	r->stolen[r->nr_stolen++] = si;
+	return 0;
+}
+
+/* Resume until the PTRACE_EVENT_STOP that PTRACE_INTERRUPT asked for. */
+static int wait_event_stop(struct remote *r, int status)
+{
+	int ret;
+
+	while (!is_event_stop(status)) {
+		if (!is_syscall_stop(status)) {
+			ret = steal_signal(r);
+			if (ret)
+				return ret;
+		}
+		if (ptrace(PTRACE_CONT, r->pid, 0, 0))
+			return log_err(r->log, errno, "PTRACE_CONT %d:", r->pid);
+		ret = wait_stop(r, &status);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int remote_seize(struct remote *r, pid_t pid, bool exitkill,
+		 struct ckpt_log *log)
+{
+	long opts = PTRACE_O_TRACESYSGOOD | (exitkill ? PTRACE_O_EXITKILL : 0);
+	uint64_t all = ~0ULL;
+	char path[64];
+	int status, ret;
+
+	memset(r, 0, sizeof(*r));
+	r->pid = pid;
+	r->log = log;
+	r->memfd = -1;
+	if (ptrace(PTRACE_SEIZE, pid, 0, opts)) {
+		if (errno == EPERM)
+			return log_err(log, EPERM,
+				       "cannot trace pid %d: not permitted (traced by another tool, or protected)",
+				       pid);
+		return log_err(log, errno, "cannot trace pid %d:", pid);
+	}
+	r->seized = true;
+	if (ptrace(PTRACE_INTERRUPT, pid, 0, 0))
+		return log_err(log, errno, "PTRACE_INTERRUPT %d:", pid);
+	ret = wait_stop(r, &status);
+	if (!ret)
+		ret = wait_event_stop(r, status);
+	if (ret)
+		return ret;
+	if (ptrace(PTRACE_GETREGS, pid, 0, &r->regs))
+		return log_err(log, errno, "PTRACE_GETREGS %d:", pid);
+	if (ptrace(PTRACE_GETSIGMASK, pid, sizeof(uint64_t), &r->sigmask) ||
+	    ptrace(PTRACE_SETSIGMASK, pid, sizeof(uint64_t), &all))
+		return log_err(log, errno, "signal mask of %d:", pid);
+	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
+	r->memfd = open(path, O_RDWR | O_CLOEXEC);
+	if (r->memfd < 0)
+		return log_err(log, errno, "open %s:", path);
+	return 0;
+}
+
+int remote_call(struct remote *r, long *res, long nr, long a1, long a2,
+		long a3, long a4, long a5, long a6)
+{
+	struct user_regs_struct regs = r->regs;
+	int status, ret;
+
+	regs.rax = nr;
+	regs.orig_rax = -1;
+	regs.rdi = a1;
+	regs.rsi = a2;
+	regs.rdx = a3;
+	regs.r10 = a4;
+	regs.r8 = a5;
+	regs.r9 = a6;
+	regs.rip = r->sc_ip;
+	if (r->sp)
+		regs.rsp = r->sp;
+	if (ptrace(PTRACE_SETREGS, r->pid, 0, &regs))
+		return log_err(r->log, errno, "PTRACE_SETREGS %d:", r->pid);
+	/* Two stops: syscall entry, then exit. */
+	for (int stop = 0; stop < 2; stop++) {
+		if (ptrace(PTRACE_SYSCALL, r->pid, 0, 0))
+			return log_err(r->log, errno, "PTRACE_SYSCALL %d:", r->pid);
+		ret = wait_stop(r, &status);
+		if (ret)
+			return ret;
+		if (!is_syscall_stop(status))
+			return log_err(r->log, EIO,
+				       "pid %d: unexpected stop 0x%x during remote syscall %ld",
+				       r->pid, status, nr);
+	}
+	if (ptrace(PTRACE_GETREGS, r->pid, 0, &regs))
+		return log_err(r->log, errno, "PTRACE_GETREGS %d:", r->pid);
+	*res = regs.rax;
+	return 0;
+}
+
+int rcall_ok(struct remote *r, long *res, const char *what, long nr,
+	     long a1, long a2, long a3, long a4, long a5, long a6)
+{
+	long v;
+	int ret = remote_call(r, &v, nr, a1, a2, a3, a4, a5, a6);
+
+	if (ret)
+		return ret;
+	if (res)
+		*res = v;
+	if (v < 0 && v > -4096)
+		return log_err(r->log, (int)-v, "pid %d: %s:", r->pid, what);
+	return 0;
+}
+
+int remote_read(struct remote *r, uint64_t addr, void *buf, size_t n)
+{
+	ssize_t k = pread(r->memfd, buf, n, (off_t)addr);
+
+	if (k != (ssize_t)n)
+		return log_err(r->log, k < 0 ? errno : EIO,
+			       "pid %d: reading %zu bytes at 0x%llx:", r->pid, n,
+			       (unsigned long long)addr);
+	return 0;
+}
+
+int remote_write(struct remote *r, uint64_t addr, const void *buf, size_t n)
+{
+	ssize_t k = pwrite(r->memfd, buf, n, (off_t)addr);
+
+	if (k != (ssize_t)n)
+		return log_err(r->log, k < 0 ? errno : EIO,
+			       "pid %d: writing %zu bytes at 0x%llx:", r->pid, n,
+			       (unsigned long long)addr);
+	return 0;
+}
+
+int remote_park(struct remote *r)
+{
+	int status, ret;
+
+	if (ptrace(PTRACE_INTERRUPT, r->pid, 0, 0) ||
+	    ptrace(PTRACE_CONT, r->pid, 0, 0))
+		return log_err(r->log, errno, "parking pid %d:", r->pid);
+	ret = wait_stop(r, &status);
+	return ret ? ret : wait_event_stop(r, status);
+}
+
+int remote_release(struct remote *r)
+{
+	int ret = 0;
+
+	/* Stolen signals go back while everything is still blocked; the
+	 * siginfo is staged below the red zone, which the ABI lets any
+	 * signal handler clobber, so no program can keep data there. */
+	uint64_t stage = (r->regs.rsp - 128 - sizeof(siginfo_t)) & ~15ULL;
+
+	for (int i = 0; i < r->nr_stolen && !ret; i++) {
+		ret = remote_write(r, stage, &r->stolen[i], sizeof(siginfo_t));
+		if (!ret)
+			ret = rcheck(r, NULL, "re-queueing a signal",
+				     SYS_rt_tgsigqueueinfo, r->pid, r->pid,
+				     r->stolen[i].si_signo, stage);
+	}
+	if (!ret)
+		ret = remote_park(r);
+	if (!ret && ptrace(PTRACE_SETREGS, r->pid, 0, &r->regs))
+		ret = log_err(r->log, errno, "restoring registers of %d:", r->pid);
+	if (!ret && ptrace(PTRACE_SETSIGMASK, r->pid, sizeof(uint64_t),
+			   &r->sigmask))
+		ret = log_err(r->log, errno, "restoring signal mask of %d:", r->pid);
+	if (ptrace(PTRACE_DETACH, r->pid, 0, 0) && !ret)
+		ret = log_err(r->log, errno, "detaching %d:", r->pid);
+	r->seized = false;
+	return ret;
+}
+
+void remote_close(struct remote *r)
+{
+	if (r->memfd >= 0)
+		close(r->memfd);
+	r->memfd = -1;
+}

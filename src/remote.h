@@ -1,0 +1,61 @@
+/* remote.h - a stopped task driven by ptrace: its memory, and system
+ * calls it is made to execute on our behalf. */
+#ifndef CKPT_REMOTE_H
+#define CKPT_REMOTE_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/user.h>
+
+#include "log.h"
+
+#define REMOTE_MAX_STOLEN 64
+
+struct remote {
+	pid_t pid;		/* the thread */
+	int memfd;		/* /proc/PID/mem, reads and writes anything */
+	uint64_t sc_ip;		/* address of a syscall instruction */
+	uint64_t sp;		/* stack pointer for calls, 0: keep */
+	struct user_regs_struct regs;	/* as found at seize */
+	uint64_t sigmask;	/* blocked mask as found at seize */
+	bool seized;
+	/* Signals caught in delivery when we stopped the task; they are
+	 * queued back before we let go of it. */
+	siginfo_t stolen[REMOTE_MAX_STOLEN];
+	int nr_stolen;
+	struct ckpt_log *log;
+};
+
+/* Attach to @pid and stop it; all its signals are blocked while we hold
+ * it (the original mask is in r->sigmask).  @exitkill: the task dies if
+ * we do (for tasks we are building). */
+int remote_seize(struct remote *r, pid_t pid, bool exitkill,
+		 struct ckpt_log *log);
+int remote_call(struct remote *r, long *res, long nr, long a1, long a2,
+		long a3, long a4, long a5, long a6);
+#define rcall(r, res, nr, ...) rcall_(r, res, nr, __VA_ARGS__, 0, 0, 0, 0, 0, 0)
+#define rcall_(r, res, nr, a, b, c, d, e, f, ...) \
+	remote_call(r, res, nr, (long)(a), (long)(b), (long)(c), (long)(d), \
+		    (long)(e), (long)(f))
+/* A remote call that must succeed: a failure is logged with @what. */
+int rcall_ok(struct remote *r, long *res, const char *what, long nr,
+	     long a1, long a2, long a3, long a4, long a5, long a6);
+#define rcheck(r, res, what, nr, ...) \
+	rcheck_(r, res, what, nr, __VA_ARGS__, 0, 0, 0, 0, 0, 0)
+#define rcheck_(r, res, what, nr, a, b, c, d, e, f, ...) \
+	rcall_ok(r, res, what, nr, (long)(a), (long)(b), (long)(c), \
+		 (long)(d), (long)(e), (long)(f))
+
+int remote_read(struct remote *r, uint64_t addr, void *buf, size_t n);
+int remote_write(struct remote *r, uint64_t addr, const void *buf, size_t n);
+/* Bring the task to a stop inside signal delivery, where the kernel will
+ * still apply its syscall-restart logic to whatever registers we set. */
+int remote_park(struct remote *r);
+/* Put back regs/mask/stolen signals (as found, or as set in r->regs and
+ * r->sigmask by the caller) and let the task go. */
+int remote_release(struct remote *r);
+void remote_close(struct remote *r);
+
+#endif

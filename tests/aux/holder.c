@@ -1,0 +1,63 @@
+/* holder.c - a target for failure tests: holds a resource ckpt cannot
+ * save (or none), counts in a loop, and after GOFILE checks that it was
+ * left exactly as it was: its counter kept running, its memory intact.
+ * usage: holder MODE GOFILE [MiB]   MODE: plain eventfd socket thread child */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static void *idle(void *arg)
+{
+	(void)arg;
+	for (;;)
+		pause();
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	struct timespec ts = { 0, 2 * 1000 * 1000 };
+	size_t mib = argc > 3 ? strtoul(argv[3], NULL, 10) : 1;
+	size_t len = mib << 20;
+	uint64_t *mem, sum = 0, check = 0;
+	volatile unsigned long counter = 0;
+	pthread_t th;
+	int sv[2];
+
+	if (argc < 3)
+		return 2;
+	setvbuf(stdout, NULL, _IONBF, 0);
+	mem = malloc(len);
+	for (size_t i = 0; i < len / 8; i++)
+		sum += mem[i] = i * 0x9e3779b97f4a7c15ULL;
+	if (!strcmp(argv[1], "eventfd"))
+		eventfd(7, 0);
+	else if (!strcmp(argv[1], "socket"))
+		socketpair(AF_UNIX, SOCK_STREAM, 0, sv);
+	else if (!strcmp(argv[1], "thread"))
+		pthread_create(&th, NULL, idle, NULL);
+	else if (!strcmp(argv[1], "child") && fork() == 0)
+		idle(NULL);
+	printf("READY %d\n", getpid());
+	while (access(argv[2], F_OK) != 0) {
+		counter++;
+		nanosleep(&ts, NULL);
+	}
+	for (size_t i = 0; i < len / 8; i++)
+		check += mem[i];
+	if (check != sum || counter == 0) {
+		printf("FAIL: memory or counter lost\n");
+		return 1;
+	}
+	printf("PASS %lu\n", counter);
+	return 0;
+}

@@ -1,0 +1,389 @@
+#!/usr/bin/env bash
+# run.sh - the whole test suite, run by `make test` (after building).
+# Ends with "N passed, N failed"; exits non-zero if anything failed.
+# usage: tests/run.sh [NAME-FILTER]
+set -u
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+CKPT=$ROOT/build/test/ckpt
+PROGS=$ROOT/build/test/progs
+AUX=$ROOT/build/test/aux
+FILTER=${1:-}
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=99
+
+# Descriptors this shell inherited are not the tests' business; a target
+# holding one of them would be refused as holding an unknown fd.
+for fd in $(ls /proc/$$/fd); do
+	[ "$fd" -gt 2 ] && eval "exec $fd>&-" 2>/dev/null
+done
+
+PASSED=0
+FAILED=0
+FAILS=()
+WORK=$(mktemp -d /tmp/ckpt-tests.XXXXXX)
+chmod 755 "$WORK"
+trap 'rm -rf "$WORK"' EXIT
+
+PYTHON=/usr/bin/python3
+[ -x $PYTHON ] || PYTHON=python3
+
+note() { printf '    %s\n' "$*"; }
+
+result() {	# NAME STATUS
+	if [ "$2" = 0 ]; then
+		PASSED=$((PASSED + 1))
+		printf 'ok   %s\n' "$1"
+	else
+		FAILED=$((FAILED + 1))
+		FAILS+=("$1")
+		printf 'FAIL %s\n' "$1"
+	fi
+}
+
+want() {	# NAME: run test_NAME unless filtered out
+	[ -z "$FILTER" ] || [[ "$1" == *$FILTER* ]] || return 0
+	local st
+	"test_$1" > "$WORK/$1.log" 2>&1
+	st=$?
+	result "$1" $st
+	[ $st = 0 ] || sed 's/^/    | /' "$WORK/$1.log" | tail -25
+}
+
+wait_for() {	# FILE PATTERN [SECONDS]
+	local i
+	for ((i = 0; i < ${3:-10} * 100; i++)); do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		sleep 0.01
+	done
+	echo "timed out waiting for '$2' in $1"
+	return 1
+}
+
+gone() {	# PID: true once no process has that pid
+	local i
+	for ((i = 0; i < 300; i++)); do
+		kill -0 "$1" 2>/dev/null || return 0
+		[ "$(awk '{print $3}' /proc/$1/stat 2>/dev/null)" = Z ] && return 0
+		sleep 0.01
+	done
+	return 1
+}
+
+sanitizer_clean() {	# LOG...: no sanitizer report in these
+	! grep -l "Sanitizer\|runtime error" "$@" 2>/dev/null
+}
+
+# The protocol of tests/README.md for one program.
+state_test() {	# PROG
+	local prog=$1 d pid rpid rc
+	d=$(mktemp -d "$WORK/$(basename "$prog").XXXX")
+	chmod 755 "$d"
+	TP_TMPDIR=$d "$prog" "$d/go" > "$d/out" 2>&1 < /dev/null &
+	pid=$!
+	wait_for "$d/out" READY || { kill -9 $pid; return 1; }
+	sleep 0.3
+	if ! "$CKPT" checkpoint --kill -o "$d/img" $pid 2> "$d/ckpt.err"; then
+		cat "$d/ckpt.err" "$d/out"
+		kill -9 $pid 2>/dev/null
+		return 1
+	fi
+	wait $pid 2>/dev/null
+	gone $pid || { echo "pid $pid still there after --kill"; return 1; }
+	"$CKPT" restart "$d/img" > "$d/restart.out" 2>&1 &
+	rpid=$!
+	for ((i = 0; i < 500; i++)); do
+		kill -0 $pid 2>/dev/null && break
+		kill -0 $rpid 2>/dev/null || break
+		sleep 0.01
+	done
+	touch "$d/go"
+	wait $rpid
+	rc=$?
+	cat "$d/out" "$d/restart.out"
+	sanitizer_clean "$d/restart.out" "$d/ckpt.err" || return 1
+	[ $rc = 0 ] && grep -q '^PASS' "$d/out" && ! grep -q '^FAIL' "$d/out"
+}
+
+for p in "$PROGS"/*; do
+	name=state_$(basename "$p")
+	eval "test_$name() { state_test '$p'; }"
+done
+
+# --- whole-tool tests ------------------------------------------------------
+
+# python3 writing a counter, checkpointed mid-run and restarted: the output
+# is exactly that of an uninterrupted run.
+test_python_counter() {
+	local d=$WORK/py pid n=400
+	mkdir -p $d
+	$PYTHON tests/aux/counter.py $n $d/ref
+	$PYTHON tests/aux/counter.py $n $d/out < /dev/null > /dev/null 2>&1 &
+	pid=$!
+	wait_for $d/out '^50$' || return 1
+	"$CKPT" checkpoint --kill -o $d/img $pid || return 1
+	wait $pid 2>/dev/null
+	gone $pid || return 1
+	note "checkpointed at line $(wc -l < $d/out) of $n"
+	"$CKPT" restart $d/img || return 1
+	cmp $d/ref $d/out
+}
+
+# checkpoint -o - | restart -: the image as a stream, both ways.
+test_stream() {
+	local d=$WORK/stream pid
+	mkdir -p $d
+	"$AUX/holder" plain $d/go 4 > $d/out 2>&1 < /dev/null &
+	pid=$!
+	wait_for $d/out READY || return 1
+	"$CKPT" checkpoint --kill -o - $pid > $d/img.pipe 2> $d/err || { cat $d/err; return 1; }
+	wait $pid 2>/dev/null
+	gone $pid || return 1
+	cat $d/img.pipe | "$CKPT" info - > /dev/null || return 1
+	( sleep 0.5; touch $d/go ) &
+	cat $d/img.pipe | "$CKPT" restart - || return 1
+	grep -q '^PASS' $d/out
+}
+
+# Without --kill the process runs on unharmed, and the image still works.
+test_checkpoint_no_kill() {
+	local d=$WORK/nokill pid rpid
+	mkdir -p $d
+	"$AUX/holder" plain $d/go 8 > $d/out 2>&1 < /dev/null &
+	pid=$!
+	wait_for $d/out READY || return 1
+	"$CKPT" checkpoint -o $d/img $pid || return 1
+	[ "$(awk '/TracerPid/ {print $2}' /proc/$pid/status)" = 0 ] || return 1
+	sleep 0.1
+	touch $d/go
+	wait $pid || { cat $d/out; return 1; }
+	grep -q '^PASS' $d/out || return 1
+	rm $d/go
+	: > $d/out
+	"$CKPT" restart --detach $d/img > $d/pid || return 1
+	[ "$(cat $d/pid)" = $pid ] || return 1
+	sleep 0.2
+	touch $d/go
+	gone $pid || return 1
+	grep -q '^PASS' $d/out
+}
+
+# --detach prints the pid, returns at once, and the process is init's.
+test_restart_detach() {
+	local d=$WORK/detach pid ppid
+	mkdir -p $d
+	"$AUX/holder" plain $d/go > $d/out 2>&1 < /dev/null &
+	pid=$!
+	wait_for $d/out READY || return 1
+	"$CKPT" checkpoint --kill -o $d/img $pid || return 1
+	wait $pid 2>/dev/null
+	gone $pid || return 1
+	[ "$("$CKPT" restart --detach $d/img)" = $pid ] || return 1
+	ppid=$(awk '{print $4}' /proc/$pid/stat)
+	note "restored pid $pid has parent $ppid"
+	[ "$ppid" != $$ ] || return 1
+	touch $d/go
+	gone $pid || return 1
+	grep -q '^PASS' $d/out
+}
+
+# restart's exit status is the process's; signals sent to restart reach it.
+test_restart_status_and_signals() {
+	local d=$WORK/status pid rpid rc
+	mkdir -p $d
+	"$AUX/holder" plain $d/go > $d/out 2>&1 < /dev/null &
+	pid=$!
+	wait_for $d/out READY || return 1
+	"$CKPT" checkpoint --kill -o $d/img $pid || return 1
+	wait $pid 2>/dev/null
+	gone $pid || return 1
+	"$CKPT" restart $d/img &
+	rpid=$!
+	sleep 0.3
+	kill -TERM $rpid
+	wait $rpid
+	rc=$?
+	note "restart exited $rc after SIGTERM"
+	[ $rc = 143 ]
+}
+
+# A checkpoint --kill followed at once by restart meets a zombie holding
+# the pid (its parent has not reaped it yet): restart waits for it.
+test_zombie_pid_wait() {
+	local d=$WORK/zombie pid
+	mkdir -p $d
+	"$AUX/holder" plain $d/go > $d/out 2>&1 < /dev/null &
+	pid=$!
+	wait_for $d/out READY || return 1
+	"$CKPT" checkpoint --kill -o $d/img $pid || return 1
+	# this shell is the parent: it reaps only after restart has begun
+	( sleep 0.5; touch $d/go ) &
+	"$CKPT" restart $d/img &
+	local rpid=$!
+	sleep 0.2
+	wait $pid 2>/dev/null
+	wait $rpid || return 1
+	grep -q '^PASS' $d/out
+}
+
+# A pid held by a live process is a clear error; nothing is touched.
+test_pid_in_use() {
+	local d=$WORK/inuse pid err
+	mkdir -p $d
+	"$AUX/holder" plain $d/go > $d/out 2>&1 < /dev/null &
+	pid=$!
+	wait_for $d/out READY || return 1
+	"$CKPT" checkpoint -o $d/img $pid || return 1
+	"$CKPT" restart $d/img 2> $d/err
+	[ $? = 125 ] || return 1
+	cat $d/err
+	grep -q "pid $pid is in use" $d/err || return 1
+	[ "$(wc -l < $d/err)" = 1 ] || return 1
+	touch $d/go
+	wait $pid && grep -q '^PASS' $d/out
+}
+
+# Checkpoints that must fail leave the target running exactly as before.
+refused_checkpoint() {	# MODE EXPECT-IN-MESSAGE
+	local d=$WORK/refuse-$1 pid
+	mkdir -p $d
+	"$AUX/holder" $1 $d/go > $d/out 2>&1 < /dev/null &
+	pid=$!
+	wait_for $d/out READY || return 1
+	"$CKPT" checkpoint --kill -o $d/img $pid 2> $d/err
+	[ $? = 1 ] || { echo "checkpoint did not fail"; return 1; }
+	cat $d/err
+	[ "$(wc -l < $d/err)" = 1 ] && grep -q "$2" $d/err || return 1
+	grep -q "pid $pid" $d/err || return 1
+	sanitizer_clean $d/err || return 1
+	kill -0 $pid || return 1
+	[ "$(awk '/TracerPid/ {print $2}' /proc/$pid/status)" = 0 ] || return 1
+	grep -q '^State:.*[SR]' /proc/$pid/status || return 1
+	# the image says why, and restart of it reports it
+	"$CKPT" restart $d/img 2> $d/err2
+	[ $? = 125 ] && grep -q "failed checkpoint" $d/err2 || { cat $d/err2; return 1; }
+	sleep 0.05
+	touch $d/go
+	wait $pid && grep -q '^PASS' $d/out
+}
+test_refuse_eventfd() { refused_checkpoint eventfd 'fd [0-9]*: unsupported kind of file anon_inode:\[eventfd\]'; }
+test_refuse_socket() { refused_checkpoint socket 'fd [0-9]*: unsupported kind of file socket:'; }
+test_refuse_threads() { refused_checkpoint thread 'threads'; }
+test_refuse_children() { refused_checkpoint child 'children'; }
+
+# --skip-unsupported leaves such fds out instead.
+test_skip_unsupported() {
+	local d=$WORK/skip pid
+	mkdir -p $d
+	"$AUX/holder" eventfd $d/go > $d/out 2>&1 < /dev/null &
+	pid=$!
+	wait_for $d/out READY || return 1
+	"$CKPT" checkpoint --kill --skip-unsupported -o $d/img $pid 2> $d/err || return 1
+	grep -q "skipping unsupported" $d/err || return 1
+	wait $pid 2>/dev/null
+	gone $pid || return 1
+	( sleep 0.3; touch $d/go ) &
+	"$CKPT" restart $d/img && grep -q '^PASS' $d/out
+}
+
+# A process ptrace'd by someone else cannot be held: EPERM, clearly.
+test_refuse_traced() {
+	command -v strace > /dev/null || { note "strace missing: skipped"; return 0; }
+	local d=$WORK/traced pid spid
+	mkdir -p $d
+	"$AUX/holder" plain $d/go > $d/out 2>&1 < /dev/null &
+	pid=$!
+	wait_for $d/out READY || return 1
+	strace -o /dev/null -p $pid &
+	spid=$!
+	sleep 0.3
+	"$CKPT" checkpoint -o $d/img $pid 2> $d/err
+	local rc=$?
+	kill $spid; wait $spid 2>/dev/null
+	cat $d/err
+	[ $rc = 1 ] && grep -q "cannot trace pid $pid" $d/err || return 1
+	touch $d/go
+	wait $pid && grep -q '^PASS' $d/out
+}
+
+# The target dies while its image is being written: a clear failure.
+test_target_dies_midway() {
+	local d=$WORK/dies pid cpid
+	mkdir -p $d
+	"$AUX/holder" plain $d/go 256 > $d/out 2>&1 < /dev/null &
+	pid=$!
+	wait_for $d/out READY 20 || return 1
+	mkfifo $d/fifo
+	"$CKPT" checkpoint -o - $pid > $d/fifo 2> $d/err &
+	cpid=$!
+	exec 7< $d/fifo
+	head -c 100000 <&7 > /dev/null	# ckpt is now blocked mid-image
+	kill -9 $pid
+	cat <&7 > $d/rest
+	exec 7<&-
+	wait $cpid
+	local rc=$?
+	cat $d/err
+	[ $rc = 1 ] && grep -q "pid $pid" $d/err && sanitizer_clean $d/err
+}
+
+# A restart that fails part-way leaves nothing behind and says why.
+test_restart_fails_cleanly() {
+	local d=$WORK/rfail pid
+	mkdir -p $d
+	cp "$AUX/holder" $d/holder-copy
+	$d/holder-copy plain $d/go > $d/out 2>&1 < /dev/null &
+	pid=$!
+	wait_for $d/out READY || return 1
+	"$CKPT" checkpoint --kill -o $d/img $pid || return 1
+	wait $pid 2>/dev/null
+	gone $pid || return 1
+	rm $d/holder-copy	# the executable is gone now
+	"$CKPT" restart $d/img 2> $d/err
+	[ $? = 125 ] || return 1
+	cat $d/err
+	[ "$(wc -l < $d/err)" = 1 ] && grep -q holder-copy $d/err || return 1
+	! kill -0 $pid 2>/dev/null
+}
+
+# The demo, non-interactively.
+test_demo() {
+	"$CKPT" demo > $WORK/demo.out 2>&1 || { cat $WORK/demo.out; return 1; }
+	grep -q "finished all 30 steps" $WORK/demo.out
+}
+
+test_bad_images() { bash tests/bad_images.sh "$CKPT" "$AUX/holder" "$WORK/bad"; }
+
+test_unit() {
+	local u rc=0
+	for u in build/test/unit/*; do
+		[ -x "$u" ] || continue
+		"$u" || rc=1
+	done
+	return $rc
+}
+
+echo "ckpt test suite: $(date -u +%FT%TZ), $(uname -r)"
+want unit
+for p in "$PROGS"/*; do want "state_$(basename "$p")"; done
+want python_counter
+want stream
+want checkpoint_no_kill
+want restart_detach
+want restart_status_and_signals
+want zombie_pid_wait
+want pid_in_use
+want refuse_eventfd
+want refuse_socket
+want refuse_threads
+want refuse_children
+want skip_unsupported
+want refuse_traced
+want target_dies_midway
+want restart_fails_cleanly
+# want bad_images  (lands with tests/bad_images.sh)
+want demo
+
+[ ${#FAILS[@]} = 0 ] || echo "failed: ${FAILS[*]}"
+echo "$PASSED passed, $FAILED failed"
+[ $FAILED = 0 ]
