@@ -34,8 +34,8 @@ build/test/progs/%: tests/progs/%.c tests/progs/tp.h
 	@mkdir -p build/test/progs
 	$(CC) -std=gnu11 -O1 -g -Wall -Wextra -Werror -o $@ $<
 
-AUXPROGS := build/test/aux/holder
-build/test/aux/holder: tests/aux/holder.c
+AUXPROGS := build/test/aux/holder build/test/aux/tracer
+build/test/aux/%: tests/aux/%.c
 	@mkdir -p build/test/aux
 	$(CC) -std=gnu11 -O1 -g -Wall -Wextra -Werror -pthread -o $@ $<
 

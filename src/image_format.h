@@ -82,9 +82,11 @@ struct rec_task {
 	uint32_t nr_threads;
 	uint32_t personality;
 	uint32_t exit_signal;
-	uint32_t reserved;
+	uint32_t flags;		/* TASK_* */
 	char comm[16];
 };
+
+#define TASK_STOPPED	0x1	/* in a group stop (SIGSTOP) */
 
 struct rec_thread {
 	uint32_t tid;

@@ -85,6 +85,7 @@ static void show_task(struct info_out *o, const struct rec *r)
 	info_u64(o, "sid", t->sid);
 	info_u64(o, "threads", t->nr_threads);
 	info_hex(o, "personality", t->personality);
+	info_u64(o, "stopped", t->flags & TASK_STOPPED);
 	info_str(o, "comm", t->comm);
 }
 

@@ -67,7 +67,7 @@ static int steal_signal(struct remote *r)
 }
 
 /* Resume until the PTRACE_EVENT_STOP that PTRACE_INTERRUPT asked for. */
-static int wait_event_stop(struct remote *r, int status)
+static int wait_event_stop(struct remote *r, int status, int *final)
 {
 	int ret;
 
@@ -83,6 +83,8 @@ static int wait_event_stop(struct remote *r, int status)
 		if (ret)
 			return ret;
 	}
+	if (final)
+		*final = status;
 	return 0;
 }
 
@@ -110,9 +112,11 @@ int remote_seize(struct remote *r, pid_t pid, bool exitkill,
 		return log_err(log, errno, "PTRACE_INTERRUPT %d:", pid);
 	ret = wait_stop(r, &status);
 	if (!ret)
-		ret = wait_event_stop(r, status);
+		ret = wait_event_stop(r, status, &status);
 	if (ret)
 		return ret;
+	/* the event stop of a task in a group stop carries the stop signal */
+	r->group_stop = WSTOPSIG(status) != SIGTRAP;
 	if (ptrace(PTRACE_GETREGS, pid, 0, &r->regs))
 		return log_err(log, errno, "PTRACE_GETREGS %d:", pid);
 	if (ptrace(PTRACE_GETSIGMASK, pid, sizeof(uint64_t), &r->sigmask) ||
@@ -144,13 +148,19 @@ int remote_call(struct remote *r, long *res, long nr, long a1, long a2,
 		regs.rsp = r->sp;
 	if (ptrace(PTRACE_SETREGS, r->pid, 0, &regs))
 		return log_err(r->log, errno, "PTRACE_SETREGS %d:", r->pid);
-	/* Two stops: syscall entry, then exit. */
-	for (int stop = 0; stop < 2; stop++) {
+	/* Two stops: syscall entry, then exit.  A task in a group stop
+	 * (SIGSTOP) reports it again when resumed before it gets to the
+	 * call: resume it once more. */
+	for (int stop = 0, again = 0; stop < 2; stop++) {
 		if (ptrace(PTRACE_SYSCALL, r->pid, 0, 0))
 			return log_err(r->log, errno, "PTRACE_SYSCALL %d:", r->pid);
 		ret = wait_stop(r, &status);
 		if (ret)
 			return ret;
+		if (is_event_stop(status) && again++ < 16) {
+			stop--;
+			continue;
+		}
 		if (!is_syscall_stop(status))
 			return log_err(r->log, EIO,
 				       "pid %d: unexpected stop 0x%x during remote syscall %ld",
@@ -207,7 +217,7 @@ int remote_park(struct remote *r)
 	    ptrace(PTRACE_CONT, r->pid, 0, 0))
 		return log_err(r->log, errno, "parking pid %d:", r->pid);
 	ret = wait_stop(r, &status);
-	return ret ? ret : wait_event_stop(r, status);
+	return ret ? ret : wait_event_stop(r, status, NULL);
 }
 
 int remote_release(struct remote *r)
@@ -233,6 +243,9 @@ int remote_release(struct remote *r)
 	if (!ret && ptrace(PTRACE_SETSIGMASK, r->pid, sizeof(uint64_t),
 			   &r->sigmask))
 		ret = log_err(r->log, errno, "restoring signal mask of %d:", r->pid);
+	/* taken in the signal delivery we release it into */
+	if (!ret && r->stop_on_release && kill(r->pid, SIGSTOP))
+		ret = log_err(r->log, errno, "stopping %d:", r->pid);
 	if (ptrace(PTRACE_DETACH, r->pid, 0, 0) && !ret)
 		ret = log_err(r->log, errno, "detaching %d:", r->pid);
 	r->seized = false;

@@ -21,6 +21,8 @@ struct remote {
 	struct user_regs_struct regs;	/* as found at seize */
 	uint64_t sigmask;	/* blocked mask as found at seize */
 	bool seized;
+	bool stop_on_release;	/* leave it in a group stop (SIGSTOP) */
+	bool group_stop;	/* it was in a group stop when seized */
 	/* Signals caught in delivery when we stopped the task; they are
 	 * queued back before we let go of it. */
 	siginfo_t stolen[REMOTE_MAX_STOLEN];

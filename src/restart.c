@@ -98,7 +98,7 @@ static int load_task(struct rst_ctx *c, struct rec *r)
 	t->pid = t->t.pid;
 	t->rm.memfd = -1;
 	c->task = t;
-	if (t->pid <= 1 || t->t.nr_threads != 1 || t->t.reserved ||
+	if (t->pid <= 1 || t->t.nr_threads != 1 || t->t.flags & ~TASK_STOPPED ||
 	    memchr(t->t.comm, 0, sizeof(t->t.comm)) == NULL)
 		return log_err(c->log, EBADMSG, "TASK record: bad pid or fields");
 	return 0;
@@ -329,6 +329,7 @@ static int build(struct rst_ctx *c, struct rst_task *t)
 			     t->tramp, t->tramp_len);
 	if (!ret)
 		ret = run_phase(c, t, PHASE_LAST);
+	t->rm.stop_on_release = t->t.flags & TASK_STOPPED;
 	if (!ret)
 		ret = remote_release(&t->rm);
 	return ret;

@@ -226,6 +226,29 @@ test_zombie_pid_wait() {
 	grep -q '^PASS' $d/out
 }
 
+# A process stopped by SIGSTOP (a ^Z'd job) is checkpointed as it is, left
+# stopped, and comes back stopped.
+test_stopped_process() {
+	local d=$WORK/stopped pid
+	mkdir -p $d
+	"$AUX/holder" plain $d/go > $d/out 2>&1 < /dev/null &
+	pid=$!
+	wait_for $d/out READY || return 1
+	kill -STOP $pid
+	sleep 0.1
+	"$CKPT" checkpoint -o $d/img $pid || return 1
+	grep -q '^State:.*T (stopped)' /proc/$pid/status || return 1
+	kill -9 $pid
+	wait $pid 2>/dev/null
+	gone $pid || return 1
+	[ "$("$CKPT" restart --detach $d/img)" = $pid ] || return 1
+	grep -q '^State:.*T (stopped)' /proc/$pid/status || return 1
+	kill -CONT $pid
+	touch $d/go
+	gone $pid || return 1
+	grep -q '^PASS' $d/out
+}
+
 # A pid held by a live process is a clear error; nothing is touched.
 test_pid_in_use() {
 	local d=$WORK/inuse pid err
@@ -288,18 +311,17 @@ test_skip_unsupported() {
 
 # A process ptrace'd by someone else cannot be held: EPERM, clearly.
 test_refuse_traced() {
-	command -v strace > /dev/null || { note "strace missing: skipped"; return 0; }
-	local d=$WORK/traced pid spid
+	local d=$WORK/traced pid tpid
 	mkdir -p $d
 	"$AUX/holder" plain $d/go > $d/out 2>&1 < /dev/null &
 	pid=$!
 	wait_for $d/out READY || return 1
-	strace -o /dev/null -p $pid &
-	spid=$!
-	sleep 0.3
+	"$AUX/tracer" $pid > $d/tracer.out &
+	tpid=$!
+	wait_for $d/tracer.out TRACING || return 1
 	"$CKPT" checkpoint -o $d/img $pid 2> $d/err
 	local rc=$?
-	kill $spid; wait $spid 2>/dev/null
+	kill $tpid; wait $tpid 2>/dev/null
 	cat $d/err
 	[ $rc = 1 ] && grep -q "cannot trace pid $pid" $d/err || return 1
 	touch $d/go
@@ -372,6 +394,7 @@ want checkpoint_no_kill
 want restart_detach
 want restart_status_and_signals
 want zombie_pid_wait
+want stopped_process
 want pid_in_use
 want refuse_eventfd
 want refuse_socket

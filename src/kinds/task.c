@@ -99,6 +99,8 @@ static int task_dump(struct cpt_ctx *c, struct cpt_task *t)
 	ret = stat_fields(t->pid, &rt);
 	if (ret)
 		return log_err(c->log, -ret, "pid %d: reading stat:", t->pid);
+	if (t->rm.group_stop)
+		rt.flags |= TASK_STOPPED;
 	ret = proc_read(t->pid, "comm", &s, NULL);
 	if (ret)
 		return log_err(c->log, -ret, "pid %d: reading comm:", t->pid);
@@ -204,18 +206,8 @@ static int task_restore(struct rst_ctx *c, struct rst_task *t)
 
 static void task_show(struct info_out *o, const struct rec *r)
 {
-	if (r->type == REC_TASK) {
-		const struct rec_task *t = r->data;
+	const struct rec_thread *th = r->data;
 
-		info_u64(o, "pid", t->pid);
-		info_u64(o, "ppid", t->ppid);
-		info_u64(o, "pgid", t->pgid);
-		info_u64(o, "sid", t->sid);
-		info_u64(o, "threads", t->nr_threads);
-		info_hex(o, "personality", t->personality);
-		info_str(o, "comm", t->comm);
-	} else {
-		const struct rec_thread *th = r->data;
 
 		info_u64(o, "tid", th->tid);
 		info_hex(o, "clear_child_tid", th->clear_child_tid);
@@ -223,8 +215,7 @@ static void task_show(struct info_out *o, const struct rec *r)
 		info_u64(o, "rseq_len", th->rseq_len);
 		info_hex(o, "sigmask", th->sigmask);
 		info_hex(o, "altstack", th->ss_sp);
-		info_u64(o, "altstack_size", th->ss_size);
-	}
+	info_u64(o, "altstack_size", th->ss_size);
 }
 
 const struct kind_ops kind_task = {
