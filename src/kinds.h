@@ -59,6 +59,10 @@ struct rst_ctx {
 	uint32_t fd_floor;	/* above every saved fd number */
 };
 
+/* In the trampoline, a syscall preceded by an AMX instruction: running
+ * it makes the kernel enlarge the task's xstate buffer for AMX. */
+#define TRAMP_AMX	16
+
 enum kind_phase {
 	PHASE_IMAGE = 1,	/* needs the image fd in the puppet */
 	PHASE_STATE,		/* after the image fd is gone */

@@ -247,7 +247,16 @@ struct rseq_cfg {
  * trampoline, move the image fd out of the way of the saved fd numbers. */
 static int setup_puppet(struct rst_ctx *c, struct rst_task *t)
 {
-	static const uint8_t code[] = { 0x0f, 0x05, 0xcc };	/* syscall; int3 */
+	/* At 0: syscall; int3.  At TRAMP_AMX (16): ldtilecfg of the tile
+	 * configuration at 64 (one 16x64 tile); tilezero tmm0, which touches
+	 * tile data (what XFD traps on); tilerelease; syscall; int3. */
+	static const uint8_t code[128] = {
+		0x0f, 0x05, 0xcc, [16] = 0xc4, 0xe2, 0x78, 0x49, 0x05,
+		0x27, 0x00, 0x00, 0x00,		/* rip (25) + 39 = 64 */
+		0xc4, 0xe2, 0x7b, 0x49, 0xc0,	/* tilezero %tmm0 */
+		0xc4, 0xe2, 0x78, 0x49, 0xc0, 0x0f, 0x05, 0xcc,
+		[64] = 1, [80] = 64, [112] = 16,
+	};
 	struct rseq_cfg rs = { 0 };
 	struct vma_list busy;
 	struct rlimit nofile;

@@ -161,10 +161,17 @@ static int restore_thread(struct rst_task *t, const struct rec_thread *th)
 	uint64_t addr;
 	int ret = 0;
 
-	if (th->xcomp_perm_set && (th->xcomp_perm & (1ULL << XFEATURE_XTILEDATA)))
+	if (th->xcomp_perm_set && (th->xcomp_perm & (1ULL << XFEATURE_XTILEDATA))) {
 		ret = rcheck(rm, NULL, "arch_prctl(ARCH_REQ_XCOMP_PERM)",
 			     SYS_arch_prctl, ARCH_REQ_XCOMP_PERM,
 			     XFEATURE_XTILEDATA);
+		/* ptrace cannot load tile data into the small xstate buffer a
+		 * task has until it first touches AMX: make it touch it */
+		rm->sc_ip = t->tramp + TRAMP_AMX;
+		if (!ret)
+			ret = rcheck(rm, NULL, "first AMX use", SYS_getpid, 0);
+		rm->sc_ip = t->tramp;
+	}
 	if (!ret)
 		ret = rcheck(rm, NULL, "set_tid_address", SYS_set_tid_address,
 			     th->clear_child_tid);
@@ -216,6 +223,8 @@ static void task_show(struct info_out *o, const struct rec *r)
 		info_hex(o, "sigmask", th->sigmask);
 		info_hex(o, "altstack", th->ss_sp);
 	info_u64(o, "altstack_size", th->ss_size);
+	if (th->xcomp_perm_set)
+		info_hex(o, "xcomp_perm", th->xcomp_perm);
 }
 
 const struct kind_ops kind_task = {
