@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <libgen.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,6 +79,24 @@ static void report(const struct common *o, const char *what,
 		fprintf(stderr, "ckpt: %s failed: %s\n", what, r->msg);
 }
 
+/* The library syncs the image's data before --kill ends the process; the
+ * image's name must be as durable, so its directory is synced now. */
+static int sync_dir_of(const char *path)
+{
+	char *dup = strdup(path);
+	int fd, ret;
+
+	if (!dup)
+		return -1;
+	fd = open(dirname(dup), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	free(dup);
+	if (fd < 0)
+		return -1;
+	ret = fsync(fd);
+	close(fd);
+	return ret;
+}
+
 static int cmd_checkpoint(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -124,7 +143,7 @@ static int cmd_checkpoint(int argc, char **argv)
 		fd = 1;
 	} else {
 		fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-		if (fd < 0) {
+		if (fd < 0 || sync_dir_of(out)) {
 			fprintf(stderr, "ckpt: %s: %s\n", out, strerror(errno));
 			return 1;
 		}

@@ -269,7 +269,9 @@ static int dump_pages(struct cpt_ctx *c, struct cpt_task *t,
 		while (left && !ret) {
 			size_t n = left < CHUNK ? left : CHUNK;
 
-			ret = remote_read(&t->rm, a, buf, n);
+			ret = rv->prot & PROT_READ ?
+			      remote_read_fast(&t->rm, a, buf, n) :
+			      remote_read(&t->rm, a, buf, n);
 			if (!ret)
 				ret = iw_write(w, buf, n);
 			a += n;
