@@ -74,6 +74,22 @@ sanitizer_clean() {	# LOG...: no sanitizer report in these
 	! grep -l "Sanitizer\|runtime error" "$@" 2>/dev/null
 }
 
+# Start the holder target in DIR (its output in DIR/out, GOFILE DIR/go)
+# and set the caller's $pid.  usage: start_holder MODE DIR [MiB]
+start_holder() {
+	mkdir -p "$2"
+	"$AUX/holder" "$1" "$2/go" ${3:-} > "$2/out" 2>&1 < /dev/null &
+	pid=$!
+	wait_for "$2/out" READY 20
+}
+
+# checkpoint --kill PID into DIR/img; reap it (we are its parent).
+checkpoint_kill() {	# DIR PID
+	"$CKPT" checkpoint --kill -o "$1/img" $2 || return 1
+	wait $2 2>/dev/null
+	gone $2
+}
+
 # The protocol of tests/README.md for one program.
 state_test() {	# PROG
 	local prog=$1 d pid rpid rc
@@ -121,9 +137,7 @@ test_python_counter() {
 	$PYTHON tests/aux/counter.py $n $d/out < /dev/null > /dev/null 2>&1 &
 	pid=$!
 	wait_for $d/out '^50$' || return 1
-	"$CKPT" checkpoint --kill -o $d/img $pid || return 1
-	wait $pid 2>/dev/null
-	gone $pid || return 1
+	checkpoint_kill $d $pid || return 1
 	note "checkpointed at line $(wc -l < $d/out) of $n"
 	"$CKPT" restart $d/img || return 1
 	cmp $d/ref $d/out
@@ -132,10 +146,7 @@ test_python_counter() {
 # checkpoint -o - | restart -: the image as a stream, both ways.
 test_stream() {
 	local d=$WORK/stream pid
-	mkdir -p $d
-	"$AUX/holder" plain $d/go 4 > $d/out 2>&1 < /dev/null &
-	pid=$!
-	wait_for $d/out READY || return 1
+	start_holder plain $d 4 || return 1
 	"$CKPT" checkpoint --kill -o - $pid > $d/img.pipe 2> $d/err || { cat $d/err; return 1; }
 	wait $pid 2>/dev/null
 	gone $pid || return 1
@@ -148,10 +159,7 @@ test_stream() {
 # Without --kill the process runs on unharmed, and the image still works.
 test_checkpoint_no_kill() {
 	local d=$WORK/nokill pid rpid
-	mkdir -p $d
-	"$AUX/holder" plain $d/go 8 > $d/out 2>&1 < /dev/null &
-	pid=$!
-	wait_for $d/out READY || return 1
+	start_holder plain $d 8 || return 1
 	"$CKPT" checkpoint -o $d/img $pid || return 1
 	[ "$(awk '/TracerPid/ {print $2}' /proc/$pid/status)" = 0 ] || return 1
 	sleep 0.1
@@ -171,13 +179,8 @@ test_checkpoint_no_kill() {
 # --detach prints the pid, returns at once, and the process is init's.
 test_restart_detach() {
 	local d=$WORK/detach pid ppid
-	mkdir -p $d
-	"$AUX/holder" plain $d/go > $d/out 2>&1 < /dev/null &
-	pid=$!
-	wait_for $d/out READY || return 1
-	"$CKPT" checkpoint --kill -o $d/img $pid || return 1
-	wait $pid 2>/dev/null
-	gone $pid || return 1
+	start_holder plain $d || return 1
+	checkpoint_kill $d $pid || return 1
 	[ "$("$CKPT" restart --detach $d/img)" = $pid ] || return 1
 	ppid=$(awk '{print $4}' /proc/$pid/stat)
 	note "restored pid $pid has parent $ppid"
@@ -190,13 +193,8 @@ test_restart_detach() {
 # restart's exit status is the process's; signals sent to restart reach it.
 test_restart_status_and_signals() {
 	local d=$WORK/status pid rpid rc
-	mkdir -p $d
-	"$AUX/holder" plain $d/go > $d/out 2>&1 < /dev/null &
-	pid=$!
-	wait_for $d/out READY || return 1
-	"$CKPT" checkpoint --kill -o $d/img $pid || return 1
-	wait $pid 2>/dev/null
-	gone $pid || return 1
+	start_holder plain $d || return 1
+	checkpoint_kill $d $pid || return 1
 	"$CKPT" restart $d/img &
 	rpid=$!
 	sleep 0.3
@@ -211,10 +209,7 @@ test_restart_status_and_signals() {
 # the pid (its parent has not reaped it yet): restart waits for it.
 test_zombie_pid_wait() {
 	local d=$WORK/zombie pid
-	mkdir -p $d
-	"$AUX/holder" plain $d/go > $d/out 2>&1 < /dev/null &
-	pid=$!
-	wait_for $d/out READY || return 1
+	start_holder plain $d || return 1
 	"$CKPT" checkpoint --kill -o $d/img $pid || return 1
 	# this shell is the parent: it reaps only after restart has begun
 	( sleep 0.5; touch $d/go ) &
@@ -230,10 +225,7 @@ test_zombie_pid_wait() {
 # stopped, and comes back stopped.
 test_stopped_process() {
 	local d=$WORK/stopped pid
-	mkdir -p $d
-	"$AUX/holder" plain $d/go > $d/out 2>&1 < /dev/null &
-	pid=$!
-	wait_for $d/out READY || return 1
+	start_holder plain $d || return 1
 	kill -STOP $pid
 	sleep 0.1
 	"$CKPT" checkpoint -o $d/img $pid || return 1
@@ -252,10 +244,7 @@ test_stopped_process() {
 # A pid held by a live process is a clear error; nothing is touched.
 test_pid_in_use() {
 	local d=$WORK/inuse pid err
-	mkdir -p $d
-	"$AUX/holder" plain $d/go > $d/out 2>&1 < /dev/null &
-	pid=$!
-	wait_for $d/out READY || return 1
+	start_holder plain $d || return 1
 	"$CKPT" checkpoint -o $d/img $pid || return 1
 	"$CKPT" restart $d/img 2> $d/err
 	[ $? = 125 ] || return 1
@@ -269,10 +258,7 @@ test_pid_in_use() {
 # Checkpoints that must fail leave the target running exactly as before.
 refused_checkpoint() {	# MODE EXPECT-IN-MESSAGE
 	local d=$WORK/refuse-$1 pid
-	mkdir -p $d
-	"$AUX/holder" $1 $d/go > $d/out 2>&1 < /dev/null &
-	pid=$!
-	wait_for $d/out READY || return 1
+	start_holder $1 $d || return 1
 	"$CKPT" checkpoint --kill -o $d/img $pid 2> $d/err
 	[ $? = 1 ] || { echo "checkpoint did not fail"; return 1; }
 	cat $d/err
@@ -297,10 +283,7 @@ test_refuse_children() { refused_checkpoint child 'children'; }
 # --skip-unsupported leaves such fds out instead.
 test_skip_unsupported() {
 	local d=$WORK/skip pid
-	mkdir -p $d
-	"$AUX/holder" eventfd $d/go > $d/out 2>&1 < /dev/null &
-	pid=$!
-	wait_for $d/out READY || return 1
+	start_holder eventfd $d || return 1
 	"$CKPT" checkpoint --kill --skip-unsupported -o $d/img $pid 2> $d/err || return 1
 	grep -q "skipping unsupported" $d/err || return 1
 	wait $pid 2>/dev/null
@@ -312,10 +295,7 @@ test_skip_unsupported() {
 # A process ptrace'd by someone else cannot be held: EPERM, clearly.
 test_refuse_traced() {
 	local d=$WORK/traced pid tpid
-	mkdir -p $d
-	"$AUX/holder" plain $d/go > $d/out 2>&1 < /dev/null &
-	pid=$!
-	wait_for $d/out READY || return 1
+	start_holder plain $d || return 1
 	"$AUX/tracer" $pid > $d/tracer.out &
 	tpid=$!
 	wait_for $d/tracer.out TRACING || return 1
@@ -331,10 +311,7 @@ test_refuse_traced() {
 # The target dies while its image is being written: a clear failure.
 test_target_dies_midway() {
 	local d=$WORK/dies pid cpid
-	mkdir -p $d
-	"$AUX/holder" plain $d/go 256 > $d/out 2>&1 < /dev/null &
-	pid=$!
-	wait_for $d/out READY 20 || return 1
+	start_holder plain $d 256 || return 1
 	mkfifo $d/fifo
 	"$CKPT" checkpoint -o - $pid > $d/fifo 2> $d/err &
 	cpid=$!
@@ -357,9 +334,7 @@ test_restart_fails_cleanly() {
 	$d/holder-copy plain $d/go > $d/out 2>&1 < /dev/null &
 	pid=$!
 	wait_for $d/out READY || return 1
-	"$CKPT" checkpoint --kill -o $d/img $pid || return 1
-	wait $pid 2>/dev/null
-	gone $pid || return 1
+	checkpoint_kill $d $pid || return 1
 	rm $d/holder-copy	# the executable is gone now
 	"$CKPT" restart $d/img 2> $d/err
 	[ $? = 125 ] || return 1

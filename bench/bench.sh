@@ -1,0 +1,363 @@
+#!/usr/bin/env bash
+# bench/bench.sh - how fast ckpt checkpoints and restarts a process, next to
+# what this machine can move at best, measured in the same run.
+#
+#   bench/bench.sh            as root, from anywhere; about 2 minutes
+#
+# Environment (all optional):
+#   CKPT=PATH      the ckpt binary to measure (default: `make build/ckpt`,
+#                  then build/ckpt of this tree)
+#   REPS=3         runs of every measurement (median, min and max reported)
+#   BIG_MIB=1024   memory of the big process, and size of the limit copies
+#   SHM_DIR=/dev/shm     where the in-memory images go (a tmpfs)
+#   DISK_DIR=/var/tmp    where the on-disk images go (a disk filesystem)
+#   POLL_MS=2      how often the workload polls for its GO file
+#
+# bench/README.md says what each number means.  Only processes this script
+# started are ever signalled (by pid, after checking their command line);
+# everything it made is removed on exit, failure or ^C included.
+set -euo pipefail
+export LC_ALL=C
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(dirname "$HERE")
+REPS=${REPS:-3}
+BIG_MIB=${BIG_MIB:-1024}
+SHM_BASE=${SHM_DIR:-/dev/shm}
+DISK_BASE=${DISK_DIR:-/var/tmp}
+
+WORK="" SHM="" DISK=""
+PIDS=()			# every process we started that may still be alive
+
+say() { printf '%s\n' "$*" >&2; }
+die() { say "bench: $*"; exit 1; }
+
+# true if pid $1 is still one of our workloads (not a reused pid)
+ours() {
+	local cmd
+	cmd=$(tr '\0' ' ' 2>/dev/null </proc/"$1"/cmdline) || return 1
+	[[ $cmd == "$WORK/workload "* ]]
+}
+
+# wait up to $2 seconds (default 10) for pid $1 to leave /proc entirely
+# (a detached restored process is init's child: init reaps it, slowly)
+wait_gone() {
+	local pid=$1 deadline=$((${EPOCHSECONDS} + ${2:-10}))
+	while [ -e /proc/"$pid" ]; do
+		[ "$EPOCHSECONDS" -le "$deadline" ] || return 1
+		sleep 0.02
+	done
+}
+
+cleanup() {
+	local rc=$? pid
+	trap - EXIT INT TERM
+	set +e
+	for pid in "${PIDS[@]}"; do
+		ours "$pid" && kill -KILL "$pid" 2>/dev/null
+	done
+	for pid in "${PIDS[@]}"; do
+		wait "$pid" 2>/dev/null	# our own children: reaped here
+		wait_gone "$pid" 5	# init's children: wait for init
+	done
+	[ -n "$WORK" ] && rm -rf -- "$WORK"
+	[ -n "$SHM" ] && rm -rf -- "$SHM"
+	[ -n "$DISK" ] && rm -rf -- "$DISK"
+	exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# ckpt failed: show exactly what was run and what it said, then stop
+ckpt_failed() {
+	local rc=$1 out=$2; shift 2
+	say ""
+	say "bench: FAILED (exit $rc): $*"
+	sed 's/^/    /' "$out" >&2
+	say "    workload log:"
+	sed 's/^/    /' "$WORK/workload.log" >&2
+	exit 1
+}
+
+# ---------------------------------------------------------------- setup
+
+[ "$(id -u)" = 0 ] || die "run as root (ckpt needs ptrace of any pid; drop_caches)"
+command -v gcc >/dev/null || die "gcc is needed"
+
+if [ -z "${CKPT:-}" ]; then
+	make -s -C "$ROOT" build/ckpt >&2 ||
+		die "make build/ckpt failed (someone mid-edit? retry in a minute)"
+	CKPT=$ROOT/build/ckpt
+fi
+[ -x "$CKPT" ] || die "no ckpt binary at $CKPT"
+
+WORK=$(mktemp -d /tmp/ckpt-bench.XXXXXX)
+SHM=$(mktemp -d "$SHM_BASE"/ckpt-bench.XXXXXX)
+DISK=$(mktemp -d "$DISK_BASE"/ckpt-bench.XXXXXX)
+
+# our own copy, so that a rebuild by someone else mid-run changes nothing
+cp "$CKPT" "$WORK/ckpt"
+CK=$WORK/ckpt
+gcc -std=gnu11 -O2 -Wall -Wextra -o "$WORK/workload" "$HERE/workload.c"
+gcc -std=gnu11 -O2 -Wall -Wextra -o "$WORK/hwlimit" "$HERE/hwlimit.c"
+HWL=$WORK/hwlimit
+: >"$WORK/workload.log"
+
+[ "$(stat -f -c %T "$SHM")" = tmpfs ] || die "$SHM_BASE is not a tmpfs"
+[ "$(stat -f -c %T "$DISK")" != tmpfs ] || die "$DISK_BASE is a tmpfs, not a disk"
+need_kib=$(( (2 * BIG_MIB + 256) * 1024 ))
+for d in "$SHM" "$DISK"; do
+	avail=$(df -Pk "$d" | awk 'NR==2 {print $4}')
+	[ "$avail" -ge "$need_kib" ] ||
+		die "$d has $((avail / 1024)) MiB free, needs $((need_kib / 1024))"
+done
+memavail=$(awk '/^MemAvailable:/ {print $2}' /proc/meminfo)
+[ "$memavail" -ge $(( (4 * BIG_MIB + 512) * 1024 )) ] ||
+	die "MemAvailable $((memavail / 1024)) MiB is short of $((4 * BIG_MIB + 512)) MiB"
+
+# what a cold restart must still find in the page cache: the programs
+WARM=("$CK" "$WORK/workload" "$HWL" "$WORK/workload.log")
+while read -r lib; do WARM+=("$lib"); done < <(
+	ldd "$WORK/workload" | awk '$2 == "=>" {print $3} $1 ~ /^\// {print $1}')
+
+drop_caches() {
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	cat "${WARM[@]}" >/dev/null
+}
+
+# results: one "KEY SECONDS" line per measurement
+RES=$WORK/results
+: >"$RES"
+rec_us() { printf '%s %d.%06d\n' "$1" $(($2 / 1000000)) $(($2 % 1000000)) >>"$RES"; }
+rec_s() { printf '%s %s\n' "$1" "$2" >>"$RES"; }
+
+# ------------------------------------------------------------- workload
+
+READY=$WORK/ready GO=$WORK/go RESULT=$WORK/result
+WPID=""
+
+start_workload() {
+	local mib=$1 deadline=$((EPOCHSECONDS + 60))
+	rm -f "$READY" "$GO" "$RESULT"
+	"$WORK/workload" "$mib" "$READY" "$GO" "$RESULT" \
+		</dev/null >>"$WORK/workload.log" 2>&1 &
+	WPID=$!
+	PIDS+=("$WPID")
+	until [ -s "$READY" ]; do
+		[ -e /proc/"$WPID" ] && [ "$EPOCHSECONDS" -le "$deadline" ] ||
+			die "workload $mib MiB did not get ready: $(cat "$WORK/workload.log")"
+		sleep 0.01
+	done
+}
+
+# checkpoint --kill the workload into $2; record under $1
+checkpoint() {
+	local key=$1 img=$2 t0 t1 rc=0 st=0
+	rm -f "$img"
+	sync				# nothing else's dirty data in our fsync
+	t0=${EPOCHREALTIME/./}
+	"$CK" checkpoint --kill -o "$img" "$WPID" >"$WORK/ckpt.out" 2>&1 || rc=$?
+	t1=${EPOCHREALTIME/./}
+	[ "$rc" = 0 ] || ckpt_failed "$rc" "$WORK/ckpt.out" \
+		"$CK" checkpoint --kill -o "$img" "$WPID"
+	wait "$WPID" || st=$?
+	[ "$st" = 137 ] || die "checkpointed pid $WPID ended with status $st, not SIGKILL"
+	rec_us "$key.ckpt" $((t1 - t0))
+	rec_s "$key.size" "$(stat -c %s "$img")"
+}
+
+# restart --detach from $2 (the process must come back as pid $WPID);
+# record the return, alive and verified times under $1
+restart() {
+	local key=$1 img=$2 t0 t1 rc=0 rpid="" deadline line
+	rm -f "$RESULT"
+	touch "$GO"			# it looks for GO as soon as it runs again
+	t0=${EPOCHREALTIME/./}
+	"$CK" restart --detach "$img" >"$WORK/restart.out" 2>"$WORK/restart.err" || rc=$?
+	t1=${EPOCHREALTIME/./}
+	[ "$rc" = 0 ] || { cat "$WORK/restart.out" >>"$WORK/restart.err"
+		ckpt_failed "$rc" "$WORK/restart.err" "$CK" restart --detach "$img"; }
+	read -r rpid <"$WORK/restart.out" || true
+	[ "$rpid" = "$WPID" ] || die "restart printed pid '$rpid', expected $WPID"
+	PIDS+=("$rpid")
+	deadline=$((EPOCHSECONDS + 60))
+	until [ -s "$RESULT" ]; do
+		[ "$EPOCHSECONDS" -le "$deadline" ] ||
+			die "restored pid $rpid wrote no result in 60 s"
+		[ -e /proc/"$rpid" ] && ! grep -q '^State:.Z' /proc/"$rpid"/status 2>/dev/null ||
+			[ -s "$RESULT" ] || die "restored pid $rpid died without a result: $(cat "$WORK/workload.log")"
+		sleep 0.01
+	done
+	read -r line <"$RESULT"
+	[[ $line == "ok "* ]] || die "restored pid $rpid: memory not intact: $line"
+	[[ $line =~ go_ns=([0-9]+).*done_ns=([0-9]+).*verify_ns=([0-9]+).*pre_verify_ns=([0-9]+) ]] ||
+		die "bad result line: $line"
+	rec_us "$key.restart" $((t1 - t0))
+	rec_us "$key.alive" $((BASH_REMATCH[1] / 1000 - t0))
+	rec_us "$key.verified" $((BASH_REMATCH[2] / 1000 - t0))
+	rec_us "$key.verify" $((BASH_REMATCH[3] / 1000))
+	rec_us "$key.preverify" $((BASH_REMATCH[4] / 1000))
+	# it exits by itself; init reaps it in a second or two, and only then
+	# is its pid free for the next restart of the same image
+	wait_gone "$rpid" 15 || die "restored pid $rpid still there 15 s after its result"
+	rm -f "$GO" "$RESULT"
+}
+
+# image fully out of the page cache?  (fincore: pages of it in memory)
+check_cold() {
+	local img=$1 res
+	command -v fincore >/dev/null || return 0
+	res=$(fincore -b -n -o RES "$img" 2>/dev/null | awk '{print $1}')
+	[ "${res:-0}" -le 65536 ] || say "bench: warning: $res bytes of $img still cached after drop_caches"
+}
+
+bench_process() {	# NAME MIB
+	local name=$1 mib=$2 img
+	# image on tmpfs
+	img=$SHM/$name.img
+	start_workload "$mib"
+	checkpoint "$name.shm" "$img"
+	restart "$name.shm" "$img"
+	rm -f "$img"
+	# image on disk: restart cold (image not cached), then warm (cached)
+	img=$DISK/$name.img
+	start_workload "$mib"
+	checkpoint "$name.disk" "$img"
+	drop_caches
+	check_cold "$img"
+	restart "$name.diskcold" "$img"
+	restart "$name.diskwarm" "$img"
+	rm -f "$img"
+}
+
+# run hwlimit with the arguments after $1, record its seconds under $1
+lim() {
+	local key=$1 v
+	shift
+	v=$("$HWL" "$@") || die "hwlimit $* failed"
+	rec_s "$key" "$v"
+}
+
+bench_limits() {
+	local v f
+	v=$("$HWL" memcpy "$BIG_MIB") || die "hwlimit memcpy failed"
+	rec_s limit.memcpy "${v% *}"
+	rec_s limit.memcpyfresh "${v#* }"
+	f=$SHM/limit.bin
+	lim limit.shm.write write "$f" "$BIG_MIB"
+	lim limit.shm.read read "$f"
+	rm -f "$f"
+	f=$DISK/limit.bin
+	sync
+	lim limit.disk.write write "$f" "$BIG_MIB"
+	drop_caches
+	check_cold "$f"
+	lim limit.diskcold.read read "$f"
+	lim limit.diskwarm.read read "$f"
+	rm -f "$f"
+}
+
+# ----------------------------------------------------------------- runs
+
+T_START=$EPOCHSECONDS
+LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
+for ((r = 1; r <= REPS; r++)); do
+	say "bench: run $r/$REPS: hardware limits"
+	bench_limits
+	say "bench: run $r/$REPS: $BIG_MIB MiB process"
+	bench_process big "$BIG_MIB"
+	say "bench: run $r/$REPS: tiny process"
+	bench_process tiny 0
+done
+LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
+
+# --------------------------------------------------------------- report
+
+rev=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')
+dirty=$(git -C "$ROOT" status --porcelain -- src include Makefile 2>/dev/null | grep -q . && echo '+local changes' || true)
+cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
+thp=$(sed 's/.*\[\(.*\)\].*/\1/' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null || echo '?')
+diskdev=$(df -P "$DISK" | awk 'NR==2 {print $1}')
+disktype=$(stat -f -c %T "$DISK")
+
+cat <<EOF
+
+ckpt benchmark, $(date -u '+%Y-%m-%d %H:%M UTC'), ckpt $rev$dirty
+machine: $(nproc) CPUs ($cpu), $(awk '/^MemTotal:/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), kernel $(uname -r), THP $thp
+images:  /dev/shm = $SHM ($(stat -f -c %T "$SHM")); disk = $DISK ($disktype on $diskdev)
+load average before/after: $LOAD0 / $LOAD1;  total bench time $((EPOCHSECONDS - T_START)) s
+EOF
+
+awk -v reps="$REPS" -v mib="$BIG_MIB" '
+function median(k,   n, i, j, t, a) {
+	n = cnt[k]
+	for (i = 1; i <= n; i++) a[i] = val[k, i]
+	for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) {
+		t = a[j]; a[j] = a[j-1]; a[j-1] = t }
+	lo[k] = a[1]; hi[k] = a[n]
+	return n % 2 ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2
+}
+function ms(s) { return sprintf("%9.1f ms", s * 1000) }
+# one timing row: label, key, bytes moved (0: no GB/s), limit key
+function row(label, k, bytes, lk,   m, g, lm, lg, s) {
+	if (!(k in cnt)) return
+	m = median(k)
+	s = sprintf("  %-38s %s  [%8.1f - %8.1f]", label, ms(m), lo[k] * 1000, hi[k] * 1000)
+	if (bytes > 0) {
+		g = bytes / m / 1e9
+		s = s sprintf("  %6.2f GB/s", g)
+		if (lk != "" && (lk in cnt)) {
+			lm = median(lk); lg = LB / lm / 1e9
+			s = s sprintf("  %6.2f GB/s  %4.0f%%  %5.2fx", lg, 100 * g / lg, lg / g)
+		}
+	}
+	print s
+}
+function size(k) { return (k in cnt) ? median(k) : 0 }
+function head(t) {
+	print ""
+	print t
+	printf "  %-38s %12s  [%8s - %8s]  %11s  %11s  %5s  %6s\n", "", "median", "min ms", "max ms", "ckpt", "limit", "%lim", "slower"
+}
+{ cnt[$1]++; val[$1, cnt[$1]] = $2 }
+END {
+	LB = mib * 1048576
+	printf "\n%d runs of each; median [min - max] in ms; GB/s = 10^9 bytes/s of the image (ckpt) or of %d MiB (limits);\n", reps, mib
+	print "%lim = ckpt GB/s as a share of the limit GB/s; slower = limit GB/s / ckpt GB/s."
+	print "restart = until `ckpt restart --detach` returns; alive = until the restored process next polls its"
+	print "GO file; verified = until it has checked all its memory (includes its own verify pass, shown below)."
+	for (p = 1; p <= 2; p++) {
+		n = p == 1 ? "big" : "tiny"
+		b = size(n ".shm.size")
+		if (p == 1)
+			head(sprintf("%d MiB process, image %d bytes on /dev/shm, %d on disk", mib, b, size(n ".disk.size")))
+		else
+			head(sprintf("tiny process (no extra memory), image %d bytes", b))
+		g = p == 1			# GB/s only for the big one
+		row("checkpoint --kill -> /dev/shm", n ".shm.ckpt", g * b, "limit.shm.write")
+		row("restart <- /dev/shm", n ".shm.restart", g * b, "limit.shm.read")
+		row("  until alive", n ".shm.alive", 0, "")
+		row("  until memory verified", n ".shm.verified", 0, "")
+		row("checkpoint --kill -> disk (fsync)", n ".disk.ckpt", g * b, "limit.disk.write")
+		row("restart <- disk, cold cache", n ".diskcold.restart", g * b, "limit.diskcold.read")
+		row("  until alive", n ".diskcold.alive", 0, "")
+		row("  until memory verified", n ".diskcold.verified", 0, "")
+		row("restart <- disk, warm cache", n ".diskwarm.restart", g * b, "limit.diskwarm.read")
+		row("  until alive", n ".diskwarm.alive", 0, "")
+		row("  until memory verified", n ".diskwarm.verified", 0, "")
+		if (p == 1) {
+			row("workload verify pass, before ckpt", n ".shm.preverify", 0, "")
+			row("workload verify pass, after restart", n ".shm.verify", 0, "")
+		}
+	}
+	head(sprintf("hardware limits, %d MiB, same run", mib))
+	row("memcpy, destination already faulted", "limit.memcpy", LB, "")
+	row("memcpy into fresh mmap (page faults)", "limit.memcpyfresh", LB, "")
+	row("write(2) -> /dev/shm file + fsync", "limit.shm.write", LB, "")
+	row("read(2) /dev/shm file -> fresh mmap", "limit.shm.read", LB, "")
+	row("write(2) -> disk file + fsync", "limit.disk.write", LB, "")
+	row("read(2) disk file -> fresh mmap, cold", "limit.diskcold.read", LB, "")
+	row("read(2) disk file -> fresh mmap, warm", "limit.diskwarm.read", LB, "")
+}' "$RES"
