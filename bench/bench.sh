@@ -11,7 +11,9 @@
 #   BIG_MIB=1024   memory of the big process, and size of the limit copies
 #   SHM_DIR=/dev/shm     where the in-memory images go (a tmpfs)
 #   DISK_DIR=/var/tmp    where the on-disk images go (a disk filesystem)
-#   POLL_MS=2      how often the workload polls for its GO file
+#   PRIME_MIB=N    memory faulted in and freed just before each timed step
+#                  of the big process and of the limits (default 2*BIG_MIB
+#                  + 256; 0: none).  See bench/README.md, "Priming".
 #
 # bench/README.md says what each number means.  Only processes this script
 # started are ever signalled (by pid, after checking their command line);
@@ -25,6 +27,8 @@ REPS=${REPS:-3}
 BIG_MIB=${BIG_MIB:-1024}
 SHM_BASE=${SHM_DIR:-/dev/shm}
 DISK_BASE=${DISK_DIR:-/var/tmp}
+PRIME_MIB=${PRIME_MIB:-$((2 * BIG_MIB + 256))}
+export HWLIMIT_PRIME_MIB=$PRIME_MIB
 
 WORK="" SHM="" DISK=""
 PIDS=()			# every process we started that may still be alive
@@ -53,13 +57,15 @@ cleanup() {
 	local rc=$? pid
 	trap - EXIT INT TERM
 	set +e
-	for pid in "${PIDS[@]}"; do
-		ours "$pid" && kill -KILL "$pid" 2>/dev/null
-	done
-	for pid in "${PIDS[@]}"; do
-		wait "$pid" 2>/dev/null	# our own children: reaped here
-		wait_gone "$pid" 5	# init's children: wait for init
-	done
+	{
+		for pid in "${PIDS[@]}"; do
+			ours "$pid" && kill -KILL "$pid"
+		done
+		for pid in "${PIDS[@]}"; do
+			wait "$pid"		# our own children: reaped here
+			wait_gone "$pid" 5	# init's children: wait for init
+		done
+	} 2>/dev/null
 	[ -n "$WORK" ] && rm -rf -- "$WORK"
 	[ -n "$SHM" ] && rm -rf -- "$SHM"
 	[ -n "$DISK" ] && rm -rf -- "$DISK"
@@ -73,7 +79,7 @@ trap 'exit 143' TERM
 ckpt_failed() {
 	local rc=$1 out=$2; shift 2
 	say ""
-	say "bench: FAILED (exit $rc): $*"
+	say "bench: FAILED (exit $rc; $WORK/ckpt is a copy of $CKPT): $*"
 	sed 's/^/    /' "$out" >&2
 	say "    workload log:"
 	sed 's/^/    /' "$WORK/workload.log" >&2
@@ -113,8 +119,9 @@ for d in "$SHM" "$DISK"; do
 		die "$d has $((avail / 1024)) MiB free, needs $((need_kib / 1024))"
 done
 memavail=$(awk '/^MemAvailable:/ {print $2}' /proc/meminfo)
-[ "$memavail" -ge $(( (4 * BIG_MIB + 512) * 1024 )) ] ||
-	die "MemAvailable $((memavail / 1024)) MiB is short of $((4 * BIG_MIB + 512)) MiB"
+need_mib=$((4 * BIG_MIB + PRIME_MIB + 512))
+[ "$memavail" -ge $((need_mib * 1024)) ] ||
+	die "MemAvailable $((memavail / 1024)) MiB is short of $need_mib MiB"
 
 # what a cold restart must still find in the page cache: the programs
 WARM=("$CK" "$WORK/workload" "$HWL" "$WORK/workload.log")
@@ -134,6 +141,12 @@ rec_us() { printf '%s %d.%06d\n' "$1" $(($2 / 1000000)) $(($2 % 1000000)) >>"$RE
 rec_s() { printf '%s %s\n' "$1" "$2" >>"$RES"; }
 
 # ------------------------------------------------------------- workload
+
+PRIMING=0	# prime before the timed ckpt steps (the big process only)
+prime() {
+	[ "$PRIMING" = 1 ] || return 0
+	"$HWL" prime "$PRIME_MIB" || die "hwlimit prime $PRIME_MIB failed"
+}
 
 READY=$WORK/ready GO=$WORK/go RESULT=$WORK/result
 WPID=""
@@ -157,12 +170,14 @@ checkpoint() {
 	local key=$1 img=$2 t0 t1 rc=0 st=0
 	rm -f "$img"
 	sync				# nothing else's dirty data in our fsync
+	prime
 	t0=${EPOCHREALTIME/./}
-	"$CK" checkpoint --kill -o "$img" "$WPID" >"$WORK/ckpt.out" 2>&1 || rc=$?
+	# (the braces' 2>/dev/null silences bash's "Killed" note on its job)
+	{ "$CK" checkpoint --kill -o "$img" "$WPID" >"$WORK/ckpt.out" 2>&1; } 2>/dev/null || rc=$?
 	t1=${EPOCHREALTIME/./}
 	[ "$rc" = 0 ] || ckpt_failed "$rc" "$WORK/ckpt.out" \
 		"$CK" checkpoint --kill -o "$img" "$WPID"
-	wait "$WPID" || st=$?
+	wait "$WPID" 2>/dev/null || st=$?
 	[ "$st" = 137 ] || die "checkpointed pid $WPID ended with status $st, not SIGKILL"
 	rec_us "$key.ckpt" $((t1 - t0))
 	rec_s "$key.size" "$(stat -c %s "$img")"
@@ -174,6 +189,7 @@ restart() {
 	local key=$1 img=$2 t0 t1 rc=0 rpid="" deadline line
 	rm -f "$RESULT"
 	touch "$GO"			# it looks for GO as soon as it runs again
+	prime
 	t0=${EPOCHREALTIME/./}
 	"$CK" restart --detach "$img" >"$WORK/restart.out" 2>"$WORK/restart.err" || rc=$?
 	t1=${EPOCHREALTIME/./}
@@ -215,6 +231,7 @@ check_cold() {
 
 bench_process() {	# NAME MIB
 	local name=$1 mib=$2 img
+	PRIMING=$((mib > 0 && PRIME_MIB > 0))
 	# image on tmpfs
 	img=$SHM/$name.img
 	start_workload "$mib"
@@ -241,10 +258,12 @@ lim() {
 }
 
 bench_limits() {
-	local v f
+	local v f a b c
 	v=$("$HWL" memcpy "$BIG_MIB") || die "hwlimit memcpy failed"
-	rec_s limit.memcpy "${v% *}"
-	rec_s limit.memcpyfresh "${v#* }"
+	read -r a b c <<<"$v"
+	rec_s limit.memcpy "$a"
+	rec_s limit.fault "$b"
+	rec_s limit.memcpyfresh "$c"
 	f=$SHM/limit.bin
 	lim limit.shm.write write "$f" "$BIG_MIB"
 	lim limit.shm.read read "$f"
@@ -280,7 +299,7 @@ dirty=$(git -C "$ROOT" status --porcelain -- src include Makefile 2>/dev/null | 
 cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
 thp=$(sed 's/.*\[\(.*\)\].*/\1/' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null || echo '?')
 diskdev=$(df -P "$DISK" | awk 'NR==2 {print $1}')
-disktype=$(stat -f -c %T "$DISK")
+disktype=$(findmnt -n -o FSTYPE -T "$DISK" 2>/dev/null || stat -f -c %T "$DISK")
 
 cat <<EOF
 
@@ -288,6 +307,7 @@ ckpt benchmark, $(date -u '+%Y-%m-%d %H:%M UTC'), ckpt $rev$dirty
 machine: $(nproc) CPUs ($cpu), $(awk '/^MemTotal:/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), kernel $(uname -r), THP $thp
 images:  /dev/shm = $SHM ($(stat -f -c %T "$SHM")); disk = $DISK ($disktype on $diskdev)
 load average before/after: $LOAD0 / $LOAD1;  total bench time $((EPOCHSECONDS - T_START)) s
+priming: $PRIME_MIB MiB faulted in and freed just before each timed step of the big process and limits
 EOF
 
 awk -v reps="$REPS" -v mib="$BIG_MIB" '
@@ -299,7 +319,7 @@ function median(k,   n, i, j, t, a) {
 	lo[k] = a[1]; hi[k] = a[n]
 	return n % 2 ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2
 }
-function ms(s) { return sprintf("%9.1f ms", s * 1000) }
+function ms(s) { return sprintf("%9.1f ms", s * 1000) }	# 12 wide
 # one timing row: label, key, bytes moved (0: no GB/s), limit key
 function row(label, k, bytes, lk,   m, g, lm, lg, s) {
 	if (!(k in cnt)) return
@@ -307,19 +327,22 @@ function row(label, k, bytes, lk,   m, g, lm, lg, s) {
 	s = sprintf("  %-38s %s  [%8.1f - %8.1f]", label, ms(m), lo[k] * 1000, hi[k] * 1000)
 	if (bytes > 0) {
 		g = bytes / m / 1e9
-		s = s sprintf("  %6.2f GB/s", g)
+		s = s sprintf("  %11.2f", g)
 		if (lk != "" && (lk in cnt)) {
 			lm = median(lk); lg = LB / lm / 1e9
-			s = s sprintf("  %6.2f GB/s  %4.0f%%  %5.2fx", lg, 100 * g / lg, lg / g)
+			s = s sprintf("  %11.2f  %4.0f%%  %5.2fx", lg, 100 * g / lg, lg / g)
 		}
 	}
 	print s
 }
 function size(k) { return (k in cnt) ? median(k) : 0 }
-function head(t) {
+function head(t, lim) {
 	print ""
 	print t
-	printf "  %-38s %12s  [%8s - %8s]  %11s  %11s  %5s  %6s\n", "", "median", "min ms", "max ms", "ckpt", "limit", "%lim", "slower"
+	if (lim)
+		printf "  %-38s %12s  [%8s - %8s]  %11s\n", "", "median", "min", "max", "GB/s"
+	else
+		printf "  %-38s %12s  [%8s - %8s]  %11s  %11s  %5s  %6s\n", "", "median", "min", "max", "ckpt GB/s", "limit GB/s", "%lim", "slower"
 }
 { cnt[$1]++; val[$1, cnt[$1]] = $2 }
 END {
@@ -328,6 +351,7 @@ END {
 	print "%lim = ckpt GB/s as a share of the limit GB/s; slower = limit GB/s / ckpt GB/s."
 	print "restart = until `ckpt restart --detach` returns; alive = until the restored process next polls its"
 	print "GO file; verified = until it has checked all its memory (includes its own verify pass, shown below)."
+	print "limit of checkpoint -> X: write(2) -> X + fsync; of restart <- X: read(2) X -> fresh mmap (same cache state)."
 	for (p = 1; p <= 2; p++) {
 		n = p == 1 ? "big" : "tiny"
 		b = size(n ".shm.size")
@@ -352,9 +376,10 @@ END {
 			row("workload verify pass, after restart", n ".shm.verify", 0, "")
 		}
 	}
-	head(sprintf("hardware limits, %d MiB, same run", mib))
+	head(sprintf("hardware limits, %d MiB, same run", mib), 1)
 	row("memcpy, destination already faulted", "limit.memcpy", LB, "")
-	row("memcpy into fresh mmap (page faults)", "limit.memcpyfresh", LB, "")
+	row("page faults: 1 write per fresh page", "limit.fault", LB, "")
+	row("memcpy into fresh mmap (+ faults)", "limit.memcpyfresh", LB, "")
 	row("write(2) -> /dev/shm file + fsync", "limit.shm.write", LB, "")
 	row("read(2) /dev/shm file -> fresh mmap", "limit.shm.read", LB, "")
 	row("write(2) -> disk file + fsync", "limit.disk.write", LB, "")

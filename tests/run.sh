@@ -6,6 +6,9 @@ set -u
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 CKPT=$ROOT/build/test/ckpt
+# a restored process that hangs must fail its test, not the whole run:
+# timeout's SIGTERM reaches it through restart's signal forwarding
+RESTART_TIMEOUT=90
 PROGS=$ROOT/build/test/progs
 AUX=$ROOT/build/test/aux
 FILTER=${1:-}
@@ -106,7 +109,7 @@ state_test() {	# PROG
 	fi
 	wait $pid 2>/dev/null
 	gone $pid || { echo "pid $pid still there after --kill"; return 1; }
-	"$CKPT" restart "$d/img" > "$d/restart.out" 2>&1 &
+	timeout $RESTART_TIMEOUT "$CKPT" restart "$d/img" > "$d/restart.out" 2>&1 &
 	rpid=$!
 	for ((i = 0; i < 500; i++)); do
 		kill -0 $pid 2>/dev/null && break
@@ -139,7 +142,7 @@ test_python_counter() {
 	wait_for $d/out '^50$' || return 1
 	checkpoint_kill $d $pid || return 1
 	note "checkpointed at line $(wc -l < $d/out) of $n"
-	"$CKPT" restart $d/img || return 1
+	timeout $RESTART_TIMEOUT "$CKPT" restart $d/img || return 1
 	cmp $d/ref $d/out
 }
 
@@ -152,7 +155,7 @@ test_stream() {
 	gone $pid || return 1
 	cat $d/img.pipe | "$CKPT" info - > /dev/null || return 1
 	( sleep 0.5; touch $d/go ) &
-	cat $d/img.pipe | "$CKPT" restart - || return 1
+	cat $d/img.pipe | timeout $RESTART_TIMEOUT "$CKPT" restart - || return 1
 	grep -q '^PASS' $d/out
 }
 
@@ -289,7 +292,7 @@ test_skip_unsupported() {
 	wait $pid 2>/dev/null
 	gone $pid || return 1
 	( sleep 0.3; touch $d/go ) &
-	"$CKPT" restart $d/img && grep -q '^PASS' $d/out
+	timeout $RESTART_TIMEOUT "$CKPT" restart $d/img && grep -q '^PASS' $d/out
 }
 
 # A process ptrace'd by someone else cannot be held: EPERM, clearly.
