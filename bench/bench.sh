@@ -46,7 +46,7 @@ ours() {
 # wait up to $2 seconds (default 10) for pid $1 to leave /proc entirely
 # (a detached restored process is init's child: init reaps it, slowly)
 wait_gone() {
-	local pid=$1 deadline=$((${EPOCHSECONDS} + ${2:-10}))
+	local pid=$1 deadline=$((EPOCHSECONDS + ${2:-10}))
 	while [ -e /proc/"$pid" ]; do
 		[ "$EPOCHSECONDS" -le "$deadline" ] || return 1
 		sleep 0.02

@@ -4,13 +4,15 @@
 
 #include "kinds.h"
 
-/* Restore order matters: memory first (everything else points into it),
- * files while the image fd is still open in the puppet, credentials after
- * everything that needs privilege, registers last of all. */
+/* Order matters.  Dump: files before memory, so that an fd ckpt cannot
+ * save fails the checkpoint before gigabytes are written.  Restore:
+ * files and memory while the image fd is open in the puppet (phase
+ * IMAGE), credentials after everything that needs privilege, registers
+ * last of all. */
 const struct kind_ops *const ckpt_kinds[] = {
 	&kind_task,
-	&kind_mm,
 	&kind_files,
+	&kind_mm,
 	&kind_fs,
 	&kind_rlimits,
 	&kind_timers,

@@ -159,6 +159,23 @@ test_stream() {
 	grep -q '^PASS' $d/out
 }
 
+# `ckpt info` shows every record, for people and as JSON for scripts.
+test_info() {
+	local d=$WORK/info pid
+	start_holder plain $d || return 1
+	checkpoint_kill $d $pid || return 1
+	"$CKPT" info $d/img > $d/info.txt || return 1
+	grep -q "^TASK .*pid=$pid" $d/info.txt && grep -q "image complete and verified" $d/info.txt || return 1
+	"$CKPT" info --json $d/img | $PYTHON -c '
+import json, sys
+d = json.load(sys.stdin)
+types = [r["type"] for r in d["records"]]
+assert d["complete"] and types[0] == "HEAD", types
+for t in ("TASK", "THREAD", "REGS", "XSTATE", "MM", "VMA", "PAGES", "SIGHAND", "CREDS", "FILE", "FD"):
+    assert t in types, t
+print(len(types), "records")'
+}
+
 # Without --kill the process runs on unharmed, and the image still works.
 test_checkpoint_no_kill() {
 	local d=$WORK/nokill pid rpid
@@ -368,6 +385,7 @@ want unit
 for p in "$PROGS"/*; do want "state_$(basename "$p")"; done
 want python_counter
 want stream
+want info
 want checkpoint_no_kill
 want restart_detach
 want restart_status_and_signals
