@@ -32,7 +32,8 @@ build/test/ckpt: $(SRCS) $(wildcard src/*.h src/kinds/*.h src/arch/x86/*.h inclu
 TESTPROGS := $(patsubst tests/progs/%.c,build/test/progs/%,$(wildcard tests/progs/*.c))
 build/test/progs/%: tests/progs/%.c tests/progs/tp.h
 	@mkdir -p build/test/progs
-	$(CC) -std=gnu11 -O1 -g -Wall -Wextra -Werror -o $@ $<
+	$(CC) -std=gnu11 -O1 -g -Wall -Wextra -Werror -pthread -o $@ $<
+build/test/progs/threads200: tests/progs/threads.c
 
 AUXPROGS := build/test/aux/holder build/test/aux/tracer
 build/test/aux/%: tests/aux/%.c

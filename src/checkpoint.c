@@ -1,6 +1,7 @@
 /* checkpoint.c - ckpt_checkpoint(): hold the task, write its image, then
  * let it run on or (CKPT_KILL) end it once the image is safe. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -25,7 +26,7 @@ static int preflight(struct ckpt_log *log, pid_t pid)
 {
 	char state, *s;
 	unsigned long long f[PROC_STAT_FIELDS];
-	uint64_t threads, seccomp;
+	uint64_t seccomp;
 	int ret;
 
 	if (pid <= 0)
@@ -36,18 +37,14 @@ static int preflight(struct ckpt_log *log, pid_t pid)
 	if (ret)
 		return log_err(log, -ret == ENOENT ? ESRCH : -ret, "pid %d:", pid);
 	if (state == 'Z' || state == 'X')
-		return log_err(log, ESRCH, "pid %d has already exited", pid);
+		return log_err(log, ESRCH,
+			       "pid %d has exited (or its main thread has, leaving others)",
+			       pid);
 	if (f[9] & 0x00200000)	/* PF_KTHREAD */
 		return log_err(log, EINVAL, "pid %d is a kernel thread", pid);
-	ret = proc_status_u64(pid, "Threads", 10, &threads);
-	if (!ret)
-		ret = proc_status_u64(pid, "Seccomp", 10, &seccomp);
+	ret = proc_status_u64(pid, "Seccomp", 10, &seccomp);
 	if (ret)
 		return log_err(log, -ret, "pid %d: reading status:", pid);
-	if (threads != 1)
-		return log_err(log, EOPNOTSUPP,
-			       "pid %d has %llu threads: multi-threaded processes are not supported yet",
-			       pid, (unsigned long long)threads);
 	if (seccomp)
 		return log_err(log, EOPNOTSUPP,
 			       "pid %d runs under seccomp, not supported yet", pid);
@@ -98,6 +95,79 @@ static int find_syscall_insn(struct cpt_task *t)
 	return ret;
 }
 
+static int add_thread(struct cpt_ctx *c, struct cpt_task *t, pid_t tid)
+{
+	struct cpt_thread *n = realloc(t->threads, (t->nr_threads + 1) * sizeof(*n));
+
+	if (!n)
+		return log_err(c->log, ENOMEM, "thread table:");
+	t->threads = n;
+	/* the table moved: the remotes it holds moved with it */
+	for (int i = 1; i < t->nr_threads; i++)
+		n[i].rm = &n[i].own;
+	n[t->nr_threads] = (struct cpt_thread){ .tid = tid };
+	n[t->nr_threads].rm = t->nr_threads ? &n[t->nr_threads].own : &t->rm;
+	t->nr_threads++;
+	return 0;
+}
+
+static bool held(const struct cpt_task *t, pid_t tid)
+{
+	for (int i = 0; i < t->nr_threads; i++)
+		if (t->threads[i].tid == tid)
+			return true;
+	return false;
+}
+
+/* Hold every thread.  A thread may clone another while we go: list the
+ * threads again until a pass finds none we do not hold.  One that exits
+ * before we get to it is simply not part of the image. */
+static int seize_threads(struct cpt_ctx *c, struct cpt_task *t)
+{
+	int ret = remote_seize(&t->rm, t->pid, false, c->log);
+	bool more = true;
+
+	if (ret == -ESRCH)
+		return log_err(c->log, ESRCH, "pid %d: no such process", t->pid);
+	if (!ret)
+		ret = add_thread(c, t, t->pid);
+	while (!ret && more) {
+		char path[64];
+		struct dirent *de;
+		DIR *d;
+
+		snprintf(path, sizeof(path), "/proc/%d/task", t->pid);
+		d = opendir(path);
+		if (!d)
+			return log_err(c->log, errno, "pid %d: listing threads:", t->pid);
+		more = false;
+		while (!ret && (de = readdir(d))) {
+			pid_t tid = atoi(de->d_name);
+			struct cpt_thread *th;
+
+			if (tid <= 0 || held(t, tid))
+				continue;
+			if (t->nr_threads == MAX_THREADS) {
+				ret = log_err(c->log, E2BIG, "pid %d: too many threads", t->pid);
+				break;
+			}
+			ret = add_thread(c, t, tid);
+			if (ret)
+				break;
+			th = &t->threads[t->nr_threads - 1];
+			ret = remote_seize(th->rm, tid, false, c->log);
+			if (ret == -ESRCH) {	/* it exited meanwhile */
+				t->nr_threads--;
+				ret = 0;
+				continue;
+			}
+			more = true;
+		}
+		closedir(d);
+	}
+	return ret;
+}
+
 static int write_head(struct cpt_ctx *c)
 {
 	struct rec_head h;
@@ -141,11 +211,18 @@ static int dump_all(struct cpt_ctx *c, struct cpt_task *t)
 		return ret;
 	t->scratch = addr;
 	t->scratch_len = SCRATCH_LEN;
+	for (int i = 1; i < t->nr_threads; i++)
+		t->threads[i].rm->sc_ip = t->rm.sc_ip;
 	ret = write_head(c);
 	for (int i = 0; i < ckpt_nr_kinds && !ret; i++) {
 		log_info(c->log, "pid %d: saving %s", t->pid, ckpt_kinds[i]->name);
-		ret = ckpt_kinds[i]->dump(c, t);
+		if (ckpt_kinds[i]->dump)
+			ret = ckpt_kinds[i]->dump(c, t);
 	}
+	for (int j = 0; j < t->nr_threads && !ret; j++)
+		for (int i = 0; i < ckpt_nr_kinds && !ret; i++)
+			if (ckpt_kinds[i]->dump_thread)
+				ret = ckpt_kinds[i]->dump_thread(c, t, &t->threads[j]);
 	return ret;
 }
 
@@ -180,11 +257,25 @@ static int end_task(struct cpt_ctx *c, struct cpt_task *t)
 
 	if (kill(t->pid, SIGKILL))
 		return log_err(c->log, errno, "killing pid %d:", t->pid);
-	/* as its tracer we hear of its death; its parent reaps it */
-	while (waitpid(t->pid, &status, __WALL) < 0 && errno == EINTR)
-		;
-	t->rm.seized = false;
+	/* as their tracer we hear of each thread's death; the parent reaps */
+	for (int i = t->nr_threads - 1; i >= 0; i--) {
+		while (waitpid(t->threads[i].tid, &status, __WALL) < 0 && errno == EINTR)
+			;
+		t->threads[i].rm->seized = false;
+	}
 	return 0;
+}
+
+static int release_threads(struct cpt_task *t)
+{
+	int ret = 0;
+
+	for (int i = 0; i < t->nr_threads; i++) {
+		int r = t->threads[i].rm->seized ? remote_release(t->threads[i].rm) : 0;
+
+		ret = ret ? ret : r;
+	}
+	return ret;
 }
 
 int ckpt_checkpoint_r(pid_t pid, int fd, unsigned long flags, int logfd,
@@ -199,7 +290,7 @@ int ckpt_checkpoint_r(pid_t pid, int fd, unsigned long flags, int logfd,
 	if (!ret)
 		ret = preflight(&log, pid);
 	if (!ret)
-		ret = remote_seize(&task.rm, pid, false, &log);
+		ret = seize_threads(&c, &task);
 	if (!ret) {
 		log.pos = &c.w.pos;
 		ret = dump_all(&c, &task);
@@ -218,12 +309,16 @@ int ckpt_checkpoint_r(pid_t pid, int fd, unsigned long flags, int logfd,
 		write_error(&c);
 	if (!ret && (flags & CKPT_KILL))
 		ret = end_task(&c, &task);
-	if (task.rm.seized) {
-		int r = remote_release(&task.rm);
+	{
+		int r = release_threads(&task);
 
 		ret = ret ? ret : r;
 	}
-	remote_close(&task.rm);
+	if (!task.nr_threads && task.rm.seized)	/* seized, not yet listed */
+		remote_release(&task.rm);
+	for (int i = 0; i < task.nr_threads; i++)
+		remote_close(task.threads[i].rm);
+	free(task.threads);
 	vma_list_free(&task.maps);
 	iw_free(&c.w);
 	if (ret)

@@ -101,6 +101,7 @@ struct rec_thread {
 	uint32_t ss_flags;
 	uint32_t xcomp_perm_set; /* 1 if the next field is meaningful */
 	uint64_t xcomp_perm;	/* ARCH_GET_XCOMP_PERM */
+	char comm[16];		/* each thread has its own name */
 };
 
 struct rec_regs {

@@ -101,6 +101,9 @@ static int show(struct info_out *o, struct rst_ctx *c, struct rst_task *t,
 		return log_err(c->log, EBADMSG, "bad TASK record");
 	if (r->type == REC_TASK)
 		t->pid = ((const struct rec_task *)r->data)->pid;
+	if (r->type == REC_THREAD && r->data_len >= 4 &&
+	    rst_thread_add(t, *(const uint32_t *)r->data))
+		return log_err(c->log, ENOMEM, "thread table:");
 	if (k) {
 		struct rec copy = *r;
 
@@ -135,6 +138,9 @@ int ckpt_info(int fd, bool json, FILE *out, int logfd)
 	struct ckpt_log log = { .fd = logfd };
 	struct info_out o = { .f = out, .json = json };
 	struct rst_task *t = calloc(1, sizeof(*t));
+
+	if (t)
+		t->rm.memfd = -1;
 	struct rst_ctx c = { .log = &log, .task = t };
 	struct img_reader r;
 	struct rec rec;
@@ -169,14 +175,7 @@ int ckpt_info(int fd, bool json, FILE *out, int logfd)
 		fprintf(out, "%-12s %" PRIu64 " records, image complete and verified\n",
 			"TAIL", n);
 	ir_free(&r);
-	for (int i = 0; i < ckpt_nr_kinds; i++)
-		if (t->kind_state[i]) {
-			if (ckpt_kinds[i]->free)
-				ckpt_kinds[i]->free(t, t->kind_state[i]);
-			else
-				free(t->kind_state[i]);
-		}
-	free(t);
+	rst_task_free(t);
 	if (img != fd)
 		close(img);
 	return ret;

@@ -1,6 +1,7 @@
 /* kinds.c - the table of resource kinds, in dump and restore order. */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "kinds.h"
 
@@ -46,6 +47,68 @@ void *kind_state(struct rst_task *t, const struct kind_ops *k, size_t size)
 	if (!t->kind_state[i])
 		t->kind_state[i] = calloc(1, size);
 	return t->kind_state[i];
+}
+
+int rst_thread_add(struct rst_task *t, pid_t tid)
+{
+	struct rst_thread *n;
+
+	if (t->nr_threads >= MAX_THREADS)
+		return -E2BIG;
+	n = realloc(t->threads, (t->nr_threads + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	t->threads = n;
+	/* the table moved: the remotes it holds moved with it */
+	for (int i = 1; i < t->nr_threads; i++)
+		n[i].rm = &n[i].own;
+	memset(&n[t->nr_threads], 0, sizeof(*n));
+	n[t->nr_threads].tid = tid;
+	n[t->nr_threads].own.memfd = -1;
+	n[t->nr_threads].rm = t->nr_threads ? &n[t->nr_threads].own : &t->rm;
+	t->nr_threads++;
+	return 0;
+}
+
+void rst_task_free(struct rst_task *t)
+{
+	if (!t)
+		return;
+	for (int i = 0; i < ckpt_nr_kinds; i++) {
+		const struct kind_ops *k = ckpt_kinds[i];
+
+		for (int j = 0; j < t->nr_threads; j++) {
+			void *s = t->threads[j].kind_state[i];
+
+			if (s && k->free_thread)
+				k->free_thread(s);
+			else
+				free(s);
+		}
+		if (t->kind_state[i] && k->free)
+			k->free(t, t->kind_state[i]);
+		else
+			free(t->kind_state[i]);
+	}
+	for (int j = 1; j < t->nr_threads; j++)
+		remote_close(&t->threads[j].own);
+	remote_close(&t->rm);
+	free(t->threads);
+	free(t);
+}
+
+void *kind_thread_state(struct rst_task *t, const struct kind_ops *k,
+			size_t size)
+{
+	struct rst_thread *th;
+	int i = kind_index(k);
+
+	if (!t->nr_threads)
+		return NULL;
+	th = &t->threads[t->nr_threads - 1];
+	if (!th->kind_state[i])
+		th->kind_state[i] = calloc(1, size);
+	return th->kind_state[i];
 }
 
 int cpt_scratch_put(struct cpt_task *t, const void *p, size_t n, uint64_t *addr)

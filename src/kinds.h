@@ -18,9 +18,21 @@
 #include "proc.h"
 #include "remote.h"
 
+#define MAX_THREADS	65536
+
+/* A thread held for checkpoint; threads[0] is the main thread, whose
+ * remote is the task's own. */
+struct cpt_thread {
+	pid_t tid;
+	struct remote *rm;
+	struct remote own;
+};
+
 struct cpt_task {
 	pid_t pid;
-	struct remote rm;	/* the held (main) thread */
+	struct remote rm;	/* the main thread: process-wide calls */
+	struct cpt_thread *threads;
+	int nr_threads;
 	uint64_t scratch;	/* a private page mapped in the task for
 				 * remote calls' in/out arguments */
 	size_t scratch_len;
@@ -35,12 +47,23 @@ struct cpt_ctx {
 	uint32_t next_objref;
 };
 
+/* A thread to restore: its tid, what each kind loaded for it, and once
+ * it exists, its remote (threads[0] is the main thread, t->rm). */
+struct rst_thread {
+	pid_t tid;
+	struct remote *rm;
+	struct remote own;
+	void *kind_state[16];
+};
+
 /* The restart side: every record is loaded and checked into this model
  * before any process is created. */
 struct rst_task {
 	pid_t pid;
 	struct rec_task t;
 	struct remote rm;
+	struct rst_thread *threads;
+	int nr_threads;		/* THREAD records loaded so far */
 	uint64_t tramp;		/* our mapping in the puppet: a page with a
 				 * syscall instruction, then scratch space */
 	size_t tramp_len;
@@ -77,7 +100,13 @@ struct kind_ops {
 	int (*load)(struct rst_ctx *c, struct rst_task *t, struct rec *r);
 	int (*check)(struct rst_ctx *c, struct rst_task *t);
 	int (*restore)(struct rst_ctx *c, struct rst_task *t);
+	/* per thread, each thread in turn, after the process-wide side */
+	int (*dump_thread)(struct cpt_ctx *c, struct cpt_task *t,
+			   struct cpt_thread *th);
+	int (*restore_thread)(struct rst_ctx *c, struct rst_task *t,
+			      struct rst_thread *th);
 	void (*free)(struct rst_task *t, void *state);
+	void (*free_thread)(void *state);	/* default: free() */
 	void (*show)(struct info_out *o, const struct rec *r);
 };
 
@@ -90,6 +119,14 @@ const struct kind_ops *kind_for_type(uint32_t type);
 
 /* Per-kind state of a task being restored (allocated on first use). */
 void *kind_state(struct rst_task *t, const struct kind_ops *k, size_t size);
+/* ... and of its current (last loaded) thread; NULL before any THREAD. */
+void *kind_thread_state(struct rst_task *t, const struct kind_ops *k,
+			size_t size);
+/* Add a thread (from its THREAD record) to the model. */
+int rst_thread_add(struct rst_task *t, pid_t tid);
+void rst_task_free(struct rst_task *t);
+#define KSTATE(t, k) ((t)->kind_state[kind_index(&(k))])
+#define KTSTATE(th, k) ((th)->kind_state[kind_index(&(k))])
 
 /* The scratch area of a task, for in/out arguments of remote calls. */
 int cpt_scratch_put(struct cpt_task *t, const void *p, size_t n, uint64_t *addr);

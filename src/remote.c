@@ -48,6 +48,12 @@ static bool is_event_stop(int status)
 	return (status >> 16) == PTRACE_EVENT_STOP;
 }
 
+/* A clone() we made it do (threads of a restored process). */
+static bool is_clone_stop(int status)
+{
+	return (status >> 16) == PTRACE_EVENT_CLONE;
+}
+
 static bool is_syscall_stop(int status)
 {
 	return (status >> 16) == 0 && WSTOPSIG(status) == (SIGTRAP | 0x80);
@@ -101,6 +107,8 @@ int remote_seize(struct remote *r, pid_t pid, bool exitkill,
 	r->log = log;
 	r->memfd = -1;
 	if (ptrace(PTRACE_SEIZE, pid, 0, opts)) {
+		if (errno == ESRCH)
+			return -ESRCH;	/* gone: the caller knows if that matters */
 		if (errno == EPERM)
 			return log_err(log, EPERM,
 				       "cannot trace pid %d: not permitted (traced by another tool, or protected)",
@@ -126,6 +134,33 @@ int remote_seize(struct remote *r, pid_t pid, bool exitkill,
 	r->memfd = open(path, O_RDWR | O_CLOEXEC);
 	if (r->memfd < 0)
 		return log_err(log, errno, "open %s:", path);
+	return 0;
+}
+
+int remote_adopt(struct remote *r, pid_t tid, const struct remote *like)
+{
+	char path[64];
+	int status, ret;
+
+	memset(r, 0, sizeof(*r));
+	r->pid = tid;
+	r->log = like->log;
+	r->memfd = -1;
+	r->seized = true;
+	r->sc_ip = like->sc_ip;
+	r->sp = like->sp;
+	ret = wait_stop(r, &status);
+	if (!ret)
+		ret = wait_event_stop(r, status, NULL);
+	if (ret)
+		return ret;
+	if (ptrace(PTRACE_GETREGS, tid, 0, &r->regs) ||
+	    ptrace(PTRACE_GETSIGMASK, tid, sizeof(uint64_t), &r->sigmask))
+		return log_err(r->log, errno, "tid %d: registers:", tid);
+	snprintf(path, sizeof(path), "/proc/%d/mem", tid);
+	r->memfd = open(path, O_RDWR | O_CLOEXEC);
+	if (r->memfd < 0)
+		return log_err(r->log, errno, "open %s:", path);
 	return 0;
 }
 
@@ -157,7 +192,8 @@ int remote_call(struct remote *r, long *res, long nr, long a1, long a2,
 		ret = wait_stop(r, &status);
 		if (ret)
 			return ret;
-		if (is_event_stop(status) && again++ < 16) {
+		if ((is_event_stop(status) || is_clone_stop(status)) &&
+		    again++ < 16) {
 			stop--;
 			continue;
 		}

@@ -35,6 +35,9 @@ struct remote {
  * we do (for tasks we are building). */
 int remote_seize(struct remote *r, pid_t pid, bool exitkill,
 		 struct ckpt_log *log);
+/* Take over @tid, a thread that @like's task cloned under
+ * PTRACE_O_TRACECLONE (so it starts attached and stopped). */
+int remote_adopt(struct remote *r, pid_t tid, const struct remote *like);
 int remote_call(struct remote *r, long *res, long nr, long a1, long a2,
 		long a3, long a4, long a5, long a6);
 #define rcall(r, res, nr, ...) rcall_(r, res, nr, __VA_ARGS__, 0, 0, 0, 0, 0, 0)

@@ -98,7 +98,8 @@ static int load_task(struct rst_ctx *c, struct rec *r)
 	t->pid = t->t.pid;
 	t->rm.memfd = -1;
 	c->task = t;
-	if (t->pid <= 1 || t->t.nr_threads != 1 || t->t.flags & ~TASK_STOPPED ||
+	if (t->pid <= 1 || t->t.nr_threads < 1 || t->t.nr_threads > MAX_THREADS ||
+	    t->t.flags & ~TASK_STOPPED ||
 	    memchr(t->t.comm, 0, sizeof(t->t.comm)) == NULL)
 		return log_err(c->log, EBADMSG, "TASK record: bad pid or fields");
 	return 0;
@@ -122,6 +123,13 @@ static int load_model(struct rst_ctx *c, struct records *rs)
 		if (r->type == REC_TASK) {
 			ret = load_task(c, r);
 			continue;
+		}
+		if (r->type == REC_THREAD && c->task && r->data_len >= 4) {
+			ret = rst_thread_add(c->task, *(uint32_t *)r->data);
+			if (ret) {
+				ret = log_err(c->log, -ret, "thread table:");
+				continue;
+			}
 		}
 		if (r->type == REC_FD && r->data_len >= 4 &&
 		    *(uint32_t *)r->data >= c->fd_floor)
@@ -310,15 +318,62 @@ static int setup_puppet(struct rst_ctx *c, struct rst_task *t)
 	return ret;
 }
 
-static int run_phase(struct rst_ctx *c, struct rst_task *t, enum kind_phase ph)
+/* The process-wide side of each kind of a phase, then (once the threads
+ * exist) each thread's side. */
+static int run_phase(struct rst_ctx *c, struct rst_task *t, enum kind_phase ph,
+		     bool threads)
 {
 	int ret = 0;
 
 	for (int i = 0; i < ckpt_nr_kinds && !ret; i++) {
-		if (ckpt_kinds[i]->phase != ph)
+		const struct kind_ops *k = ckpt_kinds[i];
+
+		if (k->phase != ph || !k->restore)
 			continue;
-		log_info(c->log, "pid %d: restoring %s", t->pid, ckpt_kinds[i]->name);
-		ret = ckpt_kinds[i]->restore(c, t);
+		log_info(c->log, "pid %d: restoring %s", t->pid, k->name);
+		ret = k->restore(c, t);
+	}
+	for (int j = 0; j < t->nr_threads && threads && !ret; j++)
+		for (int i = 0; i < ckpt_nr_kinds && !ret; i++)
+			if (ckpt_kinds[i]->phase == ph && ckpt_kinds[i]->restore_thread)
+				ret = ckpt_kinds[i]->restore_thread(c, t, &t->threads[j]);
+	return ret;
+}
+
+/* The other threads, cloned by the main one with their tids; under
+ * PTRACE_O_TRACECLONE each starts held by us. */
+static int create_threads(struct rst_ctx *c, struct rst_task *t)
+{
+	struct clone_args ca = {
+		.flags = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND |
+			 CLONE_THREAD | CLONE_SYSVSEM,
+		.stack = t->tramp + t->tramp_len - 4096,
+		.stack_size = 4096 - 64,
+		.set_tid_size = 1,
+	};
+	uint64_t ca_at, tid_at;
+	long got;
+	int ret = 0;
+
+	if (t->nr_threads > 1 &&
+	    ptrace(PTRACE_SETOPTIONS, t->pid, 0, PTRACE_O_TRACESYSGOOD |
+		   PTRACE_O_EXITKILL | PTRACE_O_TRACECLONE))
+		return log_err(c->log, errno, "pid %d: PTRACE_SETOPTIONS:", t->pid);
+	for (int i = 1; i < t->nr_threads && !ret; i++) {
+		pid_t tid = t->threads[i].tid;
+
+		ret = rst_scratch_put(t, 128, &tid, sizeof(tid), &tid_at);
+		ca.set_tid = tid_at;
+		if (!ret)
+			ret = rst_scratch_put(t, 0, &ca, sizeof(ca), &ca_at);
+		if (!ret)
+			ret = remote_call(&t->rm, &got, SYS_clone3, ca_at, sizeof(ca),
+					  0, 0, 0, 0);
+		if (!ret && got != tid)
+			ret = log_err(c->log, got == -EEXIST ? EEXIST : (int)-got,
+				      "pid %d: creating thread %d:", t->pid, tid);
+		if (!ret)
+			ret = remote_adopt(&t->threads[i].own, tid, &t->rm);
 	}
 	return ret;
 }
@@ -328,19 +383,21 @@ static int build(struct rst_ctx *c, struct rst_task *t)
 	int ret = setup_puppet(c, t);
 
 	if (!ret)
-		ret = run_phase(c, t, PHASE_IMAGE);
+		ret = run_phase(c, t, PHASE_IMAGE, false);
 	if (!ret)
 		ret = rcheck(&t->rm, NULL, "close image", SYS_close, t->img_fd);
 	if (!ret)
-		ret = run_phase(c, t, PHASE_STATE);
+		ret = create_threads(c, t);
+	if (!ret)
+		ret = run_phase(c, t, PHASE_STATE, true);
 	if (!ret)	/* the last remote call: the trampoline goes */
 		ret = rcheck(&t->rm, NULL, "munmap trampoline", SYS_munmap,
 			     t->tramp, t->tramp_len);
 	if (!ret)
-		ret = run_phase(c, t, PHASE_LAST);
+		ret = run_phase(c, t, PHASE_LAST, true);
 	t->rm.stop_on_release = t->t.flags & TASK_STOPPED;
-	if (!ret)
-		ret = remote_release(&t->rm);
+	for (int i = 0; i < t->nr_threads && !ret; i++)
+		ret = remote_release(t->threads[i].rm);
 	return ret;
 }
 
@@ -349,26 +406,15 @@ static void destroy_puppet(struct rst_ctx *c, struct rst_task *t)
 	int status;
 
 	kill(t->pid, SIGKILL);
-	/* our child (or tracee): wait for it to be gone */
+	/* our child (or tracee), and its threads: wait for them to be gone */
+	for (int i = t->nr_threads - 1; i > 0; i--)
+		if (t->threads[i].own.seized)
+			while (waitpid(t->threads[i].tid, &status, __WALL) < 0 &&
+			       errno == EINTR)
+				;
 	while (waitpid(t->pid, &status, __WALL) < 0 && errno == EINTR)
 		;
 	log_info(c->log, "pid %d: half-built process removed", t->pid);
-}
-
-static void free_task(struct rst_task *t)
-{
-	if (!t)
-		return;
-	for (int i = 0; i < ckpt_nr_kinds; i++) {
-		if (!t->kind_state[i])
-			continue;
-		if (ckpt_kinds[i]->free)
-			ckpt_kinds[i]->free(t, t->kind_state[i]);
-		else
-			free(t->kind_state[i]);
-	}
-	remote_close(&t->rm);
-	free(t);
 }
 
 int ckpt_restart_r(pid_t pid, int fd, unsigned long flags, int logfd,
@@ -407,7 +453,7 @@ int ckpt_restart_r(pid_t pid, int fd, unsigned long flags, int logfd,
 		res->err = ret ? log.err : 0;
 		snprintf(res->msg, sizeof(res->msg), "%s", ret ? log.msg : "");
 	}
-	free_task(c.task);
+	rst_task_free(c.task);
 	records_free(&rs);
 	if (img >= 0 && img != fd)
 		close(img);

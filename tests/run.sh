@@ -297,7 +297,6 @@ refused_checkpoint() {	# MODE EXPECT-IN-MESSAGE
 }
 test_refuse_eventfd() { refused_checkpoint eventfd 'fd [0-9]*: unsupported kind of file anon_inode:\[eventfd\]'; }
 test_refuse_socket() { refused_checkpoint socket 'fd [0-9]*: unsupported kind of file socket:'; }
-test_refuse_threads() { refused_checkpoint thread 'threads'; }
 test_refuse_children() { refused_checkpoint child 'children'; }
 
 # --skip-unsupported leaves such fds out instead.
@@ -394,7 +393,6 @@ want stopped_process
 want pid_in_use
 want refuse_eventfd
 want refuse_socket
-want refuse_threads
 want refuse_children
 want skip_unsupported
 want refuse_traced

@@ -112,7 +112,8 @@ static int creds_check(struct rst_ctx *c, struct rst_task *t)
 	return 0;
 }
 
-static int set_caps(struct rst_task *t, const struct rec_creds *rc)
+static int set_caps(struct rst_task *t, struct remote *rm,
+		    const struct rec_creds *rc)
 {
 	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
 	struct __user_cap_data_struct d[2] = {
@@ -125,21 +126,23 @@ static int set_caps(struct rst_task *t, const struct rec_creds *rc)
 	if (!ret)
 		ret = rst_scratch_put(t, 64, d, sizeof(d), &da);
 	if (!ret)
-		ret = rcheck(&t->rm, NULL, "capset", SYS_capset, ha, da);
+		ret = rcheck(rm, NULL, "capset", SYS_capset, ha, da);
 	for (int cap = 0; cap < 64 && !ret; cap++)
 		if (rc->cap_amb & (1ULL << cap))
-			ret = rcheck(&t->rm, NULL, "prctl(PR_CAP_AMBIENT_RAISE)",
+			ret = rcheck(rm, NULL, "prctl(PR_CAP_AMBIENT_RAISE)",
 				     SYS_prctl, PR_CAP_AMBIENT,
 				     PR_CAP_AMBIENT_RAISE, cap, 0, 0);
 	return ret;
 }
 
-static int creds_restore(struct rst_ctx *c, struct rst_task *t)
+/* Credentials belong to each thread: every thread drops to them. */
+static int creds_restore_thread(struct rst_ctx *c, struct rst_task *t,
+				struct rst_thread *th)
 {
-	struct creds_state *s = t->kind_state[kind_index(&kind_creds)];
+	struct creds_state *s = KSTATE(t, kind_creds);
 	const struct rec_creds *rc = &s->c;
 	const uint32_t *groups = (const uint32_t *)((const char *)s->groups + sizeof(*rc));
-	struct remote *rm = &t->rm;
+	struct remote *rm = th->rm;
 	uint64_t addr;
 	long last_cap = 0;
 	int ret;
@@ -176,7 +179,7 @@ static int creds_restore(struct rst_ctx *c, struct rst_task *t)
 	if (!ret)
 		ret = remote_call(rm, &last_cap, SYS_setfsuid, rc->uid[3], 0, 0, 0, 0, 0);
 	if (!ret)
-		ret = set_caps(t, rc);
+		ret = set_caps(t, rm, rc);
 	if (!ret && !(rc->securebits & SECBIT_KEEP_CAPS_))
 		ret = rcheck(rm, NULL, "prctl(PR_SET_KEEPCAPS)", SYS_prctl,
 			     PR_SET_KEEPCAPS, 0);
@@ -211,7 +214,7 @@ const struct kind_ops kind_creds = {
 	.dump = creds_dump,
 	.load = creds_load,
 	.check = creds_check,
-	.restore = creds_restore,
+	.restore_thread = creds_restore_thread,
 	.free = creds_free,
 	.show = creds_show,
 };

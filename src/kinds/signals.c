@@ -25,11 +25,15 @@ struct peeksiginfo_args_ {
 		  SA_RESTART | SA_NODEFER | SA_RESETHAND | SA_RESTORER_ | \
 		  0x00000400 /* SA_EXPOSE_TAGBITS */ | 0x00000800 /* SA_UNSUPPORTED */)
 
+struct pending {
+	struct rec_siginfo *e;
+	uint32_t n;
+};
+
 struct sig_state {
 	bool have_hand;
 	struct rec_sighand hand;
-	struct rec_siginfo *pend;
-	uint32_t nr_pend;
+	struct pending pend;	/* the process-wide queue */
 };
 
 static int dump_hand(struct cpt_ctx *c, struct cpt_task *t)
@@ -50,7 +54,7 @@ static int dump_hand(struct cpt_ctx *c, struct cpt_task *t)
 	return ret ? ret : iw_record(&c->w, REC_SIGHAND, &h, sizeof(h));
 }
 
-static int peek_queue(struct cpt_ctx *c, struct cpt_task *t, bool shared,
+static int peek_queue(struct cpt_ctx *c, pid_t tid, bool shared,
 		      struct rec_siginfo **out, uint32_t *n)
 {
 	struct peeksiginfo_args_ a = {
@@ -61,10 +65,10 @@ static int peek_queue(struct cpt_ctx *c, struct cpt_task *t, bool shared,
 
 	for (;; a.off++) {
 		struct rec_siginfo *p;
-		long k = ptrace(PTRACE_PEEKSIGINFO, t->pid, &a, &si);
+		long k = ptrace(PTRACE_PEEKSIGINFO, tid, &a, &si);
 
 		if (k < 0)
-			return log_err(c->log, errno, "pid %d: PTRACE_PEEKSIGINFO:", t->pid);
+			return log_err(c->log, errno, "tid %d: PTRACE_PEEKSIGINFO:", tid);
 		if (k == 0)
 			return 0;
 		p = realloc(*out, (*n + 1) * sizeof(**out));
@@ -78,6 +82,14 @@ static int peek_queue(struct cpt_ctx *c, struct cpt_task *t, bool shared,
 	}
 }
 
+static int write_pending(struct cpt_ctx *c, struct rec_siginfo *p, uint32_t n)
+{
+	int ret = n ? iw_record(&c->w, REC_SIGPENDING, p, n * sizeof(*p)) : 0;
+
+	free(p);
+	return ret;
+}
+
 static int sig_dump(struct cpt_ctx *c, struct cpt_task *t)
 {
 	struct rec_siginfo *p = NULL;
@@ -85,11 +97,23 @@ static int sig_dump(struct cpt_ctx *c, struct cpt_task *t)
 	int ret = dump_hand(c, t);
 
 	if (!ret)
-		ret = peek_queue(c, t, false, &p, &n);
-	if (!ret)
-		ret = peek_queue(c, t, true, &p, &n);
+		ret = peek_queue(c, t->pid, true, &p, &n);
+	if (ret) {
+		free(p);
+		return ret;
+	}
+	return write_pending(c, p, n);
+}
+
+static int sig_dump_thread(struct cpt_ctx *c, struct cpt_task *t,
+			   struct cpt_thread *th)
+{
+	struct rec_siginfo *p = NULL;
+	uint32_t n = 0;
+	int ret = peek_queue(c, th->tid, false, &p, &n);
+
 	/* signals caught mid-delivery when we stopped it are still due */
-	for (int i = 0; i < t->rm.nr_stolen && !ret; i++) {
+	for (int i = 0; i < th->rm->nr_stolen && !ret; i++) {
 		void *q = realloc(p, (n + 1) * sizeof(*p));
 
 		if (!q) {
@@ -98,13 +122,43 @@ static int sig_dump(struct cpt_ctx *c, struct cpt_task *t)
 		}
 		p = q;
 		memset(&p[n], 0, sizeof(p[0]));
-		memcpy(p[n].info, &t->rm.stolen[i], sizeof(siginfo_t));
+		memcpy(p[n].info, &th->rm->stolen[i], sizeof(siginfo_t));
 		n++;
 	}
-	if (!ret && n)
-		ret = iw_record(&c->w, REC_SIGPENDING, p, n * sizeof(*p));
-	free(p);
-	return ret;
+	if (ret) {
+		free(p);
+		return ret;
+	}
+	return write_pending(c, p, n);
+}
+
+static int load_pending(struct rst_ctx *c, struct rst_task *t, struct rec *r)
+{
+	const struct rec_siginfo *e = r->data;
+	uint32_t n = r->data_len / sizeof(*e);
+	struct pending *pd;
+
+	if (r->data_len % sizeof(*e) || n == 0 || n > MAX_PENDING)
+		return log_err(c->log, EBADMSG, "bad SIGPENDING record");
+	pd = e[0].shared ? &((struct sig_state *)kind_state(t, &kind_signals,
+							     sizeof(struct sig_state)))->pend
+			 : kind_thread_state(t, &kind_signals, sizeof(*pd));
+	if (!pd || pd->e)
+		return log_err(c->log, EBADMSG,
+			       "SIGPENDING out of place (repeated, or before its THREAD)");
+	for (uint32_t i = 0; i < n; i++) {
+		siginfo_t si;
+
+		memcpy(&si, e[i].info, sizeof(si));
+		if (si.si_signo < 1 || si.si_signo > NSIG_ || e[i].shared != e[0].shared ||
+		    e[i].shared > 1 || e[i].reserved)
+			return log_err(c->log, EBADMSG, "SIGPENDING: bad signal %d",
+				       si.si_signo);
+	}
+	pd->e = r->data;
+	pd->n = n;
+	r->data = NULL;
+	return 0;
 }
 
 static int sig_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
@@ -113,39 +167,23 @@ static int sig_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 
 	if (!s)
 		return log_err(c->log, ENOMEM, "signal state:");
-	if (r->type == REC_SIGHAND) {
-		if (r->data_len != sizeof(s->hand) || s->have_hand)
-			return log_err(c->log, EBADMSG, "bad or repeated SIGHAND record");
-		memcpy(&s->hand, r->data, sizeof(s->hand));
-		for (int i = 0; i < NSIG_; i++)
-			if (s->hand.act[i].flags & ~(uint64_t)SA_KNOWN)
-				return log_err(c->log, EBADMSG,
-					       "SIGHAND: signal %d has unknown flags 0x%llx",
-					       i + 1, (unsigned long long)s->hand.act[i].flags);
-		s->have_hand = true;
-		return 0;
-	}
-	if (s->pend || r->data_len % sizeof(struct rec_siginfo) ||
-	    r->data_len / sizeof(struct rec_siginfo) > MAX_PENDING)
-		return log_err(c->log, EBADMSG, "bad or repeated SIGPENDING record");
-	s->pend = r->data;
-	s->nr_pend = r->data_len / sizeof(struct rec_siginfo);
-	r->data = NULL;
-	for (uint32_t i = 0; i < s->nr_pend; i++) {
-		siginfo_t si;
-
-		memcpy(&si, s->pend[i].info, sizeof(si));
-		if (si.si_signo < 1 || si.si_signo > NSIG_ || s->pend[i].shared > 1 ||
-		    s->pend[i].reserved)
-			return log_err(c->log, EBADMSG, "SIGPENDING: bad signal %d",
-				       si.si_signo);
-	}
+	if (r->type == REC_SIGPENDING)
+		return load_pending(c, t, r);
+	if (r->data_len != sizeof(s->hand) || s->have_hand)
+		return log_err(c->log, EBADMSG, "bad or repeated SIGHAND record");
+	memcpy(&s->hand, r->data, sizeof(s->hand));
+	for (int i = 0; i < NSIG_; i++)
+		if (s->hand.act[i].flags & ~(uint64_t)SA_KNOWN)
+			return log_err(c->log, EBADMSG,
+				       "SIGHAND: signal %d has unknown flags 0x%llx",
+				       i + 1, (unsigned long long)s->hand.act[i].flags);
+	s->have_hand = true;
 	return 0;
 }
 
 static int sig_check(struct rst_ctx *c, struct rst_task *t)
 {
-	struct sig_state *s = t->kind_state[kind_index(&kind_signals)];
+	struct sig_state *s = KSTATE(t, kind_signals);
 
 	if (!s || !s->have_hand)
 		return log_err(c->log, EBADMSG, "pid %d: image has no SIGHAND record",
@@ -153,13 +191,37 @@ static int sig_check(struct rst_ctx *c, struct rst_task *t)
 	return 0;
 }
 
-static int sig_restore(struct rst_ctx *c, struct rst_task *t)
+/* Queued by the thread to itself: the kernel allows any si_code for that.
+ * All signals stay blocked until the task is released. */
+static int queue_pending(struct rst_task *t, struct remote *rm, pid_t tid,
+			 const struct pending *pd)
 {
-	struct sig_state *s = t->kind_state[kind_index(&kind_signals)];
 	uint64_t addr;
 	int ret = 0;
 
-	(void)c;
+	for (uint32_t i = 0; pd && i < pd->n && !ret; i++) {
+		int signo;
+
+		memcpy(&signo, pd->e[i].info, sizeof(signo));
+		ret = rst_scratch_put(t, 0, pd->e[i].info, sizeof(pd->e[i].info), &addr);
+		if (ret)
+			break;
+		if (pd->e[i].shared)
+			ret = rcheck(rm, NULL, "rt_sigqueueinfo", SYS_rt_sigqueueinfo,
+				     t->pid, signo, addr);
+		else
+			ret = rcheck(rm, NULL, "rt_tgsigqueueinfo", SYS_rt_tgsigqueueinfo,
+				     t->pid, tid, signo, addr);
+	}
+	return ret;
+}
+
+static int sig_restore(struct rst_ctx *c, struct rst_task *t)
+{
+	struct sig_state *s = KSTATE(t, kind_signals);
+	uint64_t addr;
+	int ret = 0;
+
 	for (int sig = 1; sig <= NSIG_ && !ret; sig++) {
 		if (sig == SIGKILL || sig == SIGSTOP)
 			continue;
@@ -169,32 +231,28 @@ static int sig_restore(struct rst_ctx *c, struct rst_task *t)
 			ret = rcheck(&t->rm, NULL, "rt_sigaction", SYS_rt_sigaction,
 				     sig, addr, 0, 8);
 	}
-	/* Queued into ourselves: the kernel allows any si_code for that.
-	 * All signals stay blocked until the task is released. */
-	for (uint32_t i = 0; i < s->nr_pend && !ret; i++) {
-		const struct rec_siginfo *p = &s->pend[i];
-		int signo;
+	return ret ? ret : queue_pending(t, &t->rm, t->pid, &s->pend);
+}
 
-		memcpy(&signo, p->info, sizeof(signo));
-		ret = rst_scratch_put(t, 0, p->info, sizeof(p->info), &addr);
-		if (ret)
-			break;
-		if (p->shared)
-			ret = rcheck(&t->rm, NULL, "rt_sigqueueinfo",
-				     SYS_rt_sigqueueinfo, t->pid, signo, addr);
-		else
-			ret = rcheck(&t->rm, NULL, "rt_tgsigqueueinfo",
-				     SYS_rt_tgsigqueueinfo, t->pid, t->pid, signo, addr);
-	}
-	return ret;
+static int sig_restore_thread(struct rst_ctx *c, struct rst_task *t,
+			      struct rst_thread *th)
+{
+	return queue_pending(t, th->rm, th->tid, KTSTATE(th, kind_signals));
+}
+
+static void pending_free(void *state)
+{
+	struct pending *pd = state;
+
+	free(pd->e);
+	free(pd);
 }
 
 static void sig_free(struct rst_task *t, void *state)
 {
 	struct sig_state *s = state;
 
-	(void)t;
-	free(s->pend);
+	free(s->pend.e);
 	free(s);
 }
 
@@ -222,9 +280,12 @@ const struct kind_ops kind_signals = {
 	.types = { REC_SIGHAND, REC_SIGPENDING },
 	.phase = PHASE_STATE,
 	.dump = sig_dump,
+	.dump_thread = sig_dump_thread,
 	.load = sig_load,
 	.check = sig_check,
 	.restore = sig_restore,
+	.restore_thread = sig_restore_thread,
 	.free = sig_free,
+	.free_thread = pending_free,
 	.show = sig_show,
 };

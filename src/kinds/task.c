@@ -30,11 +30,6 @@ struct rseq_cfg {
 	uint32_t len, sig, flags, pad;
 };
 
-struct task_state {
-	bool have_thread;
-	struct rec_thread th;
-};
-
 static int stat_fields(pid_t pid, struct rec_task *t)
 {
 	unsigned long long f[PROC_STAT_FIELDS];
@@ -49,50 +44,59 @@ static int stat_fields(pid_t pid, struct rec_task *t)
 	return 0;
 }
 
-static int task_dump_thread(struct cpt_ctx *c, struct cpt_task *t)
+static int task_dump_thread(struct cpt_ctx *c, struct cpt_task *t,
+			    struct cpt_thread *thr)
 {
-	struct rec_thread th = { .tid = t->pid, .sigmask = t->rm.sigmask };
+	struct rec_thread th = { .tid = thr->tid, .sigmask = thr->rm->sigmask };
+	struct remote *rm = thr->rm;
 	struct rseq_cfg rs = { 0 };
+	char name[64], *comm;
 	stack_t ss;
-	uint64_t addr, val;
+	uint64_t val;
 	long res;
 	int ret;
 
-	ret = rcheck(&t->rm, NULL, "prctl(PR_GET_TID_ADDRESS)", SYS_prctl,
+	ret = rcheck(rm, NULL, "prctl(PR_GET_TID_ADDRESS)", SYS_prctl,
 		     PR_GET_TID_ADDRESS, t->scratch);
 	if (!ret)
-		ret = remote_read(&t->rm, t->scratch, &th.clear_child_tid, 8);
+		ret = remote_read(rm, t->scratch, &th.clear_child_tid, 8);
 	if (ret)
 		return ret;
-	if (ptrace(PTRACE_GET_RSEQ_CONFIGURATION, t->pid, sizeof(rs), &rs) < 0)
-		return log_err(c->log, errno, "pid %d: rseq configuration:", t->pid);
+	if (ptrace(PTRACE_GET_RSEQ_CONFIGURATION, thr->tid, sizeof(rs), &rs) < 0)
+		return log_err(c->log, errno, "tid %d: rseq configuration:", thr->tid);
 	th.rseq_ptr = rs.ptr;
 	th.rseq_len = rs.len;
 	th.rseq_sig = rs.sig;
 	th.rseq_flags = rs.flags;
-	addr = t->scratch;
-	ret = rcheck(&t->rm, NULL, "sigaltstack", SYS_sigaltstack, 0, addr);
+	ret = rcheck(rm, NULL, "sigaltstack", SYS_sigaltstack, 0, t->scratch);
 	if (!ret)
-		ret = remote_read(&t->rm, addr, &ss, sizeof(ss));
+		ret = remote_read(rm, t->scratch, &ss, sizeof(ss));
 	if (ret)
 		return ret;
 	th.ss_sp = (uint64_t)ss.ss_sp;
 	th.ss_size = ss.ss_size;
 	th.ss_flags = ss.ss_flags;
-	ret = remote_call(&t->rm, &res, SYS_arch_prctl, ARCH_GET_XCOMP_PERM,
-			  addr, 0, 0, 0, 0);
+	ret = remote_call(rm, &res, SYS_arch_prctl, ARCH_GET_XCOMP_PERM,
+			  t->scratch, 0, 0, 0, 0);
 	if (ret)
 		return ret;
-	if (res == 0 && !remote_read(&t->rm, addr, &val, 8)) {
+	if (res == 0 && !remote_read(rm, t->scratch, &val, 8)) {
 		th.xcomp_perm_set = 1;
 		th.xcomp_perm = val;
 	}
+	snprintf(name, sizeof(name), "task/%d/comm", thr->tid);
+	ret = proc_read(t->pid, name, &comm, NULL);
+	if (ret)
+		return log_err(c->log, -ret, "tid %d: reading comm:", thr->tid);
+	comm[strcspn(comm, "\n")] = '\0';
+	snprintf(th.comm, sizeof(th.comm), "%s", comm);
+	free(comm);
 	return iw_record(&c->w, REC_THREAD, &th, sizeof(th));
 }
 
 static int task_dump(struct cpt_ctx *c, struct cpt_task *t)
 {
-	struct rec_task rt = { .pid = t->pid, .nr_threads = 1 };
+	struct rec_task rt = { .pid = t->pid, .nr_threads = t->nr_threads };
 	char *s;
 	int ret;
 
@@ -112,52 +116,65 @@ static int task_dump(struct cpt_ctx *c, struct cpt_task *t)
 		return log_err(c->log, -ret, "pid %d: reading personality:", t->pid);
 	rt.personality = strtoul(s, NULL, 16);
 	free(s);
-	ret = iw_record(&c->w, REC_TASK, &rt, sizeof(rt));
-	return ret ? ret : task_dump_thread(c, t);
+	return iw_record(&c->w, REC_TASK, &rt, sizeof(rt));
 }
 
+/* restart.c has added the thread to the model; this checks and keeps
+ * its fields. */
 static int task_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 {
-	struct task_state *s = kind_state(t, &kind_task, sizeof(*s));
+	struct rec_thread *s = kind_thread_state(t, &kind_task, sizeof(*s));
 	const struct rec_thread *th = r->data;
 	int ret;
 
 	if (!s)
-		return log_err(c->log, ENOMEM, "task state:");
+		return log_err(c->log, ENOMEM, "thread state:");
 	ret = rec_want(c->log, r, sizeof(*th), "THREAD");
 	if (ret)
 		return ret;
-	if (s->have_thread)
+	if (r->data_len != sizeof(*th) || th->tid < 2 ||
+	    (t->nr_threads == 1) != (th->tid == (uint32_t)t->pid))
 		return log_err(c->log, EBADMSG,
-			       "pid %d: more than one THREAD (multi-threaded images are not supported yet)",
-			       t->pid);
-	if (th->tid != (uint32_t)t->pid)
-		return log_err(c->log, EBADMSG, "THREAD tid %u in task %d",
-			       th->tid, t->pid);
+			       "THREAD record %llu: bad tid %u (the main thread %d comes first)",
+			       (unsigned long long)r->index, th->tid, t->pid);
+	for (int i = 0; i < t->nr_threads - 1; i++)
+		if (t->threads[i].tid == (pid_t)th->tid)
+			return log_err(c->log, EBADMSG, "THREAD: tid %u twice", th->tid);
 	if (th->ss_flags & ~(uint32_t)(SS_ONSTACK | SS_DISABLE | SS_AUTODISARM))
 		return log_err(c->log, EBADMSG, "THREAD: bad sigaltstack flags 0x%x",
 			       th->ss_flags);
 	if (th->rseq_ptr && (th->rseq_len < 32 || th->rseq_len > 4096))
 		return log_err(c->log, EBADMSG, "THREAD: bad rseq length %u",
 			       th->rseq_len);
-	s->th = *th;
-	s->have_thread = true;
+	if (!memchr(th->comm, '\0', sizeof(th->comm)) || th->xcomp_perm_set > 1)
+		return log_err(c->log, EBADMSG, "THREAD: bad comm or flags");
+	*s = *th;
 	return 0;
 }
 
 static int task_check(struct rst_ctx *c, struct rst_task *t)
 {
-	struct task_state *s = t->kind_state[kind_index(&kind_task)];
-
-	if (!s || !s->have_thread)
-		return log_err(c->log, EBADMSG, "pid %d: image has no THREAD record",
-			       t->pid);
+	if (t->nr_threads != (int)t->t.nr_threads)
+		return log_err(c->log, EBADMSG, "pid %d: TASK says %u threads, image has %d",
+			       t->pid, t->t.nr_threads, t->nr_threads);
+	for (int i = 0; i < t->nr_threads; i++)
+		if (!KTSTATE(&t->threads[i], kind_task))
+			return log_err(c->log, EBADMSG, "tid %d: no THREAD record",
+				       t->threads[i].tid);
 	return 0;
 }
 
-static int restore_thread(struct rst_task *t, const struct rec_thread *th)
+static int task_restore(struct rst_ctx *c, struct rst_task *t)
 {
-	struct remote *rm = &t->rm;
+	return rcheck(&t->rm, NULL, "personality", SYS_personality,
+		      t->t.personality);
+}
+
+static int task_restore_thread(struct rst_ctx *c, struct rst_task *t,
+			       struct rst_thread *thr)
+{
+	const struct rec_thread *th = KTSTATE(thr, kind_task);
+	struct remote *rm = thr->rm;
 	uint64_t addr;
 	int ret = 0;
 
@@ -166,7 +183,7 @@ static int restore_thread(struct rst_task *t, const struct rec_thread *th)
 			     SYS_arch_prctl, ARCH_REQ_XCOMP_PERM,
 			     XFEATURE_XTILEDATA);
 		/* ptrace cannot load tile data into the small xstate buffer a
-		 * task has until it first touches AMX: make it touch it */
+		 * thread has until it first touches AMX: make it touch it */
 		rm->sc_ip = t->tramp + TRAMP_AMX;
 		if (!ret)
 			ret = rcheck(rm, NULL, "first AMX use", SYS_getpid, 0);
@@ -190,25 +207,13 @@ static int restore_thread(struct rst_task *t, const struct rec_thread *th)
 			ret = rcheck(rm, NULL, "sigaltstack", SYS_sigaltstack,
 				     addr, 0);
 	}
+	if (!ret)
+		ret = rst_scratch_put(t, 0, th->comm, sizeof(th->comm), &addr);
+	if (!ret)
+		ret = rcheck(rm, NULL, "prctl(PR_SET_NAME)", SYS_prctl,
+			     PR_SET_NAME, addr);
 	rm->sigmask = th->sigmask;
 	return ret;
-}
-
-static int task_restore(struct rst_ctx *c, struct rst_task *t)
-{
-	struct task_state *s = t->kind_state[kind_index(&kind_task)];
-	uint64_t addr;
-	int ret;
-
-	(void)c;
-	ret = rcheck(&t->rm, NULL, "personality", SYS_personality,
-		     t->t.personality);
-	if (!ret)
-		ret = rst_scratch_put(t, 0, t->t.comm, sizeof(t->t.comm), &addr);
-	if (!ret)
-		ret = rcheck(&t->rm, NULL, "prctl(PR_SET_NAME)", SYS_prctl,
-			     PR_SET_NAME, addr);
-	return ret ? ret : restore_thread(t, &s->th);
 }
 
 static void task_show(struct info_out *o, const struct rec *r)
@@ -217,6 +222,7 @@ static void task_show(struct info_out *o, const struct rec *r)
 
 
 		info_u64(o, "tid", th->tid);
+	info_str(o, "comm", th->comm);
 		info_hex(o, "clear_child_tid", th->clear_child_tid);
 		info_hex(o, "rseq", th->rseq_ptr);
 		info_u64(o, "rseq_len", th->rseq_len);
@@ -232,8 +238,10 @@ const struct kind_ops kind_task = {
 	.types = { REC_THREAD },
 	.phase = PHASE_STATE,
 	.dump = task_dump,
+	.dump_thread = task_dump_thread,
 	.load = task_load,
 	.check = task_check,
 	.restore = task_restore,
+	.restore_thread = task_restore_thread,
 	.show = task_show,
 };

@@ -41,7 +41,8 @@ struct regs_state {
 	size_t xstate_len;
 };
 
-static int regs_dump(struct cpt_ctx *c, struct cpt_task *t)
+static int regs_dump_thread(struct cpt_ctx *c, struct cpt_task *t,
+			    struct cpt_thread *th)
 {
 	struct rec_regs rr;
 	struct iovec iov;
@@ -49,7 +50,7 @@ static int regs_dump(struct cpt_ctx *c, struct cpt_task *t)
 	int ret;
 
 	_Static_assert(sizeof(rr) == sizeof(struct user_regs_struct), "regs");
-	memcpy(&rr, &t->rm.regs, sizeof(rr));
+	memcpy(&rr, &th->rm->regs, sizeof(rr));
 	ret = iw_record(&c->w, REC_REGS, &rr, sizeof(rr));
 	if (ret)
 		return ret;
@@ -58,8 +59,8 @@ static int regs_dump(struct cpt_ctx *c, struct cpt_task *t)
 		return log_err(c->log, ENOMEM, "xstate buffer:");
 	iov.iov_base = buf;
 	iov.iov_len = XSTATE_MAX;
-	if (ptrace(PTRACE_GETREGSET, t->pid, NT_X86_XSTATE, &iov))
-		ret = log_err(c->log, errno, "pid %d: reading xstate:", t->pid);
+	if (ptrace(PTRACE_GETREGSET, th->tid, NT_X86_XSTATE, &iov))
+		ret = log_err(c->log, errno, "tid %d: reading xstate:", th->tid);
 	else
 		ret = iw_record(&c->w, REC_XSTATE, buf, iov.iov_len);
 	free(buf);
@@ -112,11 +113,12 @@ static int check_xstate(struct rst_ctx *c, const uint8_t *x, size_t len)
 
 static int regs_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 {
-	struct regs_state *s = kind_state(t, &kind_regs, sizeof(*s));
+	struct regs_state *s = kind_thread_state(t, &kind_regs, sizeof(*s));
 	int ret;
 
 	if (!s)
-		return log_err(c->log, ENOMEM, "regs state:");
+		return log_err(c->log, EBADMSG, "%s record before any THREAD",
+			       rec_type_name(r->type));
 	if (r->type == REC_REGS) {
 		if (r->data_len != sizeof(s->regs) || s->have_regs)
 			return log_err(c->log, EBADMSG, "bad or repeated REGS record");
@@ -138,11 +140,13 @@ static int regs_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 
 static int regs_check(struct rst_ctx *c, struct rst_task *t)
 {
-	struct regs_state *s = t->kind_state[kind_index(&kind_regs)];
+	for (int i = 0; i < t->nr_threads; i++) {
+		struct regs_state *s = KTSTATE(&t->threads[i], kind_regs);
 
-	if (!s || !s->have_regs || !s->xstate)
-		return log_err(c->log, EBADMSG, "pid %d: image lacks REGS or XSTATE",
-			       t->pid);
+		if (!s || !s->have_regs || !s->xstate)
+			return log_err(c->log, EBADMSG, "tid %d: image lacks REGS or XSTATE",
+				       t->threads[i].tid);
+	}
 	return 0;
 }
 
@@ -160,23 +164,23 @@ static void rearm_restartblock(struct user_regs_struct *r)
 	r->rax = -ERESTARTNOHAND;
 }
 
-static int regs_restore(struct rst_ctx *c, struct rst_task *t)
+static int regs_restore_thread(struct rst_ctx *c, struct rst_task *t,
+			       struct rst_thread *th)
 {
-	struct regs_state *s = t->kind_state[kind_index(&kind_regs)];
+	struct regs_state *s = KTSTATE(th, kind_regs);
 	struct iovec iov = { s->xstate, s->xstate_len };
 
-	if (ptrace(PTRACE_SETREGSET, t->pid, NT_X86_XSTATE, &iov))
-		return log_err(c->log, errno, "pid %d: setting xstate:", t->pid);
-	t->rm.regs = s->regs;
-	rearm_restartblock(&t->rm.regs);
+	if (ptrace(PTRACE_SETREGSET, th->tid, NT_X86_XSTATE, &iov))
+		return log_err(c->log, errno, "tid %d: setting xstate:", th->tid);
+	th->rm->regs = s->regs;
+	rearm_restartblock(&th->rm->regs);
 	return 0;
 }
 
-static void regs_free(struct rst_task *t, void *state)
+static void regs_free_thread(void *state)
 {
 	struct regs_state *s = state;
 
-	(void)t;
 	free(s->xstate);
 	free(s);
 }
@@ -206,10 +210,10 @@ const struct kind_ops kind_regs = {
 	.name = "regs",
 	.types = { REC_REGS, REC_XSTATE },
 	.phase = PHASE_LAST,
-	.dump = regs_dump,
+	.dump_thread = regs_dump_thread,
 	.load = regs_load,
 	.check = regs_check,
-	.restore = regs_restore,
-	.free = regs_free,
+	.restore_thread = regs_restore_thread,
+	.free_thread = regs_free_thread,
 	.show = regs_show,
 };
