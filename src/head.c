@@ -26,6 +26,9 @@ int head_check(struct ckpt_log *log, const struct rec *rec, bool strict)
 	if (!str_ok(h->kernel, sizeof(h->kernel)) || !str_ok(h->host, sizeof(h->host)) ||
 	    !str_ok(h->tool, sizeof(h->tool)))
 		return log_err(log, EBADMSG, "HEAD: unterminated string");
+	if (h->nr_tasks < 1 || h->nr_tasks > 65536 || h->root_pid < 2 ||
+	    h->flags >> 32)
+		return log_err(log, EBADMSG, "HEAD: bad task count, pid or flags");
 	if (!strict)
 		return 0;
 	if (h->arch != CKPT_ARCH_X86_64)
@@ -42,7 +45,5 @@ int head_check(struct ckpt_log *log, const struct rec *rec, bool strict)
 	if (h->xstate_size != cpu_xstate_size())
 		return log_err(log, ENOEXEC, "image xstate size %u differs from this CPU's %u",
 			       h->xstate_size, cpu_xstate_size());
-	if (h->nr_tasks != 1 || h->root_pid < 2 || h->flags >> 32)
-		return log_err(log, EBADMSG, "HEAD: bad task count, pid or flags");
 	return 0;
 }

@@ -84,9 +84,14 @@ struct rec_task {
 	uint32_t exit_signal;
 	uint32_t flags;		/* TASK_* */
 	char comm[16];
+	int32_t exit_code;	/* TASK_ZOMBIE: its wait status */
+	uint32_t reserved;
 };
 
 #define TASK_STOPPED	0x1	/* in a group stop (SIGSTOP) */
+#define TASK_ZOMBIE	0x2	/* exited, not yet reaped: no other records */
+#define TASK_SUBREAPER	0x4	/* PR_SET_CHILD_SUBREAPER */
+#define TASK_FLAGS	0x7
 
 struct rec_thread {
 	uint32_t tid;

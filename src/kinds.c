@@ -97,6 +97,31 @@ void rst_task_free(struct rst_task *t)
 	free(t);
 }
 
+void *kind_ctx_state(struct rst_ctx *c, const struct kind_ops *k, size_t size)
+{
+	int i = kind_index(k);
+
+	if (!c->kind_state[i])
+		c->kind_state[i] = calloc(1, size);
+	return c->kind_state[i];
+}
+
+void rst_ctx_free(struct rst_ctx *c)
+{
+	for (int i = 0; i < c->nr_tasks; i++)
+		rst_task_free(c->tasks[i]);
+	free(c->tasks);
+	c->tasks = NULL;
+	c->nr_tasks = 0;
+	for (int i = 0; i < ckpt_nr_kinds; i++) {
+		if (c->kind_state[i] && ckpt_kinds[i]->free_ctx)
+			ckpt_kinds[i]->free_ctx(c->kind_state[i]);
+		else
+			free(c->kind_state[i]);
+		c->kind_state[i] = NULL;
+	}
+}
+
 void *kind_thread_state(struct rst_task *t, const struct kind_ops *k,
 			size_t size)
 {

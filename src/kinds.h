@@ -30,6 +30,9 @@ struct cpt_thread {
 
 struct cpt_task {
 	pid_t pid;
+	pid_t ppid;		/* parent, in the tree (0 for the root) */
+	bool zombie;		/* exited, waiting for its parent */
+	int exit_code;		/* a zombie's wait status */
 	struct remote rm;	/* the main thread: process-wide calls */
 	struct cpt_thread *threads;
 	int nr_threads;
@@ -43,9 +46,27 @@ struct cpt_ctx {
 	struct ckpt_log *log;
 	struct img_writer w;
 	unsigned long flags;
-	struct cpt_task *task;	/* one task per image, for now */
+	struct cpt_task **tasks;	/* the tree, parents before children */
+	int nr_tasks;
 	uint32_t next_objref;
+	struct cpt_file *files;	/* descriptions written so far (objrefs) */
+	int nr_files;
 };
+
+/* A file description already in the image, found again through kcmp. */
+struct cpt_file {
+	pid_t pid;
+	int fd;
+	uint32_t id;
+	uint64_t dev, ino;
+};
+
+/* tree.c: find and hold the tree rooted at @root, every thread of every
+ * process; let it go again, or end it. */
+int tree_collect(struct cpt_ctx *c, pid_t root);
+int tree_release(struct cpt_ctx *c);
+int tree_kill(struct cpt_ctx *c);
+void tree_free(struct cpt_ctx *c);
 
 /* A thread to restore: its tid, what each kind loaded for it, and once
  * it exists, its remote (threads[0] is the main thread, t->rm). */
@@ -78,8 +99,13 @@ struct rst_ctx {
 	int img_fd;		/* our seekable image fd */
 	unsigned long flags;
 	struct rec_head head;
-	struct rst_task *task;
+	struct rst_task *task;	/* the one being loaded */
+	struct rst_task **tasks;	/* the tree, parents before children */
+	int nr_tasks;
 	uint32_t fd_floor;	/* above every saved fd number */
+	bool here;		/* checks against this machine too (not for
+				 * `ckpt info`) */
+	void *kind_state[16];	/* what kinds keep for the whole image */
 };
 
 /* In the trampoline, a syscall preceded by an AMX instruction: running
@@ -107,6 +133,7 @@ struct kind_ops {
 			      struct rst_thread *th);
 	void (*free)(struct rst_task *t, void *state);
 	void (*free_thread)(void *state);	/* default: free() */
+	void (*free_ctx)(void *state);		/* default: free() */
 	void (*show)(struct info_out *o, const struct rec *r);
 };
 
@@ -122,9 +149,23 @@ void *kind_state(struct rst_task *t, const struct kind_ops *k, size_t size);
 /* ... and of its current (last loaded) thread; NULL before any THREAD. */
 void *kind_thread_state(struct rst_task *t, const struct kind_ops *k,
 			size_t size);
+/* restart.c: every record of an image, read and checksummed; then the
+ * model built from them (with @here: checked against this machine too). */
+struct records {
+	struct rec *r;
+	size_t n;
+};
+int image_read(struct rst_ctx *c, struct records *rs);
+int image_model(struct rst_ctx *c, struct records *rs, bool here);
+void records_free(struct records *rs);
+
 /* Add a thread (from its THREAD record) to the model. */
 int rst_thread_add(struct rst_task *t, pid_t tid);
 void rst_task_free(struct rst_task *t);
+/* Per-kind state of the whole image (objects shared across the tree). */
+void *kind_ctx_state(struct rst_ctx *c, const struct kind_ops *k, size_t size);
+void rst_ctx_free(struct rst_ctx *c);
+#define KCSTATE(c, k) ((c)->kind_state[kind_index(&(k))])
 #define KSTATE(t, k) ((t)->kind_state[kind_index(&(k))])
 #define KTSTATE(th, k) ((th)->kind_state[kind_index(&(k))])
 

@@ -48,10 +48,12 @@ static bool is_event_stop(int status)
 	return (status >> 16) == PTRACE_EVENT_STOP;
 }
 
-/* A clone() we made it do (threads of a restored process). */
+/* A clone() or fork we made it do (threads and children of a restored
+ * process). */
 static bool is_clone_stop(int status)
 {
-	return (status >> 16) == PTRACE_EVENT_CLONE;
+	return (status >> 16) == PTRACE_EVENT_CLONE ||
+	       (status >> 16) == PTRACE_EVENT_FORK;
 }
 
 static bool is_syscall_stop(int status)

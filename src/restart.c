@@ -37,12 +37,7 @@
 #define TRAMP_LEN	(16 * 4096)
 #define ZOMBIE_WAIT_MS	5000
 
-struct records {
-	struct rec *r;
-	size_t n;
-};
-
-static void records_free(struct records *rs)
+void records_free(struct records *rs)
 {
 	for (size_t i = 0; i < rs->n; i++)
 		free(rs->r[i].data);
@@ -50,7 +45,7 @@ static void records_free(struct records *rs)
 }
 
 /* Pass 1: every record read, its checksum verified, the tail found. */
-static int read_image(struct rst_ctx *c, struct records *rs)
+int image_read(struct rst_ctx *c, struct records *rs)
 {
 	struct img_reader r;
 	struct rec rec;
@@ -82,37 +77,66 @@ static int read_image(struct rst_ctx *c, struct records *rs)
 	return ret;
 }
 
+static struct rst_task *task_by_pid(struct rst_ctx *c, pid_t pid)
+{
+	for (int i = 0; i < c->nr_tasks; i++)
+		if (c->tasks[i]->pid == pid)
+			return c->tasks[i];
+	return NULL;
+}
+
 static int load_task(struct rst_ctx *c, struct rec *r)
 {
-	struct rst_task *t = c->task;
+	const struct rec_task *rt = r->data;
+	struct rst_task *t, **n;
+	bool zombie;
 
-	if (t)
-		return log_err(c->log, EBADMSG,
-			       "more than one TASK record (process trees are not supported yet)");
-	if (r->data_len != sizeof(struct rec_task))
+	if (r->data_len != sizeof(*rt))
 		return log_err(c->log, EBADMSG, "bad TASK record");
+	zombie = rt->flags & TASK_ZOMBIE;
+	if (rt->pid <= 1 || rt->flags & ~TASK_FLAGS || rt->reserved ||
+	    (zombie ? rt->nr_threads != 0 : rt->nr_threads < 1) ||
+	    rt->nr_threads > MAX_THREADS || rt->exit_signal > 64 ||
+	    (!zombie && rt->exit_code) || !memchr(rt->comm, 0, sizeof(rt->comm)))
+		return log_err(c->log, EBADMSG, "TASK record %llu: bad pid or fields",
+			       (unsigned long long)r->index);
+	if (task_by_pid(c, rt->pid))
+		return log_err(c->log, EBADMSG, "pid %u twice in the image", rt->pid);
+	/* the tree is written parents first: the root, then children of
+	 * processes already seen */
+	if (c->nr_tasks ? !task_by_pid(c, rt->ppid) || task_by_pid(c, rt->ppid)->t.flags & TASK_ZOMBIE
+			: rt->pid != c->head.root_pid || zombie)
+		return log_err(c->log, EBADMSG, "TASK %u: parent %u is not before it in the image",
+			       rt->pid, rt->ppid);
+	if (c->nr_tasks >= (int)c->head.nr_tasks)
+		return log_err(c->log, EBADMSG, "more TASK records than HEAD's %u",
+			       c->head.nr_tasks);
+	n = realloc(c->tasks, (c->nr_tasks + 1) * sizeof(*n));
 	t = calloc(1, sizeof(*t));
-	if (!t)
+	if (n)
+		c->tasks = n;
+	if (!n || !t) {
+		free(t);
 		return log_err(c->log, ENOMEM, "task:");
-	memcpy(&t->t, r->data, sizeof(t->t));
-	t->pid = t->t.pid;
+	}
+	t->t = *rt;
+	t->pid = rt->pid;
 	t->rm.memfd = -1;
+	c->tasks[c->nr_tasks++] = t;
 	c->task = t;
-	if (t->pid <= 1 || t->t.nr_threads < 1 || t->t.nr_threads > MAX_THREADS ||
-	    t->t.flags & ~TASK_STOPPED ||
-	    memchr(t->t.comm, 0, sizeof(t->t.comm)) == NULL)
-		return log_err(c->log, EBADMSG, "TASK record: bad pid or fields");
 	return 0;
 }
 
-/* Pass 2: records into the model, each checked by the kind that owns it. */
-static int load_model(struct rst_ctx *c, struct records *rs)
+/* Pass 2: records into the model, each checked by the kind that owns it;
+ * with @here, also against this machine. */
+int image_model(struct rst_ctx *c, struct records *rs, bool here)
 {
 	int ret;
 
 	if (!rs->n || rs->r[0].type != REC_HEAD)
 		return log_err(c->log, EBADMSG, "image has no HEAD record");
-	ret = head_check(c->log, &rs->r[0], true);
+	c->here = here;
+	ret = head_check(c->log, &rs->r[0], here);
 	if (ret)
 		return ret;
 	memcpy(&c->head, rs->r[0].data, sizeof(c->head));
@@ -124,7 +148,13 @@ static int load_model(struct rst_ctx *c, struct records *rs)
 			ret = load_task(c, r);
 			continue;
 		}
-		if (r->type == REC_THREAD && c->task && r->data_len >= 4) {
+		k = kind_for_type(r->type);
+		if (!k || !c->task || (c->task->t.flags & TASK_ZOMBIE)) {
+			ret = log_err(c->log, EBADMSG, "record %s out of place",
+				      rec_type_name(r->type));
+			break;
+		}
+		if (r->type == REC_THREAD && r->data_len >= 4) {
 			ret = rst_thread_add(c->task, *(uint32_t *)r->data);
 			if (ret) {
 				ret = log_err(c->log, -ret, "thread table:");
@@ -134,20 +164,18 @@ static int load_model(struct rst_ctx *c, struct records *rs)
 		if (r->type == REC_FD && r->data_len >= 4 &&
 		    *(uint32_t *)r->data >= c->fd_floor)
 			c->fd_floor = *(uint32_t *)r->data + 1;
-		k = kind_for_type(r->type);
-		if (!k || !c->task)
-			ret = log_err(c->log, EBADMSG, "record %s out of place",
-				      rec_type_name(r->type));
-		else
-			ret = k->load(c, c->task, r);
+		ret = k->load(c, c->task, r);
 	}
-	if (!ret && !c->task)
-		ret = log_err(c->log, EBADMSG, "image holds no process");
-	if (!ret && c->task->pid != (pid_t)c->head.root_pid)
-		ret = log_err(c->log, EBADMSG, "TASK pid differs from HEAD");
-	for (int i = 0; i < ckpt_nr_kinds && !ret; i++)
-		if (ckpt_kinds[i]->check)
-			ret = ckpt_kinds[i]->check(c, c->task);
+	if (!ret && c->nr_tasks != (int)c->head.nr_tasks)
+		ret = log_err(c->log, EBADMSG, "HEAD says %u processes, image has %d",
+			      c->head.nr_tasks, c->nr_tasks);
+	for (int j = 0; j < c->nr_tasks && !ret; j++) {
+		if (c->tasks[j]->t.flags & TASK_ZOMBIE)
+			continue;
+		for (int i = 0; i < ckpt_nr_kinds && !ret; i++)
+			if (ckpt_kinds[i]->check)
+				ret = ckpt_kinds[i]->check(c, c->tasks[j]);
+	}
 	return ret;
 }
 
@@ -286,7 +314,7 @@ static int setup_puppet(struct rst_ctx *c, struct rst_task *t)
 	ret = proc_smaps(t->pid, &busy);
 	if (ret)
 		return log_err(c->log, -ret, "reading puppet maps:");
-	ret = mm_find_gap(t, &busy, TRAMP_LEN, &gap);
+	ret = mm_find_gap(c, &busy, TRAMP_LEN, &gap);
 	vma_list_free(&busy);
 	if (ret)
 		return log_err(c->log, ENOMEM, "no room for the trampoline");
@@ -378,12 +406,49 @@ static int create_threads(struct rst_ctx *c, struct rst_task *t)
 	return ret;
 }
 
+/* Every pid and tid of the image must be free.  One still held by a
+ * zombie (a `checkpoint --kill` just before: its parent, or init, which
+ * reaps only every second or two here, has not reaped it yet) is waited
+ * for a while; one held by a live process is an error naming it. */
+static int wait_ids_free(struct rst_ctx *c)
+{
+	struct timespec start, now, tick = { 0, 10 * 1000 * 1000 };
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (int i = 0; i < c->nr_tasks; i++) {
+		struct rst_task *t = c->tasks[i];
+
+		for (int j = -1; j < t->nr_threads; j++) {
+			pid_t id = j < 0 ? t->pid : t->threads[j].tid;
+			char state = '?';
+
+			while (pid_state(id, &state) == 0) {
+				if (state != 'Z' && state != 'X') {
+					char comm[64] = "?";
+
+					proc_status_str(id, "Name", comm, sizeof(comm));
+					return log_err(c->log, EEXIST,
+						       "pid %d is in use by another process (%s, state %c)",
+						       id, comm, state);
+				}
+				clock_gettime(CLOCK_MONOTONIC, &now);
+				if ((now.tv_sec - start.tv_sec) * 1000 +
+				    (now.tv_nsec - start.tv_nsec) / 1000000 > ZOMBIE_WAIT_MS)
+					return log_err(c->log, EEXIST,
+						       "pid %d is still held by an unreaped zombie after %d ms",
+						       id, ZOMBIE_WAIT_MS);
+				nanosleep(&tick, NULL);
+			}
+		}
+	}
+	return 0;
+}
+
+/* Everything but the release, for one process. */
 static int build(struct rst_ctx *c, struct rst_task *t)
 {
-	int ret = setup_puppet(c, t);
+	int ret = run_phase(c, t, PHASE_IMAGE, false);
 
-	if (!ret)
-		ret = run_phase(c, t, PHASE_IMAGE, false);
 	if (!ret)
 		ret = rcheck(&t->rm, NULL, "close image", SYS_close, t->img_fd);
 	if (!ret)
@@ -396,25 +461,242 @@ static int build(struct rst_ctx *c, struct rst_task *t)
 	if (!ret)
 		ret = run_phase(c, t, PHASE_LAST, true);
 	t->rm.stop_on_release = t->t.flags & TASK_STOPPED;
-	for (int i = 0; i < t->nr_threads && !ret; i++)
-		ret = remote_release(t->threads[i].rm);
 	return ret;
 }
 
-static void destroy_puppet(struct rst_ctx *c, struct rst_task *t)
+/* A child is forked by its (puppet) parent, with its pid: it is then a
+ * copy of the parent puppet, trampoline and image fd included, and held
+ * by us from its first instant (PTRACE_O_TRACEFORK). */
+static int fork_child(struct rst_ctx *c, struct rst_task *parent,
+		      struct rst_task *t)
+{
+	struct clone_args ca = {
+		.exit_signal = t->t.exit_signal,
+		.set_tid_size = 1,
+	};
+	pid_t pid = t->pid;
+	uint64_t ca_at, tid_at;
+	long got;
+	int ret;
+
+	if (ptrace(PTRACE_SETOPTIONS, parent->pid, 0, PTRACE_O_TRACESYSGOOD |
+		   PTRACE_O_EXITKILL | PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK))
+		return log_err(c->log, errno, "pid %d: PTRACE_SETOPTIONS:", parent->pid);
+	ret = rst_scratch_put(parent, 128, &pid, sizeof(pid), &tid_at);
+	ca.set_tid = tid_at;
+	if (!ret)
+		ret = rst_scratch_put(parent, 0, &ca, sizeof(ca), &ca_at);
+	/* a pid whose zombie is being reaped is a moment from free */
+	for (int tries = 0; !ret; tries++) {
+		struct timespec tick = { 0, 10 * 1000 * 1000 };
+		char state = 0;
+
+		ret = remote_call(&parent->rm, &got, SYS_clone3, ca_at, sizeof(ca),
+				  0, 0, 0, 0);
+		if (ret || got != -EEXIST || tries * 10 >= ZOMBIE_WAIT_MS ||
+		    (pid_state(pid, &state) == 0 && state != 'Z' && state != 'X'))
+			break;
+		nanosleep(&tick, NULL);
+	}
+	if (!ret && got != pid)
+		return log_err(c->log, got == -EEXIST ? EEXIST : (int)-got,
+			       got == -EEXIST ? "pid %d is in use by another process"
+					      : "creating pid %d:", pid);
+	if (!ret)
+		ret = remote_adopt(&t->rm, pid, &parent->rm);
+	t->tramp = parent->tramp;
+	t->tramp_len = parent->tramp_len;
+	t->scratch = parent->scratch;
+	t->scratch_len = parent->scratch_len;
+	t->img_fd = parent->img_fd;
+	return ret;
+}
+
+static int stat_ids(pid_t pid, pid_t *pgid, pid_t *sid)
+{
+	unsigned long long f[PROC_STAT_FIELDS];
+	int ret = proc_stat(pid, NULL, f);
+
+	*pgid = f[5];
+	*sid = f[6];
+	return ret;
+}
+
+/* What a saved session or group id becomes: the root's own were its
+ * caller's and become those of ckpt restart's caller; any other must be
+ * led by a process of the tree. */
+static pid_t map_id(struct rst_ctx *c, uint32_t id, uint32_t root_id,
+		    pid_t root_now)
+{
+	if (id == root_id)
+		return root_now;
+	return task_by_pid(c, id) ? (pid_t)id : 0;
+}
+
+/* A session leader makes its session as soon as it exists, before its
+ * children are forked into it. */
+static int make_session(struct rst_ctx *c, struct rst_task *t)
+{
+	pid_t pgid, sid;
+	int ret;
+
+	if (t == c->tasks[0] || t->t.sid != (uint32_t)t->pid)
+		return 0;
+	ret = stat_ids(t->pid, &pgid, &sid);
+	if (ret)
+		return log_err(c->log, -ret, "pid %d: stat:", t->pid);
+	return sid == t->pid ? 0 : rcheck(&t->rm, NULL, "setsid", SYS_setsid, 0);
+}
+
+/* Process groups, once every process exists; then a check that sessions
+ * and groups came out as saved. */
+static int set_ids(struct rst_ctx *c)
+{
+	struct rst_task *root = c->tasks[0];
+	pid_t root_pgid, root_sid, pgid, sid;
+	int ret = stat_ids(root->pid, &root_pgid, &root_sid);
+
+	for (int i = 1; i < c->nr_tasks && !ret; i++) {
+		struct rst_task *t = c->tasks[i];
+		pid_t want = map_id(c, t->t.pgid, root->t.pgid, root_pgid);
+
+		if (!want || !map_id(c, t->t.sid, root->t.sid, root_sid))
+			return log_err(c->log, EOPNOTSUPP,
+				       "pid %d: its process group %u or session %u has no leader in the tree (not supported yet)",
+				       t->pid, t->t.pgid, t->t.sid);
+		ret = stat_ids(t->pid, &pgid, &sid);
+		if (ret)
+			return log_err(c->log, -ret, "pid %d: stat:", t->pid);
+		if (want != pgid)
+			ret = rcheck(&t->rm, NULL, "setpgid", SYS_setpgid, 0, want);
+	}
+	for (int i = 1; i < c->nr_tasks && !ret; i++) {	/* did it all work out? */
+		struct rst_task *t = c->tasks[i];
+
+		ret = stat_ids(t->pid, &pgid, &sid);
+		if (!ret && (map_id(c, t->t.sid, root->t.sid, root_sid) != sid ||
+			     map_id(c, t->t.pgid, root->t.pgid, root_pgid) != pgid))
+			ret = log_err(c->log, EOPNOTSUPP,
+				      "pid %d: cannot rebuild its session %u / group %u (not supported yet)",
+				      t->pid, t->t.sid, t->t.pgid);
+	}
+	return ret;
+}
+
+/* Let a held task run to its end, passing on the signals it stops for. */
+static int run_to_death(struct rst_ctx *c, struct rst_task *t)
+{
+	int status, sig = 0;
+
+	for (;;) {
+		if (ptrace(PTRACE_CONT, t->pid, 0, sig))
+			return log_err(c->log, errno, "pid %d: PTRACE_CONT:", t->pid);
+		while (waitpid(t->pid, &status, __WALL) < 0 && errno == EINTR)
+			;
+		if (WIFEXITED(status) || WIFSIGNALED(status))
+			break;
+		sig = (status >> 16) ? 0 : WSTOPSIG(status);
+	}
+	t->rm.seized = false;
+	return 0;
+}
+
+/* A zombie exits again with its status, and its parent forgets the
+ * SIGCHLD that brings: it had had that one already. */
+static int end_zombie(struct rst_ctx *c, struct rst_task *parent,
+		      struct rst_task *t)
+{
+	uint64_t set = 1ULL << (SIGCHLD - 1), zero[2] = { 0, 0 }, at, zat;
+	int code = t->t.exit_code, ret;
+	long got;
+
+	if (WIFSIGNALED(code)) {
+		int sig = WTERMSIG(code);
+		uint64_t dfl[4] = { 0 }, unblock = ~(1ULL << (sig - 1));
+
+		ret = rst_scratch_put(t, 0, dfl, sizeof(dfl), &at);
+		if (!ret)
+			ret = rcheck(&t->rm, NULL, "rt_sigaction", SYS_rt_sigaction,
+				     sig, at, 0, 8);
+		if (!ret)
+			ret = rcheck(&t->rm, NULL, "kill", SYS_kill, t->pid, sig);
+		if (!ret && ptrace(PTRACE_SETSIGMASK, t->pid, 8, &unblock))
+			ret = log_err(c->log, errno, "pid %d: mask:", t->pid);
+	} else {
+		struct user_regs_struct r = t->rm.regs;
+
+		r.rax = SYS_exit_group;
+		r.rdi = WEXITSTATUS(code);
+		r.orig_rax = -1;
+		r.rip = t->rm.sc_ip;
+		ret = ptrace(PTRACE_SETREGS, t->pid, 0, &r) ?
+		      log_err(c->log, errno, "pid %d: regs:", t->pid) : 0;
+	}
+	if (!ret)
+		ret = run_to_death(c, t);
+	if (!ret)
+		ret = rst_scratch_put(parent, 0, &set, sizeof(set), &at);
+	if (!ret)
+		ret = rst_scratch_put(parent, 64, zero, sizeof(zero), &zat);
+	if (!ret)
+		ret = remote_call(&parent->rm, &got, SYS_rt_sigtimedwait, at, 0,
+				  zat, 8, 0, 0);
+	return ret;
+}
+
+/* The whole tree, held; nothing runs until every process is built. */
+static int build_tree(struct rst_ctx *c)
+{
+	int ret = setup_puppet(c, c->tasks[0]);
+
+	for (int i = 1; i < c->nr_tasks && !ret; i++) {
+		ret = fork_child(c, task_by_pid(c, c->tasks[i]->t.ppid), c->tasks[i]);
+		if (!ret)
+			ret = make_session(c, c->tasks[i]);
+	}
+	if (!ret)
+		ret = set_ids(c);
+	for (int i = 1; i < c->nr_tasks && !ret; i++)
+		if (c->tasks[i]->t.flags & TASK_ZOMBIE)
+			ret = end_zombie(c, task_by_pid(c, c->tasks[i]->t.ppid),
+					 c->tasks[i]);
+	for (int i = 0; i < c->nr_tasks && !ret; i++) {
+		c->log->pid = c->tasks[i]->pid;
+		if (!(c->tasks[i]->t.flags & TASK_ZOMBIE))
+			ret = build(c, c->tasks[i]);
+	}
+	/* children first: a parent let go before its child could see it
+	 * still held */
+	for (int i = c->nr_tasks - 1; i >= 0 && !ret; i--) {
+		struct rst_task *t = c->tasks[i];
+
+		for (int j = 0; j < t->nr_threads && !ret; j++)
+			ret = remote_release(t->threads[j].rm);
+	}
+	return ret;
+}
+
+/* Every process made so far is killed and gone before we return. */
+static void destroy_tree(struct rst_ctx *c)
 {
 	int status;
 
-	kill(t->pid, SIGKILL);
-	/* our child (or tracee), and its threads: wait for them to be gone */
-	for (int i = t->nr_threads - 1; i > 0; i--)
-		if (t->threads[i].own.seized)
-			while (waitpid(t->threads[i].tid, &status, __WALL) < 0 &&
-			       errno == EINTR)
+	for (int i = 0; i < c->nr_tasks; i++)
+		if (c->tasks[i]->rm.seized || i == 0)
+			kill(c->tasks[i]->pid, SIGKILL);
+	for (int i = c->nr_tasks - 1; i >= 0; i--) {
+		struct rst_task *t = c->tasks[i];
+
+		for (int j = t->nr_threads - 1; j > 0; j--)
+			if (t->threads[j].own.seized)
+				while (waitpid(t->threads[j].tid, &status, __WALL) < 0 &&
+				       errno == EINTR)
+					;
+		if (t->rm.seized || i == 0)
+			while (waitpid(t->pid, &status, __WALL) < 0 && errno == EINTR)
 				;
-	while (waitpid(t->pid, &status, __WALL) < 0 && errno == EINTR)
-		;
-	log_info(c->log, "pid %d: half-built process removed", t->pid);
+	}
+	log_info(c->log, "the half-built processes were removed");
 }
 
 int ckpt_restart_r(pid_t pid, int fd, unsigned long flags, int logfd,
@@ -430,30 +712,31 @@ int ckpt_restart_r(pid_t pid, int fd, unsigned long flags, int logfd,
 	ret = img < 0 ? img : 0;
 	c.img_fd = img;
 	if (!ret)
-		ret = read_image(&c, &rs);
+		ret = image_read(&c, &rs);
 	if (!ret)
-		ret = load_model(&c, &rs);
-	if (!ret && pid && pid != c.task->pid)
+		ret = image_model(&c, &rs, true);
+	if (!ret && pid && pid != c.tasks[0]->pid)
 		ret = log_err(&log, EINVAL, "the image holds pid %d, not %d",
-			      c.task->pid, pid);
+			      c.tasks[0]->pid, pid);
+	if (!ret)
+		ret = wait_ids_free(&c);
 	if (!ret) {
-		got = make_puppet(&c, c.task->pid);
+		got = make_puppet(&c, c.tasks[0]->pid);
 		ret = got < 0 ? got : 0;
 	}
 	if (!ret) {
-		log.pid = got;
-		ret = build(&c, c.task);
+		ret = build_tree(&c);
 		if (ret)
-			destroy_puppet(&c, c.task);
+			destroy_tree(&c);
 	}
 	if (!ret)
-		log_info(&log, "pid %d restored", got);
+		log_info(&log, "pid %d restored, with %d processes", got, c.nr_tasks);
 	if (res) {
 		res->pid = ret ? 0 : got;
 		res->err = ret ? log.err : 0;
 		snprintf(res->msg, sizeof(res->msg), "%s", ret ? log.msg : "");
 	}
-	rst_task_free(c.task);
+	rst_ctx_free(&c);
 	records_free(&rs);
 	if (img >= 0 && img != fd)
 		close(img);

@@ -50,6 +50,7 @@ values are stored in two's complement.
 """
 import argparse
 import shlex
+import signal
 import struct
 import sys
 
@@ -449,12 +450,13 @@ def do_edit(recs, a):
             if fmt is None:
                 raise ForgeError('--%s wants a field name, not %r' % (how, k))
             v = num(v)
-            if how == 'add':
-                v += get(rec, off, fmt)
-            elif how == 'or':
-                v |= get(rec, off, fmt)
-            if fmt.isupper():
-                v &= (1 << (8 * struct.calcsize(fmt))) - 1
+            if how != 'set':    # wraps around, as the C types do
+                bits = 8 * struct.calcsize(fmt)
+                v = v + get(rec, off, fmt) if how == 'add' else \
+                    v | get(rec, off, fmt)
+                v &= (1 << bits) - 1
+                if fmt.islower() and v >= 1 << (bits - 1):
+                    v -= 1 << bits
             put(rec, off, pack(fmt, v))
     if a.resize is not None:
         n = a.resize
@@ -587,6 +589,7 @@ def batch(ap, img, recs):
 
 
 def main(argv):
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)     # `forge.py list | head`
     ap = make_parser()
     a = ap.parse_args(argv)
     try:

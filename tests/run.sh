@@ -297,7 +297,6 @@ refused_checkpoint() {	# MODE EXPECT-IN-MESSAGE
 }
 test_refuse_eventfd() { refused_checkpoint eventfd 'fd [0-9]*: unsupported kind of file anon_inode:\[eventfd\]'; }
 test_refuse_socket() { refused_checkpoint socket 'fd [0-9]*: unsupported kind of file socket:'; }
-test_refuse_children() { refused_checkpoint child 'children'; }
 
 # --skip-unsupported leaves such fds out instead.
 test_skip_unsupported() {
@@ -393,12 +392,11 @@ want stopped_process
 want pid_in_use
 want refuse_eventfd
 want refuse_socket
-want refuse_children
 want skip_unsupported
 want refuse_traced
 want target_dies_midway
 want restart_fails_cleanly
-# want bad_images  (lands with tests/bad_images.sh)
+want bad_images
 want demo
 
 [ ${#FAILS[@]} = 0 ] || echo "failed: ${FAILS[*]}"

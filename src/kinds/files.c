@@ -28,11 +28,6 @@
 
 /* ---- checkpoint ---- */
 
-struct fd_seen {
-	int fd;
-	uint32_t id;
-};
-
 static bool chr_supported(dev_t rdev)
 {
 	/* mem major 1: null 3, zero 5, full 7, random 8, urandom 9 */
@@ -164,71 +159,101 @@ static int list_fds(struct cpt_ctx *c, pid_t pid, int **out, int *n)
 	return 0;
 }
 
+/* The id of the description behind pid's fd if the image has it already
+ * (from this process or an earlier one), else 0. */
+static uint32_t known_file(struct cpt_ctx *c, pid_t pid, int fd,
+			   const struct stat *st)
+{
+	for (int i = 0; i < c->nr_files; i++) {
+		const struct cpt_file *f = &c->files[i];
+
+		if (f->dev == st->st_dev && f->ino == st->st_ino &&
+		    syscall(SYS_kcmp, f->pid, pid, KCMP_FILE, f->fd, fd) == 0)
+			return f->id;
+	}
+	return 0;
+}
+
+static int remember_file(struct cpt_ctx *c, pid_t pid, int fd,
+			 const struct stat *st, uint32_t id)
+{
+	struct cpt_file *n = realloc(c->files, (c->nr_files + 1) * sizeof(*n));
+
+	if (!n)
+		return log_err(c->log, ENOMEM, "file table:");
+	c->files = n;
+	n[c->nr_files++] = (struct cpt_file){ pid, fd, id, st->st_dev, st->st_ino };
+	return 0;
+}
+
+static int dump_fd(struct cpt_ctx *c, pid_t pid, int fd)
+{
+	struct rec_fd rf = { .fd = fd };
+	char path[96];
+	struct stat st;
+	uint64_t pos;
+	uint32_t flags;
+	int ret;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", pid, fd);
+	if (stat(path, &st))
+		return log_err(c->log, errno, "pid %d fd %d:", pid, fd);
+	/* a description shared with an earlier fd is written once */
+	rf.file_id = known_file(c, pid, fd, &st);
+	if (!rf.file_id) {
+		uint32_t id = c->next_objref + 1;
+
+		ret = dump_file(c, pid, fd, id);
+		if (ret <= 0)
+			return ret;	/* failed, or skipped */
+		c->next_objref = id;
+		ret = remember_file(c, pid, fd, &st, id);
+		if (ret)
+			return ret;
+		rf.file_id = id;
+	}
+	ret = fdinfo(pid, fd, &pos, &flags);
+	if (ret)
+		return log_err(c->log, -ret, "pid %d fd %d:", pid, fd);
+	rf.cloexec = !!(flags & O_CLOEXEC);
+	return iw_record(&c->w, REC_FD, &rf, sizeof(rf));
+}
+
 static int files_dump(struct cpt_ctx *c, struct cpt_task *t)
 {
-	struct fd_seen *seen;
-	int *fds = NULL, n = 0, nseen = 0, ret;
+	int *fds = NULL, n = 0, ret;
 
 	ret = list_fds(c, t->pid, &fds, &n);
-	if (ret)
-		return ret;
-	seen = calloc(n ? n : 1, sizeof(*seen));
-	if (!seen) {
-		free(fds);
-		return log_err(c->log, ENOMEM, "fd table:");
-	}
-	for (int i = 0; i < n && !ret; i++) {
-		struct rec_fd rf = { .fd = fds[i] };
-		uint64_t pos;
-		uint32_t flags;
-		int j;
-
-		/* a description shared with an earlier fd is written once */
-		for (j = 0; j < nseen; j++)
-			if (syscall(SYS_kcmp, t->pid, t->pid, KCMP_FILE,
-				    seen[j].fd, fds[i]) == 0)
-				break;
-		if (j == nseen) {
-			uint32_t id = c->next_objref + 1;
-
-			ret = dump_file(c, t->pid, fds[i], id);
-			if (ret < 0)
-				break;
-			if (ret == 0)
-				continue;	/* skipped */
-			c->next_objref = id;
-			seen[nseen++] = (struct fd_seen){ fds[i], id };
-		}
-		ret = fdinfo(t->pid, fds[i], &pos, &flags);
-		if (ret) {
-			ret = log_err(c->log, -ret, "pid %d fd %d:", t->pid, fds[i]);
-			break;
-		}
-		rf.file_id = seen[j].id;
-		rf.cloexec = !!(flags & O_CLOEXEC);
-		ret = iw_record(&c->w, REC_FD, &rf, sizeof(rf));
-	}
-	free(seen);
+	for (int i = 0; i < n && !ret; i++)
+		ret = dump_fd(c, t->pid, fds[i]);
 	free(fds);
 	return ret;
 }
 
 /* ---- restart ---- */
 
+/* A description, for the whole tree: the first process that has it opens
+ * it (the holder); the others take the very same description from the
+ * holder with pidfd_getfd(). */
 struct rst_file {
 	struct rec_file f;
 	const char *path;
 	void *rec;
+	pid_t holder;
+	int holder_fd;
 };
 
-struct files_state {
+struct file_table {		/* the image's, in the restart context */
 	struct rst_file *files;
-	uint32_t nr_files;
-	struct rec_fd *fds;
-	uint32_t nr_fds;
+	uint32_t n;
 };
 
-static int load_file(struct rst_ctx *c, struct files_state *s, struct rec *r)
+struct fd_table {		/* a process's */
+	struct rec_fd *fds;
+	uint32_t n;
+};
+
+static int load_file(struct rst_ctx *c, struct file_table *ft, struct rec *r)
 {
 	const struct rec_file *f = r->data;
 	struct rst_file *nf;
@@ -237,15 +262,16 @@ static int load_file(struct rst_ctx *c, struct files_state *s, struct rec *r)
 	if (ret)
 		return ret;
 	if (f->kind < FILE_REG || f->kind > FILE_INHERIT || f->reserved ||
-	    r->data_len != sizeof(*f) + f->path_len || s->nr_files >= MAX_FDS ||
-	    f->id == 0 || (s->nr_files && f->id <= s->files[s->nr_files - 1].f.id))
+	    r->data_len != sizeof(*f) + f->path_len || ft->n >= MAX_FDS ||
+	    f->id == 0 || (ft->n && f->id <= ft->files[ft->n - 1].f.id))
 		return log_err(c->log, EBADMSG, "bad FILE record %llu",
 			       (unsigned long long)r->index);
-	nf = realloc(s->files, (s->nr_files + 1) * sizeof(*nf));
+	nf = realloc(ft->files, (ft->n + 1) * sizeof(*nf));
 	if (!nf)
 		return log_err(c->log, ENOMEM, "files:");
-	s->files = nf;
-	nf = &s->files[s->nr_files];
+	ft->files = nf;
+	nf = &ft->files[ft->n];
+	memset(nf, 0, sizeof(*nf));
 	nf->f = *f;
 	nf->path = rec_str(r, sizeof(*f), f->path_len);
 	if (!nf->path || ((f->kind == FILE_REG || f->kind == FILE_DIR ||
@@ -253,52 +279,55 @@ static int load_file(struct rst_ctx *c, struct files_state *s, struct rec *r)
 		return log_err(c->log, EBADMSG, "FILE %u: bad path", f->id);
 	nf->rec = r->data;
 	r->data = NULL;
-	s->nr_files++;
+	ft->n++;
 	return 0;
 }
 
-static struct rst_file *file_by_id(struct files_state *s, uint32_t id)
+static struct rst_file *file_by_id(const struct file_table *ft, uint32_t id)
 {
-	for (uint32_t i = 0; i < s->nr_files; i++)
-		if (s->files[i].f.id == id)
-			return &s->files[i];
+	for (uint32_t i = 0; ft && i < ft->n; i++)
+		if (ft->files[i].f.id == id)
+			return &ft->files[i];
 	return NULL;
 }
 
-static int load_fd(struct rst_ctx *c, struct files_state *s, struct rec *r)
+static int load_fd(struct rst_ctx *c, const struct file_table *ft,
+		   struct fd_table *s, struct rec *r)
 {
 	const struct rec_fd *fd = r->data;
 	struct rec_fd *nfd;
 
 	if (r->data_len != sizeof(*fd) || fd->cloexec > 1 || fd->reserved ||
-	    fd->fd >= MAX_FDS || !file_by_id(s, fd->file_id) ||
-	    (s->nr_fds && s->fds[s->nr_fds - 1].fd >= fd->fd))
+	    fd->fd >= MAX_FDS || !file_by_id(ft, fd->file_id) ||
+	    (s->n && s->fds[s->n - 1].fd >= fd->fd))
 		return log_err(c->log, EBADMSG, "bad FD record %llu",
 			       (unsigned long long)r->index);
-	nfd = realloc(s->fds, (s->nr_fds + 1) * sizeof(*nfd));
+	nfd = realloc(s->fds, (s->n + 1) * sizeof(*nfd));
 	if (!nfd)
 		return log_err(c->log, ENOMEM, "fds:");
 	s->fds = nfd;
-	s->fds[s->nr_fds++] = *fd;
+	s->fds[s->n++] = *fd;
 	return 0;
 }
 
 static int files_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 {
-	struct files_state *s = kind_state(t, &kind_files, sizeof(*s));
+	struct file_table *ft = kind_ctx_state(c, &kind_files, sizeof(*ft));
+	struct fd_table *s = kind_state(t, &kind_files, sizeof(*s));
 
-	if (!s)
+	if (!ft || !s)
 		return log_err(c->log, ENOMEM, "files state:");
-	return r->type == REC_FILE ? load_file(c, s, r) : load_fd(c, s, r);
+	return r->type == REC_FILE ? load_file(c, ft, r) : load_fd(c, ft, s, r);
 }
 
 static int files_check(struct rst_ctx *c, struct rst_task *t)
 {
-	struct files_state *s = t->kind_state[kind_index(&kind_files)];
+	const struct file_table *ft = KCSTATE(c, kind_files);
+	const struct fd_table *s = KSTATE(t, kind_files);
 	struct stat st;
 
-	for (uint32_t i = 0; s && i < s->nr_files; i++) {
-		const struct rst_file *f = &s->files[i];
+	for (uint32_t i = 0; s && c->here && i < s->n; i++) {
+		const struct rst_file *f = file_by_id(ft, s->fds[i].file_id);
 
 		if (f->f.kind == FILE_INHERIT)
 			continue;
@@ -313,20 +342,21 @@ static int files_check(struct rst_ctx *c, struct rst_task *t)
 	return 0;
 }
 
-static bool fd_kept(const struct files_state *s, int fd, int img_fd)
+static bool fd_kept(const struct file_table *ft, const struct fd_table *s,
+		    int fd, int img_fd)
 {
 	if (fd == img_fd)
 		return true;
-	for (uint32_t i = 0; i < s->nr_fds; i++)
+	for (uint32_t i = 0; s && i < s->n; i++)
 		if ((int)s->fds[i].fd == fd)
-			return file_by_id((struct files_state *)s,
-					  s->fds[i].file_id)->f.kind == FILE_INHERIT;
+			return file_by_id(ft, s->fds[i].file_id)->f.kind == FILE_INHERIT;
 	return false;
 }
 
 /* Close what the puppet inherited from us, but the image and stdio the
  * restored process takes from its caller. */
-static int close_inherited(struct rst_task *t, const struct files_state *s)
+static int close_inherited(struct rst_task *t, const struct file_table *ft,
+			   const struct fd_table *s)
 {
 	char path[64];
 	struct dirent *de;
@@ -340,7 +370,7 @@ static int close_inherited(struct rst_task *t, const struct files_state *s)
 	while ((de = readdir(d)) && !ret) {
 		int fd = atoi(de->d_name);
 
-		if (de->d_name[0] == '.' || fd_kept(s, fd, t->img_fd))
+		if (de->d_name[0] == '.' || fd_kept(ft, s, fd, t->img_fd))
 			continue;
 		ret = rcheck(&t->rm, NULL, "close", SYS_close, fd);
 	}
@@ -364,30 +394,47 @@ static int open_file(struct rst_task *t, const struct rst_file *f, long *fd)
 	return ret;
 }
 
-static int install(struct rst_task *t, const struct files_state *s,
-		   const struct rst_file *f)
+/* The description its holder has, into this task: the same one. */
+static int take_file(struct rst_task *t, const struct rst_file *f, long *fd)
+{
+	long pidfd;
+	int ret = rcheck(&t->rm, &pidfd, "pidfd_open", SYS_pidfd_open, f->holder, 0);
+
+	if (ret)
+		return ret;
+	ret = rcheck(&t->rm, fd, "pidfd_getfd", SYS_pidfd_getfd, pidfd,
+		     f->holder_fd, 0);
+	rcall(&t->rm, &pidfd, SYS_close, pidfd);
+	return ret;
+}
+
+/* Every fd of this task naming description @f. */
+static int install(struct rst_task *t, const struct fd_table *s,
+		   struct rst_file *f)
 {
 	long tmp = -1;
 	bool tmp_used = false;
 	int ret = 0;
 
 	if (f->f.kind != FILE_INHERIT)
-		ret = open_file(t, f, &tmp);
-	for (uint32_t i = 0; i < s->nr_fds && !ret; i++) {
+		ret = f->holder ? take_file(t, f, &tmp) : open_file(t, f, &tmp);
+	for (uint32_t i = 0; i < s->n && !ret; i++) {
 		const struct rec_fd *d = &s->fds[i];
 
 		if (d->file_id != f->f.id)
 			continue;
-		if (f->f.kind == FILE_INHERIT)
+		if (f->f.kind == FILE_INHERIT || (long)d->fd == tmp) {
+			tmp_used |= (long)d->fd == tmp;
 			ret = rcheck(&t->rm, NULL, "fcntl(F_SETFD)", SYS_fcntl, d->fd,
 				     F_SETFD, d->cloexec ? FD_CLOEXEC : 0);
-		else if ((long)d->fd == tmp) {
-			tmp_used = true;
-			ret = rcheck(&t->rm, NULL, "fcntl(F_SETFD)", SYS_fcntl, d->fd,
-				     F_SETFD, d->cloexec ? FD_CLOEXEC : 0);
-		} else
+		} else {
 			ret = rcheck(&t->rm, NULL, "dup3", SYS_dup3, tmp, d->fd,
 				     d->cloexec ? O_CLOEXEC : 0);
+		}
+		if (!ret && !f->holder && f->f.kind != FILE_INHERIT) {
+			f->holder = t->pid;
+			f->holder_fd = d->fd;
+		}
 	}
 	if (tmp >= 0 && !tmp_used)
 		rcall(&t->rm, &tmp, SYS_close, tmp);
@@ -396,29 +443,34 @@ static int install(struct rst_task *t, const struct files_state *s,
 
 static int files_restore(struct rst_ctx *c, struct rst_task *t)
 {
-	struct files_state empty = { 0 };
-	struct files_state *s = t->kind_state[kind_index(&kind_files)];
+	struct file_table *ft = KCSTATE(c, kind_files);
+	struct fd_table empty = { 0 }, *s = KSTATE(t, kind_files);
 	int ret;
 
-	(void)c;
 	if (!s)
 		s = &empty;
-	ret = close_inherited(t, s);
-	for (uint32_t i = 0; i < s->nr_files && !ret; i++)
-		ret = install(t, s, &s->files[i]);
+	ret = close_inherited(t, ft, s);
+	for (uint32_t i = 0; ft && i < ft->n && !ret; i++)
+		ret = install(t, s, &ft->files[i]);
 	return ret;
 }
 
 static void files_free(struct rst_task *t, void *state)
 {
-	struct files_state *s = state;
+	struct fd_table *s = state;
 
-	(void)t;
-	for (uint32_t i = 0; i < s->nr_files; i++)
-		free(s->files[i].rec);
-	free(s->files);
 	free(s->fds);
 	free(s);
+}
+
+static void files_free_ctx(void *state)
+{
+	struct file_table *ft = state;
+
+	for (uint32_t i = 0; i < ft->n; i++)
+		free(ft->files[i].rec);
+	free(ft->files);
+	free(ft);
 }
 
 static void files_show(struct info_out *o, const struct rec *r)
@@ -451,5 +503,6 @@ const struct kind_ops kind_files = {
 	.check = files_check,
 	.restore = files_restore,
 	.free = files_free,
+	.free_ctx = files_free_ctx,
 	.show = files_show,
 };

@@ -72,7 +72,7 @@ static int fs_check(struct rst_ctx *c, struct rst_task *t)
 
 	if (!s || !s->have)
 		return log_err(c->log, EBADMSG, "pid %d: image has no FS record", t->pid);
-	if (stat(s->cwd, &st) || !S_ISDIR(st.st_mode))
+	if (c->here && (stat(s->cwd, &st) || !S_ISDIR(st.st_mode)))
 		return log_err(c->log, errno ? errno : ENOTDIR,
 			       "working directory %s:", s->cwd);
 	return 0;

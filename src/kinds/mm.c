@@ -481,8 +481,10 @@ static int load_pages(struct rst_ctx *c, struct mm_state *s, struct rec *r)
 		return log_err(c->log, EBADMSG, "PAGES 0x%llx: bad header",
 			       (unsigned long long)ph->vma_start);
 	for (uint32_t i = 0; i < ph->nr_runs; i++) {
+		/* addr < end first: the division below must not wrap */
 		if (run[i].addr % PAGE || run[i].addr < v->v.start ||
-		    run[i].addr < next || run[i].npages == 0 ||
+		    run[i].addr >= v->v.end || run[i].addr < next ||
+		    run[i].npages == 0 ||
 		    run[i].npages > (v->v.end - run[i].addr) / PAGE)
 			return log_err(c->log, EBADMSG,
 				       "PAGES 0x%llx: run %u out of its area",
@@ -612,6 +614,8 @@ static int mm_check(struct rst_ctx *c, struct rst_task *t)
 	if (!s || !s->have_mm)
 		return log_err(c->log, EBADMSG, "pid %d: image has no MM record",
 			       t->pid);
+	if (!c->here)
+		return 0;
 	if (stat(s->exe, &st) || !S_ISREG(st.st_mode))
 		return log_err(c->log, errno ? errno : ENOEXEC,
 			       "executable %s:", s->exe);
@@ -848,18 +852,27 @@ static int span_cmp(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-int mm_find_gap(struct rst_task *t, const struct vma_list *busy,
+int mm_find_gap(struct rst_ctx *c, const struct vma_list *busy,
 		uint64_t len, uint64_t *addr)
 {
-	struct mm_state *s = t->kind_state[kind_index(&kind_mm)];
-	int n = 0, total = s->nr + busy->n;
-	struct span *sp = malloc((total + 1) * sizeof(*sp));
+	int n = 0, total = busy->n;
+	struct span *sp;
 	uint64_t cand = 1ULL << 20;
 
+	for (int j = 0; j < c->nr_tasks; j++) {
+		struct mm_state *s = KSTATE(c->tasks[j], kind_mm);
+
+		total += s ? s->nr : 0;
+	}
+	sp = malloc((total + 1) * sizeof(*sp));
 	if (!sp)
 		return -ENOMEM;
-	for (int i = 0; i < s->nr; i++)
-		sp[n++] = (struct span){ s->vmas[i].v.start, s->vmas[i].v.end };
+	for (int j = 0; j < c->nr_tasks; j++) {
+		struct mm_state *s = KSTATE(c->tasks[j], kind_mm);
+
+		for (int i = 0; s && i < s->nr; i++)
+			sp[n++] = (struct span){ s->vmas[i].v.start, s->vmas[i].v.end };
+	}
 	for (int i = 0; i < busy->n; i++)
 		sp[n++] = (struct span){ busy->v[i].start, busy->v[i].end };
 	qsort(sp, n, sizeof(*sp), span_cmp);

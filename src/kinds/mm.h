@@ -25,8 +25,9 @@ struct mm_state {
 };
 
 extern const struct kind_ops kind_mm;
-/* A free range of len bytes, in neither the image's layout nor @busy. */
-int mm_find_gap(struct rst_task *t, const struct vma_list *busy,
+/* A free range of len bytes, in no process's layout of the image nor in
+ * @busy. */
+int mm_find_gap(struct rst_ctx *c, const struct vma_list *busy,
 		uint64_t len, uint64_t *addr);
 
 #endif

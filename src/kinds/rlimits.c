@@ -83,7 +83,7 @@ static int rl_check(struct rst_ctx *c, struct rst_task *t)
 	if (!s || !s->nr)
 		return log_err(c->log, EBADMSG, "pid %d: image has no RLIMITS record",
 			       t->pid);
-	for (int i = 0; i < NLIM; i++) {
+	for (int i = 0; i < NLIM && c->here; i++) {
 		struct rlimit own;
 
 		if (getrlimit(i, &own))

@@ -97,20 +97,34 @@ static int task_dump_thread(struct cpt_ctx *c, struct cpt_task *t,
 static int task_dump(struct cpt_ctx *c, struct cpt_task *t)
 {
 	struct rec_task rt = { .pid = t->pid, .nr_threads = t->nr_threads };
+	uint32_t sub = 0;
 	char *s;
 	int ret;
 
 	ret = stat_fields(t->pid, &rt);
 	if (ret)
 		return log_err(c->log, -ret, "pid %d: reading stat:", t->pid);
-	if (t->rm.group_stop)
-		rt.flags |= TASK_STOPPED;
 	ret = proc_read(t->pid, "comm", &s, NULL);
 	if (ret)
 		return log_err(c->log, -ret, "pid %d: reading comm:", t->pid);
 	s[strcspn(s, "\n")] = '\0';
 	snprintf(rt.comm, sizeof(rt.comm), "%s", s);
 	free(s);
+	if (t->zombie) {
+		rt.flags = TASK_ZOMBIE;
+		rt.exit_code = t->exit_code;
+		return iw_record(&c->w, REC_TASK, &rt, sizeof(rt));
+	}
+	if (t->rm.group_stop)
+		rt.flags |= TASK_STOPPED;
+	ret = rcheck(&t->rm, NULL, "prctl(PR_GET_CHILD_SUBREAPER)", SYS_prctl,
+		     PR_GET_CHILD_SUBREAPER, t->scratch);
+	if (!ret)
+		ret = remote_read(&t->rm, t->scratch, &sub, sizeof(sub));
+	if (ret)
+		return ret;
+	if (sub)
+		rt.flags |= TASK_SUBREAPER;
 	ret = proc_read(t->pid, "personality", &s, NULL);
 	if (ret)
 		return log_err(c->log, -ret, "pid %d: reading personality:", t->pid);
@@ -166,8 +180,13 @@ static int task_check(struct rst_ctx *c, struct rst_task *t)
 
 static int task_restore(struct rst_ctx *c, struct rst_task *t)
 {
-	return rcheck(&t->rm, NULL, "personality", SYS_personality,
-		      t->t.personality);
+	int ret = rcheck(&t->rm, NULL, "personality", SYS_personality,
+			 t->t.personality);
+
+	if (!ret && (t->t.flags & TASK_SUBREAPER))
+		ret = rcheck(&t->rm, NULL, "prctl(PR_SET_CHILD_SUBREAPER)", SYS_prctl,
+			     PR_SET_CHILD_SUBREAPER, 1);
+	return ret;
 }
 
 static int task_restore_thread(struct rst_ctx *c, struct rst_task *t,

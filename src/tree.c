@@ -1,0 +1,262 @@
+/* tree.c - finding and holding the process tree of a checkpoint: the
+ * root, every descendant, every thread of each, held with ptrace.  A held
+ * process cannot fork or clone, so listing children and threads again
+ * until a pass finds nothing new catches whatever was created while we
+ * went, and nothing escapes the snapshot. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kinds.h"
+
+#define MAX_TASKS 65536
+
+/* What we can tell of a process before touching it. */
+static int preflight(struct ckpt_log *log, pid_t pid, char *state,
+		     unsigned long long f[PROC_STAT_FIELDS])
+{
+	uint64_t seccomp;
+	int ret;
+
+	if (pid == getpid())
+		return log_err(log, EINVAL, "pid %d is ckpt itself", pid);
+	ret = proc_stat(pid, state, f);
+	if (ret)
+		return log_err(log, -ret == ENOENT ? ESRCH : -ret, "pid %d:", pid);
+	if (f[9] & 0x00200000)	/* PF_KTHREAD */
+		return log_err(log, EINVAL, "pid %d is a kernel thread", pid);
+	if (*state == 'Z' || *state == 'X')
+		return 0;
+	ret = proc_status_u64(pid, "Seccomp", 10, &seccomp);
+	if (ret)
+		return log_err(log, -ret, "pid %d: reading status:", pid);
+	if (seccomp)
+		return log_err(log, EOPNOTSUPP,
+			       "pid %d runs under seccomp, not supported yet", pid);
+	return 0;
+}
+
+static int add_thread(struct cpt_ctx *c, struct cpt_task *t, pid_t tid)
+{
+	struct cpt_thread *n = realloc(t->threads, (t->nr_threads + 1) * sizeof(*n));
+
+	if (!n)
+		return log_err(c->log, ENOMEM, "thread table:");
+	t->threads = n;
+	/* the table moved: the remotes it holds moved with it */
+	for (int i = 1; i < t->nr_threads; i++)
+		n[i].rm = &n[i].own;
+	n[t->nr_threads] = (struct cpt_thread){ .tid = tid };
+	n[t->nr_threads].rm = t->nr_threads ? &n[t->nr_threads].own : &t->rm;
+	t->nr_threads++;
+	return 0;
+}
+
+static bool held(const struct cpt_task *t, pid_t tid)
+{
+	for (int i = 0; i < t->nr_threads; i++)
+		if (t->threads[i].tid == tid)
+			return true;
+	return false;
+}
+
+/* Hold every thread of @t; one that exits before we get to it is simply
+ * not part of the image. */
+static int seize_threads(struct cpt_ctx *c, struct cpt_task *t)
+{
+	int ret = remote_seize(&t->rm, t->pid, false, c->log);
+	bool more = true;
+
+	if (ret == -ESRCH)
+		return log_err(c->log, ESRCH, "pid %d exited while being checkpointed",
+			       t->pid);
+	if (!ret)
+		ret = add_thread(c, t, t->pid);
+	while (!ret && more) {
+		char path[64];
+		struct dirent *de;
+		DIR *d;
+
+		snprintf(path, sizeof(path), "/proc/%d/task", t->pid);
+		d = opendir(path);
+		if (!d)
+			return log_err(c->log, errno, "pid %d: listing threads:", t->pid);
+		more = false;
+		while (!ret && (de = readdir(d))) {
+			pid_t tid = atoi(de->d_name);
+
+			if (tid <= 0 || held(t, tid))
+				continue;
+			if (t->nr_threads == MAX_THREADS) {
+				ret = log_err(c->log, E2BIG, "pid %d: too many threads", t->pid);
+				break;
+			}
+			ret = add_thread(c, t, tid);
+			if (ret)
+				break;
+			ret = remote_seize(t->threads[t->nr_threads - 1].rm, tid, false,
+					   c->log);
+			if (ret == -ESRCH) {	/* it exited meanwhile */
+				t->nr_threads--;
+				ret = 0;
+				continue;
+			}
+			more = true;
+		}
+		closedir(d);
+	}
+	return ret;
+}
+
+static bool in_tree(const struct cpt_ctx *c, pid_t pid)
+{
+	for (int i = 0; i < c->nr_tasks; i++)
+		if (c->tasks[i]->pid == pid)
+			return true;
+	return false;
+}
+
+static int add_task(struct cpt_ctx *c, pid_t pid, pid_t ppid)
+{
+	unsigned long long f[PROC_STAT_FIELDS];
+	struct cpt_task *t, **n;
+	char state = '?';
+	int ret = preflight(c->log, pid, &state, f);
+
+	if (ret)
+		return ret;
+	if (c->nr_tasks == MAX_TASKS)
+		return log_err(c->log, E2BIG, "more than %d processes", MAX_TASKS);
+	if (!ppid && (state == 'Z' || state == 'X'))
+		return log_err(c->log, ESRCH,
+			       "pid %d has exited (or its main thread has, leaving others)",
+			       pid);
+	n = realloc(c->tasks, (c->nr_tasks + 1) * sizeof(*n));
+	t = calloc(1, sizeof(*t));
+	if (n)
+		c->tasks = n;
+	if (!n || !t) {
+		free(t);
+		return log_err(c->log, ENOMEM, "task table:");
+	}
+	t->pid = pid;
+	t->ppid = ppid;
+	t->rm.memfd = -1;
+	c->tasks[c->nr_tasks++] = t;
+	if (state == 'Z') {
+		t->zombie = true;
+		t->exit_code = f[52];	/* as wait() would report it */
+		return 0;
+	}
+	return seize_threads(c, t);
+}
+
+/* Children of every thread of @t not yet in the tree; *found is set if
+ * there were any. */
+static int add_children(struct cpt_ctx *c, struct cpt_task *t, bool *found)
+{
+	for (int i = 0; i < t->nr_threads; i++) {
+		char name[64], *s, *p, *end;
+		int ret;
+
+		snprintf(name, sizeof(name), "task/%d/children", t->threads[i].tid);
+		ret = proc_read(t->pid, name, &s, NULL);
+		if (ret == -ENOENT)
+			continue;	/* the thread is gone */
+		if (ret)
+			return log_err(c->log, -ret, "pid %d: reading children:", t->pid);
+		for (p = s; !ret; p = end) {
+			pid_t child = strtol(p, &end, 10);
+
+			if (end == p)
+				break;
+			if (in_tree(c, child))
+				continue;
+			*found = true;
+			ret = add_task(c, child, t->pid);
+		}
+		free(s);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int tree_collect(struct cpt_ctx *c, pid_t root)
+{
+	bool found = true;
+	int ret;
+
+	if (root <= 0)
+		return log_err(c->log, ESRCH, "bad pid %d", root);
+	ret = add_task(c, root, 0);
+	while (!ret && found) {
+		found = false;
+		for (int i = 0; i < c->nr_tasks && !ret; i++)
+			if (!c->tasks[i]->zombie)
+				ret = add_children(c, c->tasks[i], &found);
+	}
+	return ret;
+}
+
+int tree_release(struct cpt_ctx *c)
+{
+	int ret = 0;
+
+	for (int i = 0; i < c->nr_tasks; i++) {
+		struct cpt_task *t = c->tasks[i];
+
+		for (int j = 0; j < t->nr_threads; j++) {
+			int r = t->threads[j].rm->seized ?
+				remote_release(t->threads[j].rm) : 0;
+
+			ret = ret ? ret : r;
+		}
+		if (!t->nr_threads && t->rm.seized)	/* seized, not yet listed */
+			remote_release(&t->rm);
+	}
+	return ret;
+}
+
+/* SIGKILL every process; as their tracer we hear of each thread's death
+ * (their parents reap them, or we do, for our own child the root). */
+int tree_kill(struct cpt_ctx *c)
+{
+	int ret = 0, status;
+
+	for (int i = 0; i < c->nr_tasks; i++)
+		if (!c->tasks[i]->zombie && kill(c->tasks[i]->pid, SIGKILL) && !ret)
+			ret = log_err(c->log, errno, "killing pid %d:", c->tasks[i]->pid);
+	for (int i = 0; i < c->nr_tasks; i++) {
+		struct cpt_task *t = c->tasks[i];
+
+		for (int j = t->nr_threads - 1; j >= 0; j--) {
+			while (waitpid(t->threads[j].tid, &status, __WALL) < 0 &&
+			       errno == EINTR)
+				;
+			t->threads[j].rm->seized = false;
+		}
+	}
+	return ret;
+}
+
+void tree_free(struct cpt_ctx *c)
+{
+	for (int i = 0; i < c->nr_tasks; i++) {
+		struct cpt_task *t = c->tasks[i];
+
+		for (int j = 0; j < t->nr_threads; j++)
+			remote_close(t->threads[j].rm);
+		free(t->threads);
+		vma_list_free(&t->maps);
+		free(t);
+	}
+	free(c->tasks);
+	free(c->files);
+}
