@@ -158,7 +158,8 @@ struct rec_vma {
 	uint64_t file_size;	/* file identity, checked at restart */
 	int64_t  file_mtime_ns;
 	uint32_t path_len;	/* bytes of path (with NUL) that follow */
-	uint32_t reserved;
+	uint32_t shm_id;	/* shared anonymous: its memory object (objref),
+				 * the same in every process that maps it */
 };
 
 struct rec_pages_run {

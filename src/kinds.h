@@ -51,6 +51,14 @@ struct cpt_ctx {
 	uint32_t next_objref;
 	struct cpt_file *files;	/* descriptions written so far (objrefs) */
 	int nr_files;
+	struct cpt_shm *shm;	/* shared memory objects seen so far */
+	int nr_shm;
+};
+
+/* A shared anonymous memory object, found again by its inode. */
+struct cpt_shm {
+	uint64_t dev, ino;
+	uint32_t id;
 };
 
 /* A file description already in the image, found again through kcmp. */

@@ -282,6 +282,33 @@ static int dump_pages(struct cpt_ctx *c, struct cpt_task *t,
 	return ret ? ret : iw_end(w);
 }
 
+/* The id of the memory object behind a shared anonymous area: the same
+ * for every area of every process that shares it. */
+static int shm_id(struct cpt_ctx *c, pid_t pid, const struct vma *v,
+		  uint32_t *id)
+{
+	char path[128];
+	struct cpt_shm *n;
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
+		 pid, v->start, v->end);
+	if (stat(path, &st))
+		return log_err(c->log, errno, "pid %d: %s:", pid, path);
+	for (int i = 0; i < c->nr_shm; i++)
+		if (c->shm[i].dev == st.st_dev && c->shm[i].ino == st.st_ino) {
+			*id = c->shm[i].id;
+			return 0;
+		}
+	n = realloc(c->shm, (c->nr_shm + 1) * sizeof(*n));
+	if (!n)
+		return log_err(c->log, ENOMEM, "shared memory table:");
+	c->shm = n;
+	*id = ++c->next_objref;
+	n[c->nr_shm++] = (struct cpt_shm){ st.st_dev, st.st_ino, *id };
+	return 0;
+}
+
 static int dump_vma(struct cpt_ctx *c, struct cpt_task *t, int pmfd,
 		    const struct vma *v)
 {
@@ -299,6 +326,11 @@ static int dump_vma(struct cpt_ctx *c, struct cpt_task *t, int pmfd,
 		path = v->path;
 	} else if (!strncmp(v->path, "[anon:", 6)) {
 		path = v->path;	/* the name given with PR_SET_VMA */
+	}
+	if (rv.kind == VMA_ANON && (rv.flags & MAP_SHARED)) {
+		ret = shm_id(c, t->pid, v, &rv.shm_id);
+		if (ret)
+			return ret;
 	}
 	rv.path_len = strlen(path) + 1;
 	ret = iw_record_str(&c->w, REC_VMA, &rv, sizeof(rv), path);
@@ -423,7 +455,61 @@ static int load_mm(struct rst_ctx *c, struct mm_state *s, struct rec *r)
 	return 0;
 }
 
-static int load_vma(struct rst_ctx *c, struct mm_state *s, struct rec *r)
+/* Shared anonymous memory across the tree: the first area of an object
+ * is mapped fresh; every later one maps the same object, which it opens
+ * through the first one's /proc/PID/map_files. */
+struct shm_first {
+	uint32_t id;
+	pid_t pid;
+	uint64_t start, end, pgoff;
+};
+
+struct shm_table {
+	struct shm_first *e;
+	int n;
+};
+
+static int shm_note(struct rst_ctx *c, pid_t pid, const struct rec_vma *v)
+{
+	struct shm_table *st = kind_ctx_state(c, &kind_mm, sizeof(*st));
+	struct shm_first *n;
+
+	if (!st)
+		return log_err(c->log, ENOMEM, "shared memory table:");
+	for (int i = 0; i < st->n; i++)
+		if (st->e[i].id == v->shm_id)
+			return v->pgoff < st->e[i].pgoff ?
+			       log_err(c->log, EOPNOTSUPP,
+				       "shared memory %u: an area below the first one's offset (not supported yet)",
+				       v->shm_id) : 0;
+	n = realloc(st->e, (st->n + 1) * sizeof(*n));
+	if (!n)
+		return log_err(c->log, ENOMEM, "shared memory table:");
+	st->e = n;
+	n[st->n++] = (struct shm_first){ v->shm_id, pid, v->start, v->end, v->pgoff };
+	return 0;
+}
+
+static const struct shm_first *shm_first(struct rst_ctx *c, uint32_t id)
+{
+	struct shm_table *st = KCSTATE(c, kind_mm);
+
+	for (int i = 0; st && i < st->n; i++)
+		if (st->e[i].id == id)
+			return &st->e[i];
+	return NULL;
+}
+
+static void mm_free_ctx(void *state)
+{
+	struct shm_table *st = state;
+
+	free(st->e);
+	free(st);
+}
+
+static int load_vma(struct rst_ctx *c, struct rst_task *t, struct mm_state *s,
+		    struct rec *r)
 {
 	const struct rec_vma *v = r->data;
 	struct rst_vma *nv;
@@ -436,7 +522,8 @@ static int load_vma(struct rst_ctx *c, struct mm_state *s, struct rec *r)
 	    v->flags & ~(uint32_t)(MAP_SHARED | MAP_PRIVATE | MAP_GROWSDOWN) ||
 	    !!(v->flags & MAP_SHARED) == !!(v->flags & MAP_PRIVATE) ||
 	    v->kind < VMA_ANON || v->kind > VMA_VVAR || v->madv & ~VMA_MADV_ALL ||
-	    v->reserved || r->data_len != sizeof(*v) + v->path_len)
+	    (v->shm_id && (v->kind != VMA_ANON || !(v->flags & MAP_SHARED))) ||
+	    r->data_len != sizeof(*v) + v->path_len)
 		return log_err(c->log, EBADMSG,
 			       "VMA record %llu: bad area 0x%llx-0x%llx",
 			       (unsigned long long)r->index,
@@ -457,6 +544,12 @@ static int load_vma(struct rst_ctx *c, struct mm_state *s, struct rec *r)
 	nv = &s->vmas[s->nr];
 	memset(nv, 0, sizeof(*nv));
 	nv->v = *v;
+	if (v->shm_id) {
+		int ret2 = shm_note(c, t->pid, v);
+
+		if (ret2)
+			return ret2;
+	}
 	nv->path = rec_str(r, sizeof(*v), v->path_len);
 	if (!nv->path || (v->kind == VMA_FILE && nv->path[0] != '/'))
 		return log_err(c->log, EBADMSG, "VMA 0x%llx: bad path",
@@ -515,7 +608,7 @@ static int mm_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 		ret = load_mm(c, s, r);
 		break;
 	case REC_VMA:
-		ret = load_vma(c, s, r);
+		ret = load_vma(c, t, s, r);
 		break;
 	default:
 		ret = load_pages(c, s, r);
@@ -711,16 +804,26 @@ static int vma_advise(struct rst_task *t, const struct rst_vma *v)
 	return ret;
 }
 
-static int map_vma(struct rst_task *t, const struct rst_vma *v)
+static int map_vma(struct rst_ctx *c, struct rst_task *t, const struct rst_vma *v)
 {
-	uint64_t len = v->v.end - v->v.start;
+	uint64_t len = v->v.end - v->v.start, off = v->v.pgoff;
 	int prot = v->v.prot | (v->pages_len ? PROT_WRITE : 0);
 	int flags = v->v.flags | MAP_FIXED |
 		    (v->v.madv & VMA_NORESERVE ? MAP_NORESERVE : 0);
+	const struct shm_first *first = v->v.shm_id ? shm_first(c, v->v.shm_id) : NULL;
 	long fd = -1, res;
 	int ret;
 
-	if (v->v.kind == VMA_FILE) {
+	if (first && (first->pid != t->pid || first->start != v->v.start)) {
+		char path[128];
+
+		snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx", first->pid,
+			 (unsigned long long)first->start, (unsigned long long)first->end);
+		ret = remote_open(t, path, O_RDWR, &fd);
+		if (ret)
+			return ret;
+		off = v->v.pgoff - first->pgoff;
+	} else if (v->v.kind == VMA_FILE) {
 		/* a shared area that may become writable needs a rw file */
 		bool rw = (v->v.flags & MAP_SHARED) &&
 			  ((v->v.madv & VMA_MAYWRITE) || (v->v.prot & PROT_WRITE));
@@ -728,11 +831,11 @@ static int map_vma(struct rst_task *t, const struct rst_vma *v)
 		ret = remote_open(t, v->path, rw ? O_RDWR : O_RDONLY, &fd);
 		if (ret)
 			return ret;
-	} else {
-		flags |= MAP_ANONYMOUS;
 	}
+	if (fd < 0)
+		flags |= MAP_ANONYMOUS;
 	ret = rcheck(&t->rm, &res, "mmap", SYS_mmap, v->v.start, len, prot,
-		     flags, fd, v->v.kind == VMA_FILE ? v->v.pgoff : 0);
+		     flags, fd, fd >= 0 ? off : 0);
 	if (fd >= 0)
 		rcall(&t->rm, &fd, SYS_close, fd);
 	if (ret)
@@ -833,7 +936,7 @@ static int mm_restore(struct rst_ctx *c, struct rst_task *t)
 		ret = set_mm_fields(t, s);
 	for (int i = 0; i < s->nr && !ret; i++)
 		if (s->vmas[i].v.kind == VMA_ANON || s->vmas[i].v.kind == VMA_FILE)
-			ret = map_vma(t, &s->vmas[i]);
+			ret = map_vma(c, t, &s->vmas[i]);
 	for (int i = 0; i < s->nr && !ret; i++)
 		if (s->vmas[i].v.madv & VMA_SEALED)
 			ret = rcheck(&t->rm, NULL, "mseal", 462, s->vmas[i].v.start,
@@ -941,5 +1044,6 @@ const struct kind_ops kind_mm = {
 	.check = mm_check,
 	.restore = mm_restore,
 	.free = mm_free,
+	.free_ctx = mm_free_ctx,
 	.show = mm_show,
 };
