@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/kcmp.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -188,6 +190,32 @@ static int add_children(struct cpt_ctx *c, struct cpt_task *t, bool *found)
 	return 0;
 }
 
+/* A process cloned with CLONE_VM, CLONE_FILES, CLONE_FS or CLONE_SIGHAND
+ * (but not as a thread) shares that with its parent; restoring them as
+ * copies would be a lie, so it is refused until it is supported. */
+static int check_sharing(struct cpt_ctx *c)
+{
+	static const struct { int type; const char *what; } kinds[] = {
+		{ KCMP_VM, "the memory (CLONE_VM, a vfork child?)" },
+		{ KCMP_FILES, "the fd table (CLONE_FILES)" },
+		{ KCMP_FS, "cwd, root and umask (CLONE_FS)" },
+		{ KCMP_SIGHAND, "the signal handlers (CLONE_SIGHAND)" },
+	};
+
+	for (int i = 1; i < c->nr_tasks; i++) {
+		struct cpt_task *t = c->tasks[i];
+
+		if (t->zombie)
+			continue;
+		for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+			if (syscall(SYS_kcmp, t->ppid, t->pid, kinds[k].type, 0, 0) == 0)
+				return log_err(c->log, EOPNOTSUPP,
+					       "pid %d: its child %d shares %s with it: not supported yet",
+					       t->ppid, t->pid, kinds[k].what);
+	}
+	return 0;
+}
+
 int tree_collect(struct cpt_ctx *c, pid_t root)
 {
 	bool found = true;
@@ -202,7 +230,7 @@ int tree_collect(struct cpt_ctx *c, pid_t root)
 			if (!c->tasks[i]->zombie)
 				ret = add_children(c, c->tasks[i], &found);
 	}
-	return ret;
+	return ret ? ret : check_sharing(c);
 }
 
 int tree_release(struct cpt_ctx *c)

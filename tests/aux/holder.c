@@ -1,9 +1,11 @@
 /* holder.c - a target for failure tests: holds a resource ckpt cannot
  * save (or none), counts in a loop, and after GOFILE checks that it was
  * left exactly as it was: its counter kept running, its memory intact.
- * usage: holder MODE GOFILE [MiB]   MODE: plain eventfd socket thread child */
+ * usage: holder MODE GOFILE [MiB]
+ * MODE: plain eventfd socket thread child clonefiles */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -14,6 +16,17 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+static const char *gofile;
+
+/* a child sharing our fd table: gone once the test is over */
+static int shares_files(void *arg)
+{
+	(void)arg;
+	while (access(gofile, F_OK) != 0)
+		usleep(2000);
+	return 0;
+}
 
 static void *idle(void *arg)
 {
@@ -35,6 +48,7 @@ int main(int argc, char **argv)
 
 	if (argc < 3)
 		return 2;
+	gofile = argv[2];
 	setvbuf(stdout, NULL, _IONBF, 0);
 	mem = malloc(len);
 	for (size_t i = 0; i < len / 8; i++)
@@ -47,6 +61,9 @@ int main(int argc, char **argv)
 		pthread_create(&th, NULL, idle, NULL);
 	else if (!strcmp(argv[1], "child") && fork() == 0)
 		idle(NULL);
+	else if (!strcmp(argv[1], "clonefiles"))
+		clone(shares_files, (char *)malloc(65536) + 65536,
+		      CLONE_FILES | SIGCHLD, NULL);
 	printf("READY %d\n", getpid());
 	while (access(argv[2], F_OK) != 0) {
 		counter++;
