@@ -20,7 +20,7 @@
 static const char usage_main[] =
 	"usage: ckpt COMMAND [OPTIONS]\n"
 	"  checkpoint [-o FILE|-] [--kill] [--skip-unsupported] [--log FILE] [-v] PID\n"
-	"  restart [--detach] [--log FILE] [-v] FILE|-\n"
+	"  restart [--detach] [--pidns] [--log FILE] [-v] FILE|-\n"
 	"  info [--json] FILE|-\n"
 	"  demo\n"
 	"  --help, --version\n"
@@ -38,9 +38,11 @@ static const char usage_checkpoint[] =
 	"Exit: 0 done, 1 checkpoint failed (the process runs on as before), 2 usage.\n";
 
 static const char usage_restart[] =
-	"usage: ckpt restart [--detach] [--log FILE] [-v] FILE|-\n"
-	"Restore the process saved in FILE ('-': standard input) with its pid.\n"
+	"usage: ckpt restart [--detach] [--pidns] [--log FILE] [-v] FILE|-\n"
+	"Restore the processes saved in FILE ('-': standard input) with their pids.\n"
 	"  --detach    print its pid and return once it runs (it is handed to init)\n"
+	"  --pidns     restore in a new pid namespace, where the pids are always free\n"
+	"              (ckpt's child is the namespace's init, which reaps its orphans)\n"
 	"  --log FILE  append messages to FILE\n"
 	"  -v          log every step\n"
 	"Without --detach ckpt stays its parent, forwards SIGINT/SIGTERM/SIGHUP to\n"
@@ -174,7 +176,7 @@ static void forward(int sig, siginfo_t *si, void *uc)
 		kill(restored_child, sig);
 }
 
-static int wait_child(pid_t pid)
+int wait_child(pid_t pid)
 {
 	struct sigaction sa = { .sa_sigaction = forward, .sa_flags = SA_SIGINFO | SA_RESTART };
 	int status;
@@ -198,17 +200,20 @@ static int cmd_restart(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "detach", no_argument, 0, 'd' },
+		{ "pidns", no_argument, 0, 'p' },
 		{ "log", required_argument, 0, 'l' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0 },
 	};
 	struct common o = { 0 };
 	struct ckpt_result r = { 0 };
+	bool pidns = false;
 	int c, fd, ret;
 
 	while ((c = getopt_long(argc, argv, "v", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd': o.flags |= CKPT_DETACH; break;
+		case 'p': pidns = true; break;
 		case 'l': o.log = optarg; break;
 		case 'v': o.flags |= CKPT_VERBOSE; break;
 		case 'h': fputs(usage_restart, stdout); return 0;
@@ -230,6 +235,8 @@ static int cmd_restart(int argc, char **argv)
 			return EXIT_RESTART;
 		}
 	}
+	if (pidns)
+		return restart_in_pidns(fd, o.flags, o.logfd);
 	ret = ckpt_restart_r(0, fd, o.flags, o.logfd, &r);
 	if (fd != 0)
 		close(fd);

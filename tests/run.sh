@@ -261,6 +261,28 @@ test_stopped_process() {
 	grep -q '^PASS' $d/out
 }
 
+# --pidns: restart in a new pid namespace, where the saved pids are free
+# even while the original still runs.
+test_pidns() {
+	local d=$WORK/pidns pid rpid inner
+	start_holder plain $d || return 1
+	"$CKPT" checkpoint -o $d/img $pid || return 1
+	timeout $RESTART_TIMEOUT "$CKPT" restart --pidns $d/img &
+	rpid=$!
+	for ((i = 0; i < 300; i++)); do
+		inner=$(pgrep -f "holder plain $d/go" | grep -vx $pid | head -1)
+		[ -n "$inner" ] && break
+		sleep 0.01
+	done
+	[ -n "$inner" ] || return 1
+	note "restored as $inner outside: $(grep NSpid /proc/$inner/status)"
+	grep -q "^NSpid:.*[[:space:]]$pid\$" /proc/$inner/status || return 1
+	touch $d/go
+	# both exit 0 only if they PASS (they write over each other's line:
+	# each has its own description of the output file at one offset)
+	wait $rpid && wait $pid
+}
+
 # A pid held by a live process is a clear error; nothing is touched.
 test_pid_in_use() {
 	local d=$WORK/inuse pid err
@@ -390,6 +412,7 @@ want restart_detach
 want restart_status_and_signals
 want zombie_pid_wait
 want stopped_process
+want pidns
 want pid_in_use
 want refuse_eventfd
 want refuse_socket
