@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -676,25 +677,30 @@ static int build_tree(struct rst_ctx *c)
 	return ret;
 }
 
-/* Every process made so far is killed and gone before we return. */
+/* Every process made so far is killed and gone before we return: we
+ * reap our child the root, and (being a subreaper while we build) the
+ * others it leaves orphaned. */
 static void destroy_tree(struct rst_ctx *c)
 {
-	int status;
+	struct timespec tick = { 0, 2 * 1000 * 1000 };
+	int status, ms = 0;
 
 	for (int i = 0; i < c->nr_tasks; i++)
 		if (c->tasks[i]->rm.seized || i == 0)
 			kill(c->tasks[i]->pid, SIGKILL);
 	for (int i = c->nr_tasks - 1; i >= 0; i--) {
 		struct rst_task *t = c->tasks[i];
+		char state;
 
-		for (int j = t->nr_threads - 1; j > 0; j--)
-			if (t->threads[j].own.seized)
-				while (waitpid(t->threads[j].tid, &status, __WALL) < 0 &&
-				       errno == EINTR)
-					;
-		if (t->rm.seized || i == 0)
-			while (waitpid(t->pid, &status, __WALL) < 0 && errno == EINTR)
-				;
+		if (!t->rm.seized && i)
+			continue;	/* never made */
+		for (; ms < ZOMBIE_WAIT_MS; ms += 2) {	/* all in one bound */
+			pid_t r = waitpid(t->pid, &status, __WALL | WNOHANG);
+
+			if (r < 0 && errno != EINTR && pid_state(t->pid, &state))
+				break;	/* gone */
+			nanosleep(&tick, NULL);
+		}
 	}
 	log_info(c->log, "the half-built processes were removed");
 }
@@ -725,9 +731,14 @@ int ckpt_restart_r(pid_t pid, int fd, unsigned long flags, int logfd,
 		ret = got < 0 ? got : 0;
 	}
 	if (!ret) {
+		int was_subreaper = 0;
+
+		prctl(PR_GET_CHILD_SUBREAPER, &was_subreaper);
+		prctl(PR_SET_CHILD_SUBREAPER, 1);
 		ret = build_tree(&c);
 		if (ret)
 			destroy_tree(&c);
+		prctl(PR_SET_CHILD_SUBREAPER, was_subreaper);
 	}
 	if (!ret)
 		log_info(&log, "pid %d restored, with %d processes", got, c.nr_tasks);

@@ -384,6 +384,25 @@ test_restart_fails_cleanly() {
 	! kill -0 $pid 2>/dev/null
 }
 
+# A failure once the processes exist (here: a process group whose leader
+# has exited, not supported yet) removes every one of them.
+test_restart_fails_midway() {
+	local d=$WORK/midway pid kids
+	start_holder orphangroup $d || return 1
+	kids=$(cat /proc/$pid/task/*/children)
+	[ -n "$kids" ] || return 1
+	checkpoint_kill $d $pid || return 1
+	for k in $kids; do gone $k || return 1; done
+	sleep 2	# init reaps the orphaned grandchild
+	"$CKPT" restart $d/img 2> $d/err
+	[ $? = 125 ] || return 1
+	cat $d/err
+	[ "$(wc -l < $d/err)" = 1 ] && grep -q "process group" $d/err || return 1
+	for p in $pid $kids; do
+		! kill -0 $p 2>/dev/null || { echo "pid $p left behind"; return 1; }
+	done
+}
+
 # The demo, non-interactively.
 test_demo() {
 	"$CKPT" demo > $WORK/demo.out 2>&1 || { cat $WORK/demo.out; return 1; }
@@ -421,6 +440,7 @@ want skip_unsupported
 want refuse_traced
 want target_dies_midway
 want restart_fails_cleanly
+want restart_fails_midway
 want bad_images
 want demo
 

@@ -2,7 +2,9 @@
  * save (or none), counts in a loop, and after GOFILE checks that it was
  * left exactly as it was: its counter kept running, its memory intact.
  * usage: holder MODE GOFILE [MiB]
- * MODE: plain eventfd socket thread child clonefiles */
+ * MODE: plain eventfd socket thread child clonefiles orphangroup
+ * (orphangroup: a grandchild re-parented to us, in a process group whose
+ * leader, its parent, has exited) */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
@@ -12,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -26,6 +29,23 @@ static int shares_files(void *arg)
 	while (access(gofile, F_OK) != 0)
 		usleep(2000);
 	return 0;
+}
+
+static void orphan_group(void)
+{
+	pid_t leader;
+
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	leader = fork();
+	if (leader == 0) {
+		setpgid(0, 0);
+		if (fork() == 0) {
+			shares_files(NULL);	/* waits for GOFILE */
+			_exit(0);
+		}
+		_exit(0);
+	}
+	waitpid(leader, NULL, 0);
 }
 
 static void *idle(void *arg)
@@ -61,6 +81,8 @@ int main(int argc, char **argv)
 		pthread_create(&th, NULL, idle, NULL);
 	else if (!strcmp(argv[1], "child") && fork() == 0)
 		idle(NULL);
+	else if (!strcmp(argv[1], "orphangroup"))
+		orphan_group();
 	else if (!strcmp(argv[1], "clonefiles"))
 		clone(shares_files, (char *)malloc(65536) + 65536,
 		      CLONE_FILES | SIGCHLD, NULL);
