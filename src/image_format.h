@@ -36,6 +36,7 @@ enum ckpt_rec_type {
 	REC_CREDS	= 132,
 	REC_FILE	= 140,	/* an open file description (objref) */
 	REC_FD		= 141,	/* an fd-table slot referring to a FILE */
+	REC_PIPE	= 142,	/* a pipe: capacity, the data in it */
 	REC_TAIL	= 9001,
 	REC_ERROR	= 9999,
 };
@@ -235,6 +236,14 @@ enum file_kind {
 	FILE_DIR	= 2,
 	FILE_CHR	= 3,	/* a supported character device */
 	FILE_INHERIT	= 4,	/* stdio held by the caller: take restart's */
+	FILE_PIPE	= 5,	/* an end of a PIPE (rdev: the PIPE's id) */
+};
+
+struct rec_pipe {
+	uint32_t id;		/* objref, named by the FILEs of its ends */
+	uint32_t capacity;	/* F_GETPIPE_SZ */
+	uint32_t data_len;	/* bytes in it, which follow */
+	uint32_t reserved;
 };
 
 struct rec_file {

@@ -110,6 +110,7 @@ static size_t min_len(uint32_t type)
 	case REC_CREDS: return sizeof(struct rec_creds);
 	case REC_FILE: return sizeof(struct rec_file);
 	case REC_FD: return sizeof(struct rec_fd);
+	case REC_PIPE: return sizeof(struct rec_pipe);
 	}
 	return 0;
 }

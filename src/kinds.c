@@ -12,6 +12,7 @@
  * last of all. */
 const struct kind_ops *const ckpt_kinds[] = {
 	&kind_task,
+	&kind_pipe,
 	&kind_files,
 	&kind_mm,
 	&kind_fs,

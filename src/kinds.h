@@ -20,6 +20,9 @@
 
 #define MAX_THREADS	65536
 
+struct rst_ctx;
+struct rst_task;
+
 /* A thread held for checkpoint; threads[0] is the main thread, whose
  * remote is the task's own. */
 struct cpt_thread {
@@ -53,7 +56,26 @@ struct cpt_ctx {
 	int nr_files;
 	struct cpt_shm *shm;	/* shared memory objects seen so far */
 	int nr_shm;
+	struct cpt_pipe *pipes;	/* every pipe the tree holds an end of */
+	int nr_pipes;
+	bool pipes_scanned;
 };
+
+struct cpt_pipe {
+	uint64_t ino;
+	bool has_read, has_write;
+	pid_t reader;		/* a process of the tree with the read end */
+	int reader_fd;
+	uint32_t id;		/* its PIPE record, once written */
+};
+
+/* pipe.c, for files.c: whether the pipe with inode @ino has both ends in
+ * the tree; its PIPE record written once (id returned in *id); at restart
+ * an end of it taken into a process. */
+int pipe_inside(struct cpt_ctx *c, uint64_t ino, bool *inside);
+int pipe_dump(struct cpt_ctx *c, uint64_t ino, uint32_t *id);
+int pipe_take(struct rst_ctx *c, struct rst_task *t, uint32_t id, int flags,
+	      long *fd);
 
 /* A shared anonymous memory object, found again by its inode. */
 struct cpt_shm {
@@ -145,7 +167,7 @@ struct kind_ops {
 	void (*show)(struct info_out *o, const struct rec *r);
 };
 
-extern const struct kind_ops kind_task, kind_mm, kind_files, kind_fs,
+extern const struct kind_ops kind_task, kind_pipe, kind_mm, kind_files, kind_fs,
 	kind_rlimits, kind_timers, kind_signals, kind_creds, kind_regs;
 extern const struct kind_ops *const ckpt_kinds[];
 extern const int ckpt_nr_kinds;

@@ -288,4 +288,5 @@ void tree_free(struct cpt_ctx *c)
 	free(c->tasks);
 	free(c->files);
 	free(c->shm);
+	free(c->pipes);
 }

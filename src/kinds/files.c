@@ -70,12 +70,17 @@ static int fdinfo(pid_t pid, int fd, uint64_t *pos, uint32_t *flags)
 static int classify(struct cpt_ctx *c, pid_t pid, int fd, const struct stat *st,
 		    const char *link, struct rec_file *f)
 {
+	bool inside = false;
+
 	if (S_ISREG(st->st_mode) && !strstr(link, " (deleted)") && link[0] == '/')
 		f->kind = FILE_REG;
 	else if (S_ISDIR(st->st_mode) && link[0] == '/')
 		f->kind = FILE_DIR;
 	else if (S_ISCHR(st->st_mode) && chr_supported(st->st_rdev))
 		f->kind = FILE_CHR;
+	else if (S_ISFIFO(st->st_mode) && !strncmp(link, "pipe:", 5) &&
+		 pipe_inside(c, st->st_ino, &inside) == 0 && inside)
+		f->kind = FILE_PIPE;
 	else if (fd <= 2 && (S_ISFIFO(st->st_mode) || S_ISSOCK(st->st_mode) ||
 			     (S_ISCHR(st->st_mode) && is_tty(st->st_rdev))))
 		f->kind = FILE_INHERIT;
@@ -112,6 +117,14 @@ static int dump_file(struct cpt_ctx *c, pid_t pid, int fd, uint32_t id)
 	ret = classify(c, pid, fd, &st, link, &f);
 	if (ret <= 0)
 		return ret;
+	if (f.kind == FILE_PIPE) {
+		uint32_t pipe_id;
+
+		ret = pipe_dump(c, st.st_ino, &pipe_id);
+		if (ret)
+			return ret;
+		st.st_rdev = pipe_id;	/* what rdev names for a pipe end */
+	}
 	f.flags &= ~O_CLOEXEC;	/* an fd's flag, kept in FD */
 	f.mode = st.st_mode;
 	f.size = st.st_size;
@@ -261,7 +274,7 @@ static int load_file(struct rst_ctx *c, struct file_table *ft, struct rec *r)
 
 	if (ret)
 		return ret;
-	if (f->kind < FILE_REG || f->kind > FILE_INHERIT || f->reserved ||
+	if (f->kind < FILE_REG || f->kind > FILE_PIPE || f->reserved ||
 	    r->data_len != sizeof(*f) + f->path_len || ft->n >= MAX_FDS ||
 	    f->id == 0 || (ft->n && f->id <= ft->files[ft->n - 1].f.id))
 		return log_err(c->log, EBADMSG, "bad FILE record %llu",
@@ -329,7 +342,7 @@ static int files_check(struct rst_ctx *c, struct rst_task *t)
 	for (uint32_t i = 0; s && c->here && i < s->n; i++) {
 		const struct rst_file *f = file_by_id(ft, s->fds[i].file_id);
 
-		if (f->f.kind == FILE_INHERIT)
+		if (f->f.kind == FILE_INHERIT || f->f.kind == FILE_PIPE)
 			continue;
 		if (stat(f->path, &st))
 			return log_err(c->log, errno, "open file %s:", f->path);
@@ -409,14 +422,16 @@ static int take_file(struct rst_task *t, const struct rst_file *f, long *fd)
 }
 
 /* Every fd of this task naming description @f. */
-static int install(struct rst_task *t, const struct fd_table *s,
-		   struct rst_file *f)
+static int install(struct rst_ctx *c, struct rst_task *t,
+		   const struct fd_table *s, struct rst_file *f)
 {
 	long tmp = -1;
 	bool tmp_used = false;
 	int ret = 0;
 
-	if (f->f.kind != FILE_INHERIT)
+	if (f->f.kind == FILE_PIPE)
+		ret = pipe_take(c, t, f->f.rdev, f->f.flags, &tmp);
+	else if (f->f.kind != FILE_INHERIT)
 		ret = f->holder ? take_file(t, f, &tmp) : open_file(t, f, &tmp);
 	for (uint32_t i = 0; i < s->n && !ret; i++) {
 		const struct rec_fd *d = &s->fds[i];
@@ -431,7 +446,8 @@ static int install(struct rst_task *t, const struct fd_table *s,
 			ret = rcheck(&t->rm, NULL, "dup3", SYS_dup3, tmp, d->fd,
 				     d->cloexec ? O_CLOEXEC : 0);
 		}
-		if (!ret && !f->holder && f->f.kind != FILE_INHERIT) {
+		if (!ret && !f->holder && f->f.kind != FILE_INHERIT &&
+		    f->f.kind != FILE_PIPE) {
 			f->holder = t->pid;
 			f->holder_fd = d->fd;
 		}
@@ -451,7 +467,7 @@ static int files_restore(struct rst_ctx *c, struct rst_task *t)
 		s = &empty;
 	ret = close_inherited(t, ft, s);
 	for (uint32_t i = 0; ft && i < ft->n && !ret; i++)
-		ret = install(t, s, &ft->files[i]);
+		ret = install(c, t, s, &ft->files[i]);
 	return ret;
 }
 
@@ -475,13 +491,15 @@ static void files_free_ctx(void *state)
 
 static void files_show(struct info_out *o, const struct rec *r)
 {
-	static const char *kinds[] = { "?", "reg", "dir", "chr", "inherit" };
+	static const char *kinds[] = { "?", "reg", "dir", "chr", "inherit", "pipe" };
 
 	if (r->type == REC_FILE) {
 		const struct rec_file *f = r->data;
 
 		info_u64(o, "id", f->id);
-		info_str(o, "kind", kinds[f->kind <= FILE_INHERIT ? f->kind : 0]);
+		info_str(o, "kind", kinds[f->kind <= FILE_PIPE ? f->kind : 0]);
+		if (f->kind == FILE_PIPE)
+			info_u64(o, "pipe", f->rdev);
 		info_hex(o, "flags", f->flags);
 		info_u64(o, "pos", f->pos);
 		info_str(o, "path", rec_str(r, sizeof(*f), f->path_len) ?: "?");
