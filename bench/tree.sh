@@ -72,7 +72,8 @@ prune() {
 
 cleanup() {
 	local rc=$? pid
-	trap - EXIT INT TERM
+	trap - EXIT
+	trap '' INT TERM	# a second ^C must not cut the cleanup short
 	set +e
 	{
 		for pid in "${PIDS[@]}"; do
@@ -317,7 +318,7 @@ function row(label, k,   m) {
 	printf "  %-58s %9.1f ms  [%8.1f - %8.1f]\n", label, m * 1000, lo[k] * 1000, hi[k] * 1000
 }
 function M(k) { return (k in cnt) ? median(k) : 0 }
-function section(n, title, unit,   s) {
+function section(n, title, unit, units,   s) {
 	s = M(n ".A.size")
 	median(n ".A.size")
 	print ""
@@ -330,9 +331,9 @@ function section(n, title, unit,   s) {
 	row("  then until no saved pid is left in /proc (init reaps)", n ".A.free")
 	row("restart --detach, saved pids already free", n ".A.restart")
 	row("  until the first " unit " is alive", n ".A.first")
-	row("  until all " unit "s are alive", n ".A.all")
+	row("  until all " units " are alive", n ".A.all")
 	row("restart --detach at once (incl. ckpt waiting for pids)", n ".B.restart")
-	row("  until all " unit "s are alive", n ".B.all")
+	row("  until all " units " are alive", n ".B.all")
 	row("end to end: checkpoint start -> all alive again", n ".B.e2e")
 }
 function per(label, n, k,   d) {
@@ -352,9 +353,9 @@ END {
 	print "init'\''s zombies until init reaps them) and only then started the clock; that wait is the row above it and"
 	print "is in no other time of block A.  \"at once\": a second fresh tree, restarted right after its checkpoint, so"
 	print "the restart includes ckpt'\''s own wait for those pids.  end to end = from that checkpoint'\''s start."
-	section("tiny", "tiny process (1 process, 1 thread: the baseline)", "process")
-	section("tree", sprintf("tree of %d processes (a root and %d forked children, 1 thread each)", np, np - 1), "process")
-	section("threads", sprintf("one process with %d threads (main and %d pthreads)", nt, nt - 1), "thread")
+	section("tiny", "tiny process (1 process, 1 thread: the baseline)", "process", "processes")
+	section("tree", sprintf("tree of %d processes (a root and %d forked children, 1 thread each)", np, np - 1), "process", "processes")
+	section("threads", sprintf("one process with %d threads (main and %d pthreads)", nt, nt - 1), "thread", "threads")
 	print ""
 	print "cost of one more process or thread (median - tiny median, / 99 or / 63; restart and alive with pids free):"
 	per(sprintf("per process (/%d)", np - 1), np, "tree")

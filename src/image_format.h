@@ -92,7 +92,11 @@ struct rec_task {
 #define TASK_STOPPED	0x1	/* in a group stop (SIGSTOP) */
 #define TASK_ZOMBIE	0x2	/* exited, not yet reaped: no other records */
 #define TASK_SUBREAPER	0x4	/* PR_SET_CHILD_SUBREAPER */
-#define TASK_FLAGS	0x7
+#define TASK_SHARES_FILES 0x8	/* its fd table is its parent's (CLONE_FILES):
+				 * it has no FILE/FD records of its own */
+#define TASK_SHARES_FS	0x10	/* its cwd/umask are its parent's (CLONE_FS):
+				 * no FS record */
+#define TASK_FLAGS	0x1f
 
 struct rec_thread {
 	uint32_t tid;

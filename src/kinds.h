@@ -35,6 +35,8 @@ struct cpt_task {
 	pid_t pid;
 	pid_t ppid;		/* parent, in the tree (0 for the root) */
 	bool zombie;		/* exited, waiting for its parent */
+	bool shares_files;	/* its fd table is its parent's */
+	bool shares_fs;		/* its fs info is its parent's */
 	int exit_code;		/* a zombie's wait status */
 	struct remote rm;	/* the main thread: process-wide calls */
 	struct cpt_thread *threads;
@@ -121,6 +123,7 @@ struct rst_task {
 	uint64_t scratch;	/* scratch part of it, for call arguments */
 	size_t scratch_len;
 	int img_fd;		/* image fd inside the puppet */
+	bool close_img;		/* the last of those sharing its fd table */
 	void *kind_state[16];	/* what each kind loaded, by kind index */
 };
 

@@ -101,6 +101,9 @@ static int load_task(struct rst_ctx *c, struct rec *r)
 	    (!zombie && rt->exit_code) || !memchr(rt->comm, 0, sizeof(rt->comm)))
 		return log_err(c->log, EBADMSG, "TASK record %llu: bad pid or fields",
 			       (unsigned long long)r->index);
+	if ((rt->flags & (TASK_SHARES_FILES | TASK_SHARES_FS)) && (!c->nr_tasks || zombie))
+		return log_err(c->log, EBADMSG, "TASK %u: the root or a zombie cannot share",
+			       rt->pid);
 	if (task_by_pid(c, rt->pid))
 		return log_err(c->log, EBADMSG, "pid %u twice in the image", rt->pid);
 	/* the tree is written parents first: the root, then children of
@@ -450,7 +453,7 @@ static int build(struct rst_ctx *c, struct rst_task *t)
 {
 	int ret = run_phase(c, t, PHASE_IMAGE, false);
 
-	if (!ret)
+	if (!ret && t->close_img)
 		ret = rcheck(&t->rm, NULL, "close image", SYS_close, t->img_fd);
 	if (!ret)
 		ret = create_threads(c, t);
@@ -472,6 +475,8 @@ static int fork_child(struct rst_ctx *c, struct rst_task *parent,
 		      struct rst_task *t)
 {
 	struct clone_args ca = {
+		.flags = (t->t.flags & TASK_SHARES_FILES ? CLONE_FILES : 0) |
+			 (t->t.flags & TASK_SHARES_FS ? CLONE_FS : 0),
 		.exit_signal = t->t.exit_signal,
 		.set_tid_size = 1,
 	};
@@ -645,10 +650,28 @@ static int end_zombie(struct rst_ctx *c, struct rst_task *parent,
 	return ret;
 }
 
+/* The process whose fd table @t uses (itself, or up the CLONE_FILES
+ * chain). */
+static struct rst_task *table_owner(struct rst_ctx *c, struct rst_task *t)
+{
+	while (t->t.flags & TASK_SHARES_FILES)
+		t = task_by_pid(c, t->t.ppid);
+	return t;
+}
+
 /* The whole tree, held; nothing runs until every process is built. */
 static int build_tree(struct rst_ctx *c)
 {
 	int ret = setup_puppet(c, c->tasks[0]);
+
+	/* the image fd goes with the last process built on each fd table */
+	for (int i = 0; i < c->nr_tasks; i++) {
+		c->tasks[i]->close_img = true;
+		for (int j = i + 1; j < c->nr_tasks; j++)
+			if (table_owner(c, c->tasks[j]) == table_owner(c, c->tasks[i]) &&
+			    !(c->tasks[j]->t.flags & TASK_ZOMBIE))
+				c->tasks[i]->close_img = false;
+	}
 
 	for (int i = 1; i < c->nr_tasks && !ret; i++) {
 		ret = fork_child(c, task_by_pid(c, c->tasks[i]->t.ppid), c->tasks[i]);

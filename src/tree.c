@@ -190,28 +190,32 @@ static int add_children(struct cpt_ctx *c, struct cpt_task *t, bool *found)
 	return 0;
 }
 
-/* A process cloned with CLONE_VM, CLONE_FILES, CLONE_FS or CLONE_SIGHAND
- * (but not as a thread) shares that with its parent; restoring them as
- * copies would be a lie, so it is refused until it is supported. */
+static bool shares(pid_t a, pid_t b, int type)
+{
+	return syscall(SYS_kcmp, a, b, type, 0, 0) == 0;
+}
+
+/* A process cloned (not as a thread) with CLONE_FILES or CLONE_FS shares
+ * that with its parent, and is restored sharing it.  One that shares its
+ * memory (CLONE_VM: a vfork child) or its signal handlers is refused
+ * until that is supported: copies would be a lie. */
 static int check_sharing(struct cpt_ctx *c)
 {
-	static const struct { int type; const char *what; } kinds[] = {
-		{ KCMP_VM, "the memory (CLONE_VM, a vfork child?)" },
-		{ KCMP_FILES, "the fd table (CLONE_FILES)" },
-		{ KCMP_FS, "cwd, root and umask (CLONE_FS)" },
-		{ KCMP_SIGHAND, "the signal handlers (CLONE_SIGHAND)" },
-	};
-
 	for (int i = 1; i < c->nr_tasks; i++) {
 		struct cpt_task *t = c->tasks[i];
 
 		if (t->zombie)
 			continue;
-		for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
-			if (syscall(SYS_kcmp, t->ppid, t->pid, kinds[k].type, 0, 0) == 0)
-				return log_err(c->log, EOPNOTSUPP,
-					       "pid %d: its child %d shares %s with it: not supported yet",
-					       t->ppid, t->pid, kinds[k].what);
+		if (shares(t->ppid, t->pid, KCMP_VM) ||
+		    shares(t->ppid, t->pid, KCMP_SIGHAND))
+			return log_err(c->log, EOPNOTSUPP,
+				       "pid %d: its child %d shares %s with it: not supported yet",
+				       t->ppid, t->pid,
+				       shares(t->ppid, t->pid, KCMP_VM) ?
+				       "the memory (CLONE_VM, a vfork child?)" :
+				       "the signal handlers (CLONE_SIGHAND)");
+		t->shares_files = shares(t->ppid, t->pid, KCMP_FILES);
+		t->shares_fs = shares(t->ppid, t->pid, KCMP_FS);
 	}
 	return 0;
 }

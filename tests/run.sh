@@ -318,7 +318,7 @@ refused_checkpoint() {	# MODE EXPECT-IN-MESSAGE
 	wait $pid && grep -q '^PASS' $d/out
 }
 test_refuse_eventfd() { refused_checkpoint eventfd 'fd [0-9]*: unsupported kind of file anon_inode:\[eventfd\]'; }
-test_refuse_shared_fd_table() { refused_checkpoint clonefiles 'child [0-9]* shares the fd table (CLONE_FILES)'; }
+test_refuse_shared_memory() { refused_checkpoint clonevm 'child [0-9]* shares the memory (CLONE_VM'; }
 test_refuse_socket() { refused_checkpoint socket 'fd [0-9]*: unsupported kind of file socket:'; }
 
 # --skip-unsupported leaves such fds out instead.
@@ -435,7 +435,7 @@ want pidns
 want pid_in_use
 want refuse_eventfd
 want refuse_socket
-want refuse_shared_fd_table
+want refuse_shared_memory
 want skip_unsupported
 want refuse_traced
 want target_dies_midway

@@ -236,6 +236,8 @@ static int files_dump(struct cpt_ctx *c, struct cpt_task *t)
 {
 	int *fds = NULL, n = 0, ret;
 
+	if (t->shares_files)
+		return 0;	/* its parent's table, already written */
 	ret = list_fds(c, t->pid, &fds, &n);
 	for (int i = 0; i < n && !ret; i++)
 		ret = dump_fd(c, t->pid, fds[i]);
@@ -330,6 +332,9 @@ static int files_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 
 	if (!ft || !s)
 		return log_err(c->log, ENOMEM, "files state:");
+	if (r->type == REC_FD && (t->t.flags & TASK_SHARES_FILES))
+		return log_err(c->log, EBADMSG, "pid %d: FD record, but it shares its parent's table",
+			       t->pid);
 	return r->type == REC_FILE ? load_file(c, ft, r) : load_fd(c, ft, s, r);
 }
 
@@ -463,6 +468,8 @@ static int files_restore(struct rst_ctx *c, struct rst_task *t)
 	struct fd_table empty = { 0 }, *s = KSTATE(t, kind_files);
 	int ret;
 
+	if (t->t.flags & TASK_SHARES_FILES)
+		return 0;	/* its parent's table, which its parent restores */
 	if (!s)
 		s = &empty;
 	ret = close_inherited(t, ft, s);

@@ -23,6 +23,8 @@ static int fs_dump(struct cpt_ctx *c, struct cpt_task *t)
 	uint64_t um;
 	int ret;
 
+	if (t->shares_fs)
+		return 0;	/* its parent's, already written */
 	ret = proc_readlink(t->pid, "cwd", cwd, sizeof(cwd));
 	if (!ret)
 		ret = proc_readlink(t->pid, "root", root, sizeof(root));
@@ -70,6 +72,9 @@ static int fs_check(struct rst_ctx *c, struct rst_task *t)
 	struct fs_state *s = t->kind_state[kind_index(&kind_fs)];
 	struct stat st;
 
+	if (t->t.flags & TASK_SHARES_FS)
+		return s ? log_err(c->log, EBADMSG, "pid %d: FS record, but it shares its parent's",
+				   t->pid) : 0;
 	if (!s || !s->have)
 		return log_err(c->log, EBADMSG, "pid %d: image has no FS record", t->pid);
 	if (c->here && (stat(s->cwd, &st) || !S_ISDIR(st.st_mode)))
@@ -84,6 +89,8 @@ static int fs_restore(struct rst_ctx *c, struct rst_task *t)
 	uint64_t addr;
 	int ret;
 
+	if (!s)
+		return 0;	/* shares its parent's (CLONE_FS) */
 	(void)c;
 	ret = rst_scratch_put(t, 0, s->cwd, s->fs.cwd_len, &addr);
 	if (!ret)

@@ -125,6 +125,10 @@ static int task_dump(struct cpt_ctx *c, struct cpt_task *t)
 		return ret;
 	if (sub)
 		rt.flags |= TASK_SUBREAPER;
+	if (t->shares_files)
+		rt.flags |= TASK_SHARES_FILES;
+	if (t->shares_fs)
+		rt.flags |= TASK_SHARES_FS;
 	ret = proc_read(t->pid, "personality", &s, NULL);
 	if (ret)
 		return log_err(c->log, -ret, "pid %d: reading personality:", t->pid);

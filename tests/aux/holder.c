@@ -2,7 +2,7 @@
  * save (or none), counts in a loop, and after GOFILE checks that it was
  * left exactly as it was: its counter kept running, its memory intact.
  * usage: holder MODE GOFILE [MiB]
- * MODE: plain eventfd socket thread child clonefiles orphangroup
+ * MODE: plain eventfd socket thread child clonevm orphangroup
  * (orphangroup: a grandchild re-parented to us, in a process group whose
  * leader, its parent, has exited) */
 #define _GNU_SOURCE
@@ -22,8 +22,8 @@
 
 static const char *gofile;
 
-/* a child sharing our fd table: gone once the test is over */
-static int shares_files(void *arg)
+/* a child sharing our memory (as after vfork): gone once the test is over */
+static int wait_go_file(void *arg)
 {
 	(void)arg;
 	while (access(gofile, F_OK) != 0)
@@ -40,7 +40,7 @@ static void orphan_group(void)
 	if (leader == 0) {
 		setpgid(0, 0);
 		if (fork() == 0) {
-			shares_files(NULL);	/* waits for GOFILE */
+			wait_go_file(NULL);	/* waits for GOFILE */
 			_exit(0);
 		}
 		_exit(0);
@@ -83,9 +83,9 @@ int main(int argc, char **argv)
 		idle(NULL);
 	else if (!strcmp(argv[1], "orphangroup"))
 		orphan_group();
-	else if (!strcmp(argv[1], "clonefiles"))
-		clone(shares_files, (char *)malloc(65536) + 65536,
-		      CLONE_FILES | SIGCHLD, NULL);
+	else if (!strcmp(argv[1], "clonevm"))
+		clone(wait_go_file, (char *)malloc(65536) + 65536,
+		      CLONE_VM | SIGCHLD, NULL);
 	printf("READY %d\n", getpid());
 	while (access(argv[2], F_OK) != 0) {
 		counter++;
