@@ -96,6 +96,11 @@ static uint32_t crc_hw(uint32_t crc, const unsigned char *p, size_t len)
 	return crc;
 }
 
+uint32_t crc32c_combine(uint32_t crc_a, uint32_t crc_b, size_t len_b)
+{
+	return gf2_mul(crc_a, xpow8n(len_b)) ^ crc_b;
+}
+
 uint32_t crc32c(uint32_t crc, const void *buf, size_t len)
 {
 	crc_init();

@@ -117,6 +117,18 @@ int iw_write(struct img_writer *w, const void *data, size_t n)
 	return iw_raw(w, data, n);
 }
 
+int iw_write_crc(struct img_writer *w, const void *data, size_t n, uint32_t crc)
+{
+	if (w->rec_done + n > w->rec_len)
+		return log_err(w->log, EOVERFLOW,
+			       "record %s overruns its length %llu",
+			       rec_type_name(w->type),
+			       (unsigned long long)w->rec_len);
+	w->rec_crc = crc32c_combine(w->rec_crc, crc, n);
+	w->rec_done += n;
+	return iw_raw(w, data, n);
+}
+
 int iw_zero(struct img_writer *w, size_t n)
 {
 	static const char zero[4096];

@@ -30,6 +30,8 @@ void iw_free(struct img_writer *w);
 int iw_begin(struct img_writer *w, uint32_t type, uint64_t len);
 int iw_write(struct img_writer *w, const void *data, size_t n);
 int iw_zero(struct img_writer *w, size_t n);
+/* iw_write() of data whose CRC32C the caller has computed already. */
+int iw_write_crc(struct img_writer *w, const void *data, size_t n, uint32_t crc);
 int iw_end(struct img_writer *w);
 int iw_record(struct img_writer *w, uint32_t type, const void *p, size_t n);
 /* A record of a struct followed by a NUL-terminated string. */

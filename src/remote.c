@@ -236,17 +236,6 @@ int remote_read(struct remote *r, uint64_t addr, void *buf, size_t n)
 	return 0;
 }
 
-int remote_read_fast(struct remote *r, uint64_t addr, void *buf, size_t n)
-{
-	struct iovec local = { buf, n }, remote = { (void *)addr, n };
-	ssize_t k = process_vm_readv(r->pid, &local, 1, &remote, 1, 0);
-
-	/* short or refused: /proc/PID/mem reads what process_vm_readv won't */
-	if (k != (ssize_t)n)
-		return remote_read(r, addr, buf, n);
-	return 0;
-}
-
 int remote_write(struct remote *r, uint64_t addr, const void *buf, size_t n)
 {
 	ssize_t k = pwrite(r->memfd, buf, n, (off_t)addr);

@@ -54,8 +54,6 @@ int rcall_ok(struct remote *r, long *res, const char *what, long nr,
 		 (long)(d), (long)(e), (long)(f))
 
 int remote_read(struct remote *r, uint64_t addr, void *buf, size_t n);
-/* Faster, for readable memory only (process_vm_readv). */
-int remote_read_fast(struct remote *r, uint64_t addr, void *buf, size_t n);
 int remote_write(struct remote *r, uint64_t addr, const void *buf, size_t n);
 /* Bring the task to a stop inside signal delivery, where the kernel will
  * still apply its syscall-restart logic to whatever registers we set. */

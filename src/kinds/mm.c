@@ -24,6 +24,7 @@
 
 #include "../kinds.h"
 #include "mm.h"
+#include "../pagecopy.h"
 
 #define PAGE		4096ULL
 #define PM_PRESENT	(1ULL << 63)
@@ -40,7 +41,6 @@
 #define MADV_WIPEONFORK 18
 #endif
 #define ARCH_MAP_VDSO_64	0x2003
-#define CHUNK		(4u << 20)
 
 /* ---- checkpoint ---- */
 
@@ -247,7 +247,6 @@ static int dump_pages(struct cpt_ctx *c, struct cpt_task *t,
 				.nr_runs = rs->n };
 	uint64_t head = sizeof(ph) + rs->n * sizeof(*rs->r);
 	uint64_t data_at = w->pos + sizeof(struct rec_hdr) + head;
-	char *buf;
 	int ret;
 
 	ph.pad_len = (PAGE - (data_at & (PAGE - 1))) & (PAGE - 1);
@@ -258,27 +257,8 @@ static int dump_pages(struct cpt_ctx *c, struct cpt_task *t,
 		ret = iw_write(w, rs->r, rs->n * sizeof(*rs->r));
 	if (!ret)
 		ret = iw_zero(w, ph.pad_len);
-	if (ret)
-		return ret;
-	buf = aligned_alloc(PAGE, CHUNK);
-	if (!buf)
-		return log_err(c->log, ENOMEM, "page buffer:");
-	for (uint32_t i = 0; i < rs->n && !ret; i++) {
-		uint64_t a = rs->r[i].addr, left = rs->r[i].npages * PAGE;
-
-		while (left && !ret) {
-			size_t n = left < CHUNK ? left : CHUNK;
-
-			ret = rv->prot & PROT_READ ?
-			      remote_read_fast(&t->rm, a, buf, n) :
-			      remote_read(&t->rm, a, buf, n);
-			if (!ret)
-				ret = iw_write(w, buf, n);
-			a += n;
-			left -= n;
-		}
-	}
-	free(buf);
+	if (!ret)
+		ret = page_copy(w, &t->rm, rv->prot & PROT_READ, rs->r, rs->n);
 	return ret ? ret : iw_end(w);
 }
 

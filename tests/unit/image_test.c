@@ -56,6 +56,9 @@ static void test_crc(void)
 		CHECK(crc32c(0, buf, sizes[i]) == want, "crc of %zu bytes", sizes[i]);
 		CHECK(crc32c(crc32c(0, buf, cut), buf + cut, sizes[i] - cut) == want,
 		      "crc of %zu bytes in two pieces", sizes[i]);
+		CHECK(crc32c_combine(crc32c(0, buf, cut), crc32c(0, buf + cut, sizes[i] - cut),
+				     sizes[i] - cut) == want,
+		      "crc of %zu bytes combined from two", sizes[i]);
 	}
 	free(buf);
 }

@@ -1,0 +1,178 @@
+/* pagecopy.c - page data from a held task into the image.  For a large
+ * area, a second thread reads the pages (process_vm_readv, or
+ * /proc/PID/mem for unreadable ones) and checksums them while this one
+ * writes the previous chunk: reading, checksumming and writing overlap
+ * instead of adding up. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "crc32c.h"
+#include "pagecopy.h"
+
+#define CHUNK		(4u << 20)
+#define NBUF		3
+#define PIPELINE_MIN	(8ULL * CHUNK)
+
+struct slot {
+	char *buf;
+	size_t len;
+	uint32_t crc;
+	bool full;
+};
+
+struct copier {
+	struct remote *rm;
+	bool readable;
+	const struct rec_pages_run *runs;
+	uint32_t nr_runs;
+	struct slot s[NBUF];
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool stop;		/* the writer gave up */
+	int err;		/* the reader's errno */
+	uint64_t err_addr;
+};
+
+/* No logging here: the log is the writer's; errors go back in c->err. */
+static int read_pages(struct copier *c, uint64_t addr, char *buf, size_t n)
+{
+	struct iovec local = { buf, n }, remote = { (void *)addr, n };
+
+	if (c->readable &&
+	    process_vm_readv(c->rm->pid, &local, 1, &remote, 1, 0) == (ssize_t)n)
+		return 0;
+	if (pread(c->rm->memfd, buf, n, (off_t)addr) == (ssize_t)n)
+		return 0;
+	return errno ? errno : EIO;
+}
+
+static void *reader(void *arg)
+{
+	struct copier *c = arg;
+	int k = 0;
+
+	for (uint32_t i = 0; i < c->nr_runs; i++) {
+		uint64_t a = c->runs[i].addr, left = c->runs[i].npages * 4096;
+
+		while (left) {
+			struct slot *s = &c->s[k];
+			size_t n = left < CHUNK ? left : CHUNK;
+			int err;
+
+			pthread_mutex_lock(&c->lock);
+			while (s->full && !c->stop)
+				pthread_cond_wait(&c->cond, &c->lock);
+			pthread_mutex_unlock(&c->lock);
+			if (c->stop)
+				return NULL;
+			err = read_pages(c, a, s->buf, n);
+			pthread_mutex_lock(&c->lock);
+			if (err) {
+				c->err = err;
+				c->err_addr = a;
+				pthread_cond_broadcast(&c->cond);
+				pthread_mutex_unlock(&c->lock);
+				return NULL;
+			}
+			pthread_mutex_unlock(&c->lock);
+			s->crc = crc32c(0, s->buf, n);
+			s->len = n;
+			pthread_mutex_lock(&c->lock);
+			s->full = true;
+			pthread_cond_broadcast(&c->cond);
+			pthread_mutex_unlock(&c->lock);
+			a += n;
+			left -= n;
+			k = (k + 1) % NBUF;
+		}
+	}
+	return NULL;
+}
+
+static int copy_pipelined(struct img_writer *w, struct copier *c, uint64_t total)
+{
+	pthread_t th;
+	int ret = 0, k = 0;
+
+	if (pthread_create(&th, NULL, reader, c))
+		return log_err(w->log, EAGAIN, "page reader thread:");
+	for (uint64_t done = 0; done < total && !ret; k = (k + 1) % NBUF) {
+		struct slot *s = &c->s[k];
+
+		pthread_mutex_lock(&c->lock);
+		while (!s->full && !c->err)
+			pthread_cond_wait(&c->cond, &c->lock);
+		pthread_mutex_unlock(&c->lock);
+		if (!s->full) {
+			ret = log_err(w->log, c->err, "pid %d: reading pages at 0x%llx:",
+				      c->rm->pid, (unsigned long long)c->err_addr);
+			break;
+		}
+		ret = iw_write_crc(w, s->buf, s->len, s->crc);
+		done += s->len;
+		pthread_mutex_lock(&c->lock);
+		s->full = false;
+		pthread_cond_broadcast(&c->cond);
+		pthread_mutex_unlock(&c->lock);
+	}
+	pthread_mutex_lock(&c->lock);
+	c->stop = true;
+	pthread_cond_broadcast(&c->cond);
+	pthread_mutex_unlock(&c->lock);
+	pthread_join(th, NULL);
+	return ret;
+}
+
+static int copy_simple(struct img_writer *w, struct copier *c)
+{
+	int ret = 0;
+
+	for (uint32_t i = 0; i < c->nr_runs && !ret; i++) {
+		uint64_t a = c->runs[i].addr, left = c->runs[i].npages * 4096;
+
+		while (left && !ret) {
+			size_t n = left < CHUNK ? left : CHUNK;
+			int err = read_pages(c, a, c->s[0].buf, n);
+
+			if (err)
+				return log_err(w->log, err, "pid %d: reading pages at 0x%llx:",
+					       c->rm->pid, (unsigned long long)a);
+			ret = iw_write(w, c->s[0].buf, n);
+			a += n;
+			left -= n;
+		}
+	}
+	return ret;
+}
+
+int page_copy(struct img_writer *w, struct remote *rm, bool readable,
+	      const struct rec_pages_run *runs, uint32_t nr_runs)
+{
+	struct copier c = {
+		.rm = rm, .readable = readable, .runs = runs, .nr_runs = nr_runs,
+		.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER,
+	};
+	uint64_t total = 0;
+	int nbuf, ret;
+
+	for (uint32_t i = 0; i < nr_runs; i++)
+		total += runs[i].npages * 4096;
+	nbuf = total >= PIPELINE_MIN ? NBUF : 1;
+	for (int i = 0; i < nbuf; i++) {
+		c.s[i].buf = aligned_alloc(4096, CHUNK);
+		if (!c.s[i].buf) {
+			ret = log_err(w->log, ENOMEM, "page buffer:");
+			goto out;
+		}
+	}
+	ret = nbuf > 1 ? copy_pipelined(w, &c, total) : copy_simple(w, &c);
+out:
+	for (int i = 0; i < nbuf; i++)
+		free(c.s[i].buf);
+	return ret;
+}
