@@ -3,7 +3,7 @@
 # 100 small processes and one process with 64 threads, next to a single
 # tiny process measured in the same run.
 #
-#   bench/tree.sh             as root, from anywhere; about 40 s
+#   bench/tree.sh             as root, from anywhere; about 25 s
 #
 # Environment (all optional):
 #   CKPT=PATH      the ckpt binary to measure (default: `make build/ckpt`,
@@ -140,7 +140,8 @@ TPID=""		# the root process
 IDS=()		# every pid (procs) or tid (threads) of it, root first
 
 start_tree() {	# MODE N
-	local mode=$1 n=$2 deadline=$((EPOCHSECONDS + 30)) kids=""
+	local mode=$1 n=$2 deadline=$((EPOCHSECONDS + 30))
+	local -a kids=()
 	rm -f "$READY" "$GO" "$DONE" "$RESULT"
 	"$WORK/tree" "$mode" "$n" "$READY" "$GO" "$DONE" "$RESULT" \
 		</dev/null >>"$WORK/tree.log" 2>&1 &
@@ -154,10 +155,9 @@ start_tree() {	# MODE N
 	# who is there, from the kernel's point of view
 	IDS=("$TPID")
 	if [ "$mode" = procs ]; then
-		read -r kids </proc/"$TPID"/task/"$TPID"/children || true
-		# shellcheck disable=SC2206
-		IDS+=($kids)
-		PIDS+=($kids)
+		read -r -a kids </proc/"$TPID"/task/"$TPID"/children || true
+		IDS+=("${kids[@]}")
+		PIDS+=("${kids[@]}")
 	else
 		local t
 		for t in /proc/"$TPID"/task/*; do
@@ -277,7 +277,11 @@ bench_one() {	# NAME MODE N
 
 # ----------------------------------------------------------------- runs
 
+# CPU pressure: the share of the run in which some task waited for a CPU
+psi_cpu() { awk -F'total=' '/^some/ {print $2}' /proc/pressure/cpu 2>/dev/null || true; }
 T_START=$EPOCHSECONDS
+T_START_US=${EPOCHREALTIME/./}
+PSI0=$(psi_cpu)
 LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 for ((r = 1; r <= REPS; r++)); do
 	say "tree: run $r/$REPS: tiny process"
@@ -288,6 +292,10 @@ for ((r = 1; r <= REPS; r++)); do
 	bench_one threads threads "$THREADS"
 done
 LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
+PSI1=$(psi_cpu)
+psi="?"
+[ -z "$PSI0" ] || [ -z "$PSI1" ] ||
+	psi="$(( (PSI1 - PSI0) * 100 / (${EPOCHREALTIME/./} - T_START_US) ))%"
 
 # --------------------------------------------------------------- report
 
@@ -300,7 +308,7 @@ cat <<EOF
 ckpt tree benchmark, $(date -u '+%Y-%m-%d %H:%M UTC'), ckpt $rev$dirty
 machine: $(nproc) CPUs ($cpu), $(awk '/^MemTotal:/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), kernel $(uname -r)
 images:  $SHM ($(stat -f -c %T "$SHM"));  init: $(tr '\0' ' ' </proc/1/cmdline | cut -c1-40)
-load average before/after: $LOAD0 / $LOAD1;  total bench time $((EPOCHSECONDS - T_START)) s
+load average before/after: $LOAD0 / $LOAD1;  CPU pressure (some) $psi;  total bench time $((EPOCHSECONDS - T_START)) s
 EOF
 
 awk -v reps="$REPS" -v np="$PROCS" -v nt="$THREADS" '

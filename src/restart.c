@@ -471,16 +471,14 @@ static int build(struct rst_ctx *c, struct rst_task *t)
 /* A child is forked by its (puppet) parent, with its pid: it is then a
  * copy of the parent puppet, trampoline and image fd included, and held
  * by us from its first instant (PTRACE_O_TRACEFORK). */
-static int fork_child(struct rst_ctx *c, struct rst_task *parent,
-		      struct rst_task *t)
+static int puppet_fork(struct rst_ctx *c, struct rst_task *parent, pid_t pid,
+		       uint64_t flags, int exit_signal, struct remote *child)
 {
 	struct clone_args ca = {
-		.flags = (t->t.flags & TASK_SHARES_FILES ? CLONE_FILES : 0) |
-			 (t->t.flags & TASK_SHARES_FS ? CLONE_FS : 0),
-		.exit_signal = t->t.exit_signal,
+		.flags = flags,
+		.exit_signal = exit_signal,
 		.set_tid_size = 1,
 	};
-	pid_t pid = t->pid;
 	uint64_t ca_at, tid_at;
 	long got;
 	int ret;
@@ -508,8 +506,17 @@ static int fork_child(struct rst_ctx *c, struct rst_task *parent,
 		return log_err(c->log, got == -EEXIST ? EEXIST : (int)-got,
 			       got == -EEXIST ? "pid %d is in use by another process"
 					      : "creating pid %d:", pid);
-	if (!ret)
-		ret = remote_adopt(&t->rm, pid, &parent->rm);
+	return ret ? ret : remote_adopt(child, pid, &parent->rm);
+}
+
+static int fork_child(struct rst_ctx *c, struct rst_task *parent,
+		      struct rst_task *t)
+{
+	int ret = puppet_fork(c, parent, t->pid,
+			      (t->t.flags & TASK_SHARES_FILES ? CLONE_FILES : 0) |
+			      (t->t.flags & TASK_SHARES_FS ? CLONE_FS : 0),
+			      t->t.exit_signal, &t->rm);
+
 	t->tramp = parent->tramp;
 	t->tramp_len = parent->tramp_len;
 	t->scratch = parent->scratch;
@@ -556,32 +563,135 @@ static int make_session(struct rst_ctx *c, struct rst_task *t)
 
 /* Process groups, once every process exists; then a check that sessions
  * and groups came out as saved. */
+/* Let a held task run to its end, passing on the signals it stops for. */
+static int run_to_death(struct rst_ctx *c, struct remote *r)
+{
+	int status, sig = 0;
+
+	for (;;) {
+		if (ptrace(PTRACE_CONT, r->pid, 0, sig))
+			return log_err(c->log, errno, "pid %d: PTRACE_CONT:", r->pid);
+		while (waitpid(r->pid, &status, __WALL) < 0 && errno == EINTR)
+			;
+		if (WIFEXITED(status) || WIFSIGNALED(status))
+			break;
+		sig = (status >> 16) ? 0 : WSTOPSIG(status);
+	}
+	r->seized = false;
+	return 0;
+}
+
+/* A held task exits with @code. */
+static int exit_with(struct rst_ctx *c, struct remote *r, int code)
+{
+	struct user_regs_struct regs = r->regs;
+
+	regs.rax = SYS_exit_group;
+	regs.rdi = code;
+	regs.orig_rax = -1;
+	regs.rip = r->sc_ip;
+	if (ptrace(PTRACE_SETREGS, r->pid, 0, &regs))
+		return log_err(c->log, errno, "pid %d: regs:", r->pid);
+	return run_to_death(c, r);
+}
+
+/* The parent of a child that just died forgets the SIGCHLD it brings
+ * (and, with @reap, reaps it). */
+static int forget_child(struct rst_task *parent, pid_t child, bool reap)
+{
+	uint64_t set = 1ULL << (SIGCHLD - 1), zero[2] = { 0, 0 }, at, zat;
+	long got;
+	int ret = 0;
+
+	if (reap)
+		ret = rcheck(&parent->rm, NULL, "wait4", SYS_wait4, child, 0, __WALL, 0);
+	if (!ret)
+		ret = rst_scratch_put(parent, 0, &set, sizeof(set), &at);
+	if (!ret)
+		ret = rst_scratch_put(parent, 64, zero, sizeof(zero), &zat);
+	if (!ret)
+		ret = remote_call(&parent->rm, &got, SYS_rt_sigtimedwait, at, 0,
+				  zat, 8, 0, 0);
+	return ret;
+}
+
+#define MAX_HELPERS 64
+
+struct helper {
+	struct remote rm;
+	struct rst_task *parent;
+};
+
+/* A process group whose leader has exited gets a stand-in leader with
+ * its pid, forked by its first member (so in the members' session): it
+ * makes the group, the members join, and it goes again. */
+static int group_helper(struct rst_ctx *c, struct helper *h, int *nr,
+			struct rst_task *member, pid_t pgid)
+{
+	struct helper *n;
+	int ret;
+
+	for (int i = 0; i < *nr; i++)
+		if (h[i].rm.pid == pgid)
+			return 0;
+	if (*nr == MAX_HELPERS)
+		return log_err(c->log, E2BIG, "too many process groups without a leader");
+	n = &h[(*nr)++];
+	n->parent = member;
+	ret = puppet_fork(c, member, pgid, 0, SIGCHLD, &n->rm);
+	return ret ? ret : rcheck(&n->rm, NULL, "setpgid", SYS_setpgid, 0, 0);
+}
+
+static int end_helpers(struct rst_ctx *c, struct helper *h, int nr)
+{
+	int ret = 0;
+
+	for (int i = 0; i < nr; i++) {
+		int r = h[i].rm.seized ? exit_with(c, &h[i].rm, 0) : 0;
+
+		if (!r && !ret)
+			r = forget_child(h[i].parent, h[i].rm.pid, true);
+		remote_close(&h[i].rm);
+		ret = ret ? ret : r;
+	}
+	return ret;
+}
+
 static int set_ids(struct rst_ctx *c)
 {
 	struct rst_task *root = c->tasks[0];
+	struct helper help[MAX_HELPERS];
 	pid_t root_pgid, root_sid, pgid, sid;
-	int ret = stat_ids(root->pid, &root_pgid, &root_sid);
+	int nr_help = 0, ret = stat_ids(root->pid, &root_pgid, &root_sid);
 
 	for (int i = 1; i < c->nr_tasks && !ret; i++) {
 		struct rst_task *t = c->tasks[i];
 		pid_t want = map_id(c, t->t.pgid, root->t.pgid, root_pgid);
 
-		if (!want || !map_id(c, t->t.sid, root->t.sid, root_sid))
-			return log_err(c->log, EOPNOTSUPP,
-				       "pid %d: its process group %u or session %u has no leader in the tree (not supported yet)",
-				       t->pid, t->t.pgid, t->t.sid);
-		ret = stat_ids(t->pid, &pgid, &sid);
-		if (ret)
-			return log_err(c->log, -ret, "pid %d: stat:", t->pid);
-		if (want != pgid)
+		if (!map_id(c, t->t.sid, root->t.sid, root_sid))
+			ret = log_err(c->log, EOPNOTSUPP,
+				      "pid %d: its session %u has no leader in the tree (not supported yet)",
+				      t->pid, t->t.sid);
+		if (!ret && !want) {
+			want = t->t.pgid;
+			ret = group_helper(c, help, &nr_help, t, want);
+		}
+		if (!ret)
+			ret = stat_ids(t->pid, &pgid, &sid);
+		if (!ret && want != pgid)
 			ret = rcheck(&t->rm, NULL, "setpgid", SYS_setpgid, 0, want);
+	}
+	{
+		int r = end_helpers(c, help, nr_help);
+
+		ret = ret ? ret : r;
 	}
 	for (int i = 1; i < c->nr_tasks && !ret; i++) {	/* did it all work out? */
 		struct rst_task *t = c->tasks[i];
 
 		ret = stat_ids(t->pid, &pgid, &sid);
 		if (!ret && (map_id(c, t->t.sid, root->t.sid, root_sid) != sid ||
-			     map_id(c, t->t.pgid, root->t.pgid, root_pgid) != pgid))
+			     (map_id(c, t->t.pgid, root->t.pgid, root_pgid) ?: (pid_t)t->t.pgid) != pgid))
 			ret = log_err(c->log, EOPNOTSUPP,
 				      "pid %d: cannot rebuild its session %u / group %u (not supported yet)",
 				      t->pid, t->t.sid, t->t.pgid);
@@ -589,32 +699,13 @@ static int set_ids(struct rst_ctx *c)
 	return ret;
 }
 
-/* Let a held task run to its end, passing on the signals it stops for. */
-static int run_to_death(struct rst_ctx *c, struct rst_task *t)
-{
-	int status, sig = 0;
-
-	for (;;) {
-		if (ptrace(PTRACE_CONT, t->pid, 0, sig))
-			return log_err(c->log, errno, "pid %d: PTRACE_CONT:", t->pid);
-		while (waitpid(t->pid, &status, __WALL) < 0 && errno == EINTR)
-			;
-		if (WIFEXITED(status) || WIFSIGNALED(status))
-			break;
-		sig = (status >> 16) ? 0 : WSTOPSIG(status);
-	}
-	t->rm.seized = false;
-	return 0;
-}
-
 /* A zombie exits again with its status, and its parent forgets the
  * SIGCHLD that brings: it had had that one already. */
 static int end_zombie(struct rst_ctx *c, struct rst_task *parent,
 		      struct rst_task *t)
 {
-	uint64_t set = 1ULL << (SIGCHLD - 1), zero[2] = { 0, 0 }, at, zat;
 	int code = t->t.exit_code, ret;
-	long got;
+	uint64_t at;
 
 	if (WIFSIGNALED(code)) {
 		int sig = WTERMSIG(code);
@@ -628,26 +719,12 @@ static int end_zombie(struct rst_ctx *c, struct rst_task *parent,
 			ret = rcheck(&t->rm, NULL, "kill", SYS_kill, t->pid, sig);
 		if (!ret && ptrace(PTRACE_SETSIGMASK, t->pid, 8, &unblock))
 			ret = log_err(c->log, errno, "pid %d: mask:", t->pid);
+		if (!ret)
+			ret = run_to_death(c, &t->rm);
 	} else {
-		struct user_regs_struct r = t->rm.regs;
-
-		r.rax = SYS_exit_group;
-		r.rdi = WEXITSTATUS(code);
-		r.orig_rax = -1;
-		r.rip = t->rm.sc_ip;
-		ret = ptrace(PTRACE_SETREGS, t->pid, 0, &r) ?
-		      log_err(c->log, errno, "pid %d: regs:", t->pid) : 0;
+		ret = exit_with(c, &t->rm, WEXITSTATUS(code));
 	}
-	if (!ret)
-		ret = run_to_death(c, t);
-	if (!ret)
-		ret = rst_scratch_put(parent, 0, &set, sizeof(set), &at);
-	if (!ret)
-		ret = rst_scratch_put(parent, 64, zero, sizeof(zero), &zat);
-	if (!ret)
-		ret = remote_call(&parent->rm, &got, SYS_rt_sigtimedwait, at, 0,
-				  zat, 8, 0, 0);
-	return ret;
+	return ret ? ret : forget_child(parent, t->pid, false);
 }
 
 /* The process whose fd table @t uses (itself, or up the CLONE_FILES

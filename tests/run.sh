@@ -384,11 +384,11 @@ test_restart_fails_cleanly() {
 	! kill -0 $pid 2>/dev/null
 }
 
-# A failure once the processes exist (here: a process group whose leader
-# has exited, not supported yet) removes every one of them.
+# A failure once the processes exist (here: a session whose leader has
+# exited, not supported yet) removes every one of them.
 test_restart_fails_midway() {
 	local d=$WORK/midway pid kids
-	start_holder orphangroup $d || return 1
+	start_holder orphansession $d || return 1
 	kids=$(cat /proc/$pid/task/*/children)
 	[ -n "$kids" ] || return 1
 	checkpoint_kill $d $pid || return 1
@@ -397,7 +397,7 @@ test_restart_fails_midway() {
 	"$CKPT" restart $d/img 2> $d/err
 	[ $? = 125 ] || return 1
 	cat $d/err
-	[ "$(wc -l < $d/err)" = 1 ] && grep -q "process group" $d/err || return 1
+	[ "$(wc -l < $d/err)" = 1 ] && grep -q "session" $d/err || return 1
 	for p in $pid $kids; do
 		! kill -0 $p 2>/dev/null || { echo "pid $p left behind"; return 1; }
 	done

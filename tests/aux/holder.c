@@ -2,8 +2,8 @@
  * save (or none), counts in a loop, and after GOFILE checks that it was
  * left exactly as it was: its counter kept running, its memory intact.
  * usage: holder MODE GOFILE [MiB]
- * MODE: plain eventfd socket thread child clonevm orphangroup
- * (orphangroup: a grandchild re-parented to us, in a process group whose
+ * MODE: plain eventfd socket thread child clonevm orphansession
+ * (orphansession: a grandchild re-parented to us, in a session whose
  * leader, its parent, has exited) */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -31,14 +31,14 @@ static int wait_go_file(void *arg)
 	return 0;
 }
 
-static void orphan_group(void)
+static void orphan_session(void)
 {
 	pid_t leader;
 
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	leader = fork();
 	if (leader == 0) {
-		setpgid(0, 0);
+		setsid();
 		if (fork() == 0) {
 			wait_go_file(NULL);	/* waits for GOFILE */
 			_exit(0);
@@ -81,8 +81,8 @@ int main(int argc, char **argv)
 		pthread_create(&th, NULL, idle, NULL);
 	else if (!strcmp(argv[1], "child") && fork() == 0)
 		idle(NULL);
-	else if (!strcmp(argv[1], "orphangroup"))
-		orphan_group();
+	else if (!strcmp(argv[1], "orphansession"))
+		orphan_session();
 	else if (!strcmp(argv[1], "clonevm"))
 		clone(wait_go_file, (char *)malloc(65536) + 65536,
 		      CLONE_VM | SIGCHLD, NULL);
