@@ -509,60 +509,6 @@ static int puppet_fork(struct rst_ctx *c, struct rst_task *parent, pid_t pid,
 	return ret ? ret : remote_adopt(child, pid, &parent->rm);
 }
 
-static int fork_child(struct rst_ctx *c, struct rst_task *parent,
-		      struct rst_task *t)
-{
-	int ret = puppet_fork(c, parent, t->pid,
-			      (t->t.flags & TASK_SHARES_FILES ? CLONE_FILES : 0) |
-			      (t->t.flags & TASK_SHARES_FS ? CLONE_FS : 0),
-			      t->t.exit_signal, &t->rm);
-
-	t->tramp = parent->tramp;
-	t->tramp_len = parent->tramp_len;
-	t->scratch = parent->scratch;
-	t->scratch_len = parent->scratch_len;
-	t->img_fd = parent->img_fd;
-	return ret;
-}
-
-static int stat_ids(pid_t pid, pid_t *pgid, pid_t *sid)
-{
-	unsigned long long f[PROC_STAT_FIELDS];
-	int ret = proc_stat(pid, NULL, f);
-
-	*pgid = f[5];
-	*sid = f[6];
-	return ret;
-}
-
-/* What a saved session or group id becomes: the root's own were its
- * caller's and become those of ckpt restart's caller; any other must be
- * led by a process of the tree. */
-static pid_t map_id(struct rst_ctx *c, uint32_t id, uint32_t root_id,
-		    pid_t root_now)
-{
-	if (id == root_id)
-		return root_now;
-	return task_by_pid(c, id) ? (pid_t)id : 0;
-}
-
-/* A session leader makes its session as soon as it exists, before its
- * children are forked into it. */
-static int make_session(struct rst_ctx *c, struct rst_task *t)
-{
-	pid_t pgid, sid;
-	int ret;
-
-	if (t == c->tasks[0] || t->t.sid != (uint32_t)t->pid)
-		return 0;
-	ret = stat_ids(t->pid, &pgid, &sid);
-	if (ret)
-		return log_err(c->log, -ret, "pid %d: stat:", t->pid);
-	return sid == t->pid ? 0 : rcheck(&t->rm, NULL, "setsid", SYS_setsid, 0);
-}
-
-/* Process groups, once every process exists; then a check that sessions
- * and groups came out as saved. */
 /* Let a held task run to its end, passing on the signals it stops for. */
 static int run_to_death(struct rst_ctx *c, struct remote *r)
 {
@@ -617,64 +563,162 @@ static int forget_child(struct rst_task *parent, pid_t child, bool reap)
 
 #define MAX_HELPERS 64
 
+/* A stand-in for a session or group leader that has exited. */
 struct helper {
 	struct remote rm;
 	struct rst_task *parent;
+	struct rst_task as;	/* seen as a task, to fork from it */
 };
 
-/* A process group whose leader has exited gets a stand-in leader with
- * its pid, forked by its first member (so in the members' session): it
- * makes the group, the members join, and it goes again. */
-static int group_helper(struct rst_ctx *c, struct helper *h, int *nr,
-			struct rst_task *member, pid_t pgid)
-{
-	struct helper *n;
-	int ret;
+struct helpers {
+	struct helper h[MAX_HELPERS];
+	int n;
+};
 
-	for (int i = 0; i < *nr; i++)
-		if (h[i].rm.pid == pgid)
-			return 0;
-	if (*nr == MAX_HELPERS)
-		return log_err(c->log, E2BIG, "too many process groups without a leader");
-	n = &h[(*nr)++];
-	n->parent = member;
-	ret = puppet_fork(c, member, pgid, 0, SIGCHLD, &n->rm);
-	return ret ? ret : rcheck(&n->rm, NULL, "setpgid", SYS_setpgid, 0, 0);
+static struct helper *helper_of(struct helpers *hs, pid_t pid)
+{
+	for (int i = 0; i < hs->n; i++)
+		if (hs->h[i].rm.pid == pid)
+			return &hs->h[i];
+	return NULL;
 }
 
-static int end_helpers(struct rst_ctx *c, struct helper *h, int nr)
+/* A helper with @pid forked by @parent; with @session it makes a session
+ * (and so a group), else a group. */
+static struct helper *new_helper(struct rst_ctx *c, struct helpers *hs,
+				 struct rst_task *parent, pid_t pid, bool session,
+				 int *ret)
+{
+	struct helper *n;
+
+	if (hs->n == MAX_HELPERS) {
+		*ret = log_err(c->log, E2BIG, "too many groups and sessions without a leader");
+		return NULL;
+	}
+	n = &hs->h[hs->n++];
+	memset(n, 0, sizeof(*n));
+	n->rm.memfd = -1;
+	n->parent = parent;
+	*ret = puppet_fork(c, parent, pid, 0, SIGCHLD, &n->rm);
+	if (!*ret)
+		*ret = session ? rcheck(&n->rm, NULL, "setsid", SYS_setsid, 0)
+			       : rcheck(&n->rm, NULL, "setpgid", SYS_setpgid, 0, 0);
+	n->as = *parent;	/* same trampoline and scratch as its parent */
+	n->as.rm = n->rm;
+	n->as.pid = pid;
+	return *ret ? NULL : n;
+}
+
+static int end_helpers(struct rst_ctx *c, struct helpers *hs)
 {
 	int ret = 0;
 
-	for (int i = 0; i < nr; i++) {
-		int r = h[i].rm.seized ? exit_with(c, &h[i].rm, 0) : 0;
+	for (int i = 0; i < hs->n; i++) {
+		struct helper *h = &hs->h[i];
+		int r = h->rm.seized ? exit_with(c, &h->rm, 0) : 0;
 
 		if (!r && !ret)
-			r = forget_child(h[i].parent, h[i].rm.pid, true);
-		remote_close(&h[i].rm);
+			r = forget_child(h->parent, h->rm.pid, true);
+		remote_close(&h->rm);
 		ret = ret ? ret : r;
 	}
+	hs->n = 0;
 	return ret;
 }
 
-static int set_ids(struct rst_ctx *c)
+/* A process in a session whose leader has exited is forked, with
+ * CLONE_PARENT, by a stand-in leader of that session that its parent
+ * forked: so it has its parent, and is in that session. */
+static int fork_child(struct rst_ctx *c, struct helpers *hs,
+		      struct rst_task *parent, struct rst_task *t)
+{
+	uint64_t flags = (t->t.flags & TASK_SHARES_FILES ? CLONE_FILES : 0) |
+			 (t->t.flags & TASK_SHARES_FS ? CLONE_FS : 0);
+	struct rst_task *forker = parent;
+	pid_t sid = t->t.sid;
+	int ret = 0;
+
+	if (sid != (pid_t)c->tasks[0]->t.sid && sid != t->pid && !task_by_pid(c, sid)) {
+		struct helper *h = helper_of(hs, sid);
+
+		if (!h)
+			h = new_helper(c, hs, parent, sid, true, &ret);
+		if (ret)
+			return ret;
+		if (h->parent != parent)
+			return log_err(c->log, EOPNOTSUPP,
+				       "session %d: its members have different parents (not supported yet)",
+				       sid);
+		forker = &h->as;
+		flags |= CLONE_PARENT;
+	}
+	/* with CLONE_PARENT the exit signal is the forker's (clone3 wants 0) */
+	ret = puppet_fork(c, forker, t->pid, flags,
+			  flags & CLONE_PARENT ? 0 : t->t.exit_signal, &t->rm);
+
+	t->tramp = parent->tramp;
+	t->tramp_len = parent->tramp_len;
+	t->scratch = parent->scratch;
+	t->scratch_len = parent->scratch_len;
+	t->img_fd = parent->img_fd;
+	return ret;
+}
+
+static int stat_ids(pid_t pid, pid_t *pgid, pid_t *sid)
+{
+	unsigned long long f[PROC_STAT_FIELDS];
+	int ret = proc_stat(pid, NULL, f);
+
+	*pgid = f[5];
+	*sid = f[6];
+	return ret;
+}
+
+/* What a saved session or group id becomes: the root's own were its
+ * caller's and become those of ckpt restart's caller; any other must be
+ * led by a process of the tree. */
+static pid_t map_id(struct rst_ctx *c, uint32_t id, uint32_t root_id,
+		    pid_t root_now)
+{
+	if (id == root_id)
+		return root_now;
+	return task_by_pid(c, id) ? (pid_t)id : 0;
+}
+
+/* A session leader makes its session as soon as it exists, before its
+ * children are forked into it. */
+static int make_session(struct rst_ctx *c, struct rst_task *t)
+{
+	pid_t pgid, sid;
+	int ret;
+
+	if (t == c->tasks[0] || t->t.sid != (uint32_t)t->pid)
+		return 0;
+	ret = stat_ids(t->pid, &pgid, &sid);
+	if (ret)
+		return log_err(c->log, -ret, "pid %d: stat:", t->pid);
+	return sid == t->pid ? 0 : rcheck(&t->rm, NULL, "setsid", SYS_setsid, 0);
+}
+
+/* Process groups, once every process exists; then a check that sessions
+ * and groups came out as saved. */
+/* A process group whose leader has exited gets a stand-in leader with
+ * its pid, forked by its first member (so in the members' session): it
+ * makes the group, the members join, and it goes again. */
+static int set_ids(struct rst_ctx *c, struct helpers *hs)
 {
 	struct rst_task *root = c->tasks[0];
-	struct helper help[MAX_HELPERS];
 	pid_t root_pgid, root_sid, pgid, sid;
-	int nr_help = 0, ret = stat_ids(root->pid, &root_pgid, &root_sid);
+	int ret = stat_ids(root->pid, &root_pgid, &root_sid);
 
 	for (int i = 1; i < c->nr_tasks && !ret; i++) {
 		struct rst_task *t = c->tasks[i];
 		pid_t want = map_id(c, t->t.pgid, root->t.pgid, root_pgid);
 
-		if (!map_id(c, t->t.sid, root->t.sid, root_sid))
-			ret = log_err(c->log, EOPNOTSUPP,
-				      "pid %d: its session %u has no leader in the tree (not supported yet)",
-				      t->pid, t->t.sid);
-		if (!ret && !want) {
+		if (!want) {	/* a group whose leader has exited */
 			want = t->t.pgid;
-			ret = group_helper(c, help, &nr_help, t, want);
+			if (!helper_of(hs, want))
+				new_helper(c, hs, t, want, false, &ret);
 		}
 		if (!ret)
 			ret = stat_ids(t->pid, &pgid, &sid);
@@ -682,7 +726,7 @@ static int set_ids(struct rst_ctx *c)
 			ret = rcheck(&t->rm, NULL, "setpgid", SYS_setpgid, 0, want);
 	}
 	{
-		int r = end_helpers(c, help, nr_help);
+		int r = end_helpers(c, hs);
 
 		ret = ret ? ret : r;
 	}
@@ -690,7 +734,7 @@ static int set_ids(struct rst_ctx *c)
 		struct rst_task *t = c->tasks[i];
 
 		ret = stat_ids(t->pid, &pgid, &sid);
-		if (!ret && (map_id(c, t->t.sid, root->t.sid, root_sid) != sid ||
+		if (!ret && ((map_id(c, t->t.sid, root->t.sid, root_sid) ?: (pid_t)t->t.sid) != sid ||
 			     (map_id(c, t->t.pgid, root->t.pgid, root_pgid) ?: (pid_t)t->t.pgid) != pgid))
 			ret = log_err(c->log, EOPNOTSUPP,
 				      "pid %d: cannot rebuild its session %u / group %u (not supported yet)",
@@ -739,7 +783,8 @@ static struct rst_task *table_owner(struct rst_ctx *c, struct rst_task *t)
 /* The whole tree, held; nothing runs until every process is built. */
 static int build_tree(struct rst_ctx *c)
 {
-	int ret = setup_puppet(c, c->tasks[0]);
+	struct helpers *hs = calloc(1, sizeof(*hs));
+	int ret = hs ? setup_puppet(c, c->tasks[0]) : log_err(c->log, ENOMEM, "helpers:");
 
 	/* the image fd goes with the last process built on each fd table */
 	for (int i = 0; i < c->nr_tasks; i++) {
@@ -751,12 +796,15 @@ static int build_tree(struct rst_ctx *c)
 	}
 
 	for (int i = 1; i < c->nr_tasks && !ret; i++) {
-		ret = fork_child(c, task_by_pid(c, c->tasks[i]->t.ppid), c->tasks[i]);
+		ret = fork_child(c, hs, task_by_pid(c, c->tasks[i]->t.ppid), c->tasks[i]);
 		if (!ret)
 			ret = make_session(c, c->tasks[i]);
 	}
 	if (!ret)
-		ret = set_ids(c);
+		ret = set_ids(c, hs);
+	else if (hs)
+		end_helpers(c, hs);
+	free(hs);
 	for (int i = 1; i < c->nr_tasks && !ret; i++)
 		if (c->tasks[i]->t.flags & TASK_ZOMBIE)
 			ret = end_zombie(c, task_by_pid(c, c->tasks[i]->t.ppid),

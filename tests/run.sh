@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # run.sh - the whole test suite, run by `make test` (after building).
 # Ends with "N passed, N failed"; exits non-zero if anything failed.
-# usage: tests/run.sh [NAME-FILTER]
+# usage: tests/run.sh [NAME-FILTER]   (VERBOSE=1: show every test's log)
 set -u
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -50,7 +50,7 @@ want() {	# NAME: run test_NAME unless filtered out
 	"test_$1" > "$WORK/$1.log" 2>&1
 	st=$?
 	result "$1" $st
-	[ $st = 0 ] || sed 's/^/    | /' "$WORK/$1.log" | tail -25
+	[ $st = 0 ] && [ -z "${VERBOSE:-}" ] || sed 's/^/    | /' "$WORK/$1.log" | tail -25
 }
 
 wait_for() {	# FILE PATTERN [SECONDS]
@@ -384,21 +384,50 @@ test_restart_fails_cleanly() {
 	! kill -0 $pid 2>/dev/null
 }
 
-# A failure once the processes exist (here: a session whose leader has
-# exited, not supported yet) removes every one of them.
-test_restart_fails_midway() {
-	local d=$WORK/midway pid kids
+# A process left in a session whose leader has exited comes back in it,
+# with its parent (a stand-in leader forks it with CLONE_PARENT).  And a
+# failure once the processes exist (the stand-in's pid taken by another
+# process) removes every one of them.
+test_orphan_session() {
+	local d=$WORK/orphansession pid kid sid rpid
 	start_holder orphansession $d || return 1
-	kids=$(cat /proc/$pid/task/*/children)
-	[ -n "$kids" ] || return 1
+	kid=$(cat /proc/$pid/task/*/children | tr -d " ")
+	sid=$(awk '{print $6}' /proc/$kid/stat)
+	[ -n "$kid" ] && [ "$sid" != "$(awk '{print $6}' /proc/$pid/stat)" ] || return 1
 	checkpoint_kill $d $pid || return 1
-	for k in $kids; do gone $k || return 1; done
+	gone $kid || return 1
 	sleep 2	# init reaps the orphaned grandchild
+	timeout $RESTART_TIMEOUT "$CKPT" restart $d/img &
+	rpid=$!
+	for ((i = 0; i < 300; i++)); do
+		[ -e /proc/$kid/stat ] && break
+		sleep 0.01
+	done
+	note "restored $kid: $(awk '{print "ppid",$4,"pgrp",$5,"sid",$6}' /proc/$kid/stat)"
+	[ "$(awk '{print $4, $6}' /proc/$kid/stat)" = "$pid $sid" ] || return 1
+	touch $d/go
+	wait $rpid || return 1
+	gone $kid || return 1
+	sleep 2
+	# now with the session leader's pid in use: restart fails part-way
+	rm $d/go
+	local hold last
+	last=$(cat /proc/sys/kernel/ns_last_pid)
+	for ((i = 0; i < 20; i++)); do
+		echo $((sid - 1)) > /proc/sys/kernel/ns_last_pid
+		sleep 100 &
+		hold=$!
+		[ $hold = $sid ] && break
+		kill $hold
+	done
+	echo $last > /proc/sys/kernel/ns_last_pid	# new pids far from the tree's
+	[ "$hold" = $sid ] || { note "could not take pid $sid: skipped the failing half"; return 0; }
 	"$CKPT" restart $d/img 2> $d/err
-	[ $? = 125 ] || return 1
-	cat $d/err
-	[ "$(wc -l < $d/err)" = 1 ] && grep -q "session" $d/err || return 1
-	for p in $pid $kids; do
+	local rc=$?
+	kill $hold; wait $hold 2>/dev/null
+	note "with pid $sid taken: $(cat $d/err)"
+	[ $rc = 125 ] && [ "$(wc -l < $d/err)" = 1 ] && grep -q "pid $sid is in use" $d/err || return 1
+	for p in $pid $kid; do
 		! kill -0 $p 2>/dev/null || { echo "pid $p left behind"; return 1; }
 	done
 }
@@ -440,7 +469,7 @@ want skip_unsupported
 want refuse_traced
 want target_dies_midway
 want restart_fails_cleanly
-want restart_fails_midway
+want orphan_session
 want bad_images
 want demo
 

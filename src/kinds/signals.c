@@ -18,7 +18,8 @@ struct peeksiginfo_args_ {
 };
 #define PEEKSIGINFO_SHARED 1
 #define NSIG_ 64
-#define MAX_PENDING 65536
+/* what one record holds; the kernel's RLIMIT_SIGPENDING is near it */
+#define MAX_PENDING ((CKPT_REC_MAX_META) / sizeof(struct rec_siginfo))
 #define SA_RESTORER_ 0x04000000
 /* every flag the kernel keeps in sa_flags */
 #define SA_KNOWN (SA_NOCLDSTOP | SA_NOCLDWAIT | SA_SIGINFO | SA_ONSTACK | \
@@ -54,32 +55,57 @@ static int dump_hand(struct cpt_ctx *c, struct cpt_task *t)
 	return ret ? ret : iw_record(&c->w, REC_SIGHAND, &h, sizeof(h));
 }
 
+/* The queue, a batch at a time (one signal per call is quadratic: the
+ * kernel walks the queue to the offset each time). */
 static int peek_queue(struct cpt_ctx *c, pid_t tid, bool shared,
 		      struct rec_siginfo **out, uint32_t *n)
 {
+	enum { BATCH = 256 };
 	struct peeksiginfo_args_ a = {
 		.flags = shared ? PEEKSIGINFO_SHARED : 0,
-		.nr = 1,
+		.nr = BATCH,
 	};
-	siginfo_t si;
+	siginfo_t *si = malloc(BATCH * sizeof(*si));
+	uint32_t cap = *n;
+	int ret = 0;
 
-	for (;; a.off++) {
-		struct rec_siginfo *p;
-		long k = ptrace(PTRACE_PEEKSIGINFO, tid, &a, &si);
+	if (!si)
+		return log_err(c->log, ENOMEM, "pending signals:");
+	for (;;) {
+		long k = ptrace(PTRACE_PEEKSIGINFO, tid, &a, si);
 
-		if (k < 0)
-			return log_err(c->log, errno, "tid %d: PTRACE_PEEKSIGINFO:", tid);
+		if (k < 0) {
+			ret = log_err(c->log, errno, "tid %d: PTRACE_PEEKSIGINFO:", tid);
+			break;
+		}
 		if (k == 0)
-			return 0;
-		p = realloc(*out, (*n + 1) * sizeof(**out));
-		if (!p)
-			return log_err(c->log, ENOMEM, "pending signals:");
-		*out = p;
-		memset(&p[*n], 0, sizeof(p[0]));
-		p[*n].shared = shared;
-		memcpy(p[*n].info, &si, sizeof(si));
-		(*n)++;
+			break;
+		if (*n + (uint64_t)k > MAX_PENDING) {
+			ret = log_err(c->log, E2BIG, "tid %d: more than %u pending signals",
+				      tid, (unsigned)MAX_PENDING);
+			break;
+		}
+		if (*n + k > cap) {
+			struct rec_siginfo *p;
+
+			cap = (*n + k) * 2;
+			p = realloc(*out, cap * sizeof(**out));
+			if (!p) {
+				ret = log_err(c->log, ENOMEM, "pending signals:");
+				break;
+			}
+			*out = p;
+		}
+		for (long i = 0; i < k; i++) {
+			memset(&(*out)[*n], 0, sizeof(**out));
+			(*out)[*n].shared = shared;
+			memcpy((*out)[*n].info, &si[i], sizeof(si[i]));
+			(*n)++;
+		}
+		a.off += k;
 	}
+	free(si);
+	return ret;
 }
 
 static int write_pending(struct cpt_ctx *c, struct rec_siginfo *p, uint32_t n)
