@@ -8,6 +8,8 @@
  * of them, fails.  The capability sets become empty by the uid change
  * (except the bounding set), which the restore must reproduce too.
  */
+#include <linux/capability.h>
+
 #include "tp.h"
 
 #include <grp.h>
@@ -107,7 +109,10 @@ int main(int argc, char **argv)
 	root = geteuid() == 0;
 
 	if (root) {
-		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+		/* a capability out of the bounding set for good (the CapBnd
+		 * line is compared too; this reads it back directly) */
+		if (prctl(PR_CAPBSET_DROP, CAP_SYS_BOOT, 0, 0, 0) != 0 ||
+		    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
 		    setgroups(3, groups) != 0 ||
 		    setresgid(1001, 1002, 1003) != 0 ||
 		    setresuid(1004, 1005, 1006) != 0) {
@@ -151,6 +156,9 @@ int main(int argc, char **argv)
 	tp_wait_go();
 
 	check_creds(&before, "after restart");
+	if (root)
+		tp_check(prctl(PR_CAPBSET_READ, CAP_SYS_BOOT, 0, 0, 0) == 0,
+			 "CAP_SYS_BOOT is back in the bounding set");
 	if (root) {
 		/* And the privileges really are gone, not just reported so:
 		 * root could do both of these. */

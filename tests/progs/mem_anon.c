@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 
 #define MiB (1024UL * 1024)
 #define GiB (1024 * MiB)
@@ -26,6 +27,7 @@
 #define HOLE		(2 * MiB)	/* > 1 MiB stack_guard_gap */
 
 static long page;
+static int sealed;
 
 /* Initialised so that it lands in .data, not .bss. */
 static uint32_t data_arr[4096] = { 1, 2, 3, 4 };
@@ -303,6 +305,8 @@ int main(int argc, char **argv)
 	ro = place(&cursor, SMALL_AREA * page, PROT_READ | PROT_WRITE, 0);
 	fill(ro, SMALL_AREA * page, 21);
 	mprotect(ro, SMALL_AREA * page, PROT_READ);
+	/* sealed (mseal, Linux 6.10+): no later mprotect or munmap works */
+	sealed = syscall(462, ro, SMALL_AREA * page, 0) == 0;
 
 	none = place(&cursor, SMALL_AREA * page, PROT_READ | PROT_WRITE, 0);
 	fill(none, SMALL_AREA * page, 22);
@@ -319,10 +323,12 @@ int main(int argc, char **argv)
 	dc = place(&cursor, SMALL_AREA * page, PROT_READ | PROT_WRITE, 0);
 	fill(dc, SMALL_AREA * page, 25);
 	madvise(dc, SMALL_AREA * page, MADV_DONTFORK);
+	mlock(dc, SMALL_AREA * page);
 
 	wf = place(&cursor, SMALL_AREA * page, PROT_READ | PROT_WRITE, 0);
 	fill(wf, SMALL_AREA * page, 26);
 	madvise(wf, SMALL_AREA * page, MADV_WIPEONFORK);
+	madvise(wf, SMALL_AREA * page, MADV_DONTDUMP);
 
 	line_addr[L_SMALL] = small;
 	line_addr[L_BIG] = big;
@@ -442,6 +448,12 @@ int main(int argc, char **argv)
 	}
 
 	tp_check(has_vmflag(dc, "dc"), "dontfork area: no 'dc' VmFlag");
+	tp_check(has_vmflag(dc, "lo"), "mlocked area: no 'lo' VmFlag");
+	tp_check(has_vmflag(wf, "dd"), "dontdump area: no 'dd' VmFlag");
+	if (sealed)
+		tp_check(has_vmflag(ro, "sl") &&
+			 mprotect(ro, SMALL_AREA * page, PROT_READ | PROT_WRITE) != 0,
+			 "sealed area: no longer sealed");
 	tp_check(same(dc, SMALL_AREA * page, 25), "dontfork area content");
 	tp_check(has_vmflag(wf, "wf"), "wipeonfork area: no 'wf' VmFlag");
 	tp_check(same(wf, SMALL_AREA * page, 26), "wipeonfork area content");

@@ -228,6 +228,22 @@ static int in_altstack(uintptr_t p)
 	       p < (uintptr_t)altstack + ALTSTACK_SIZE;
 }
 
+static char shd_before[64], sig_before[64], shd_after[64], sig_after[64];
+
+/* The value of a "Key:" line of /proc/self/status. */
+static void status_line(const char *key, char *out, size_t n)
+{
+	char line[256];
+	FILE *f = fopen("/proc/self/status", "r");
+
+	out[0] = '\0';
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, strlen(key)))
+			snprintf(out, n, "%s", line + strlen(key));
+	if (f)
+		fclose(f);
+}
+
 int main(int argc, char **argv)
 {
 	const int rt3 = SIGRTMIN + 3, rt4 = SIGRTMIN + 4;
@@ -305,8 +321,17 @@ int main(int argc, char **argv)
 	if (tp_failures)
 		return 1;
 
+	/* which signals wait on the process queue and which on the thread's:
+	 * a shared one put back as the thread's own would show here */
+	status_line("ShdPnd:", shd_before, sizeof(shd_before));
+	status_line("SigPnd:", sig_before, sizeof(sig_before));
 	tp_ready();
 	tp_wait_go();
+	status_line("ShdPnd:", shd_after, sizeof(shd_after));
+	status_line("SigPnd:", sig_after, sizeof(sig_after));
+	tp_check(!strcmp(shd_before, shd_after) && !strcmp(sig_before, sig_after),
+		 "pending queues changed: ShdPnd %s -> %s, SigPnd %s -> %s",
+		 shd_before, shd_after, sig_before, sig_after);
 
 	/* Dispositions, before anything below changes them. */
 	compare_sigactions();
