@@ -50,6 +50,10 @@ static int regs_dump_thread(struct cpt_ctx *c, struct cpt_task *t,
 	int ret;
 
 	_Static_assert(sizeof(rr) == sizeof(struct user_regs_struct), "regs");
+	if (th->rm->regs.cs != USER_CS)
+		return log_err(c->log, EOPNOTSUPP,
+			       "pid %d: tid %d runs 32-bit code (cs 0x%llx): not supported yet",
+			       t->pid, th->tid, th->rm->regs.cs);
 	memcpy(&rr, &th->rm->regs, sizeof(rr));
 	ret = iw_record(&c->w, REC_REGS, &rr, sizeof(rr));
 	if (ret)
