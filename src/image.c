@@ -105,18 +105,6 @@ int iw_begin(struct img_writer *w, uint32_t type, uint64_t len)
 	return iw_raw(w, &h, sizeof(h));
 }
 
-int iw_write(struct img_writer *w, const void *data, size_t n)
-{
-	if (w->rec_done + n > w->rec_len)
-		return log_err(w->log, EOVERFLOW,
-			       "record %s overruns its length %llu",
-			       rec_type_name(w->type),
-			       (unsigned long long)w->rec_len);
-	w->rec_crc = crc32c(w->rec_crc, data, n);
-	w->rec_done += n;
-	return iw_raw(w, data, n);
-}
-
 int iw_write_crc(struct img_writer *w, const void *data, size_t n, uint32_t crc)
 {
 	if (w->rec_done + n > w->rec_len)
@@ -127,6 +115,11 @@ int iw_write_crc(struct img_writer *w, const void *data, size_t n, uint32_t crc)
 	w->rec_crc = crc32c_combine(w->rec_crc, crc, n);
 	w->rec_done += n;
 	return iw_raw(w, data, n);
+}
+
+int iw_write(struct img_writer *w, const void *data, size_t n)
+{
+	return iw_write_crc(w, data, n, crc32c(0, data, n));
 }
 
 int iw_zero(struct img_writer *w, size_t n)
