@@ -33,7 +33,7 @@ export HWLIMIT_PRIME_MIB=$PRIME_MIB
 WORK="" SHM="" DISK=""
 PIDS=()			# every process we started that may still be alive
 
-say() { printf '%s\n' "$*" >&2; }
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 die() { say "bench: $*"; exit 1; }
 
 # true if pid $1 is still one of our workloads (not a reused pid)
@@ -43,15 +43,6 @@ ours() {
 	[[ $cmd == "$WORK/workload "* ]]
 }
 
-# wait up to $2 seconds (default 10) for pid $1 to leave /proc entirely
-# (a detached restored process is init's child: init reaps it, slowly)
-wait_gone() {
-	local pid=$1 deadline=$((EPOCHSECONDS + ${2:-10}))
-	while [ -e /proc/"$pid" ]; do
-		[ "$EPOCHSECONDS" -le "$deadline" ] || return 1
-		sleep 0.02
-	done
-}
 
 cleanup() {
 	local rc=$? pid
@@ -137,8 +128,6 @@ drop_caches() {
 # results: one "KEY SECONDS" line per measurement
 RES=$WORK/results
 : >"$RES"
-rec_us() { printf '%s %d.%06d\n' "$1" $(($2 / 1000000)) $(($2 % 1000000)) >>"$RES"; }
-rec_s() { printf '%s %s\n' "$1" "$2" >>"$RES"; }
 
 # ------------------------------------------------------------- workload
 

@@ -30,7 +30,7 @@ SHM_BASE=${SHM_DIR:-/dev/shm}
 WORK="" SHM=""
 PIDS=()			# every pid we started or restored that may still exist
 
-say() { printf '%s\n' "$*" >&2; }
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 die() { say "tree: $*"; exit 1; }
 
 # true if pid $1 is still one of our tree processes (not a reused pid, not
@@ -41,15 +41,6 @@ ours() {
 	[ "${args[0]:-}" = "$WORK/tree" ]
 }
 
-# wait up to $2 seconds (default 10) for pid $1 to leave /proc entirely
-# (a restored root is init's child: init reaps it, slowly)
-wait_gone() {
-	local pid=$1 deadline=$((EPOCHSECONDS + ${2:-10}))
-	while [ -e /proc/"$pid" ]; do
-		[ "$EPOCHSECONDS" -le "$deadline" ] || return 1
-		sleep 0.02
-	done
-}
 
 # set ST to the state letter of pid $1 (R, S, Z...), empty if it is gone
 # (no command substitution: that would fork on every poll)
@@ -130,8 +121,6 @@ gcc -std=gnu11 -O2 -Wall -Wextra -pthread -o "$WORK/tree" "$HERE/tree.c"
 # results: one "KEY VALUE" line per measurement (seconds, or bytes)
 RES=$WORK/results
 : >"$RES"
-rec_us() { printf '%s %d.%06d\n' "$1" $(($2 / 1000000)) $(($2 % 1000000)) >>"$RES"; }
-rec_s() { printf '%s %s\n' "$1" "$2" >>"$RES"; }
 
 # ------------------------------------------------------------- workload
 

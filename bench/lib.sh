@@ -1,0 +1,18 @@
+# lib.sh - what bench.sh and tree.sh share.  Sourced; expects $RES set
+# before rec_* is used.
+
+say() { printf '%s\n' "$*" >&2; }
+
+# wait up to $2 seconds (default 10) for pid $1 to leave /proc entirely
+# (a detached restored process is init's child: init reaps it, slowly)
+wait_gone() {
+	local pid=$1 deadline=$((EPOCHSECONDS + ${2:-10}))
+	while [ -e /proc/"$pid" ]; do
+		[ "$EPOCHSECONDS" -le "$deadline" ] || return 1
+		sleep 0.02
+	done
+}
+
+# one result line: a name and microseconds (as seconds), or a raw value
+rec_us() { printf '%s %d.%06d\n' "$1" $(($2 / 1000000)) $(($2 % 1000000)) >>"$RES"; }
+rec_s() { printf '%s %s\n' "$1" "$2" >>"$RES"; }
