@@ -108,7 +108,7 @@ int cmd_demo(const char *self)
 	waitpid(ret, &status, 0);
 	unlink(img);
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-		say("the restored workload finished normally: same pid, same memory, same output file");
+		say("the restored workload finished normally: same pid, same memory, same terminal");
 		return 0;
 	}
 	say("the restored workload failed (status 0x%x)", status);
