@@ -137,14 +137,6 @@ void *kind_thread_state(struct rst_task *t, const struct kind_ops *k,
 	return th->kind_state[i];
 }
 
-int cpt_scratch_put(struct cpt_task *t, const void *p, size_t n, uint64_t *addr)
-{
-	if (n > t->scratch_len)
-		return -E2BIG;
-	*addr = t->scratch;
-	return p ? remote_write(&t->rm, t->scratch, p, n) : 0;
-}
-
 int rst_scratch_put(struct rst_task *t, size_t off, const void *p, size_t n,
 		    uint64_t *addr)
 {

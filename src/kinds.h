@@ -203,7 +203,6 @@ void rst_ctx_free(struct rst_ctx *c);
 #define KTSTATE(th, k) ((th)->kind_state[kind_index(&(k))])
 
 /* The scratch area of a task, for in/out arguments of remote calls. */
-int cpt_scratch_put(struct cpt_task *t, const void *p, size_t n, uint64_t *addr);
 int rst_scratch_put(struct rst_task *t, size_t off, const void *p, size_t n,
 		    uint64_t *addr);
 
