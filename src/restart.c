@@ -190,6 +190,21 @@ static int pid_state(pid_t pid, char *state)
 	return proc_stat(pid, state, f);
 }
 
+/* Who holds @pid: 0 nobody, 1 a zombie (about to be reaped), or an
+ * error (logged, naming it) for a live process. */
+static int pid_holder(struct rst_ctx *c, pid_t pid)
+{
+	char state = '?', comm[64] = "?";
+
+	if (pid_state(pid, &state))
+		return 0;
+	if (state == 'Z' || state == 'X')
+		return 1;
+	proc_status_str(pid, "Name", comm, sizeof(comm));
+	return log_err(c->log, EEXIST, "pid %d is in use by another process (%s, state %c)",
+		       pid, comm, state);
+}
+
 /* Clone the puppet with the saved pid.  A pid still held by a zombie (a
  * `checkpoint --kill` just before, whose parent has not reaped it yet) is
  * waited for a while. */
@@ -206,7 +221,7 @@ static int clone_puppet(struct rst_ctx *c, pid_t pid)
 
 	for (int waited = 0;; waited += 10) {
 		struct timespec ts = { 0, 10 * 1000 * 1000 };
-		char state = '?';
+		int held;
 
 		sigfillset(&all);
 		sigprocmask(SIG_SETMASK, &all, &old);
@@ -216,14 +231,9 @@ static int clone_puppet(struct rst_ctx *c, pid_t pid)
 			return r;
 		if (r != -EEXIST)
 			return log_err(c->log, (int)-r, "creating pid %d:", pid);
-		if (pid_state(pid, &state) == 0 && state != 'Z' && state != 'X') {
-			char comm[64] = "?";
-
-			proc_status_str(pid, "Name", comm, sizeof(comm));
-			return log_err(c->log, EEXIST,
-				       "pid %d is in use by another process (%s, state %c)",
-				       pid, comm, state);
-		}
+		held = pid_holder(c, pid);
+		if (held < 0)
+			return held;
 		if (waited >= ZOMBIE_WAIT_MS)
 			return log_err(c->log, EEXIST,
 				       "pid %d is still held by an unreaped zombie after %d ms",
@@ -424,17 +434,11 @@ static int wait_ids_free(struct rst_ctx *c)
 
 		for (int j = -1; j < t->nr_threads; j++) {
 			pid_t id = j < 0 ? t->pid : t->threads[j].tid;
-			char state = '?';
+			int held;
 
-			while (pid_state(id, &state) == 0) {
-				if (state != 'Z' && state != 'X') {
-					char comm[64] = "?";
-
-					proc_status_str(id, "Name", comm, sizeof(comm));
-					return log_err(c->log, EEXIST,
-						       "pid %d is in use by another process (%s, state %c)",
-						       id, comm, state);
-				}
+			while ((held = pid_holder(c, id)) != 0) {
+				if (held < 0)
+					return held;
 				clock_gettime(CLOCK_MONOTONIC, &now);
 				if ((now.tv_sec - start.tv_sec) * 1000 +
 				    (now.tv_nsec - start.tv_nsec) / 1000000 > ZOMBIE_WAIT_MS)
@@ -493,13 +497,15 @@ static int puppet_fork(struct rst_ctx *c, struct rst_task *parent, pid_t pid,
 	/* a pid whose zombie is being reaped is a moment from free */
 	for (int tries = 0; !ret; tries++) {
 		struct timespec tick = { 0, 10 * 1000 * 1000 };
-		char state = 0;
 
 		ret = remote_call(&parent->rm, &got, SYS_clone3, ca_at, sizeof(ca),
 				  0, 0, 0, 0);
-		if (ret || got != -EEXIST || tries * 10 >= ZOMBIE_WAIT_MS ||
-		    (pid_state(pid, &state) == 0 && state != 'Z' && state != 'X'))
+		if (ret || got != -EEXIST || tries * 10 >= ZOMBIE_WAIT_MS)
 			break;
+		ret = pid_holder(c, pid);
+		if (ret < 0)
+			return ret;
+		ret = 0;
 		nanosleep(&tick, NULL);
 	}
 	if (!ret && got != pid)
