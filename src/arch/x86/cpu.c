@@ -15,12 +15,23 @@ uint64_t cpu_xfeatures(void)
 
 uint32_t cpu_xstate_size(void)
 {
+	uint64_t xcr0 = cpu_xfeatures();
 	unsigned int a, b, c, d;
+	uint32_t size = 576;	/* legacy area and xsave header */
 
-	/* ptrace's buffer is sized for every user feature (ecx of 0xd/0),
-	 * which is also what PTRACE_GETREGSET fills */
+	/* ptrace's NT_X86_XSTATE holds every feature the kernel enabled in
+	 * XCR0, AMX tiles too once any task may use them.  Neither ebx (this
+	 * task's current size) nor ecx (what the CPU could support, which
+	 * some hypervisors report beyond XCR0) of leaf 0xd says that; the
+	 * enabled features' own offsets and sizes do. */
 	if (__get_cpuid_max(0, 0) < 0xd)
 		return 512;
-	__cpuid_count(0xd, 0, a, b, c, d);
-	return c;
+	for (int i = 2; i < 63; i++) {
+		if (!(xcr0 & (1ULL << i)))
+			continue;
+		__cpuid_count(0xd, i, a, b, c, d);
+		if (a + b > size)
+			size = a + b;
+	}
+	return size;
 }
