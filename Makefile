@@ -6,17 +6,17 @@
 CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN    := -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -pthread
-SRCS    := $(wildcard src/*.c src/kinds/*.c src/arch/x86/*.c)
+SRCS    := $(wildcard src/*.c src/kinds/*.c src/files/*.c src/arch/x86/*.c)
 LIBSRCS := $(filter-out src/ckpt.c src/demo.c src/pidns.c,$(SRCS))
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
 all: build/ckpt build/libckpt.a
 
-build/ckpt: $(SRCS) $(wildcard src/*.h src/kinds/*.h src/arch/x86/*.h include/*.h)
+build/ckpt: $(SRCS) $(wildcard src/*.h src/kinds/*.h src/files/*.h src/arch/x86/*.h include/*.h)
 	@mkdir -p build
 	$(CC) $(WARN) $(CFLAGS) -Iinclude -o $@ $(SRCS)
 
-build/libckpt.a: $(LIBSRCS) $(wildcard src/*.h src/kinds/*.h src/arch/x86/*.h include/*.h)
+build/libckpt.a: $(LIBSRCS) $(wildcard src/*.h src/kinds/*.h src/files/*.h src/arch/x86/*.h include/*.h)
 	@mkdir -p build/obj
 	rm -f $@
 	for f in $(LIBSRCS); do \
@@ -25,7 +25,7 @@ build/libckpt.a: $(LIBSRCS) $(wildcard src/*.h src/kinds/*.h src/arch/x86/*.h in
 	ar rcs $@ build/obj/*.o
 
 # The test build: the same sources under the sanitizers.
-build/test/ckpt: $(SRCS) $(wildcard src/*.h src/kinds/*.h src/arch/x86/*.h include/*.h)
+build/test/ckpt: $(SRCS) $(wildcard src/*.h src/kinds/*.h src/files/*.h src/arch/x86/*.h include/*.h)
 	@mkdir -p build/test
 	$(CC) $(WARN) -O1 -g $(SAN) -Iinclude -o $@ $(SRCS)
 

@@ -241,6 +241,19 @@ enum file_kind {
 	FILE_CHR	= 3,	/* a supported character device */
 	FILE_INHERIT	= 4,	/* stdio held by the caller: take restart's */
 	FILE_PIPE	= 5,	/* an end of a PIPE (rdev: the PIPE's id) */
+	/* numbers given out to kinds being built; one each, never reused */
+	FILE_FIFO	= 6,
+	FILE_DELETED	= 7,	/* unlinked or O_TMPFILE, content saved */
+	FILE_MEMFD	= 8,
+	FILE_EVENTFD	= 9,
+	FILE_TIMERFD	= 10,
+	FILE_SIGNALFD	= 11,
+	FILE_INOTIFY	= 12,
+	FILE_EPOLL	= 13,
+	FILE_TTY	= 14,
+	FILE_UNIX	= 15,
+	FILE_INET	= 16,
+	FILE_KIND_MAX	= 31,
 };
 
 struct rec_pipe {
@@ -260,7 +273,7 @@ struct rec_file {
 	int64_t mtime_ns;
 	uint64_t rdev;
 	uint32_t path_len;	/* bytes of path (with NUL) that follow */
-	uint32_t reserved;
+	uint32_t extra_len;	/* then bytes of the kind's own state */
 };
 
 struct rec_fd {

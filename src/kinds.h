@@ -71,14 +71,6 @@ struct cpt_pipe {
 	uint32_t id;		/* its PIPE record, once written */
 };
 
-/* pipe.c, for files.c: whether the pipe with inode @ino has both ends in
- * the tree; its PIPE record written once (id returned in *id); at restart
- * an end of it taken into a process. */
-int pipe_inside(struct cpt_ctx *c, uint64_t ino, bool *inside);
-int pipe_dump(struct cpt_ctx *c, uint64_t ino, uint32_t *id);
-int pipe_take(struct rst_ctx *c, struct rst_task *t, uint32_t id, int flags,
-	      long *fd);
-
 /* A shared anonymous memory object, found again by its inode. */
 struct cpt_shm {
 	uint64_t dev, ino;

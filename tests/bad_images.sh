@@ -408,7 +408,9 @@ forged "RLIMITS soft > hard"       edit -r RLIMITS --set lim0.cur=10 --set lim0.
 forged "ITIMERS negative value"    edit -r ITIMERS --set t0.value_ns=-1
 forged "CREDS nr_groups 1e6"       edit -r CREDS --set nr_groups=1000000
 # files
-forged "FILE kind 7"               edit -r FILE --set kind=7
+forged "FILE kind 99"              edit -r FILE --set kind=99
+forged "FILE extra_len past end"    edit -r FILE --set extra_len=64
+forged "FILE extra_len huge"        edit -r FILE --set extra_len=0xfffffff0
 forged "FD of a missing file id"   edit -r FD --set file_id=99
 forged "FD number repeated"        edit -r 'FD#-1' --set fd=0
 forged "FD numbers out of order"   move -r FD --at after:'FD#-1'

@@ -198,7 +198,7 @@ FIELDS = {
                   nr_groups=(80, 'I'), reserved=(84, 'I')),
     'FILE': dict(id=(0, 'I'), kind=(4, 'I'), flags=(8, 'I'), mode=(12, 'I'),
                  pos=(16, 'Q'), size=(24, 'Q'), mtime_ns=(32, 'q'),
-                 rdev=(40, 'Q'), path_len=(48, 'I'), reserved=(52, 'I')),
+                 rdev=(40, 'Q'), path_len=(48, 'I'), extra_len=(52, 'I')),
     'FD': dict(fd=(0, 'I'), file_id=(4, 'I'), cloexec=(8, 'I'),
                reserved=(12, 'I')),
     'TAIL': dict(magic=(0, 'Q'), nr_records=(8, 'Q'), offset=(16, 'Q'),

@@ -1,12 +1,11 @@
 /* files.c - the fd table (FD) and the open file descriptions it points
  * to (FILE), each written once however many fds share it (the seeds'
- * objref; kcmp(KCMP_FILE) tells which fds share a description).
+ * objref; kcmp(KCMP_FILE) tells which fds share a description).  What
+ * each description is, is its file kind's business (files.h).
  *
- * Supported now: regular files, directories, the harmless character
- * devices, and stdio (fds 0-2) held by the caller (a pipe, socket or
- * terminal), which restart connects to its own stdio.  Anything else
- * fails the checkpoint naming pid, fd and kind, unless the user asked to
- * skip such fds (CKPT_SKIP_UNSUPPORTED): then they are not restored.
+ * An fd no kind claims fails the checkpoint naming pid, fd and what it
+ * is, unless the user asked to skip such fds (CKPT_SKIP_UNSUPPORTED):
+ * then they are not restored.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -18,121 +17,132 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "../../include/ckpt.h"
-#include "../kinds.h"
+#include "../files.h"
 
 #define MAX_FDS (1 << 20)
 
 /* ---- checkpoint ---- */
 
-static bool chr_supported(dev_t rdev)
-{
-	/* mem major 1: null 3, zero 5, full 7, random 8, urandom 9 */
-	unsigned int mi = minor(rdev);
+static const struct file_ops *const file_kinds[] = {
+	&file_pipe,	/* before inherit: a pipe inside the tree at fd 0-2 */
+	&file_inherit,
+	&file_reg,
+	&file_dir,
+	&file_chr,
+};
+#define NR_FILE_KINDS (int)(sizeof(file_kinds) / sizeof(file_kinds[0]))
 
-	return major(rdev) == 1 && (mi == 3 || mi == 5 || mi == 7 || mi == 8 ||
-				    mi == 9);
+static const struct file_ops *ops_for_kind(uint32_t kind)
+{
+	for (int i = 0; i < NR_FILE_KINDS; i++)
+		if (file_kinds[i]->kind == kind)
+			return file_kinds[i];
+	return NULL;
 }
 
-static bool is_tty(dev_t rdev)
+static int probe(struct cpt_ctx *c, struct cpt_task *t, int fd,
+		 struct fd_probe *p, char **fdinfo)
 {
-	unsigned int ma = major(rdev);
-
-	return ma == 4 || ma == 5 || (ma >= 136 && ma <= 143);
-}
-
-static int fdinfo(pid_t pid, int fd, uint64_t *pos, uint32_t *flags)
-{
-	char name[64], *buf, *p;
+	char name[96], *q;
 	int ret;
 
+	memset(p, 0, sizeof(*p));
+	p->task = t;
+	p->pid = t->pid;
+	p->fd = fd;
+	snprintf(name, sizeof(name), "fd/%d", fd);
+	ret = proc_readlink(t->pid, name, p->link, sizeof(p->link));
+	snprintf(name, sizeof(name), "/proc/%d/fd/%d", t->pid, fd);
+	if (!ret && stat(name, &p->st))
+		ret = -errno;
 	snprintf(name, sizeof(name), "fdinfo/%d", fd);
-	ret = proc_read(pid, name, &buf, NULL);
+	if (!ret)
+		ret = proc_read(t->pid, name, fdinfo, NULL);
 	if (ret)
+		return log_err(c->log, -ret, "pid %d fd %d:", t->pid, fd);
+	p->fdinfo = *fdinfo;
+	q = strstr(*fdinfo, "pos:");
+	if (q)
+		p->pos = strtoull(q + 4, NULL, 10);
+	q = strstr(*fdinfo, "flags:");
+	if (!q)
+		return log_err(c->log, EINVAL, "pid %d fd %d: no flags in fdinfo",
+			       t->pid, fd);
+	p->flags = strtoul(q + 6, NULL, 8);
+	return 0;
+}
+
+static const struct file_ops *classify(struct cpt_ctx *c,
+				       const struct fd_probe *p)
+{
+	for (int i = 0; i < NR_FILE_KINDS; i++)
+		if (file_kinds[i]->match(c, p))
+			return file_kinds[i];
+	return NULL;
+}
+
+static int write_file(struct cpt_ctx *c, const struct fd_probe *p,
+		      const struct file_ops *ops, struct rec_file *f)
+{
+	void *extra = NULL;
+	int ret;
+
+	f->kind = ops->kind;
+	f->flags = p->flags & ~O_CLOEXEC;	/* an fd's flag, kept in FD */
+	f->mode = p->st.st_mode;
+	f->pos = p->pos;
+	f->size = p->st.st_size;
+	f->mtime_ns = p->st.st_mtim.tv_sec * 1000000000LL + p->st.st_mtim.tv_nsec;
+	f->rdev = p->st.st_rdev;
+	ret = ops->dump ? ops->dump(c, p, f, &extra, &f->extra_len) : 0;
+	if (!ret && f->extra_len > MAX_FILE_EXTRA)
+		ret = log_err(c->log, E2BIG, "pid %d fd %d: %u bytes of %s state",
+			      p->pid, p->fd, f->extra_len, ops->name);
+	if (ret) {
+		free(extra);
 		return ret;
-	p = strstr(buf, "pos:");
-	ret = -EINVAL;
-	if (p) {
-		*pos = strtoull(p + 4, NULL, 10);
-		p = strstr(buf, "flags:");
-		if (p) {
-			*flags = strtoul(p + 6, NULL, 8);
-			ret = 0;
-		}
 	}
-	free(buf);
+	/* the objref is taken only now: what the kind wrote came first */
+	f->id = ++c->next_objref;
+	f->path_len = strlen(p->link) + 1;
+	ret = iw_begin(&c->w, REC_FILE, sizeof(*f) + f->path_len + f->extra_len);
+	if (!ret)
+		ret = iw_write(&c->w, f, sizeof(*f));
+	if (!ret)
+		ret = iw_write(&c->w, p->link, f->path_len);
+	if (!ret && f->extra_len)
+		ret = iw_write(&c->w, extra, f->extra_len);
+	if (!ret)
+		ret = iw_end(&c->w);
+	free(extra);
 	return ret;
 }
 
-static int classify(struct cpt_ctx *c, pid_t pid, int fd, const struct stat *st,
-		    const char *link, struct rec_file *f)
+/* The description behind the fd, written now: 0 and its id, 0 and id 0
+ * if it is skipped (unsupported, and the user said so), or -errno. */
+static int dump_file(struct cpt_ctx *c, const struct fd_probe *p, uint32_t *id)
 {
-	bool inside = false;
-
-	if (S_ISREG(st->st_mode) && !strstr(link, " (deleted)") && link[0] == '/')
-		f->kind = FILE_REG;
-	else if (S_ISDIR(st->st_mode) && link[0] == '/')
-		f->kind = FILE_DIR;
-	else if (S_ISCHR(st->st_mode) && chr_supported(st->st_rdev))
-		f->kind = FILE_CHR;
-	else if (S_ISFIFO(st->st_mode) && !strncmp(link, "pipe:", 5) &&
-		 pipe_inside(c, st->st_ino, &inside) == 0 && inside)
-		f->kind = FILE_PIPE;
-	else if (fd <= 2 && (S_ISFIFO(st->st_mode) || S_ISSOCK(st->st_mode) ||
-			     (S_ISCHR(st->st_mode) && is_tty(st->st_rdev))))
-		f->kind = FILE_INHERIT;
-	else if (c->flags & CKPT_SKIP_UNSUPPORTED) {
-		log_warn(c->log, "pid %d fd %d: skipping unsupported %s", pid, fd, link);
-		return 0;
-	} else
-		return log_err(c->log, EOPNOTSUPP,
-			       "pid %d fd %d: unsupported kind of file %s (use --skip-unsupported to leave it out)",
-			       pid, fd, link);
-	return 1;
-}
-
-static int dump_file(struct cpt_ctx *c, pid_t pid, int fd, uint32_t id)
-{
-	struct rec_file f = { .id = id };
-	char name[64], link[CKPT_PATH_MAX];
-	struct stat st;
+	const struct file_ops *ops = classify(c, p);
+	struct rec_file f = { 0 };
 	int ret;
 
-	snprintf(name, sizeof(name), "fd/%d", fd);
-	ret = proc_readlink(pid, name, link, sizeof(link));
-	if (!ret) {
-		char path[96];
-
-		snprintf(path, sizeof(path), "/proc/%d/fd/%d", pid, fd);
-		if (stat(path, &st))
-			ret = -errno;
+	*id = 0;
+	if (!ops && (c->flags & CKPT_SKIP_UNSUPPORTED)) {
+		log_warn(c->log, "pid %d fd %d: skipping unsupported %s", p->pid,
+			 p->fd, p->link);
+		return 0;
 	}
+	if (!ops)
+		return log_err(c->log, EOPNOTSUPP,
+			       "pid %d fd %d: unsupported kind of file %s (use --skip-unsupported to leave it out)",
+			       p->pid, p->fd, p->link);
+	ret = write_file(c, p, ops, &f);
 	if (!ret)
-		ret = fdinfo(pid, fd, &f.pos, &f.flags);
-	if (ret)
-		return log_err(c->log, -ret, "pid %d fd %d:", pid, fd);
-	ret = classify(c, pid, fd, &st, link, &f);
-	if (ret <= 0)
-		return ret;
-	if (f.kind == FILE_PIPE) {
-		uint32_t pipe_id;
-
-		ret = pipe_dump(c, st.st_ino, &pipe_id);
-		if (ret)
-			return ret;
-		st.st_rdev = pipe_id;	/* what rdev names for a pipe end */
-	}
-	f.flags &= ~O_CLOEXEC;	/* an fd's flag, kept in FD */
-	f.mode = st.st_mode;
-	f.size = st.st_size;
-	f.mtime_ns = st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
-	f.rdev = st.st_rdev;
-	f.path_len = strlen(link) + 1;
-	ret = iw_record_str(&c->w, REC_FILE, &f, sizeof(f), link);
-	return ret ? ret : 1;
+		*id = f.id;
+	return ret;
 }
 
 static int fd_cmp(const void *a, const void *b)
@@ -199,36 +209,45 @@ static int remember_file(struct cpt_ctx *c, pid_t pid, int fd,
 	return 0;
 }
 
-static int dump_fd(struct cpt_ctx *c, pid_t pid, int fd)
+static int ref_probed(struct cpt_ctx *c, const struct fd_probe *p, uint32_t *id)
+{
+	int ret = 0;
+
+	/* a description shared with an earlier fd is written once */
+	*id = known_file(c, p->pid, p->fd, &p->st);
+	if (!*id) {
+		ret = dump_file(c, p, id);
+		if (!ret && *id)
+			ret = remember_file(c, p->pid, p->fd, &p->st, *id);
+	}
+	return ret;
+}
+
+int files_ref(struct cpt_ctx *c, struct cpt_task *t, int fd, uint32_t *id)
+{
+	struct fd_probe p;
+	char *info = NULL;
+	int ret = probe(c, t, fd, &p, &info);
+
+	if (!ret)
+		ret = ref_probed(c, &p, id);
+	free(info);
+	return ret;
+}
+
+static int dump_fd(struct cpt_ctx *c, struct cpt_task *t, int fd)
 {
 	struct rec_fd rf = { .fd = fd };
-	char path[96];
-	struct stat st;
-	uint64_t pos;
-	uint32_t flags;
-	int ret;
+	struct fd_probe p;
+	char *info = NULL;
+	int ret = probe(c, t, fd, &p, &info);
 
-	snprintf(path, sizeof(path), "/proc/%d/fd/%d", pid, fd);
-	if (stat(path, &st))
-		return log_err(c->log, errno, "pid %d fd %d:", pid, fd);
-	/* a description shared with an earlier fd is written once */
-	rf.file_id = known_file(c, pid, fd, &st);
-	if (!rf.file_id) {
-		uint32_t id = c->next_objref + 1;
-
-		ret = dump_file(c, pid, fd, id);
-		if (ret <= 0)
-			return ret;	/* failed, or skipped */
-		c->next_objref = id;
-		ret = remember_file(c, pid, fd, &st, id);
-		if (ret)
-			return ret;
-		rf.file_id = id;
-	}
-	ret = fdinfo(pid, fd, &pos, &flags);
-	if (ret)
-		return log_err(c->log, -ret, "pid %d fd %d:", pid, fd);
-	rf.cloexec = !!(flags & O_CLOEXEC);
+	if (!ret)
+		ret = ref_probed(c, &p, &rf.file_id);
+	free(info);
+	if (ret || !rf.file_id)
+		return ret;	/* failed, or skipped */
+	rf.cloexec = !!(p.flags & O_CLOEXEC);
 	return iw_record(&c->w, REC_FD, &rf, sizeof(rf));
 }
 
@@ -240,25 +259,17 @@ static int files_dump(struct cpt_ctx *c, struct cpt_task *t)
 		return 0;	/* its parent's table, already written */
 	ret = list_fds(c, t->pid, &fds, &n);
 	for (int i = 0; i < n && !ret; i++)
-		ret = dump_fd(c, t->pid, fds[i]);
+		ret = dump_fd(c, t, fds[i]);
 	free(fds);
 	return ret;
 }
 
 /* ---- restart ---- */
 
-/* A description, for the whole tree: the first process that has it opens
- * it (the holder); the others take the very same description from the
- * holder with pidfd_getfd(). */
-struct rst_file {
-	struct rec_file f;
-	const char *path;
-	void *rec;
-	pid_t holder;
-	int holder_fd;
-};
-
-struct file_table {		/* the image's, in the restart context */
+/* The image's descriptions, for the whole tree: the first process that
+ * has one opens it (the holder); the others take the very same
+ * description from the holder with pidfd_getfd(). */
+struct file_table {
 	struct rst_file *files;
 	uint32_t n;
 };
@@ -268,6 +279,8 @@ struct fd_table {		/* a process's */
 	uint32_t n;
 };
 
+#define MAX_PASS 2
+
 static int load_file(struct rst_ctx *c, struct file_table *ft, struct rec *r)
 {
 	const struct rec_file *f = r->data;
@@ -276,9 +289,11 @@ static int load_file(struct rst_ctx *c, struct file_table *ft, struct rec *r)
 
 	if (ret)
 		return ret;
-	if (f->kind < FILE_REG || f->kind > FILE_PIPE || f->reserved ||
-	    r->data_len != sizeof(*f) + f->path_len || ft->n >= MAX_FDS ||
-	    f->id == 0 || (ft->n && f->id <= ft->files[ft->n - 1].f.id))
+	if (!ops_for_kind(f->kind) || f->extra_len > MAX_FILE_EXTRA ||
+	    f->path_len > CKPT_PATH_MAX ||
+	    r->data_len != sizeof(*f) + f->path_len + f->extra_len ||
+	    ft->n >= MAX_FDS || f->id == 0 ||
+	    (ft->n && f->id <= ft->files[ft->n - 1].f.id))
 		return log_err(c->log, EBADMSG, "bad FILE record %llu",
 			       (unsigned long long)r->index);
 	nf = realloc(ft->files, (ft->n + 1) * sizeof(*nf));
@@ -288,14 +303,15 @@ static int load_file(struct rst_ctx *c, struct file_table *ft, struct rec *r)
 	nf = &ft->files[ft->n];
 	memset(nf, 0, sizeof(*nf));
 	nf->f = *f;
+	nf->ops = ops_for_kind(f->kind);
 	nf->path = rec_str(r, sizeof(*f), f->path_len);
-	if (!nf->path || ((f->kind == FILE_REG || f->kind == FILE_DIR ||
-			   f->kind == FILE_CHR) && nf->path[0] != '/'))
+	if (!nf->path)
 		return log_err(c->log, EBADMSG, "FILE %u: bad path", f->id);
+	nf->extra = (const char *)r->data + sizeof(*f) + f->path_len;
 	nf->rec = r->data;
 	r->data = NULL;
-	ft->n++;
-	return 0;
+	ft->n++;	/* from here on freed with the table */
+	return nf->ops->load ? nf->ops->load(c, nf) : 0;
 }
 
 static struct rst_file *file_by_id(const struct file_table *ft, uint32_t id)
@@ -304,6 +320,11 @@ static struct rst_file *file_by_id(const struct file_table *ft, uint32_t id)
 		if (ft->files[i].f.id == id)
 			return &ft->files[i];
 	return NULL;
+}
+
+struct rst_file *files_by_id(struct rst_ctx *c, uint32_t id)
+{
+	return file_by_id(KCSTATE(c, kind_files), id);
 }
 
 static int load_fd(struct rst_ctx *c, const struct file_table *ft,
@@ -342,22 +363,35 @@ static int files_check(struct rst_ctx *c, struct rst_task *t)
 {
 	const struct file_table *ft = KCSTATE(c, kind_files);
 	const struct fd_table *s = KSTATE(t, kind_files);
-	struct stat st;
 
 	for (uint32_t i = 0; s && c->here && i < s->n; i++) {
 		const struct rst_file *f = file_by_id(ft, s->fds[i].file_id);
+		int ret = f->ops->check ? f->ops->check(c, f) : 0;
 
-		if (f->f.kind == FILE_INHERIT || f->f.kind == FILE_PIPE)
-			continue;
-		if (stat(f->path, &st))
-			return log_err(c->log, errno, "open file %s:", f->path);
-		if ((st.st_mode & S_IFMT) != (f->f.mode & S_IFMT) ||
-		    (f->f.kind == FILE_CHR && st.st_rdev != f->f.rdev))
-			return log_err(c->log, ESTALE,
-				       "open file %s is no longer the same kind of file",
-				       f->path);
+		if (ret)
+			return ret;
 	}
 	return 0;
+}
+
+static const struct fd_table *fd_table_of(struct rst_ctx *c, struct rst_task *t)
+{
+	/* a process sharing its parent's table has none of its own; its
+	 * parent comes before it, so this walks up and ends */
+	for (int i = c->nr_tasks - 1; (t->t.flags & TASK_SHARES_FILES) && i >= 0; i--)
+		if (c->tasks[i]->pid == (pid_t)t->t.ppid)
+			t = c->tasks[i];
+	return KSTATE(t, kind_files);
+}
+
+int files_fd_of(struct rst_ctx *c, struct rst_task *t, uint32_t id)
+{
+	const struct fd_table *s = fd_table_of(c, t);
+
+	for (uint32_t i = 0; s && i < s->n; i++)
+		if (s->fds[i].file_id == id)
+			return s->fds[i].fd;
+	return -1;
 }
 
 static bool fd_kept(const struct file_table *ft, const struct fd_table *s,
@@ -367,7 +401,7 @@ static bool fd_kept(const struct file_table *ft, const struct fd_table *s,
 		return true;
 	for (uint32_t i = 0; s && i < s->n; i++)
 		if ((int)s->fds[i].fd == fd)
-			return file_by_id(ft, s->fds[i].file_id)->f.kind == FILE_INHERIT;
+			return !file_by_id(ft, s->fds[i].file_id)->ops->open;
 	return false;
 }
 
@@ -396,54 +430,59 @@ static int close_inherited(struct rst_task *t, const struct file_table *ft,
 	return ret;
 }
 
-static int open_file(struct rst_task *t, const struct rst_file *f, long *fd)
+int files_open_path(struct rst_task *t, const char *path, int flags, long *fd)
 {
-	int flags = f->f.flags & ~(O_CREAT | O_EXCL | O_TRUNC | O_NOCTTY);
 	uint64_t addr;
-	int ret = rst_scratch_put(t, 0, f->path, strlen(f->path) + 1, &addr);
+	int ret = rst_scratch_put(t, 0, path, strlen(path) + 1, &addr);
 
+	flags &= ~(O_CREAT | O_EXCL | O_TRUNC | O_NOCTTY);
 	if (!ret)
 		ret = remote_call(&t->rm, fd, SYS_openat, AT_FDCWD, addr, flags, 0, 0, 0);
 	if (!ret && *fd < 0)
 		return log_err(t->rm.log, (int)-*fd, "pid %d: reopening %s:", t->pid,
-			       f->path);
-	if (!ret && (f->f.kind == FILE_REG || f->f.kind == FILE_DIR) && f->f.pos)
-		ret = rcheck(&t->rm, NULL, "lseek", SYS_lseek, *fd, f->f.pos, SEEK_SET);
+			       path);
 	return ret;
 }
 
-/* The description its holder has, into this task: the same one. */
-static int take_file(struct rst_task *t, const struct rst_file *f, long *fd)
+static int take_from(struct rst_task *t, pid_t pid, int theirs, long *fd)
 {
 	long pidfd;
-	int ret = rcheck(&t->rm, &pidfd, "pidfd_open", SYS_pidfd_open, f->holder, 0);
+	int ret = rcheck(&t->rm, &pidfd, "pidfd_open", SYS_pidfd_open, pid, 0);
 
 	if (ret)
 		return ret;
-	ret = rcheck(&t->rm, fd, "pidfd_getfd", SYS_pidfd_getfd, pidfd,
-		     f->holder_fd, 0);
+	ret = rcheck(&t->rm, fd, "pidfd_getfd", SYS_pidfd_getfd, pidfd, theirs, 0);
 	rcall(&t->rm, &pidfd, SYS_close, pidfd);
 	return ret;
+}
+
+int files_give(struct rst_task *t, int ours, long *fd)
+{
+	return take_from(t, getpid(), ours, fd);
 }
 
 /* Every fd of this task naming description @f. */
 static int install(struct rst_ctx *c, struct rst_task *t,
 		   const struct fd_table *s, struct rst_file *f)
 {
+	bool keep = !f->ops->open, tmp_used = false, have = false;
 	long tmp = -1;
-	bool tmp_used = false;
 	int ret = 0;
 
-	if (f->f.kind == FILE_PIPE)
-		ret = pipe_take(c, t, f->f.rdev, f->f.flags, &tmp);
-	else if (f->f.kind != FILE_INHERIT)
-		ret = f->holder ? take_file(t, f, &tmp) : open_file(t, f, &tmp);
+	for (uint32_t i = 0; i < s->n && !have; i++)
+		have = s->fds[i].file_id == f->f.id;
+	if (!have)
+		return 0;
+	if (f->holder && !f->ops->own_sharing)
+		ret = take_from(t, f->holder, f->holder_fd, &tmp);
+	else if (!keep)
+		ret = f->ops->open(c, t, f, &tmp);
 	for (uint32_t i = 0; i < s->n && !ret; i++) {
 		const struct rec_fd *d = &s->fds[i];
 
 		if (d->file_id != f->f.id)
 			continue;
-		if (f->f.kind == FILE_INHERIT || (long)d->fd == tmp) {
+		if (keep || (long)d->fd == tmp) {
 			tmp_used |= (long)d->fd == tmp;
 			ret = rcheck(&t->rm, NULL, "fcntl(F_SETFD)", SYS_fcntl, d->fd,
 				     F_SETFD, d->cloexec ? FD_CLOEXEC : 0);
@@ -451,8 +490,7 @@ static int install(struct rst_ctx *c, struct rst_task *t,
 			ret = rcheck(&t->rm, NULL, "dup3", SYS_dup3, tmp, d->fd,
 				     d->cloexec ? O_CLOEXEC : 0);
 		}
-		if (!ret && !f->holder && f->f.kind != FILE_INHERIT &&
-		    f->f.kind != FILE_PIPE) {
+		if (!ret && !f->holder && !keep) {
 			f->holder = t->pid;
 			f->holder_fd = d->fd;
 		}
@@ -473,8 +511,10 @@ static int files_restore(struct rst_ctx *c, struct rst_task *t)
 	if (!s)
 		s = &empty;
 	ret = close_inherited(t, ft, s);
-	for (uint32_t i = 0; ft && i < ft->n && !ret; i++)
-		ret = install(c, t, s, &ft->files[i]);
+	for (int pass = 0; pass <= MAX_PASS; pass++)
+		for (uint32_t i = 0; ft && i < ft->n && !ret; i++)
+			if (ft->files[i].ops->pass == pass)
+				ret = install(c, t, s, &ft->files[i]);
 	return ret;
 }
 
@@ -490,26 +530,30 @@ static void files_free_ctx(void *state)
 {
 	struct file_table *ft = state;
 
-	for (uint32_t i = 0; i < ft->n; i++)
+	for (uint32_t i = 0; i < ft->n; i++) {
+		if (ft->files[i].ops->free)
+			ft->files[i].ops->free(&ft->files[i]);
 		free(ft->files[i].rec);
+	}
 	free(ft->files);
 	free(ft);
 }
 
 static void files_show(struct info_out *o, const struct rec *r)
 {
-	static const char *kinds[] = { "?", "reg", "dir", "chr", "inherit", "pipe" };
-
 	if (r->type == REC_FILE) {
 		const struct rec_file *f = r->data;
+		const struct file_ops *ops = ops_for_kind(f->kind);
+		const char *path = rec_str(r, sizeof(*f), f->path_len);
 
 		info_u64(o, "id", f->id);
-		info_str(o, "kind", kinds[f->kind <= FILE_PIPE ? f->kind : 0]);
-		if (f->kind == FILE_PIPE)
-			info_u64(o, "pipe", f->rdev);
+		info_str(o, "kind", ops ? ops->name : "?");
 		info_hex(o, "flags", f->flags);
 		info_u64(o, "pos", f->pos);
-		info_str(o, "path", rec_str(r, sizeof(*f), f->path_len) ?: "?");
+		info_str(o, "path", path ?: "?");
+		if (ops && ops->show && path &&
+		    r->data_len == sizeof(*f) + f->path_len + f->extra_len)
+			ops->show(o, f, path + f->path_len, f->extra_len);
 	} else {
 		const struct rec_fd *d = r->data;
 

@@ -3,8 +3,8 @@
  * the read end), and put back.  At restart ckpt itself makes each pipe,
  * fills it, and every process takes its ends from ckpt with
  * pidfd_getfd(), so each end is one description wherever it is.  A pipe
- * with an end outside the tree is stdio held by the caller (files.c) or
- * refused. */
+ * with an end outside the tree is stdio held by the caller (inherit.c) or
+ * refused.  Each end is a file kind (file_pipe) naming its PIPE. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -17,7 +17,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "../kinds.h"
+#include "../files.h"
 
 #define MAX_PIPE_DATA	(CKPT_REC_MAX_META - sizeof(struct rec_pipe))
 
@@ -97,7 +97,7 @@ static int scan(struct cpt_ctx *c)
 	return ret;
 }
 
-int pipe_inside(struct cpt_ctx *c, uint64_t ino, bool *inside)
+static int pipe_inside(struct cpt_ctx *c, uint64_t ino, bool *inside)
 {
 	struct cpt_pipe *p;
 	int ret = c->pipes_scanned ? 0 : scan(c);
@@ -165,7 +165,7 @@ out:
 	return ret;
 }
 
-int pipe_dump(struct cpt_ctx *c, uint64_t ino, uint32_t *id)
+static int pipe_dump(struct cpt_ctx *c, uint64_t ino, uint32_t *id)
 {
 	struct cpt_pipe *p = pipe_find(c, ino);
 	struct rec_pipe rp = { 0 };
@@ -270,8 +270,8 @@ static int make(struct rst_ctx *c, struct rst_pipe *p)
 	return 0;
 }
 
-int pipe_take(struct rst_ctx *c, struct rst_task *t, uint32_t id, int flags,
-	      long *fd)
+static int pipe_take(struct rst_ctx *c, struct rst_task *t, uint32_t id, int flags,
+		     long *fd)
 {
 	struct rst_pipe *p = pipe_by_id(c, id);
 	int end = (flags & O_ACCMODE) == O_WRONLY, ours, ret;
@@ -335,4 +335,55 @@ const struct kind_ops kind_pipe = {
 	.load = pipe_load,
 	.free_ctx = pipe_free_ctx,
 	.show = pipe_show,
+};
+
+/* ---- the ends, as a file kind ---- */
+
+static bool end_match(struct cpt_ctx *c, const struct fd_probe *p)
+{
+	bool inside = false;
+
+	return S_ISFIFO(p->st.st_mode) && !strncmp(p->link, "pipe:", 5) &&
+	       pipe_inside(c, p->st.st_ino, &inside) == 0 && inside;
+}
+
+static int end_dump(struct cpt_ctx *c, const struct fd_probe *p,
+		    struct rec_file *f, void **extra, uint32_t *extra_len)
+{
+	uint32_t id = 0;
+	int ret = pipe_dump(c, p->st.st_ino, &id);
+
+	f->rdev = id;	/* what rdev names for a pipe end */
+	return ret;
+}
+
+static int end_load(struct rst_ctx *c, struct rst_file *f)
+{
+	if (f->f.extra_len || f->f.rdev > UINT32_MAX || !pipe_by_id(c, f->f.rdev))
+		return log_err(c->log, EBADMSG, "FILE %u: no PIPE %llu", f->f.id,
+			       (unsigned long long)f->f.rdev);
+	return 0;
+}
+
+static int end_open(struct rst_ctx *c, struct rst_task *t, struct rst_file *f,
+		    long *fd)
+{
+	return pipe_take(c, t, f->f.rdev, f->f.flags, fd);
+}
+
+static void end_show(struct info_out *o, const struct rec_file *f,
+		     const void *extra, uint32_t extra_len)
+{
+	info_u64(o, "pipe", f->rdev);
+}
+
+const struct file_ops file_pipe = {
+	.kind = FILE_PIPE,
+	.name = "pipe",
+	.own_sharing = true,	/* pipe_take() opens further descriptions */
+	.match = end_match,
+	.dump = end_dump,
+	.load = end_load,
+	.open = end_open,
+	.show = end_show,
 };

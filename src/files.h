@@ -1,0 +1,100 @@
+/* files.h - kinds of open file description.
+ *
+ * files.c (src/kinds/files.c) owns the fd tables and the FILE records,
+ * one per open file description however many fds and processes share it
+ * (the seeds' objref).  What a description *is* - a regular file, a pipe
+ * end, an eventfd, a socket - is up to a file kind: one file under
+ * src/files/ (or src/kinds/ for pipes) with its checkpoint and restart
+ * sides, registered in file_kinds[] in files.c.  Adding a kind of fd is
+ * adding a file and a line there.
+ *
+ * A FILE record is struct rec_file, the path (what /proc/PID/fd/N reads,
+ * NUL-terminated, path_len bytes), then extra_len bytes that belong to
+ * the kind (its own state: a counter, a socket address, a watch list).
+ */
+#ifndef CKPT_FILES_H
+#define CKPT_FILES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include "kinds.h"
+
+#define MAX_FILE_EXTRA	(CKPT_REC_MAX_META - sizeof(struct rec_file) - CKPT_PATH_MAX)
+
+/* What checkpoint knows of one fd before choosing its kind. */
+struct fd_probe {
+	struct cpt_task *task;	/* the process holding it (held, seized) */
+	pid_t pid;
+	int fd;
+	struct stat st;		/* stat() of /proc/PID/fd/N */
+	char link[CKPT_PATH_MAX];	/* readlink() of it */
+	uint64_t pos;		/* from fdinfo */
+	uint32_t flags;		/* from fdinfo: O_* with the access mode */
+	const char *fdinfo;	/* the whole of /proc/PID/fdinfo/N */
+};
+
+/* A description at restart: its record, checked by its kind. */
+struct rst_file {
+	struct rec_file f;
+	const struct file_ops *ops;
+	const char *path;
+	const void *extra;	/* f.extra_len bytes, the kind's own */
+	void *priv;		/* what the kind's load made of them */
+	void *rec;		/* the record payload the above point into */
+	pid_t holder;		/* the first restored process that has it */
+	int holder_fd;
+};
+
+struct file_ops {
+	uint32_t kind;		/* FILE_* */
+	const char *name;
+	/* Install order at restart: every description of a lower pass is in
+	 * place before any of a higher one (an epoll needs its targets). */
+	int pass;
+	/* Keeps its own sharing: open() is called for every process that
+	 * has the description, not only the first. */
+	bool own_sharing;
+	/* Checkpoint: is this fd of this kind?  Kinds are asked in table
+	 * order; the first to say yes dumps it. */
+	bool (*match)(struct cpt_ctx *c, const struct fd_probe *p);
+	/* Fill what the kind keeps in *f (pos, size, rdev... already set
+	 * from the probe) and optionally a malloc()ed *extra of *extra_len
+	 * bytes to follow the path.  May write records of its own first. */
+	int (*dump)(struct cpt_ctx *c, const struct fd_probe *p,
+		    struct rec_file *f, void **extra, uint32_t *extra_len);
+	/* Restart: validate f->f, f->path and f->extra (bounds first);
+	 * may set f->priv. */
+	int (*load)(struct rst_ctx *c, struct rst_file *f);
+	/* Against this machine, before any process is made (c->here). */
+	int (*check)(struct rst_ctx *c, const struct rst_file *f);
+	/* A new description in @t, its fd number in *fd (any number: it is
+	 * moved into place).  NULL: the fd is left as the puppet has it. */
+	int (*open)(struct rst_ctx *c, struct rst_task *t, struct rst_file *f,
+		    long *fd);
+	void (*free)(struct rst_file *f);	/* of priv */
+	/* `ckpt info`: the kind's own fields (id, kind, flags, pos and path
+	 * are shown for every description). */
+	void (*show)(struct info_out *o, const struct rec_file *f,
+		     const void *extra, uint32_t extra_len);
+};
+
+extern const struct file_ops file_reg, file_dir, file_chr, file_inherit,
+	file_pipe;
+
+/* Checkpoint: the objref of the description behind @pid's @fd, writing
+ * its FILE record now if the image has not got it yet (an epoll dumps
+ * its targets this way).  0 and *id, or -errno (reported). */
+int files_ref(struct cpt_ctx *c, struct cpt_task *t, int fd, uint32_t *id);
+
+/* Restart: the description with objref @id, NULL if none. */
+struct rst_file *files_by_id(struct rst_ctx *c, uint32_t id);
+/* The fd number @t has for description @id at restart, -1 if none. */
+int files_fd_of(struct rst_ctx *c, struct rst_task *t, uint32_t id);
+/* Give @t our own fd @ours: the same description, as its *fd. */
+int files_give(struct rst_task *t, int ours, long *fd);
+/* Open @path in @t with @flags (remote openat). */
+int files_open_path(struct rst_task *t, const char *path, int flags, long *fd);
+
+#endif
