@@ -37,6 +37,10 @@ enum ckpt_rec_type {
 	REC_FILE	= 140,	/* an open file description (objref) */
 	REC_FD		= 141,	/* an fd-table slot referring to a FILE */
 	REC_PIPE	= 142,	/* a pipe: capacity, the data in it */
+	/* given out to kinds being built, each its range:
+	 * 143-144 file contents (deleted files, memfds), 145-147 locks,
+	 * FIFOs, 148-149 epoll/inotify, 150-151 terminals, 152-155 unix
+	 * sockets, 156-159 TCP/UDP, 160-169 32-bit tasks */
 	REC_TAIL	= 9001,
 	REC_ERROR	= 9999,
 };

@@ -317,14 +317,14 @@ refused_checkpoint() {	# MODE EXPECT-IN-MESSAGE
 	touch $d/go
 	wait $pid && grep -q '^PASS' $d/out
 }
-test_refuse_eventfd() { refused_checkpoint eventfd 'fd [0-9]*: unsupported kind of file anon_inode:\[eventfd\]'; }
+test_refuse_unknown_fd() { refused_checkpoint iouring 'fd [0-9]*: unsupported kind of file anon_inode:\[io_uring\]'; }
 test_refuse_shared_memory() { refused_checkpoint clonevm 'child [0-9]* shares the memory (CLONE_VM'; }
-test_refuse_socket() { refused_checkpoint socket 'fd [0-9]*: unsupported kind of file socket:'; }
+test_refuse_socket() { refused_checkpoint netlink 'fd [0-9]*: unsupported kind of file socket:'; }
 
 # --skip-unsupported leaves such fds out instead.
 test_skip_unsupported() {
 	local d=$WORK/skip pid
-	start_holder eventfd $d || return 1
+	start_holder iouring $d || return 1
 	"$CKPT" checkpoint --kill --skip-unsupported -o $d/img $pid 2> $d/err || return 1
 	grep -q "skipping unsupported" $d/err || return 1
 	wait $pid 2>/dev/null
@@ -462,7 +462,7 @@ want zombie_pid_wait
 want stopped_process
 want pidns
 want pid_in_use
-want refuse_eventfd
+want refuse_unknown_fd
 want refuse_socket
 want refuse_shared_memory
 want skip_unsupported

@@ -2,7 +2,8 @@
  * save (or none), counts in a loop, and after GOFILE checks that it was
  * left exactly as it was: its counter kept running, its memory intact.
  * usage: holder MODE GOFILE [MiB]
- * MODE: plain eventfd socket thread child clonevm orphansession
+ * MODE: plain iouring netlink thread child clonevm orphansession
+ * (iouring and netlink: fds of kinds ckpt does not support)
  * (orphansession: a grandchild re-parented to us, in a session whose
  * leader, its parent, has exited) */
 #define _GNU_SOURCE
@@ -13,9 +14,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
+#include <linux/io_uring.h>
+#include <linux/netlink.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -64,7 +67,6 @@ int main(int argc, char **argv)
 	uint64_t *mem, sum = 0, check = 0;
 	volatile unsigned long counter = 0;
 	pthread_t th;
-	int sv[2];
 
 	if (argc < 3)
 		return 2;
@@ -73,10 +75,12 @@ int main(int argc, char **argv)
 	mem = malloc(len);
 	for (size_t i = 0; i < len / 8; i++)
 		sum += mem[i] = i * 0x9e3779b97f4a7c15ULL;
-	if (!strcmp(argv[1], "eventfd"))
-		eventfd(7, 0);
-	else if (!strcmp(argv[1], "socket"))
-		socketpair(AF_UNIX, SOCK_STREAM, 0, sv);
+	if (!strcmp(argv[1], "iouring")) {
+		struct io_uring_params p = { 0 };
+
+		syscall(SYS_io_uring_setup, 4, &p);
+	} else if (!strcmp(argv[1], "netlink"))
+		socket(AF_NETLINK, SOCK_RAW, NETLINK_ROUTE);
 	else if (!strcmp(argv[1], "thread"))
 		pthread_create(&th, NULL, idle, NULL);
 	else if (!strcmp(argv[1], "child") && fork() == 0)
