@@ -1,14 +1,18 @@
 /* pagecopy.c - page data from a held task into the image.  For a large
- * area, a second thread reads the pages (process_vm_readv, or
- * /proc/PID/mem for unreadable ones) and checksums them while this one
- * writes the previous chunk: reading, checksumming and writing overlap
- * instead of adding up. */
+ * area, a second thread reads the pages and checksums them while this
+ * one writes the previous chunk: reading, checksumming and writing
+ * overlap instead of adding up.
+ *
+ * Pages are read through /proc/PID/mem, not process_vm_readv(): the
+ * latter pins them, and pinning a page still copy-on-write shared after
+ * fork makes the kernel give the pinning process its own copy, so a
+ * checkpoint would double the memory of a forked tree it leaves running
+ * (and hide the sharing from the PAGES_REF dedup). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include "crc32c.h"
@@ -27,7 +31,6 @@ struct slot {
 
 struct copier {
 	struct remote *rm;
-	bool readable;
 	const struct rec_pages_run *runs;
 	uint32_t nr_runs;
 	struct slot s[NBUF];
@@ -41,11 +44,6 @@ struct copier {
 /* No logging here: the log is the writer's; errors go back in c->err. */
 static int read_pages(struct copier *c, uint64_t addr, char *buf, size_t n)
 {
-	struct iovec local = { buf, n }, remote = { (void *)addr, n };
-
-	if (c->readable &&
-	    process_vm_readv(c->rm->pid, &local, 1, &remote, 1, 0) == (ssize_t)n)
-		return 0;
 	if (pread(c->rm->memfd, buf, n, (off_t)addr) == (ssize_t)n)
 		return 0;
 	return errno ? errno : EIO;
@@ -150,11 +148,11 @@ static int copy_simple(struct img_writer *w, struct copier *c)
 	return ret;
 }
 
-int page_copy(struct img_writer *w, struct remote *rm, bool readable,
+int page_copy(struct img_writer *w, struct remote *rm,
 	      const struct rec_pages_run *runs, uint32_t nr_runs)
 {
 	struct copier c = {
-		.rm = rm, .readable = readable, .runs = runs, .nr_runs = nr_runs,
+		.rm = rm, .runs = runs, .nr_runs = nr_runs,
 		.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER,
 	};
 	uint64_t total = 0;

@@ -6,7 +6,7 @@
 #include "remote.h"
 
 /* Write the pages of @runs of the task held by @rm into the open record
- * of @w.  @readable: its protection allows process_vm_readv. */
-int page_copy(struct img_writer *w, struct remote *rm, bool readable,
+ * of @w. */
+int page_copy(struct img_writer *w, struct remote *rm,
 	      const struct rec_pages_run *runs, uint32_t nr_runs);
 #endif
