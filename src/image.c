@@ -539,6 +539,7 @@ const char *rec_type_name(uint32_t t)
 	case REC_MM: return "MM";
 	case REC_VMA: return "VMA";
 	case REC_PAGES: return "PAGES";
+	case REC_PAGES_REF: return "PAGES_REF";
 	case REC_SIGHAND: return "SIGHAND";
 	case REC_ITIMERS: return "ITIMERS";
 	case REC_POSIX_TIMER: return "POSIX_TIMER";

@@ -28,6 +28,7 @@ enum ckpt_rec_type {
 	REC_MM		= 110,	/* mm fields, auxv, exe */
 	REC_VMA		= 111,	/* one memory area */
 	REC_PAGES	= 112,	/* page contents of the last VMA */
+	REC_PAGES_REF	= 113,	/* pages of the last VMA that are the parent's */
 	REC_SIGHAND	= 120,	/* signal dispositions */
 	REC_ITIMERS	= 121,
 	REC_POSIX_TIMER	= 122,
@@ -184,6 +185,17 @@ struct rec_pages {
 	/* struct rec_pages_run runs[nr_runs]; uint8_t pad[pad_len];
 	 * uint8_t data[npages * page_size], starting page-aligned in the
 	 * stream. */
+};
+
+/* Pages of a child's private area still copy-on-write shared with its
+ * parent's same area: their content is the parent's page at the same
+ * address (from the parent's PAGES or, in turn, PAGES_REF). */
+struct rec_pages_ref {
+	uint64_t vma_start;
+	uint64_t npages;	/* total over all runs */
+	uint32_t nr_runs;
+	uint32_t reserved;
+	/* struct rec_pages_run runs[nr_runs]; */
 };
 
 struct rec_sigaction {

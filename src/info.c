@@ -102,6 +102,7 @@ static size_t min_len(uint32_t type)
 	case REC_MM: return sizeof(struct rec_mm);
 	case REC_VMA: return sizeof(struct rec_vma);
 	case REC_PAGES: return sizeof(struct rec_pages);
+	case REC_PAGES_REF: return sizeof(struct rec_pages_ref);
 	case REC_SIGHAND: return sizeof(struct rec_sighand);
 	case REC_ITIMERS: return sizeof(struct rec_itimers);
 	case REC_POSIX_TIMER: return sizeof(struct rec_posix_timer);

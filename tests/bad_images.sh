@@ -388,6 +388,19 @@ forged "control: new area at 128 KiB" --control insert --at before:VMA \
 	--type VMA --payload "$NEWVMA" --type PAGES --payload "$(newpages 0x20000)"
 forged "PAGES run beyond its VMA, onto 1 MiB" insert --at before:VMA \
 	--type VMA --payload "$NEWVMA" --type PAGES --payload "$(newpages 0x100000)"
+pagesref() {	# NPAGES NR_RUNS RESERVED RUN-ADDRESS: a PAGES_REF of one run
+	printf '%s' "$(le 8 0x20000)$(le 8 "$1")$(le 4 "$2")$(le 4 "$3")$(le 8 "$4")$(le 8 1)"
+}
+forged "PAGES_REF in a process without a parent" insert --at before:VMA \
+	--type VMA --payload "$NEWVMA" --type PAGES_REF --payload "$(pagesref 1 1 0 0x20000)"
+forged "PAGES_REF run outside its VMA" insert --at before:VMA \
+	--type VMA --payload "$NEWVMA" --type PAGES_REF --payload "$(pagesref 1 1 0 0x100000)"
+forged "PAGES_REF nr_runs past its end" insert --at before:VMA \
+	--type VMA --payload "$NEWVMA" --type PAGES_REF --payload "$(pagesref 1 9 0 0x20000)"
+forged "PAGES_REF reserved set" insert --at before:VMA \
+	--type VMA --payload "$NEWVMA" --type PAGES_REF --payload "$(pagesref 1 1 7 0x20000)"
+forged "PAGES_REF npages wrong" insert --at before:VMA \
+	--type VMA --payload "$NEWVMA" --type PAGES_REF --payload "$(pagesref 2 1 0 0x20000)"
 # REGS
 forged "REGS cs 0x10"              edit -r REGS --set cs=0x10
 forged "REGS ss 0x18"              edit -r REGS --set ss=0x18

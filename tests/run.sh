@@ -196,6 +196,25 @@ test_checkpoint_no_kill() {
 	grep -q '^PASS' $d/out
 }
 
+# A checkpoint that leaves a forked tree running leaves its copy-on-write
+# pages shared (reading them must not give each process its own copy).
+test_checkpoint_keeps_cow() {
+	local d=$WORK/keepcow pid all before after
+	mkdir -p $d
+	TP_TMPDIR=$d "$PROGS/cow" $d/go > $d/out 2>&1 < /dev/null &
+	pid=$!
+	wait_for $d/out READY || { kill -9 $pid; return 1; }
+	sleep 0.3
+	all="$pid $(pgrep -P $pid | head -1)"
+	before=$($PYTHON "$ROOT/tests/aux/cow_frames.py" $all)
+	"$CKPT" checkpoint -o $d/img $pid || { kill -9 $pid; return 1; }
+	after=$($PYTHON "$ROOT/tests/aux/cow_frames.py" $all)
+	note "pages shared by parent and child: $before before, $after after"
+	touch $d/go
+	wait $pid
+	[ "$before" -gt 1000 ] && [ "$after" = "$before" ]
+}
+
 # --detach prints the pid, returns at once, and the process is init's.
 test_restart_detach() {
 	local d=$WORK/detach pid ppid
@@ -456,6 +475,7 @@ want python_counter
 want stream
 want info
 want checkpoint_no_kill
+want checkpoint_keeps_cow
 want restart_detach
 want restart_status_and_signals
 want zombie_pid_wait

@@ -72,28 +72,52 @@ static int runs_add(struct runs *rs, uint64_t addr)
 	return 0;
 }
 
+#define PM_PFN		((1ULL << 55) - 1)
+
+/* The parent's side of copy-on-write sharing: a private page still
+ * shared with the parent since fork (same frame or swap slot in both
+ * pagemaps) is not saved again; the child's PAGES_REF names it. */
+struct cow_src {
+	int pmfd;		/* the parent's pagemap, -1 if none */
+	struct runs refs;	/* the pages found shared, for one area */
+};
+
+static bool cow_shared(uint64_t mine, uint64_t theirs)
+{
+	/* no PFNs without CAP_SYS_ADMIN: then nothing is found shared */
+	return (mine & PM_PFN) && (mine & (PM_PFN | PM_SWAP | PM_PRESENT)) ==
+				  (theirs & (PM_PFN | PM_SWAP | PM_PRESENT));
+}
+
+static int pm_read(int pmfd, uint64_t *pm, uint64_t a, uint64_t n)
+{
+	ssize_t k = pread(pmfd, pm, n * 8, (a / PAGE) * 8);
+
+	if (k != (ssize_t)(n * 8))
+		return k < 0 ? -errno : -EIO;
+	return 0;
+}
+
 /* Pages of [start, end) that pagemap says exist; with anon_only, only
- * those that are not file pages (written copies in a private mapping). */
+ * those that are not file pages (written copies in a private mapping).
+ * Those @cow says the parent has too go to cow->refs instead. */
 static int pagemap_runs(int pmfd, uint64_t start, uint64_t end,
-			bool anon_only, struct runs *rs)
+			bool anon_only, struct runs *rs, struct cow_src *cow)
 {
 	enum { N = 8192 };
-	uint64_t *pm = malloc(N * sizeof(*pm));
+	uint64_t *pm = malloc(2 * N * sizeof(*pm)), *ppm = pm + N;
 	int ret = 0;
 
 	if (!pm)
 		return -ENOMEM;
 	for (uint64_t a = start; a < end && !ret;) {
 		uint64_t n = (end - a) / PAGE;
-		ssize_t k;
 
 		if (n > N)
 			n = N;
-		k = pread(pmfd, pm, n * 8, (a / PAGE) * 8);
-		if (k != (ssize_t)(n * 8)) {
-			ret = k < 0 ? -errno : -EIO;
-			break;
-		}
+		ret = pm_read(pmfd, pm, a, n);
+		if (!ret && cow && cow->pmfd >= 0)
+			ret = pm_read(cow->pmfd, ppm, a, n);
 		for (uint64_t i = 0; i < n && !ret; i++) {
 			uint64_t e = pm[i];
 
@@ -101,7 +125,10 @@ static int pagemap_runs(int pmfd, uint64_t start, uint64_t end,
 				continue;
 			if (anon_only && (e & PM_FILE) && !(e & PM_SWAP))
 				continue;
-			ret = runs_add(rs, a + i * PAGE);
+			if (cow && cow->pmfd >= 0 && cow_shared(e, ppm[i]))
+				ret = runs_add(&cow->refs, a + i * PAGE);
+			else
+				ret = runs_add(rs, a + i * PAGE);
 		}
 		a += n * PAGE;
 	}
@@ -258,7 +285,7 @@ static int dump_pages(struct cpt_ctx *c, struct cpt_task *t,
 	if (!ret)
 		ret = iw_zero(w, ph.pad_len);
 	if (!ret)
-		ret = page_copy(w, &t->rm, rv->prot & PROT_READ, rs->r, rs->n);
+		ret = page_copy(w, &t->rm, rs->r, rs->n);
 	return ret ? ret : iw_end(w);
 }
 
@@ -289,11 +316,47 @@ static int shm_id(struct cpt_ctx *c, pid_t pid, const struct vma *v,
 	return 0;
 }
 
+/* Whether the parent has the very same private area, so that a page
+ * both map from one frame is a copy-on-write page from fork. */
+static bool parent_has_area(const struct cpt_task *par, const struct vma *v)
+{
+	int lo = 0, hi = par ? par->maps.n : 0;
+
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+		const struct vma *p = &par->maps.v[mid];
+
+		if (p->end <= v->start)
+			lo = mid + 1;
+		else if (p->start > v->start)
+			hi = mid;
+		else
+			return p->start == v->start && p->end == v->end &&
+			       p->perms[3] == 'p';
+	}
+	return false;
+}
+
+static int dump_refs(struct cpt_ctx *c, const struct rec_vma *rv,
+		     const struct runs *refs)
+{
+	struct rec_pages_ref h = { .vma_start = rv->start, .npages = refs->npages,
+				   .nr_runs = refs->n };
+	int ret = iw_begin(&c->w, REC_PAGES_REF, sizeof(h) + refs->n * sizeof(*refs->r));
+
+	if (!ret)
+		ret = iw_write(&c->w, &h, sizeof(h));
+	if (!ret)
+		ret = iw_write(&c->w, refs->r, refs->n * sizeof(*refs->r));
+	return ret ? ret : iw_end(&c->w);
+}
+
 static int dump_vma(struct cpt_ctx *c, struct cpt_task *t, int pmfd,
-		    const struct vma *v)
+		    const struct vma *v, const struct cpt_task *par, int ppmfd)
 {
 	struct rec_vma rv;
 	struct runs rs = { 0 };
+	struct cow_src cow = { .pmfd = -1 };
 	const char *path = "";
 	int ret = vma_classify(c, t->pid, v, &rv);
 
@@ -316,18 +379,23 @@ static int dump_vma(struct cpt_ctx *c, struct cpt_task *t, int pmfd,
 	ret = iw_record_str(&c->w, REC_VMA, &rv, sizeof(rv), path);
 	if (ret)
 		return ret;
+	if (parent_has_area(par, v))
+		cow.pmfd = ppmfd;
 	if (rv.kind == VMA_ANON && (rv.flags & MAP_SHARED))
 		ret = shmem_runs(t->pid, v, &rs);
 	else if (rv.kind == VMA_ANON)
-		ret = pagemap_runs(pmfd, v->start, v->end, false, &rs);
+		ret = pagemap_runs(pmfd, v->start, v->end, false, &rs, &cow);
 	else if (rv.kind == VMA_FILE && (rv.flags & MAP_PRIVATE))
-		ret = pagemap_runs(pmfd, v->start, v->end, true, &rs);
+		ret = pagemap_runs(pmfd, v->start, v->end, true, &rs, &cow);
 	if (ret)
 		ret = log_err(c->log, -ret, "pid %d: pages of 0x%" PRIx64 "-0x%" PRIx64 ":",
 			      t->pid, v->start, v->end);
 	else if (rs.npages)
 		ret = dump_pages(c, t, &rv, &rs);
+	if (!ret && cow.refs.npages)
+		ret = dump_refs(c, &rv, &cow.refs);
 	free(rs.r);
+	free(cow.refs.r);
 	return ret;
 }
 
@@ -389,10 +457,20 @@ static int dump_mm_fields(struct cpt_ctx *c, struct cpt_task *t)
 	return ret ? ret : iw_end(&c->w);
 }
 
+static const struct cpt_task *live_parent(struct cpt_ctx *c,
+					  const struct cpt_task *t)
+{
+	for (int i = 0; t->ppid && i < c->nr_tasks; i++)
+		if (c->tasks[i]->pid == t->ppid && !c->tasks[i]->zombie)
+			return c->tasks[i];
+	return NULL;
+}
+
 static int mm_dump(struct cpt_ctx *c, struct cpt_task *t)
 {
+	const struct cpt_task *par = live_parent(c, t);
 	char path[64];
-	int pmfd, ret;
+	int pmfd, ppmfd = -1, ret;
 
 	ret = dump_mm_fields(c, t);
 	if (ret)
@@ -401,9 +479,16 @@ static int mm_dump(struct cpt_ctx *c, struct cpt_task *t)
 	pmfd = open(path, O_RDONLY | O_CLOEXEC);
 	if (pmfd < 0)
 		return log_err(c->log, errno, "open %s:", path);
+	if (par) {
+		/* without it pages are saved twice, which is only slower */
+		snprintf(path, sizeof(path), "/proc/%d/pagemap", par->pid);
+		ppmfd = open(path, O_RDONLY | O_CLOEXEC);
+	}
 	for (int i = 0; i < t->maps.n && !ret; i++)
-		ret = dump_vma(c, t, pmfd, &t->maps.v[i]);
+		ret = dump_vma(c, t, pmfd, &t->maps.v[i], par, ppmfd);
 	close(pmfd);
+	if (ppmfd >= 0)
+		close(ppmfd);
 	return ret;
 }
 
@@ -538,22 +623,31 @@ static int load_vma(struct rst_ctx *c, struct rst_task *t, struct mm_state *s,
 	return 0;
 }
 
-static int load_pages(struct rst_ctx *c, struct mm_state *s, struct rec *r)
+static int segs_add(struct rst_vma *v, uint64_t addr, uint64_t npages,
+		    uint64_t off)
 {
-	const struct rec_pages *ph = r->data;
-	const struct rec_pages_run *run = (const void *)(ph + 1);
-	struct rst_vma *v = s->nr ? &s->vmas[s->nr - 1] : NULL;
-	uint64_t head = sizeof(*ph) + ph->nr_runs * sizeof(*run), total = 0;
+	struct page_seg *n;
+
+	if (v->nr_segs >= MAX_RUNS * 2)
+		return -E2BIG;
+	n = realloc(v->segs, (v->nr_segs + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	v->segs = n;
+	n[v->nr_segs++] = (struct page_seg){ addr, npages, off };
+	v->pages_len += npages * PAGE;
+	return 0;
+}
+
+/* Runs sorted, page-aligned, non-empty, inside the area, apart. */
+static int check_runs(struct rst_ctx *c, const struct rst_vma *v,
+		      const struct rec_pages_run *run, uint32_t n,
+		      uint64_t *total)
+{
 	uint64_t next = 0;
 
-	if (!v || v->pages_len || v->v.start != ph->vma_start)
-		return log_err(c->log, EBADMSG, "PAGES record %llu does not follow its VMA",
-			       (unsigned long long)r->index);
-	if (v->v.kind == VMA_VDSO || v->v.kind == VMA_VVAR ||
-	    ph->pad_len >= PAGE || ph->nr_runs == 0 || ph->nr_runs > MAX_RUNS)
-		return log_err(c->log, EBADMSG, "PAGES 0x%llx: bad header",
-			       (unsigned long long)ph->vma_start);
-	for (uint32_t i = 0; i < ph->nr_runs; i++) {
+	*total = 0;
+	for (uint32_t i = 0; i < n; i++) {
 		/* addr < end first: the division below must not wrap */
 		if (run[i].addr % PAGE || run[i].addr < v->v.start ||
 		    run[i].addr >= v->v.end || run[i].addr < next ||
@@ -561,18 +655,160 @@ static int load_pages(struct rst_ctx *c, struct mm_state *s, struct rec *r)
 		    run[i].npages > (v->v.end - run[i].addr) / PAGE)
 			return log_err(c->log, EBADMSG,
 				       "PAGES 0x%llx: run %u out of its area",
-				       (unsigned long long)ph->vma_start, i);
+				       (unsigned long long)v->v.start, i);
 		next = run[i].addr + run[i].npages * PAGE;
-		total += run[i].npages;
+		*total += run[i].npages;
 	}
+	return 0;
+}
+
+static struct rst_vma *last_vma(struct rst_ctx *c, struct mm_state *s,
+				const struct rec *r, uint64_t start)
+{
+	struct rst_vma *v = s->nr ? &s->vmas[s->nr - 1] : NULL;
+
+	if (!v || v->have_refs || v->v.start != start ||
+	    (r->type == REC_PAGES && v->have_pages) ||
+	    v->v.kind == VMA_VDSO || v->v.kind == VMA_VVAR) {
+		log_err(c->log, EBADMSG, "%s record %llu does not follow its VMA",
+			rec_type_name(r->type), (unsigned long long)r->index);
+		return NULL;
+	}
+	return v;
+}
+
+static int load_pages(struct rst_ctx *c, struct mm_state *s, struct rec *r)
+{
+	const struct rec_pages *ph = r->data;
+	const struct rec_pages_run *run = (const void *)(ph + 1);
+	struct rst_vma *v = last_vma(c, s, r, ph->vma_start);
+	uint64_t head = sizeof(*ph) + ph->nr_runs * sizeof(*run), total;
+	uint64_t off;
+	int ret;
+
+	if (!v)
+		return -EBADMSG;
+	if (ph->pad_len >= PAGE || ph->nr_runs == 0 || ph->nr_runs > MAX_RUNS)
+		return log_err(c->log, EBADMSG, "PAGES 0x%llx: bad header",
+			       (unsigned long long)ph->vma_start);
+	ret = check_runs(c, v, run, ph->nr_runs, &total);
+	if (ret)
+		return ret;
 	if (total != ph->npages ||
 	    r->len != head + ph->pad_len + total * PAGE)
 		return log_err(c->log, EBADMSG, "PAGES 0x%llx: sizes do not add up",
 			       (unsigned long long)ph->vma_start);
-	v->runs = run;
-	v->nr_runs = ph->nr_runs;
-	v->data_off = r->off + head + ph->pad_len;
-	v->pages_len = total * PAGE;
+	v->have_pages = true;
+	off = r->off + head + ph->pad_len;
+	for (uint32_t i = 0; i < ph->nr_runs && !ret; i++) {
+		ret = segs_add(v, run[i].addr, run[i].npages, off);
+		off += run[i].npages * PAGE;
+	}
+	return ret ? log_err(c->log, -ret, "PAGES 0x%llx:",
+			     (unsigned long long)ph->vma_start) : 0;
+}
+
+static const struct page_seg *seg_at(const struct rst_vma *v, uint64_t addr)
+{
+	uint32_t lo = 0, hi = v ? v->nr_segs : 0;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		const struct page_seg *g = &v->segs[mid];
+
+		if (g->addr + g->npages * PAGE <= addr)
+			lo = mid + 1;
+		else if (g->addr > addr)
+			hi = mid;
+		else
+			return g;
+	}
+	return NULL;
+}
+
+static const struct rst_vma *vma_of(const struct mm_state *s, uint64_t start)
+{
+	for (int i = 0; s && i < s->nr; i++)
+		if (s->vmas[i].v.start == start)
+			return &s->vmas[i];
+	return NULL;
+}
+
+/* Each run of the parent's pages, resolved to where the parent's own
+ * copy is in the image (which may itself be its parent's). */
+static int resolve_refs(struct rst_ctx *c, struct rst_vma *v,
+			const struct rst_vma *pv, const struct rec_pages_run *run,
+			uint32_t n)
+{
+	int ret = 0;
+
+	for (uint32_t i = 0; i < n && !ret; i++) {
+		uint64_t a = run[i].addr, end = a + run[i].npages * PAGE;
+
+		while (a < end && !ret) {
+			const struct page_seg *g = seg_at(pv, a);
+			uint64_t gend, k;
+
+			if (!g)
+				return log_err(c->log, EBADMSG,
+					       "PAGES_REF: page 0x%llx is not in the parent's image",
+					       (unsigned long long)a);
+			gend = g->addr + g->npages * PAGE;
+			k = ((gend < end ? gend : end) - a) / PAGE;
+			ret = segs_add(v, a, k, g->off + (a - g->addr));
+			a += k * PAGE;
+		}
+	}
+	return ret ? log_err(c->log, -ret, "PAGES_REF:") : 0;
+}
+
+static int seg_cmp(const void *a, const void *b)
+{
+	const struct page_seg *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static int load_pages_ref(struct rst_ctx *c, struct rst_task *t,
+			  struct mm_state *s, struct rec *r)
+{
+	const struct rec_pages_ref *h = r->data;
+	const struct rec_pages_run *run = (const void *)(h + 1);
+	struct rst_task *par = NULL;
+	struct rst_vma *v;
+	uint64_t total;
+	int ret = rec_want(c->log, r, sizeof(*h), "PAGES_REF");
+
+	if (ret)
+		return ret;
+	v = last_vma(c, s, r, h->vma_start);
+	if (!v)
+		return -EBADMSG;
+	if (h->reserved || h->nr_runs == 0 || h->nr_runs > MAX_RUNS ||
+	    r->data_len != sizeof(*h) + (uint64_t)h->nr_runs * sizeof(*run) ||
+	    (v->v.flags & MAP_SHARED))
+		return log_err(c->log, EBADMSG, "PAGES_REF 0x%llx: bad header",
+			       (unsigned long long)h->vma_start);
+	ret = check_runs(c, v, run, h->nr_runs, &total);
+	if (ret)
+		return ret;
+	if (total != h->npages)
+		return log_err(c->log, EBADMSG, "PAGES_REF 0x%llx: sizes do not add up",
+			       (unsigned long long)h->vma_start);
+	for (int i = 0; i < c->nr_tasks && !par; i++)
+		if (c->tasks[i]->pid == (pid_t)t->t.ppid && c->tasks[i] != t)
+			par = c->tasks[i];
+	ret = resolve_refs(c, v, par ? vma_of(KSTATE(par, kind_mm), v->v.start) : NULL,
+			   run, h->nr_runs);
+	if (ret)
+		return ret;
+	v->have_refs = true;
+	qsort(v->segs, v->nr_segs, sizeof(*v->segs), seg_cmp);
+	for (uint32_t i = 1; i < v->nr_segs; i++)
+		if (v->segs[i].addr < v->segs[i - 1].addr + v->segs[i - 1].npages * PAGE)
+			return log_err(c->log, EBADMSG,
+				       "PAGES_REF 0x%llx: pages saved twice",
+				       (unsigned long long)h->vma_start);
 	return 0;
 }
 
@@ -589,6 +825,9 @@ static int mm_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 		break;
 	case REC_VMA:
 		ret = load_vma(c, t, s, r);
+		break;
+	case REC_PAGES_REF:
+		ret = load_pages_ref(c, t, s, r);
 		break;
 	default:
 		ret = load_pages(c, s, r);
@@ -619,6 +858,8 @@ static void mm_free(struct rst_task *t, void *state)
 	for (size_t i = 0; i < s->nr_recs; i++)
 		free(s->recs[i]);
 	free(s->recs);
+	for (int i = 0; i < s->nr; i++)
+		free(s->vmas[i].segs);
 	free(s->vmas);
 	free(s);
 }
@@ -725,10 +966,9 @@ static int remote_open(struct rst_task *t, const char *path, int flags,
 
 static int fill_pages(struct rst_task *t, const struct rst_vma *v)
 {
-	uint64_t off = v->data_off;
-
-	for (uint32_t i = 0; i < v->nr_runs; i++) {
-		uint64_t a = v->runs[i].addr, left = v->runs[i].npages * PAGE;
+	for (uint32_t i = 0; i < v->nr_segs; i++) {
+		uint64_t a = v->segs[i].addr, left = v->segs[i].npages * PAGE;
+		uint64_t off = v->segs[i].off;
 
 		while (left) {
 			/* read(2) moves at most 0x7ffff000 bytes a call */
@@ -1004,6 +1244,12 @@ static void mm_show(struct info_out *o, const struct rec *r)
 		info_hex(o, "pgoff", v->pgoff);
 		if (v->path_len > 1 && r->data_len >= sizeof(*v) + v->path_len)
 			info_str(o, "path", rec_str(r, sizeof(*v), v->path_len) ?: "?");
+	} else if (r->type == REC_PAGES_REF) {
+		const struct rec_pages_ref *p = r->data;
+
+		info_hex(o, "vma", p->vma_start);
+		info_u64(o, "parent_pages", p->npages);
+		info_u64(o, "runs", p->nr_runs);
 	} else {
 		const struct rec_pages *p = r->data;
 
@@ -1017,7 +1263,7 @@ static void mm_show(struct info_out *o, const struct rec *r)
 
 const struct kind_ops kind_mm = {
 	.name = "mm",
-	.types = { REC_MM, REC_VMA, REC_PAGES },
+	.types = { REC_MM, REC_VMA, REC_PAGES, REC_PAGES_REF },
 	.phase = PHASE_IMAGE,
 	.dump = mm_dump,
 	.load = mm_load,

@@ -4,13 +4,20 @@
 
 #include "../kinds.h"
 
+/* Pages to read from the image into an area: its own (PAGES) and those
+ * it shares with its parent (PAGES_REF, found in the parent's). */
+struct page_seg {
+	uint64_t addr, npages;
+	uint64_t off;		/* image offset of the first page */
+};
+
 struct rst_vma {
 	struct rec_vma v;
 	const char *path;
-	const struct rec_pages_run *runs;
-	uint32_t nr_runs;
-	uint64_t data_off;	/* image offset of the page data */
-	uint64_t pages_len;
+	struct page_seg *segs;	/* by address, not overlapping */
+	uint32_t nr_segs;
+	bool have_pages, have_refs;
+	uint64_t pages_len;	/* bytes over all segs */
 };
 
 struct mm_state {
