@@ -55,8 +55,14 @@ int main(int argc, char **argv)
 		}
 		_exit(0);	/* the group lives on without its leader */
 	}
-	if (read(p[0], m, sizeof(m)) != sizeof(m))
-		return 1;
+	/* the leader writes the members' pids one at a time */
+	for (size_t got = 0; got < sizeof(m);) {
+		ssize_t k = read(p[0], (char *)m + got, sizeof(m) - got);
+
+		if (k <= 0)
+			return 1;
+		got += k;
+	}
 	close(p[0]);
 	close(p[1]);
 	waitpid(leader, NULL, 0);
