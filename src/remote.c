@@ -9,17 +9,21 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "proc.h"
 #include "remote.h"
 
 #ifndef PTRACE_EVENT_STOP
 #define PTRACE_EVENT_STOP 128
+#define SEIZE_WAIT_MS	2000
 #endif
 
 static int wait_stop(struct remote *r, int *status)
@@ -41,6 +45,42 @@ static int wait_stop(struct remote *r, int *status)
 		if (WIFSTOPPED(*status))
 			return 0;
 	}
+}
+
+/* The first stop after PTRACE_INTERRUPT.  A task in a killable or
+ * uninterruptible sleep (a parent in vfork(), a stuck NFS read) does not
+ * stop until the sleep ends: say so instead of waiting forever. */
+static int wait_first_stop(struct remote *r, int *status)
+{
+	struct timespec t = { 0, 20 * 1000 };
+	long waited_us = 0;
+	char *sc = NULL;
+	long nr = -1;
+
+	for (;;) {
+		pid_t p = waitpid(r->pid, status, __WALL | WNOHANG);
+
+		if (p != 0)
+			return p < 0 && errno == EINTR ? wait_stop(r, status) :
+			       p < 0 ? log_err(r->log, errno, "waitpid %d:", r->pid) :
+			       WIFSTOPPED(*status) ? 0 : wait_stop(r, status);
+		if (waited_us > SEIZE_WAIT_MS * 1000L)
+			break;
+		nanosleep(&t, NULL);
+		waited_us += t.tv_nsec / 1000;
+		if (t.tv_nsec < 10 * 1000 * 1000)
+			t.tv_nsec *= 2;
+	}
+	if (proc_read(r->pid, "syscall", &sc, NULL) == 0)
+		nr = strtol(sc, NULL, 10);
+	free(sc);
+	if (nr == SYS_vfork || nr == SYS_clone || nr == SYS_clone3)
+		return log_err(r->log, EBUSY,
+			       "pid %d does not stop: it is in vfork() until its child execs or exits (checkpoint it after that)",
+			       r->pid);
+	return log_err(r->log, EBUSY,
+		       "pid %d does not stop within %d ms: it sleeps uninterruptibly (system call %ld)",
+		       r->pid, SEIZE_WAIT_MS, nr);
 }
 
 static bool is_event_stop(int status)
@@ -120,7 +160,7 @@ int remote_seize(struct remote *r, pid_t pid, bool exitkill,
 	r->seized = true;
 	if (ptrace(PTRACE_INTERRUPT, pid, 0, 0))
 		return log_err(log, errno, "PTRACE_INTERRUPT %d:", pid);
-	ret = wait_stop(r, &status);
+	ret = wait_first_stop(r, &status);
 	if (!ret)
 		ret = wait_event_stop(r, status, &status);
 	if (ret)
