@@ -101,7 +101,11 @@ struct rec_task {
 				 * it has no FILE/FD records of its own */
 #define TASK_SHARES_FS	0x10	/* its cwd/umask are its parent's (CLONE_FS):
 				 * no FS record */
-#define TASK_FLAGS	0x1f
+#define TASK_SHARES_VM	0x20	/* its memory is its parent's (CLONE_VM): no
+				 * MM/VMA/PAGES records */
+#define TASK_SHARES_SIGHAND 0x40	/* its signal handlers are its parent's
+				 * (CLONE_SIGHAND, which needs CLONE_VM) */
+#define TASK_FLAGS	0x7f
 
 struct rec_thread {
 	uint32_t tid;

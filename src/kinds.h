@@ -37,6 +37,8 @@ struct cpt_task {
 	bool zombie;		/* exited, waiting for its parent */
 	bool shares_files;	/* its fd table is its parent's */
 	bool shares_fs;		/* its fs info is its parent's */
+	bool shares_vm;		/* its memory is its parent's */
+	bool shares_sighand;	/* its signal handlers are its parent's */
 	int exit_code;		/* a zombie's wait status */
 	struct remote rm;	/* the main thread: process-wide calls */
 	struct cpt_thread *threads;
@@ -116,6 +118,8 @@ struct rst_task {
 	size_t scratch_len;
 	int img_fd;		/* image fd inside the puppet */
 	bool close_img;		/* the last of those sharing its fd table */
+	bool keep_tramp;	/* a later process sharing its memory (CLONE_VM)
+				 * still needs the trampoline */
 	void *kind_state[16];	/* what each kind loaded, by kind index */
 };
 

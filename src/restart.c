@@ -101,8 +101,12 @@ static int load_task(struct rst_ctx *c, struct rec *r)
 	    (!zombie && rt->exit_code) || !memchr(rt->comm, 0, sizeof(rt->comm)))
 		return log_err(c->log, EBADMSG, "TASK record %llu: bad pid or fields",
 			       (unsigned long long)r->index);
-	if ((rt->flags & (TASK_SHARES_FILES | TASK_SHARES_FS)) && (!c->nr_tasks || zombie))
+	if ((rt->flags & (TASK_SHARES_FILES | TASK_SHARES_FS | TASK_SHARES_VM |
+			  TASK_SHARES_SIGHAND)) && (!c->nr_tasks || zombie))
 		return log_err(c->log, EBADMSG, "TASK %u: the root or a zombie cannot share",
+			       rt->pid);
+	if ((rt->flags & TASK_SHARES_SIGHAND) && !(rt->flags & TASK_SHARES_VM))
+		return log_err(c->log, EBADMSG, "TASK %u: shared signal handlers need shared memory",
 			       rt->pid);
 	if (task_by_pid(c, rt->pid))
 		return log_err(c->log, EBADMSG, "pid %u twice in the image", rt->pid);
@@ -463,7 +467,7 @@ static int build(struct rst_ctx *c, struct rst_task *t)
 		ret = create_threads(c, t);
 	if (!ret)
 		ret = run_phase(c, t, PHASE_STATE, true);
-	if (!ret)	/* the last remote call: the trampoline goes */
+	if (!ret && !t->keep_tramp)	/* the last remote call: the trampoline goes */
 		ret = rcheck(&t->rm, NULL, "munmap trampoline", SYS_munmap,
 			     t->tramp, t->tramp_len);
 	if (!ret)
@@ -639,7 +643,9 @@ static int fork_child(struct rst_ctx *c, struct helpers *hs,
 		      struct rst_task *parent, struct rst_task *t)
 {
 	uint64_t flags = (t->t.flags & TASK_SHARES_FILES ? CLONE_FILES : 0) |
-			 (t->t.flags & TASK_SHARES_FS ? CLONE_FS : 0);
+			 (t->t.flags & TASK_SHARES_FS ? CLONE_FS : 0) |
+			 (t->t.flags & TASK_SHARES_VM ? CLONE_VM : 0) |
+			 (t->t.flags & TASK_SHARES_SIGHAND ? CLONE_SIGHAND : 0);
 	struct rst_task *forker = parent;
 	pid_t sid = t->t.sid;
 	int ret = 0;
@@ -786,20 +792,42 @@ static struct rst_task *table_owner(struct rst_ctx *c, struct rst_task *t)
 	return t;
 }
 
+/* ... and whose memory (up the CLONE_VM chain). */
+static struct rst_task *mm_owner(struct rst_ctx *c, struct rst_task *t)
+{
+	while (t->t.flags & TASK_SHARES_VM)
+		t = task_by_pid(c, t->t.ppid);
+	return t;
+}
+
+/* The image fd goes with the last process built on each fd table, the
+ * trampoline with the last one built on each memory. */
+static void mark_last_users(struct rst_ctx *c)
+{
+	for (int i = 0; i < c->nr_tasks; i++) {
+		struct rst_task *t = c->tasks[i];
+
+		t->close_img = true;
+		for (int j = i + 1; j < c->nr_tasks; j++) {
+			struct rst_task *u = c->tasks[j];
+
+			if (u->t.flags & TASK_ZOMBIE)
+				continue;
+			if (table_owner(c, u) == table_owner(c, t))
+				t->close_img = false;
+			if (mm_owner(c, u) == mm_owner(c, t))
+				t->keep_tramp = true;
+		}
+	}
+}
+
 /* The whole tree, held; nothing runs until every process is built. */
 static int build_tree(struct rst_ctx *c)
 {
 	struct helpers *hs = calloc(1, sizeof(*hs));
 	int ret = hs ? setup_puppet(c, c->tasks[0]) : log_err(c->log, ENOMEM, "helpers:");
 
-	/* the image fd goes with the last process built on each fd table */
-	for (int i = 0; i < c->nr_tasks; i++) {
-		c->tasks[i]->close_img = true;
-		for (int j = i + 1; j < c->nr_tasks; j++)
-			if (table_owner(c, c->tasks[j]) == table_owner(c, c->tasks[i]) &&
-			    !(c->tasks[j]->t.flags & TASK_ZOMBIE))
-				c->tasks[i]->close_img = false;
-	}
+	mark_last_users(c);
 
 	for (int i = 1; i < c->nr_tasks && !ret; i++) {
 		ret = fork_child(c, hs, task_by_pid(c, c->tasks[i]->t.ppid), c->tasks[i]);

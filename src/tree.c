@@ -195,29 +195,97 @@ static bool shares(pid_t a, pid_t b, int type)
 	return syscall(SYS_kcmp, a, b, type, 0, 0) == 0;
 }
 
-/* A process cloned (not as a thread) with CLONE_FILES or CLONE_FS shares
- * that with its parent, and is restored sharing it.  One that shares its
- * memory (CLONE_VM: a vfork child) or its signal handlers is refused
- * until that is supported: copies would be a lie. */
+static const struct {
+	int type;
+	const char *what;
+} shared_kinds[] = {
+	{ KCMP_VM, "memory (CLONE_VM)" },
+	{ KCMP_FILES, "fd table (CLONE_FILES)" },
+	{ KCMP_FS, "fs info (CLONE_FS)" },
+	{ KCMP_SIGHAND, "signal handlers (CLONE_SIGHAND)" },
+};
+
+static int kcmp_order(const void *a, const void *b, void *type)
+{
+	long r = syscall(SYS_kcmp, (*(struct cpt_task *const *)a)->pid,
+			 (*(struct cpt_task *const *)b)->pid, *(int *)type, 0, 0);
+
+	return r == 1 ? -1 : r == 2 ? 1 : 0;
+}
+
+/* Processes that share one of these are restored sharing it only along
+ * parent-child links (the child cloned with the flag): each group of
+ * sharers must be one process and descendants that share with their
+ * parents.  Anything else (a sibling made with CLONE_PARENT|CLONE_VM)
+ * is refused rather than restored as copies. */
+static int check_groups(struct cpt_ctx *c, struct cpt_task **v, int n, int k)
+{
+	int type = shared_kinds[k].type;
+
+	qsort_r(v, n, sizeof(*v), kcmp_order, &type);
+	for (int i = 0, j; i < n; i = j) {
+		struct cpt_task *owner = NULL;
+
+		for (j = i; j < n && (j == i || !kcmp_order(&v[i], &v[j], &type)); j++) {
+			if (v[j]->ppid && shares(v[j]->ppid, v[j]->pid, type))
+				continue;
+			if (owner)
+				return log_err(c->log, EOPNOTSUPP,
+					       "pids %d and %d share their %s, and neither has it from its parent: not supported",
+					       owner->pid, v[j]->pid, shared_kinds[k].what);
+			owner = v[j];
+		}
+	}
+	return 0;
+}
+
+/* A parent in vfork() waits in the kernel until its child execs or
+ * exits, and a restored one would call vfork() again. */
+static int check_vfork(struct cpt_ctx *c, const struct cpt_task *t)
+{
+	char *buf;
+	long nr = -1;
+
+	if (proc_read(t->ppid, "syscall", &buf, NULL) == 0) {
+		nr = strtol(buf, NULL, 10);
+		free(buf);
+	}
+	if (nr == SYS_vfork || nr == SYS_clone || nr == SYS_clone3)
+		return log_err(c->log, EBUSY,
+			       "pid %d is in vfork() until its child %d execs or exits: checkpoint it after that",
+			       t->ppid, t->pid);
+	return 0;
+}
+
+/* A child cloned (not as a thread) with CLONE_FILES, CLONE_FS, CLONE_VM
+ * or CLONE_SIGHAND shares that with its parent, and is restored sharing
+ * it. */
 static int check_sharing(struct cpt_ctx *c)
 {
-	for (int i = 1; i < c->nr_tasks; i++) {
+	struct cpt_task **live = calloc((size_t)c->nr_tasks + 1, sizeof(*live));
+	int n = 0, ret = 0;
+
+	if (!live)
+		return log_err(c->log, ENOMEM, "sharing check:");
+	for (int i = 0; i < c->nr_tasks && !ret; i++) {
 		struct cpt_task *t = c->tasks[i];
 
 		if (t->zombie)
 			continue;
-		if (shares(t->ppid, t->pid, KCMP_VM) ||
-		    shares(t->ppid, t->pid, KCMP_SIGHAND))
-			return log_err(c->log, EOPNOTSUPP,
-				       "pid %d: its child %d shares %s with it: not supported yet",
-				       t->ppid, t->pid,
-				       shares(t->ppid, t->pid, KCMP_VM) ?
-				       "the memory (CLONE_VM, a vfork child?)" :
-				       "the signal handlers (CLONE_SIGHAND)");
+		live[n++] = t;
+		if (!t->ppid)
+			continue;
+		t->shares_vm = shares(t->ppid, t->pid, KCMP_VM);
+		t->shares_sighand = shares(t->ppid, t->pid, KCMP_SIGHAND);
 		t->shares_files = shares(t->ppid, t->pid, KCMP_FILES);
 		t->shares_fs = shares(t->ppid, t->pid, KCMP_FS);
+		if (t->shares_vm)
+			ret = check_vfork(c, t);
 	}
-	return 0;
+	for (int k = 0; k < (int)(sizeof(shared_kinds) / sizeof(shared_kinds[0])) && !ret; k++)
+		ret = check_groups(c, live, n, k);
+	free(live);
+	return ret;
 }
 
 int tree_collect(struct cpt_ctx *c, pid_t root)

@@ -355,6 +355,9 @@ forged "second HEAD"               dup -r HEAD --at 2
 forged "TASK pid 0"                edit -r TASK --set pid=0
 forged "TASK pid 1"                edit -r TASK --set pid=1
 forged "TASK nr_threads 5"         edit -r TASK --set nr_threads=5
+forged "TASK root shares memory"   edit -r TASK --set flags=0x20
+forged "TASK root shares handlers" edit -r TASK --set flags=0x60
+forged "TASK unknown flag 0x80"    edit -r TASK --set flags=0x80
 forged "TASK comm unterminated"    edit -r TASK --offset comm --bytes "$(printf '41%.0s' {1..16})"
 forged "two TASK records"          dup -r TASK
 forged "THREAD twice"              dup -r THREAD

@@ -317,18 +317,21 @@ test_pid_in_use() {
 }
 
 # Checkpoints that must fail leave the target running exactly as before.
-refused_checkpoint() {	# MODE EXPECT-IN-MESSAGE
+refused_checkpoint() {	# MODE EXPECT-IN-MESSAGE [STATES]
+	# STATES: what the holder's State may be after (default: running or
+	# sleeping; a parent in vfork() sleeps uninterruptibly)
 	local d=$WORK/refuse-$1 pid
 	start_holder $1 $d || return 1
 	"$CKPT" checkpoint --kill -o $d/img $pid 2> $d/err
 	[ $? = 1 ] || { echo "checkpoint did not fail"; return 1; }
 	cat $d/err
 	[ "$(wc -l < $d/err)" = 1 ] && grep -q "$2" $d/err || return 1
-	grep -q "pid $pid" $d/err || return 1
+	# it names the holder, or (for sharing between them) its children
+	grep -q "pid $pid\|pids $(pgrep -d ' ' -P $pid | sed 's/ / and /')" $d/err || return 1
 	sanitizer_clean $d/err || return 1
 	kill -0 $pid || return 1
 	[ "$(awk '/TracerPid/ {print $2}' /proc/$pid/status)" = 0 ] || return 1
-	grep -q '^State:.*[SR]' /proc/$pid/status || return 1
+	grep -q "^State:.*[${3:-SR}]" /proc/$pid/status || return 1
 	# the image says why, and restart of it reports it
 	"$CKPT" restart $d/img 2> $d/err2
 	[ $? = 125 ] && grep -q "failed checkpoint" $d/err2 || { cat $d/err2; return 1; }
@@ -337,7 +340,8 @@ refused_checkpoint() {	# MODE EXPECT-IN-MESSAGE
 	wait $pid && grep -q '^PASS' $d/out
 }
 test_refuse_unknown_fd() { refused_checkpoint iouring 'fd [0-9]*: unsupported kind of file anon_inode:\[io_uring\]'; }
-test_refuse_shared_memory() { refused_checkpoint clonevm 'child [0-9]* shares the memory (CLONE_VM'; }
+test_refuse_vfork() { refused_checkpoint vfork 'pid [0-9]* does not stop: it is in vfork()' D; }
+test_refuse_shared_memory() { refused_checkpoint vmsibling 'share their memory (CLONE_VM), and neither has it from its parent'; }
 test_refuse_socket() { refused_checkpoint netlink 'fd [0-9]*: unsupported kind of file socket:'; }
 
 # --skip-unsupported leaves such fds out instead.
@@ -485,6 +489,7 @@ want pid_in_use
 want refuse_unknown_fd
 want refuse_socket
 want refuse_shared_memory
+want refuse_vfork
 want skip_unsupported
 want refuse_traced
 want target_dies_midway

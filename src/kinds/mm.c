@@ -472,6 +472,8 @@ static int mm_dump(struct cpt_ctx *c, struct cpt_task *t)
 	char path[64];
 	int pmfd, ppmfd = -1, ret;
 
+	if (t->shares_vm)
+		return 0;	/* its parent's memory, saved with the parent */
 	ret = dump_mm_fields(c, t);
 	if (ret)
 		return ret;
@@ -819,6 +821,9 @@ static int mm_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 
 	if (!s)
 		return log_err(c->log, ENOMEM, "mm state:");
+	if (t->t.flags & TASK_SHARES_VM)
+		return log_err(c->log, EBADMSG, "pid %d: %s record, but it shares its parent's memory",
+			       t->pid, rec_type_name(r->type));
 	switch (r->type) {
 	case REC_MM:
 		ret = load_mm(c, s, r);
@@ -925,6 +930,8 @@ static int mm_check(struct rst_ctx *c, struct rst_task *t)
 	struct stat st;
 	int ret = 0;
 
+	if (t->t.flags & TASK_SHARES_VM)
+		return 0;
 	if (!s || !s->have_mm)
 		return log_err(c->log, EBADMSG, "pid %d: image has no MM record",
 			       t->pid);
@@ -1141,7 +1148,8 @@ static int mm_restore(struct rst_ctx *c, struct rst_task *t)
 	uint64_t lo = t->tramp, hi = t->tramp + t->tramp_len;
 	int ret = 0;
 
-	(void)c;
+	if (t->t.flags & TASK_SHARES_VM)
+		return 0;	/* its parent's, which its parent restores */
 	/* Everything the puppet inherited goes, but the trampoline. */
 	if (lo)
 		ret = rcheck(&t->rm, NULL, "munmap", SYS_munmap, 0, lo);

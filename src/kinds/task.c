@@ -129,6 +129,10 @@ static int task_dump(struct cpt_ctx *c, struct cpt_task *t)
 		rt.flags |= TASK_SHARES_FILES;
 	if (t->shares_fs)
 		rt.flags |= TASK_SHARES_FS;
+	if (t->shares_vm)
+		rt.flags |= TASK_SHARES_VM;
+	if (t->shares_sighand)
+		rt.flags |= TASK_SHARES_SIGHAND;
 	ret = proc_read(t->pid, "personality", &s, NULL);
 	if (ret)
 		return log_err(c->log, -ret, "pid %d: reading personality:", t->pid);

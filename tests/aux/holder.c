@@ -2,8 +2,10 @@
  * save (or none), counts in a loop, and after GOFILE checks that it was
  * left exactly as it was: its counter kept running, its memory intact.
  * usage: holder MODE GOFILE [MiB]
- * MODE: plain iouring netlink thread child clonevm orphansession
- * (iouring and netlink: fds of kinds ckpt does not support)
+ * MODE: plain iouring netlink thread child vfork vmsibling orphansession
+ * (iouring and netlink: fds of kinds ckpt does not support; vfork: we
+ * wait in vfork() for our child; vmsibling: two children sharing memory
+ * with each other, not with us)
  * (orphansession: a grandchild re-parented to us, in a session whose
  * leader, its parent, has exited) */
 #define _GNU_SOURCE
@@ -87,10 +89,24 @@ int main(int argc, char **argv)
 		idle(NULL);
 	else if (!strcmp(argv[1], "orphansession"))
 		orphan_session();
-	else if (!strcmp(argv[1], "clonevm"))
+	else if (!strcmp(argv[1], "vmsibling") && fork() == 0) {
+		/* our child and its CLONE_PARENT sibling share their memory,
+		 * and neither shares ours */
 		clone(wait_go_file, (char *)malloc(65536) + 65536,
-		      CLONE_VM | SIGCHLD, NULL);
-	printf("READY %d\n", getpid());
+		      CLONE_VM | CLONE_PARENT, NULL);
+		wait_go_file(NULL);
+		_exit(0);
+	}
+	else if (!strcmp(argv[1], "vfork")) {
+		/* READY now: we are about to wait in vfork() for a child that
+		 * waits for GOFILE and exits */
+		printf("READY %d\n", getpid());
+		clone(wait_go_file, (char *)malloc(65536) + 65536,
+		      CLONE_VM | CLONE_VFORK | SIGCHLD, NULL);
+		counter++;
+	}
+	if (strcmp(argv[1], "vfork"))
+		printf("READY %d\n", getpid());
 	while (access(argv[2], F_OK) != 0) {
 		counter++;
 		nanosleep(&ts, NULL);
