@@ -638,7 +638,8 @@ static int end_helpers(struct rst_ctx *c, struct helpers *hs)
 
 /* A process in a session whose leader has exited is forked, with
  * CLONE_PARENT, by a stand-in leader of that session that its parent
- * forked: so it has its parent, and is in that session. */
+ * forked: so it has its parent, and is in that session (unless its
+ * parent is in the session: then the parent forks it as usual). */
 static int fork_child(struct rst_ctx *c, struct helpers *hs,
 		      struct rst_task *parent, struct rst_task *t)
 {
@@ -650,7 +651,9 @@ static int fork_child(struct rst_ctx *c, struct helpers *hs,
 	pid_t sid = t->t.sid;
 	int ret = 0;
 
-	if (sid != (pid_t)c->tasks[0]->t.sid && sid != t->pid && !task_by_pid(c, sid)) {
+	/* a parent in that session forks it into the session itself */
+	if (sid != (pid_t)c->tasks[0]->t.sid && sid != t->pid && !task_by_pid(c, sid) &&
+	    (pid_t)parent->t.sid != sid) {
 		struct helper *h = helper_of(hs, sid);
 
 		if (!h)
