@@ -2,8 +2,9 @@
  * save (or none), counts in a loop, and after GOFILE checks that it was
  * left exactly as it was: its counter kept running, its memory intact.
  * usage: holder MODE GOFILE [MiB]
- * MODE: plain iouring netlink thread child clonevm orphansession
- * (iouring and netlink: fds of kinds ckpt does not support)
+ * MODE: plain iouring netlink thread child clonevm orphansession evfds
+ * (iouring and netlink: fds of kinds ckpt does not support; evfds: an
+ * eventfd, a timerfd and a signalfd, at fds 3, 4, 5)
  * (orphansession: a grandchild re-parented to us, in a session whose
  * leader, its parent, has exited) */
 #define _GNU_SOURCE
@@ -16,9 +17,12 @@
 #include <string.h>
 #include <linux/io_uring.h>
 #include <linux/netlink.h>
+#include <sys/eventfd.h>
 #include <sys/prctl.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -49,6 +53,20 @@ static void orphan_session(void)
 		_exit(0);
 	}
 	waitpid(leader, NULL, 0);
+}
+
+static void event_fds(void)
+{
+	struct itimerspec its = { { 1, 0 }, { 1, 0 } };
+	sigset_t m;
+	int t;
+
+	sigemptyset(&m);
+	sigaddset(&m, SIGUSR1);
+	eventfd(5, EFD_SEMAPHORE);
+	t = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK);
+	timerfd_settime(t, 0, &its, NULL);
+	signalfd(-1, &m, 0);
 }
 
 static void *idle(void *arg)
@@ -87,6 +105,8 @@ int main(int argc, char **argv)
 		idle(NULL);
 	else if (!strcmp(argv[1], "orphansession"))
 		orphan_session();
+	else if (!strcmp(argv[1], "evfds"))
+		event_fds();
 	else if (!strcmp(argv[1], "clonevm"))
 		clone(wait_go_file, (char *)malloc(65536) + 65536,
 		      CLONE_VM | SIGCHLD, NULL);
