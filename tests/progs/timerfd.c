@@ -7,6 +7,9 @@
  * boot:     CLOCK_BOOTTIME one-shot 30 s, relative: time left kept.
  * wall:     CLOCK_REALTIME, TFD_TIMER_ABSTIME at a wall time: fires then,
  *   not before.
+ * wallp:    CLOCK_REALTIME, TFD_TIMER_ABSTIME, periodic 100 ms: keeps its
+ *   wall-clock schedule, the periods of the downtime counted.
+ * later:    CLOCK_MONOTONIC, TFD_TIMER_ABSTIME 20 s ahead: time left kept.
  * expired:  CLOCK_MONOTONIC absolute one-shot, expired and unread: shared
  *   with a child, who reads it, so the parent finds it empty.
  * idle:     disarmed, with an interval set.
@@ -27,6 +30,7 @@
 #define MS	1000000LL
 #define PERIOD	(50 * MS)
 #define BEFORE	(1500 * MS)	/* unread before READY */
+#define WALLP	(100 * MS)
 
 static long long now_ns(clockid_t clk)
 {
@@ -135,6 +139,27 @@ static void check_boot(int fd, long long start)
 	check_kind(fd, CLOCK_BOOTTIME, 0, "boot");
 }
 
+/* expirations at first, first + WALLP, ... up to now: all counted */
+static void check_wallp(int fd, long long first)
+{
+	uint64_t n = expirations(fd, 0);
+	long long want = (now_ns(CLOCK_REALTIME) - first) / WALLP + 1;
+
+	tp_check((long long)n >= want - 1 && (long long)n <= want + 1,
+		 "wallp: %llu expirations, want %lld", (unsigned long long)n, want);
+	check_kind(fd, CLOCK_REALTIME, TFD_TIMER_ABSTIME, "wallp");
+}
+
+static void check_later(int fd)
+{
+	struct itimerspec g;
+
+	timerfd_gettime(fd, &g);
+	tp_check(ts_ns(g.it_value) > 0 && ts_ns(g.it_value) <= 20 * NS - BEFORE,
+		 "later: %lld ms left", ts_ns(g.it_value) / MS);
+	check_kind(fd, CLOCK_MONOTONIC, TFD_TIMER_ABSTIME, "later");
+}
+
 static void check_wall(int fd, long long at)
 {
 	uint64_t n = expirations(fd, 10000);
@@ -149,7 +174,8 @@ int main(int argc, char **argv)
 {
 	long long mono = now_ns(CLOCK_MONOTONIC), boot = now_ns(CLOCK_BOOTTIME);
 	long long wall_at = now_ns(CLOCK_REALTIME) + 3 * NS;
-	int periodic, bt, wall, expired, idle, st, hold[2];
+	long long wallp_at = now_ns(CLOCK_REALTIME) + WALLP;
+	int periodic, bt, wall, expired, idle, wallp, later, st, hold[2];
 	struct itimerspec g;
 	pid_t pid;
 
@@ -159,6 +185,8 @@ int main(int argc, char **argv)
 	wall = mktimer(CLOCK_REALTIME, TFD_CLOEXEC, TFD_TIMER_ABSTIME, wall_at, 0);
 	expired = mktimer(CLOCK_MONOTONIC, TFD_NONBLOCK, TFD_TIMER_ABSTIME, mono + 100 * MS, 0);
 	idle = mktimer(CLOCK_MONOTONIC, 0, 0, 0, 7 * NS);
+	wallp = mktimer(CLOCK_REALTIME, 0, TFD_TIMER_ABSTIME, wallp_at, WALLP);
+	later = mktimer(CLOCK_MONOTONIC, 0, TFD_TIMER_ABSTIME, mono + 20 * NS, 0);
 	if (pipe(hold))
 		return 1;
 	pid = fork();
@@ -181,6 +209,8 @@ int main(int argc, char **argv)
 
 	check_periodic(periodic, mono);
 	check_boot(bt, boot);
+	check_wallp(wallp, wallp_at);
+	check_later(later);
 	tp_check(fcntl(bt, F_GETFL) & O_NONBLOCK, "boot: O_NONBLOCK lost");
 	tp_check(fcntl(wall, F_GETFD) & FD_CLOEXEC, "wall: FD_CLOEXEC lost");
 	timerfd_gettime(idle, &g);
