@@ -296,6 +296,29 @@ struct rec_file {
 	uint32_t extra_len;	/* then bytes of the kind's own state */
 };
 
+/* FILE extra payloads of the event fds (the FILE's flags carry
+ * O_NONBLOCK, its FD the close-on-exec flag). */
+#define EVENTFD_SEMAPHORE	0x1	/* EFD_SEMAPHORE */
+
+struct rec_eventfd {
+	uint64_t count;		/* < 2^64 - 1, as the kernel keeps it */
+	uint32_t flags;		/* EVENTFD_SEMAPHORE */
+	uint32_t reserved;
+};
+
+struct rec_timerfd {
+	int32_t clockid;	/* REALTIME, MONOTONIC, BOOTTIME, *_ALARM */
+	uint32_t settime_flags;	/* TFD_TIMER_ABSTIME, TFD_TIMER_CANCEL_ON_SET */
+	uint64_t ticks;		/* expirations not yet read */
+	int64_t interval_ns;
+	int64_t value_ns;	/* time left to the next expiration, 0: disarmed */
+	int64_t now_ns;		/* the timer's clock when value_ns was read */
+};
+
+struct rec_signalfd {
+	uint64_t sigmask;	/* bit N-1: signal N; never SIGKILL, SIGSTOP */
+};
+
 struct rec_fd {
 	uint32_t fd;
 	uint32_t file_id;

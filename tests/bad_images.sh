@@ -477,6 +477,82 @@ check "8 bytes after the tail" "$BAD"
 cat "$GOOD" "$GOOD" > "$BAD"
 check "image twice" "$BAD"
 
+# ---- 4. event fds ----------------------------------------------------------
+# A holder with an eventfd, a timerfd and a signalfd (FILE#-3, -2, -1): its
+# image restarts, and forged payloads of those kinds are refused.
+
+rm -f "$W/go"
+EVGOOD=$W/evfds.img
+"$HOLDER" evfds "$W/go" > "$W/out" 2>&1 < /dev/null &
+HPID=$!
+for ((i = 0; i < 1000; i++)); do
+	grep -q READY "$W/out" 2>/dev/null && break
+	sleep 0.01
+done
+exec 3>&2 2>/dev/null
+"$CKPT" checkpoint --kill -o "$EVGOOD" "$HPID" 2> "$W/checkpoint.err" ||
+	fatal "checkpoint of the evfds holder: $(head -3 "$W/checkpoint.err" | tr '\n' ' ')"
+wait "$HPID"
+exec 2>&3 3>&-
+PID=$HPID
+HPID=
+wait_dead "$PID" 3 || fatal "pid $PID still there after checkpoint --kill"
+rpid=$(timeout -k 2 20 "$CKPT" restart --detach "$EVGOOD" 2> "$W/detach.err")
+[ $? = 0 ] && [ "$rpid" = "$PID" ] ||
+	fatal "restart --detach of the evfds image: $(head -3 "$W/detach.err" | tr '\n' ' ')"
+touch "$W/go"
+for ((i = 0; i < 300; i++)); do
+	grep -q '^PASS' "$W/out" && break
+	sleep 0.01
+done
+if ! grep -q '^PASS' "$W/out"; then
+	echo "FAIL evfds image: the restored holder did not PASS: $(tail -1 "$W/out")"
+	FAILED=$((FAILED + 1))
+fi
+kill -9 "$PID" 2>/dev/null
+wait_dead "$PID" 5 || fatal "restored pid $PID does not go away"
+wait_reaped "$PID" 5
+
+FNAME=() FOUT=() FPAT=()
+: > "$W/forge.batch"
+E='FILE#-3' T='FILE#-2' S='FILE#-1'
+mapfile -t EVLEN < <("${FORGE[@]}" list "$EVGOOD" | awk '$3 == "FILE" {print $4}' | tail -3)
+[ ${#EVLEN[@]} = 3 ] || fatal "the evfds image has ${#EVLEN[@]} FILE records"
+forged "control: evfds copy"       --control copy
+forged "eventfd kind, timerfd state" edit -r "$T" --set kind=9
+forged "eventfd count 2^64-1"      edit -r "$E" --set eventfd.count=0xffffffffffffffff
+forged "eventfd flags 2"           edit -r "$E" --set eventfd.flags=2
+forged "eventfd reserved 1"        edit -r "$E" --set eventfd.reserved=1
+forged "eventfd O_APPEND"          edit -r "$E" --or flags=0o2000
+forged "eventfd write-only"        edit -r "$E" --set flags=1
+forged "eventfd extra_len 8"       edit -r "$E" --add extra_len=-8 --resize $((EVLEN[0] - 8))
+forged "timerfd clock 99"          edit -r "$T" --set timerfd.clockid=99
+forged "timerfd clock -1"          edit -r "$T" --set timerfd.clockid=-1
+forged "timerfd CLOCK_PROCESS_CPUTIME" edit -r "$T" --set timerfd.clockid=2
+forged "timerfd settime flags 4"   edit -r "$T" --set timerfd.settime_flags=4
+forged "timerfd ticks 2^63"        edit -r "$T" --set timerfd.ticks=0x8000000000000000
+forged "timerfd interval -1"       edit -r "$T" --set timerfd.interval_ns=-1
+forged "timerfd value 2^62"        edit -r "$T" --set timerfd.value_ns=0x4000000000000000
+forged "timerfd now -5"            edit -r "$T" --set timerfd.now_ns=-5
+forged "timerfd extra_len +8"      edit -r "$T" --add extra_len=8 --resize $((EVLEN[1] + 8))
+forged "signalfd SIGKILL"          edit -r "$S" --or signalfd.sigmask=0x100
+forged "signalfd SIGSTOP"          edit -r "$S" --or signalfd.sigmask=0x40000
+forged "signalfd O_NONBLOCK|O_ASYNC" edit -r "$S" --or flags=0o20000
+forged "signalfd no payload"       edit -r "$S" --set extra_len=0 --resize $((EVLEN[2] - 8))
+"${FORGE[@]}" batch "$EVGOOD" < "$W/forge.batch" > "$W/forge.results" 2> "$W/forge.err"
+mapfile -t RES < "$W/forge.results"
+for i in "${!FNAME[@]}"; do
+	if [ "${RES[$i]:-}" != "ok ${FOUT[$i]}" ]; then
+		FAILED=$((FAILED + 1))
+		echo "FAIL ${FNAME[$i]}: forge.py: ${RES[$i]:-no answer} $(quote "$W/forge.err")"
+	elif [ "${FPAT[$i]}" = control ]; then
+		control "${FNAME[$i]}" "${FOUT[$i]}"
+	else
+		check "${FNAME[$i]}" "${FOUT[$i]}" "${FPAT[$i]}"
+	fi
+	rm -f "${FOUT[$i]}"
+done
+
 # ---- done -----------------------------------------------------------------
 
 if alive "$PID"; then

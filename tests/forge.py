@@ -25,7 +25,8 @@ usage:
       --offset K --bytes HEX                overwrite bytes at payload offset K
                                             (K: a number, negative from the
                                             end, or a field name)
-      --set NAME=VAL                        a named field (see FIELDS)
+      --set NAME=VAL                        a named field (see FIELDS; a
+                                            FILE's own state: FILE_EXTRA)
       --add NAME=DELTA  --or NAME=BITS      relative to its current value
       --set-u8/--set-u16/--set-u32/--set-u64 OFF=VAL   raw little-endian
       --resize N                            cut or zero-extend the payload
@@ -205,6 +206,17 @@ FIELDS = {
                  chain=(24, 'I'), reserved=(28, 'I')),
 }
 
+# The FILE kinds' own state, after the path (src/image_format.h): a FILE
+# field KIND.NAME is at 56 + path_len + its offset here.
+FILE_HEAD = 56
+FILE_EXTRA = {
+    'eventfd': dict(count=(0, 'Q'), flags=(8, 'I'), reserved=(12, 'I')),
+    'timerfd': dict(clockid=(0, 'i'), settime_flags=(4, 'I'),
+                    ticks=(8, 'Q'), interval_ns=(16, 'q'),
+                    value_ns=(24, 'q'), now_ns=(32, 'q')),
+    'signalfd': dict(sigmask=(0, 'Q')),
+}
+
 
 class ForgeError(Exception):
     pass
@@ -382,6 +394,10 @@ def field(rec, name):
     f = FIELDS.get(rec.name(), {})
     if name in f:
         return f[name]
+    kind, dot, sub = name.partition('.')
+    if rec.name() == 'FILE' and dot and sub in FILE_EXTRA.get(kind, {}):
+        off, fmt = FILE_EXTRA[kind][sub]
+        return FILE_HEAD + get(rec, 48, 'I') + off, fmt
     try:
         return num(name), None
     except ForgeError:

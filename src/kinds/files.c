@@ -32,6 +32,9 @@ static const struct file_ops *const file_kinds[] = {
 	&file_reg,
 	&file_dir,
 	&file_chr,
+	&file_eventfd,
+	&file_timerfd,
+	&file_signalfd,
 };
 #define NR_FILE_KINDS (int)(sizeof(file_kinds) / sizeof(file_kinds[0]))
 

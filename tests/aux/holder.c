@@ -3,9 +3,11 @@
  * left exactly as it was: its counter kept running, its memory intact.
  * usage: holder MODE GOFILE [MiB]
  * MODE: plain iouring netlink thread child vfork vmsibling orphansession
+ * evfds
  * (iouring and netlink: fds of kinds ckpt does not support; vfork: we
  * wait in vfork() for our child; vmsibling: two children sharing memory
- * with each other, not with us)
+ * with each other, not with us; evfds: an eventfd, a timerfd and a
+ * signalfd, at fds 3, 4, 5)
  * (orphansession: a grandchild re-parented to us, in a session whose
  * leader, its parent, has exited) */
 #define _GNU_SOURCE
@@ -18,9 +20,12 @@
 #include <string.h>
 #include <linux/io_uring.h>
 #include <linux/netlink.h>
+#include <sys/eventfd.h>
 #include <sys/prctl.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -51,6 +56,20 @@ static void orphan_session(void)
 		_exit(0);
 	}
 	waitpid(leader, NULL, 0);
+}
+
+static void event_fds(void)
+{
+	struct itimerspec its = { { 1, 0 }, { 1, 0 } };
+	sigset_t m;
+	int t;
+
+	sigemptyset(&m);
+	sigaddset(&m, SIGUSR1);
+	eventfd(5, EFD_SEMAPHORE);
+	t = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK);
+	timerfd_settime(t, 0, &its, NULL);
+	signalfd(-1, &m, 0);
 }
 
 static void *idle(void *arg)
@@ -89,6 +108,8 @@ int main(int argc, char **argv)
 		idle(NULL);
 	else if (!strcmp(argv[1], "orphansession"))
 		orphan_session();
+	else if (!strcmp(argv[1], "evfds"))
+		event_fds();
 	else if (!strcmp(argv[1], "vmsibling") && fork() == 0) {
 		/* our child and its CLONE_PARENT sibling share their memory,
 		 * and neither shares ours */
