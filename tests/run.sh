@@ -432,6 +432,12 @@ test_orphan_session() {
 	done
 }
 
+# --shell-job: a job of a shell on one pty, restarted as a job of a shell
+# on another (tests/aux/shelljob.py says all it checks).
+test_shell_job() {
+	timeout $RESTART_TIMEOUT $PYTHON tests/aux/shelljob.py "$CKPT" $WORK/shelljob
+}
+
 # The demo, non-interactively.
 test_demo() {
 	"$CKPT" demo > $WORK/demo.out 2>&1 || { cat $WORK/demo.out; return 1; }
@@ -470,6 +476,7 @@ want refuse_traced
 want target_dies_midway
 want restart_fails_cleanly
 want orphan_session
+want shell_job
 want bad_images
 want demo
 
