@@ -321,6 +321,33 @@ test_refuse_unknown_fd() { refused_checkpoint iouring 'fd [0-9]*: unsupported ki
 test_refuse_shared_memory() { refused_checkpoint clonevm 'child [0-9]* shares the memory (CLONE_VM'; }
 test_refuse_socket() { refused_checkpoint netlink 'fd [0-9]*: unsupported kind of file socket:'; }
 
+# Bytes queued in a pty cannot be read without consuming them: refused,
+# and they are still there for the target.
+test_refuse_pty_data() {
+	local d=$WORK/ptydata pid
+	mkdir -p $d
+	$PYTHON -c '
+import os, sys, termios, time
+m, s = os.openpty()
+t = termios.tcgetattr(s)
+t[3] &= ~termios.ECHO
+termios.tcsetattr(s, termios.TCSANOW, t)
+os.write(m, b"queued\n")
+print("READY", flush=True)
+while not os.path.exists(sys.argv[1]):
+    time.sleep(0.01)
+print("PASS" if os.read(s, 100) == b"queued\n" else "FAIL", flush=True)' $d/go > $d/out 2>&1 < /dev/null &
+	pid=$!
+	wait_for $d/out READY || return 1
+	"$CKPT" checkpoint --kill -o $d/img $pid 2> $d/err
+	[ $? = 1 ] || { echo "checkpoint did not fail"; return 1; }
+	cat $d/err
+	grep -q "pid $pid fd [0-9]*: 7 bytes queued for the slave in pty" $d/err || return 1
+	[ "$(awk '/TracerPid/ {print $2}' /proc/$pid/status)" = 0 ] || return 1
+	touch $d/go
+	wait $pid && grep -q '^PASS' $d/out
+}
+
 # --skip-unsupported leaves such fds out instead.
 test_skip_unsupported() {
 	local d=$WORK/skip pid
@@ -471,6 +498,7 @@ want pid_in_use
 want refuse_unknown_fd
 want refuse_socket
 want refuse_shared_memory
+want refuse_pty_data
 want skip_unsupported
 want refuse_traced
 want target_dies_midway
