@@ -275,7 +275,6 @@ static int wait_job(pid_t pid, struct term_save *s)
 	int status;
 
 	forward_signals(pid);
-
 	for (;;) {
 		if (waitpid(pid, &status, WUNTRACED) < 0) {
 			if (errno == EINTR)

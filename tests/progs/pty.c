@@ -4,7 +4,8 @@
  * lines on it.  After restart: termios (no echo, no output processing,
  * ^G as the interrupt character, a kill character), window size, packet
  * mode, the unlocked slave, the session and foreground group, and data
- * flowing both ways (^G must interrupt G through the terminal). */
+ * flowing both ways (^G must interrupt G through the terminal), also
+ * from an fd the leader opened as /dev/tty. */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <signal.h>
@@ -65,6 +66,10 @@ static void leader(const char *slave)
 	if (fd < 0 || dup2(fd, 0) < 0 || dup2(fd, 5) < 0)
 		_exit(10);
 	close(fd);
+	fd = open("/dev/tty", O_WRONLY);	/* the terminal by that name */
+	if (fd < 0 || dup2(fd, 7) != 7)
+		_exit(12);
+	close(fd);
 	g = fork();
 	if (g == 0) {
 		setpgid(0, 0);
@@ -74,6 +79,8 @@ static void leader(const char *slave)
 	if (tcsetpgrp(0, g))
 		_exit(11);
 	tp_wait_go();
+	if (write(7, "c7\n", 3) != 3)
+		tp_fail("writing to /dev/tty: %m");
 	tp_check(tcgetsid(5) == getpid(), "the slave is not our session's terminal (tcgetsid %d)",
 		 tcgetsid(5));
 	tp_check(tcgetpgrp(0) == g, "foreground group %d, want %d", tcgetpgrp(0), g);
@@ -81,7 +88,7 @@ static void leader(const char *slave)
 	tp_check(fd >= 0, "no controlling terminal: /dev/tty: %m");
 	tp_check(waitpid(g, &st, 0) == g && WIFEXITED(st) && !WEXITSTATUS(st),
 		 "the answerer ended with 0x%x", st);
-	_exit(tp_failures ? 12 : 0);
+	_exit(tp_failures ? 13 : 0);
 }
 
 /* One packet from the master: data without its header byte; status
@@ -169,6 +176,7 @@ int main(int argc, char **argv)
 	tp_ready();	/* nothing is queued in the pty now */
 	tp_wait_go();
 	check_settings(m);
+	expect(m, "c7\n");	/* from the leader's /dev/tty fd */
 	say(m, "ab");		/* a line killed by the kill character */
 	say(m, (char[]){ KILLC, 0 });
 	say(m, "ping\n");
