@@ -24,6 +24,9 @@ extern "C" {
 #define CKPT_DETACH		0x0100UL /* hand the restored root to init */
 /* Flags of both. */
 #define CKPT_VERBOSE		0x1000UL /* log each step, not only errors */
+#define CKPT_SHELL_JOB		0x2000UL /* a job of an interactive shell: its
+					  * terminal becomes the restart
+					  * caller's (docs/design.md) */
 
 /* What a call reports beyond its return value (optional). */
 struct ckpt_result {

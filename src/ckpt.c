@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "../include/ckpt.h"
@@ -19,30 +20,37 @@
 
 static const char usage_main[] =
 	"usage: ckpt COMMAND [OPTIONS]\n"
-	"  checkpoint [-o FILE|-] [--kill] [--skip-unsupported] [--log FILE] [-v] PID\n"
-	"  restart [--detach] [--pidns] [--log FILE] [-v] FILE|-\n"
+	"  checkpoint [-o FILE|-] [--kill] [--skip-unsupported] [--shell-job] [--log FILE] [-v] PID\n"
+	"  restart [--detach] [--pidns] [--shell-job] [--log FILE] [-v] FILE|-\n"
 	"  info [--json] FILE|-\n"
 	"  demo\n"
 	"  --help, --version\n"
 	"Run 'ckpt COMMAND --help' for one command.\n";
 
 static const char usage_checkpoint[] =
-	"usage: ckpt checkpoint [-o FILE|-] [--kill] [--skip-unsupported] [--log FILE] [-v] PID\n"
+	"usage: ckpt checkpoint [-o FILE|-] [--kill] [--skip-unsupported] [--shell-job] [--log FILE] [-v] PID\n"
 	"Write an image of process PID.  It runs on unchanged unless --kill,\n"
 	"which ends it once the image is complete and synced.\n"
 	"  -o FILE             image file, '-' for standard output (default ckpt-PID.img)\n"
 	"  --kill              end the process after a successful checkpoint\n"
 	"  --skip-unsupported  leave out fds of unsupported kinds instead of failing\n"
+	"  --shell-job         PID is a job of an interactive shell: its fds on the\n"
+	"                      shell's terminal are saved as 'the job's terminal'\n"
+	"                      (without it, a terminal outside the tree at an fd\n"
+	"                      above 2 is refused)\n"
 	"  --log FILE          append messages to FILE\n"
 	"  -v                  log every step\n"
 	"Exit: 0 done, 1 checkpoint failed (the process runs on as before), 2 usage.\n";
 
 static const char usage_restart[] =
-	"usage: ckpt restart [--detach] [--pidns] [--log FILE] [-v] FILE|-\n"
+	"usage: ckpt restart [--detach] [--pidns] [--shell-job] [--log FILE] [-v] FILE|-\n"
 	"Restore the processes saved in FILE ('-': standard input) with their pids.\n"
 	"  --detach    print its pid and return once it runs (it is handed to init)\n"
 	"  --pidns     restore in a new pid namespace, where the pids are always free\n"
 	"              (ckpt's child is the namespace's init, which reaps its orphans)\n"
+	"  --shell-job run it as a job on this terminal: its terminal fds are this\n"
+	"              terminal, it gets its saved termios and the foreground (both\n"
+	"              are given back when it ends); needed for an image of a shell job\n"
 	"  --log FILE  append messages to FILE\n"
 	"  -v          log every step\n"
 	"Without --detach ckpt stays its parent, forwards SIGINT/SIGTERM/SIGHUP to\n"
@@ -104,6 +112,7 @@ static int cmd_checkpoint(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "kill", no_argument, 0, 'k' },
 		{ "skip-unsupported", no_argument, 0, 's' },
+		{ "shell-job", no_argument, 0, 'j' },
 		{ "log", required_argument, 0, 'l' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0 },
@@ -120,6 +129,7 @@ static int cmd_checkpoint(int argc, char **argv)
 		case 'o': out = optarg; break;
 		case 'k': o.flags |= CKPT_KILL; break;
 		case 's': o.flags |= CKPT_SKIP_UNSUPPORTED; break;
+		case 'j': o.flags |= CKPT_SHELL_JOB; break;
 		case 'l': o.log = optarg; break;
 		case 'v': o.flags |= CKPT_VERBOSE; break;
 		case 'h': fputs(usage_checkpoint, stdout); return 0;
@@ -176,15 +186,21 @@ static void forward(int sig, siginfo_t *si, void *uc)
 		kill(restored_child, sig);
 }
 
-int wait_child(pid_t pid)
+static void forward_signals(pid_t pid)
 {
 	struct sigaction sa = { .sa_sigaction = forward, .sa_flags = SA_SIGINFO | SA_RESTART };
-	int status;
 
 	restored_child = pid;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+}
+
+int wait_child(pid_t pid)
+{
+	int status;
+
+	forward_signals(pid);
 	while (waitpid(pid, &status, 0) < 0) {
 		if (errno != EINTR) {
 			perror("ckpt: waitpid");
@@ -196,17 +212,98 @@ int wait_child(pid_t pid)
 	return WEXITSTATUS(status);
 }
 
+/* --shell-job: the terminal as restart found it, in the foreground.  The
+ * job gets the foreground and its own termios; both come back to us when
+ * it ends or stops, as a shell would take them back. */
+struct term_save {
+	int fd;
+	bool fg;
+	struct termios tio;
+};
+
+static void term_save(struct term_save *s, unsigned long flags)
+{
+	s->fd = -1;
+	s->fg = false;
+	if (!(flags & CKPT_SHELL_JOB))
+		return;
+	s->fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+	s->fg = s->fd >= 0 && tcgetpgrp(s->fd) == getpgrp() && !tcgetattr(s->fd, &s->tio);
+}
+
+/* Back to us (we are in the background now: SIGTTOU is held off). */
+static void term_take(struct term_save *s)
+{
+	sigset_t ttou, old;
+
+	sigemptyset(&ttou);
+	sigaddset(&ttou, SIGTTOU);
+	sigprocmask(SIG_BLOCK, &ttou, &old);
+	tcsetpgrp(s->fd, getpgrp());
+	tcsetattr(s->fd, TCSADRAIN, &s->tio);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+static void term_restore(struct term_save *s, bool job_runs_on)
+{
+	if (s->fg && !job_runs_on)
+		term_take(s);
+	if (s->fd >= 0)
+		close(s->fd);
+}
+
+/* The job stopped (^Z): the terminal comes back to us and we stop too,
+ * so that the shell sees its job stopped; when it continues us, the job
+ * gets the terminal and continues. */
+static void job_stopped(pid_t pid, struct term_save *s)
+{
+	struct termios job;
+	pid_t pg = getpgid(pid);
+	bool got = !tcgetattr(s->fd, &job);
+
+	term_take(s);
+	raise(SIGTSTP);
+	if (got)
+		tcsetattr(s->fd, TCSADRAIN, &job);
+	if (pg > 0)
+		tcsetpgrp(s->fd, pg);
+	kill(pg > 0 ? -pg : pid, SIGCONT);
+}
+
+static int wait_job(pid_t pid, struct term_save *s)
+{
+	int status;
+
+	forward_signals(pid);
+	for (;;) {
+		if (waitpid(pid, &status, WUNTRACED) < 0) {
+			if (errno == EINTR)
+				continue;
+			perror("ckpt: waitpid");
+			return EXIT_RESTART;
+		}
+		if (!WIFSTOPPED(status))
+			break;
+		job_stopped(pid, s);
+	}
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
 static int cmd_restart(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "detach", no_argument, 0, 'd' },
 		{ "pidns", no_argument, 0, 'p' },
+		{ "shell-job", no_argument, 0, 'j' },
 		{ "log", required_argument, 0, 'l' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0 },
 	};
 	struct common o = { 0 };
 	struct ckpt_result r = { 0 };
+	struct term_save ts;
 	bool pidns = false;
 	int c, fd, ret;
 
@@ -214,6 +311,7 @@ static int cmd_restart(int argc, char **argv)
 		switch (c) {
 		case 'd': o.flags |= CKPT_DETACH; break;
 		case 'p': pidns = true; break;
+		case 'j': o.flags |= CKPT_SHELL_JOB; break;
 		case 'l': o.log = optarg; break;
 		case 'v': o.flags |= CKPT_VERBOSE; break;
 		case 'h': fputs(usage_restart, stdout); return 0;
@@ -235,20 +333,28 @@ static int cmd_restart(int argc, char **argv)
 			return EXIT_RESTART;
 		}
 	}
-	if (pidns)
-		return restart_in_pidns(fd, o.flags, o.logfd);
+	term_save(&ts, o.flags);
+	if (pidns) {
+		ret = restart_in_pidns(fd, o.flags, o.logfd);
+		term_restore(&ts, o.flags & CKPT_DETACH);
+		return ret;
+	}
 	ret = ckpt_restart_r(0, fd, o.flags, o.logfd, &r);
 	if (fd != 0)
 		close(fd);
 	if (ret < 0) {
+		term_restore(&ts, false);
 		report(&o, "restart", &r);
 		return EXIT_RESTART;
 	}
 	if (o.flags & CKPT_DETACH) {
+		term_restore(&ts, true);
 		printf("%d\n", ret);
 		return 0;
 	}
-	return wait_child(ret);
+	ret = ts.fg ? wait_job(ret, &ts) : wait_child(ret);
+	term_restore(&ts, false);
+	return ret;
 }
 
 static int cmd_info(int argc, char **argv)

@@ -549,6 +549,7 @@ const char *rec_type_name(uint32_t t)
 	case REC_FILE: return "FILE";
 	case REC_FD: return "FD";
 	case REC_PIPE: return "PIPE";
+	case REC_TTY: return "TTY";
 	case REC_TAIL: return "TAIL";
 	case REC_ERROR: return "ERROR";
 	}

@@ -38,9 +38,10 @@ enum ckpt_rec_type {
 	REC_FILE	= 140,	/* an open file description (objref) */
 	REC_FD		= 141,	/* an fd-table slot referring to a FILE */
 	REC_PIPE	= 142,	/* a pipe: capacity, the data in it */
+	REC_TTY		= 150,	/* a terminal: a pty pair, or the job's */
 	/* given out to kinds being built, each its range:
 	 * 143-144 file contents (deleted files, memfds), 145-147 locks,
-	 * FIFOs, 148-149 epoll/inotify, 150-151 terminals, 152-155 unix
+	 * FIFOs, 148-149 epoll/inotify, 151 terminals, 152-155 unix
 	 * sockets, 156-159 TCP/UDP, 160-169 32-bit tasks */
 	REC_TAIL	= 9001,
 	REC_ERROR	= 9999,
@@ -281,6 +282,46 @@ struct rec_pipe {
 	uint32_t capacity;	/* F_GETPIPE_SZ */
 	uint32_t data_len;	/* bytes in it, which follow */
 	uint32_t reserved;
+};
+
+/* A terminal (REC_TTY), named by the FILE_TTY descriptions of it. */
+enum tty_kind {
+	TTY_PTY		= 1,	/* a pty pair with its master in the tree */
+	TTY_JOB		= 2,	/* the shell job's terminal (--shell-job):
+				 * restart's own terminal in its place */
+};
+
+#define TTY_PKT		0x1	/* master in packet mode (TIOCPKT) */
+#define TTY_LOCKED	0x2	/* slave locked (TIOCSPTLCK) */
+#define TTY_FLAGS	0x3
+
+struct rec_tty {
+	uint32_t id;		/* objref */
+	uint32_t kind;		/* enum tty_kind */
+	uint32_t index;		/* /dev/pts/N at checkpoint: informational */
+	uint32_t flags;		/* TTY_* */
+	uint32_t sid;		/* pty: session it is the controlling
+				 * terminal of (its leader is in the tree) */
+	uint32_t fg_pgrp;	/* pty: its foreground process group */
+	uint32_t iflag, oflag, cflag, lflag;	/* termios */
+	uint32_t ispeed, ospeed;
+	uint8_t cc[32];		/* c_cc[NCCS] */
+	uint8_t line;		/* line discipline: 0 (N_TTY) */
+	uint8_t pad[3];
+	uint16_t ws_row, ws_col, ws_xpixel, ws_ypixel;	/* winsize */
+	uint32_t reserved;
+};
+
+/* The extra bytes of a FILE_TTY description. */
+enum tty_role {
+	TTY_MASTER	= 1,	/* of a TTY_PTY */
+	TTY_SLAVE	= 2,	/* of a TTY_PTY (or /dev/tty naming it) */
+	TTY_TERM	= 3,	/* of the TTY_JOB */
+};
+
+struct rec_tty_file {
+	uint32_t tty_id;	/* its TTY record */
+	uint32_t role;		/* enum tty_role */
 };
 
 struct rec_file {

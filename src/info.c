@@ -112,6 +112,7 @@ static size_t min_len(uint32_t type)
 	case REC_FILE: return sizeof(struct rec_file);
 	case REC_FD: return sizeof(struct rec_fd);
 	case REC_PIPE: return sizeof(struct rec_pipe);
+	case REC_TTY: return sizeof(struct rec_tty);
 	}
 	return 0;
 }

@@ -14,6 +14,7 @@ const struct kind_ops *const ckpt_kinds[] = {
 	&kind_task,
 	&kind_pipe,
 	&kind_files,
+	&kind_tty,
 	&kind_mm,
 	&kind_fs,
 	&kind_rlimits,

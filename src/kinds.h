@@ -63,6 +63,19 @@ struct cpt_ctx {
 	struct cpt_pipe *pipes;	/* every pipe the tree holds an end of */
 	int nr_pipes;
 	bool pipes_scanned;
+	struct cpt_pty *ptys;	/* every pty master the tree holds */
+	int nr_ptys;
+	bool ptys_scanned;
+	uint32_t job_tty;	/* the job's terminal's TTY record, once written */
+};
+
+struct cpt_pty {
+	uint32_t index;		/* /dev/pts/N */
+	pid_t pid;		/* a process of the tree with the master */
+	int fd;
+	pid_t slave_pid;	/* one with the slave (0: none) */
+	int slave_fd;
+	uint32_t id;		/* its TTY record, once written */
 };
 
 struct cpt_pipe {
@@ -166,7 +179,7 @@ struct kind_ops {
 	void (*show)(struct info_out *o, const struct rec *r);
 };
 
-extern const struct kind_ops kind_task, kind_pipe, kind_mm, kind_files, kind_fs,
+extern const struct kind_ops kind_task, kind_pipe, kind_tty, kind_mm, kind_files, kind_fs,
 	kind_rlimits, kind_timers, kind_signals, kind_creds, kind_regs;
 extern const struct kind_ops *const ckpt_kinds[];
 extern const int ckpt_nr_kinds;
@@ -193,6 +206,12 @@ int rst_thread_add(struct rst_task *t, pid_t tid);
 void rst_task_free(struct rst_task *t);
 /* Per-kind state of the whole image (objects shared across the tree). */
 void *kind_ctx_state(struct rst_ctx *c, const struct kind_ops *k, size_t size);
+/* tty.c: with --shell-job, give the terminal to the restored job (its
+ * termios, the foreground) just before it is let go. */
+int tty_job_start(struct rst_ctx *c);
+/* tty.c: a session leader just made its session: it takes its pty as its
+ * controlling terminal now, so that its members inherit it. */
+int tty_session_made(struct rst_ctx *c, struct rst_task *t);
 void rst_ctx_free(struct rst_ctx *c);
 #define KCSTATE(c, k) ((c)->kind_state[kind_index(&(k))])
 #define KSTATE(t, k) ((t)->kind_state[kind_index(&(k))])

@@ -712,7 +712,8 @@ static int make_session(struct rst_ctx *c, struct rst_task *t)
 	ret = stat_ids(t->pid, &pgid, &sid);
 	if (ret)
 		return log_err(c->log, -ret, "pid %d: stat:", t->pid);
-	return sid == t->pid ? 0 : rcheck(&t->rm, NULL, "setsid", SYS_setsid, 0);
+	ret = sid == t->pid ? 0 : rcheck(&t->rm, NULL, "setsid", SYS_setsid, 0);
+	return ret ? ret : tty_session_made(c, t);
 }
 
 /* Process groups, once every process exists; then a check that sessions
@@ -723,8 +724,14 @@ static int make_session(struct rst_ctx *c, struct rst_task *t)
 static int set_ids(struct rst_ctx *c, struct helpers *hs)
 {
 	struct rst_task *root = c->tasks[0];
-	pid_t root_pgid, root_sid, pgid, sid;
-	int ret = stat_ids(root->pid, &root_pgid, &root_sid);
+	pid_t root_pgid = 0, root_sid = 0, pgid, sid;
+	int ret = 0;
+
+	/* a shell job is a group of its own, as its shell made it */
+	if ((c->flags & CKPT_SHELL_JOB) && root->t.pgid == (uint32_t)root->pid)
+		ret = rcheck(&root->rm, NULL, "setpgid", SYS_setpgid, 0, 0);
+	if (!ret)
+		ret = stat_ids(root->pid, &root_pgid, &root_sid);
 
 	for (int i = 1; i < c->nr_tasks && !ret; i++) {
 		struct rst_task *t = c->tasks[i];
@@ -851,6 +858,8 @@ static int build_tree(struct rst_ctx *c)
 		if (!(c->tasks[i]->t.flags & TASK_ZOMBIE))
 			ret = build(c, c->tasks[i]);
 	}
+	if (!ret)
+		ret = tty_job_start(c);
 	/* children first: a parent let go before its child could see it
 	 * still held */
 	for (int i = c->nr_tasks - 1; i >= 0 && !ret; i--) {

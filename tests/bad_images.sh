@@ -427,6 +427,30 @@ forged "CREDS nr_groups 1e6"       edit -r CREDS --set nr_groups=1000000
 forged "FILE kind 99"              edit -r FILE --set kind=99
 forged "FILE extra_len past end"    edit -r FILE --set extra_len=64
 forged "FILE extra_len huge"        edit -r FILE --set extra_len=0xfffffff0
+# terminals: a TTY record (its fields in order, see ttyrec) before the
+# first FILE, and a FILE made a tty description of it (8 extra bytes)
+ttyrec() {	# ID KIND FLAGS SID FG_PGRP LFLAG ISPEED LINE RESERVED
+	printf '%s' "$(le 4 "$1")$(le 4 "$2")$(zeros 4)$(le 4 "$3")$(le 4 "$4")$(le 4 "$5")$(zeros 12)$(le 4 "$6")$(le 4 "$7")$(zeros 4)$(zeros 32)$(le 1 "$8")$(zeros 11)$(le 4 "$9")"
+}
+forged "control: an unused pty"    --control insert --at before:FILE --type TTY --payload "$(ttyrec 99 1 3 0 0 0x8a3b 15 0 0)"
+forged "TTY kind 3"                insert --at before:FILE --type TTY --payload "$(ttyrec 99 3 0 0 0 0 0 0 0)"
+forged "TTY id 0"                  insert --at before:FILE --type TTY --payload "$(ttyrec 0 1 0 0 0 0 0 0 0)"
+forged "TTY flags 0x4"             insert --at before:FILE --type TTY --payload "$(ttyrec 99 1 4 0 0 0 0 0 0)"
+forged "TTY reserved 1"            insert --at before:FILE --type TTY --payload "$(ttyrec 99 1 0 0 0 0 0 0 1)"
+forged "TTY line discipline 2"     insert --at before:FILE --type TTY --payload "$(ttyrec 99 1 0 0 0 0 0 2 0)"
+forged "TTY lflag 0x20000"         insert --at before:FILE --type TTY --payload "$(ttyrec 99 1 0 0 0 0x20000 0 0 0)"
+forged "TTY ispeed 0x2000"         insert --at before:FILE --type TTY --payload "$(ttyrec 99 1 0 0 0 0 0x2000 0 0)"
+forged "TTY foreground, no session" insert --at before:FILE --type TTY --payload "$(ttyrec 99 1 0 0 7 0 0 0 0)"
+forged "TTY session of no process" insert --at before:FILE --type TTY --payload "$(ttyrec 99 1 0 4000000 0 0 0 0 0)"
+forged "TTY job with flags"        insert --at before:FILE --type TTY --payload "$(ttyrec 99 2 1 0 0 0 0 0 0)"
+forged "TTY twice"                 insert --at before:FILE --type TTY --payload "$(ttyrec 99 1 0 0 0 0 0 0 0)" --type TTY --payload "$(ttyrec 99 1 0 0 0 0 0 0 0)"
+forged "TTY job, no --shell-job" --expect "elsewhere:shell-job" insert --at before:FILE --type TTY --payload "$(ttyrec 99 2 0 0 0 0 0 0 0)"
+for r in "${RECS[@]}"; do	# the first FILE
+	read -r _ _ type flen _ <<< "$r"
+	[ "$type" = FILE ] && break
+done
+forged "FILE tty without its extra" edit -r FILE --set kind=14
+forged "FILE tty of no TTY"        edit -r FILE --set kind=14 --set extra_len=8 --resize $((flen + 8))
 forged "FD of a missing file id"   edit -r FD --set file_id=99
 forged "FD number repeated"        edit -r 'FD#-1' --set fd=0
 forged "FD numbers out of order"   move -r FD --at after:'FD#-1'

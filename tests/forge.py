@@ -66,7 +66,8 @@ TYPES = {
     'HEAD': 1, 'TASK': 100, 'THREAD': 101, 'REGS': 102, 'XSTATE': 103,
     'SIGPENDING': 104, 'MM': 110, 'VMA': 111, 'PAGES': 112, 'PAGES_REF': 113, 'SIGHAND': 120,
     'ITIMERS': 121, 'POSIX_TIMER': 122, 'RLIMITS': 130, 'FS': 131,
-    'CREDS': 132, 'FILE': 140, 'FD': 141, 'TAIL': 9001, 'ERROR': 9999,
+    'CREDS': 132, 'FILE': 140, 'FD': 141, 'TTY': 150,
+    'TAIL': 9001, 'ERROR': 9999,
 }
 NAMES = {v: k for k, v in TYPES.items()}
 
@@ -202,6 +203,13 @@ FIELDS = {
                  rdev=(40, 'Q'), path_len=(48, 'I'), extra_len=(52, 'I')),
     'FD': dict(fd=(0, 'I'), file_id=(4, 'I'), cloexec=(8, 'I'),
                reserved=(12, 'I')),
+    'TTY': dict(id=(0, 'I'), kind=(4, 'I'), index=(8, 'I'), flags=(12, 'I'),
+                sid=(16, 'I'), fg_pgrp=(20, 'I'), iflag=(24, 'I'),
+                oflag=(28, 'I'), cflag=(32, 'I'), lflag=(36, 'I'),
+                ispeed=(40, 'I'), ospeed=(44, 'I'), cc=(48, '32s'),
+                line=(80, 'B'), pad=(81, '3s'), ws_row=(84, 'H'),
+                ws_col=(86, 'H'), ws_xpixel=(88, 'H'), ws_ypixel=(90, 'H'),
+                reserved=(92, 'I')),
     'TAIL': dict(magic=(0, 'Q'), nr_records=(8, 'Q'), offset=(16, 'Q'),
                  chain=(24, 'I'), reserved=(28, 'I')),
 }

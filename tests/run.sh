@@ -344,6 +344,33 @@ test_refuse_vfork() { refused_checkpoint vfork 'pid [0-9]* does not stop: it is 
 test_refuse_shared_memory() { refused_checkpoint vmsibling 'share their memory (CLONE_VM), and neither has it from its parent'; }
 test_refuse_socket() { refused_checkpoint netlink 'fd [0-9]*: unsupported kind of file socket:'; }
 
+# Bytes queued in a pty cannot be read without consuming them: refused,
+# and they are still there for the target.
+test_refuse_pty_data() {
+	local d=$WORK/ptydata pid
+	mkdir -p $d
+	$PYTHON -c '
+import os, sys, termios, time
+m, s = os.openpty()
+t = termios.tcgetattr(s)
+t[3] &= ~termios.ECHO
+termios.tcsetattr(s, termios.TCSANOW, t)
+os.write(m, b"queued\n")
+print("READY", flush=True)
+while not os.path.exists(sys.argv[1]):
+    time.sleep(0.01)
+print("PASS" if os.read(s, 100) == b"queued\n" else "FAIL", flush=True)' $d/go > $d/out 2>&1 < /dev/null &
+	pid=$!
+	wait_for $d/out READY || return 1
+	"$CKPT" checkpoint --kill -o $d/img $pid 2> $d/err
+	[ $? = 1 ] || { echo "checkpoint did not fail"; return 1; }
+	cat $d/err
+	grep -q "pid $pid fd [0-9]*: 7 bytes queued for the slave in pty" $d/err || return 1
+	[ "$(awk '/TracerPid/ {print $2}' /proc/$pid/status)" = 0 ] || return 1
+	touch $d/go
+	wait $pid && grep -q '^PASS' $d/out
+}
+
 # --skip-unsupported leaves such fds out instead.
 test_skip_unsupported() {
 	local d=$WORK/skip pid
@@ -455,6 +482,12 @@ test_orphan_session() {
 	done
 }
 
+# --shell-job: a job of a shell on one pty, restarted as a job of a shell
+# on another (tests/aux/shelljob.py says all it checks).
+test_shell_job() {
+	timeout $RESTART_TIMEOUT $PYTHON tests/aux/shelljob.py "$CKPT" $WORK/shelljob
+}
+
 # The demo, non-interactively.
 test_demo() {
 	"$CKPT" demo > $WORK/demo.out 2>&1 || { cat $WORK/demo.out; return 1; }
@@ -490,11 +523,13 @@ want refuse_unknown_fd
 want refuse_socket
 want refuse_shared_memory
 want refuse_vfork
+want refuse_pty_data
 want skip_unsupported
 want refuse_traced
 want target_dies_midway
 want restart_fails_cleanly
 want orphan_session
+want shell_job
 want bad_images
 want demo
 

@@ -28,6 +28,7 @@
 
 static const struct file_ops *const file_kinds[] = {
 	&file_pipe,	/* before inherit: a pipe inside the tree at fd 0-2 */
+	&file_tty,	/* before inherit: a pty inside the tree, the job's tty */
 	&file_inherit,
 	&file_reg,
 	&file_dir,

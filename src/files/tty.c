@@ -1,0 +1,775 @@
+/* tty.c - terminals (TTY records, FILE_TTY descriptions).
+ *
+ * A pty pair whose master is held in the tree (TTY_PTY) is made anew at
+ * restart by ckpt itself (/dev/ptmx), with the saved termios, window
+ * size, packet mode and lock state; each process takes its master or a
+ * slave description from ckpt with pidfd_getfd(), and the session leader
+ * that had the slave as its controlling terminal gets it back
+ * (TIOCSCTTY), with the foreground group (TIOCSPGRP).  Its index
+ * (/dev/pts/N) is another one then: no path is trusted.  Data queued in
+ * the pty cannot be read without consuming it, so a pty with queued
+ * bytes (FIONREAD) is refused.
+ *
+ * Any other terminal is outside the tree.  At fds 0-2 it is stdio that
+ * restart's own replaces (inherit.c), unless the tree is a shell job
+ * (CKPT_SHELL_JOB): then every fd of the job's controlling terminal, at
+ * any number, is the TTY_JOB, and at restart opens restart's terminal
+ * (/dev/tty), which gets the job's termios and hands the foreground to
+ * the job's group.  An outside terminal at fd > 2 is refused otherwise.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "../../include/ckpt.h"
+#include "../files.h"
+
+#ifndef TIOCGPTPEER
+#define TIOCGPTPEER	_IO('T', 0x41)
+#endif
+#define SPEED_BITS	0x100fu		/* CBAUD | CBAUDEX */
+#define CIBAUD_BITS	0x100f0000u
+
+static bool is_master(dev_t rdev)
+{
+	return major(rdev) == 5 && minor(rdev) == 2;
+}
+
+static bool is_pts(dev_t rdev)
+{
+	return major(rdev) >= 136 && major(rdev) <= 143;
+}
+
+static uint32_t pts_index(dev_t rdev)
+{
+	return ((major(rdev) - 136) << 20) | minor(rdev);
+}
+
+static bool is_terminal(dev_t rdev)
+{
+	unsigned int ma = major(rdev);
+
+	return ma == 4 || ma == 5 || is_pts(rdev);
+}
+
+/* ---- checkpoint ---- */
+
+/* The controlling terminal of @pid (0: none), from /proc stat's tty_nr. */
+static dev_t ctty_of(pid_t pid)
+{
+	unsigned long long f[PROC_STAT_FIELDS];
+	unsigned int nr;
+
+	if (proc_stat(pid, NULL, f))
+		return 0;
+	nr = f[7];
+	return nr ? makedev((nr >> 8) & 0xfff, (nr & 0xff) | ((nr >> 12) & 0xfff00)) : 0;
+}
+
+static struct cpt_pty *pty_find(struct cpt_ctx *c, uint32_t index, bool add)
+{
+	struct cpt_pty *p;
+
+	for (int i = 0; i < c->nr_ptys; i++)
+		if (c->ptys[i].index == index)
+			return &c->ptys[i];
+	if (!add)
+		return NULL;
+	p = realloc(c->ptys, (c->nr_ptys + 1) * sizeof(*p));
+	if (!p)
+		return NULL;
+	c->ptys = p;
+	p = &p[c->nr_ptys++];
+	memset(p, 0, sizeof(*p));
+	p->index = index;
+	return p;
+}
+
+static int master_index(pid_t pid, int fd, uint32_t *index)
+{
+	char name[32], *info, *q;
+	int ret;
+
+	snprintf(name, sizeof(name), "fdinfo/%d", fd);
+	ret = proc_read(pid, name, &info, NULL);
+	if (ret)
+		return ret;
+	q = strstr(info, "tty-index:");
+	if (q)
+		*index = strtoul(q + 10, NULL, 10);
+	free(info);
+	return q ? 0 : -EINVAL;
+}
+
+static int note_fd(struct cpt_ctx *c, pid_t pid, int fd)
+{
+	struct cpt_pty *p;
+	char path[64];
+	struct stat st;
+	uint32_t index;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", pid, fd);
+	if (stat(path, &st) || !S_ISCHR(st.st_mode))
+		return 0;
+	if (is_master(st.st_rdev)) {
+		if (master_index(pid, fd, &index))
+			return log_err(c->log, EINVAL, "pid %d fd %d: a pty master without its index",
+				       pid, fd);
+		p = pty_find(c, index, true);
+		if (p && !p->pid) {
+			p->pid = pid;
+			p->fd = fd;
+		}
+	} else if (is_pts(st.st_rdev)) {
+		p = pty_find(c, pts_index(st.st_rdev), true);
+		if (p && !p->slave_pid) {
+			p->slave_pid = pid;
+			p->slave_fd = fd;
+		}
+	} else {
+		return 0;
+	}
+	return p ? 0 : log_err(c->log, ENOMEM, "pty table:");
+}
+
+/* Every pty master and slave the tree holds: a pty is inside the tree
+ * when its master is. */
+static int scan(struct cpt_ctx *c)
+{
+	int ret = 0;
+
+	c->ptys_scanned = true;
+	for (int i = 0; i < c->nr_tasks && !ret; i++) {
+		struct cpt_task *t = c->tasks[i];
+		char path[64];
+		struct dirent *de;
+		DIR *d;
+
+		if (t->zombie || t->shares_files)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/fd", t->pid);
+		d = opendir(path);
+		if (!d)
+			return log_err(c->log, errno, "pid %d: listing fds:", t->pid);
+		while (!ret && (de = readdir(d)))
+			if (de->d_name[0] != '.')
+				ret = note_fd(c, t->pid, atoi(de->d_name));
+		closedir(d);
+	}
+	return ret;
+}
+
+enum tty_class { CL_NONE, CL_MASTER, CL_SLAVE, CL_JOB, CL_REFUSE };
+
+static enum tty_class classify(struct cpt_ctx *c, const struct fd_probe *p,
+			       struct cpt_pty **pty)
+{
+	dev_t dev = p->st.st_rdev;
+	uint32_t index;
+
+	*pty = NULL;
+	if (!S_ISCHR(p->st.st_mode) || !is_terminal(dev) ||
+	    (!c->ptys_scanned && scan(c)))
+		return CL_NONE;
+	if (is_master(dev))
+		return master_index(p->pid, p->fd, &index) ||
+		       !(*pty = pty_find(c, index, false)) ? CL_NONE : CL_MASTER;
+	if (dev == makedev(5, 0))	/* /dev/tty: the holder's terminal */
+		dev = ctty_of(p->pid);
+	if (dev && is_pts(dev) && (*pty = pty_find(c, pts_index(dev), false)) &&
+	    (*pty)->pid)
+		return CL_SLAVE;
+	*pty = NULL;
+	if ((c->flags & CKPT_SHELL_JOB) && dev && dev == ctty_of(c->tasks[0]->pid))
+		return CL_JOB;
+	if (p->fd <= 2 || (c->flags & CKPT_SKIP_UNSUPPORTED))
+		return CL_NONE;	/* stdio (inherit.c), or skipped */
+	return CL_REFUSE;
+}
+
+static bool tty_match(struct cpt_ctx *c, const struct fd_probe *p)
+{
+	struct cpt_pty *pty;
+
+	return classify(c, p, &pty) != CL_NONE;
+}
+
+/* A copy of @pid's @fd in ckpt, to ask it things: >= 0, or -errno. */
+static int grab(struct cpt_ctx *c, pid_t pid, int fd)
+{
+	int pidfd = syscall(SYS_pidfd_open, pid, 0), got = -1, err;
+
+	if (pidfd >= 0)
+		got = syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+	err = errno;
+	if (pidfd >= 0)
+		close(pidfd);
+	if (got < 0)
+		return log_err(c->log, err, "pid %d fd %d: taking a look at its terminal:",
+			       pid, fd);
+	return got;
+}
+
+static int read_termios(int fd, struct rec_tty *rt)
+{
+	struct termios tio;
+	struct winsize ws;
+
+	if (tcgetattr(fd, &tio) || ioctl(fd, TIOCGWINSZ, &ws))
+		return -errno;
+	rt->iflag = tio.c_iflag;
+	rt->oflag = tio.c_oflag;
+	rt->cflag = tio.c_cflag;
+	rt->lflag = tio.c_lflag;
+	rt->ispeed = cfgetispeed(&tio);
+	rt->ospeed = cfgetospeed(&tio);
+	memcpy(rt->cc, tio.c_cc, sizeof(rt->cc));
+	rt->line = tio.c_line;
+	rt->ws_row = ws.ws_row;
+	rt->ws_col = ws.ws_col;
+	rt->ws_xpixel = ws.ws_xpixel;
+	rt->ws_ypixel = ws.ws_ypixel;
+	return 0;
+}
+
+static int queued(struct cpt_ctx *c, const struct cpt_pty *p, int n,
+		  const char *where)
+{
+	return log_err(c->log, EBUSY,
+		       "pid %d fd %d: %d bytes queued %s in pty %u (they cannot be saved without consuming them)",
+		       p->pid, p->fd, n, where, p->index);
+}
+
+/* Termios, window size, modes, session and foreground, all asked of the
+ * master (a pty master answers for its slave); nothing may be queued. */
+static int pty_state(struct cpt_ctx *c, const struct cpt_pty *p, int m,
+		     struct rec_tty *rt)
+{
+	int n = 0, pkt = 0, lck = 0, s, ret;
+	pid_t sid = 0, pg = 0;
+
+	if (read_termios(m, rt) < 0 || ioctl(m, TIOCGPKT, &pkt) ||
+	    ioctl(m, TIOCGPTLCK, &lck) || ioctl(m, FIONREAD, &n))
+		return log_err(c->log, errno, "pid %d fd %d: pty %u:", p->pid, p->fd,
+			       p->index);
+	if (rt->line)
+		return log_err(c->log, EOPNOTSUPP, "pid %d fd %d: pty %u has line discipline %u (only N_TTY is supported)",
+			       p->pid, p->fd, p->index, rt->line);
+	if (n)
+		return queued(c, p, n, "for the master");
+	if (p->slave_pid) {
+		s = grab(c, p->slave_pid, p->slave_fd);
+		if (s < 0)
+			return s;
+		ret = ioctl(s, FIONREAD, &n) ? -errno : 0;
+		close(s);
+		if (ret || n)
+			return ret ? log_err(c->log, -ret, "pty %u: FIONREAD:", p->index)
+				   : queued(c, p, n, "for the slave");
+	}
+	if (ioctl(m, TIOCGSID, &sid))
+		sid = 0;	/* nobody's controlling terminal */
+	if (ioctl(m, TIOCGPGRP, &pg))
+		pg = 0;
+	rt->flags = (pkt ? TTY_PKT : 0) | (lck ? TTY_LOCKED : 0);
+	rt->sid = sid;
+	rt->fg_pgrp = pg;
+	return 0;
+}
+
+static struct cpt_task *tree_task(struct cpt_ctx *c, pid_t pid)
+{
+	for (int i = 0; i < c->nr_tasks; i++)
+		if (c->tasks[i]->pid == pid && !c->tasks[i]->zombie)
+			return c->tasks[i];
+	return NULL;
+}
+
+static bool group_in_session(struct cpt_ctx *c, pid_t pgid, pid_t sid)
+{
+	unsigned long long f[PROC_STAT_FIELDS];
+
+	for (int i = 0; i < c->nr_tasks; i++)
+		if (!c->tasks[i]->zombie && !proc_stat(c->tasks[i]->pid, NULL, f) &&
+		    (pid_t)f[5] == pgid && (pid_t)f[6] == sid)
+			return true;
+	return false;
+}
+
+/* Restart makes the session of a leader in the tree, the root excepted
+ * (it stays in its caller's): only such a session can have it back. */
+static int pty_session(struct cpt_ctx *c, const struct cpt_pty *p,
+		       struct rec_tty *rt)
+{
+	struct cpt_task *leader = rt->sid ? tree_task(c, rt->sid) : NULL;
+
+	if (rt->sid && (!leader || leader == c->tasks[0]))
+		return log_err(c->log, EOPNOTSUPP,
+			       "pid %d fd %d: pty %u is the controlling terminal of session %u, led by %s (restart cannot rebuild that)",
+			       p->pid, p->fd, p->index, rt->sid,
+			       leader ? "the root of the tree" : "a process outside the tree");
+	if (rt->fg_pgrp && !group_in_session(c, rt->fg_pgrp, rt->sid)) {
+		log_info(c->log, "pty %u: foreground group %u has no process of the tree",
+			 p->index, rt->fg_pgrp);
+		rt->fg_pgrp = 0;
+	}
+	return 0;
+}
+
+static int pty_dump(struct cpt_ctx *c, struct cpt_pty *p, uint32_t *id)
+{
+	struct rec_tty rt = { .kind = TTY_PTY, .index = p->index };
+	int m, ret;
+
+	if (p->id) {
+		*id = p->id;
+		return 0;
+	}
+	m = grab(c, p->pid, p->fd);
+	if (m < 0)
+		return m;
+	ret = pty_state(c, p, m, &rt);
+	close(m);
+	if (!ret)
+		ret = pty_session(c, p, &rt);
+	if (ret)
+		return ret;
+	rt.id = p->id = ++c->next_objref;
+	*id = rt.id;
+	return iw_record(&c->w, REC_TTY, &rt, sizeof(rt));
+}
+
+/* The job's terminal: only its termios matters (restart's terminal is
+ * used in its place, with its own size and line). */
+static int job_dump(struct cpt_ctx *c, const struct fd_probe *p, uint32_t *id)
+{
+	struct rec_tty rt = { .kind = TTY_JOB };
+	int fd, ret;
+
+	if (c->job_tty) {
+		*id = c->job_tty;
+		return 0;
+	}
+	fd = grab(c, p->pid, p->fd);
+	if (fd < 0)
+		return fd;
+	ret = read_termios(fd, &rt);
+	close(fd);
+	if (ret)
+		return log_err(c->log, -ret, "pid %d fd %d: its terminal:", p->pid, p->fd);
+	rt.line = 0;
+	if (is_pts(p->st.st_rdev))
+		rt.index = pts_index(p->st.st_rdev);
+	rt.id = c->job_tty = ++c->next_objref;
+	*id = rt.id;
+	return iw_record(&c->w, REC_TTY, &rt, sizeof(rt));
+}
+
+static int tty_dump(struct cpt_ctx *c, const struct fd_probe *p,
+		    struct rec_file *f, void **extra, uint32_t *extra_len)
+{
+	static const uint32_t roles[] = { [CL_MASTER] = TTY_MASTER,
+		[CL_SLAVE] = TTY_SLAVE, [CL_JOB] = TTY_TERM };
+	enum tty_class cl;
+	struct rec_tty_file *e;
+	struct cpt_pty *pty;
+	uint32_t id = 0;
+	int ret;
+
+	cl = classify(c, p, &pty);
+	if (cl == CL_REFUSE || cl == CL_NONE)
+		return log_err(c->log, EOPNOTSUPP,
+			       "pid %d fd %d: %s is a terminal outside the tree (if it is the shell job's terminal, use --shell-job)",
+			       p->pid, p->fd, p->link);
+	ret = cl == CL_JOB ? job_dump(c, p, &id) : pty_dump(c, pty, &id);
+	if (ret)
+		return ret;
+	e = malloc(sizeof(*e));
+	if (!e)
+		return log_err(c->log, ENOMEM, "tty:");
+	e->tty_id = id;
+	e->role = roles[cl];
+	*extra = e;
+	*extra_len = sizeof(*e);
+	return 0;
+}
+
+/* ---- restart ---- */
+
+struct rst_tty {
+	struct rec_tty t;
+	int fd;			/* ckpt's master of a TTY_PTY, -1 until made */
+	int slave;		/* ckpt's slave, for its session leader, or -1 */
+	int masters;		/* descriptions of its master: one at most */
+};
+
+struct tty_table {
+	struct rst_tty *e;
+	int n;
+};
+
+static bool tty_valid(const struct rec_tty *t)
+{
+	return t->id && (t->kind == TTY_PTY || t->kind == TTY_JOB) &&
+	       !(t->flags & ~TTY_FLAGS) && !t->reserved && !t->pad[0] &&
+	       !t->pad[1] && !t->pad[2] && !t->line && t->iflag <= 0x7fff &&
+	       t->oflag <= 0xffff && t->lflag <= 0x1ffff &&
+	       !(t->ispeed & ~SPEED_BITS) && !(t->ospeed & ~SPEED_BITS) &&
+	       (t->kind == TTY_PTY || (!t->flags && !t->sid && !t->fg_pgrp)) &&
+	       (t->sid || !t->fg_pgrp);
+}
+
+static struct rst_tty *tty_by_id(struct rst_ctx *c, uint32_t id)
+{
+	struct tty_table *tt = KCSTATE(c, kind_tty);
+
+	for (int i = 0; tt && i < tt->n; i++)
+		if (tt->e[i].t.id == id)
+			return &tt->e[i];
+	return NULL;
+}
+
+static int ttyk_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
+{
+	struct tty_table *tt = kind_ctx_state(c, &kind_tty, sizeof(*tt));
+	const struct rec_tty *rt = r->data;
+	struct rst_tty *n;
+	int ret = rec_want(c->log, r, sizeof(*rt), "TTY");
+
+	if (!tt)
+		return log_err(c->log, ENOMEM, "tty table:");
+	if (ret)
+		return ret;
+	if (r->data_len != sizeof(*rt) || !tty_valid(rt))
+		return log_err(c->log, EBADMSG, "bad TTY record %llu",
+			       (unsigned long long)r->index);
+	for (int i = 0; i < tt->n; i++)
+		if (tt->e[i].t.id == rt->id ||
+		    (rt->kind == TTY_JOB && tt->e[i].t.kind == TTY_JOB))
+			return log_err(c->log, EBADMSG, "TTY %u: twice", rt->id);
+	n = realloc(tt->e, (tt->n + 1) * sizeof(*n));
+	if (!n)
+		return log_err(c->log, ENOMEM, "tty table:");
+	tt->e = n;
+	n = &tt->e[tt->n++];
+	n->t = *rt;
+	n->fd = n->slave = -1;
+	n->masters = 0;
+	return 0;
+}
+
+static struct rst_task *alive_task(struct rst_ctx *c, uint32_t pid)
+{
+	for (int i = 0; i < c->nr_tasks; i++)
+		if (c->tasks[i]->pid == (pid_t)pid && !(c->tasks[i]->t.flags & TASK_ZOMBIE))
+			return c->tasks[i];
+	return NULL;
+}
+
+/* A pty's session must be one restart makes: led by a process of the
+ * tree that is not the root; its foreground group one of its groups. */
+static int session_check(struct rst_ctx *c, const struct rec_tty *t)
+{
+	struct rst_task *leader = t->sid ? alive_task(c, t->sid) : NULL;
+	bool fg = !t->fg_pgrp;
+
+	if (t->sid && (!leader || leader == c->tasks[0] || leader->t.sid != t->sid))
+		return log_err(c->log, EBADMSG, "TTY %u: session %u has no leader in the image",
+			       t->id, t->sid);
+	for (int i = 0; i < c->nr_tasks && !fg; i++)
+		fg = !(c->tasks[i]->t.flags & TASK_ZOMBIE) &&
+		     c->tasks[i]->t.pgid == t->fg_pgrp && c->tasks[i]->t.sid == t->sid;
+	if (!fg)
+		return log_err(c->log, EBADMSG, "TTY %u: no group %u in session %u",
+			       t->id, t->fg_pgrp, t->sid);
+	return 0;
+}
+
+static int job_check(struct rst_ctx *c, bool in_image)
+{
+	int fd;
+
+	if (!c->here)
+		return 0;
+	if (in_image && !(c->flags & CKPT_SHELL_JOB))
+		return log_err(c->log, EINVAL,
+			       "the image is of a shell job using its terminal: restart it with --shell-job");
+	if (!(c->flags & CKPT_SHELL_JOB))
+		return 0;
+	fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return log_err(c->log, errno, "--shell-job: ckpt restart has no terminal (/dev/tty):");
+	close(fd);
+	return 0;
+}
+
+/* Once for the whole image (at its root). */
+static int ttyk_check(struct rst_ctx *c, struct rst_task *t)
+{
+	struct tty_table *tt = KCSTATE(c, kind_tty);
+	bool job = false;
+	int ret = 0;
+
+	if (t != c->tasks[0])
+		return 0;
+	for (int i = 0; tt && i < tt->n && !ret; i++) {
+		job |= tt->e[i].t.kind == TTY_JOB;
+		if (tt->e[i].t.kind == TTY_PTY)
+			ret = session_check(c, &tt->e[i].t);
+	}
+	return ret ? ret : job_check(c, job);
+}
+
+static int set_termios(int fd, const struct rec_tty *t, bool keep_speed)
+{
+	struct termios tio;
+	tcflag_t speed;
+
+	if (tcgetattr(fd, &tio))
+		return -1;
+	speed = tio.c_cflag & (SPEED_BITS | CIBAUD_BITS);
+	tio.c_iflag = t->iflag;
+	tio.c_oflag = t->oflag;
+	tio.c_cflag = t->cflag;
+	tio.c_lflag = t->lflag;
+	memcpy(tio.c_cc, t->cc, sizeof(t->cc));
+	if (keep_speed)
+		tio.c_cflag = (t->cflag & ~(SPEED_BITS | CIBAUD_BITS)) | speed;
+	else if (cfsetospeed(&tio, t->ospeed) || (t->ispeed && cfsetispeed(&tio, t->ispeed)))
+		return -1;
+	return tcsetattr(fd, TCSANOW, &tio);
+}
+
+/* The pty, made in ckpt: its master is ckpt's until a process takes it. */
+static int pty_make(struct rst_ctx *c, struct rst_tty *e)
+{
+	struct winsize ws = { e->t.ws_row, e->t.ws_col, e->t.ws_xpixel, e->t.ws_ypixel };
+	int zero = 0, one = 1;
+
+	if (e->fd >= 0)
+		return 0;
+	e->fd = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (e->fd < 0 || ioctl(e->fd, TIOCSPTLCK, &zero) || set_termios(e->fd, &e->t, false) ||
+	    ioctl(e->fd, TIOCSWINSZ, &ws) ||
+	    ((e->t.flags & TTY_PKT) && ioctl(e->fd, TIOCPKT, &one)) ||
+	    ((e->t.flags & TTY_LOCKED) && ioctl(e->fd, TIOCSPTLCK, &one)))
+		return log_err(c->log, errno, "making pty %u:", e->t.id);
+	return 0;
+}
+
+/* A new description of the slave (a locked one is unlocked meanwhile):
+ * >= 0, or -errno. */
+static int slave_open(struct rst_ctx *c, struct rst_tty *e, int acc)
+{
+	int zero = 0, one = 1, fd, err, ret = pty_make(c, e);
+
+	if (ret)
+		return ret;
+	if (e->t.flags & TTY_LOCKED)
+		ioctl(e->fd, TIOCSPTLCK, &zero);
+	fd = ioctl(e->fd, TIOCGPTPEER, acc | O_NOCTTY | O_CLOEXEC);
+	err = errno;
+	if (e->t.flags & TTY_LOCKED)
+		ioctl(e->fd, TIOCSPTLCK, &one);
+	return fd >= 0 ? fd : log_err(c->log, err, "opening the slave of pty %u:", e->t.id);
+}
+
+static int tty_file_load(struct rst_ctx *c, struct rst_file *f)
+{
+	struct rec_tty_file x;
+	struct rst_tty *e;
+
+	if (f->f.extra_len != sizeof(x))
+		return log_err(c->log, EBADMSG, "FILE %u: bad tty", f->f.id);
+	memcpy(&x, f->extra, sizeof(x));	/* after the path: unaligned */
+	e = tty_by_id(c, x.tty_id);
+	if (!e || (f->f.flags & O_ACCMODE) == O_ACCMODE ||
+	    (e->t.kind == TTY_PTY ? x.role != TTY_MASTER && x.role != TTY_SLAVE
+				  : x.role != TTY_TERM))
+		return log_err(c->log, EBADMSG, "FILE %u: bad tty %u or role %u", f->f.id,
+			       x.tty_id, x.role);
+	if (x.role == TTY_MASTER && e->masters++)
+		return log_err(c->log, EBADMSG, "TTY %u: two descriptions of its master",
+			       e->t.id);
+	return 0;
+}
+
+static int tty_file_open(struct rst_ctx *c, struct rst_task *t, struct rst_file *f,
+			 long *fd)
+{
+	int acc = f->f.flags & O_ACCMODE, ours, ret;
+	struct rec_tty_file x;
+	struct rst_tty *e;
+
+	memcpy(&x, f->extra, sizeof(x));
+	e = tty_by_id(c, x.tty_id);
+	if (x.role == TTY_MASTER)
+		ours = pty_make(c, e) ?: e->fd;
+	else if (x.role == TTY_SLAVE)
+		ours = slave_open(c, e, acc);
+	else if ((ours = open("/dev/tty", acc | O_NOCTTY | O_CLOEXEC)) < 0)
+		ours = log_err(c->log, errno, "pid %d: opening the terminal:", t->pid);
+	if (ours < 0)
+		return ours;
+	ret = files_give(t, ours, fd);
+	if (!ret)
+		ret = rcheck(&t->rm, NULL, "fcntl(F_SETFL)", SYS_fcntl, *fd, F_SETFL,
+			     f->f.flags & ~O_ACCMODE);
+	if (ours != e->fd)
+		close(ours);
+	return ret;
+}
+
+/* Give @t ckpt's own slave description of @e for one call: TIOCSCTTY
+ * (no argument) or TIOCSPGRP (@pg). */
+static int slave_ioctl(struct rst_ctx *c, struct rst_task *t, struct rst_tty *e,
+		       unsigned long req, pid_t pg)
+{
+	uint64_t at = 0;
+	long fd, res;
+	int ret;
+
+	if (e->slave < 0) {
+		e->slave = slave_open(c, e, O_RDWR);
+		if (e->slave < 0)
+			return e->slave;
+	}
+	ret = files_give(t, e->slave, &fd);
+	if (ret)
+		return ret;
+	if (req == TIOCSPGRP)
+		ret = rst_scratch_put(t, 0, &pg, sizeof(pg), &at);
+	if (!ret)
+		ret = rcheck(&t->rm, NULL, req == TIOCSPGRP ? "ioctl(TIOCSPGRP)" : "ioctl(TIOCSCTTY)",
+			     SYS_ioctl, fd, req, at);
+	rcall(&t->rm, &res, SYS_close, fd);
+	return ret;
+}
+
+/* A controlling terminal is inherited over fork, never given to a
+ * process that exists: the leader takes it as soon as it has made its
+ * session, before any member is forked.  ckpt keeps a slave description
+ * open meanwhile (the session would lose its terminal when the last
+ * slave description closes). */
+int tty_session_made(struct rst_ctx *c, struct rst_task *t)
+{
+	struct tty_table *tt = KCSTATE(c, kind_tty);
+	int ret = 0;
+
+	for (int i = 0; tt && i < tt->n && !ret; i++)
+		if (tt->e[i].t.kind == TTY_PTY && tt->e[i].t.sid == (uint32_t)t->pid)
+			ret = slave_ioctl(c, t, &tt->e[i], TIOCSCTTY, 0);
+	return ret;
+}
+
+/* The foreground group, once every group exists. */
+static int ttyk_restore(struct rst_ctx *c, struct rst_task *t)
+{
+	struct tty_table *tt = KCSTATE(c, kind_tty);
+	int ret = 0;
+
+	for (int i = 0; tt && i < tt->n && !ret; i++)
+		if (tt->e[i].t.kind == TTY_PTY && tt->e[i].t.sid == (uint32_t)t->pid &&
+		    tt->e[i].t.fg_pgrp)
+			ret = slave_ioctl(c, t, &tt->e[i], TIOCSPGRP, tt->e[i].t.fg_pgrp);
+	return ret;
+}
+
+int tty_job_start(struct rst_ctx *c)
+{
+	struct tty_table *tt = KCSTATE(c, kind_tty);
+	pid_t pg;
+	int fd, ret = 0;
+
+	if (!(c->flags & CKPT_SHELL_JOB))
+		return 0;
+	fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return log_err(c->log, errno, "--shell-job: opening the terminal:");
+	/* a restart in the background leaves the terminal alone, as a
+	 * background job must */
+	if (tcgetpgrp(fd) == getpgrp()) {
+		for (int i = 0; tt && i < tt->n && !ret; i++)
+			if (tt->e[i].t.kind == TTY_JOB && set_termios(fd, &tt->e[i].t, true))
+				ret = log_err(c->log, errno, "--shell-job: the job's termios:");
+		pg = getpgid(c->tasks[0]->pid);
+		if (!ret && pg > 0 && pg != getpgrp() && tcsetpgrp(fd, pg))
+			ret = log_err(c->log, errno, "--shell-job: giving the terminal to group %d:",
+				      pg);
+	}
+	close(fd);
+	return ret;
+}
+
+static void ttyk_free_ctx(void *state)
+{
+	struct tty_table *tt = state;
+
+	for (int i = 0; i < tt->n; i++) {
+		if (tt->e[i].fd >= 0)
+			close(tt->e[i].fd);
+		if (tt->e[i].slave >= 0)
+			close(tt->e[i].slave);
+	}
+	free(tt->e);
+	free(tt);
+}
+
+static void ttyk_show(struct info_out *o, const struct rec *r)
+{
+	const struct rec_tty *t = r->data;
+
+	info_u64(o, "id", t->id);
+	info_str(o, "kind", t->kind == TTY_PTY ? "pty" : t->kind == TTY_JOB ? "job" : "?");
+	info_u64(o, "index", t->index);
+	info_hex(o, "flags", t->flags);
+	info_u64(o, "sid", t->sid);
+	info_u64(o, "fg_pgrp", t->fg_pgrp);
+	info_hex(o, "lflag", t->lflag);
+	info_u64(o, "rows", t->ws_row);
+	info_u64(o, "cols", t->ws_col);
+}
+
+static void tty_file_show(struct info_out *o, const struct rec_file *f,
+			  const void *extra, uint32_t extra_len)
+{
+	struct rec_tty_file x;
+
+	if (extra_len != sizeof(x))
+		return;
+	memcpy(&x, extra, sizeof(x));
+	info_u64(o, "tty", x.tty_id);
+	info_str(o, "role", x.role == TTY_MASTER ? "master" : x.role == TTY_SLAVE ? "slave"
+			    : x.role == TTY_TERM ? "terminal" : "?");
+}
+
+const struct kind_ops kind_tty = {
+	.name = "tty",
+	.types = { REC_TTY },
+	.phase = PHASE_STATE,	/* controlling terminals, once groups exist */
+	.load = ttyk_load,
+	.check = ttyk_check,
+	.restore = ttyk_restore,
+	.free_ctx = ttyk_free_ctx,
+	.show = ttyk_show,
+};
+
+const struct file_ops file_tty = {
+	.kind = FILE_TTY,
+	.name = "tty",
+	.match = tty_match,
+	.dump = tty_dump,
+	.load = tty_file_load,
+	.open = tty_file_open,
+	.show = tty_file_show,
+};
