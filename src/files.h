@@ -92,6 +92,8 @@ int files_ref(struct cpt_ctx *c, struct cpt_task *t, int fd, uint32_t *id);
 struct rst_file *files_by_id(struct rst_ctx *c, uint32_t id);
 /* The fd number @t has for description @id at restart, -1 if none. */
 int files_fd_of(struct rst_ctx *c, struct rst_task *t, uint32_t id);
+/* Does any description of the image open @path for writing? */
+bool files_written(struct rst_ctx *c, const char *path);
 /* Give @t our own fd @ours: the same description, as its *fd. */
 int files_give(struct rst_task *t, int ours, long *fd);
 /* Open @path in @t with @flags (remote openat). */

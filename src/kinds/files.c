@@ -327,6 +327,20 @@ struct rst_file *files_by_id(struct rst_ctx *c, uint32_t id)
 	return file_by_id(KCSTATE(c, kind_files), id);
 }
 
+bool files_written(struct rst_ctx *c, const char *path)
+{
+	const struct file_table *ft = KCSTATE(c, kind_files);
+
+	for (uint32_t i = 0; ft && i < ft->n; i++) {
+		uint32_t fl = ft->files[i].f.flags;
+
+		if (!(fl & O_PATH) && (fl & O_ACCMODE) != O_RDONLY &&
+		    !strcmp(ft->files[i].path, path))
+			return true;
+	}
+	return false;
+}
+
 static int load_fd(struct rst_ctx *c, const struct file_table *ft,
 		   struct fd_table *s, struct rec *r)
 {
