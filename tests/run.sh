@@ -384,6 +384,44 @@ test_restart_fails_cleanly() {
 	! kill -0 $pid 2>/dev/null
 }
 
+# restart must refuse, exit 125, with one line naming PATTERN, leaving
+# no process behind.
+refused_restart() {	# DIR PID PATTERN
+	timeout 20 "$CKPT" restart $1/img > $1/rout 2> $1/err
+	local rc=$?
+	note "$(cat $1/err)"
+	[ $rc = 125 ] && [ "$(wc -l < $1/err)" = 1 ] && grep -q "$3" $1/err || return 1
+	sanitizer_clean $1/err && ! kill -0 $2 2>/dev/null
+}
+
+# Open files must still be there at restart, and one the process only
+# reads must be unchanged; one it writes to may have changed (see reg.c).
+test_open_file_changed() {
+	local d=$WORK/filechanged pid
+	mkdir -p $d
+	echo hello > $d/ro
+	start_holder files $d || return 1
+	checkpoint_kill $d $pid || return 1
+	cp -p $d/ro $d/ro.orig
+	echo more >> $d/ro
+	refused_restart $d $pid "open file $d/ro changed since the checkpoint" || return 1
+	cp -p $d/ro.orig $d/ro
+	touch -d '2001-01-01' $d/ro
+	refused_restart $d $pid "open file $d/ro changed" || return 1
+	cp -p $d/ro.orig $d/ro
+	rm $d/ro
+	refused_restart $d $pid "open file $d/ro: No such file" || return 1
+	cp -p $d/ro.orig $d/ro
+	mv $d/rw $d/rw.orig
+	mkdir $d/rw
+	refused_restart $d $pid "open file $d/rw is no longer the same kind" || return 1
+	rmdir $d/rw
+	mv $d/rw.orig $d/rw
+	echo "written by someone" >> $d/rw
+	( sleep 0.3; touch $d/go ) &
+	timeout $RESTART_TIMEOUT "$CKPT" restart $d/img && grep -q '^PASS' $d/out
+}
+
 # A process left in a session whose leader has exited comes back in it,
 # with its parent (a stand-in leader forks it with CLONE_PARENT).  And a
 # failure once the processes exist (the stand-in's pid taken by another
@@ -470,6 +508,7 @@ want refuse_traced
 want target_dies_midway
 want restart_fails_cleanly
 want orphan_session
+want open_file_changed
 want bad_images
 want demo
 

@@ -2,11 +2,16 @@
  * save (or none), counts in a loop, and after GOFILE checks that it was
  * left exactly as it was: its counter kept running, its memory intact.
  * usage: holder MODE GOFILE [MiB]
- * MODE: plain iouring netlink thread child clonevm orphansession
+ * MODE: plain iouring netlink thread child clonevm orphansession files
+ * lock
  * (iouring and netlink: fds of kinds ckpt does not support)
  * (orphansession: a grandchild re-parented to us, in a session whose
- * leader, its parent, has exited) */
+ * leader, its parent, has exited)
+ * (files: GOFILE's directory/ro open read-only, .../rw read-write;
+ * lock: .../lock open with a flock and a POSIX lock on bytes 10-19) */
 #define _GNU_SOURCE
+#include <fcntl.h>
+#include <libgen.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -16,6 +21,7 @@
 #include <string.h>
 #include <linux/io_uring.h>
 #include <linux/netlink.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -49,6 +55,34 @@ static void orphan_session(void)
 		_exit(0);
 	}
 	waitpid(leader, NULL, 0);
+}
+
+/* A file next to GOFILE, opened with @flags; holder exits if it cannot. */
+static int open_beside(const char *name, int flags)
+{
+	char *dup = strdup(gofile), path[4096];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dirname(dup), name);
+	free(dup);
+	fd = open(path, flags | O_CREAT, 0600);
+	if (fd < 0) {
+		perror(path);
+		exit(1);
+	}
+	return fd;
+}
+
+static void hold_locks(void)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
+			    .l_start = 10, .l_len = 10 };
+	int fd = open_beside("lock", O_RDWR);
+
+	if (flock(open_beside("lock", O_RDONLY), LOCK_EX) || fcntl(fd, F_SETLK, &fl)) {
+		perror("locking");
+		exit(1);
+	}
 }
 
 static void *idle(void *arg)
@@ -87,6 +121,11 @@ int main(int argc, char **argv)
 		idle(NULL);
 	else if (!strcmp(argv[1], "orphansession"))
 		orphan_session();
+	else if (!strcmp(argv[1], "files")) {
+		open_beside("ro", O_RDONLY);
+		open_beside("rw", O_RDWR);
+	} else if (!strcmp(argv[1], "lock"))
+		hold_locks();
 	else if (!strcmp(argv[1], "clonevm"))
 		clone(wait_go_file, (char *)malloc(65536) + 65536,
 		      CLONE_VM | SIGCHLD, NULL);
