@@ -111,6 +111,9 @@ static size_t min_len(uint32_t type)
 	case REC_FILE: return sizeof(struct rec_file);
 	case REC_FD: return sizeof(struct rec_fd);
 	case REC_PIPE: return sizeof(struct rec_pipe);
+	case REC_FIFO: return sizeof(struct rec_pipe);
+	case REC_LOCK: return sizeof(struct rec_lock);
+	case REC_FOWN: return sizeof(struct rec_fown);
 	}
 	return 0;
 }

@@ -13,7 +13,9 @@
 const struct kind_ops *const ckpt_kinds[] = {
 	&kind_task,
 	&kind_pipe,
+	&kind_fifo,
 	&kind_files,
+	&kind_locks,	/* after files: on the fds files made */
 	&kind_mm,
 	&kind_fs,
 	&kind_rlimits,
@@ -23,6 +25,9 @@ const struct kind_ops *const ckpt_kinds[] = {
 	&kind_regs,
 };
 const int ckpt_nr_kinds = sizeof(ckpt_kinds) / sizeof(ckpt_kinds[0]);
+_Static_assert(sizeof(ckpt_kinds) / sizeof(ckpt_kinds[0]) <=
+	       sizeof(((struct rst_task *)0)->kind_state) / sizeof(void *),
+	       "more kinds than kind_state slots");
 
 int kind_index(const struct kind_ops *k)
 {

@@ -58,6 +58,8 @@ struct cpt_ctx {
 	int nr_files;
 	struct cpt_shm *shm;	/* shared memory objects seen so far */
 	int nr_shm;
+	struct cpt_shm *fifos;	/* FIFOs (by inode) whose buffer is written */
+	int nr_fifos;
 	struct cpt_pipe *pipes;	/* every pipe the tree holds an end of */
 	int nr_pipes;
 	bool pipes_scanned;
@@ -162,7 +164,7 @@ struct kind_ops {
 	void (*show)(struct info_out *o, const struct rec *r);
 };
 
-extern const struct kind_ops kind_task, kind_pipe, kind_mm, kind_files, kind_fs,
+extern const struct kind_ops kind_task, kind_pipe, kind_fifo, kind_locks, kind_mm, kind_files, kind_fs,
 	kind_rlimits, kind_timers, kind_signals, kind_creds, kind_regs;
 extern const struct kind_ops *const ckpt_kinds[];
 extern const int ckpt_nr_kinds;

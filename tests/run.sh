@@ -422,6 +422,34 @@ test_open_file_changed() {
 	timeout $RESTART_TIMEOUT "$CKPT" restart $d/img && grep -q '^PASS' $d/out
 }
 
+# Locks the process held are taken again at restart; one taken meanwhile
+# by another process (a POSIX lock, a flock, or the original's own locks
+# when a copy is restarted beside it) fails the restart naming the file.
+test_lock_conflict() {
+	local d=$WORK/lockconflict pid other
+	start_holder lock $d || return 1
+	"$CKPT" checkpoint -o $d/img.live $pid || return 1
+	timeout 20 "$CKPT" restart --pidns $d/img.live > $d/rout 2> $d/err
+	local rc=$?
+	note "beside the original: $(cat $d/err)"
+	[ $rc = 125 ] && [ "$(wc -l < $d/err)" = 1 ] && grep -q "$d/lock is locked by another process" $d/err || return 1
+	checkpoint_kill $d $pid || return 1
+	$PYTHON -c 'import fcntl, sys, time
+f = open(sys.argv[1], "r+"); fcntl.lockf(f, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, 15)
+print("LOCKED", flush=True); time.sleep(100)' $d/lock > $d/py.out &
+	other=$!
+	wait_for $d/py.out LOCKED || return 1
+	refused_restart $d $pid "$d/lock is locked by another process (pid $other)" || return 1
+	kill $other; wait $other 2>/dev/null
+	flock -o $d/lock sleep 100 &
+	other=$!
+	sleep 0.2
+	refused_restart $d $pid "$d/lock is locked by another process: cannot take its flock" || return 1
+	kill $other; wait $other 2>/dev/null
+	( sleep 0.3; touch $d/go ) &
+	timeout $RESTART_TIMEOUT "$CKPT" restart $d/img && grep -q '^PASS' $d/out
+}
+
 # A process left in a session whose leader has exited comes back in it,
 # with its parent (a stand-in leader forks it with CLONE_PARENT).  And a
 # failure once the processes exist (the stand-in's pid taken by another
@@ -509,6 +537,7 @@ want target_dies_midway
 want restart_fails_cleanly
 want orphan_session
 want open_file_changed
+want lock_conflict
 want bad_images
 want demo
 

@@ -28,6 +28,7 @@
 
 static const struct file_ops *const file_kinds[] = {
 	&file_pipe,	/* before inherit: a pipe inside the tree at fd 0-2 */
+	&file_fifo,	/* and a FIFO, reopened by its name */
 	&file_inherit,
 	&file_reg,
 	&file_dir,
@@ -207,6 +208,15 @@ static int remember_file(struct cpt_ctx *c, pid_t pid, int fd,
 	c->files = n;
 	n[c->nr_files++] = (struct cpt_file){ pid, fd, id, st->st_dev, st->st_ino };
 	return 0;
+}
+
+uint32_t files_known(struct cpt_ctx *c, pid_t pid, int fd)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", pid, fd);
+	return stat(path, &st) ? 0 : known_file(c, pid, fd, &st);
 }
 
 static int ref_probed(struct cpt_ctx *c, const struct fd_probe *p, uint32_t *id)
@@ -406,6 +416,16 @@ int files_fd_of(struct rst_ctx *c, struct rst_task *t, uint32_t id)
 		if (s->fds[i].file_id == id)
 			return s->fds[i].fd;
 	return -1;
+}
+
+uint32_t files_id_at(struct rst_ctx *c, struct rst_task *t, int fd)
+{
+	const struct fd_table *s = fd_table_of(c, t);
+
+	for (uint32_t i = 0; s && i < s->n; i++)
+		if ((int)s->fds[i].fd == fd)
+			return s->fds[i].file_id;
+	return 0;
 }
 
 static bool fd_kept(const struct file_table *ft, const struct fd_table *s,
