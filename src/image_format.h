@@ -228,6 +228,9 @@ struct rec_rlimits {
 struct rec_fs {
 	uint32_t umask;
 	uint32_t cwd_len;	/* bytes of cwd (with NUL) that follow */
+	uint32_t root_len;	/* then bytes of root (with NUL): "/" unless
+				 * chrooted */
+	uint32_t reserved;
 };
 
 struct rec_creds {

@@ -115,7 +115,8 @@ static int dump_fown(struct cpt_ctx *c, struct cpt_task *t, int fd)
 
 static int locks_dump_fd(struct cpt_ctx *c, struct cpt_task *t, int fd)
 {
-	char name[32], *info = NULL;
+	char name[32], *info = NULL, *flags;
+	bool o_path;
 	int ret;
 
 	if (!files_known(c, t->pid, fd))
@@ -125,8 +126,11 @@ static int locks_dump_fd(struct cpt_ctx *c, struct cpt_task *t, int fd)
 	if (ret)
 		return log_err(c->log, -ret, "pid %d fd %d: fdinfo:", t->pid, fd);
 	ret = dump_fd_locks(c, t, fd, info);
+	flags = strstr(info, "flags:");
+	o_path = flags && (strtoul(flags + 6, NULL, 8) & O_PATH);
 	free(info);
-	return ret ? ret : dump_fown(c, t, fd);
+	/* an O_PATH fd has no owner: fcntl refuses it */
+	return ret || o_path ? ret : dump_fown(c, t, fd);
 }
 
 static int locks_dump(struct cpt_ctx *c, struct cpt_task *t)
