@@ -321,6 +321,24 @@ test_refuse_unknown_fd() { refused_checkpoint iouring 'fd [0-9]*: unsupported ki
 test_refuse_shared_memory() { refused_checkpoint clonevm 'child [0-9]* shares the memory (CLONE_VM'; }
 test_refuse_socket() { refused_checkpoint netlink 'fd [0-9]*: unsupported kind of file socket:'; }
 
+# A pipe above stdio whose other end is outside the tree: refused, saying so.
+test_refuse_outside_pipe() {
+	local d=$WORK/outpipe pid
+	mkdir -p $d
+	# (a process substitution's writer would be the holder's own child)
+	true | "$AUX/holder" plain $d/go 3<&0 > $d/out 2>&1 < /dev/null &
+	pid=$!
+	wait_for $d/out READY || return 1
+	"$CKPT" checkpoint --kill -o $d/img $pid 2> $d/err
+	local rc=$?
+	cat $d/err
+	[ $rc = 1 ] && [ "$(wc -l < $d/err)" = 1 ] &&
+		grep -q "pid $pid fd 3: .*a pipe whose other end is outside the tree" $d/err || return 1
+	kill -0 $pid || return 1
+	touch $d/go
+	wait $pid && grep -q '^PASS' $d/out
+}
+
 # --skip-unsupported leaves such fds out instead.
 test_skip_unsupported() {
 	local d=$WORK/skip pid
@@ -530,6 +548,7 @@ want pidns
 want pid_in_use
 want refuse_unknown_fd
 want refuse_socket
+want refuse_outside_pipe
 want refuse_shared_memory
 want skip_unsupported
 want refuse_traced

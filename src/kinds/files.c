@@ -122,6 +122,15 @@ static int write_file(struct cpt_ctx *c, const struct fd_probe *p,
 	return ret;
 }
 
+/* A pipe with an end outside the tree is refused rather than given
+ * something else at restart: above stdio there is no counterpart the
+ * way restart's own fds 0-2 stand in for the caller's. */
+static const char *why_not(const struct fd_probe *p)
+{
+	return strncmp(p->link, "pipe:", 5) ? "" :
+	       ", a pipe whose other end is outside the tree (only fds 0-2 are taken from restart's caller)";
+}
+
 /* The description behind the fd, written now: 0 and its id, 0 and id 0
  * if it is skipped (unsupported, and the user said so), or -errno. */
 static int dump_file(struct cpt_ctx *c, const struct fd_probe *p, uint32_t *id)
@@ -138,8 +147,8 @@ static int dump_file(struct cpt_ctx *c, const struct fd_probe *p, uint32_t *id)
 	}
 	if (!ops)
 		return log_err(c->log, EOPNOTSUPP,
-			       "pid %d fd %d: unsupported kind of file %s (use --skip-unsupported to leave it out)",
-			       p->pid, p->fd, p->link);
+			       "pid %d fd %d: unsupported kind of file %s%s (use --skip-unsupported to leave it out)",
+			       p->pid, p->fd, p->link, why_not(p));
 	ret = write_file(c, p, ops, &f);
 	if (!ret)
 		*id = f.id;
