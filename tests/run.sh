@@ -319,6 +319,7 @@ refused_checkpoint() {	# MODE EXPECT-IN-MESSAGE
 }
 test_refuse_unknown_fd() { refused_checkpoint iouring 'fd [0-9]*: unsupported kind of file anon_inode:\[io_uring\]'; }
 test_refuse_shared_memory() { refused_checkpoint clonevm 'child [0-9]* shares the memory (CLONE_VM'; }
+test_refuse_lease() { refused_checkpoint lease 'fd [0-9]*: a LEASE READ lock (or lease) on .*/lease, not supported'; }
 test_refuse_socket() { refused_checkpoint netlink 'fd [0-9]*: unsupported kind of file socket:'; }
 
 # A pipe above stdio whose other end is outside the tree: refused, saying so.
@@ -549,6 +550,7 @@ want pid_in_use
 want refuse_unknown_fd
 want refuse_socket
 want refuse_outside_pipe
+want refuse_lease
 want refuse_shared_memory
 want skip_unsupported
 want refuse_traced

@@ -3,12 +3,13 @@
  * left exactly as it was: its counter kept running, its memory intact.
  * usage: holder MODE GOFILE [MiB]
  * MODE: plain iouring netlink thread child clonevm orphansession files
- * lock
+ * lock lease
  * (iouring and netlink: fds of kinds ckpt does not support)
  * (orphansession: a grandchild re-parented to us, in a session whose
  * leader, its parent, has exited)
  * (files: GOFILE's directory/ro open read-only, .../rw read-write;
- * lock: .../lock open with a flock and a POSIX lock on bytes 10-19) */
+ * lock: .../lock open with a flock and a POSIX lock on bytes 10-19;
+ * lease: a read lease on .../lease) */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <libgen.h>
@@ -126,6 +127,9 @@ int main(int argc, char **argv)
 		open_beside("rw", O_RDWR);
 	} else if (!strcmp(argv[1], "lock"))
 		hold_locks();
+	else if (!strcmp(argv[1], "lease") &&
+		 fcntl(open_beside("lease", O_RDONLY), F_SETLEASE, F_RDLCK))
+		return 1;
 	else if (!strcmp(argv[1], "clonevm"))
 		clone(wait_go_file, (char *)malloc(65536) + 65536,
 		      CLONE_VM | SIGCHLD, NULL);
