@@ -15,13 +15,15 @@ const struct kind_ops *const ckpt_kinds[] = {
 	&kind_pipe,
 	&kind_fifo,
 	&kind_files,
-	&kind_locks,	/* after files: on the fds files made */
 	&kind_mm,
 	&kind_fs,
 	&kind_rlimits,
 	&kind_timers,
 	&kind_signals,
 	&kind_creds,
+	/* on the fds files made, by then held by every thread an fd owner
+	 * may name, and with the credentials F_SETOWN records */
+	&kind_locks,
 	&kind_regs,
 };
 const int ckpt_nr_kinds = sizeof(ckpt_kinds) / sizeof(ckpt_kinds[0]);

@@ -1,5 +1,6 @@
 /* locks.c - file locks (LOCK) and fd owners (FOWN), put back once the fds
- * exist (this kind follows files in the table).
+ * exist: late in phase STATE, when every thread (an owner may be one)
+ * exists and the credentials F_SETOWN records are the process's own.
  *
  * Locks are read from the "lock:" lines of /proc/PID/fdinfo/N, which
  * list the locks held through that description: a POSIX lock belongs to
@@ -281,11 +282,16 @@ static int set_fown(struct rst_task *t, const struct rec_fown *o)
 {
 	struct f_owner_ex ow = { .type = o->owner_type, .pid = o->owner };
 	uint64_t at;
+	long got = 0;
 	int ret = rst_scratch_put(t, 0, &ow, sizeof(ow), &at);
 
 	if (!ret && o->owner)
-		ret = rcheck(&t->rm, NULL, "fcntl(F_SETOWN_EX)", SYS_fcntl, o->fd,
-			     F_SETOWN_EX, at);
+		ret = rcall(&t->rm, &got, SYS_fcntl, o->fd, F_SETOWN_EX, at);
+	if (!ret && o->owner && got < 0)
+		return log_err(t->rm.log, (int)-got, "pid %d fd %u: setting its owner %s %d again:",
+			       t->pid, o->fd, o->owner_type == F_OWNER_TID ? "thread" :
+			       o->owner_type == F_OWNER_PID ? "process" : "process group",
+			       o->owner);
 	if (!ret && o->signo)
 		ret = rcheck(&t->rm, NULL, "fcntl(F_SETSIG)", SYS_fcntl, o->fd,
 			     F_SETSIG, o->signo);
@@ -336,7 +342,7 @@ static void locks_show(struct info_out *o, const struct rec *r)
 const struct kind_ops kind_locks = {
 	.name = "locks",
 	.types = { REC_LOCK, REC_FOWN },
-	.phase = PHASE_IMAGE,
+	.phase = PHASE_STATE,
 	.dump = locks_dump,
 	.load = locks_load,
 	.check = locks_check,

@@ -7,17 +7,28 @@
  * on bytes 50-59 (through description o).  The child holds its own POSIX
  * write lock on bytes 30-39.  After restart a new process, forked to see
  * them from outside, must find every lock with its holder, and nothing
- * else locked; fd p must still name its owner and signal.  A fresh
- * process holds no locks at all.
+ * else locked; fd p must still name its owner and signal, fd o a thread
+ * of the parent as its owner.  A fresh process holds no locks at all.
  */
 #include "tp.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/file.h>
 #include <sys/wait.h>
 
 static char dir[4096], path[4200];
+static volatile pid_t thread_tid;
+
+static void *idle(void *arg)
+{
+	(void)arg;
+	thread_tid = gettid();
+	for (;;)
+		pause();
+	return NULL;
+}
 
 static void cleanup(void)
 {
@@ -103,6 +114,7 @@ int main(int argc, char **argv)
 	struct f_owner_ex ow = { F_OWNER_PID, 0 };
 	int p, sh, o, st;
 	pid_t kid, looker;
+	pthread_t th;
 
 	tp_init(argc, argv);
 	snprintf(dir, sizeof(dir), "%s/ckpt-locks-XXXXXX", tmp && *tmp ? tmp : "/tmp");
@@ -124,6 +136,12 @@ int main(int argc, char **argv)
 	kid = fork();
 	if (kid == 0)
 		return child();
+	pthread_create(&th, NULL, idle, NULL);
+	while (!thread_tid)
+		usleep(1000);
+	ow = (struct f_owner_ex){ F_OWNER_TID, thread_tid };
+	if (fcntl(o, F_SETOWN_EX, &ow))
+		tp_fail("setup: F_SETOWN_EX thread: %s", strerror(errno));
 	for (int i = 0; i < 1000; i++) {	/* the child's lock is taken */
 		short type;
 
@@ -141,6 +159,10 @@ int main(int argc, char **argv)
 	tp_check(fcntl(p, F_GETOWN_EX, &ow) == 0 && ow.type == F_OWNER_PID &&
 		 ow.pid == getpid(), "F_GETOWN_EX: type %d pid %d, want %d %d", ow.type,
 		 ow.pid, F_OWNER_PID, getpid());
+	memset(&ow, 0, sizeof(ow));
+	tp_check(fcntl(o, F_GETOWN_EX, &ow) == 0 && ow.type == F_OWNER_TID &&
+		 ow.pid == thread_tid, "F_GETOWN_EX of fd %d: type %d pid %d, want thread %d",
+		 o, ow.type, ow.pid, thread_tid);
 	tp_check(fcntl(p, F_GETSIG) == SIGUSR2, "F_GETSIG %d, want %d", fcntl(p, F_GETSIG),
 		 SIGUSR2);
 	looker = fork();
