@@ -469,6 +469,25 @@ print("LOCKED", flush=True); time.sleep(100)' $d/lock > $d/py.out &
 	timeout $RESTART_TIMEOUT "$CKPT" restart $d/img && grep -q '^PASS' $d/out
 }
 
+# A FIFO's data is put back once: a FIFO that holds data at restart is
+# still open elsewhere (here the original, beside which a copy is
+# restarted), and restart refuses it rather than doubling the data.
+test_fifo_open_elsewhere() {
+	local d=$WORK/fifoelsewhere pid
+	start_holder fifo $d || return 1
+	"$CKPT" checkpoint -o $d/img $pid || return 1
+	timeout 20 "$CKPT" restart --pidns $d/img > $d/rout 2> $d/err
+	local rc=$?
+	note "$(cat $d/err)"
+	[ $rc = 125 ] && [ "$(wc -l < $d/err)" = 1 ] &&
+		grep -q "FIFO $d/fifo already holds 4 bytes" $d/err || return 1
+	kill -9 $pid; wait $pid 2>/dev/null
+	gone $pid || return 1
+	( sleep 0.3; touch $d/go ) &
+	timeout $RESTART_TIMEOUT "$CKPT" restart $d/img || return 1
+	grep -q '^PASS' $d/out
+}
+
 # A process left in a session whose leader has exited comes back in it,
 # with its parent (a stand-in leader forks it with CLONE_PARENT).  And a
 # failure once the processes exist (the stand-in's pid taken by another
@@ -559,6 +578,7 @@ want restart_fails_cleanly
 want orphan_session
 want open_file_changed
 want lock_conflict
+want fifo_open_elsewhere
 want bad_images
 want demo
 

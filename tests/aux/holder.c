@@ -3,13 +3,14 @@
  * left exactly as it was: its counter kept running, its memory intact.
  * usage: holder MODE GOFILE [MiB]
  * MODE: plain iouring netlink thread child clonevm orphansession files
- * lock lease
+ * lock lease fifo
  * (iouring and netlink: fds of kinds ckpt does not support)
  * (orphansession: a grandchild re-parented to us, in a session whose
  * leader, its parent, has exited)
  * (files: GOFILE's directory/ro open read-only, .../rw read-write;
  * lock: .../lock open with a flock and a POSIX lock on bytes 10-19;
- * lease: a read lease on .../lease) */
+ * lease: a read lease on .../lease;
+ * fifo: FIFO .../fifo open read-write with "data" in it) */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <libgen.h>
@@ -24,6 +25,7 @@
 #include <linux/netlink.h>
 #include <sys/file.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -127,7 +129,14 @@ int main(int argc, char **argv)
 		open_beside("rw", O_RDWR);
 	} else if (!strcmp(argv[1], "lock"))
 		hold_locks();
-	else if (!strcmp(argv[1], "lease") &&
+	else if (!strcmp(argv[1], "fifo")) {
+		char *dup = strdup(gofile), path[4096];
+
+		snprintf(path, sizeof(path), "%s/fifo", dirname(dup));
+		free(dup);
+		if (mkfifo(path, 0600) || write(open_beside("fifo", O_RDWR), "data", 4) != 4)
+			return 1;
+	} else if (!strcmp(argv[1], "lease") &&
 		 fcntl(open_beside("lease", O_RDONLY), F_SETLEASE, F_RDLCK))
 		return 1;
 	else if (!strcmp(argv[1], "clonevm"))
