@@ -5,12 +5,13 @@
  * reg too: it is only a place in the tree, reopened O_PATH.
  *
  * Is it still the same file at restart?  It must exist and be the same
- * kind of file.  A file the tree has open only for reading (or O_PATH)
- * must also have kept its size and mtime: the process may have read part
- * of it and would go on reading something else.  A file the tree has
- * open for writing anywhere is the tree's own work: a copy restarted
- * while the original runs on (checkpoint without --kill) sees it grow,
- * so its content is not checked. */
+ * kind of file.  A file the tree has open only for reading must also
+ * have kept its size and mtime: the process may have read part of it and
+ * would go on reading something else (an O_PATH fd reads nothing: it is
+ * not checked).  A file the tree has open for writing anywhere is the
+ * tree's own work: a copy restarted while the original runs on
+ * (checkpoint without --kill) sees it grow, so its content is not
+ * checked. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -93,7 +94,9 @@ static int path_check(struct rst_ctx *c, const struct rst_file *f)
 		return log_err(c->log, ESTALE,
 			       "open file %s is no longer the same kind of file",
 			       f->path);
-	return writes(f->f.flags) ? 0 : same_content(c, f, &st);
+	if (writes(f->f.flags) || (f->f.flags & O_PATH))
+		return 0;
+	return same_content(c, f, &st);
 }
 
 static int path_open(struct rst_ctx *c, struct rst_task *t, struct rst_file *f,
