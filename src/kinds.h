@@ -164,8 +164,9 @@ struct kind_ops {
 	void (*show)(struct info_out *o, const struct rec *r);
 };
 
-extern const struct kind_ops kind_task, kind_pipe, kind_fifo, kind_locks, kind_mm, kind_files, kind_fs,
-	kind_rlimits, kind_timers, kind_signals, kind_creds, kind_regs;
+extern const struct kind_ops kind_task, kind_pipe, kind_fifo, kind_mm, kind_files,
+	kind_fs, kind_rlimits, kind_timers, kind_signals, kind_creds, kind_locks,
+	kind_regs;
 extern const struct kind_ops *const ckpt_kinds[];
 extern const int ckpt_nr_kinds;
 int kind_index(const struct kind_ops *k);

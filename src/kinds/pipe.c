@@ -112,12 +112,12 @@ static int pipe_inside(struct cpt_ctx *c, uint64_t ino, bool *inside)
 int pipe_peek(struct cpt_ctx *c, int rfd, pid_t pid, int fd, char **data,
 	      uint32_t *len, uint32_t *cap)
 {
-	int tmp[2] = { -1, -1 }, n = 0, ret = 0;
+	int tmp[2] = { -1, -1 }, n = 0, sz = 0, ret = 0;
 	size_t got = 0;
 
 	*data = NULL;
-	if (ioctl(rfd, FIONREAD, &n) || (*cap = fcntl(rfd, F_GETPIPE_SZ)) <= 0 ||
-	    pipe2(tmp, O_CLOEXEC | O_NONBLOCK) || fcntl(tmp[1], F_SETPIPE_SZ, *cap) < 0) {
+	if (ioctl(rfd, FIONREAD, &n) || (sz = fcntl(rfd, F_GETPIPE_SZ)) <= 0 ||
+	    pipe2(tmp, O_CLOEXEC | O_NONBLOCK) || fcntl(tmp[1], F_SETPIPE_SZ, sz) < 0) {
 		ret = log_err(c->log, errno, "pid %d fd %d: reading its pipe:", pid, fd);
 		goto out;
 	}
@@ -145,6 +145,7 @@ int pipe_peek(struct cpt_ctx *c, int rfd, pid_t pid, int fd, char **data,
 		got += k;
 	}
 	*len = n;
+	*cap = sz;
 out:
 	for (int i = 0; i < 2; i++)
 		if (tmp[i] >= 0)

@@ -19,7 +19,7 @@
 
 #define CAP	(128 * 1024)
 
-static char dir[4096], fa[4200], fb[4200];
+static char dir[4096], fa[4200], fb[4200], pinged[4200];
 
 static unsigned char pattern(int i)
 {
@@ -30,6 +30,7 @@ static void cleanup(void)
 {
 	unlink(fa);
 	unlink(fb);
+	unlink(pinged);
 	rmdir(dir);
 }
 
@@ -92,6 +93,8 @@ static int child(int rd, const struct stat *sa, int flags)
 	tp_wait_go();
 	same_fifo(rd, sa, flags, "child's read end");
 	/* the parent writes "ping" once it has read what was in the FIFO */
+	while (access(pinged, F_OK))
+		usleep(1000);
 	if (read(rd, buf, 4) != 4 || memcmp(buf, "ping", 4))
 		tp_fail("child: read \"%.4s\", want ping", buf);
 	return tp_failures ? 1 : 0;
@@ -112,6 +115,7 @@ int main(int argc, char **argv)
 	}
 	snprintf(fa, sizeof(fa), "%s/a", dir);
 	snprintf(fb, sizeof(fb), "%s/b", dir);
+	snprintf(pinged, sizeof(pinged), "%s/pinged", dir);
 	atexit(cleanup);
 	if (mkfifo(fa, 0600) || mkfifo(fb, 0600)) {
 		tp_fail("setup: mkfifo: %s", strerror(errno));
@@ -163,6 +167,7 @@ int main(int argc, char **argv)
 			expect(rb, 0, 500, "FIFO b");
 	}
 	tp_check(write(wa, "ping", 4) == 4, "write to a: %s", strerror(errno));
+	close(open(pinged, O_WRONLY | O_CREAT, 0600));
 	tp_check(waitpid(kid, &st, 0) == kid && WIFEXITED(st) && WEXITSTATUS(st) == 0,
 		 "child %d failed (status %#x)", kid, st);
 	return tp_done();
