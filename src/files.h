@@ -81,17 +81,31 @@ struct file_ops {
 };
 
 extern const struct file_ops file_reg, file_dir, file_chr, file_inherit,
-	file_pipe, file_eventfd, file_timerfd, file_signalfd, file_tty;
+	file_pipe, file_eventfd, file_timerfd, file_signalfd, file_tty,
+	file_fifo;
 
 /* Checkpoint: the objref of the description behind @pid's @fd, writing
  * its FILE record now if the image has not got it yet (an epoll dumps
  * its targets this way).  0 and *id, or -errno (reported). */
 int files_ref(struct cpt_ctx *c, struct cpt_task *t, int fd, uint32_t *id);
 
+/* Checkpoint: the bytes in the pipe or FIFO @rfd (ours) reads, without
+ * consuming them, and its capacity (for messages: @pid's @fd). */
+int pipe_peek(struct cpt_ctx *c, int rfd, pid_t pid, int fd, char **data,
+	      uint32_t *len, uint32_t *cap);
+
+/* Checkpoint: the objref of @pid's @fd if the image has its description
+ * (0: not yet, or it was left out). */
+uint32_t files_known(struct cpt_ctx *c, pid_t pid, int fd);
+
 /* Restart: the description with objref @id, NULL if none. */
 struct rst_file *files_by_id(struct rst_ctx *c, uint32_t id);
 /* The fd number @t has for description @id at restart, -1 if none. */
 int files_fd_of(struct rst_ctx *c, struct rst_task *t, uint32_t id);
+/* The objref of the description @t has at @fd, 0 if none. */
+uint32_t files_id_at(struct rst_ctx *c, struct rst_task *t, int fd);
+/* Does any description of the image open @path for writing? */
+bool files_written(struct rst_ctx *c, const char *path);
 /* Give @t our own fd @ours: the same description, as its *fd. */
 int files_give(struct rst_task *t, int ours, long *fd);
 /* Open @path in @t with @flags (remote openat). */

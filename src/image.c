@@ -550,6 +550,9 @@ const char *rec_type_name(uint32_t t)
 	case REC_FD: return "FD";
 	case REC_PIPE: return "PIPE";
 	case REC_TTY: return "TTY";
+	case REC_FIFO: return "FIFO";
+	case REC_LOCK: return "LOCK";
+	case REC_FOWN: return "FOWN";
 	case REC_TAIL: return "TAIL";
 	case REC_ERROR: return "ERROR";
 	}

@@ -38,10 +38,13 @@ enum ckpt_rec_type {
 	REC_FILE	= 140,	/* an open file description (objref) */
 	REC_FD		= 141,	/* an fd-table slot referring to a FILE */
 	REC_PIPE	= 142,	/* a pipe: capacity, the data in it */
+	REC_FIFO	= 145,	/* a FIFO's buffer: struct rec_pipe, by inode */
+	REC_LOCK	= 146,	/* a file lock the last TASK holds or placed */
+	REC_FOWN	= 147,	/* an fd's F_SETOWN/F_SETSIG owner */
 	REC_TTY		= 150,	/* a terminal: a pty pair, or the job's */
 	/* given out to kinds being built, each its range:
-	 * 143-144 file contents (deleted files, memfds), 145-147 locks,
-	 * FIFOs, 148-149 epoll/inotify, 151 terminals, 152-155 unix
+	 * 143-144 file contents (deleted files, memfds), 148-149
+	 * epoll/inotify, 151 terminals, 152-155 unix
 	 * sockets, 156-159 TCP/UDP, 160-169 32-bit tasks */
 	REC_TAIL	= 9001,
 	REC_ERROR	= 9999,
@@ -243,6 +246,9 @@ struct rec_rlimits {
 struct rec_fs {
 	uint32_t umask;
 	uint32_t cwd_len;	/* bytes of cwd (with NUL) that follow */
+	uint32_t root_len;	/* then bytes of root (with NUL): "/" unless
+				 * chrooted */
+	uint32_t reserved;
 };
 
 struct rec_creds {
@@ -322,6 +328,32 @@ enum tty_role {
 struct rec_tty_file {
 	uint32_t tty_id;	/* its TTY record */
 	uint32_t role;		/* enum tty_role */
+};
+
+/* REC_LOCK: a lock on the file the last TASK has at @fd.  POSIX locks
+ * are the process's own; flock and OFD locks belong to the description
+ * (written by each process that has it; taking one twice is harmless). */
+enum lock_kind {
+	LOCK_POSIX	= 1,	/* fcntl F_SETLK */
+	LOCK_FLOCK	= 2,	/* flock() */
+	LOCK_OFD	= 3,	/* fcntl F_OFD_SETLK */
+};
+
+struct rec_lock {
+	uint32_t fd;
+	uint32_t kind;		/* enum lock_kind */
+	uint32_t type;		/* F_RDLCK or F_WRLCK */
+	uint32_t reserved;
+	uint64_t start;		/* bytes from the file's start */
+	uint64_t len;		/* 0: to the end, however far */
+};
+
+/* REC_FOWN: who gets the SIGIO/SIGURG of the description at @fd. */
+struct rec_fown {
+	uint32_t fd;
+	int32_t owner_type;	/* F_OWNER_TID, F_OWNER_PID or F_OWNER_PGRP */
+	int32_t owner;		/* a tid, pid or process group; 0: none */
+	uint32_t signo;		/* F_SETSIG: 0 is SIGIO */
 };
 
 struct rec_file {

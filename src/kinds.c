@@ -13,6 +13,7 @@
 const struct kind_ops *const ckpt_kinds[] = {
 	&kind_task,
 	&kind_pipe,
+	&kind_fifo,
 	&kind_files,
 	&kind_tty,
 	&kind_mm,
@@ -21,9 +22,15 @@ const struct kind_ops *const ckpt_kinds[] = {
 	&kind_timers,
 	&kind_signals,
 	&kind_creds,
+	/* on the fds files made, by then held by every thread an fd owner
+	 * may name, and with the credentials F_SETOWN records */
+	&kind_locks,
 	&kind_regs,
 };
 const int ckpt_nr_kinds = sizeof(ckpt_kinds) / sizeof(ckpt_kinds[0]);
+_Static_assert(sizeof(ckpt_kinds) / sizeof(ckpt_kinds[0]) <=
+	       sizeof(((struct rst_task *)0)->kind_state) / sizeof(void *),
+	       "more kinds than kind_state slots");
 
 int kind_index(const struct kind_ops *k)
 {

@@ -19,6 +19,7 @@
 #include "remote.h"
 
 #define MAX_THREADS	65536
+#define MAX_KINDS	32	/* slots for per-kind state: more than the table has */
 
 struct rst_ctx;
 struct rst_task;
@@ -60,6 +61,8 @@ struct cpt_ctx {
 	int nr_files;
 	struct cpt_shm *shm;	/* shared memory objects seen so far */
 	int nr_shm;
+	struct cpt_shm *fifos;	/* FIFOs (by inode) whose buffer is written */
+	int nr_fifos;
 	struct cpt_pipe *pipes;	/* every pipe the tree holds an end of */
 	int nr_pipes;
 	bool pipes_scanned;
@@ -113,7 +116,7 @@ struct rst_thread {
 	pid_t tid;
 	struct remote *rm;
 	struct remote own;
-	void *kind_state[16];
+	void *kind_state[MAX_KINDS];
 };
 
 /* The restart side: every record is loaded and checked into this model
@@ -133,7 +136,7 @@ struct rst_task {
 	bool close_img;		/* the last of those sharing its fd table */
 	bool keep_tramp;	/* a later process sharing its memory (CLONE_VM)
 				 * still needs the trampoline */
-	void *kind_state[16];	/* what each kind loaded, by kind index */
+	void *kind_state[MAX_KINDS];	/* what each kind loaded, by kind index */
 };
 
 struct rst_ctx {
@@ -147,7 +150,7 @@ struct rst_ctx {
 	uint32_t fd_floor;	/* above every saved fd number */
 	bool here;		/* checks against this machine too (not for
 				 * `ckpt info`) */
-	void *kind_state[16];	/* what kinds keep for the whole image */
+	void *kind_state[MAX_KINDS];	/* what kinds keep for the whole image */
 };
 
 /* In the trampoline, a syscall preceded by an AMX instruction: running
@@ -179,8 +182,9 @@ struct kind_ops {
 	void (*show)(struct info_out *o, const struct rec *r);
 };
 
-extern const struct kind_ops kind_task, kind_pipe, kind_tty, kind_mm, kind_files, kind_fs,
-	kind_rlimits, kind_timers, kind_signals, kind_creds, kind_regs;
+extern const struct kind_ops kind_task, kind_pipe, kind_fifo, kind_tty, kind_mm,
+	kind_files, kind_fs, kind_rlimits, kind_timers, kind_signals, kind_creds,
+	kind_locks, kind_regs;
 extern const struct kind_ops *const ckpt_kinds[];
 extern const int ckpt_nr_kinds;
 int kind_index(const struct kind_ops *k);

@@ -362,4 +362,5 @@ void tree_free(struct cpt_ctx *c)
 	free(c->shm);
 	free(c->pipes);
 	free(c->ptys);
+	free(c->fifos);
 }

@@ -456,6 +456,55 @@ forged "FD number repeated"        edit -r 'FD#-1' --set fd=0
 forged "FD numbers out of order"   move -r FD --at after:'FD#-1'
 forged "FS cwd_len 0"              edit -r FS --set cwd_len=0 --resize 8
 forged "FS cwd_len 0, cwd kept"    edit -r FS --set cwd_len=0
+forged "FS root_len 0"             edit -r FS --set root_len=0
+forged "FS root_len past end"      edit -r FS --add root_len=8
+forged "FS reserved 1"             edit -r FS --set reserved=1
+forged "FS root relative"          edit -r FS --offset -2 --bytes 41
+forged "FS root unterminated"      edit -r FS --offset -1 --bytes 41
+# locks, fd owners (locks.c): a lock and an owner on fd 1, which the
+# holder has (its output), are well-formed; each field wrong is not
+lock() {	# FD KIND TYPE RESERVED START LEN
+	printf '%s' "$(le 4 "$1")$(le 4 "$2")$(le 4 "$3")$(le 4 "$4")$(le 8 "$5")$(le 8 "$6")"
+}
+fown() {	# FD OWNER-TYPE OWNER SIGNO
+	printf '%s' "$(le 4 "$1")$(le 4 "$2")$(le 4 "$3")$(le 4 "$4")"
+}
+forged "control: POSIX lock on fd 1" --control insert --at after:'FD#-1' --type LOCK --payload "$(lock 1 1 1 0 10 10)"
+forged "control: flock, OFD lock"  --control insert --at after:'FD#-1' \
+	--type LOCK --payload "$(lock 1 2 0 0 0 0)" --type LOCK --payload "$(lock 1 3 1 0 5 0)"
+forged "control: owner of fd 1"    --control insert --at after:'FD#-1' --type FOWN --payload "$(fown 1 1 1 10)"
+forged "LOCK kind 0"               insert --at after:'FD#-1' --type LOCK --payload "$(lock 1 0 1 0 10 10)"
+forged "LOCK kind 4"               insert --at after:'FD#-1' --type LOCK --payload "$(lock 1 4 1 0 10 10)"
+forged "LOCK type 2 (unlock)"      insert --at after:'FD#-1' --type LOCK --payload "$(lock 1 1 2 0 10 10)"
+forged "LOCK reserved 1"           insert --at after:'FD#-1' --type LOCK --payload "$(lock 1 1 1 1 10 10)"
+forged "LOCK on fd 99 (none)"      insert --at after:'FD#-1' --type LOCK --payload "$(lock 99 1 1 0 10 10)"
+forged "LOCK fd 2^31"              insert --at after:'FD#-1' --type LOCK --payload "$(lock 0x80000000 1 1 0 10 10)"
+forged "LOCK start 2^63"           insert --at after:'FD#-1' --type LOCK --payload "$(lock 1 1 1 0 0x8000000000000000 1)"
+forged "LOCK start+len overflow"   insert --at after:'FD#-1' --type LOCK --payload "$(lock 1 1 1 0 0x7000000000000000 0x7000000000000000)"
+forged "LOCK flock with a range"   insert --at after:'FD#-1' --type LOCK --payload "$(lock 1 2 1 0 10 10)"
+forged "LOCK 31 bytes"             insert --at after:'FD#-1' --type LOCK --payload "$(lock 1 1 1 0 10 10 | head -c 62)"
+forged "LOCK before any TASK"      insert --at 1 --type LOCK --payload "$(lock 1 1 1 0 10 10)"
+forged "FOWN owner_type 3"         insert --at after:'FD#-1' --type FOWN --payload "$(fown 1 3 1 10)"
+forged "FOWN owner -1"             insert --at after:'FD#-1' --type FOWN --payload "$(fown 1 1 0xffffffff 10)"
+forged "FOWN signo 65"             insert --at after:'FD#-1' --type FOWN --payload "$(fown 1 1 1 65)"
+forged "FOWN on fd 99 (none)"      insert --at after:'FD#-1' --type FOWN --payload "$(fown 99 1 1 10)"
+forged "FOWN 20 bytes"             insert --at after:'FD#-1' --type FOWN --payload "$(fown 1 1 1 10)00000000"
+# FIFOs (fifo.c): a buffer record alone is well-formed
+fifo() {	# ID CAPACITY DATA_LEN RESERVED DATA-HEX
+	printf "%s" "$(le 4 "$1")$(le 4 "$2")$(le 4 "$3")$(le 4 "$4")${5:-}"
+}
+forged "control: FIFO with 3 bytes" --control insert --at after:'FD#-1' --type FIFO --payload "$(fifo 1000 4096 3 0 616263)"
+forged "FIFO id 0"                 insert --at after:'FD#-1' --type FIFO --payload "$(fifo 0 4096 3 0 616263)"
+forged "FIFO capacity 100"         insert --at after:'FD#-1' --type FIFO --payload "$(fifo 1000 100 3 0 616263)"
+forged "FIFO capacity 2^31"        insert --at after:'FD#-1' --type FIFO --payload "$(fifo 1000 0x80000000 3 0 616263)"
+forged "FIFO data_len > capacity"  insert --at after:'FD#-1' --type FIFO --payload "$(fifo 1000 4096 5000 0 616263)"
+forged "FIFO data_len past end"    insert --at after:'FD#-1' --type FIFO --payload "$(fifo 1000 4096 4 0 616263)"
+forged "FIFO data_len short"       insert --at after:'FD#-1' --type FIFO --payload "$(fifo 1000 4096 2 0 616263)"
+forged "FIFO reserved 1"           insert --at after:'FD#-1' --type FIFO --payload "$(fifo 1000 4096 3 1 616263)"
+forged "FIFO twice"                insert --at after:'FD#-1' --type FIFO --payload "$(fifo 1000 4096 0 0)" --type FIFO --payload "$(fifo 1000 4096 0 0)"
+forged "FILE kind FIFO, no FIFO"   edit -r 'FILE#-1' --set kind=6
+forged "FILE reg, flags 0x40000000" edit -r 'FILE#-1' --or flags=0x40000000
+forged "FILE reg, access mode 3"   edit -r 'FILE#-1' --or flags=3
 # the record stream
 forged "header len 2^63 (VMA)"     setlen -r 'VMA#0' --len 0x8000000000000000
 forged "header len 2^63 (PAGES)"   setlen -r "$big_i" --len 0x8000000000000000

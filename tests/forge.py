@@ -66,8 +66,8 @@ TYPES = {
     'HEAD': 1, 'TASK': 100, 'THREAD': 101, 'REGS': 102, 'XSTATE': 103,
     'SIGPENDING': 104, 'MM': 110, 'VMA': 111, 'PAGES': 112, 'PAGES_REF': 113, 'SIGHAND': 120,
     'ITIMERS': 121, 'POSIX_TIMER': 122, 'RLIMITS': 130, 'FS': 131,
-    'CREDS': 132, 'FILE': 140, 'FD': 141, 'TTY': 150,
-    'TAIL': 9001, 'ERROR': 9999,
+    'CREDS': 132, 'FILE': 140, 'FD': 141, 'FIFO': 145, 'LOCK': 146,
+    'FOWN': 147, 'TTY': 150, 'TAIL': 9001, 'ERROR': 9999,
 }
 NAMES = {v: k for k, v in TYPES.items()}
 
@@ -191,7 +191,8 @@ FIELDS = {
                     **{k: v for i in range(16) for k, v in (
                         ('lim%d.cur' % i, (8 + 16 * i, 'Q')),
                         ('lim%d.max' % i, (16 + 16 * i, 'Q')))}),
-    'FS': dict(umask=(0, 'I'), cwd_len=(4, 'I')),
+    'FS': dict(umask=(0, 'I'), cwd_len=(4, 'I'), root_len=(8, 'I'),
+               reserved=(12, 'I')),
     'CREDS': dict(uid=(0, 'I'), euid=(4, 'I'), suid=(8, 'I'), fsuid=(12, 'I'),
                   gid=(16, 'I'), egid=(20, 'I'), sgid=(24, 'I'),
                   fsgid=(28, 'I'), cap_inh=(32, 'Q'), cap_prm=(40, 'Q'),
@@ -210,6 +211,12 @@ FIELDS = {
                 line=(80, 'B'), pad=(81, '3s'), ws_row=(84, 'H'),
                 ws_col=(86, 'H'), ws_xpixel=(88, 'H'), ws_ypixel=(90, 'H'),
                 reserved=(92, 'I')),
+    'FIFO': dict(id=(0, 'I'), capacity=(4, 'I'), data_len=(8, 'I'),
+                 reserved=(12, 'I')),
+    'LOCK': dict(fd=(0, 'I'), kind=(4, 'I'), type=(8, 'I'), reserved=(12, 'I'),
+                 start=(16, 'Q'), len=(24, 'Q')),
+    'FOWN': dict(fd=(0, 'I'), owner_type=(4, 'i'), owner=(8, 'i'),
+                 signo=(12, 'I')),
     'TAIL': dict(magic=(0, 'Q'), nr_records=(8, 'Q'), offset=(16, 'Q'),
                  chain=(24, 'I'), reserved=(28, 'I')),
 }

@@ -371,6 +371,26 @@ print("PASS" if os.read(s, 100) == b"queued\n" else "FAIL", flush=True)' $d/go >
 	wait $pid && grep -q '^PASS' $d/out
 }
 
+test_refuse_lease() { refused_checkpoint lease 'fd [0-9]*: a LEASE READ lock (or lease) on .*/lease, not supported'; }
+
+# A pipe above stdio whose other end is outside the tree: refused, saying so.
+test_refuse_outside_pipe() {
+	local d=$WORK/outpipe pid
+	mkdir -p $d
+	# (a process substitution's writer would be the holder's own child)
+	true | "$AUX/holder" plain $d/go 3<&0 > $d/out 2>&1 < /dev/null &
+	pid=$!
+	wait_for $d/out READY || return 1
+	"$CKPT" checkpoint --kill -o $d/img $pid 2> $d/err
+	local rc=$?
+	cat $d/err
+	[ $rc = 1 ] && [ "$(wc -l < $d/err)" = 1 ] &&
+		grep -q "pid $pid fd 3: .*a pipe whose other end is outside the tree" $d/err || return 1
+	kill -0 $pid || return 1
+	touch $d/go
+	wait $pid && grep -q '^PASS' $d/out
+}
+
 # --skip-unsupported leaves such fds out instead.
 test_skip_unsupported() {
 	local d=$WORK/skip pid
@@ -432,6 +452,91 @@ test_restart_fails_cleanly() {
 	cat $d/err
 	[ "$(wc -l < $d/err)" = 1 ] && grep -q holder-copy $d/err || return 1
 	! kill -0 $pid 2>/dev/null
+}
+
+# restart must refuse, exit 125, with one line naming PATTERN, leaving
+# no process behind.
+refused_restart() {	# DIR PID PATTERN
+	timeout 20 "$CKPT" restart $1/img > $1/rout 2> $1/err
+	local rc=$?
+	note "$(cat $1/err)"
+	[ $rc = 125 ] && [ "$(wc -l < $1/err)" = 1 ] && grep -q "$3" $1/err || return 1
+	sanitizer_clean $1/err && ! kill -0 $2 2>/dev/null
+}
+
+# Open files must still be there at restart, and one the process only
+# reads must be unchanged; one it writes to may have changed (see reg.c).
+test_open_file_changed() {
+	local d=$WORK/filechanged pid
+	mkdir -p $d
+	echo hello > $d/ro
+	start_holder files $d || return 1
+	checkpoint_kill $d $pid || return 1
+	cp -p $d/ro $d/ro.orig
+	echo more >> $d/ro
+	refused_restart $d $pid "open file $d/ro changed since the checkpoint" || return 1
+	cp -p $d/ro.orig $d/ro
+	touch -d '2001-01-01' $d/ro
+	refused_restart $d $pid "open file $d/ro changed" || return 1
+	cp -p $d/ro.orig $d/ro
+	rm $d/ro
+	refused_restart $d $pid "open file $d/ro: No such file" || return 1
+	cp -p $d/ro.orig $d/ro
+	mv $d/rw $d/rw.orig
+	mkdir $d/rw
+	refused_restart $d $pid "open file $d/rw is no longer the same kind" || return 1
+	rmdir $d/rw
+	mv $d/rw.orig $d/rw
+	echo "written by someone" >> $d/rw
+	( sleep 0.3; touch $d/go ) &
+	timeout $RESTART_TIMEOUT "$CKPT" restart $d/img && grep -q '^PASS' $d/out
+}
+
+# Locks the process held are taken again at restart; one taken meanwhile
+# by another process (a POSIX lock, a flock, or the original's own locks
+# when a copy is restarted beside it) fails the restart naming the file.
+test_lock_conflict() {
+	local d=$WORK/lockconflict pid other
+	start_holder lock $d || return 1
+	"$CKPT" checkpoint -o $d/img.live $pid || return 1
+	timeout 20 "$CKPT" restart --pidns $d/img.live > $d/rout 2> $d/err
+	local rc=$?
+	note "beside the original: $(cat $d/err)"
+	[ $rc = 125 ] && [ "$(wc -l < $d/err)" = 1 ] && grep -q "$d/lock is locked by another process" $d/err || return 1
+	checkpoint_kill $d $pid || return 1
+	$PYTHON -c 'import fcntl, sys, time
+f = open(sys.argv[1], "r+"); fcntl.lockf(f, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, 15)
+print("LOCKED", flush=True); time.sleep(100)' $d/lock > $d/py.out &
+	other=$!
+	wait_for $d/py.out LOCKED || return 1
+	refused_restart $d $pid "$d/lock is locked by another process (pid $other)" || return 1
+	kill $other; wait $other 2>/dev/null
+	flock -o $d/lock sleep 100 &
+	other=$!
+	sleep 0.2
+	refused_restart $d $pid "$d/lock is locked by another process: cannot take its flock" || return 1
+	kill $other; wait $other 2>/dev/null
+	( sleep 0.3; touch $d/go ) &
+	timeout $RESTART_TIMEOUT "$CKPT" restart $d/img && grep -q '^PASS' $d/out
+}
+
+# A FIFO's data is put back once: a FIFO that holds data at restart is
+# still open elsewhere (here the original, beside which a copy is
+# restarted), and restart refuses it rather than doubling the data.
+test_fifo_open_elsewhere() {
+	local d=$WORK/fifoelsewhere pid
+	start_holder fifo $d || return 1
+	"$CKPT" checkpoint -o $d/img $pid || return 1
+	timeout 20 "$CKPT" restart --pidns $d/img > $d/rout 2> $d/err
+	local rc=$?
+	note "$(cat $d/err)"
+	[ $rc = 125 ] && [ "$(wc -l < $d/err)" = 1 ] &&
+		grep -q "FIFO $d/fifo already holds 4 bytes" $d/err || return 1
+	kill -9 $pid; wait $pid 2>/dev/null
+	gone $pid || return 1
+	( sleep 0.3; touch $d/go ) &
+	timeout $RESTART_TIMEOUT "$CKPT" restart $d/img || return 1
+	grep -q '^PASS' $d/out
 }
 
 # A process left in a session whose leader has exited comes back in it,
@@ -521,6 +626,8 @@ want pidns
 want pid_in_use
 want refuse_unknown_fd
 want refuse_socket
+want refuse_outside_pipe
+want refuse_lease
 want refuse_shared_memory
 want refuse_vfork
 want refuse_pty_data
@@ -530,6 +637,9 @@ want target_dies_midway
 want restart_fails_cleanly
 want orphan_session
 want shell_job
+want open_file_changed
+want lock_conflict
+want fifo_open_elsewhere
 want bad_images
 want demo
 

@@ -29,6 +29,7 @@
 static const struct file_ops *const file_kinds[] = {
 	&file_pipe,	/* before inherit: a pipe inside the tree at fd 0-2 */
 	&file_tty,	/* before inherit: a pty inside the tree, the job's tty */
+	&file_fifo,	/* and a FIFO, reopened by its name */
 	&file_inherit,
 	&file_reg,
 	&file_dir,
@@ -125,6 +126,15 @@ static int write_file(struct cpt_ctx *c, const struct fd_probe *p,
 	return ret;
 }
 
+/* A pipe with an end outside the tree is refused rather than given
+ * something else at restart: above stdio there is no counterpart the
+ * way restart's own fds 0-2 stand in for the caller's. */
+static const char *why_not(const struct fd_probe *p)
+{
+	return strncmp(p->link, "pipe:", 5) ? "" :
+	       ", a pipe whose other end is outside the tree (only fds 0-2 are taken from restart's caller)";
+}
+
 /* The description behind the fd, written now: 0 and its id, 0 and id 0
  * if it is skipped (unsupported, and the user said so), or -errno. */
 static int dump_file(struct cpt_ctx *c, const struct fd_probe *p, uint32_t *id)
@@ -141,8 +151,8 @@ static int dump_file(struct cpt_ctx *c, const struct fd_probe *p, uint32_t *id)
 	}
 	if (!ops)
 		return log_err(c->log, EOPNOTSUPP,
-			       "pid %d fd %d: unsupported kind of file %s (use --skip-unsupported to leave it out)",
-			       p->pid, p->fd, p->link);
+			       "pid %d fd %d: unsupported kind of file %s%s (use --skip-unsupported to leave it out)",
+			       p->pid, p->fd, p->link, why_not(p));
 	ret = write_file(c, p, ops, &f);
 	if (!ret)
 		*id = f.id;
@@ -211,6 +221,15 @@ static int remember_file(struct cpt_ctx *c, pid_t pid, int fd,
 	c->files = n;
 	n[c->nr_files++] = (struct cpt_file){ pid, fd, id, st->st_dev, st->st_ino };
 	return 0;
+}
+
+uint32_t files_known(struct cpt_ctx *c, pid_t pid, int fd)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", pid, fd);
+	return stat(path, &st) ? 0 : known_file(c, pid, fd, &st);
 }
 
 static int ref_probed(struct cpt_ctx *c, const struct fd_probe *p, uint32_t *id)
@@ -331,6 +350,20 @@ struct rst_file *files_by_id(struct rst_ctx *c, uint32_t id)
 	return file_by_id(KCSTATE(c, kind_files), id);
 }
 
+bool files_written(struct rst_ctx *c, const char *path)
+{
+	const struct file_table *ft = KCSTATE(c, kind_files);
+
+	for (uint32_t i = 0; ft && i < ft->n; i++) {
+		uint32_t fl = ft->files[i].f.flags;
+
+		if (!(fl & O_PATH) && (fl & O_ACCMODE) != O_RDONLY &&
+		    !strcmp(ft->files[i].path, path))
+			return true;
+	}
+	return false;
+}
+
 static int load_fd(struct rst_ctx *c, const struct file_table *ft,
 		   struct fd_table *s, struct rec *r)
 {
@@ -396,6 +429,16 @@ int files_fd_of(struct rst_ctx *c, struct rst_task *t, uint32_t id)
 		if (s->fds[i].file_id == id)
 			return s->fds[i].fd;
 	return -1;
+}
+
+uint32_t files_id_at(struct rst_ctx *c, struct rst_task *t, int fd)
+{
+	const struct fd_table *s = fd_table_of(c, t);
+
+	for (uint32_t i = 0; s && i < s->n; i++)
+		if ((int)s->fds[i].fd == fd)
+			return s->fds[i].file_id;
+	return 0;
 }
 
 static bool fd_kept(const struct file_table *ft, const struct fd_table *s,

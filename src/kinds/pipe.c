@@ -107,27 +107,23 @@ static int pipe_inside(struct cpt_ctx *c, uint64_t ino, bool *inside)
 	return ret;
 }
 
-/* The bytes in the pipe, copied out through a second pipe with tee(),
- * which leaves them where they are. */
-static int peek(struct cpt_ctx *c, struct cpt_pipe *p, char **data,
-		uint32_t *len, uint32_t *cap)
+/* The bytes in the pipe (or FIFO) @rfd reads, copied out through a
+ * second pipe with tee(), which leaves them where they are. */
+int pipe_peek(struct cpt_ctx *c, int rfd, pid_t pid, int fd, char **data,
+	      uint32_t *len, uint32_t *cap)
 {
-	long pidfd = syscall(SYS_pidfd_open, p->reader, 0);
-	int rfd = -1, tmp[2] = { -1, -1 }, n = 0, ret = 0;
+	int tmp[2] = { -1, -1 }, n = 0, sz = 0, ret = 0;
 	size_t got = 0;
 
 	*data = NULL;
-	if (pidfd >= 0)
-		rfd = syscall(SYS_pidfd_getfd, pidfd, p->reader_fd, 0);
-	if (rfd < 0 || ioctl(rfd, FIONREAD, &n) || (*cap = fcntl(rfd, F_GETPIPE_SZ)) <= 0 ||
-	    pipe2(tmp, O_CLOEXEC | O_NONBLOCK) || fcntl(tmp[1], F_SETPIPE_SZ, *cap) < 0) {
-		ret = log_err(c->log, errno, "pid %d fd %d: reading its pipe:", p->reader,
-			      p->reader_fd);
+	if (ioctl(rfd, FIONREAD, &n) || (sz = fcntl(rfd, F_GETPIPE_SZ)) <= 0 ||
+	    pipe2(tmp, O_CLOEXEC | O_NONBLOCK) || fcntl(tmp[1], F_SETPIPE_SZ, sz) < 0) {
+		ret = log_err(c->log, errno, "pid %d fd %d: reading its pipe:", pid, fd);
 		goto out;
 	}
 	if ((size_t)n > MAX_PIPE_DATA) {
 		ret = log_err(c->log, EFBIG, "pid %d fd %d: %d bytes in the pipe, more than the image takes",
-			      p->reader, p->reader_fd, n);
+			      pid, fd, n);
 		goto out;
 	}
 	*data = malloc(n ? n : 1);
@@ -136,8 +132,7 @@ static int peek(struct cpt_ctx *c, struct cpt_pipe *p, char **data,
 		goto out;
 	}
 	if (n && tee(rfd, tmp[1], n, SPLICE_F_NONBLOCK) != n) {
-		ret = log_err(c->log, errno ? errno : EIO, "pid %d fd %d: tee:", p->reader,
-			      p->reader_fd);
+		ret = log_err(c->log, errno ? errno : EIO, "pid %d fd %d: tee:", pid, fd);
 		goto out;
 	}
 	while (got < (size_t)n) {
@@ -150,18 +145,36 @@ static int peek(struct cpt_ctx *c, struct cpt_pipe *p, char **data,
 		got += k;
 	}
 	*len = n;
+	*cap = sz;
 out:
 	for (int i = 0; i < 2; i++)
 		if (tmp[i] >= 0)
 			close(tmp[i]);
-	if (rfd >= 0)
-		close(rfd);
-	if (pidfd >= 0)
-		close(pidfd);
 	if (ret) {
 		free(*data);
 		*data = NULL;
 	}
+	return ret;
+}
+
+static int peek(struct cpt_ctx *c, struct cpt_pipe *p, char **data,
+		uint32_t *len, uint32_t *cap)
+{
+	long pidfd = syscall(SYS_pidfd_open, p->reader, 0);
+	int rfd = -1, ret;
+
+	*data = NULL;
+	if (pidfd >= 0)
+		rfd = syscall(SYS_pidfd_getfd, pidfd, p->reader_fd, 0);
+	if (rfd < 0)
+		ret = log_err(c->log, errno, "pid %d fd %d: reading its pipe:", p->reader,
+			      p->reader_fd);
+	else
+		ret = pipe_peek(c, rfd, p->reader, p->reader_fd, data, len, cap);
+	if (rfd >= 0)
+		close(rfd);
+	if (pidfd >= 0)
+		close(pidfd);
 	return ret;
 }
 

@@ -3,14 +3,20 @@
  * left exactly as it was: its counter kept running, its memory intact.
  * usage: holder MODE GOFILE [MiB]
  * MODE: plain iouring netlink thread child vfork vmsibling orphansession
- * evfds
+ * evfds files lock lease fifo
  * (iouring and netlink: fds of kinds ckpt does not support; vfork: we
  * wait in vfork() for our child; vmsibling: two children sharing memory
  * with each other, not with us; evfds: an eventfd, a timerfd and a
  * signalfd, at fds 3, 4, 5)
  * (orphansession: a grandchild re-parented to us, in a session whose
- * leader, its parent, has exited) */
+ * leader, its parent, has exited)
+ * (files: GOFILE's directory/ro open read-only, .../rw read-write;
+ * lock: .../lock open with a flock and a POSIX lock on bytes 10-19;
+ * lease: a read lease on .../lease;
+ * fifo: FIFO .../fifo open read-write with "data" in it) */
 #define _GNU_SOURCE
+#include <fcntl.h>
+#include <libgen.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -21,8 +27,10 @@
 #include <linux/io_uring.h>
 #include <linux/netlink.h>
 #include <sys/eventfd.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
@@ -72,6 +80,34 @@ static void event_fds(void)
 	signalfd(-1, &m, 0);
 }
 
+/* A file next to GOFILE, opened with @flags; holder exits if it cannot. */
+static int open_beside(const char *name, int flags)
+{
+	char *dup = strdup(gofile), path[4096];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dirname(dup), name);
+	free(dup);
+	fd = open(path, flags | O_CREAT, 0600);
+	if (fd < 0) {
+		perror(path);
+		exit(1);
+	}
+	return fd;
+}
+
+static void hold_locks(void)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
+			    .l_start = 10, .l_len = 10 };
+	int fd = open_beside("lock", O_RDWR);
+
+	if (flock(open_beside("lock", O_RDONLY), LOCK_EX) || fcntl(fd, F_SETLK, &fl)) {
+		perror("locking");
+		exit(1);
+	}
+}
+
 static void *idle(void *arg)
 {
 	(void)arg;
@@ -108,6 +144,21 @@ int main(int argc, char **argv)
 		idle(NULL);
 	else if (!strcmp(argv[1], "orphansession"))
 		orphan_session();
+	else if (!strcmp(argv[1], "files")) {
+		open_beside("ro", O_RDONLY);
+		open_beside("rw", O_RDWR);
+	} else if (!strcmp(argv[1], "lock"))
+		hold_locks();
+	else if (!strcmp(argv[1], "fifo")) {
+		char *dup = strdup(gofile), path[4096];
+
+		snprintf(path, sizeof(path), "%s/fifo", dirname(dup));
+		free(dup);
+		if (mkfifo(path, 0600) || write(open_beside("fifo", O_RDWR), "data", 4) != 4)
+			return 1;
+	} else if (!strcmp(argv[1], "lease") &&
+		 fcntl(open_beside("lease", O_RDONLY), F_SETLEASE, F_RDLCK))
+		return 1;
 	else if (!strcmp(argv[1], "evfds"))
 		event_fds();
 	else if (!strcmp(argv[1], "vmsibling") && fork() == 0) {

@@ -1,0 +1,352 @@
+/* locks.c - file locks (LOCK) and fd owners (FOWN), put back once the fds
+ * exist: late in phase STATE, when every thread (an owner may be one)
+ * exists and the credentials F_SETOWN records are the process's own.
+ *
+ * Locks are read from the "lock:" lines of /proc/PID/fdinfo/N, which
+ * list the locks held through that description: a POSIX lock belongs to
+ * the process (its fd table) and is taken again by that process; a flock
+ * or OFD lock belongs to the description and is taken again on it (a
+ * description shared by several processes gets it from each, which is
+ * harmless).  Leases and anything else are refused at checkpoint.
+ *
+ * At checkpoint the tree still holds its locks; at restart after --kill
+ * they are free.  A lock held meanwhile by someone else (the original,
+ * still running, or any other process) fails the restart naming the file
+ * and, where the kernel tells, the holder.
+ *
+ * F_SETOWN/F_SETSIG: asked of each fd with remote fcntl calls, written
+ * only when set, and set again at restart (the owner must exist then).
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "../files.h"
+
+#define MAX_FD_NUM	(1 << 20)
+#define MAX_LOCKS	(1 << 20)
+#define MAX_OWNER	(1 << 22)	/* PID_MAX_LIMIT */
+
+static const char *const lock_names[] = { "?", "POSIX", "flock", "OFD" };
+
+/* ---- checkpoint ---- */
+
+/* One "lock:" line of fdinfo into @l; -EOPNOTSUPP with @what set for a
+ * lock we do not restore (a lease, a delegation...). */
+static int parse_lock(const char *line, struct rec_lock *l, char *what, size_t n)
+{
+	char kind[16] = "", type[16] = "", end[32] = "";
+	unsigned long long start = 0;
+
+	if (sscanf(line, "%*d: %15s %*s %15s %*d %*s %llu %31s", kind, type, &start,
+		   end) != 4 || start > INT64_MAX) {
+		snprintf(what, n, "unreadable lock line");
+		return -EOPNOTSUPP;
+	}
+	memset(l, 0, sizeof(*l));
+	l->kind = !strcmp(kind, "POSIX") ? LOCK_POSIX : !strcmp(kind, "FLOCK") ? LOCK_FLOCK :
+		  !strcmp(kind, "OFDLCK") ? LOCK_OFD : 0;
+	l->type = !strcmp(type, "READ") ? F_RDLCK : !strcmp(type, "WRITE") ? F_WRLCK : F_UNLCK;
+	snprintf(what, n, "%s %s", kind, type);
+	if (!l->kind || l->type == F_UNLCK)
+		return -EOPNOTSUPP;
+	l->start = start;
+	if (strcmp(end, "EOF")) {
+		unsigned long long e = strtoull(end, NULL, 10);
+
+		if (e < start || e > INT64_MAX - 1)
+			return -EOPNOTSUPP;
+		l->len = e - start + 1;
+	}
+	return 0;
+}
+
+static int dump_fd_locks(struct cpt_ctx *c, struct cpt_task *t, int fd,
+			 const char *info)
+{
+	const char *q = info;
+	int ret = 0;
+
+	while (!ret && (q = strstr(q, "\nlock:\t"))) {
+		struct rec_lock l;
+		char what[48], path[CKPT_PATH_MAX] = "?", name[32];
+
+		q += 7;
+		l.fd = fd;
+		ret = parse_lock(q, &l, what, sizeof(what));
+		l.fd = fd;
+		if (ret) {
+			snprintf(name, sizeof(name), "fd/%d", fd);
+			proc_readlink(t->pid, name, path, sizeof(path));
+			return log_err(c->log, -ret, "pid %d fd %d: a %s lock (or lease) on %s, not supported",
+				       t->pid, fd, what, path);
+		}
+		ret = iw_record(&c->w, REC_LOCK, &l, sizeof(l));
+	}
+	return ret;
+}
+
+static int dump_fown(struct cpt_ctx *c, struct cpt_task *t, int fd)
+{
+	struct f_owner_ex ow = { 0 };
+	struct rec_fown r = { .fd = fd };
+	long sig;
+	int ret = rcheck(&t->rm, NULL, "fcntl(F_GETOWN_EX)", SYS_fcntl, fd,
+			 F_GETOWN_EX, t->scratch);
+
+	if (!ret)
+		ret = remote_read(&t->rm, t->scratch, &ow, sizeof(ow));
+	if (!ret)
+		ret = rcheck(&t->rm, &sig, "fcntl(F_GETSIG)", SYS_fcntl, fd, F_GETSIG);
+	if (ret || (!ow.pid && !sig))
+		return ret;
+	r.owner_type = ow.type;
+	r.owner = ow.pid;
+	r.signo = sig;
+	return iw_record(&c->w, REC_FOWN, &r, sizeof(r));
+}
+
+static int locks_dump_fd(struct cpt_ctx *c, struct cpt_task *t, int fd)
+{
+	char name[32], *info = NULL, *flags;
+	bool o_path;
+	int ret;
+
+	if (!files_known(c, t->pid, fd))
+		return 0;	/* left out (--skip-unsupported) */
+	snprintf(name, sizeof(name), "fdinfo/%d", fd);
+	ret = proc_read(t->pid, name, &info, NULL);
+	if (ret)
+		return log_err(c->log, -ret, "pid %d fd %d: fdinfo:", t->pid, fd);
+	ret = dump_fd_locks(c, t, fd, info);
+	flags = strstr(info, "flags:");
+	o_path = flags && (strtoul(flags + 6, NULL, 8) & O_PATH);
+	free(info);
+	/* an O_PATH fd has no owner: fcntl refuses it */
+	return ret || o_path ? ret : dump_fown(c, t, fd);
+}
+
+static int locks_dump(struct cpt_ctx *c, struct cpt_task *t)
+{
+	char path[64];
+	struct dirent *de;
+	int ret = 0;
+	DIR *d;
+
+	if (t->shares_files)
+		return 0;	/* its parent's table: its locks are written there */
+	snprintf(path, sizeof(path), "/proc/%d/fdinfo", t->pid);
+	d = opendir(path);
+	if (!d)
+		return log_err(c->log, errno, "pid %d: listing fds:", t->pid);
+	while (!ret && (de = readdir(d)))
+		if (de->d_name[0] != '.')
+			ret = locks_dump_fd(c, t, atoi(de->d_name));
+	closedir(d);
+	return ret;
+}
+
+/* ---- restart ---- */
+
+struct locks_state {
+	struct rec_lock *l;
+	uint32_t nl;
+	struct rec_fown *o;
+	uint32_t no;
+};
+
+static int load_lock(struct rst_ctx *c, struct locks_state *s, struct rec *r)
+{
+	const struct rec_lock *l = r->data;
+	struct rec_lock *n;
+
+	if (r->data_len != sizeof(*l) || l->fd >= MAX_FD_NUM || l->reserved ||
+	    l->kind < LOCK_POSIX || l->kind > LOCK_OFD ||
+	    (l->type != F_RDLCK && l->type != F_WRLCK) || l->start > INT64_MAX ||
+	    l->len > INT64_MAX - l->start || s->nl >= MAX_LOCKS ||
+	    (l->kind == LOCK_FLOCK && (l->start || l->len)))
+		return log_err(c->log, EBADMSG, "bad LOCK record %llu",
+			       (unsigned long long)r->index);
+	n = realloc(s->l, (s->nl + 1) * sizeof(*n));
+	if (!n)
+		return log_err(c->log, ENOMEM, "locks:");
+	s->l = n;
+	s->l[s->nl++] = *l;
+	return 0;
+}
+
+static int load_fown(struct rst_ctx *c, struct locks_state *s, struct rec *r)
+{
+	const struct rec_fown *o = r->data;
+	struct rec_fown *n;
+
+	if (r->data_len != sizeof(*o) || o->fd >= MAX_FD_NUM || o->owner < 0 ||
+	    o->owner >= MAX_OWNER || o->signo > 64 || s->no >= MAX_FD_NUM ||
+	    (o->owner_type != F_OWNER_TID && o->owner_type != F_OWNER_PID &&
+	     o->owner_type != F_OWNER_PGRP))
+		return log_err(c->log, EBADMSG, "bad FOWN record %llu",
+			       (unsigned long long)r->index);
+	n = realloc(s->o, (s->no + 1) * sizeof(*n));
+	if (!n)
+		return log_err(c->log, ENOMEM, "fd owners:");
+	s->o = n;
+	s->o[s->no++] = *o;
+	return 0;
+}
+
+static int locks_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
+{
+	struct locks_state *s = kind_state(t, &kind_locks, sizeof(*s));
+
+	if (!s)
+		return log_err(c->log, ENOMEM, "locks state:");
+	if (t->t.flags & TASK_SHARES_FILES)
+		return log_err(c->log, EBADMSG, "pid %d: LOCK/FOWN record, but it shares its parent's fds",
+			       t->pid);
+	return r->type == REC_LOCK ? load_lock(c, s, r) : load_fown(c, s, r);
+}
+
+/* Each names an fd the process has. */
+static int locks_check(struct rst_ctx *c, struct rst_task *t)
+{
+	const struct locks_state *s = KSTATE(t, kind_locks);
+
+	for (uint32_t i = 0; s && i < s->nl; i++)
+		if (!files_id_at(c, t, s->l[i].fd))
+			return log_err(c->log, EBADMSG, "pid %d: LOCK on fd %u, which it has not",
+				       t->pid, s->l[i].fd);
+	for (uint32_t i = 0; s && i < s->no; i++)
+		if (!files_id_at(c, t, s->o[i].fd))
+			return log_err(c->log, EBADMSG, "pid %d: FOWN of fd %u, which it has not",
+				       t->pid, s->o[i].fd);
+	return 0;
+}
+
+/* Someone else has it: say who, as far as the kernel tells. */
+static int conflict(struct rst_task *t, const struct rec_lock *l, uint64_t at)
+{
+	struct flock fl = { 0 };
+	char name[32], path[CKPT_PATH_MAX] = "?";
+	long got = -1;
+
+	snprintf(name, sizeof(name), "fd/%u", l->fd);
+	proc_readlink(t->pid, name, path, sizeof(path));
+	if (l->kind != LOCK_FLOCK &&
+	    !rcall(&t->rm, &got, SYS_fcntl, l->fd,
+		   l->kind == LOCK_OFD ? F_OFD_GETLK : F_GETLK, at) && !got &&
+	    !remote_read(&t->rm, at, &fl, sizeof(fl)) && fl.l_type != F_UNLCK &&
+	    fl.l_pid > 0)
+		return log_err(t->rm.log, EAGAIN,
+			       "pid %d fd %u: %s is locked by another process (pid %d): cannot take its %s lock again",
+			       t->pid, l->fd, path, fl.l_pid, lock_names[l->kind]);
+	return log_err(t->rm.log, EAGAIN,
+		       "pid %d fd %u: %s is locked by another process: cannot take its %s lock again",
+		       t->pid, l->fd, path, lock_names[l->kind]);
+}
+
+static int take_lock(struct rst_task *t, const struct rec_lock *l)
+{
+	struct flock fl = { .l_type = l->type, .l_whence = SEEK_SET,
+			    .l_start = l->start, .l_len = l->len };
+	uint64_t at;
+	long got;
+	int ret = rst_scratch_put(t, 0, &fl, sizeof(fl), &at);
+
+	if (ret)
+		return ret;
+	if (l->kind == LOCK_FLOCK)
+		ret = rcall(&t->rm, &got, SYS_flock, l->fd,
+			    (l->type == F_WRLCK ? LOCK_EX : LOCK_SH) | LOCK_NB);
+	else
+		ret = rcall(&t->rm, &got, SYS_fcntl, l->fd,
+			    l->kind == LOCK_OFD ? F_OFD_SETLK : F_SETLK, at);
+	if (ret)
+		return ret;
+	if (got == -EAGAIN || got == -EACCES)
+		return conflict(t, l, at);
+	if (got < 0)
+		return log_err(t->rm.log, (int)-got, "pid %d fd %u: taking its %s lock:",
+			       t->pid, l->fd, lock_names[l->kind]);
+	return 0;
+}
+
+static int set_fown(struct rst_task *t, const struct rec_fown *o)
+{
+	struct f_owner_ex ow = { .type = o->owner_type, .pid = o->owner };
+	uint64_t at;
+	long got = 0;
+	int ret = rst_scratch_put(t, 0, &ow, sizeof(ow), &at);
+
+	if (!ret && o->owner)
+		ret = rcall(&t->rm, &got, SYS_fcntl, o->fd, F_SETOWN_EX, at);
+	if (!ret && o->owner && got < 0)
+		return log_err(t->rm.log, (int)-got, "pid %d fd %u: setting its owner %s %d again:",
+			       t->pid, o->fd, o->owner_type == F_OWNER_TID ? "thread" :
+			       o->owner_type == F_OWNER_PID ? "process" : "process group",
+			       o->owner);
+	if (!ret && o->signo)
+		ret = rcheck(&t->rm, NULL, "fcntl(F_SETSIG)", SYS_fcntl, o->fd,
+			     F_SETSIG, o->signo);
+	return ret;
+}
+
+static int locks_restore(struct rst_ctx *c, struct rst_task *t)
+{
+	const struct locks_state *s = KSTATE(t, kind_locks);
+	int ret = 0;
+
+	for (uint32_t i = 0; s && i < s->nl && !ret; i++)
+		ret = take_lock(t, &s->l[i]);
+	for (uint32_t i = 0; s && i < s->no && !ret; i++)
+		ret = set_fown(t, &s->o[i]);
+	return ret;
+}
+
+static void locks_free(struct rst_task *t, void *state)
+{
+	struct locks_state *s = state;
+
+	free(s->l);
+	free(s->o);
+	free(s);
+}
+
+static void locks_show(struct info_out *o, const struct rec *r)
+{
+	if (r->type == REC_LOCK) {
+		const struct rec_lock *l = r->data;
+
+		info_u64(o, "fd", l->fd);
+		info_str(o, "kind", l->kind <= LOCK_OFD ? lock_names[l->kind] : "?");
+		info_str(o, "type", l->type == F_RDLCK ? "read" : l->type == F_WRLCK ? "write" : "?");
+		info_u64(o, "start", l->start);
+		info_u64(o, "len", l->len);
+	} else {
+		const struct rec_fown *w = r->data;
+
+		info_u64(o, "fd", w->fd);
+		info_u64(o, "owner_type", (uint32_t)w->owner_type);
+		info_u64(o, "owner", (uint32_t)w->owner);
+		info_u64(o, "signo", w->signo);
+	}
+}
+
+const struct kind_ops kind_locks = {
+	.name = "locks",
+	.types = { REC_LOCK, REC_FOWN },
+	.phase = PHASE_STATE,
+	.dump = locks_dump,
+	.load = locks_load,
+	.check = locks_check,
+	.restore = locks_restore,
+	.free = locks_free,
+	.show = locks_show,
+};
