@@ -30,6 +30,8 @@ static const struct file_ops *const file_kinds[] = {
 	&file_pipe,	/* before inherit: a pipe inside the tree at fd 0-2 */
 	&file_inherit,
 	&file_reg,
+	&file_memfd,
+	&file_deleted,
 	&file_dir,
 	&file_chr,
 };
