@@ -320,6 +320,24 @@ refused_checkpoint() {	# MODE EXPECT-IN-MESSAGE
 test_refuse_unknown_fd() { refused_checkpoint iouring 'fd [0-9]*: unsupported kind of file anon_inode:\[io_uring\]'; }
 test_refuse_shared_memory() { refused_checkpoint clonevm 'child [0-9]* shares the memory (CLONE_VM'; }
 test_refuse_socket() { refused_checkpoint netlink 'fd [0-9]*: unsupported kind of file socket:'; }
+test_refuse_deleted_with_links() { refused_checkpoint linkeddel 'sub/file (deleted): its name was removed, but 1 other links'; }
+
+# A deleted file comes back in its directory: without it, restart fails
+# clearly before any process exists; with it back, it works.
+test_deleted_dir_gone() {
+	local d=$WORK/deleted-dir pid
+	start_holder deleted $d || return 1
+	checkpoint_kill $d $pid || return 1
+	rm -rf $d/sub
+	"$CKPT" restart $d/img 2> $d/err
+	[ $? = 125 ] || { cat $d/err; return 1; }
+	cat $d/err
+	[ "$(wc -l < $d/err)" = 1 ] && grep -q "sub/file, $d/sub, is gone" $d/err || return 1
+	! kill -0 $pid 2>/dev/null || return 1
+	mkdir $d/sub
+	( sleep 0.3; touch $d/go ) &
+	timeout $RESTART_TIMEOUT "$CKPT" restart $d/img && grep -q '^PASS' $d/out
+}
 
 # --skip-unsupported leaves such fds out instead.
 test_skip_unsupported() {
@@ -464,6 +482,8 @@ want pidns
 want pid_in_use
 want refuse_unknown_fd
 want refuse_socket
+want refuse_deleted_with_links
+want deleted_dir_gone
 want refuse_shared_memory
 want skip_unsupported
 want refuse_traced

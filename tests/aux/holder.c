@@ -3,7 +3,10 @@
  * left exactly as it was: its counter kept running, its memory intact.
  * usage: holder MODE GOFILE [MiB]
  * MODE: plain iouring netlink thread child clonevm orphansession
+ *       linkeddel deleted
  * (iouring and netlink: fds of kinds ckpt does not support)
+ * (linkeddel: a file open under a removed name that has another link;
+ * deleted: a deleted file in GOFILE's directory's sub/) 
  * (orphansession: a grandchild re-parented to us, in a session whose
  * leader, its parent, has exited) */
 #define _GNU_SOURCE
@@ -16,7 +19,10 @@
 #include <string.h>
 #include <linux/io_uring.h>
 #include <linux/netlink.h>
+#include <fcntl.h>
+#include <libgen.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -49,6 +55,24 @@ static void orphan_session(void)
 		_exit(0);
 	}
 	waitpid(leader, NULL, 0);
+}
+
+/* A file in DIR(gofile)/sub, open after its name is gone; with @link,
+ * another name for it remains. */
+static void deleted_file(int link_too)
+{
+	char *copy = strdup(gofile), sub[4096], name[4200], other[4200];
+	int fd;
+
+	snprintf(sub, sizeof(sub), "%s/sub", dirname(copy));
+	snprintf(name, sizeof(name), "%s/file", sub);
+	snprintf(other, sizeof(other), "%s/other", sub);
+	mkdir(sub, 0755);
+	fd = open(name, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0 || write(fd, "content", 7) != 7 || (link_too && link(name, other)))
+		exit(3);
+	unlink(name);
+	free(copy);
 }
 
 static void *idle(void *arg)
@@ -87,6 +111,8 @@ int main(int argc, char **argv)
 		idle(NULL);
 	else if (!strcmp(argv[1], "orphansession"))
 		orphan_session();
+	else if (!strcmp(argv[1], "linkeddel") || !strcmp(argv[1], "deleted"))
+		deleted_file(!strcmp(argv[1], "linkeddel"));
 	else if (!strcmp(argv[1], "clonevm"))
 		clone(wait_go_file, (char *)malloc(65536) + 65536,
 		      CLONE_VM | SIGCHLD, NULL);
