@@ -67,6 +67,7 @@ TYPES = {
     'ITIMERS': 121, 'POSIX_TIMER': 122, 'RLIMITS': 130, 'FS': 131,
     'CREDS': 132, 'FILE': 140, 'FD': 141, 'TAIL': 9001, 'ERROR': 9999,
 }
+TYPES.update({'FILE_OBJ': 143, 'FILE_DATA': 144})
 NAMES = {v: k for k, v in TYPES.items()}
 
 # ---- CRC32C (Castagnoli, reflected), zlib-style crc(crc, data) ----
@@ -201,6 +202,15 @@ FIELDS = {
                  rdev=(40, 'Q'), path_len=(48, 'I'), extra_len=(52, 'I')),
     'FD': dict(fd=(0, 'I'), file_id=(4, 'I'), cloexec=(8, 'I'),
                reserved=(12, 'I')),
+    'FILE_OBJ': dict(id=(0, 'I'), kind=(4, 'I'), size=(8, 'Q'),
+                     mode=(16, 'I'), uid=(20, 'I'), gid=(24, 'I'),
+                     seals=(28, 'I'), name_len=(32, 'I'),
+                     reserved=(36, 'I')),
+    'FILE_DATA': dict(id=(0, 'Q'), bytes=(8, 'Q'), nr_runs=(16, 'I'),
+                      pad_len=(20, 'I'),
+                      **{k: v for i in range(4) for k, v in (
+                          ('run%d.off' % i, (24 + 16 * i, 'Q')),
+                          ('run%d.len' % i, (32 + 16 * i, 'Q')))}),
     'TAIL': dict(magic=(0, 'Q'), nr_records=(8, 'Q'), offset=(16, 'Q'),
                  chain=(24, 'I'), reserved=(28, 'I')),
 }

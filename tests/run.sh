@@ -320,6 +320,7 @@ refused_checkpoint() {	# MODE EXPECT-IN-MESSAGE
 test_refuse_unknown_fd() { refused_checkpoint iouring 'fd [0-9]*: unsupported kind of file anon_inode:\[io_uring\]'; }
 test_refuse_shared_memory() { refused_checkpoint clonevm 'child [0-9]* shares the memory (CLONE_VM'; }
 test_refuse_socket() { refused_checkpoint netlink 'fd [0-9]*: unsupported kind of file socket:'; }
+test_refuse_future_write() { refused_checkpoint futurewrite 'a writable mapping of a memfd sealed with F_SEAL_FUTURE_WRITE'; }
 test_refuse_deleted_with_links() { refused_checkpoint linkeddel 'sub/file (deleted): its name was removed, but 1 other links'; }
 
 # A deleted file comes back in its directory: without it, restart fails
@@ -483,6 +484,7 @@ want pid_in_use
 want refuse_unknown_fd
 want refuse_socket
 want refuse_deleted_with_links
+want refuse_future_write
 want deleted_dir_gone
 want refuse_shared_memory
 want skip_unsupported

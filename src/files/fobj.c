@@ -288,26 +288,39 @@ uint32_t fobj_kind(struct rst_ctx *c, uint32_t id)
 	return o ? o->o.kind : 0;
 }
 
+/* What is wrong with a FILE_OBJ, NULL if nothing. */
+static const char *obj_bad(struct rst_ctx *c, const struct rec_file_obj *o,
+			   const char *name, const struct rec *r)
+{
+	if (!o->id || o->reserved || by_id(c, o->id))
+		return "bad or repeated id";
+	if (o->kind != FILE_MEMFD && o->kind != FILE_DELETED)
+		return "bad kind";
+	if (!S_ISREG(o->mode) || (o->mode & ~(S_IFMT | 07777)) || o->size > MAX_SIZE)
+		return "bad mode or size";
+	if ((o->seals & ~SEALS_ALL) || (o->kind == FILE_DELETED && o->seals))
+		return "bad seals";
+	if (r->data_len != sizeof(*o) + o->name_len || !name ||
+	    (o->kind == FILE_MEMFD && strlen(name) > MEMFD_NAME_MAX) ||
+	    (o->kind == FILE_DELETED && name[0] != '/'))
+		return "bad name";
+	return NULL;
+}
+
 static int load_obj(struct rst_ctx *c, struct fobj_table *ft, struct rec *r)
 {
 	const struct rec_file_obj *o = r->data;
 	struct rst_fobj *n;
-	const char *name;
+	const char *name, *why;
 	int ret = rec_want(c->log, r, sizeof(*o), "FILE_OBJ");
 
 	if (ret)
 		return ret;
 	name = rec_str(r, sizeof(*o), o->name_len);
-	if (!o->id || o->reserved || by_id(c, o->id) ||
-	    (o->kind != FILE_MEMFD && o->kind != FILE_DELETED) ||
-	    !S_ISREG(o->mode) || (o->mode & ~(S_IFMT | 07777)) ||
-	    o->size > MAX_SIZE || (o->seals & ~SEALS_ALL) ||
-	    (o->kind == FILE_DELETED && o->seals) ||
-	    r->data_len != sizeof(*o) + o->name_len || !name ||
-	    (o->kind == FILE_MEMFD && strlen(name) > MEMFD_NAME_MAX) ||
-	    (o->kind == FILE_DELETED && name[0] != '/'))
-		return log_err(c->log, EBADMSG, "bad FILE_OBJ record %llu",
-			       (unsigned long long)r->index);
+	why = obj_bad(c, o, name, r);
+	if (why)
+		return log_err(c->log, EBADMSG, "FILE_OBJ record %llu: %s",
+			       (unsigned long long)r->index, why);
 	n = realloc(ft->e, (ft->n + 1) * sizeof(*n));
 	if (!n)
 		return log_err(c->log, ENOMEM, "file objects:");

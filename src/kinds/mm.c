@@ -291,6 +291,27 @@ static int shm_id(struct cpt_ctx *c, pid_t pid, const struct vma *v,
 	return 0;
 }
 
+/* A memfd is sealed as it is made at restart, before it is mapped: an
+ * area that could write to it past F_SEAL_FUTURE_WRITE cannot be made. */
+static int future_write_sealed(struct cpt_ctx *c, pid_t pid, const char *mf,
+			       const struct rec_vma *rv)
+{
+	int fd, seals;
+
+	if (!(rv->flags & MAP_SHARED) ||
+	    !((rv->madv & VMA_MAYWRITE) || (rv->prot & PROT_WRITE)))
+		return 0;
+	fd = open(mf, O_RDONLY | O_CLOEXEC);
+	seals = fd < 0 ? 0 : fcntl(fd, F_GET_SEALS);
+	if (fd >= 0)
+		close(fd);
+	if (seals > 0 && (seals & F_SEAL_FUTURE_WRITE))
+		return log_err(c->log, EOPNOTSUPP,
+			       "pid %d: area 0x%" PRIx64 ": a writable mapping of a memfd sealed with F_SEAL_FUTURE_WRITE is not supported yet",
+			       pid, rv->start);
+	return 0;
+}
+
 static int dump_vma(struct cpt_ctx *c, struct cpt_task *t, int pmfd,
 		    const struct vma *v)
 {
@@ -312,6 +333,8 @@ static int dump_vma(struct cpt_ctx *c, struct cpt_task *t, int pmfd,
 		snprintf(mf, sizeof(mf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
 			 t->pid, v->start, v->end);
 		ret = fobj_ref(c, t->pid, mf, v->path, &rv.shm_id);
+		if (!ret)
+			ret = future_write_sealed(c, t->pid, mf, &rv);
 		if (ret)
 			return ret;
 		path = v->path;

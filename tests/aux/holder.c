@@ -3,10 +3,12 @@
  * left exactly as it was: its counter kept running, its memory intact.
  * usage: holder MODE GOFILE [MiB]
  * MODE: plain iouring netlink thread child clonevm orphansession
- *       linkeddel deleted
+ *       linkeddel deleted futurewrite
  * (iouring and netlink: fds of kinds ckpt does not support)
  * (linkeddel: a file open under a removed name that has another link;
- * deleted: a deleted file in GOFILE's directory's sub/) 
+ * deleted: a deleted file in GOFILE's directory's sub/)
+ * (futurewrite: a writable shared mapping of a memfd sealed afterwards
+ * with F_SEAL_FUTURE_WRITE) 
  * (orphansession: a grandchild re-parented to us, in a session whose
  * leader, its parent, has exited) */
 #define _GNU_SOURCE
@@ -21,6 +23,7 @@
 #include <linux/netlink.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/socket.h>
@@ -75,6 +78,16 @@ static void deleted_file(int link_too)
 	free(copy);
 }
 
+static void future_write(void)
+{
+	int fd = memfd_create("fw", MFD_ALLOW_SEALING);
+
+	if (fd < 0 || ftruncate(fd, 4096) ||
+	    mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) == MAP_FAILED ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_FUTURE_WRITE))
+		exit(3);
+}
+
 static void *idle(void *arg)
 {
 	(void)arg;
@@ -113,6 +126,8 @@ int main(int argc, char **argv)
 		orphan_session();
 	else if (!strcmp(argv[1], "linkeddel") || !strcmp(argv[1], "deleted"))
 		deleted_file(!strcmp(argv[1], "linkeddel"));
+	else if (!strcmp(argv[1], "futurewrite"))
+		future_write();
 	else if (!strcmp(argv[1], "clonevm"))
 		clone(wait_go_file, (char *)malloc(65536) + 65536,
 		      CLONE_VM | SIGCHLD, NULL);
