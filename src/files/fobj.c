@@ -399,11 +399,14 @@ static int fobj_check(struct rst_ctx *c, struct rst_task *t)
 	if (!ft || t != c->tasks[0] || !c->here)
 		return 0;
 	for (int i = 0; i < ft->n; i++) {
+		int err;
+
 		if (ft->e[i].o.kind != FILE_DELETED)
 			continue;
 		dir_of(ft->e[i].name, dir, sizeof(dir));
-		if (stat(dir, &st) || !S_ISDIR(st.st_mode))
-			return log_err(c->log, errno ? errno : ENOTDIR,
+		err = stat(dir, &st) ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+		if (err)
+			return log_err(c->log, err,
 				       "the directory of deleted file %s, %s, is gone:",
 				       ft->e[i].name, dir);
 	}
