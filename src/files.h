@@ -82,7 +82,30 @@ struct file_ops {
 
 extern const struct file_ops file_reg, file_dir, file_chr, file_inherit,
 	file_pipe, file_eventfd, file_timerfd, file_signalfd, file_tty,
-	file_fifo;
+	file_fifo, file_memfd, file_deleted;
+
+/* Files with no name (src/files/fobj.c): memfds and deleted files, their
+ * content in the image (FILE_OBJ, FILE_DATA), one object however many
+ * descriptions and mappings it has.
+ * Checkpoint: the object behind @proc_path (/proc/PID/fd/N or
+ * /proc/PID/map_files/A-B, whose link reads @link), written now if the
+ * image has not got it yet.  0 and *id, or -errno (reported). */
+int fobj_ref(struct cpt_ctx *c, pid_t pid, const char *proc_path,
+	     const char *link, uint32_t *id);
+/* Restart: the FILE_* kind of object @id, 0 if there is none. */
+uint32_t fobj_kind(struct rst_ctx *c, uint32_t id);
+/* ckpt's own fd of object @id, made (filled, sealed) on first use;
+ * -errno (reported). */
+int fobj_fd(struct rst_ctx *c, uint32_t id);
+/* The file_ops of a description of such an object (memfd.c, deleted.c
+ * add their match): rdev names the object. */
+int fobj_desc_dump(struct cpt_ctx *c, const struct fd_probe *p,
+		   struct rec_file *f, void **extra, uint32_t *extra_len);
+int fobj_desc_load(struct rst_ctx *c, struct rst_file *f);
+int fobj_desc_open(struct rst_ctx *c, struct rst_task *t, struct rst_file *f,
+		   long *fd);
+void fobj_desc_show(struct info_out *o, const struct rec_file *f,
+		    const void *extra, uint32_t extra_len);
 
 /* Checkpoint: the objref of the description behind @pid's @fd, writing
  * its FILE record now if the image has not got it yet (an epoll dumps

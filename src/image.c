@@ -334,6 +334,10 @@ static bool type_known(uint32_t t)
 	return strcmp(rec_type_name(t), "?") != 0;
 }
 
+/* PAGES and FILE_DATA: the head (and its runs) in memory, the data not. */
+_Static_assert(sizeof(struct rec_file_data) == sizeof(struct rec_pages) &&
+	       sizeof(struct rec_data_run) == sizeof(struct rec_pages_run),
+	       "FILE_DATA is read as PAGES is");
 static int read_pages_head(struct img_reader *r, struct rec *rec)
 {
 	struct rec_pages ph;
@@ -341,18 +345,21 @@ static int read_pages_head(struct img_reader *r, struct rec *rec)
 	int ret;
 
 	if (rec->len < sizeof(ph))
-		return log_err(r->log, EBADMSG, "PAGES record too short");
+		return log_err(r->log, EBADMSG, "%s record too short",
+			       rec_type_name(rec->type));
 	ret = pread_all(r, &ph, sizeof(ph), rec->off);
 	if (ret)
 		return ret;
 	if (ph.nr_runs > (rec->len - sizeof(ph)) / sizeof(struct rec_pages_run)
 	    || ph.nr_runs > CKPT_REC_MAX_META / sizeof(struct rec_pages_run))
 		return log_err(r->log, EBADMSG,
-			       "PAGES record: %u runs do not fit", ph.nr_runs);
+			       "%s record: %u runs do not fit",
+			       rec_type_name(rec->type), ph.nr_runs);
 	n = sizeof(ph) + ph.nr_runs * sizeof(struct rec_pages_run);
 	rec->data = malloc(n);
 	if (!rec->data)
-		return log_err(r->log, ENOMEM, "PAGES record head:");
+		return log_err(r->log, ENOMEM, "%s record head:",
+			       rec_type_name(rec->type));
 	rec->data_len = n;
 	return pread_all(r, rec->data, n, rec->off);
 }
@@ -362,7 +369,7 @@ static int ir_payload(struct img_reader *r, struct rec *rec, uint32_t *crc)
 	int ret;
 
 	*crc = 0;
-	if (rec->type == REC_PAGES) {
+	if (rec->type == REC_PAGES || rec->type == REC_FILE_DATA) {
 		ret = read_pages_head(r, rec);
 		return ret ? ret : crc_range(r, crc, rec->off, rec->len);
 	}
@@ -549,6 +556,8 @@ const char *rec_type_name(uint32_t t)
 	case REC_FILE: return "FILE";
 	case REC_FD: return "FD";
 	case REC_PIPE: return "PIPE";
+	case REC_FILE_OBJ: return "FILE_OBJ";
+	case REC_FILE_DATA: return "FILE_DATA";
 	case REC_TTY: return "TTY";
 	case REC_FIFO: return "FIFO";
 	case REC_LOCK: return "LOCK";

@@ -38,13 +38,14 @@ enum ckpt_rec_type {
 	REC_FILE	= 140,	/* an open file description (objref) */
 	REC_FD		= 141,	/* an fd-table slot referring to a FILE */
 	REC_PIPE	= 142,	/* a pipe: capacity, the data in it */
+	REC_FILE_OBJ	= 143,	/* a file with no name: memfd or deleted file */
+	REC_FILE_DATA	= 144,	/* the bytes of the last FILE_OBJ */
 	REC_FIFO	= 145,	/* a FIFO's buffer: struct rec_pipe, by inode */
 	REC_LOCK	= 146,	/* a file lock the last TASK holds or placed */
 	REC_FOWN	= 147,	/* an fd's F_SETOWN/F_SETSIG owner */
 	REC_TTY		= 150,	/* a terminal: a pty pair, or the job's */
 	/* given out to kinds being built, each its range:
-	 * 143-144 file contents (deleted files, memfds), 148-149
-	 * epoll/inotify, 151 terminals, 152-155 unix
+	 * 148-149 epoll/inotify, 151 terminals, 152-155 unix
 	 * sockets, 156-159 TCP/UDP, 160-169 32-bit tasks */
 	REC_TAIL	= 9001,
 	REC_ERROR	= 9999,
@@ -151,6 +152,7 @@ enum vma_kind {
 	VMA_FILE	= 2,	/* file-backed */
 	VMA_VDSO	= 3,
 	VMA_VVAR	= 4,	/* [vvar] and [vvar_vclock] */
+	VMA_NONAME	= 5,	/* a memfd or deleted file: the FILE_OBJ shm_id */
 };
 
 /* vma.madv bits: what madvise()/mlock() state the area carries */
@@ -177,7 +179,8 @@ struct rec_vma {
 	int64_t  file_mtime_ns;
 	uint32_t path_len;	/* bytes of path (with NUL) that follow */
 	uint32_t shm_id;	/* shared anonymous: its memory object (objref),
-				 * the same in every process that maps it */
+				 * the same in every process that maps it;
+				 * VMA_NONAME: the FILE_OBJ it maps */
 };
 
 struct rec_pages_run {
@@ -354,6 +357,38 @@ struct rec_fown {
 	int32_t owner_type;	/* F_OWNER_TID, F_OWNER_PID or F_OWNER_PGRP */
 	int32_t owner;		/* a tid, pid or process group; 0: none */
 	uint32_t signo;		/* F_SETSIG: 0 is SIGIO */
+};
+
+/* A file no path names any more (FILE_MEMFD or FILE_DELETED), written
+ * once however many descriptions and mappings it has; they name it by
+ * id.  Its bytes follow in a FILE_DATA record unless it has none. */
+struct rec_file_obj {
+	uint32_t id;		/* objref: FILE rdev, VMA shm_id */
+	uint32_t kind;		/* FILE_MEMFD or FILE_DELETED */
+	uint64_t size;		/* st_size */
+	uint32_t mode;		/* st_mode (S_IFREG) */
+	uint32_t uid, gid;
+	uint32_t seals;		/* memfd: F_GET_SEALS; else 0 */
+	uint32_t name_len;	/* bytes (with NUL) that follow: a memfd's
+				 * name, a deleted file's former path */
+	uint32_t reserved;
+};
+
+/* The same head as rec_pages (the reader treats both alike): only the
+ * head is read into memory; the data stays in the image. */
+struct rec_data_run {
+	uint64_t off;		/* bytes into the file */
+	uint64_t len;
+};
+
+struct rec_file_data {
+	uint64_t id;		/* the FILE_OBJ it follows */
+	uint64_t bytes;		/* total over all runs */
+	uint32_t nr_runs;
+	uint32_t pad_len;	/* zero bytes between runs and data */
+	/* struct rec_data_run runs[nr_runs]; uint8_t pad[pad_len];
+	 * uint8_t data[bytes], page-aligned in the stream; a hole between
+	 * runs reads as zeros. */
 };
 
 struct rec_file {

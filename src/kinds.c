@@ -13,6 +13,7 @@
 const struct kind_ops *const ckpt_kinds[] = {
 	&kind_task,
 	&kind_pipe,
+	&kind_fobj,	/* before files and mm, which name its objects */
 	&kind_fifo,
 	&kind_files,
 	&kind_tty,

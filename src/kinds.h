@@ -89,10 +89,12 @@ struct cpt_pipe {
 	uint32_t id;		/* its PIPE record, once written */
 };
 
-/* A shared anonymous memory object, found again by its inode. */
+/* A shared anonymous memory object, or a file with no name (a memfd, a
+ * deleted file: its FILE_OBJ is written), found again by its inode. */
 struct cpt_shm {
 	uint64_t dev, ino;
 	uint32_t id;
+	uint32_t file_kind;	/* 0: shared anonymous; else FILE_* */
 };
 
 /* A file description already in the image, found again through kcmp. */
@@ -182,9 +184,9 @@ struct kind_ops {
 	void (*show)(struct info_out *o, const struct rec *r);
 };
 
-extern const struct kind_ops kind_task, kind_pipe, kind_fifo, kind_tty, kind_mm,
-	kind_files, kind_fs, kind_rlimits, kind_timers, kind_signals, kind_creds,
-	kind_locks, kind_regs;
+extern const struct kind_ops kind_task, kind_pipe, kind_fobj, kind_fifo, kind_tty,
+	kind_mm, kind_files, kind_fs, kind_rlimits, kind_timers, kind_signals,
+	kind_creds, kind_locks, kind_regs;
 extern const struct kind_ops *const ckpt_kinds[];
 extern const int ckpt_nr_kinds;
 int kind_index(const struct kind_ops *k);

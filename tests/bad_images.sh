@@ -454,6 +454,46 @@ forged "FILE tty of no TTY"        edit -r FILE --set kind=14 --set extra_len=8 
 forged "FD of a missing file id"   edit -r FD --set file_id=99
 forged "FD number repeated"        edit -r 'FD#-1' --set fd=0
 forged "FD numbers out of order"   move -r FD --at after:'FD#-1'
+# files with no name: a FILE_OBJ (memfd 77, 10 bytes, 0600, named "x")
+# and its FILE_DATA (one run: 5 bytes at 0), inserted before the FILEs
+fobj() {	# ID KIND SIZE MODE SEALS NAME-HEX [RESERVED]
+	printf '%s' "$(le 4 "$1")$(le 4 "$2")$(le 8 "$3")$(le 4 "$4")$(zeros 8)$(le 4 "$5")$(le 4 $((${#6} / 2)))$(le 4 "${7:-0}")$6"
+}
+fdata() {	# ID BYTES OFF LEN [DATA-HEX]
+	printf '%s' "$(le 8 "$1")$(le 8 "$2")$(le 4 1)$(zeros 4)$(le 8 "$3")$(le 8 "$4")${5:-68656c6c6f}"
+}
+OBJ=$(fobj 77 8 10 0x8180 0 7800)
+forged "control: FILE_OBJ, FILE_DATA" --control insert --at before:FILE \
+	--type FILE_OBJ --payload "$OBJ" --type FILE_DATA --payload "$(fdata 77 5 0 5)"
+forged "control: FILE_OBJ deleted, no data" --control insert --at before:FILE \
+	--type FILE_OBJ --payload "$(fobj 77 7 10 0x8180 0 2f746d702f7800)"
+forged "FILE_OBJ kind 1 (reg)" --expect "bad kind" insert --at before:FILE --type FILE_OBJ --payload "$(fobj 77 1 10 0x8180 0 7800)"
+forged "FILE_OBJ kind 99" --expect "bad kind" insert --at before:FILE --type FILE_OBJ --payload "$(fobj 77 99 10 0x8180 0 7800)"
+forged "FILE_OBJ id 0" --expect "bad or repeated id" insert --at before:FILE --type FILE_OBJ --payload "$(fobj 0 8 10 0x8180 0 7800)"
+forged "FILE_OBJ id twice" --expect "bad or repeated id" insert --at before:FILE --type FILE_OBJ --payload "$OBJ" --type FILE_OBJ --payload "$OBJ"
+forged "FILE_OBJ mode directory" --expect "bad mode" insert --at before:FILE --type FILE_OBJ --payload "$(fobj 77 8 10 0x41c0 0 7800)"
+forged "FILE_OBJ mode bit 0x10000" --expect "bad mode" insert --at before:FILE --type FILE_OBJ --payload "$(fobj 77 8 10 0x18180 0 7800)"
+forged "FILE_OBJ unknown seal 0x40" --expect "bad seals" insert --at before:FILE --type FILE_OBJ --payload "$(fobj 77 8 10 0x8180 0x40 7800)"
+forged "FILE_OBJ seals on a deleted file" --expect "bad seals" insert --at before:FILE --type FILE_OBJ --payload "$(fobj 77 7 10 0x8180 8 2f7800)"
+forged "FILE_OBJ deleted, relative path" --expect "bad name" insert --at before:FILE --type FILE_OBJ --payload "$(fobj 77 7 10 0x8180 0 7800)"
+forged "FILE_OBJ size 2^60" --expect "bad mode or size" insert --at before:FILE --type FILE_OBJ --payload "$(fobj 77 8 0x1000000000000000 0x8180 0 7800)"
+forged "FILE_OBJ reserved 1" --expect "bad or repeated id" insert --at before:FILE --type FILE_OBJ --payload "$(fobj 77 8 10 0x8180 0 7800 1)"
+forged "FILE_OBJ name unterminated" --expect "bad name" insert --at before:FILE --type FILE_OBJ --payload "$(fobj 77 8 10 0x8180 0 7878)"
+forged "FILE_OBJ memfd name 250 bytes" --expect "bad name" insert --at before:FILE --type FILE_OBJ --payload "$(fobj 77 8 10 0x8180 0 "$(printf '78%.0s' {1..250})00")"
+forged "FILE_OBJ payload 39 bytes" insert --at before:FILE --type FILE_OBJ --payload "$(fobj 77 8 10 0x8180 0 7800 | head -c 78)"
+forged "FILE_DATA past the size" --expect "outside the file" insert --at before:FILE --type FILE_OBJ --payload "$OBJ" --type FILE_DATA --payload "$(fdata 77 5 8 5)"
+forged "FILE_DATA run length 0"    insert --at before:FILE --type FILE_OBJ --payload "$OBJ" --type FILE_DATA --payload "$(fdata 77 0 0 0 '')"
+forged "FILE_DATA run wraps" --expect "outside the file" insert --at before:FILE --type FILE_OBJ --payload "$OBJ" --type FILE_DATA --payload "$(fdata 77 5 0xfffffffffffffffe 5)"
+forged "FILE_DATA bytes 6"         insert --at before:FILE --type FILE_OBJ --payload "$OBJ" --type FILE_DATA --payload "$(fdata 77 6 0 5)"
+forged "FILE_DATA one byte short"  insert --at before:FILE --type FILE_OBJ --payload "$OBJ" --type FILE_DATA --payload "$(fdata 77 5 0 5 68656c6c)"
+forged "FILE_DATA of another id"   insert --at before:FILE --type FILE_OBJ --payload "$OBJ" --type FILE_DATA --payload "$(fdata 78 5 0 5)"
+forged "FILE_DATA without FILE_OBJ" insert --at before:FILE --type FILE_DATA --payload "$(fdata 77 5 0 5)"
+forged "FILE_DATA twice"           insert --at before:FILE --type FILE_OBJ --payload "$OBJ" --type FILE_DATA --payload "$(fdata 77 5 0 5)" --type FILE_DATA --payload "$(fdata 77 5 0 5)"
+forged "FILE_DATA nr_runs 2^32-1"  insert --at before:FILE --type FILE_OBJ --payload "$OBJ" --type FILE_DATA --payload "$(le 8 77)$(le 8 5)$(le 4 0xffffffff)$(zeros 4)$(zeros 16)68656c6c6f"
+forged "FILE_DATA pad_len 5000"    insert --at before:FILE --type FILE_OBJ --payload "$OBJ" --type FILE_DATA --payload "$(le 8 77)$(le 8 5)$(le 4 1)$(le 4 5000)$(zeros 16)68656c6c6f"
+forged "FILE_DATA 23 bytes"        insert --at before:FILE --type FILE_OBJ --payload "$OBJ" --type FILE_DATA --payload "$(zeros 23)"
+forged "FILE memfd of no FILE_OBJ" --expect "no FILE_OBJ 77" edit -r FILE --set kind=8 --set rdev=77
+forged "VMA noname of no FILE_OBJ" edit -r 'VMA#0' --set kind=5 --set reserved=77
 forged "FS cwd_len 0"              edit -r FS --set cwd_len=0 --resize 8
 forged "FS cwd_len 0, cwd kept"    edit -r FS --set cwd_len=0
 forged "FS root_len 0"             edit -r FS --set root_len=0

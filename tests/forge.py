@@ -69,6 +69,7 @@ TYPES = {
     'CREDS': 132, 'FILE': 140, 'FD': 141, 'FIFO': 145, 'LOCK': 146,
     'FOWN': 147, 'TTY': 150, 'TAIL': 9001, 'ERROR': 9999,
 }
+TYPES.update({'FILE_OBJ': 143, 'FILE_DATA': 144})
 NAMES = {v: k for k, v in TYPES.items()}
 
 # ---- CRC32C (Castagnoli, reflected), zlib-style crc(crc, data) ----
@@ -217,6 +218,15 @@ FIELDS = {
                  start=(16, 'Q'), len=(24, 'Q')),
     'FOWN': dict(fd=(0, 'I'), owner_type=(4, 'i'), owner=(8, 'i'),
                  signo=(12, 'I')),
+    'FILE_OBJ': dict(id=(0, 'I'), kind=(4, 'I'), size=(8, 'Q'),
+                     mode=(16, 'I'), uid=(20, 'I'), gid=(24, 'I'),
+                     seals=(28, 'I'), name_len=(32, 'I'),
+                     reserved=(36, 'I')),
+    'FILE_DATA': dict(id=(0, 'Q'), bytes=(8, 'Q'), nr_runs=(16, 'I'),
+                      pad_len=(20, 'I'),
+                      **{k: v for i in range(4) for k, v in (
+                          ('run%d.off' % i, (24 + 16 * i, 'Q')),
+                          ('run%d.len' % i, (32 + 16 * i, 'Q')))}),
     'TAIL': dict(magic=(0, 'Q'), nr_records=(8, 'Q'), offset=(16, 'Q'),
                  chain=(24, 'I'), reserved=(28, 'I')),
 }

@@ -343,6 +343,25 @@ test_refuse_unknown_fd() { refused_checkpoint iouring 'fd [0-9]*: unsupported ki
 test_refuse_vfork() { refused_checkpoint vfork 'pid [0-9]* does not stop: it is in vfork()' D; }
 test_refuse_shared_memory() { refused_checkpoint vmsibling 'share their memory (CLONE_VM), and neither has it from its parent'; }
 test_refuse_socket() { refused_checkpoint netlink 'fd [0-9]*: unsupported kind of file socket:'; }
+test_refuse_future_write() { refused_checkpoint futurewrite 'a writable mapping of a memfd sealed with F_SEAL_FUTURE_WRITE'; }
+test_refuse_deleted_with_links() { refused_checkpoint linkeddel 'sub/file (deleted): its name was removed, but 1 other links'; }
+
+# A deleted file comes back in its directory: without it, restart fails
+# clearly before any process exists; with it back, it works.
+test_deleted_dir_gone() {
+	local d=$WORK/deleted-dir pid
+	start_holder deleted $d || return 1
+	checkpoint_kill $d $pid || return 1
+	rm -rf $d/sub
+	"$CKPT" restart $d/img 2> $d/err
+	[ $? = 125 ] || { cat $d/err; return 1; }
+	cat $d/err
+	[ "$(wc -l < $d/err)" = 1 ] && grep -q "sub/file, $d/sub, is gone" $d/err || return 1
+	! kill -0 $pid 2>/dev/null || return 1
+	mkdir $d/sub
+	( sleep 0.3; touch $d/go ) &
+	timeout $RESTART_TIMEOUT "$CKPT" restart $d/img && grep -q '^PASS' $d/out
+}
 
 # Bytes queued in a pty cannot be read without consuming them: refused,
 # and they are still there for the target.
@@ -628,6 +647,9 @@ want refuse_unknown_fd
 want refuse_socket
 want refuse_outside_pipe
 want refuse_lease
+want refuse_deleted_with_links
+want refuse_future_write
+want deleted_dir_gone
 want refuse_shared_memory
 want refuse_vfork
 want refuse_pty_data

@@ -78,7 +78,8 @@ static int fifo_write(struct cpt_ctx *c, const struct fd_probe *p, uint32_t *id)
 	}
 	c->fifos = n;
 	rp.id = *id = ++c->next_objref;
-	n[c->nr_fifos++] = (struct cpt_shm){ p->st.st_dev, p->st.st_ino, rp.id };
+	n[c->nr_fifos++] = (struct cpt_shm){ .dev = p->st.st_dev, .ino = p->st.st_ino,
+						.id = rp.id };
 	ret = iw_begin(&c->w, REC_FIFO, sizeof(rp) + rp.data_len);
 	if (!ret)
 		ret = iw_write(&c->w, &rp, sizeof(rp));

@@ -32,6 +32,8 @@ static const struct file_ops *const file_kinds[] = {
 	&file_fifo,	/* and a FIFO, reopened by its name */
 	&file_inherit,
 	&file_reg,
+	&file_memfd,
+	&file_deleted,
 	&file_dir,
 	&file_chr,
 	&file_eventfd,

@@ -7,7 +7,11 @@
  * pages that were written (anonymous copies), the rest comes from the
  * file, which must be unchanged at restart; shared anonymous areas, the
  * pages the shmem object holds (SEEK_DATA on /proc/PID/map_files);
- * shared file areas, nothing: their content is the file.
+ * shared file areas, nothing: their content is the file.  A memfd or a
+ * deleted file has its content saved as an object of its own
+ * (src/files/fobj.c, found through map_files if no fd has it): its areas
+ * name it and map it again, shared areas saving nothing more, private
+ * ones their written pages.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -22,7 +26,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "../kinds.h"
+#include "../files.h"
 #include "mm.h"
 #include "../pagecopy.h"
 
@@ -233,11 +237,8 @@ static int vma_classify(struct cpt_ctx *c, pid_t pid, const struct vma *v,
 		return log_err(c->log, EOPNOTSUPP,
 			       "pid %d: area 0x%" PRIx64 ": SysV shared memory is not supported yet",
 			       pid, v->start);
-	if (!strncmp(v->path, "/memfd:", 7) || ends_with(v->path, " (deleted)"))
-		return log_err(c->log, EOPNOTSUPP,
-			       "pid %d: area 0x%" PRIx64 ": mapping of a file with no name (%s) is not supported yet",
-			       pid, v->start, v->path);
-	rv->kind = VMA_FILE;
+	rv->kind = !strncmp(v->path, "/memfd:", 7) || ends_with(v->path, " (deleted)") ?
+		   VMA_NONAME : VMA_FILE;
 	return 1;
 }
 
@@ -303,7 +304,8 @@ static int shm_id(struct cpt_ctx *c, pid_t pid, const struct vma *v,
 	if (stat(path, &st))
 		return log_err(c->log, errno, "pid %d: %s:", pid, path);
 	for (int i = 0; i < c->nr_shm; i++)
-		if (c->shm[i].dev == st.st_dev && c->shm[i].ino == st.st_ino) {
+		if (c->shm[i].dev == st.st_dev && c->shm[i].ino == st.st_ino &&
+		    !c->shm[i].file_kind) {
 			*id = c->shm[i].id;
 			return 0;
 		}
@@ -312,7 +314,28 @@ static int shm_id(struct cpt_ctx *c, pid_t pid, const struct vma *v,
 		return log_err(c->log, ENOMEM, "shared memory table:");
 	c->shm = n;
 	*id = ++c->next_objref;
-	n[c->nr_shm++] = (struct cpt_shm){ st.st_dev, st.st_ino, *id };
+	n[c->nr_shm++] = (struct cpt_shm){ st.st_dev, st.st_ino, *id, 0 };
+	return 0;
+}
+
+/* A memfd is sealed as it is made at restart, before it is mapped: an
+ * area that could write to it past F_SEAL_FUTURE_WRITE cannot be made. */
+static int future_write_sealed(struct cpt_ctx *c, pid_t pid, const char *mf,
+			       const struct rec_vma *rv)
+{
+	int fd, seals;
+
+	if (!(rv->flags & MAP_SHARED) ||
+	    !((rv->madv & VMA_MAYWRITE) || (rv->prot & PROT_WRITE)))
+		return 0;
+	fd = open(mf, O_RDONLY | O_CLOEXEC);
+	seals = fd < 0 ? 0 : fcntl(fd, F_GET_SEALS);
+	if (fd >= 0)
+		close(fd);
+	if (seals > 0 && (seals & F_SEAL_FUTURE_WRITE))
+		return log_err(c->log, EOPNOTSUPP,
+			       "pid %d: area 0x%" PRIx64 ": a writable mapping of a memfd sealed with F_SEAL_FUTURE_WRITE is not supported yet",
+			       pid, rv->start);
 	return 0;
 }
 
@@ -367,6 +390,17 @@ static int dump_vma(struct cpt_ctx *c, struct cpt_task *t, int pmfd,
 		if (ret)
 			return ret;
 		path = v->path;
+	} else if (rv.kind == VMA_NONAME) {
+		char mf[128];
+
+		snprintf(mf, sizeof(mf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
+			 t->pid, v->start, v->end);
+		ret = fobj_ref(c, t->pid, mf, v->path, &rv.shm_id);
+		if (!ret)
+			ret = future_write_sealed(c, t->pid, mf, &rv);
+		if (ret)
+			return ret;
+		path = v->path;
 	} else if (!strncmp(v->path, "[anon:", 6)) {
 		path = v->path;	/* the name given with PR_SET_VMA */
 	}
@@ -385,7 +419,8 @@ static int dump_vma(struct cpt_ctx *c, struct cpt_task *t, int pmfd,
 		ret = shmem_runs(t->pid, v, &rs);
 	else if (rv.kind == VMA_ANON)
 		ret = pagemap_runs(pmfd, v->start, v->end, false, &rs, &cow);
-	else if (rv.kind == VMA_FILE && (rv.flags & MAP_PRIVATE))
+	else if ((rv.kind == VMA_FILE || rv.kind == VMA_NONAME) &&
+		 (rv.flags & MAP_PRIVATE))
 		ret = pagemap_runs(pmfd, v->start, v->end, true, &rs, &cow);
 	if (ret)
 		ret = log_err(c->log, -ret, "pid %d: pages of 0x%" PRIx64 "-0x%" PRIx64 ":",
@@ -588,8 +623,10 @@ static int load_vma(struct rst_ctx *c, struct rst_task *t, struct mm_state *s,
 	    v->end % PAGE || v->pgoff % PAGE || v->prot & ~7u ||
 	    v->flags & ~(uint32_t)(MAP_SHARED | MAP_PRIVATE | MAP_GROWSDOWN) ||
 	    !!(v->flags & MAP_SHARED) == !!(v->flags & MAP_PRIVATE) ||
-	    v->kind < VMA_ANON || v->kind > VMA_VVAR || v->madv & ~VMA_MADV_ALL ||
-	    (v->shm_id && (v->kind != VMA_ANON || !(v->flags & MAP_SHARED))) ||
+	    v->kind < VMA_ANON || v->kind > VMA_NONAME || v->madv & ~VMA_MADV_ALL ||
+	    (v->shm_id && v->kind != VMA_NONAME &&
+	     (v->kind != VMA_ANON || !(v->flags & MAP_SHARED))) ||
+	    (v->kind == VMA_NONAME && fobj_kind(c, v->shm_id) == 0) ||
 	    r->data_len != sizeof(*v) + v->path_len)
 		return log_err(c->log, EBADMSG,
 			       "VMA record %llu: bad area 0x%llx-0x%llx",
@@ -611,14 +648,15 @@ static int load_vma(struct rst_ctx *c, struct rst_task *t, struct mm_state *s,
 	nv = &s->vmas[s->nr];
 	memset(nv, 0, sizeof(*nv));
 	nv->v = *v;
-	if (v->shm_id) {
+	if (v->shm_id && v->kind == VMA_ANON) {
 		int ret2 = shm_note(c, t->pid, v);
 
 		if (ret2)
 			return ret2;
 	}
 	nv->path = rec_str(r, sizeof(*v), v->path_len);
-	if (!nv->path || (v->kind == VMA_FILE && nv->path[0] != '/'))
+	if (!nv->path || ((v->kind == VMA_FILE || v->kind == VMA_NONAME) &&
+			  nv->path[0] != '/'))
 		return log_err(c->log, EBADMSG, "VMA 0x%llx: bad path",
 			       (unsigned long long)v->start);
 	s->nr++;
@@ -669,9 +707,11 @@ static struct rst_vma *last_vma(struct rst_ctx *c, struct mm_state *s,
 {
 	struct rst_vma *v = s->nr ? &s->vmas[s->nr - 1] : NULL;
 
+	/* a shared memfd's or deleted file's pages are its FILE_DATA */
 	if (!v || v->have_refs || v->v.start != start ||
 	    (r->type == REC_PAGES && v->have_pages) ||
-	    v->v.kind == VMA_VDSO || v->v.kind == VMA_VVAR) {
+	    v->v.kind == VMA_VDSO || v->v.kind == VMA_VVAR ||
+	    (v->v.kind == VMA_NONAME && (v->v.flags & MAP_SHARED))) {
 		log_err(c->log, EBADMSG, "%s record %llu does not follow its VMA",
 			rec_type_name(r->type), (unsigned long long)r->index);
 		return NULL;
@@ -1031,6 +1071,29 @@ static int vma_advise(struct rst_task *t, const struct rst_vma *v)
 	return ret;
 }
 
+/* The object ckpt made for a memfd or deleted file, the one its fds and
+ * other areas have; read-only for a shared area that could never be
+ * made writable, as it was. */
+static int noname_fd(struct rst_ctx *c, struct rst_task *t,
+		     const struct rst_vma *v, long *fd)
+{
+	int obj = fobj_fd(c, v->v.shm_id), ro;
+	char path[64];
+
+	if (obj < 0)
+		return obj;
+	if (!(v->v.flags & MAP_SHARED) || (v->v.madv & VMA_MAYWRITE) ||
+	    (v->v.prot & PROT_WRITE))
+		return files_give(t, obj, fd);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", obj);
+	ro = open(path, O_RDONLY | O_CLOEXEC);
+	if (ro < 0)
+		return log_err(c->log, errno, "reopening %s:", v->path);
+	obj = files_give(t, ro, fd);
+	close(ro);
+	return obj;
+}
+
 static int map_vma(struct rst_ctx *c, struct rst_task *t, const struct rst_vma *v)
 {
 	uint64_t len = v->v.end - v->v.start, off = v->v.pgoff;
@@ -1050,6 +1113,11 @@ static int map_vma(struct rst_ctx *c, struct rst_task *t, const struct rst_vma *
 		if (ret)
 			return ret;
 		off = v->v.pgoff - first->pgoff;
+	} else if (v->v.kind == VMA_NONAME) {
+		/* the object ckpt made, the one its fds and other areas have */
+		ret = noname_fd(c, t, v, &fd);
+		if (ret)
+			return ret;
 	} else if (v->v.kind == VMA_FILE) {
 		/* a shared area that may become writable needs a rw file */
 		bool rw = (v->v.flags & MAP_SHARED) &&
@@ -1163,7 +1231,8 @@ static int mm_restore(struct rst_ctx *c, struct rst_task *t)
 	if (!ret)
 		ret = set_mm_fields(t, s);
 	for (int i = 0; i < s->nr && !ret; i++)
-		if (s->vmas[i].v.kind == VMA_ANON || s->vmas[i].v.kind == VMA_FILE)
+		if (s->vmas[i].v.kind == VMA_ANON || s->vmas[i].v.kind == VMA_FILE ||
+		    s->vmas[i].v.kind == VMA_NONAME)
 			ret = map_vma(c, t, &s->vmas[i]);
 	for (int i = 0; i < s->nr && !ret; i++)
 		if (s->vmas[i].v.madv & VMA_SEALED)
@@ -1238,7 +1307,8 @@ static void mm_show(struct info_out *o, const struct rec *r)
 						   m->exe_len) ?: "?");
 	} else if (r->type == REC_VMA) {
 		const struct rec_vma *v = r->data;
-		static const char *kinds[] = { "?", "anon", "file", "vdso", "vvar" };
+		static const char *kinds[] = { "?", "anon", "file", "vdso", "vvar",
+					       "noname" };
 		char prot[5] = "---p";
 
 		prot[0] = v->prot & PROT_READ ? 'r' : '-';
@@ -1248,7 +1318,9 @@ static void mm_show(struct info_out *o, const struct rec *r)
 		info_hex(o, "start", v->start);
 		info_hex(o, "end", v->end);
 		info_str(o, "prot", prot);
-		info_str(o, "kind", kinds[v->kind < 5 ? v->kind : 0]);
+		info_str(o, "kind", kinds[v->kind < 6 ? v->kind : 0]);
+		if (v->shm_id)
+			info_u64(o, "object", v->shm_id);
 		info_hex(o, "pgoff", v->pgoff);
 		if (v->path_len > 1 && r->data_len >= sizeof(*v) + v->path_len)
 			info_str(o, "path", rec_str(r, sizeof(*v), v->path_len) ?: "?");

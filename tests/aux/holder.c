@@ -3,11 +3,15 @@
  * left exactly as it was: its counter kept running, its memory intact.
  * usage: holder MODE GOFILE [MiB]
  * MODE: plain iouring netlink thread child vfork vmsibling orphansession
- * evfds files lock lease fifo
+ *       evfds files lock lease fifo linkeddel deleted futurewrite
  * (iouring and netlink: fds of kinds ckpt does not support; vfork: we
  * wait in vfork() for our child; vmsibling: two children sharing memory
  * with each other, not with us; evfds: an eventfd, a timerfd and a
  * signalfd, at fds 3, 4, 5)
+ * (linkeddel: a file open under a removed name that has another link;
+ * deleted: a deleted file in GOFILE's directory's sub/)
+ * (futurewrite: a writable shared mapping of a memfd sealed afterwards
+ * with F_SEAL_FUTURE_WRITE)
  * (orphansession: a grandchild re-parented to us, in a session whose
  * leader, its parent, has exited)
  * (files: GOFILE's directory/ro open read-only, .../rw read-write;
@@ -28,6 +32,7 @@
 #include <linux/netlink.h>
 #include <sys/eventfd.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
@@ -108,6 +113,34 @@ static void hold_locks(void)
 	}
 }
 
+/* A file in DIR(gofile)/sub, open after its name is gone; with @link,
+ * another name for it remains. */
+static void deleted_file(int link_too)
+{
+	char *copy = strdup(gofile), sub[4096], name[4200], other[4200];
+	int fd;
+
+	snprintf(sub, sizeof(sub), "%s/sub", dirname(copy));
+	snprintf(name, sizeof(name), "%s/file", sub);
+	snprintf(other, sizeof(other), "%s/other", sub);
+	mkdir(sub, 0755);
+	fd = open(name, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0 || write(fd, "content", 7) != 7 || (link_too && link(name, other)))
+		exit(3);
+	unlink(name);
+	free(copy);
+}
+
+static void future_write(void)
+{
+	int fd = memfd_create("fw", MFD_ALLOW_SEALING);
+
+	if (fd < 0 || ftruncate(fd, 4096) ||
+	    mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) == MAP_FAILED ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_FUTURE_WRITE))
+		exit(3);
+}
+
 static void *idle(void *arg)
 {
 	(void)arg;
@@ -144,6 +177,10 @@ int main(int argc, char **argv)
 		idle(NULL);
 	else if (!strcmp(argv[1], "orphansession"))
 		orphan_session();
+	else if (!strcmp(argv[1], "linkeddel") || !strcmp(argv[1], "deleted"))
+		deleted_file(!strcmp(argv[1], "linkeddel"));
+	else if (!strcmp(argv[1], "futurewrite"))
+		future_write();
 	else if (!strcmp(argv[1], "files")) {
 		open_beside("ro", O_RDONLY);
 		open_beside("rw", O_RDWR);
