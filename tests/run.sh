@@ -320,6 +320,10 @@ refused_checkpoint() {	# MODE EXPECT-IN-MESSAGE
 test_refuse_unknown_fd() { refused_checkpoint iouring 'fd [0-9]*: unsupported kind of file anon_inode:\[io_uring\]'; }
 test_refuse_shared_memory() { refused_checkpoint clonevm 'child [0-9]* shares the memory (CLONE_VM'; }
 test_refuse_socket() { refused_checkpoint netlink 'fd [0-9]*: unsupported kind of file socket:'; }
+# an epoll is refused with what it watches, and when what it watches is
+# out of reach (its fd closed, the file kept open outside the tree)
+test_refuse_epoll_target() { refused_checkpoint epollring 'fd [0-9]*: unsupported kind of file anon_inode:\[io_uring\]'; }
+test_refuse_epoll_gone() { refused_checkpoint epollgone 'epoll watches fd [0-9]*, which is closed while its file lives on outside'; }
 
 # --skip-unsupported leaves such fds out instead.
 test_skip_unsupported() {
@@ -464,6 +468,8 @@ want pidns
 want pid_in_use
 want refuse_unknown_fd
 want refuse_socket
+want refuse_epoll_target
+want refuse_epoll_gone
 want refuse_shared_memory
 want skip_unsupported
 want refuse_traced

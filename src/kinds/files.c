@@ -32,6 +32,8 @@ static const struct file_ops *const file_kinds[] = {
 	&file_reg,
 	&file_dir,
 	&file_chr,
+	&file_epoll,
+	&file_inotify,
 };
 #define NR_FILE_KINDS (int)(sizeof(file_kinds) / sizeof(file_kinds[0]))
 

@@ -2,8 +2,11 @@
  * save (or none), counts in a loop, and after GOFILE checks that it was
  * left exactly as it was: its counter kept running, its memory intact.
  * usage: holder MODE GOFILE [MiB]
- * MODE: plain iouring netlink thread child clonevm orphansession
- * (iouring and netlink: fds of kinds ckpt does not support)
+ * MODE: plain iouring netlink thread child clonevm orphansession epollring
+ *       epollgone
+ * (iouring and netlink: fds of kinds ckpt does not support; epollring:
+ * an epoll watching an io_uring; epollgone: an epoll watching a pipe end
+ * whose fd we closed, kept open only by a process outside the tree)
  * (orphansession: a grandchild re-parented to us, in a session whose
  * leader, its parent, has exited) */
 #define _GNU_SOURCE
@@ -16,6 +19,7 @@
 #include <string.h>
 #include <linux/io_uring.h>
 #include <linux/netlink.h>
+#include <sys/epoll.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -32,6 +36,36 @@ static int wait_go_file(void *arg)
 	while (access(gofile, F_OK) != 0)
 		usleep(2000);
 	return 0;
+}
+
+/* Epoll @ep watching @fd (and our fd of it closed, if @close_it). */
+static void epoll_watching(int ep, int fd, int close_it)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
+	if (close_it)
+		close(fd);
+}
+
+/* A pipe read end held by a daemon (not our descendant any more). */
+static int pipe_held_outside(void)
+{
+	int p[2];
+
+	if (pipe(p))
+		return -1;
+	if (fork() == 0) {
+		if (fork() == 0) {
+			while (access(gofile, F_OK) != 0)
+				usleep(2000);
+			_exit(0);
+		}
+		_exit(0);
+	}
+	wait(NULL);
+	close(p[1]);
+	return p[0];
 }
 
 static void orphan_session(void)
@@ -85,6 +119,13 @@ int main(int argc, char **argv)
 		pthread_create(&th, NULL, idle, NULL);
 	else if (!strcmp(argv[1], "child") && fork() == 0)
 		idle(NULL);
+	else if (!strcmp(argv[1], "epollring")) {
+		struct io_uring_params p = { 0 };
+		int ep = epoll_create1(0);	/* a lower fd: dumped first */
+
+		epoll_watching(ep, syscall(SYS_io_uring_setup, 4, &p), 0);
+	} else if (!strcmp(argv[1], "epollgone"))
+		epoll_watching(epoll_create1(0), pipe_held_outside(), 1);
 	else if (!strcmp(argv[1], "orphansession"))
 		orphan_session();
 	else if (!strcmp(argv[1], "clonevm"))
