@@ -25,7 +25,9 @@ usage:
       --offset K --bytes HEX                overwrite bytes at payload offset K
                                             (K: a number, negative from the
                                             end, or a field name)
-      --set NAME=VAL                        a named field (see FIELDS)
+      --set NAME=VAL                        a named field (see FIELDS; a
+                                            FILE's kind state: x.NAME, see
+                                            FILE_EXTRA)
       --add NAME=DELTA  --or NAME=BITS      relative to its current value
       --set-u8/--set-u16/--set-u32/--set-u64 OFF=VAL   raw little-endian
       --resize N                            cut or zero-extend the payload
@@ -206,6 +208,27 @@ FIELDS = {
 }
 
 
+# A FILE's kind-specific extra follows its path: these names are offsets
+# into the extra (FILE payload offset 56 + path_len), by FILE kind.
+FILE_HDR = 56
+FILE_EXTRA = {
+    # FILE_EPOLL: {u32 nr, u32 reserved}, then nr registrations
+    # {u32 file_id, u32 tfd, u32 events, u32 reserved, u64 data}
+    13: dict(nr=(0, 'I'), reserved=(4, 'I'),
+             **{k: v for i in range(4) for k, v in (
+                 ('r%d.file_id' % i, (8 + 24 * i, 'I')),
+                 ('r%d.tfd' % i, (12 + 24 * i, 'I')),
+                 ('r%d.events' % i, (16 + 24 * i, 'I')),
+                 ('r%d.reserved' % i, (20 + 24 * i, 'I')),
+                 ('r%d.data' % i, (24 + 24 * i, 'Q')))}),
+    # FILE_INOTIFY: {u32 nr, u32 reserved}, then nr watches {i32 wd,
+    # u32 mask, u64 ino, u32 sdev, u32 path_len, path}: the first's fields
+    12: dict(nr=(0, 'I'), reserved=(4, 'I'), **{'w0.wd': (8, 'i'),
+             'w0.mask': (12, 'I'), 'w0.ino': (16, 'Q'), 'w0.sdev': (24, 'I'),
+             'w0.path_len': (28, 'I')}),
+}
+
+
 class ForgeError(Exception):
     pass
 
@@ -382,6 +405,14 @@ def field(rec, name):
     f = FIELDS.get(rec.name(), {})
     if name in f:
         return f[name]
+    if rec.name() == 'FILE' and name.startswith('x.') and \
+            len(rec.payload) >= FILE_HDR:
+        kind, = struct.unpack_from('<I', rec.payload, 4)
+        path_len, = struct.unpack_from('<I', rec.payload, 48)
+        x = FILE_EXTRA.get(kind, {})
+        if name[2:] in x:
+            off, fmt = x[name[2:]]
+            return FILE_HDR + path_len + off, fmt
     try:
         return num(name), None
     except ForgeError:
