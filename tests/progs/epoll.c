@@ -100,6 +100,7 @@ static void child(void)
 		       (unsigned long long)s.data, s.eintr);
 		_exit(1);
 	}
+	printf("# child: epoll_wait returned EINTR %d times\n", s.eintr);
 	if (read(p[CH][0], &c, 1) != 1 || write(p[B][1], "b", 1) != 1)
 		_exit(1);
 	_exit(0);
@@ -184,6 +185,7 @@ int main(int argc, char **argv)
 	tp_check(write(p[TH][1], "t", 1) == 1 && write(p[CH][1], "k", 1) == 1,
 		 "waking the sleepers");
 	pthread_join(th, NULL);
+	printf("# thread: epoll_wait returned EINTR %d times\n", ts.eintr);
 	tp_check(ts.ret == 1 && ts.data == 0x7407,
 		 "thread in epoll_wait: returned %d, data %#llx, %d EINTR", ts.ret,
 		 (unsigned long long)ts.data, ts.eintr);
