@@ -324,6 +324,7 @@ test_refuse_socket() { refused_checkpoint netlink 'fd [0-9]*: unsupported kind o
 # out of reach (its fd closed, the file kept open outside the tree)
 test_refuse_epoll_target() { refused_checkpoint epollring 'fd [0-9]*: unsupported kind of file anon_inode:\[io_uring\]'; }
 test_refuse_epoll_gone() { refused_checkpoint epollgone 'epoll watches fd [0-9]*, which is closed while its file lives on outside'; }
+test_refuse_epoll_later() { refused_checkpoint epolllater 'epoll watches fd [0-9]*, whose file only a later process (pid [0-9]*) holds'; }
 
 # --skip-unsupported leaves such fds out instead.
 test_skip_unsupported() {
@@ -470,6 +471,7 @@ want refuse_unknown_fd
 want refuse_socket
 want refuse_epoll_target
 want refuse_epoll_gone
+want refuse_epoll_later
 want refuse_shared_memory
 want skip_unsupported
 want refuse_traced

@@ -91,11 +91,19 @@ static int find_target(struct cpt_ctx *c, const struct fd_probe *p, int tfd,
 		return 0;
 	if ((*fd = search_task(p->task, p, tfd, toff)) >= 0)
 		return 0;
-	for (int i = 0; i < c->nr_tasks; i++) {
+	for (int i = 0, later = 0; i < c->nr_tasks; i++) {
 		*tt = c->tasks[i];
-		if (!(*tt)->zombie && *tt != p->task &&
-		    (*fd = search_task(*tt, p, tfd, toff)) >= 0)
+		later |= *tt == p->task;
+		if ((*tt)->zombie || *tt == p->task ||
+		    (*fd = search_task(*tt, p, tfd, toff)) < 0)
+			continue;
+		/* processes are restored in this order: the target must be
+		 * in place before the epoll is made */
+		if (!later)
 			return 0;
+		return log_err(c->log, EOPNOTSUPP,
+			       "pid %d fd %d: epoll watches fd %d, whose file only a later process (pid %d) holds: not supported",
+			       p->pid, p->fd, tfd, (*tt)->pid);
 	}
 	return log_err(c->log, EOPNOTSUPP,
 		       "pid %d fd %d: epoll watches fd %d, which is closed while its file lives on outside the tree's fds: not supported",

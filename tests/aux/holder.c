@@ -3,10 +3,11 @@
  * left exactly as it was: its counter kept running, its memory intact.
  * usage: holder MODE GOFILE [MiB]
  * MODE: plain iouring netlink thread child clonevm orphansession epollring
- *       epollgone
+ *       epollgone epolllater
  * (iouring and netlink: fds of kinds ckpt does not support; epollring:
  * an epoll watching an io_uring; epollgone: an epoll watching a pipe end
- * whose fd we closed, kept open only by a process outside the tree)
+ * whose fd we closed, kept open only by a process outside the tree;
+ * epolllater: the same, kept open only by our child)
  * (orphansession: a grandchild re-parented to us, in a session whose
  * leader, its parent, has exited) */
 #define _GNU_SOURCE
@@ -48,23 +49,26 @@ static void epoll_watching(int ep, int fd, int close_it)
 		close(fd);
 }
 
-/* A pipe read end held by a daemon (not our descendant any more). */
-static int pipe_held_outside(void)
+/* A pipe read end held by a daemon (not our descendant any more), or
+ * (@child) by our child. */
+static int pipe_held_by_other(int child)
 {
 	int p[2];
 
 	if (pipe(p))
 		return -1;
 	if (fork() == 0) {
-		if (fork() == 0) {
+		if (child || fork() == 0) {
 			while (access(gofile, F_OK) != 0)
 				usleep(2000);
 			_exit(0);
 		}
 		_exit(0);
 	}
-	wait(NULL);
-	close(p[1]);
+	if (!child) {
+		wait(NULL);
+		close(p[1]);
+	}
 	return p[0];
 }
 
@@ -125,7 +129,9 @@ int main(int argc, char **argv)
 
 		epoll_watching(ep, syscall(SYS_io_uring_setup, 4, &p), 0);
 	} else if (!strcmp(argv[1], "epollgone"))
-		epoll_watching(epoll_create1(0), pipe_held_outside(), 1);
+		epoll_watching(epoll_create1(0), pipe_held_by_other(0), 1);
+	else if (!strcmp(argv[1], "epolllater"))
+		epoll_watching(epoll_create1(0), pipe_held_by_other(1), 1);
 	else if (!strcmp(argv[1], "orphansession"))
 		orphan_session();
 	else if (!strcmp(argv[1], "clonevm"))

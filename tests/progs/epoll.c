@@ -9,6 +9,10 @@
  *   D  the write end of a pipe, EPOLLOUT|EPOLLEXCLUSIVE.
  *   F  registered under fd FK, a dup that was then closed: the
  *      registration lives on under the old number.
+ *   G, H  both registered under fd GK: G through a dup there, closed,
+ *      then H dup'ed there and registered too; GK is H's at checkpoint.
+ *   I  registered under fd IK, a dup closed since, and IK now holds
+ *      /dev/null (close-on-exec), which must be back there after restart.
  * Epoll N watches E (nested).  A child process shares E and the pipes
  * (it writes B's pipe after restart) and sleeps in epoll_wait on its
  * own epoll Q; a thread of ours sleeps in epoll_wait on epoll T.  Both
@@ -21,11 +25,15 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <sys/epoll.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 
 #define FK 40
+#define GK 41
+#define IK 42
 
-enum { A, B, C, D, F, TH, CH, NPIPES };
+enum { A, B, C, D, F, G, H, I, TH, CH, NPIPES };
 static int p[NPIPES][2];
 static int ep, nest, th_ep;
 
@@ -109,6 +117,7 @@ static void child(void)
 static void setup(void)
 {
 	char c;
+	int n;
 
 	for (int i = 0; i < NPIPES; i++)
 		if (pipe2(p[i], O_CLOEXEC))
@@ -122,6 +131,12 @@ static void setup(void)
 	    dup2(p[F][0], FK) != FK ||
 	    ctl(ep, EPOLL_CTL_ADD, FK, EPOLLIN | EPOLLRDHUP, 0xff) || close(FK))
 		exit(3);
+	if (dup2(p[G][0], GK) != GK || ctl(ep, EPOLL_CTL_ADD, GK, EPOLLIN, 0x66) ||
+	    dup2(p[H][0], GK) != GK || ctl(ep, EPOLL_CTL_ADD, GK, EPOLLIN, 0x88) ||
+	    dup2(p[I][0], IK) != IK || ctl(ep, EPOLL_CTL_ADD, IK, EPOLLIN, 0x99) ||
+	    (n = open("/dev/null", O_RDONLY)) < 0 || dup3(n, IK, O_CLOEXEC) != IK ||
+	    close(n))
+		exit(3);
 	nest = mkepoll(ep, EPOLLIN, 0x4e57);
 	th_ep = mkepoll(p[TH][0], EPOLLIN, 0x7407);
 	if (write(p[A][1], "a", 1) != 1 || write(p[C][1], "c", 1) != 1)
@@ -134,6 +149,7 @@ static void setup(void)
 
 static void check_after(void)
 {
+	struct stat st;
 	uint32_t evs = 0;
 	char c;
 
@@ -154,6 +170,16 @@ static void check_after(void)
 	tp_check(write(p[F][1], "f", 1) == 1, "write F");
 	tp_check(ready(ep, 0xff, &evs) == 1 && evs == EPOLLIN,
 		 "F (registered as closed fd %d) not reported (events %#x)", FK, evs);
+	/* G and H, both under GK; IK is /dev/null again */
+	tp_check(write(p[G][1], "g", 1) == 1 && write(p[H][1], "h", 1) == 1 &&
+		 write(p[I][1], "i", 1) == 1, "write G H I");
+	tp_check(ready(ep, 0x66, NULL) == 1, "G (registered as fd %d, closed) not reported", GK);
+	tp_check(ready(ep, 0x88, NULL) == 1, "H (registered as fd %d) not reported", GK);
+	tp_check(ready(ep, 0x99, NULL) == 1, "I (registered as fd %d, closed) not reported", IK);
+	tp_check(ctl(ep, EPOLL_CTL_MOD, GK, EPOLLIN, 0x89) == 0 && ready(ep, 0x89, NULL) == 1,
+		 "EPOLL_CTL_MOD of H by fd %d: %s", GK, strerror(errno));
+	tp_check(fstat(IK, &st) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3) &&
+		 fcntl(IK, F_GETFD) == FD_CLOEXEC, "fd %d is no longer /dev/null, close-on-exec", IK);
 	/* B, edge-triggered: the child's write is one edge (at most one
 	 * spurious edge after restart is allowed: see epoll.c) */
 	ready(ep, 0xbb, NULL);
