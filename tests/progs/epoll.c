@@ -13,6 +13,8 @@
  *      then H dup'ed there and registered too; GK is H's at checkpoint.
  *   I  registered under fd IK, a dup closed since, and IK now holds
  *      /dev/null (close-on-exec), which must be back there after restart.
+ * The child's own epoll Q2 watches J's read end, which only the parent
+ * holds (the child closed its copy): restored from the parent's.
  * Epoll N watches E (nested).  A child process shares E and the pipes
  * (it writes B's pipe after restart) and sleeps in epoll_wait on its
  * own epoll Q; a thread of ours sleeps in epoll_wait on epoll T.  Both
@@ -33,7 +35,7 @@
 #define GK 41
 #define IK 42
 
-enum { A, B, C, D, F, G, H, I, TH, CH, NPIPES };
+enum { A, B, C, D, F, G, H, I, J, TH, CH, NPIPES };
 static int p[NPIPES][2];
 static int ep, nest, th_ep;
 
@@ -98,9 +100,12 @@ static int ready(int efd, uint64_t want_data, uint32_t *events)
 
 static void child(void)
 {
-	int q = mkepoll(p[CH][0], EPOLLIN, 0xc41d);
+	int q = mkepoll(p[CH][0], EPOLLIN, 0xc41d), q2 = mkepoll(p[J][0], EPOLLIN, 0x1a);
 	struct sleeper s;
 	char c;
+
+	close(p[J][0]);
+	close(p[J][1]);
 
 	s = sleep_in_epoll(q);
 	if (s.ret != 1 || s.data != 0xc41d) {
@@ -109,6 +114,10 @@ static void child(void)
 		_exit(1);
 	}
 	printf("# child: epoll_wait returned EINTR %d times\n", s.eintr);
+	if (ready(q2, 0x1a, NULL) != 1) {
+		printf("FAIL: child: its epoll of the parent's pipe J saw nothing\n");
+		_exit(1);
+	}
 	if (read(p[CH][0], &c, 1) != 1 || write(p[B][1], "b", 1) != 1)
 		_exit(1);
 	_exit(0);
@@ -208,7 +217,8 @@ int main(int argc, char **argv)
 	tp_ready();
 	tp_wait_go();
 
-	tp_check(write(p[TH][1], "t", 1) == 1 && write(p[CH][1], "k", 1) == 1,
+	tp_check(write(p[J][1], "j", 1) == 1 && write(p[TH][1], "t", 1) == 1 &&
+		 write(p[CH][1], "k", 1) == 1,
 		 "waking the sleepers");
 	pthread_join(th, NULL);
 	printf("# thread: epoll_wait returned EINTR %d times\n", ts.eintr);
