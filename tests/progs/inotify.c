@@ -3,7 +3,7 @@
  * In $TP_TMPDIR: a watch on a directory (IN_CREATE|IN_DELETE), on a file
  * (IN_MODIFY), a gap of removed watches, then a watch on a second file
  * with a high wd, and one on a symlink itself (IN_DONT_FOLLOW).  The fd
- * is non-blocking.  An event is left queued at checkpoint (it is lost:
+ * is non-blocking, and an epoll watches it.  An event is left queued at checkpoint (it is lost:
  * documented; not checked).  After restart every watch reports its
  * change under its own wd, adding an existing watch again returns its
  * wd, and a new watch gets a wd above all of them.
@@ -11,11 +11,12 @@
 #include "tp.h"
 
 #include <fcntl.h>
+#include <sys/epoll.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
 
 static char dir[512], fa[600], fb[600], fl[600], fnew[600];
-static int in, wd_dir, wd_a, wd_b, wd_l;
+static int in, ep, wd_dir, wd_a, wd_b, wd_l;
 
 static void path_in(char *out, const char *name)
 {
@@ -53,6 +54,10 @@ static void setup(void)
 	wd_b = inotify_add_watch(in, fb, IN_MODIFY | IN_CLOSE_WRITE);
 	wd_l = inotify_add_watch(in, fl, IN_ATTRIB | IN_DONT_FOLLOW);
 	if (in < 0 || wd_dir < 1 || wd_a < 1 || wd_b < 20 || wd_l < 1)
+		exit(3);
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, in,
+				&(struct epoll_event){ .events = EPOLLIN, .data.u64 = 0x1e }))
 		exit(3);
 	/* drop the gap's IN_IGNORED, then queue one event: lost, as said */
 	while (read(in, (char[4096]){ 0 }, 4096) > 0)
@@ -92,6 +97,12 @@ int main(int argc, char **argv)
 	tp_check(flags >= 0 && (flags & O_NONBLOCK), "inotify fd flags %#x", flags);
 	events_for(-1, NULL);	/* whatever is there (nothing should be) */
 	touch_file(fa);
+	{
+		struct epoll_event ev = { 0 };
+
+		tp_check(epoll_wait(ep, &ev, 1, 0) == 1 && ev.data.u64 == 0x1e,
+			 "epoll of the inotify fd: no event");
+	}
 	m = events_for(wd_a, NULL);
 	tp_check(m & IN_MODIFY, "write to a: no IN_MODIFY under wd %d (mask %#x)", wd_a, m);
 	touch_file(fb);
