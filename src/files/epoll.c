@@ -243,7 +243,7 @@ static int fetch(struct rst_ctx *c, uint32_t id, int *ours)
 static int target_fd(struct rst_ctx *c, struct rst_task *t, uint32_t id, long *fd,
 		     long *tmp)
 {
-	int ours, ret;
+	int ours = -1, ret;
 
 	*tmp = -1;
 	*fd = files_fd_of(c, t, id);
