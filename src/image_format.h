@@ -427,6 +427,36 @@ struct rec_signalfd {
 	uint64_t sigmask;	/* bit N-1: signal N; never SIGKILL, SIGSTOP */
 };
 
+/* FILE_EPOLL's extra: this, then nr registrations. */
+struct rec_epoll {
+	uint32_t nr;
+	uint32_t reserved;
+};
+
+struct rec_epoll_tfd {
+	uint32_t file_id;	/* the watched description's FILE, written before */
+	uint32_t tfd;		/* the fd number it was registered under */
+	uint32_t events;	/* EPOLL* with EPOLLET/ONESHOT/EXCLUSIVE/WAKEUP */
+	uint32_t reserved;
+	uint64_t data;
+};
+
+/* FILE_INOTIFY's extra: this, then nr watches in increasing wd order,
+ * each a rec_inotify_watch followed by its path (path_len bytes with the
+ * NUL; the next watch follows unaligned). */
+struct rec_inotify {
+	uint32_t nr;
+	uint32_t reserved;
+};
+
+struct rec_inotify_watch {
+	int32_t wd;		/* the program's watch descriptor, kept */
+	uint32_t mask;		/* IN_* as fdinfo shows it */
+	uint64_t ino;		/* the watched inode when checkpointed */
+	uint32_t sdev;		/* its st_dev, kernel encoding (major << 20) */
+	uint32_t path_len;
+};
+
 struct rec_fd {
 	uint32_t fd;
 	uint32_t file_id;

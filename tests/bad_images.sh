@@ -452,6 +452,57 @@ done
 forged "FILE tty without its extra" edit -r FILE --set kind=14
 forged "FILE tty of no TTY"        edit -r FILE --set kind=14 --set extra_len=8 --resize $((flen + 8))
 forged "FD of a missing file id"   edit -r FD --set file_id=99
+# epoll and inotify state (a FILE of that kind, no fd: loaded and checked
+# all the same).  hex of a string and its NUL:
+strhex() { printf '%s' "$1" | od -An -tx1 -v | tr -d ' \n'; printf 00; }
+kindfile() {	# ID KIND PATH EXTRA-HEX: a FILE payload
+	local p; p=$(strhex "$3")
+	printf '%s' "$(le 4 "$1")$(le 4 "$2")$(le 4 2)$(zeros 36)$(le 4 $((${#p} / 2)))$(le 4 $((${#4} / 2)))$p$4"
+}
+epfile() {	# EXTRA-HEX
+	kindfile 1000 13 'anon_inode:[eventpoll]' "$1"
+}
+epreg() {	# FILE-ID TFD EVENTS [RESERVED]: one registration
+	printf '%s' "$(le 4 "$1")$(le 4 "$2")$(le 4 "$3")$(le 4 "${4:-0}")$(le 8 0x1234)"
+}
+infile() {	# EXTRA-HEX
+	kindfile 1000 12 'anon_inode:inotify' "$1"
+}
+inwatch() {	# WD MASK PATH [PATH_LEN]: one watch
+	local p; p=$(strhex "$3")
+	printf '%s' "$(le 4 "$1")$(le 4 "$2")$(le 8 2)$(le 4 0)$(le 4 "${4:-$((${#p} / 2))}")$p"
+}
+epcase() { forged "$1" --expect epoll insert --at after:'FILE#-1' --type FILE --payload "$(epfile "$2")"; }
+incase() { forged "$1" --expect inotify insert --at after:'FILE#-1' --type FILE --payload "$(infile "$2")"; }
+forged "control: an epoll" --control insert --at after:'FILE#-1' --type FILE \
+	--payload "$(epfile "$(le 4 2)$(zeros 4)$(epreg 1 0 1)$(epreg 1 7 0x80000005)")"
+forged "control: an inotify" --control insert --at after:'FILE#-1' --type FILE \
+	--payload "$(infile "$(le 4 2)$(zeros 4)$(inwatch 1 4 /)$(inwatch 9 0x400 /tmp)")"
+epcase "epoll state 4 bytes"            "$(le 4 0)"
+epcase "epoll count 2^28"               "$(le 4 0x10000000)$(zeros 4)$(epreg 1 0 1)"
+epcase "epoll count 2, one there"       "$(le 4 2)$(zeros 4)$(epreg 1 0 1)"
+epcase "epoll header reserved"          "$(le 4 1)$(le 4 1)$(epreg 1 0 1)"
+epcase "epoll target id missing"        "$(le 4 1)$(zeros 4)$(epreg 999 0 1)"
+epcase "epoll target itself"            "$(le 4 1)$(zeros 4)$(epreg 1000 0 1)"
+epcase "epoll target id 0"              "$(le 4 1)$(zeros 4)$(epreg 0 0 1)"
+epcase "epoll tfd 2^30"                 "$(le 4 1)$(zeros 4)$(epreg 1 0x40000000 1)"
+epcase "epoll events bit 20"            "$(le 4 1)$(zeros 4)$(epreg 1 0 0x100001)"
+epcase "epoll registration reserved"    "$(le 4 1)$(zeros 4)$(epreg 1 0 1 7)"
+incase "inotify state 4 bytes"          "$(le 4 0)"
+incase "inotify count 2^32-1"           "$(le 4 0xffffffff)$(zeros 4)$(inwatch 1 4 /)"
+incase "inotify count 2, one there"     "$(le 4 2)$(zeros 4)$(inwatch 1 4 /)"
+incase "inotify wd 0"                   "$(le 4 1)$(zeros 4)$(inwatch 0 4 /)"
+incase "inotify wd -5"                  "$(le 4 1)$(zeros 4)$(inwatch 0xfffffffb 4 /)"
+incase "inotify wd 2^30"                "$(le 4 1)$(zeros 4)$(inwatch 0x40000000 4 /)"
+incase "inotify wds decreasing"         "$(le 4 2)$(zeros 4)$(inwatch 5 4 /)$(inwatch 3 4 /tmp)"
+incase "inotify wd repeated"            "$(le 4 2)$(zeros 4)$(inwatch 5 4 /)$(inwatch 5 4 /tmp)"
+incase "inotify mask 0"                 "$(le 4 1)$(zeros 4)$(inwatch 1 0 /)"
+incase "inotify mask IN_MASK_CREATE"    "$(le 4 1)$(zeros 4)$(inwatch 1 0x10000004 /)"
+incase "inotify path_len past end"      "$(le 4 1)$(zeros 4)$(inwatch 1 4 / 100)"
+incase "inotify path_len 2^32-1"        "$(le 4 1)$(zeros 4)$(inwatch 1 4 / 0xffffffff)"
+incase "inotify path relative"          "$(le 4 1)$(zeros 4)$(inwatch 1 4 etc)"
+incase "inotify path NUL inside"        "$(le 4 1)$(zeros 4)$(inwatch 1 4 /e 5)7400"
+incase "inotify bytes after watches"    "$(le 4 1)$(zeros 4)$(inwatch 1 4 /)0000"
 forged "FD number repeated"        edit -r 'FD#-1' --set fd=0
 forged "FD numbers out of order"   move -r FD --at after:'FD#-1'
 # files with no name: a FILE_OBJ (memfd 77, 10 bytes, 0600, named "x")

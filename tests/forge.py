@@ -26,7 +26,10 @@ usage:
                                             (K: a number, negative from the
                                             end, or a field name)
       --set NAME=VAL                        a named field (see FIELDS; a
-                                            FILE's own state: FILE_EXTRA)
+                                            FILE's own state: KIND.NAME
+                                            for eventfd/timerfd/signalfd,
+                                            x.NAME by kind number, see
+                                            FILE_EXTRA_NAMED, FILE_EXTRA)
       --add NAME=DELTA  --or NAME=BITS      relative to its current value
       --set-u8/--set-u16/--set-u32/--set-u64 OFF=VAL   raw little-endian
       --resize N                            cut or zero-extend the payload
@@ -234,12 +237,33 @@ FIELDS = {
 # The FILE kinds' own state, after the path (src/image_format.h): a FILE
 # field KIND.NAME is at 56 + path_len + its offset here.
 FILE_HEAD = 56
-FILE_EXTRA = {
+FILE_EXTRA_NAMED = {
     'eventfd': dict(count=(0, 'Q'), flags=(8, 'I'), reserved=(12, 'I')),
     'timerfd': dict(clockid=(0, 'i'), settime_flags=(4, 'I'),
                     ticks=(8, 'Q'), interval_ns=(16, 'q'),
                     value_ns=(24, 'q'), now_ns=(32, 'q')),
     'signalfd': dict(sigmask=(0, 'Q')),
+}
+
+
+# A FILE's kind-specific extra follows its path: these names are offsets
+# into the extra (FILE payload offset 56 + path_len), by FILE kind.
+FILE_HDR = 56
+FILE_EXTRA = {
+    # FILE_EPOLL: {u32 nr, u32 reserved}, then nr registrations
+    # {u32 file_id, u32 tfd, u32 events, u32 reserved, u64 data}
+    13: dict(nr=(0, 'I'), reserved=(4, 'I'),
+             **{k: v for i in range(4) for k, v in (
+                 ('r%d.file_id' % i, (8 + 24 * i, 'I')),
+                 ('r%d.tfd' % i, (12 + 24 * i, 'I')),
+                 ('r%d.events' % i, (16 + 24 * i, 'I')),
+                 ('r%d.reserved' % i, (20 + 24 * i, 'I')),
+                 ('r%d.data' % i, (24 + 24 * i, 'Q')))}),
+    # FILE_INOTIFY: {u32 nr, u32 reserved}, then nr watches {i32 wd,
+    # u32 mask, u64 ino, u32 sdev, u32 path_len, path}: the first's fields
+    12: dict(nr=(0, 'I'), reserved=(4, 'I'), **{'w0.wd': (8, 'i'),
+             'w0.mask': (12, 'I'), 'w0.ino': (16, 'Q'), 'w0.sdev': (24, 'I'),
+             'w0.path_len': (28, 'I')}),
 }
 
 
@@ -420,9 +444,17 @@ def field(rec, name):
     if name in f:
         return f[name]
     kind, dot, sub = name.partition('.')
-    if rec.name() == 'FILE' and dot and sub in FILE_EXTRA.get(kind, {}):
-        off, fmt = FILE_EXTRA[kind][sub]
+    if rec.name() == 'FILE' and dot and sub in FILE_EXTRA_NAMED.get(kind, {}):
+        off, fmt = FILE_EXTRA_NAMED[kind][sub]
         return FILE_HEAD + get(rec, 48, 'I') + off, fmt
+    if rec.name() == 'FILE' and name.startswith('x.') and \
+            len(rec.payload) >= FILE_HDR:
+        kind, = struct.unpack_from('<I', rec.payload, 4)
+        path_len, = struct.unpack_from('<I', rec.payload, 48)
+        x = FILE_EXTRA.get(kind, {})
+        if name[2:] in x:
+            off, fmt = x[name[2:]]
+            return FILE_HDR + path_len + off, fmt
     try:
         return num(name), None
     except ForgeError:

@@ -409,6 +409,11 @@ test_refuse_outside_pipe() {
 	touch $d/go
 	wait $pid && grep -q '^PASS' $d/out
 }
+# an epoll is refused with what it watches, and when what it watches is
+# out of reach (its fd closed, the file kept open outside the tree)
+test_refuse_epoll_target() { refused_checkpoint epollring 'fd [0-9]*: unsupported kind of file anon_inode:\[io_uring\]'; }
+test_refuse_epoll_gone() { refused_checkpoint epollgone 'epoll watches fd [0-9]*, which is closed while its file lives on outside'; }
+test_refuse_epoll_later() { refused_checkpoint epolllater 'epoll watches fd [0-9]*, whose file only a later process (pid [0-9]*) holds'; }
 
 # --skip-unsupported leaves such fds out instead.
 test_skip_unsupported() {
@@ -650,6 +655,9 @@ want refuse_lease
 want refuse_deleted_with_links
 want refuse_future_write
 want deleted_dir_gone
+want refuse_epoll_target
+want refuse_epoll_gone
+want refuse_epoll_later
 want refuse_shared_memory
 want refuse_vfork
 want refuse_pty_data

@@ -39,6 +39,8 @@ static const struct file_ops *const file_kinds[] = {
 	&file_eventfd,
 	&file_timerfd,
 	&file_signalfd,
+	&file_epoll,
+	&file_inotify,
 };
 #define NR_FILE_KINDS (int)(sizeof(file_kinds) / sizeof(file_kinds[0]))
 

@@ -4,6 +4,7 @@
  * usage: holder MODE GOFILE [MiB]
  * MODE: plain iouring netlink thread child vfork vmsibling orphansession
  *       evfds files lock lease fifo linkeddel deleted futurewrite
+ *       epollring epollgone epolllater
  * (iouring and netlink: fds of kinds ckpt does not support; vfork: we
  * wait in vfork() for our child; vmsibling: two children sharing memory
  * with each other, not with us; evfds: an eventfd, a timerfd and a
@@ -12,6 +13,9 @@
  * deleted: a deleted file in GOFILE's directory's sub/)
  * (futurewrite: a writable shared mapping of a memfd sealed afterwards
  * with F_SEAL_FUTURE_WRITE)
+ * (epollring: an epoll watching an io_uring; epollgone: an epoll
+ * watching a pipe end whose fd we closed, kept open only by a process
+ * outside the tree; epolllater: the same, kept open only by our child)
  * (orphansession: a grandchild re-parented to us, in a session whose
  * leader, its parent, has exited)
  * (files: GOFILE's directory/ro open read-only, .../rw read-write;
@@ -30,6 +34,7 @@
 #include <string.h>
 #include <linux/io_uring.h>
 #include <linux/netlink.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/file.h>
 #include <sys/mman.h>
@@ -52,6 +57,39 @@ static int wait_go_file(void *arg)
 	while (access(gofile, F_OK) != 0)
 		usleep(2000);
 	return 0;
+}
+
+/* Epoll @ep watching @fd (and our fd of it closed, if @close_it). */
+static void epoll_watching(int ep, int fd, int close_it)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
+	if (close_it)
+		close(fd);
+}
+
+/* A pipe read end held by a daemon (not our descendant any more), or
+ * (@child) by our child. */
+static int pipe_held_by_other(int child)
+{
+	int p[2];
+
+	if (pipe(p))
+		return -1;
+	if (fork() == 0) {
+		if (child || fork() == 0) {
+			while (access(gofile, F_OK) != 0)
+				usleep(2000);
+			_exit(0);
+		}
+		_exit(0);
+	}
+	if (!child) {
+		wait(NULL);
+		close(p[1]);
+	}
+	return p[0];
 }
 
 static void orphan_session(void)
@@ -175,6 +213,15 @@ int main(int argc, char **argv)
 		pthread_create(&th, NULL, idle, NULL);
 	else if (!strcmp(argv[1], "child") && fork() == 0)
 		idle(NULL);
+	else if (!strcmp(argv[1], "epollring")) {
+		struct io_uring_params p = { 0 };
+		int ep = epoll_create1(0);	/* a lower fd: dumped first */
+
+		epoll_watching(ep, syscall(SYS_io_uring_setup, 4, &p), 0);
+	} else if (!strcmp(argv[1], "epollgone"))
+		epoll_watching(epoll_create1(0), pipe_held_by_other(0), 1);
+	else if (!strcmp(argv[1], "epolllater"))
+		epoll_watching(epoll_create1(0), pipe_held_by_other(1), 1);
 	else if (!strcmp(argv[1], "orphansession"))
 		orphan_session();
 	else if (!strcmp(argv[1], "linkeddel") || !strcmp(argv[1], "deleted"))

@@ -1,0 +1,389 @@
+/* inotify.c - inotify instances (FILE_INOTIFY): every watch with its
+ * path, mask and watch descriptor.
+ *
+ * Checkpoint: fdinfo lists each watch as "inotify wd:W ino:I sdev:D
+ * mask:M ... f_handle:H"; the handle, opened with open_by_handle_at()
+ * on a mount of that device, gives the inode's path now (checked to be
+ * that inode).  A watched inode with no path (deleted) or on a file
+ * system without handles is refused.  Events queued at checkpoint time
+ * cannot be read without consuming them: they are not kept (a warning
+ * says how many bytes were lost).
+ *
+ * Restart: ckpt makes the instance itself and hands it over.  Programs
+ * keep their wds, so each watch must get its old one: the kernel hands
+ * out wds cyclically, one above the last given, so gaps are skipped by
+ * adding and removing a dummy watch; the IN_IGNORED events that makes
+ * are read away before each real watch is added.  The next wd the
+ * program gets is one above its highest watch (the original's cursor
+ * may have been further on: fdinfo does not show it).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "../files.h"
+
+#define IN_LINK "anon_inode:inotify"
+#define IN_MAX_WD (1 << 20)	/* at most that many dummy watches at restart */
+#define IN_MAX_WATCHES (1 << 20)
+#define IN_KNOWN (IN_ALL_EVENTS | IN_ONLYDIR | IN_DONT_FOLLOW | IN_EXCL_UNLINK | \
+		  IN_ONESHOT)
+#define IN_HANDLE_MAX 128	/* MAX_HANDLE_SZ */
+
+struct watch {
+	struct rec_inotify_watch w;
+	char path[CKPT_PATH_MAX];
+};
+
+/* ---- checkpoint ---- */
+
+static bool in_match(struct cpt_ctx *c, const struct fd_probe *p)
+{
+	return !strcmp(p->link, IN_LINK);
+}
+
+static bool same_inode(const char *path, const struct rec_inotify_watch *w)
+{
+	struct stat st;
+
+	return !lstat(path, &st) && st.st_ino == w->ino &&
+	       major(st.st_dev) == w->sdev >> 20 && minor(st.st_dev) == (w->sdev & 0xfffff);
+}
+
+static void unescape(char *s)	/* mountinfo's \040 */
+{
+	char *o = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] && s[3]) {
+			*o++ = (char)strtol((char[]){ s[1], s[2], s[3], 0 }, NULL, 8);
+			s += 3;
+		} else {
+			*o++ = *s;
+		}
+	}
+	*o = 0;
+}
+
+/* The path of the handle's inode, through a mount of its device that
+ * reaches it. */
+static int handle_path(struct file_handle *fh, struct watch *w)
+{
+	FILE *mi = fopen("/proc/self/mountinfo", "re");
+	char line[2 * CKPT_PATH_MAX], mp[CKPT_PATH_MAX], proc[64];
+	unsigned int maj, min;
+	int ret = -ENOENT;
+
+	if (!mi)
+		return -errno;
+	while (ret && fgets(line, sizeof(line), mi)) {
+		int mfd, fd;
+		ssize_t n;
+
+		if (sscanf(line, "%*u %*u %u:%u %*s %4095s", &maj, &min, mp) != 3 ||
+		    maj != w->w.sdev >> 20 || min != (w->w.sdev & 0xfffff))
+			continue;
+		unescape(mp);
+		/* not O_PATH: open_by_handle_at wants a real open file */
+		mfd = open(mp, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+		fd = mfd < 0 ? -1 : open_by_handle_at(mfd, fh, O_PATH | O_CLOEXEC);
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+		n = fd < 0 ? -1 : readlink(proc, w->path, sizeof(w->path) - 1);
+		if (n > 0) {
+			w->path[n] = 0;
+			if (w->path[0] == '/' && same_inode(w->path, &w->w))
+				ret = 0;
+		}
+		if (fd >= 0)
+			close(fd);
+		if (mfd >= 0)
+			close(mfd);
+	}
+	fclose(mi);
+	return ret;
+}
+
+static int parse_watch(struct cpt_ctx *c, const struct fd_probe *p,
+		       const char *line, struct watch *w)
+{
+	unsigned int wd, sdev, mask, ign, bytes, type;
+	unsigned long long ino;
+	char hex[2 * IN_HANDLE_MAX + 1];
+	struct file_handle *fh;
+	int n = sscanf(line, "inotify wd:%x ino:%llx sdev:%x mask:%x ignored_mask:%x fhandle-bytes:%x fhandle-type:%x f_handle:%256s",
+		       &wd, &ino, &sdev, &mask, &ign, &bytes, &type, hex);
+	int ret;
+
+	if (n >= 4 && (wd < 1 || wd > IN_MAX_WD))
+		return log_err(c->log, EOPNOTSUPP, "pid %d fd %d: inotify wd %u: wds above %d not supported",
+			       p->pid, p->fd, wd, IN_MAX_WD);
+	if (n < 8 || bytes > IN_HANDLE_MAX || strlen(hex) != 2 * bytes)
+		return log_err(c->log, EOPNOTSUPP, "pid %d fd %d: inotify watch with no file handle (its file system has none?): %.80s",
+			       p->pid, p->fd, line);
+	w->w = (struct rec_inotify_watch){ .wd = wd, .mask = mask, .ino = ino, .sdev = sdev };
+	fh = malloc(sizeof(*fh) + bytes);
+	if (!fh)
+		return log_err(c->log, ENOMEM, "inotify:");
+	fh->handle_bytes = bytes;
+	fh->handle_type = type;
+	for (unsigned int i = 0; i < bytes; i++)
+		sscanf(hex + 2 * i, "%2hhx", &fh->f_handle[i]);
+	ret = handle_path(fh, w);
+	free(fh);
+	if (ret)
+		return log_err(c->log, -ret, "pid %d fd %d: inotify wd %u: no path to inode %llu on %u:%u (deleted?):",
+			       p->pid, p->fd, wd, ino, sdev >> 20, sdev & 0xfffff);
+	w->w.path_len = strlen(w->path) + 1;
+	return 0;
+}
+
+static int wd_cmp(const void *a, const void *b)
+{
+	return ((const struct watch *)a)->w.wd - ((const struct watch *)b)->w.wd;
+}
+
+/* What the queue holds is lost; say so. */
+static void warn_queued(struct cpt_ctx *c, const struct fd_probe *p)
+{
+	int pidfd = syscall(SYS_pidfd_open, p->pid, 0);
+	int fd = pidfd < 0 ? -1 : syscall(SYS_pidfd_getfd, pidfd, p->fd, 0), n = 0;
+
+	if (fd >= 0 && !ioctl(fd, FIONREAD, &n) && n > 0)
+		log_warn(c->log, "pid %d fd %d: %d bytes of queued inotify events are not kept",
+			 p->pid, p->fd, n);
+	if (fd >= 0)
+		close(fd);
+	if (pidfd >= 0)
+		close(pidfd);
+}
+
+static int pack(struct cpt_ctx *c, struct watch *ws, uint32_t nr, void **extra,
+		uint32_t *extra_len)
+{
+	size_t len = sizeof(struct rec_inotify);
+	struct rec_inotify h = { .nr = nr };
+	char *buf, *q;
+
+	for (uint32_t i = 0; i < nr; i++)
+		len += sizeof(ws[i].w) + ws[i].w.path_len;
+	if (len > MAX_FILE_EXTRA)
+		return log_err(c->log, E2BIG, "inotify: %zu bytes of watches", len);
+	q = buf = malloc(len);
+	if (!buf)
+		return log_err(c->log, ENOMEM, "inotify:");
+	memcpy(q, &h, sizeof(h));
+	q += sizeof(h);
+	for (uint32_t i = 0; i < nr; i++) {
+		memcpy(q, &ws[i].w, sizeof(ws[i].w));
+		memcpy(q + sizeof(ws[i].w), ws[i].path, ws[i].w.path_len);
+		q += sizeof(ws[i].w) + ws[i].w.path_len;
+	}
+	*extra = buf;
+	*extra_len = len;
+	return 0;
+}
+
+static int in_dump(struct cpt_ctx *c, const struct fd_probe *p,
+		   struct rec_file *f, void **extra, uint32_t *extra_len)
+{
+	const char *line = p->fdinfo;
+	struct watch *ws = NULL, *n;
+	uint32_t nr = 0;
+	int ret = 0;
+
+	while (!ret && (line = strstr(line, "\ninotify wd:"))) {
+		line++;
+		n = nr < IN_MAX_WATCHES ? realloc(ws, (nr + 1) * sizeof(*ws)) : NULL;
+		if (!n) {
+			ret = log_err(c->log, ENOMEM, "pid %d fd %d: inotify watches",
+				      p->pid, p->fd);
+			break;
+		}
+		ws = n;
+		ret = parse_watch(c, p, line, &ws[nr++]);
+	}
+	if (!ret) {
+		qsort(ws, nr, sizeof(*ws), wd_cmp);
+		ret = pack(c, ws, nr, extra, extra_len);
+	}
+	if (!ret)
+		warn_queued(c, p);
+	free(ws);
+	return ret;
+}
+
+/* ---- restart ---- */
+
+/* The i'th watch of @extra, already validated by in_load(): *w and its
+ * path; returns the offset of the next. */
+static size_t watch_at(const char *extra, size_t off, struct rec_inotify_watch *w,
+		       const char **path)
+{
+	memcpy(w, extra + off, sizeof(*w));
+	*path = extra + off + sizeof(*w);
+	return off + sizeof(*w) + w->path_len;
+}
+
+static int in_load(struct rst_ctx *c, struct rst_file *f)
+{
+	const char *x = f->extra;
+	size_t off = sizeof(struct rec_inotify), len = f->f.extra_len;
+	struct rec_inotify h;
+	int32_t last = 0;
+
+	if (len < sizeof(h))
+		return log_err(c->log, EBADMSG, "FILE %u: inotify state missing", f->f.id);
+	memcpy(&h, x, sizeof(h));
+	if (h.reserved || h.nr > IN_MAX_WATCHES)
+		return log_err(c->log, EBADMSG, "FILE %u: bad inotify watch count %u",
+			       f->f.id, h.nr);
+	for (uint32_t i = 0; i < h.nr; i++) {
+		struct rec_inotify_watch w;
+		const char *path;
+
+		if (len - off < sizeof(w))
+			return log_err(c->log, EBADMSG, "FILE %u: inotify watch %u beyond the record",
+				       f->f.id, i);
+		memcpy(&w, x + off, sizeof(w));
+		if (w.path_len < 2 || w.path_len > CKPT_PATH_MAX ||
+		    w.path_len > len - off - sizeof(w) || w.wd <= last || w.wd > IN_MAX_WD ||
+		    !(w.mask & IN_ALL_EVENTS) || (w.mask & ~IN_KNOWN))
+			return log_err(c->log, EBADMSG, "FILE %u: bad inotify watch %u (wd %d, mask %#x, path_len %u)",
+				       f->f.id, i, w.wd, w.mask, w.path_len);
+		off = watch_at(x, off, &w, &path);
+		if (path[0] != '/' || strnlen(path, w.path_len) != w.path_len - 1)
+			return log_err(c->log, EBADMSG, "FILE %u: inotify watch %d: bad path",
+				       f->f.id, w.wd);
+		last = w.wd;
+	}
+	if (off != len)
+		return log_err(c->log, EBADMSG, "FILE %u: %zu bytes after the inotify watches",
+			       f->f.id, len - off);
+	return 0;
+}
+
+static int in_check(struct rst_ctx *c, const struct rst_file *f)
+{
+	struct rec_inotify h;
+	size_t off = sizeof(h);
+	struct stat st;
+
+	memcpy(&h, f->extra, sizeof(h));
+	for (uint32_t i = 0; i < h.nr; i++) {
+		struct rec_inotify_watch w;
+		const char *path;
+
+		off = watch_at(f->extra, off, &w, &path);
+		if (lstat(path, &st))
+			return log_err(c->log, errno, "inotify watch %d on %s:", w.wd, path);
+	}
+	return 0;
+}
+
+/* Read away the queue: only dummies' IN_IGNORED can be in it yet (and
+ * what happened to watched files since the checkpoint, lost anyway). */
+static void drain(int ifd)
+{
+	char buf[4096];
+
+	while (read(ifd, buf, sizeof(buf)) > 0)
+		;
+}
+
+/* Skip wd @next: a watch on a path no real watch of ours has, removed. */
+static int dummy(int ifd, int *next)
+{
+	static const char *const spare[] = { "/", "/proc", "/dev", "/sys", "/etc",
+					     "/tmp", "/usr", "/var" };
+	int wd = -1;
+
+	for (size_t i = 0; wd < 0 && i < sizeof(spare) / sizeof(spare[0]); i++)
+		wd = inotify_add_watch(ifd, spare[i], IN_DELETE_SELF | IN_MASK_CREATE);
+	if (wd < 0 || inotify_rm_watch(ifd, wd))
+		return -errno;
+	*next = wd + 1;
+	return 0;
+}
+
+static int add_watch(struct rst_ctx *c, int ifd, int *next,
+		     const struct rec_inotify_watch *w, const char *path)
+{
+	uint32_t mask = w->mask;
+	struct stat st;
+	int wd, ret = 0, n = 0;
+
+	while (!ret && *next < w->wd) {
+		ret = dummy(ifd, next);
+		if (++n % 1024 == 0)
+			drain(ifd);
+	}
+	drain(ifd);
+	if (ret)
+		return log_err(c->log, -ret, "inotify: reaching wd %d:", w->wd);
+	if (!lstat(path, &st) && S_ISLNK(st.st_mode))
+		mask |= IN_DONT_FOLLOW;	/* the watch was on the link itself */
+	wd = inotify_add_watch(ifd, path, mask);
+	if (wd < 0)
+		return log_err(c->log, errno, "inotify watch %d on %s:", w->wd, path);
+	if (wd != w->wd)
+		return log_err(c->log, EEXIST, "inotify watch on %s came back as wd %d, not %d",
+			       path, wd, w->wd);
+	*next = wd + 1;
+	return 0;
+}
+
+static int in_open(struct rst_ctx *c, struct rst_task *t, struct rst_file *f,
+		   long *fd)
+{
+	int ifd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK), next = 1, ret = 0;
+	struct rec_inotify h;
+	size_t off = sizeof(h);
+
+	if (ifd < 0)
+		return log_err(c->log, errno, "inotify_init1:");
+	memcpy(&h, f->extra, sizeof(h));
+	for (uint32_t i = 0; i < h.nr && !ret; i++) {
+		struct rec_inotify_watch w;
+		const char *path;
+
+		off = watch_at(f->extra, off, &w, &path);
+		ret = add_watch(c, ifd, &next, &w, path);
+	}
+	if (!ret)
+		ret = files_give(t, ifd, fd);
+	close(ifd);
+	if (!ret)	/* ours was non-blocking; the process's as it was */
+		ret = rcheck(&t->rm, NULL, "fcntl(F_SETFL)", SYS_fcntl, *fd, F_SETFL,
+			     f->f.flags & ~O_ACCMODE);
+	return ret;
+}
+
+static void in_show(struct info_out *o, const struct rec_file *f,
+		    const void *extra, uint32_t extra_len)
+{
+	struct rec_inotify h;
+
+	if (extra_len < sizeof(h))
+		return;
+	memcpy(&h, extra, sizeof(h));
+	info_u64(o, "watches", h.nr);
+}
+
+const struct file_ops file_inotify = {
+	.kind = FILE_INOTIFY,
+	.name = "inotify",
+	.match = in_match,
+	.dump = in_dump,
+	.load = in_load,
+	.check = in_check,
+	.open = in_open,
+	.show = in_show,
+};
