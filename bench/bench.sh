@@ -34,6 +34,7 @@ WORK="" SHM="" DISK=""
 PIDS=()			# every process we started that may still be alive
 
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/others.sh"
 die() { say "bench: $*"; exit 1; }
 
 # true if pid $1 is still one of our workloads (not a reused pid)
@@ -175,7 +176,7 @@ checkpoint() {
 # restart --detach from $2 (the process must come back as pid $WPID);
 # record the return, alive and verified times under $1
 restart() {
-	local key=$1 img=$2 t0 t1 rc=0 rpid="" deadline line
+	local key=$1 img=$2 t0 t1 rc=0 rpid=""
 	rm -f "$RESULT"
 	touch "$GO"			# it looks for GO as soon as it runs again
 	prime
@@ -187,6 +188,13 @@ restart() {
 	read -r rpid <"$WORK/restart.out" || true
 	[ "$rpid" = "$WPID" ] || die "restart printed pid '$rpid', expected $WPID"
 	PIDS+=("$rpid")
+	await_result "$key" "$t0" "$t1" "$rpid"
+}
+
+# wait for the result of restored pid $4, whose restart ran from $2 to $3
+# (us); record the return, alive and verified times under $1
+await_result() {	# KEY T0 T1 RPID
+	local key=$1 t0=$2 t1=$3 rpid=$4 deadline line
 	deadline=$((EPOCHSECONDS + 60))
 	until [ -s "$RESULT" ]; do
 		[ "$EPOCHSECONDS" -le "$deadline" ] ||
@@ -238,6 +246,70 @@ bench_process() {	# NAME MIB
 	rm -f "$img"
 }
 
+# ------------------------------------------- other tools (others.sh)
+
+# criu dump the workload into directory $2 (fsync'ed if $3 = fsync); record
+# under $1.  A failure takes criu out of this run, and the workload, which
+# criu left running, is killed.
+criu_checkpoint() {	# KEY DIR [fsync]
+	local key=$1 dir=$2 t0 t1 st=0
+	sync
+	prime
+	t0=${EPOCHREALTIME/./}
+	criu_dump "$dir" "$WPID" "${3:-}"
+	t1=${EPOCHREALTIME/./}
+	if [ "$OTHER_RC" != 0 ]; then
+		criu_out "dump of the workload ($key)" "$OTHER_RC" "$WORK/criu-dump.log"
+		{ ours "$WPID" && kill -KILL "$WPID"; wait "$WPID"; } 2>/dev/null
+		rm -rf -- "$dir"
+		return 1
+	fi
+	wait "$WPID" 2>/dev/null || st=$?
+	[ "$st" = 137 ] || die "criu-dumped pid $WPID ended with status $st, not SIGKILL"
+	rec_us "$key.ckpt" $((t1 - t0))
+	rec_s "$key.size" "$(criu_size "$dir")"
+}
+
+# criu restore -d from directory $2, as `restart` does for ckpt
+criu_restart() {	# KEY DIR
+	local key=$1 dir=$2 t0 t1
+	rm -f "$RESULT"
+	touch "$GO"
+	prime
+	t0=${EPOCHREALTIME/./}
+	criu_restore "$dir"
+	t1=${EPOCHREALTIME/./}
+	if [ "$OTHER_RC" != 0 ]; then
+		criu_out "restore ($key)" "$OTHER_RC" "$WORK/criu-restore.log"
+		rm -f "$GO"
+		return 1
+	fi
+	[ "$OTHER_PID" = "$WPID" ] || die "criu restore wrote pid '$OTHER_PID', expected $WPID"
+	PIDS+=("$OTHER_PID")
+	await_result "$key" "$t0" "$t1" "$OTHER_PID"
+}
+
+# what bench_process does for ckpt, with criu, if it is there and works
+criu_process() {	# NAME MIB WHAT
+	local name=criu.$1 mib=$2 dir f
+	criu_usable || return 0
+	say "bench: $3"
+	PRIMING=$((mib > 0 && PRIME_MIB > 0))
+	dir=$SHM/$name
+	start_workload "$mib"
+	criu_checkpoint "$name.shm" "$dir" || return 0
+	criu_restart "$name.shm" "$dir" || { rm -rf -- "$dir"; return 0; }
+	rm -rf -- "$dir"
+	dir=$DISK/$name
+	start_workload "$mib"
+	criu_checkpoint "$name.disk" "$dir" fsync || return 0
+	drop_caches
+	for f in "$dir"/*; do check_cold "$f"; done
+	criu_restart "$name.diskcold" "$dir" &&
+		criu_restart "$name.diskwarm" "$dir" || true
+	rm -rf -- "$dir"
+}
+
 # run hwlimit with the arguments after $1, record its seconds under $1
 lim() {
 	local key=$1 v
@@ -278,6 +350,8 @@ for ((r = 1; r <= REPS; r++)); do
 	bench_process big "$BIG_MIB"
 	say "bench: run $r/$REPS: tiny process"
 	bench_process tiny 0
+	criu_process big "$BIG_MIB" "run $r/$REPS: criu, $BIG_MIB MiB process"
+	criu_process tiny 0 "run $r/$REPS: criu, tiny process"
 done
 LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
 
@@ -299,7 +373,7 @@ load average before/after: $LOAD0 / $LOAD1;  total bench time $((EPOCHSECONDS - 
 priming: $PRIME_MIB MiB faulted in and freed just before each timed step of the big process and limits
 EOF
 
-awk -v reps="$REPS" -v mib="$BIG_MIB" '
+awk -v reps="$REPS" -v mib="$BIG_MIB" -v criu_why="$CRIU_WHY" -v criu_desc="$(criu_desc)" -v dmtcp="$(dmtcp_status)" '
 function median(k,   n, i, j, t, a) {
 	n = cnt[k]
 	for (i = 1; i <= n; i++) a[i] = val[k, i]
@@ -332,6 +406,45 @@ function head(t, lim) {
 		printf "  %-38s %12s  [%8s - %8s]  %11s\n", "", "median", "min", "max", "GB/s"
 	else
 		printf "  %-38s %12s  [%8s - %8s]  %11s  %11s  %5s  %6s\n", "", "median", "min", "max", "ckpt GB/s", "limit GB/s", "%lim", "slower"
+}
+# one row of the comparison: ckpt median, then criu median [min - max] and
+# criu median / ckpt median
+function cmp(label, k,   a, b) {
+	if (!(("criu." k) in cnt) || !(k in cnt)) return
+	a = median(k); b = median("criu." k)
+	printf "  %-38s %s  %s  [%8.1f - %8.1f]  %6.2fx\n", label, ms(a), ms(b),
+		lo["criu." k] * 1000, hi["criu." k] * 1000, b / a
+}
+function others(   p, n, have) {
+	print ""
+	print "other tools on the same workloads, same run"
+	have = ("criu.big.shm.ckpt" in cnt) || ("criu.tiny.shm.ckpt" in cnt)
+	if (have) {
+		print "(ckpt rows as above; criu = `criu dump --shell-job` (kills the tree; + fsync of its files to disk) and"
+		print "`criu restore --shell-job -d`, with the same clocks; x = criu median / ckpt median)"
+		printf "  %-38s %12s  %12s  [%8s - %8s]  %7s\n", "", "ckpt median", "criu median", "min", "max", "x"
+		for (p = 1; p <= 2; p++) {
+			n = p == 1 ? "big" : "tiny"
+			if (!(("criu." n ".shm.size") in cnt)) continue
+			printf "  %s: image %d bytes (ckpt), %d bytes (criu)\n",
+				p == 1 ? sprintf("%d MiB process", mib) : "tiny process",
+				size(n ".shm.size"), size("criu." n ".shm.size")
+			cmp("checkpoint -> /dev/shm", n ".shm.ckpt")
+			cmp("restart <- /dev/shm", n ".shm.restart")
+			cmp("  until alive", n ".shm.alive")
+			cmp("  until memory verified", n ".shm.verified")
+			cmp("checkpoint -> disk (fsync)", n ".disk.ckpt")
+			cmp("restart <- disk, cold cache", n ".diskcold.restart")
+			cmp("  until alive", n ".diskcold.alive")
+			cmp("restart <- disk, warm cache", n ".diskwarm.restart")
+			cmp("  until alive", n ".diskwarm.alive")
+		}
+	}
+	if (criu_why == "")
+		print "  criu:  measured: " criu_desc
+	else
+		printf "  criu:  not available%s: %s\n", have ? " for the rest" : "", criu_why
+	print "  dmtcp: " dmtcp
 }
 { cnt[$1]++; val[$1, cnt[$1]] = $2 }
 END {
@@ -374,4 +487,5 @@ END {
 	row("write(2) -> disk file + fsync", "limit.disk.write", LB, "")
 	row("read(2) disk file -> fresh mmap, cold", "limit.diskcold.read", LB, "")
 	row("read(2) disk file -> fresh mmap, warm", "limit.diskwarm.read", LB, "")
+	others()
 }' "$RES"

@@ -31,6 +31,7 @@ WORK="" SHM=""
 PIDS=()			# every pid we started or restored that may still exist
 
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/others.sh"
 die() { say "tree: $*"; exit 1; }
 
 # true if pid $1 is still one of our tree processes (not a reused pid, not
@@ -191,11 +192,7 @@ wait_ids_free() {
 # restart --detach from $2 and wait until every one of IDS has reported;
 # record under $1 the restart time, the first and the last report
 restart() {
-	local key=$1 img=$2 n=${#IDS[@]} t0 t1 rc=0 rpid="" deadline line id go
-	local first=0 last=0
-	local -a lines=()
-	local -A want=() seen=()
-	for id in "${IDS[@]}"; do want[$id]=1; done
+	local key=$1 img=$2 t0 t1 rc=0 rpid=""
 	rm -f "$RESULT" "$DONE"
 	touch "$GO"			# they look for GO as soon as they run again
 	t0=${EPOCHREALTIME/./}
@@ -205,6 +202,18 @@ restart() {
 		ckpt_failed "$rc" "$WORK/restart.err" "$CK" restart --detach "$img"; }
 	read -r rpid <"$WORK/restart.out" || true
 	[ "$rpid" = "$TPID" ] || die "restart printed pid '$rpid', expected $TPID"
+	await_tree "$key" "$t0" "$t1"
+}
+
+# wait until every one of IDS, restored by a restart that ran from $2 to
+# $3 (us), has reported; record under $1 the restart time, the first and
+# the last report; then let them go and wait until the root has exited
+await_tree() {	# KEY T0 T1
+	local key=$1 t0=$2 t1=$3 n=${#IDS[@]} deadline line id go
+	local first=0 last=0
+	local -a lines=()
+	local -A want=() seen=()
+	for id in "${IDS[@]}"; do want[$id]=1; done
 	PIDS+=("${IDS[@]}")
 	deadline=$((EPOCHSECONDS + 30))
 	while :; do
@@ -264,6 +273,51 @@ bench_one() {	# NAME MODE N
 	rm -f "$img"
 }
 
+# ------------------------------------------- other tools (others.sh)
+
+# block A of bench_one with criu, if it is there and works: dump the tree
+# (criu kills it), wait until its pids are free, restore it detached.  A
+# failure takes criu out of this run; a tree criu left running is killed.
+criu_bench_one() {	# NAME MODE N WHAT
+	local name=criu.$1 mode=$2 n=$3 dir=$SHM/criu.$1 t0 t1 st=0 id
+	criu_usable || return 0
+	say "tree: $4"
+	start_tree "$mode" "$n"
+	sync
+	t0=${EPOCHREALTIME/./}
+	criu_dump "$dir" "$TPID"
+	t1=${EPOCHREALTIME/./}
+	if [ "$OTHER_RC" != 0 ]; then
+		criu_out "dump of the workload ($1)" "$OTHER_RC" "$WORK/criu-dump.log"
+		for id in "${IDS[@]}"; do
+			! ours "$id" || kill -KILL "$id" 2>/dev/null || true
+		done
+		wait "$TPID" 2>/dev/null || true
+		rm -rf -- "$dir"
+		return 0
+	fi
+	wait "$TPID" 2>/dev/null || st=$?
+	[ "$st" = 137 ] || die "criu-dumped pid $TPID ended with status $st, not SIGKILL"
+	rec_us "$name.A.ckpt" $((t1 - t0))
+	rec_s "$name.A.size" "$(criu_size "$dir")"
+	wait_ids_free "$name.A"
+	rm -f "$RESULT" "$DONE"
+	touch "$GO"
+	t0=${EPOCHREALTIME/./}
+	criu_restore "$dir"
+	t1=${EPOCHREALTIME/./}
+	if [ "$OTHER_RC" != 0 ]; then
+		criu_out "restore ($1)" "$OTHER_RC" "$WORK/criu-restore.log"
+		rm -rf -- "$dir"
+		rm -f "$GO"
+		return 0
+	fi
+	[ "$OTHER_PID" = "$TPID" ] || die "criu restore wrote pid '$OTHER_PID', expected $TPID"
+	T_CKPT0=""
+	await_tree "$name.A" "$t0" "$t1"
+	rm -rf -- "$dir"
+}
+
 # ----------------------------------------------------------------- runs
 
 # CPU pressure: the share of the run in which some task waited for a CPU
@@ -279,6 +333,9 @@ for ((r = 1; r <= REPS; r++)); do
 	bench_one tree procs "$PROCS"
 	say "tree: run $r/$REPS: process with $THREADS threads"
 	bench_one threads threads "$THREADS"
+	criu_bench_one tiny procs 1 "run $r/$REPS: criu, tiny process"
+	criu_bench_one tree procs "$PROCS" "run $r/$REPS: criu, tree of $PROCS processes"
+	criu_bench_one threads threads "$THREADS" "run $r/$REPS: criu, process with $THREADS threads"
 done
 LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
 PSI1=$(psi_cpu)
@@ -300,7 +357,7 @@ images:  $SHM ($(stat -f -c %T "$SHM"));  init: $(tr '\0' ' ' </proc/1/cmdline |
 load average before/after: $LOAD0 / $LOAD1;  CPU pressure (some) $psi;  total bench time $((EPOCHSECONDS - T_START)) s
 EOF
 
-awk -v reps="$REPS" -v np="$PROCS" -v nt="$THREADS" '
+awk -v reps="$REPS" -v np="$PROCS" -v nt="$THREADS" -v criu_why="$CRIU_WHY" -v criu_desc="$(criu_desc)" -v dmtcp="$(dmtcp_status)" '
 function median(k,   n, i, j, t, a) {
 	n = cnt[k]
 	for (i = 1; i <= n; i++) a[i] = val[k, i]
@@ -341,6 +398,40 @@ function per(label, n, k,   d) {
 		(M(k ".A.all") - M("tiny.A.all")) * 1000 / d,
 		(M(k ".A.size") - M("tiny.A.size")) / d / 1000
 }
+# one row of the comparison: ckpt median, then criu median [min - max] and
+# criu median / ckpt median
+function cmp(label, k,   a, b) {
+	if (!(("criu." k) in cnt) || !(k in cnt)) return
+	a = M(k); b = median("criu." k)
+	printf "  %-42s %9.1f ms  %9.1f ms  [%8.1f - %8.1f]  %6.2fx\n", label, a * 1000, b * 1000,
+		lo["criu." k] * 1000, hi["criu." k] * 1000, b / a
+}
+function others(   p, n, have) {
+	print ""
+	print "other tools on the same workloads, same run"
+	have = ("criu.tiny.A.ckpt" in cnt)
+	if (have) {
+		print "(block A: pids already free.  criu = `criu dump --shell-job` (kills the tree) and `criu restore"
+		print "--shell-job -d`, with the same clocks; x = criu median / ckpt median)"
+		printf "  %-42s %12s  %12s  [%8s - %8s]  %7s\n", "", "ckpt median", "criu median", "min", "max", "x"
+		for (p = 1; p <= 3; p++) {
+			n = p == 1 ? "tiny" : p == 2 ? "tree" : "threads"
+			if (!(("criu." n ".A.size") in cnt)) continue
+			printf "  %s: image %d bytes (ckpt), %d bytes (criu)\n",
+				p == 1 ? "tiny process" : p == 2 ? sprintf("tree of %d processes", np) : sprintf("%d threads", nt),
+				M(n ".A.size"), M("criu." n ".A.size")
+			cmp("checkpoint -> /dev/shm", n ".A.ckpt")
+			cmp("restart, saved pids already free", n ".A.restart")
+			cmp("  until the first is alive", n ".A.first")
+			cmp("  until all are alive", n ".A.all")
+		}
+	}
+	if (criu_why == "")
+		print "  criu:  measured: " criu_desc
+	else
+		printf "  criu:  not available%s: %s\n", have ? " for the rest" : "", criu_why
+	print "  dmtcp: " dmtcp
+}
 { cnt[$1]++; val[$1, cnt[$1]] = $2 }
 END {
 	printf "\n%d runs of each; median [min - max] in ms.  Every run starts a fresh process (tree) and checkpoints it.\n", reps
@@ -357,4 +448,5 @@ END {
 	print "cost of one more process or thread (median - tiny median, / 99 or / 63; restart and alive with pids free):"
 	per(sprintf("per process (/%d)", np - 1), np, "tree")
 	per(sprintf("per thread (/%d)", nt - 1), nt, "threads")
+	others()
 }' "$RES"
