@@ -157,7 +157,9 @@ check() {
 	rc=$?
 	timeout -k 2 $CASE_TIMEOUT "$CKPT" info "$img" > /dev/null 2> "$W/i.err" < /dev/null
 	irc=$?
-	if alive "$PID"; then
+	# (under load the pid may be reused by someone else's process: only
+	# the image's own program counts)
+	if alive "$PID" && [ "$(cat /proc/$PID/comm 2>/dev/null)" = "$(basename "$HOLDER")" ]; then
 		why+=("pid $PID exists after restart (restored!)")
 		kill -9 "$PID" 2>/dev/null
 		wait_dead "$PID" 5 || why+=("pid $PID cannot be killed")
