@@ -21,6 +21,7 @@ const struct kind_ops *const ckpt_kinds[] = {
 	&kind_signals,
 	&kind_creds,
 	&kind_regs,
+	&kind_inet,	/* no records: its hooks end what file_inet began */
 };
 const int ckpt_nr_kinds = sizeof(ckpt_kinds) / sizeof(ckpt_kinds[0]);
 

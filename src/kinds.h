@@ -61,6 +61,18 @@ struct cpt_ctx {
 	struct cpt_pipe *pipes;	/* every pipe the tree holds an end of */
 	int nr_pipes;
 	bool pipes_scanned;
+	struct cpt_sock *socks;	/* TCP sockets ckpt holds in repair mode */
+	int nr_socks;
+};
+
+/* A TCP connection taken into repair mode to be read (src/files/inet.c):
+ * ckpt's own copy of it, and what was read, checked again at the end. */
+struct cpt_sock {
+	int sk;
+	pid_t pid;
+	int fd;
+	int reuse;		/* SO_REUSEADDR, which repair mode overrides */
+	uint32_t rcv_nxt, write_seq, outq;
 };
 
 struct cpt_pipe {
@@ -160,10 +172,18 @@ struct kind_ops {
 	void (*free_thread)(void *state);	/* default: free() */
 	void (*free_ctx)(void *state);		/* default: free() */
 	void (*show)(struct info_out *o, const struct rec *r);
+	/* Checkpoint: every record is written (before TAIL); a last check
+	 * that may still fail the checkpoint. */
+	int (*dump_check)(struct cpt_ctx *c);
+	/* Checkpoint over, before the tree is let go: @killed, the tree is
+	 * dead and its image safe; else it runs on as before. */
+	void (*dump_end)(struct cpt_ctx *c, bool killed);
+	/* Restart: every process is built, none is released yet. */
+	int (*restore_end)(struct rst_ctx *c);
 };
 
 extern const struct kind_ops kind_task, kind_pipe, kind_mm, kind_files, kind_fs,
-	kind_rlimits, kind_timers, kind_signals, kind_creds, kind_regs;
+	kind_rlimits, kind_timers, kind_signals, kind_creds, kind_regs, kind_inet;
 extern const struct kind_ops *const ckpt_kinds[];
 extern const int ckpt_nr_kinds;
 int kind_index(const struct kind_ops *k);

@@ -102,7 +102,9 @@ state_test() {	# PROG
 	pid=$!
 	wait_for "$d/out" READY || { kill -9 $pid; return 1; }
 	sleep 0.3
-	if ! "$CKPT" checkpoint --kill -o "$d/img" $pid 2> "$d/ckpt.err"; then
+	# PROG.flags, if there is one: more checkpoint options it needs
+	if ! "$CKPT" checkpoint --kill $(cat "$ROOT/tests/progs/$(basename "$prog").flags" 2>/dev/null) \
+			-o "$d/img" $pid 2> "$d/ckpt.err"; then
 		cat "$d/ckpt.err" "$d/out"
 		kill -9 $pid 2>/dev/null
 		return 1

@@ -28,10 +28,11 @@
 
 static const struct file_ops *const file_kinds[] = {
 	&file_pipe,	/* before inherit: a pipe inside the tree at fd 0-2 */
-	&file_inherit,
+	&file_inherit,	/* before inet: a socket at fd 0-2 is the caller's */
 	&file_reg,
 	&file_dir,
 	&file_chr,
+	&file_inet,
 };
 #define NR_FILE_KINDS (int)(sizeof(file_kinds) / sizeof(file_kinds[0]))
 
