@@ -72,7 +72,7 @@ struct cpt_sock {
 	pid_t pid;
 	int fd;
 	int reuse;		/* SO_REUSEADDR, which repair mode overrides */
-	uint32_t rcv_nxt, write_seq, outq;
+	uint32_t rcv_nxt, write_seq;
 };
 
 struct cpt_pipe {

@@ -323,6 +323,53 @@ test_refuse_unknown_fd() { refused_checkpoint iouring 'fd [0-9]*: unsupported ki
 test_refuse_shared_memory() { refused_checkpoint clonevm 'child [0-9]* shares the memory (CLONE_VM'; }
 test_refuse_socket() { refused_checkpoint netlink 'fd [0-9]*: unsupported kind of file socket:'; }
 
+# A Redis-like server (tests/aux/kvserver.c) whose clients are outside
+# the tree (tests/aux/kvclient.py) and keep their connections: what they
+# sent before the checkpoint is answered once, the server's queued bytes
+# arrive once and in order, a half-closed connection stays half-open, the
+# listener takes new clients.  MODE kill: checkpoint --kill and restart
+# (a FIN or RST from the killed server fails the client); MODE live: a
+# checkpoint without --tcp-established is refused, one with it and
+# without --kill leaves the server serving as before.
+kv_test() {	# MODE
+	local d=$WORK/kv_$1 pid cpid rpid=
+	mkdir -p $d
+	"$AUX/kvserver" $d/go > $d/srv.out 2>&1 < /dev/null &
+	pid=$!
+	wait_for $d/srv.out '^PORT' || return 1
+	$PYTHON tests/aux/kvclient.py $(awk '/^PORT/{print $2}' $d/srv.out) $d/srv.out \
+		> $d/cli.out 2>&1 &
+	cpid=$!
+	wait_for $d/cli.out '^SENT' || { cat $d/cli.out; kill -9 $pid; return 1; }
+	if [ $1 = live ]; then
+		"$CKPT" checkpoint -o $d/img0 $pid 2> $d/err0
+		grep -q 'TCP connection to 127.0.0.1:.*--tcp-established' $d/err0 ||
+			{ cat $d/err0; kill -9 $pid; return 1; }
+		"$CKPT" checkpoint --tcp-established -o $d/img $pid 2> $d/err ||
+			{ cat $d/err; kill -9 $pid; return 1; }
+	else
+		"$CKPT" checkpoint --kill --tcp-established -o $d/img $pid 2> $d/err ||
+			{ cat $d/err; kill -9 $pid; return 1; }
+		wait $pid 2>/dev/null
+		gone $pid || return 1
+		timeout $RESTART_TIMEOUT "$CKPT" restart $d/img > $d/restart.out 2>&1 &
+		rpid=$!
+		for ((i = 0; i < 500; i++)); do
+			kill -0 $pid 2>/dev/null && break
+			sleep 0.01
+		done
+	fi
+	touch $d/go
+	wait $cpid
+	local crc=$? rrc=0
+	if [ -n "$rpid" ]; then wait $rpid; rrc=$?; else wait $pid; rrc=$?; fi
+	cat $d/cli.out $d/srv.out ${rpid:+$d/restart.out}
+	sanitizer_clean $d/err ${rpid:+$d/restart.out} || return 1
+	[ $crc = 0 ] && [ $rrc = 0 ] && grep -q '^PASS' $d/cli.out && ! grep -q FAIL $d/srv.out
+}
+test_tcp_peer_outside() { kv_test kill; }
+test_tcp_checkpoint_live() { kv_test live; }
+
 # --skip-unsupported leaves such fds out instead.
 test_skip_unsupported() {
 	local d=$WORK/skip pid
@@ -468,6 +515,8 @@ want refuse_unknown_fd
 want refuse_socket
 want refuse_shared_memory
 want skip_unsupported
+want tcp_peer_outside
+want tcp_checkpoint_live
 want refuse_traced
 want target_dies_midway
 want restart_fails_cleanly

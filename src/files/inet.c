@@ -28,6 +28,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../../include/ckpt.h"
@@ -37,6 +38,7 @@
 #define MAX_QUEUE	((uint32_t)(MAX_FILE_EXTRA - sizeof(struct rec_inet)) / 2)
 #define MAX_TIMEO_US	(100LL * 365 * 86400 * 1000000)
 #define CHUNK		(64 * 1024)
+#define PEEK_SLACK	(1 << 20)
 
 struct opt_def {
 	int level, name;
@@ -265,8 +267,7 @@ static int queue_seq(int sk, int q, uint32_t *seq)
 	return ret;
 }
 
-/* The bytes of one queue, peeked in repair mode (nothing is consumed);
- * the send queue is peeked whole, so @len has room for all of it. */
+/* The bytes of one queue, peeked in repair mode (nothing is consumed). */
 static int peek_queue(int sk, int q, char *buf, uint32_t len, uint32_t *got)
 {
 	ssize_t k;
@@ -287,7 +288,7 @@ static int conn_queues(int sk, struct cpt_sock *s, struct rec_inet *ri,
 		       char **data)
 {
 	int inq = 0, outq = 0, unsent = 0, fin = ri->state != TCP_ESTABLISHED;
-	uint32_t got_snd, got_rcv;
+	uint32_t got_snd, got_rcv, fin_unacked, skip;
 	int ret = queue_seq(sk, TCP_RECV_QUEUE, &s->rcv_nxt);
 
 	if (!ret)
@@ -300,19 +301,26 @@ static int conn_queues(int sk, struct cpt_sock *s, struct rec_inet *ri,
 	if (inq < 0 || outq < 0 || unsent < 0 || unsent > outq ||
 	    (uint32_t)inq > MAX_QUEUE || (uint32_t)outq > MAX_QUEUE)
 		return -EFBIG;
-	*data = malloc(outq + inq + 1);
+	/* the send queue is peeked whole, a segment partly acknowledged
+	 * too: room for one more of the largest */
+	*data = malloc(outq + PEEK_SLACK + inq);
 	if (!*data)
 		return -ENOMEM;
-	ret = peek_queue(sk, TCP_SEND_QUEUE, *data, outq + 1, &got_snd);
+	ret = peek_queue(sk, TCP_SEND_QUEUE, *data, outq + PEEK_SLACK, &got_snd);
 	if (!ret)
 		ret = peek_queue(sk, TCP_RECV_QUEUE, *data + got_snd, inq, &got_rcv);
 	sock_set_int(sk, IPPROTO_TCP, TCP_REPAIR_QUEUE, TCP_NO_QUEUE);
 	if (ret)
 		return ret;
-	/* the FIN, if sent, holds the last sequence number of the queue */
-	if (got_rcv != (uint32_t)inq || (outq - got_snd != 0 && outq - got_snd != (uint32_t)fin))
+	/* the FIN, if not yet acknowledged, holds the last sequence number;
+	 * a peek may start before snd_una (a segment partly acknowledged) */
+	fin_unacked = ri->state == TCP_FIN_WAIT1;
+	if (got_rcv != (uint32_t)inq || (uint32_t)outq < fin_unacked ||
+	    got_snd < (uint32_t)outq - fin_unacked)
 		return -EIO;
-	s->outq = outq;
+	skip = got_snd - (outq - fin_unacked);
+	memmove(*data, *data + skip, got_snd - skip + inq);
+	got_snd -= skip;
 	ri->snd_len = got_snd;
 	ri->snd_seq = s->write_seq - fin - got_snd;
 	ri->unsent_len = unsent - (fin && unsent);
@@ -469,27 +477,27 @@ static int inet_dump(struct cpt_ctx *c, const struct fd_probe *p,
 	return 0;
 }
 
-/* Nothing may have moved since the queues were read: else the image
- * lacks data the peer thinks delivered (or has some it will resend). */
+/* Nothing may have come in since the queues were read: the peer takes
+ * it for delivered, and the image lacks it.  (Acknowledgements may come:
+ * the image then has bytes the peer has, which it drops when they are
+ * sent again.) */
 static int inet_dump_check(struct cpt_ctx *c)
 {
 	for (int i = 0; i < c->nr_socks; i++) {
 		struct cpt_sock *s = &c->socks[i];
 		uint32_t rcv = 0, wr = 0;
-		int outq = -1, ret;
+		int ret;
 
 		ret = queue_seq(s->sk, TCP_RECV_QUEUE, &rcv);
 		if (!ret)
 			ret = queue_seq(s->sk, TCP_SEND_QUEUE, &wr);
 		sock_set_int(s->sk, IPPROTO_TCP, TCP_REPAIR_QUEUE, TCP_NO_QUEUE);
-		if (!ret && ioctl(s->sk, SIOCOUTQ, &outq))
-			ret = -errno;
 		if (ret)
 			return log_err(c->log, -ret, "pid %d fd %d: TCP connection:", s->pid,
 				       s->fd);
-		if (rcv != s->rcv_nxt || wr != s->write_seq || (uint32_t)outq != s->outq)
+		if (rcv != s->rcv_nxt || wr != s->write_seq)
 			return log_err(c->log, EAGAIN,
-				       "pid %d fd %d: its TCP connection moved while it was saved; try again",
+				       "pid %d fd %d: data came in on its TCP connection while it was saved; try again",
 				       s->pid, s->fd);
 	}
 	return 0;
@@ -714,7 +722,7 @@ static int fill_queue(int sk, int q, const char *data, uint32_t len)
 	return 0;
 }
 
-static int conn_options(int sk, const struct rec_inet *ri)
+static int conn_options(int sk, const struct rec_inet *ri, uint32_t ts)
 {
 	struct tcp_repair_opt o[4];
 	int n = 0;
@@ -729,7 +737,7 @@ static int conn_options(int sk, const struct rec_inet *ri)
 		o[n++] = (struct tcp_repair_opt){ TCPOPT_TIMESTAMP, 0 };
 	if (setsockopt(sk, IPPROTO_TCP, TCP_REPAIR_OPTIONS, o, n * sizeof(o[0])))
 		return -errno;
-	return sock_set_int(sk, IPPROTO_TCP, TCP_TIMESTAMP, ri->timestamp);
+	return sock_set_int(sk, IPPROTO_TCP, TCP_TIMESTAMP, ts);
 }
 
 static int conn_window(int sk, const struct rec_inet *ri)
@@ -743,9 +751,21 @@ static int conn_window(int sk, const struct rec_inet *ri)
 	return setsockopt(sk, IPPROTO_TCP, TCP_REPAIR_WINDOW, &w, sizeof(w)) ? -errno : 0;
 }
 
+/* The send queue must fit in the send buffer again, with its overhead;
+ * the buffer is set back to what it was once it is filled. */
+static int sndbuf_room(int sk, const struct rec_inet *ri)
+{
+	long want = 4L * ri->snd_len + (1 << 20);
+	int now = 0, ret = sock_get_int(sk, SOL_SOCKET, SO_SNDBUF, &now);
+
+	if (ret || now >= want || !ri->snd_len)
+		return ret;
+	return sock_set_int(sk, SOL_SOCKET, SO_SNDBUFFORCE, want > INT_MAX ? INT_MAX / 2 : want / 2);
+}
+
 /* The connection as it was, still in repair mode.  With a FIN sent, all
  * the send queue goes before it (as sent: it is retransmitted). */
-static int rebuild_conn(int sk, const struct rec_inet *ri)
+static int rebuild_conn(int sk, const struct rec_inet *ri, uint32_t ts)
 {
 	const char *sndq = (const char *)(ri + 1), *rcvq = sndq + ri->snd_len;
 	bool fin = ri->state != TCP_ESTABLISHED;
@@ -767,11 +787,13 @@ static int rebuild_conn(int sk, const struct rec_inet *ri)
 	if (!ret && connect(sk, (void *)&ss, len))	/* no SYN in repair mode */
 		ret = -errno;
 	if (!ret)
-		ret = conn_options(sk, ri);
+		ret = conn_options(sk, ri, ts);
 	if (!ret)
 		ret = fill_queue(sk, TCP_RECV_QUEUE, rcvq, ri->rcv_len);
 	if (!ret)
 		ret = conn_window(sk, ri);
+	if (!ret)
+		ret = sndbuf_room(sk, ri);
 	if (!ret)
 		ret = fill_queue(sk, TCP_SEND_QUEUE, sndq, sent);
 	if (!ret && fin && shutdown(sk, SHUT_WR))
@@ -793,7 +815,7 @@ static int keep_pending(struct rst_ctx *c, int sk, const struct rst_file *f)
 	return 0;
 }
 
-static int make_socket(const struct rec_inet *ri, int *out)
+static int make_socket(const struct rec_inet *ri, uint32_t ts, int *out)
 {
 	int type = ri->protocol == IPPROTO_TCP ? SOCK_STREAM : SOCK_DGRAM;
 	int sk = socket(ri->family, type | SOCK_CLOEXEC, ri->protocol), ret;
@@ -810,7 +832,7 @@ static int make_socket(const struct rec_inet *ri, int *out)
 		else if (!ret && ri->state == TCP_CLOSE && ri->lport)
 			ret = tcp_bind(sk, ri);
 		else if (!ret && is_conn(ri))
-			ret = rebuild_conn(sk, ri);
+			ret = rebuild_conn(sk, ri, ts);
 		return ret;
 	}
 	if (ri->lport)
@@ -821,11 +843,24 @@ static int make_socket(const struct rec_inet *ri, int *out)
 	return ret;
 }
 
+/* TCP timestamps (milliseconds) go on from where they were, plus the
+ * time since the checkpoint: a peer drops segments whose timestamp goes
+ * back (PAWS). */
+static uint32_t ms_since(const struct rst_ctx *c)
+{
+	struct timespec now;
+	int64_t ns;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	ns = now.tv_sec * 1000000000LL + now.tv_nsec - (int64_t)c->head.time_ns;
+	return ns > 0 ? (uint32_t)(ns / 1000000) : 0;
+}
+
 static int inet_open(struct rst_ctx *c, struct rst_task *t, struct rst_file *f,
 		     long *fd)
 {
 	const struct rec_inet *ri = f->priv;
-	int sk = -1, ret = make_socket(ri, &sk);
+	int sk = -1, ret = make_socket(ri, ri->timestamp + ms_since(c), &sk);
 	char where[80];
 
 	if (!ret && fcntl(sk, F_SETFL, f->f.flags & ~O_ACCMODE))
@@ -884,6 +919,8 @@ static int inet_restore_end(struct rst_ctx *c)
 					   ri->opt[INET_OPT_REUSEADDR]);
 		if (!ret)
 			ret = send_unsent(sk, ri);
+		if (!ret)
+			ret = set_opt(sk, ri, INET_OPT_SNDBUF);
 		close(sk);
 		st->p[i].sk = -1;
 		if (ret)
