@@ -291,7 +291,8 @@ struct rec_inet {
 	uint16_t family;	/* AF_INET, AF_INET6 */
 	uint16_t protocol;	/* IPPROTO_TCP, IPPROTO_UDP */
 	uint16_t state;		/* the kernel's sk_state (TCP_*): TCP LISTEN,
-				 * CLOSE, ESTABLISHED, FIN_WAIT1/2; UDP CLOSE
+				 * CLOSE, ESTABLISHED, FIN_WAIT1/2, CLOSE_WAIT,
+				 * LAST_ACK, CLOSING; UDP CLOSE
 				 * or ESTABLISHED (connected) */
 	uint16_t reserved;
 	uint8_t laddr[16];	/* IPv4: the first 4 bytes, the rest 0 */
@@ -302,7 +303,7 @@ struct rec_inet {
 	uint32_t reserved1;
 	int32_t opt[INET_OPT_SLOTS];
 	int64_t rcvtimeo_us, sndtimeo_us;	/* SO_RCVTIMEO/SNDTIMEO, 0: none */
-	/* a TCP connection (ESTABLISHED, FIN_WAIT1/2), else all 0 */
+	/* a TCP connection (ESTABLISHED or half or both closed), else 0 */
 	uint32_t snd_seq;	/* sequence number of the send queue's start */
 	uint32_t rcv_seq;	/* ... of the receive queue's start */
 	uint32_t snd_len;	/* bytes in the send queue (not the FIN) */

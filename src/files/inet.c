@@ -67,11 +67,34 @@ static bool opt_applies(const struct rec_inet *ri, int i)
 	       (!opt_defs[i].tcp || ri->protocol == IPPROTO_TCP);
 }
 
+/* A TCP connection, whole or half closed, that ckpt rebuilds. */
 static bool is_conn(const struct rec_inet *ri)
 {
-	return ri->protocol == IPPROTO_TCP &&
-	       (ri->state == TCP_ESTABLISHED || ri->state == TCP_FIN_WAIT1 ||
-		ri->state == TCP_FIN_WAIT2);
+	switch (ri->protocol == IPPROTO_TCP ? ri->state : 0) {
+	case TCP_ESTABLISHED: case TCP_FIN_WAIT1: case TCP_FIN_WAIT2:
+	case TCP_CLOSE_WAIT: case TCP_LAST_ACK: case TCP_CLOSING:
+		return true;
+	}
+	return false;
+}
+
+/* Our FIN is sent (the last sequence number of the send queue). */
+static bool fin_sent(int state)
+{
+	return state == TCP_FIN_WAIT1 || state == TCP_FIN_WAIT2 ||
+	       state == TCP_LAST_ACK || state == TCP_CLOSING;
+}
+
+/* ... and not yet acknowledged. */
+static bool fin_unacked(int state)
+{
+	return state == TCP_FIN_WAIT1 || state == TCP_LAST_ACK || state == TCP_CLOSING;
+}
+
+/* The peer's FIN came in (after the receive queue). */
+static bool fin_rcvd(int state)
+{
+	return state == TCP_CLOSE_WAIT || state == TCP_LAST_ACK || state == TCP_CLOSING;
 }
 
 static const char *state_name(int st)
@@ -287,8 +310,8 @@ static int peek_queue(int sk, int q, char *buf, uint32_t len, uint32_t *got)
 static int conn_queues(int sk, struct cpt_sock *s, struct rec_inet *ri,
 		       char **data)
 {
-	int inq = 0, outq = 0, unsent = 0, fin = ri->state != TCP_ESTABLISHED;
-	uint32_t got_snd, got_rcv, fin_unacked, skip;
+	int inq = 0, outq = 0, unsent = 0, fin = fin_sent(ri->state);
+	uint32_t got_snd, got_rcv, unacked = fin_unacked(ri->state), skip;
 	int ret = queue_seq(sk, TCP_RECV_QUEUE, &s->rcv_nxt);
 
 	if (!ret)
@@ -314,18 +337,17 @@ static int conn_queues(int sk, struct cpt_sock *s, struct rec_inet *ri,
 		return ret;
 	/* the FIN, if not yet acknowledged, holds the last sequence number;
 	 * a peek may start before snd_una (a segment partly acknowledged) */
-	fin_unacked = ri->state == TCP_FIN_WAIT1;
-	if (got_rcv != (uint32_t)inq || (uint32_t)outq < fin_unacked ||
-	    got_snd < (uint32_t)outq - fin_unacked)
+	if (got_rcv != (uint32_t)inq || (uint32_t)outq < unacked ||
+	    got_snd < (uint32_t)outq - unacked)
 		return -EIO;
-	skip = got_snd - (outq - fin_unacked);
+	skip = got_snd - (outq - unacked);
 	memmove(*data, *data + skip, got_snd - skip + inq);
 	got_snd -= skip;
 	ri->snd_len = got_snd;
 	ri->snd_seq = s->write_seq - fin - got_snd;
 	ri->unsent_len = unsent - (fin && unsent);
 	ri->rcv_len = inq;
-	ri->rcv_seq = s->rcv_nxt - inq;
+	ri->rcv_seq = s->rcv_nxt - fin_rcvd(ri->state) - inq;
 	return ri->unsent_len > ri->snd_len ? -EIO : 0;
 }
 
@@ -408,6 +430,9 @@ static int dump_tcp(struct cpt_ctx *c, const struct fd_probe *p, int sk,
 	case TCP_ESTABLISHED:
 	case TCP_FIN_WAIT1:
 	case TCP_FIN_WAIT2:
+	case TCP_CLOSE_WAIT:
+	case TCP_LAST_ACK:
+	case TCP_CLOSING:
 		return dump_conn(c, p, sk, &ti, ri, data);
 	default:
 		return log_err(c->log, EOPNOTSUPP,
@@ -747,6 +772,11 @@ static int conn_window(int sk, const struct rec_inet *ri)
 		.max_window = ri->max_window, .rcv_wnd = ri->rcv_wnd,
 		.rcv_wup = ri->rcv_wup,
 	};
+	uint32_t rcv_nxt = ri->rcv_seq + ri->rcv_len;
+
+	/* not past what we have received: the peer's FIN is not in it */
+	if ((int32_t)(w.rcv_wup - rcv_nxt) > 0)
+		w.rcv_wup = rcv_nxt;
 
 	return setsockopt(sk, IPPROTO_TCP, TCP_REPAIR_WINDOW, &w, sizeof(w)) ? -errno : 0;
 }
@@ -768,7 +798,7 @@ static int sndbuf_room(int sk, const struct rec_inet *ri)
 static int rebuild_conn(int sk, const struct rec_inet *ri, uint32_t ts)
 {
 	const char *sndq = (const char *)(ri + 1), *rcvq = sndq + ri->snd_len;
-	bool fin = ri->state != TCP_ESTABLISHED;
+	bool fin = fin_sent(ri->state);
 	uint32_t sent = fin ? ri->snd_len : ri->snd_len - ri->unsent_len;
 	struct sockaddr_storage ss;
 	socklen_t len = addr_out(ri, false, &ss);
@@ -797,6 +827,11 @@ static int rebuild_conn(int sk, const struct rec_inet *ri, uint32_t ts)
 	if (!ret)
 		ret = fill_queue(sk, TCP_SEND_QUEUE, sndq, sent);
 	if (!ret && fin && shutdown(sk, SHUT_WR))
+		ret = -errno;
+	/* The peer's FIN cannot be received again (it has our ack of it):
+	 * reads see the end of the stream after the queue all the same.
+	 * Our acks stay one short of it, which the peer takes for old. */
+	if (!ret && fin_rcvd(ri->state) && shutdown(sk, SHUT_RD))
 		ret = -errno;
 	if (!ret)
 		ret = sock_set_int(sk, IPPROTO_TCP, TCP_REPAIR_QUEUE, TCP_NO_QUEUE);
@@ -889,7 +924,7 @@ static int send_unsent(int sk, const struct rec_inet *ri)
 	const char *p = (const char *)(ri + 1) + ri->snd_len - ri->unsent_len;
 	uint32_t done = 0;
 
-	if (ri->state != TCP_ESTABLISHED)
+	if (fin_sent(ri->state))
 		return 0;	/* sent before the FIN, in repair mode */
 	while (done < ri->unsent_len) {
 		ssize_t k = send(sk, p + done, ri->unsent_len - done,

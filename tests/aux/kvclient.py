@@ -3,12 +3,13 @@
 
 usage: kvclient.py PORT SERVER_OUT
 Connects A (a small receive buffer, so the server's bytes for it wait in
-the server's send queue), B and H; sends "SET x 42" and "GET x" on B
-before the server reads anything; prints SENT once the server is READY
+the server's send queue), B, H and E; sends "SET x 42" and "GET x" on B,
+and "SET e 9" and "GET e" on E, whose side it then shuts down, before
+the server reads anything; prints SENT once the server is READY
 (then the server may be checkpointed, killed and restarted: this side
 sends nothing until it answers).  Then checks: A's bytes arrive exactly
 once, in order, then TAIL; B's two answers; H's bye and EOF, and a SET
-sent on half-closed H; a new client is served.  Prints PASS, or FAIL
+sent on half-closed H; E's answers and EOF; a new client is served.  Prints PASS, or FAIL
 and exits 1; a reset or a timeout is a failure.
 """
 import re
@@ -58,7 +59,10 @@ def main():
     a = connect(port, 4096)
     b = connect(port)
     h = connect(port)
+    e = connect(port)
     b.sendall(b"SET x 42\nGET x\n")
+    e.sendall(b"SET e 9\nGET e\n")
+    e.shutdown(socket.SHUT_WR)
     bulk = int(server_line(srv_out, "BULK"))
     server_line(srv_out, "READY")
     print("SENT", flush=True)
@@ -83,6 +87,9 @@ def main():
         time.sleep(0.02)
     if got != b"5\n":
         fails.append("SET on half-closed H not seen: %r" % got)
+    got = read_until(e, b"9\n")
+    if got != b"OK\n9\n" or e.recv(16) != b"":
+        fails.append("E (half-closed by us): %r, then no EOF" % got)
     c = connect(port)
     c.sendall(b"SET y 7\nGET y\nGET x\n")
     got = b""

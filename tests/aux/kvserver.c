@@ -3,10 +3,10 @@
  * and keep their connections across its checkpoint --kill and restart.
  *
  * usage: kvserver GOFILE.  It listens on an ephemeral loopback port
- * (prints PORT n), accepts three clients: A gets bytes of a pattern
+ * (prints PORT n), accepts four clients: A gets bytes of a pattern
  * until its queue is full (prints BULK n: how many it took), H gets
- * "bye\n" and the server's side is shut down (half-closed), B is a
- * client like any other.  Then it prints READY and waits for GOFILE
+ * "bye\n" and the server's side is shut down (half-closed), B and E are
+ * clients like any other (E shuts its side down after its requests).  Then it prints READY and waits for GOFILE
  * without reading anything, so what the clients send meanwhile waits in
  * its queues.  Then it serves: A gets "TAIL\n" after the pattern; lines
  * "SET k v" (reply OK), "GET k" (the value or NIL), "QUIT", "SHUTDOWN"
@@ -149,7 +149,7 @@ int main(int argc, char **argv)
 				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	socklen_t l = sizeof(a);
 	struct timespec ts = { 0, 2000000 };
-	int lst, on = 1, ca, cb, ch, reuse = 0;
+	int lst, on = 1, ca, cb, ch, ce, reuse = 0;
 	static char pat[1 << 16];
 	long sent = 0;
 
@@ -165,7 +165,8 @@ int main(int argc, char **argv)
 	ca = accept(lst, NULL, NULL);
 	cb = accept(lst, NULL, NULL);
 	ch = accept(lst, NULL, NULL);
-	if (ca < 0 || cb < 0 || ch < 0)
+	ce = accept(lst, NULL, NULL);
+	if (ca < 0 || cb < 0 || ch < 0 || ce < 0)
 		die("accept");
 	for (size_t i = 0; i < sizeof(pat); i++)
 		pat[i] = (char)(i * 7 + i / 256);
@@ -199,6 +200,7 @@ int main(int argc, char **argv)
 	pf[1].fd = ca;
 	pf[2].fd = cb;
 	pf[3].fd = ch;
+	pf[4].fd = ce;
 	serve(lst);
 	return 0;
 }

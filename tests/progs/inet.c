@@ -5,11 +5,14 @@
  * Before the checkpoint: a listener (SO_REUSEADDR, O_NONBLOCK, backlog 7)
  * on an ephemeral loopback port; a connection to it, accepted, with bytes
  * written each way and not read (they sit in the receive queue, and
- * what the loopback did not take yet in the send queue); UDP sockets
+ * what the loopback did not take yet in the send queue); one over IPv6
+ * whose client wrote and shut down its side (FIN_WAIT2), its server
+ * reading nothing yet (CLOSE_WAIT); UDP sockets
  * bound on IPv4 and IPv6 (with IPV6_V6ONLY) and one connected; options
  * set on them.  After restart:
  * the same ports and options, the unread bytes arrive exactly once, new
- * bytes flow both ways, the listener accepts a new client, datagrams go
+ * bytes flow both ways, the half-closed one gives its bytes then EOF and
+ * still carries bytes the other way, the listener accepts a new client, datagrams go
  * both ways.  A fresh process has none of these sockets.
  */
 #include "tp.h"
@@ -87,8 +90,8 @@ static void expect(int fd, const char *want, size_t len, const char *what)
 	}
 	tp_check(got == len && !memcmp(buf, want, len), "%s: %zu of %zu bytes right", what,
 		 got, len);
-	tp_check(recv(fd, buf, 16, MSG_DONTWAIT) < 0 && errno == EAGAIN,
-		 "%s: more bytes than sent", what);
+	tp_check(recv(fd, buf, 16, MSG_DONTWAIT | MSG_PEEK) <= 0, "%s: more bytes than sent",
+		 what);
 	free(buf);
 }
 
@@ -186,6 +189,43 @@ static void check_udp(int u4_port)
 	close(s6);
 }
 
+/* The far end's FIN arrived after the data: a read of 0. */
+static void expect_eof(int fd, const char *what)
+{
+	struct pollfd p = { fd, POLLIN, 0 };
+	char b;
+
+	tp_check(poll(&p, 1, 3000) == 1 && recv(fd, &b, 1, 0) == 0, "%s: no EOF", what);
+}
+
+static int fin_cli, fin_srv;
+
+static void setup_fin(void)
+{
+	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6, .sin6_addr = IN6ADDR_LOOPBACK_INIT };
+	socklen_t l = sizeof(a6);
+	int l6 = socket(AF_INET6, SOCK_STREAM, 0);
+
+	fin_cli = socket(AF_INET6, SOCK_STREAM, 0);
+	if (l6 < 0 || fin_cli < 0 || bind(l6, (void *)&a6, sizeof(a6)) || listen(l6, 1) ||
+	    getsockname(l6, (void *)&a6, &l) || connect(fin_cli, (void *)&a6, sizeof(a6)) ||
+	    (fin_srv = accept(l6, NULL, NULL)) < 0)
+		die("v6 connection");
+	close(l6);
+	if (send(fin_cli, "last words", 10, 0) != 10 || shutdown(fin_cli, SHUT_WR))
+		die("v6 shutdown");
+}
+
+static void check_fin(void)
+{
+	expect(fin_srv, "last words", 10, "v6 before FIN");
+	expect_eof(fin_srv, "v6 FIN");
+	tp_check(send(fin_srv, "reply", 5, 0) == 5, "v6 reply to a half-closed end");
+	expect(fin_cli, "reply", 5, "v6 reply");
+	tp_check(shutdown(fin_srv, SHUT_WR) == 0, "v6 shutdown of the other side");
+	expect_eof(fin_cli, "v6 FIN back");
+}
+
 int main(int argc, char **argv)
 {
 	int lst_port, cli_port, srv_port, nc, ns, u4_port;
@@ -194,6 +234,7 @@ int main(int argc, char **argv)
 	tp_init(argc, argv);
 	setup_tcp();
 	setup_udp();
+	setup_fin();
 	lst_port = port_of(lst);
 	cli_port = port_of(cli);
 	srv_port = port_of(srv);
@@ -231,5 +272,6 @@ int main(int argc, char **argv)
 	tp_check(send(nc, "new", 3, 0) == 3, "new client send");
 	expect(ns, "new", 3, "new client");
 	check_udp(u4_port);
+	check_fin();
 	return tp_done();
 }
