@@ -329,8 +329,9 @@ test_refuse_socket() { refused_checkpoint netlink 'fd [0-9]*: unsupported kind o
 # arrive once and in order, a half-closed connection stays half-open, the
 # listener takes new clients.  MODE kill: checkpoint --kill and restart
 # (a FIN or RST from the killed server fails the client); MODE live: a
-# checkpoint without --tcp-established is refused, one with it and
-# without --kill leaves the server serving as before.
+# checkpoint without --tcp-established is refused, one failing (on a
+# full disk) and one succeeding without --kill leave the server serving
+# as before.
 kv_test() {	# MODE
 	local d=$WORK/kv_$1 pid cpid rpid=
 	mkdir -p $d
@@ -345,6 +346,10 @@ kv_test() {	# MODE
 		"$CKPT" checkpoint -o $d/img0 $pid 2> $d/err0
 		grep -q 'TCP connection to 127.0.0.1:.*--tcp-established' $d/err0 ||
 			{ cat $d/err0; kill -9 $pid; return 1; }
+		# one failing late, once its connections are in repair mode
+		if "$CKPT" checkpoint --tcp-established -o /dev/full $pid 2> $d/err1; then
+			echo "a checkpoint to /dev/full succeeded"; kill -9 $pid; return 1
+		fi
 		"$CKPT" checkpoint --tcp-established -o $d/img $pid 2> $d/err ||
 			{ cat $d/err; kill -9 $pid; return 1; }
 	else
