@@ -303,12 +303,14 @@ struct rec_inet {
 	uint32_t reserved1;
 	int32_t opt[INET_OPT_SLOTS];
 	int64_t rcvtimeo_us, sndtimeo_us;	/* SO_RCVTIMEO/SNDTIMEO, 0: none */
-	/* a TCP connection (ESTABLISHED or half or both closed), else 0 */
+	/* a TCP connection (ESTABLISHED or half or both closed), else 0
+	 * (but rcv_len for UDP) */
 	uint32_t snd_seq;	/* sequence number of the send queue's start */
 	uint32_t rcv_seq;	/* ... of the receive queue's start */
 	uint32_t snd_len;	/* bytes in the send queue (not the FIN) */
 	uint32_t unsent_len;	/* its last bytes, never sent yet */
-	uint32_t rcv_len;	/* bytes received, not yet read */
+	uint32_t rcv_len;	/* bytes received, not yet read (UDP: of the
+				 * datagrams, struct rec_dgram each) */
 	uint32_t mss;		/* TCP_MAXSEG */
 	uint32_t tcpi_opts;	/* TCPI_OPT_TIMESTAMPS|SACK|WSCALE */
 	uint8_t snd_wscale, rcv_wscale;
@@ -316,6 +318,15 @@ struct rec_inet {
 	uint32_t timestamp;	/* TCP_TIMESTAMP */
 	uint32_t snd_wl1, snd_wnd, max_window, rcv_wnd, rcv_wup; /* TCP_REPAIR_WINDOW */
 	/* uint8_t sndq[snd_len], rcvq[rcv_len]; */
+};
+
+/* A UDP socket's receive queue (rec_inet.rcv_len bytes): datagrams one
+ * after another, each this header and then len bytes, unaligned. */
+struct rec_dgram {
+	uint32_t len;		/* bytes of data, <= 65535 */
+	uint16_t port;		/* where it came from, host order */
+	uint16_t reserved;
+	uint8_t addr[16];	/* as rec_inet's; IPv4-mapped for IPv4 on IPv6 */
 };
 
 struct rec_file {

@@ -465,6 +465,20 @@ inet_case "queues on a listener"    listen snd_len=1 data=1
 inet_case "seq on a listener"       listen snd_seq=1
 forged "inet extra shorter than inet" --expect "bad FILE record" insert --at after:'FILE#-1' --type FILE --payload "$(inet file.extra_len=100)"
 inet_case "path not a socket"       path=/etc/passwd
+# a UDP socket's datagrams: rec_dgram {len, port, reserved, addr[16]}, data
+dg() {	# LEN PORT RESERVED ADDRHEX DATAHEX
+	local pad=
+	[ ${#4} -lt 32 ] && pad=$(zeros $((16 - ${#4} / 2)))
+	printf '%s' "$(le 4 "$1")$(le 2 "$2")$(le 2 "$3")$4$pad$5"
+}
+forged "control: inet UDP datagrams" --control insert --at after:'FILE#-1' --type FILE --payload "$(inet udp4 queue="$(dg 3 7 0 7f000001 616263)$(dg 0 8 0 7f000001 '')")"
+inet_case "datagram past the end"   udp4 queue="$(dg 4 7 0 7f000001 616263)"
+inet_case "datagram len 65536"      udp4 queue="$(dg 65536 7 0 7f000001 616263)"
+inet_case "datagram reserved"       udp4 queue="$(dg 3 7 1 7f000001 616263)"
+inet_case "datagram header cut"     udp4 queue="$(dg 3 7 0 7f000001 616263)00000000"
+inet_case "datagram v6 from on v4"  udp4 queue="$(dg 3 7 0 00000000000000000000000000000001 616263)"
+inet_case "datagrams, not bound"    udp4 lport=0 queue="$(dg 3 7 0 7f000001 616263)"
+inet_case "datagrams, rcv_len short" udp6 queue="$(dg 3 7 0 7f000001 616263)" rcv_len=20
 forged "FS cwd_len 0"              edit -r FS --set cwd_len=0 --resize 8
 forged "FS cwd_len 0, cwd kept"    edit -r FS --set cwd_len=0
 # the record stream

@@ -228,10 +228,10 @@ INET_SIZE = 192
 def inet_file(args):
     """The payload (hex) of a FILE record of kind inet: a well-formed TCP
     connection on IPv4 loopback with 3 bytes queued to send and 2
-    received (or, first arg `listen` or `udp6`, a listener on it or a
-    UDP socket bound on IPv6 loopback), changed by NAME=VALUE args (INET
-    names, file.NAME for the FILE's own fields, path=, data=N: how many
-    queue bytes follow)."""
+    received (or, first arg `listen`, `udp4` or `udp6`, a listener on it
+    or a UDP socket bound on IPv4 or IPv6 loopback), changed by NAME=VALUE
+    args (INET names, file.NAME for the FILE's own fields, path=, data=N:
+    how many queue bytes follow, queue=HEX: those bytes)."""
     ri = bytearray(INET_SIZE)
     vals = dict(family=2, protocol=6, state=1, lport=5000, rport=6000,
                 mss=65483, tcpi_opts=7, snd_wscale=7, rcv_wscale=7,
@@ -241,18 +241,19 @@ def inet_file(args):
                     'opt.linger': -1, 'opt.keepidle': 7200,
                     'opt.keepintvl': 75, 'opt.keepcnt': 9})
     ri[8:12] = ri[24:28] = bytes([127, 0, 0, 1])
-    path, data, fvals = 'socket:[4242]', None, {}
-    if args and args[0] in ('listen', 'udp6'):   # presets
+    path, data, fvals, queue = 'socket:[4242]', None, {}, None
+    if args and args[0] in ('listen', 'udp6', 'udp4'):   # presets
         conn = [k for k in INET if INET[k][0] >= 136]
         vals = {k: 0 if k in conn else v for k, v in vals.items()}
         vals.update(rport=0, state=10 if args[0] == 'listen' else 7)
         ri[24:40] = bytes(16)
+        if args[0] != 'listen':
+            vals.update(protocol=17, **{
+                'opt.keepidle': 0, 'opt.keepintvl': 0, 'opt.keepcnt': 0})
         if args[0] == 'udp6':
-            vals.update(family=10, protocol=17, **{
-                'opt.keepidle': 0, 'opt.keepintvl': 0, 'opt.keepcnt': 0,
-                'opt.v6only': 1})
+            vals.update(family=10, **{'opt.v6only': 1})
             ri[8:24] = bytes(15) + b'\1'
-        else:
+        elif args[0] == 'listen':
             vals['backlog'] = 5
         args = args[1:]
     for a in args:
@@ -261,6 +262,9 @@ def inet_file(args):
             path = v
         elif k == 'data':
             data = num(v)
+        elif k == 'queue':          # the queue's bytes themselves
+            queue = bytes.fromhex(v)
+            vals['rcv_len'] = len(queue)     # unless rcv_len= follows
         elif k.startswith('file.'):
             fvals[k[5:]] = num(v)
         elif k in ('laddr', 'raddr'):
@@ -275,7 +279,8 @@ def inet_file(args):
     if data is None:
         data = vals['snd_len'] + vals['rcv_len']
     p = path.encode() + b'\0'
-    extra = bytes(ri) + bytes(i & 0xff for i in range(data))
+    extra = bytes(ri) + (queue if queue is not None else
+                         bytes(i & 0xff for i in range(data)))
     f = dict(id=1000, kind=16, flags=2, mode=0o140777, pos=0, size=0,
              mtime_ns=0, rdev=0, path_len=len(p), extra_len=len(extra))
     f.update(fvals)

@@ -33,6 +33,7 @@
 
 #include "../../include/ckpt.h"
 #include "../files.h"
+#include "dgram.h"
 #include "sockopt.h"
 
 #define MAX_QUEUE	((uint32_t)(MAX_FILE_EXTRA - sizeof(struct rec_inet)) / 2)
@@ -442,20 +443,14 @@ static int dump_tcp(struct cpt_ctx *c, const struct fd_probe *p, int sk,
 }
 
 static int dump_udp(struct cpt_ctx *c, const struct fd_probe *p, int sk,
-		    struct rec_inet *ri)
+		    struct rec_inet *ri, char **data)
 {
-	int inq = 0, peek_off = -1;
-	char b;
+	int ret;
 
 	ri->state = ri->rport ? TCP_ESTABLISHED : TCP_CLOSE;
-	/* a peek moves the peek offset, if the program set one */
-	sock_get_int(sk, SOL_SOCKET, SO_PEEK_OFF, &peek_off);
-	if (ioctl(sk, SIOCINQ, &inq) == 0 && inq == 0 && peek_off < 0 &&
-	    recv(sk, &b, 1, MSG_PEEK | MSG_DONTWAIT | MSG_TRUNC) >= 0)
-		inq = 1;
-	if (inq)
-		return log_err(c->log, EOPNOTSUPP,
-			       "pid %d fd %d: UDP datagrams wait to be read on port %u (not supported yet)",
+	ret = dgram_peek(sk, MAX_QUEUE, data, &ri->rcv_len);
+	if (ret)
+		return log_err(c->log, -ret, "pid %d fd %d: reading the datagrams waiting on port %u:",
 			       p->pid, p->fd, ri->lport);
 	return 0;
 }
@@ -480,7 +475,7 @@ static int inet_dump(struct cpt_ctx *c, const struct fd_probe *p,
 	else if (ri->protocol == IPPROTO_TCP)
 		ret = dump_tcp(c, p, sk, ri, &data);
 	else
-		ret = dump_udp(c, p, sk, ri);
+		ret = dump_udp(c, p, sk, ri, &data);
 	close(sk);
 	if (!ret && (ri->snd_len || ri->rcv_len)) {
 		struct rec_inet *n = realloc(ri, sizeof(*ri) + ri->snd_len + ri->rcv_len);
@@ -597,11 +592,25 @@ static bool state_ok(const struct rec_inet *ri)
 	       (is_conn(ri) && ri->lport && ri->rport);
 }
 
+/* Not a connection: no connection fields, but a UDP socket's datagrams. */
+static bool queue_ok(const struct rec_inet *ri, uint32_t extra_len)
+{
+	struct rec_inet z = *ri;
+
+	z.rcv_len = 0;
+	if (!zero(&z.snd_seq, sizeof(z) - offsetof(struct rec_inet, snd_seq)))
+		return false;
+	if (ri->protocol != IPPROTO_UDP || !ri->rcv_len)
+		return extra_len == sizeof(*ri) && !ri->rcv_len;
+	return ri->lport && ri->rcv_len <= MAX_QUEUE &&
+	       extra_len == sizeof(*ri) + ri->rcv_len &&
+	       !dgram_check((const char *)(ri + 1), ri->rcv_len, ri->family);
+}
+
 static bool conn_ok(const struct rec_inet *ri, uint32_t extra_len)
 {
 	if (!is_conn(ri))
-		return zero(&ri->snd_seq, sizeof(*ri) - offsetof(struct rec_inet, snd_seq)) &&
-		       extra_len == sizeof(*ri);
+		return queue_ok(ri, extra_len);
 	return ri->snd_len <= MAX_QUEUE && ri->rcv_len <= MAX_QUEUE &&
 	       extra_len == sizeof(*ri) + ri->snd_len + ri->rcv_len &&
 	       ri->unsent_len <= ri->snd_len && ri->mss >= 1 && ri->mss <= 65535 &&
@@ -875,6 +884,8 @@ static int make_socket(const struct rec_inet *ri, uint32_t ts, int *out)
 	len = addr_out(ri, false, &ss);
 	if (!ret && ri->state == TCP_ESTABLISHED && connect(sk, (void *)&ss, len))
 		ret = -errno;
+	if (!ret && ri->rcv_len)
+		ret = dgram_inject(sk, ri, (const char *)(ri + 1), ri->rcv_len);
 	return ret;
 }
 
@@ -994,10 +1005,10 @@ static void inet_show(struct info_out *o, const struct rec_file *f,
 		info_str(o, "remote", addr_str(&ri, false, a, sizeof(a)));
 	if (ri.state == TCP_LISTEN)
 		info_u64(o, "backlog", ri.backlog);
-	if (is_conn(&ri)) {
+	if (is_conn(&ri))
 		info_u64(o, "sendq", ri.snd_len);
+	if (ri.rcv_len)
 		info_u64(o, "recvq", ri.rcv_len);
-	}
 }
 
 const struct file_ops file_inet = {

@@ -8,11 +8,12 @@
  * what the loopback did not take yet in the send queue); one over IPv6
  * whose client wrote and shut down its side (FIN_WAIT2), its server
  * reading nothing yet (CLOSE_WAIT); UDP sockets
- * bound on IPv4 and IPv6 (with IPV6_V6ONLY) and one connected; options
- * set on them.  After restart:
+ * bound on IPv4 and IPv6 (with IPV6_V6ONLY), with datagrams waiting in
+ * them, and one connected; options set on them.  After restart:
  * the same ports and options, the unread bytes arrive exactly once, new
  * bytes flow both ways, the half-closed one gives its bytes then EOF and
- * still carries bytes the other way, the listener accepts a new client, datagrams go
+ * still carries bytes the other way, the waiting datagrams arrive once,
+ * from where they came, the listener accepts a new client, datagrams go
  * both ways.  A fresh process has none of these sockets.
  */
 #include "tp.h"
@@ -136,7 +137,7 @@ static void setup_tcp(void)
 	}
 }
 
-static int u6_port, uc_port;
+static int u6_port, uc_port, us, u6s, us_port, u6s_port;
 
 static void setup_udp(void)
 {
@@ -161,6 +162,32 @@ static void setup_udp(void)
 	if (connect(uc, (void *)&a4, sizeof(a4)))
 		die("udp connect");
 	uc_port = port_of(uc);
+	/* datagrams left unread: from uc, an empty one, from another socket,
+	 * and one over IPv6 */
+	us = socket(AF_INET, SOCK_DGRAM, 0);
+	u6s = socket(AF_INET6, SOCK_DGRAM, 0);
+	a6.sin6_port = htons(u6_port);
+	if (send(uc, "queued one", 10, 0) != 10 || send(uc, "", 0, 0) != 0 ||
+	    sendto(us, "queued two", 10, 0, (void *)&a4, sizeof(a4)) != 10 ||
+	    sendto(u6s, "queued six", 10, 0, (void *)&a6, sizeof(a6)) != 10)
+		die("queued datagrams");
+	us_port = port_of(us);
+	u6s_port = port_of(u6s);
+	close(us);
+}
+
+/* The next datagram on @fd is @want, from @port. */
+static void expect_dgram(int fd, const char *want, int port, const char *what)
+{
+	struct sockaddr_storage from;
+	socklen_t l = sizeof(from);
+	char b[64];
+	ssize_t k = recvfrom(fd, b, sizeof(b), MSG_DONTWAIT, (void *)&from, &l);
+
+	tp_check(k == (ssize_t)strlen(want) && !memcmp(b, want, k) &&
+		 ntohs(((struct sockaddr_in *)&from)->sin_port) == port,
+		 "%s: got %zd bytes from port %d", what, k,
+		 ntohs(((struct sockaddr_in *)&from)->sin_port));
 }
 
 static void check_udp(int u4_port)
@@ -180,6 +207,10 @@ static void check_udp(int u4_port)
 		 opt(u4, SOL_SOCKET, SO_RCVBUF));
 	getsockopt(u4, SOL_SOCKET, SO_RCVTIMEO, &tv, &l);
 	tp_check(tv.tv_sec == 3 && tv.tv_usec == 500000, "SO_RCVTIMEO lost");
+	expect_dgram(u4, "queued one", uc_port, "queued datagram");
+	expect_dgram(u4, "", uc_port, "queued empty datagram");
+	expect_dgram(u4, "queued two", us_port, "queued datagram, other source");
+	expect_dgram(u6, "queued six", u6s_port, "queued IPv6 datagram");
 	/* the connected one still sends to u4, and only takes from it */
 	tp_check(send(uc, "dgram", 5, 0) == 5, "connected UDP send: %s", strerror(errno));
 	tp_check(recv(u4, b, sizeof(b), 0) == 5 && !memcmp(b, "dgram", 5), "UDP v4 recv");
