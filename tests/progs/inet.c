@@ -115,7 +115,9 @@ static void setup_tcp(void)
 	set(cli, IPPROTO_TCP, TCP_KEEPIDLE, 77);
 	set(srv, IPPROTO_TCP, TCP_NODELAY, 1);
 	set(srv, SOL_SOCKET, SO_SNDBUF, 300000);
-	if (setsockopt(cli, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)))
+	if (setsockopt(cli, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)) ||
+	    setsockopt(cli, SOL_SOCKET, SO_SNDTIMEO, &(struct timeval){ 7, 0 },
+		       sizeof(struct timeval)))
 		die("linger");
 	for (int i = 0; i < BIG; i++)
 		big[i] = (char)(i * 13 + i / 251);
@@ -152,6 +154,7 @@ static void setup_udp(void)
 	if (u4 < 0 || u6 < 0 || uc < 0)
 		die("udp");
 	set(u6, IPPROTO_IPV6, IPV6_V6ONLY, 1);
+	set(u6, SOL_SOCKET, SO_REUSEPORT, 1);
 	set(u4, SOL_SOCKET, SO_BROADCAST, 1);
 	set(u4, SOL_SOCKET, SO_RCVBUF, 100000);
 	if (setsockopt(u4, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
@@ -202,6 +205,10 @@ static void check_udp(int u4_port)
 	tp_check(port_of(u4) == u4_port && port_of(u6) == u6_port && port_of(uc) == uc_port,
 		 "UDP ports changed");
 	tp_check(opt(u6, IPPROTO_IPV6, IPV6_V6ONLY) == 1, "IPV6_V6ONLY lost");
+	tp_check(opt(u6, SOL_SOCKET, SO_REUSEPORT) == 1, "SO_REUSEPORT lost");
+	getsockopt(cli, SOL_SOCKET, SO_SNDTIMEO, &tv, &l);
+	tp_check(tv.tv_sec == 7 && tv.tv_usec == 0, "SO_SNDTIMEO lost");
+	l = sizeof(tv);
 	tp_check(opt(u4, SOL_SOCKET, SO_BROADCAST) == 1, "SO_BROADCAST lost");
 	tp_check(opt(u4, SOL_SOCKET, SO_RCVBUF) == 200000, "SO_RCVBUF %d",
 		 opt(u4, SOL_SOCKET, SO_RCVBUF));
