@@ -35,7 +35,7 @@ build/test/progs/%: tests/progs/%.c tests/progs/tp.h
 	$(CC) -std=gnu11 -O1 -g -Wall -Wextra -Werror -pthread -o $@ $<
 build/test/progs/threads200: tests/progs/threads.c
 
-AUXPROGS := build/test/aux/holder build/test/aux/tracer
+AUXPROGS := build/test/aux/holder build/test/aux/tracer build/test/aux/kvserver
 build/test/aux/%: tests/aux/%.c
 	@mkdir -p build/test/aux
 	$(CC) -std=gnu11 -O1 -g -Wall -Wextra -Werror -pthread -o $@ $<

@@ -177,6 +177,9 @@ int ckpt_checkpoint_r(pid_t pid, int fd, unsigned long flags, int logfd,
 		log.pos = &c.w.pos;
 		ret = dump_all(&c);
 	}
+	for (int i = 0; i < ckpt_nr_kinds && !ret; i++)
+		if (ckpt_kinds[i]->dump_check)
+			ret = ckpt_kinds[i]->dump_check(&c);
 	r = unmap_scratch(&c);
 	ret = ret ? ret : r;
 	if (!ret)
@@ -187,6 +190,9 @@ int ckpt_checkpoint_r(pid_t pid, int fd, unsigned long flags, int logfd,
 		write_error(&c);
 	if (!ret && (flags & CKPT_KILL))
 		ret = tree_kill(&c);
+	for (int i = 0; i < ckpt_nr_kinds; i++)
+		if (ckpt_kinds[i]->dump_end)
+			ckpt_kinds[i]->dump_end(&c, !ret && (flags & CKPT_KILL));
 	r = tree_release(&c);
 	ret = ret ? ret : r;
 	tree_free(&c);

@@ -20,7 +20,7 @@
 
 static const char usage_main[] =
 	"usage: ckpt COMMAND [OPTIONS]\n"
-	"  checkpoint [-o FILE|-] [--kill] [--skip-unsupported] [--shell-job] [--log FILE] [-v] PID\n"
+	"  checkpoint [-o FILE|-] [--kill] [--skip-unsupported] [--shell-job] [--tcp-established] [--log FILE] [-v] PID\n"
 	"  restart [--detach] [--pidns] [--shell-job] [--log FILE] [-v] FILE|-\n"
 	"  info [--json] FILE|-\n"
 	"  demo\n"
@@ -28,7 +28,7 @@ static const char usage_main[] =
 	"Run 'ckpt COMMAND --help' for one command.\n";
 
 static const char usage_checkpoint[] =
-	"usage: ckpt checkpoint [-o FILE|-] [--kill] [--skip-unsupported] [--shell-job] [--log FILE] [-v] PID\n"
+	"usage: ckpt checkpoint [-o FILE|-] [--kill] [--skip-unsupported] [--shell-job] [--tcp-established] [--log FILE] [-v] PID\n"
 	"Write an image of process PID.  It runs on unchanged unless --kill,\n"
 	"which ends it once the image is complete and synced.\n"
 	"  -o FILE             image file, '-' for standard output (default ckpt-PID.img)\n"
@@ -38,6 +38,8 @@ static const char usage_checkpoint[] =
 	"                      shell's terminal are saved as 'the job's terminal'\n"
 	"                      (without it, a terminal outside the tree at an fd\n"
 	"                      above 2 is refused)\n"
+	"  --tcp-established   save established TCP connections (safe only if their\n"
+	"                      peers keep talking to the restored process, and to no other)\n"
 	"  --log FILE          append messages to FILE\n"
 	"  -v                  log every step\n"
 	"Exit: 0 done, 1 checkpoint failed (the process runs on as before), 2 usage.\n";
@@ -113,6 +115,7 @@ static int cmd_checkpoint(int argc, char **argv)
 		{ "kill", no_argument, 0, 'k' },
 		{ "skip-unsupported", no_argument, 0, 's' },
 		{ "shell-job", no_argument, 0, 'j' },
+		{ "tcp-established", no_argument, 0, 't' },
 		{ "log", required_argument, 0, 'l' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0 },
@@ -130,6 +133,7 @@ static int cmd_checkpoint(int argc, char **argv)
 		case 'k': o.flags |= CKPT_KILL; break;
 		case 's': o.flags |= CKPT_SKIP_UNSUPPORTED; break;
 		case 'j': o.flags |= CKPT_SHELL_JOB; break;
+		case 't': o.flags |= CKPT_TCP_ESTABLISHED; break;
 		case 'l': o.log = optarg; break;
 		case 'v': o.flags |= CKPT_VERBOSE; break;
 		case 'h': fputs(usage_checkpoint, stdout); return 0;

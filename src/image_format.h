@@ -45,8 +45,8 @@ enum ckpt_rec_type {
 	REC_FOWN	= 147,	/* an fd's F_SETOWN/F_SETSIG owner */
 	REC_TTY		= 150,	/* a terminal: a pty pair, or the job's */
 	/* given out to kinds being built, each its range:
-	 * 148-149 epoll/inotify, 151 terminals, 152-155 unix
-	 * sockets, 156-159 TCP/UDP, 160-169 32-bit tasks */
+	 * 151 terminals, 152-155 unix sockets, 156-159 TCP/UDP (unused:
+	 * FILE_INET keeps all in its FILE), 160-169 32-bit tasks */
 	REC_TAIL	= 9001,
 	REC_ERROR	= 9999,
 };
@@ -389,6 +389,68 @@ struct rec_file_data {
 	/* struct rec_data_run runs[nr_runs]; uint8_t pad[pad_len];
 	 * uint8_t data[bytes], page-aligned in the stream; a hole between
 	 * runs reads as zeros. */
+};
+
+/* FILE_INET: the extra bytes of an AF_INET/AF_INET6 TCP or UDP socket's
+ * FILE record: this, then the send queue's bytes, then the receive
+ * queue's. */
+enum inet_opt {			/* rec_inet.opt[]: socket options */
+	INET_OPT_REUSEADDR,	/* SOL_SOCKET, 0/1 */
+	INET_OPT_REUSEPORT,
+	INET_OPT_KEEPALIVE,
+	INET_OPT_BROADCAST,
+	INET_OPT_RCVBUF,	/* as getsockopt gives it (doubled) */
+	INET_OPT_SNDBUF,
+	INET_OPT_LINGER,	/* seconds, -1: off */
+	INET_OPT_V6ONLY,	/* IPPROTO_IPV6, 0/1; 0 for IPv4 */
+	INET_OPT_NODELAY,	/* IPPROTO_TCP; 0 for UDP */
+	INET_OPT_KEEPIDLE,
+	INET_OPT_KEEPINTVL,
+	INET_OPT_KEEPCNT,
+	INET_NR_OPTS,
+	INET_OPT_SLOTS = 16	/* the rest are reserved, 0 */
+};
+
+struct rec_inet {
+	uint16_t family;	/* AF_INET, AF_INET6 */
+	uint16_t protocol;	/* IPPROTO_TCP, IPPROTO_UDP */
+	uint16_t state;		/* the kernel's sk_state (TCP_*): TCP LISTEN,
+				 * CLOSE, ESTABLISHED, FIN_WAIT1/2, CLOSE_WAIT,
+				 * LAST_ACK, CLOSING; UDP CLOSE
+				 * or ESTABLISHED (connected) */
+	uint16_t reserved;
+	uint8_t laddr[16];	/* IPv4: the first 4 bytes, the rest 0 */
+	uint8_t raddr[16];
+	uint16_t lport, rport;	/* host order; lport 0: not bound */
+	uint32_t scope_id;	/* IPv6 only */
+	uint32_t backlog;	/* LISTEN */
+	uint32_t reserved1;
+	int32_t opt[INET_OPT_SLOTS];
+	int64_t rcvtimeo_us, sndtimeo_us;	/* SO_RCVTIMEO/SNDTIMEO, 0: none */
+	/* a TCP connection (ESTABLISHED or half or both closed), else 0
+	 * (but rcv_len for UDP) */
+	uint32_t snd_seq;	/* sequence number of the send queue's start */
+	uint32_t rcv_seq;	/* ... of the receive queue's start */
+	uint32_t snd_len;	/* bytes in the send queue (not the FIN) */
+	uint32_t unsent_len;	/* its last bytes, never sent yet */
+	uint32_t rcv_len;	/* bytes received, not yet read (UDP: of the
+				 * datagrams, struct rec_dgram each) */
+	uint32_t mss;		/* TCP_MAXSEG */
+	uint32_t tcpi_opts;	/* TCPI_OPT_TIMESTAMPS|SACK|WSCALE */
+	uint8_t snd_wscale, rcv_wscale;
+	uint16_t reserved2;
+	uint32_t timestamp;	/* TCP_TIMESTAMP */
+	uint32_t snd_wl1, snd_wnd, max_window, rcv_wnd, rcv_wup; /* TCP_REPAIR_WINDOW */
+	/* uint8_t sndq[snd_len], rcvq[rcv_len]; */
+};
+
+/* A UDP socket's receive queue (rec_inet.rcv_len bytes): datagrams one
+ * after another, each this header and then len bytes, unaligned. */
+struct rec_dgram {
+	uint32_t len;		/* bytes of data, <= 65535 */
+	uint16_t port;		/* where it came from, host order */
+	uint16_t reserved;
+	uint8_t addr[16];	/* as rec_inet's; IPv4-mapped for IPv4 on IPv6 */
 };
 
 struct rec_file {

@@ -27,6 +27,7 @@ const struct kind_ops *const ckpt_kinds[] = {
 	 * may name, and with the credentials F_SETOWN records */
 	&kind_locks,
 	&kind_regs,
+	&kind_inet,	/* no records: its hooks end what file_inet began */
 };
 const int ckpt_nr_kinds = sizeof(ckpt_kinds) / sizeof(ckpt_kinds[0]);
 _Static_assert(sizeof(ckpt_kinds) / sizeof(ckpt_kinds[0]) <=

@@ -70,6 +70,8 @@ struct cpt_ctx {
 	int nr_ptys;
 	bool ptys_scanned;
 	uint32_t job_tty;	/* the job's terminal's TTY record, once written */
+	struct cpt_sock *socks;	/* TCP sockets ckpt holds in repair mode */
+	int nr_socks;
 };
 
 struct cpt_pty {
@@ -79,6 +81,16 @@ struct cpt_pty {
 	pid_t slave_pid;	/* one with the slave (0: none) */
 	int slave_fd;
 	uint32_t id;		/* its TTY record, once written */
+};
+
+/* A TCP connection taken into repair mode to be read (src/files/inet.c):
+ * ckpt's own copy of it, and what was read, checked again at the end. */
+struct cpt_sock {
+	int sk;
+	pid_t pid;
+	int fd;
+	int reuse;		/* SO_REUSEADDR, which repair mode overrides */
+	uint32_t rcv_nxt, write_seq;
 };
 
 struct cpt_pipe {
@@ -182,11 +194,19 @@ struct kind_ops {
 	void (*free_thread)(void *state);	/* default: free() */
 	void (*free_ctx)(void *state);		/* default: free() */
 	void (*show)(struct info_out *o, const struct rec *r);
+	/* Checkpoint: every record is written (before TAIL); a last check
+	 * that may still fail the checkpoint. */
+	int (*dump_check)(struct cpt_ctx *c);
+	/* Checkpoint over, before the tree is let go: @killed, the tree is
+	 * dead and its image safe; else it runs on as before. */
+	void (*dump_end)(struct cpt_ctx *c, bool killed);
+	/* Restart: every process is built, none is released yet. */
+	int (*restore_end)(struct rst_ctx *c);
 };
 
 extern const struct kind_ops kind_task, kind_pipe, kind_fobj, kind_fifo, kind_tty,
 	kind_mm, kind_files, kind_fs, kind_rlimits, kind_timers, kind_signals,
-	kind_creds, kind_locks, kind_regs;
+	kind_creds, kind_locks, kind_regs, kind_inet;
 extern const struct kind_ops *const ckpt_kinds[];
 extern const int ckpt_nr_kinds;
 int kind_index(const struct kind_ops *k);

@@ -860,6 +860,9 @@ static int build_tree(struct rst_ctx *c)
 	}
 	if (!ret)
 		ret = tty_job_start(c);
+	for (int i = 0; i < ckpt_nr_kinds && !ret; i++)
+		if (ckpt_kinds[i]->restore_end)
+			ret = ckpt_kinds[i]->restore_end(c);
 	/* children first: a parent let go before its child could see it
 	 * still held */
 	for (int i = c->nr_tasks - 1; i >= 0 && !ret; i--) {

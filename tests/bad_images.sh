@@ -547,6 +547,71 @@ forged "FILE_DATA pad_len 5000"    insert --at before:FILE --type FILE_OBJ --pay
 forged "FILE_DATA 23 bytes"        insert --at before:FILE --type FILE_OBJ --payload "$OBJ" --type FILE_DATA --payload "$(zeros 23)"
 forged "FILE memfd of no FILE_OBJ" --expect "no FILE_OBJ 77" edit -r FILE --set kind=8 --set rdev=77
 forged "VMA noname of no FILE_OBJ" edit -r 'VMA#0' --set kind=5 --set reserved=77
+# sockets (FILE_INET): a FILE of kind inet put after the last FILE
+inet() { "$PYTHON" -c 'import sys; sys.path.insert(0, sys.argv[1]); import forge; print(forge.inet_file(sys.argv[2:]))' "$HERE" "$@"; }
+inet_case() {	# NAME ARGS...
+	local name=$1
+	shift
+	forged "inet $name" --expect "bad inet socket" insert --at after:'FILE#-1' --type FILE --payload "$(inet "$@")"
+}
+forged "control: inet connection"   --control insert --at after:'FILE#-1' --type FILE --payload "$(inet)"
+forged "control: inet listener"     --control insert --at after:'FILE#-1' --type FILE --payload "$(inet listen)"
+forged "control: inet UDP v6"       --control insert --at after:'FILE#-1' --type FILE --payload "$(inet udp6)"
+inet_case "family 1"                family=1
+inet_case "family 99"               family=99
+inet_case "protocol SCTP"           protocol=132
+inet_case "protocol raw"            protocol=255
+inet_case "state SYN_SENT"          state=2
+inet_case "state TIME_WAIT"         state=6
+inet_case "state 99"                state=99
+inet_case "UDP established, no port" udp6 state=1
+inet_case "UDP in FIN_WAIT1"        udp6 state=4 rport=1
+inet_case "listener with a peer"    listen rport=80
+inet_case "listener on port 0"      listen lport=0
+inet_case "listener backlog 1e6"    listen backlog=1000000
+inet_case "backlog on a connection" backlog=5
+inet_case "reserved 1"              reserved=1
+inet_case "reserved1 1"             reserved1=1
+inet_case "reserved2 1"             reserved2=1
+inet_case "IPv4 address, 5th byte"  laddr=7f00000101
+inet_case "IPv4 with a scope id"    scope_id=1
+inet_case "SO_REUSEADDR 2"          opt.reuseaddr=2
+inet_case "SO_RCVBUF -1"            opt.rcvbuf=-1
+inet_case "SO_LINGER -2"            opt.linger=-2
+inet_case "IPV6_V6ONLY on IPv4"     opt.v6only=1
+inet_case "TCP_KEEPCNT 0"           opt.keepcnt=0
+inet_case "TCP_NODELAY on UDP"      udp6 opt.nodelay=1
+inet_case "option slot 15"          opt.slot15=1
+inet_case "SO_RCVTIMEO -1"          rcvtimeo_us=-1
+inet_case "SO_SNDTIMEO 1000 years"  sndtimeo_us=31536000000000000
+inet_case "mss 0"                   mss=0
+inet_case "mss 65536"               mss=65536
+inet_case "wscale 15"               snd_wscale=15
+inet_case "wscale without option"   tcpi_opts=3
+inet_case "tcpi_opts ECN"           tcpi_opts=15
+inet_case "unsent > queued"         unsent_len=4
+inet_case "queue bytes missing"     data=4
+inet_case "queue bytes extra"       data=6
+inet_case "snd_len 2^32-1"          snd_len=0xffffffff data=5
+inet_case "rcv_len 2^31"            rcv_len=0x80000000 data=5
+inet_case "queues on a listener"    listen snd_len=1 data=1
+inet_case "seq on a listener"       listen snd_seq=1
+forged "inet extra shorter than inet" --expect "bad FILE record" insert --at after:'FILE#-1' --type FILE --payload "$(inet file.extra_len=100)"
+inet_case "path not a socket"       path=/etc/passwd
+# a UDP socket's datagrams: rec_dgram {len, port, reserved, addr[16]}, data
+dg() {	# LEN PORT RESERVED ADDRHEX DATAHEX
+	local pad=
+	[ ${#4} -lt 32 ] && pad=$(zeros $((16 - ${#4} / 2)))
+	printf '%s' "$(le 4 "$1")$(le 2 "$2")$(le 2 "$3")$4$pad$5"
+}
+forged "control: inet UDP datagrams" --control insert --at after:'FILE#-1' --type FILE --payload "$(inet udp4 queue="$(dg 3 7 0 7f000001 616263)$(dg 0 8 0 7f000001 '')")"
+inet_case "datagram past the end"   udp4 queue="$(dg 4 7 0 7f000001 616263)"
+inet_case "datagram len 65536"      udp4 queue="$(dg 65536 7 0 7f000001 616263)"
+inet_case "datagram reserved"       udp4 queue="$(dg 3 7 1 7f000001 616263)"
+inet_case "datagram header cut"     udp4 queue="$(dg 3 7 0 7f000001 616263)00000000"
+inet_case "datagram v6 from on v4"  udp4 queue="$(dg 3 7 0 00000000000000000000000000000001 616263)"
+inet_case "datagrams, not bound"    udp4 lport=0 queue="$(dg 3 7 0 7f000001 616263)"
+inet_case "datagrams, rcv_len short" udp6 queue="$(dg 3 7 0 7f000001 616263)" rcv_len=20
 forged "FS cwd_len 0"              edit -r FS --set cwd_len=0 --resize 8
 forged "FS cwd_len 0, cwd kept"    edit -r FS --set cwd_len=0
 forged "FS root_len 0"             edit -r FS --set root_len=0

@@ -267,6 +267,89 @@ FILE_EXTRA = {
 }
 
 
+# The kind's own bytes of a FILE_INET record (struct rec_inet), after the
+# FILE's path; the edit/get field names for them are "inet.NAME".
+INET_OPTS = ('reuseaddr reuseport keepalive broadcast rcvbuf sndbuf linger '
+             'v6only nodelay keepidle keepintvl keepcnt').split()
+INET = dict(family=(0, 'H'), protocol=(2, 'H'), state=(4, 'H'),
+            reserved=(6, 'H'), laddr=(8, '16s'), raddr=(24, '16s'),
+            lport=(40, 'H'), rport=(42, 'H'), scope_id=(44, 'I'),
+            backlog=(48, 'I'), reserved1=(52, 'I'),
+            **{'opt.' + n: (56 + 4 * i, 'i') for i, n in enumerate(
+                INET_OPTS + ['slot%d' % k for k in range(12, 16)])},
+            rcvtimeo_us=(120, 'q'), sndtimeo_us=(128, 'q'),
+            snd_seq=(136, 'I'), rcv_seq=(140, 'I'), snd_len=(144, 'I'),
+            unsent_len=(148, 'I'), rcv_len=(152, 'I'), mss=(156, 'I'),
+            tcpi_opts=(160, 'I'), snd_wscale=(164, 'B'),
+            rcv_wscale=(165, 'B'), reserved2=(166, 'H'),
+            timestamp=(168, 'I'), snd_wl1=(172, 'I'), snd_wnd=(176, 'I'),
+            max_window=(180, 'I'), rcv_wnd=(184, 'I'), rcv_wup=(188, 'I'))
+INET_SIZE = 192
+
+
+def inet_file(args):
+    """The payload (hex) of a FILE record of kind inet: a well-formed TCP
+    connection on IPv4 loopback with 3 bytes queued to send and 2
+    received (or, first arg `listen`, `udp4` or `udp6`, a listener on it
+    or a UDP socket bound on IPv4 or IPv6 loopback), changed by NAME=VALUE
+    args (INET names, file.NAME for the FILE's own fields, path=, data=N:
+    how many queue bytes follow, queue=HEX: those bytes)."""
+    ri = bytearray(INET_SIZE)
+    vals = dict(family=2, protocol=6, state=1, lport=5000, rport=6000,
+                mss=65483, tcpi_opts=7, snd_wscale=7, rcv_wscale=7,
+                snd_len=3, unsent_len=1, rcv_len=2, snd_wnd=65536,
+                max_window=65536, rcv_wnd=65536, **{
+                    'opt.rcvbuf': 131072, 'opt.sndbuf': 16384,
+                    'opt.linger': -1, 'opt.keepidle': 7200,
+                    'opt.keepintvl': 75, 'opt.keepcnt': 9})
+    ri[8:12] = ri[24:28] = bytes([127, 0, 0, 1])
+    path, data, fvals, queue = 'socket:[4242]', None, {}, None
+    if args and args[0] in ('listen', 'udp6', 'udp4'):   # presets
+        conn = [k for k in INET if INET[k][0] >= 136]
+        vals = {k: 0 if k in conn else v for k, v in vals.items()}
+        vals.update(rport=0, state=10 if args[0] == 'listen' else 7)
+        ri[24:40] = bytes(16)
+        if args[0] != 'listen':
+            vals.update(protocol=17, **{
+                'opt.keepidle': 0, 'opt.keepintvl': 0, 'opt.keepcnt': 0})
+        if args[0] == 'udp6':
+            vals.update(family=10, **{'opt.v6only': 1})
+            ri[8:24] = bytes(15) + b'\1'
+        elif args[0] == 'listen':
+            vals['backlog'] = 5
+        args = args[1:]
+    for a in args:
+        k, v = keyval(a)
+        if k == 'path':
+            path = v
+        elif k == 'data':
+            data = num(v)
+        elif k == 'queue':          # the queue's bytes themselves
+            queue = bytes.fromhex(v)
+            vals['rcv_len'] = len(queue)     # unless rcv_len= follows
+        elif k.startswith('file.'):
+            fvals[k[5:]] = num(v)
+        elif k in ('laddr', 'raddr'):
+            ri[INET[k][0]:INET[k][0] + 16] = bytes.fromhex(v.ljust(32, '0'))
+        elif k in INET:
+            vals[k] = num(v)
+        else:
+            raise ForgeError('inet has no field %r' % k)
+    for k, v in vals.items():
+        off, fmt = INET[k]
+        ri[off:off + struct.calcsize(fmt)] = pack(fmt, v)
+    if data is None:
+        data = vals['snd_len'] + vals['rcv_len']
+    p = path.encode() + b'\0'
+    extra = bytes(ri) + (queue if queue is not None else
+                         bytes(i & 0xff for i in range(data)))
+    f = dict(id=1000, kind=16, flags=2, mode=0o140777, pos=0, size=0,
+             mtime_ns=0, rdev=0, path_len=len(p), extra_len=len(extra))
+    f.update(fvals)
+    head = b''.join(pack(FIELDS['FILE'][k][1], v) for k, v in f.items())
+    return (head + p + extra).hex()
+
+
 class ForgeError(Exception):
     pass
 
@@ -455,6 +538,9 @@ def field(rec, name):
         if name[2:] in x:
             off, fmt = x[name[2:]]
             return FILE_HDR + path_len + off, fmt
+    if rec.name() == 'FILE' and name[5:] in INET and name[:5] == 'inet.':
+        off, fmt = INET[name[5:]]
+        return 56 + get(rec, 48, 'I') + off, fmt
     try:
         return num(name), None
     except ForgeError:

@@ -102,7 +102,9 @@ state_test() {	# PROG
 	pid=$!
 	wait_for "$d/out" READY || { kill -9 $pid; return 1; }
 	sleep 0.3
-	if ! "$CKPT" checkpoint --kill -o "$d/img" $pid 2> "$d/ckpt.err"; then
+	# PROG.flags, if there is one: more checkpoint options it needs
+	if ! "$CKPT" checkpoint --kill $(cat "$ROOT/tests/progs/$(basename "$prog").flags" 2>/dev/null) \
+			-o "$d/img" $pid 2> "$d/ckpt.err"; then
 		cat "$d/ckpt.err" "$d/out"
 		kill -9 $pid 2>/dev/null
 		return 1
@@ -415,6 +417,58 @@ test_refuse_epoll_target() { refused_checkpoint epollring 'fd [0-9]*: unsupporte
 test_refuse_epoll_gone() { refused_checkpoint epollgone 'epoll watches fd [0-9]*, which is closed while its file lives on outside'; }
 test_refuse_epoll_later() { refused_checkpoint epolllater 'epoll watches fd [0-9]*, whose file only a later process (pid [0-9]*) holds'; }
 
+# A Redis-like server (tests/aux/kvserver.c) whose clients are outside
+# the tree (tests/aux/kvclient.py) and keep their connections: what they
+# sent before the checkpoint is answered once, the server's queued bytes
+# arrive once and in order, a half-closed connection stays half-open, the
+# listener takes new clients.  MODE kill: checkpoint --kill and restart
+# (a FIN or RST from the killed server fails the client); MODE live: a
+# checkpoint without --tcp-established is refused, one failing (on a
+# full disk) and one succeeding without --kill leave the server serving
+# as before.
+kv_test() {	# MODE
+	local d=$WORK/kv_$1 pid cpid rpid=
+	mkdir -p $d
+	"$AUX/kvserver" $d/go > $d/srv.out 2>&1 < /dev/null &
+	pid=$!
+	wait_for $d/srv.out '^PORT' || return 1
+	$PYTHON tests/aux/kvclient.py $(awk '/^PORT/{print $2}' $d/srv.out) $d/srv.out \
+		> $d/cli.out 2>&1 &
+	cpid=$!
+	wait_for $d/cli.out '^SENT' || { cat $d/cli.out; kill -9 $pid; return 1; }
+	if [ $1 = live ]; then
+		"$CKPT" checkpoint -o $d/img0 $pid 2> $d/err0
+		grep -q 'TCP connection to 127.0.0.1:.*--tcp-established' $d/err0 ||
+			{ cat $d/err0; kill -9 $pid; return 1; }
+		# one failing late, once its connections are in repair mode
+		if "$CKPT" checkpoint --tcp-established -o /dev/full $pid 2> $d/err1; then
+			echo "a checkpoint to /dev/full succeeded"; kill -9 $pid; return 1
+		fi
+		"$CKPT" checkpoint --tcp-established -o $d/img $pid 2> $d/err ||
+			{ cat $d/err; kill -9 $pid; return 1; }
+	else
+		"$CKPT" checkpoint --kill --tcp-established -o $d/img $pid 2> $d/err ||
+			{ cat $d/err; kill -9 $pid; return 1; }
+		wait $pid 2>/dev/null
+		gone $pid || return 1
+		timeout $RESTART_TIMEOUT "$CKPT" restart $d/img > $d/restart.out 2>&1 &
+		rpid=$!
+		for ((i = 0; i < 500; i++)); do
+			kill -0 $pid 2>/dev/null && break
+			sleep 0.01
+		done
+	fi
+	touch $d/go
+	wait $cpid
+	local crc=$? rrc=0
+	if [ -n "$rpid" ]; then wait $rpid; rrc=$?; else wait $pid; rrc=$?; fi
+	cat $d/cli.out $d/srv.out ${rpid:+$d/restart.out}
+	sanitizer_clean $d/err ${rpid:+$d/restart.out} || return 1
+	[ $crc = 0 ] && [ $rrc = 0 ] && grep -q '^PASS' $d/cli.out && ! grep -q FAIL $d/srv.out
+}
+test_tcp_peer_outside() { kv_test kill; }
+test_tcp_checkpoint_live() { kv_test live; }
+
 # --skip-unsupported leaves such fds out instead.
 test_skip_unsupported() {
 	local d=$WORK/skip pid
@@ -662,6 +716,8 @@ want refuse_shared_memory
 want refuse_vfork
 want refuse_pty_data
 want skip_unsupported
+want tcp_peer_outside
+want tcp_checkpoint_live
 want refuse_traced
 want target_dies_midway
 want restart_fails_cleanly

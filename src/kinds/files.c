@@ -30,7 +30,7 @@ static const struct file_ops *const file_kinds[] = {
 	&file_pipe,	/* before inherit: a pipe inside the tree at fd 0-2 */
 	&file_tty,	/* before inherit: a pty inside the tree, the job's tty */
 	&file_fifo,	/* and a FIFO, reopened by its name */
-	&file_inherit,
+	&file_inherit,	/* before inet: a socket at fd 0-2 is the caller's */
 	&file_reg,
 	&file_memfd,
 	&file_deleted,
@@ -41,6 +41,7 @@ static const struct file_ops *const file_kinds[] = {
 	&file_signalfd,
 	&file_epoll,
 	&file_inotify,
+	&file_inet,
 };
 #define NR_FILE_KINDS (int)(sizeof(file_kinds) / sizeof(file_kinds[0]))
 
