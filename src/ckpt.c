@@ -19,7 +19,7 @@
 
 static const char usage_main[] =
 	"usage: ckpt COMMAND [OPTIONS]\n"
-	"  checkpoint [-o FILE|-] [--kill] [--skip-unsupported] [--log FILE] [-v] PID\n"
+	"  checkpoint [-o FILE|-] [--kill] [--skip-unsupported] [--external-unix] [--log FILE] [-v] PID\n"
 	"  restart [--detach] [--pidns] [--log FILE] [-v] FILE|-\n"
 	"  info [--json] FILE|-\n"
 	"  demo\n"
@@ -27,12 +27,14 @@ static const char usage_main[] =
 	"Run 'ckpt COMMAND --help' for one command.\n";
 
 static const char usage_checkpoint[] =
-	"usage: ckpt checkpoint [-o FILE|-] [--kill] [--skip-unsupported] [--log FILE] [-v] PID\n"
+	"usage: ckpt checkpoint [-o FILE|-] [--kill] [--skip-unsupported] [--external-unix] [--log FILE] [-v] PID\n"
 	"Write an image of process PID.  It runs on unchanged unless --kill,\n"
 	"which ends it once the image is complete and synced.\n"
 	"  -o FILE             image file, '-' for standard output (default ckpt-PID.img)\n"
 	"  --kill              end the process after a successful checkpoint\n"
 	"  --skip-unsupported  leave out fds of unsupported kinds instead of failing\n"
+	"  --external-unix     accept unix sockets connected outside the tree: they\n"
+	"                      are restored as if their peer had closed\n"
 	"  --log FILE          append messages to FILE\n"
 	"  -v                  log every step\n"
 	"Exit: 0 done, 1 checkpoint failed (the process runs on as before), 2 usage.\n";
@@ -104,6 +106,7 @@ static int cmd_checkpoint(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "kill", no_argument, 0, 'k' },
 		{ "skip-unsupported", no_argument, 0, 's' },
+		{ "external-unix", no_argument, 0, 'x' },
 		{ "log", required_argument, 0, 'l' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0 },
@@ -120,6 +123,7 @@ static int cmd_checkpoint(int argc, char **argv)
 		case 'o': out = optarg; break;
 		case 'k': o.flags |= CKPT_KILL; break;
 		case 's': o.flags |= CKPT_SKIP_UNSUPPORTED; break;
+		case 'x': o.flags |= CKPT_EXTERNAL_UNIX; break;
 		case 'l': o.log = optarg; break;
 		case 'v': o.flags |= CKPT_VERBOSE; break;
 		case 'h': fputs(usage_checkpoint, stdout); return 0;

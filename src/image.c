@@ -548,6 +548,7 @@ const char *rec_type_name(uint32_t t)
 	case REC_FILE: return "FILE";
 	case REC_FD: return "FD";
 	case REC_PIPE: return "PIPE";
+	case REC_UNIX_SK: return "UNIX_SK";
 	case REC_TAIL: return "TAIL";
 	case REC_ERROR: return "ERROR";
 	}

@@ -111,6 +111,7 @@ static size_t min_len(uint32_t type)
 	case REC_FILE: return sizeof(struct rec_file);
 	case REC_FD: return sizeof(struct rec_fd);
 	case REC_PIPE: return sizeof(struct rec_pipe);
+	case REC_UNIX_SK: return sizeof(struct rec_unix_sk);
 	}
 	return 0;
 }

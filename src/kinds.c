@@ -13,6 +13,7 @@
 const struct kind_ops *const ckpt_kinds[] = {
 	&kind_task,
 	&kind_pipe,
+	&kind_unix,
 	&kind_files,
 	&kind_mm,
 	&kind_fs,

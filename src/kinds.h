@@ -61,6 +61,7 @@ struct cpt_ctx {
 	struct cpt_pipe *pipes;	/* every pipe the tree holds an end of */
 	int nr_pipes;
 	bool pipes_scanned;
+	struct unix_cpt *unix_sk;	/* unix.c: every unix socket, once asked */
 };
 
 struct cpt_pipe {
@@ -91,6 +92,8 @@ int tree_collect(struct cpt_ctx *c, pid_t root);
 int tree_release(struct cpt_ctx *c);
 int tree_kill(struct cpt_ctx *c);
 void tree_free(struct cpt_ctx *c);
+/* files/unix.c: what checkpoint found of unix sockets (cpt_ctx.unix_sk) */
+void unix_cpt_free(struct unix_cpt *u);
 
 /* A thread to restore: its tid, what each kind loaded for it, and once
  * it exists, its remote (threads[0] is the main thread, t->rm). */
@@ -162,7 +165,7 @@ struct kind_ops {
 	void (*show)(struct info_out *o, const struct rec *r);
 };
 
-extern const struct kind_ops kind_task, kind_pipe, kind_mm, kind_files, kind_fs,
+extern const struct kind_ops kind_task, kind_pipe, kind_unix, kind_mm, kind_files, kind_fs,
 	kind_rlimits, kind_timers, kind_signals, kind_creds, kind_regs;
 extern const struct kind_ops *const ckpt_kinds[];
 extern const int ckpt_nr_kinds;

@@ -293,4 +293,5 @@ void tree_free(struct cpt_ctx *c)
 	free(c->files);
 	free(c->shm);
 	free(c->pipes);
+	unix_cpt_free(c->unix_sk);
 }

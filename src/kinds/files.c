@@ -28,6 +28,7 @@
 
 static const struct file_ops *const file_kinds[] = {
 	&file_pipe,	/* before inherit: a pipe inside the tree at fd 0-2 */
+	&file_unix,	/* the same for sockets (not those connected outside) */
 	&file_inherit,
 	&file_reg,
 	&file_dir,
