@@ -81,7 +81,7 @@ struct file_ops {
 };
 
 extern const struct file_ops file_reg, file_dir, file_chr, file_inherit,
-	file_pipe;
+	file_pipe, file_unix;
 
 /* Checkpoint: the objref of the description behind @pid's @fd, writing
  * its FILE record now if the image has not got it yet (an epoll dumps

@@ -64,12 +64,14 @@ struct usk {			/* a socket as sock_diag and the tree show it */
 	uint32_t rq, wq;	/* queued bytes; LISTEN: backlog length, max */
 	char name[NAME_MAX_LEN];
 	int name_len;
-	uint32_t *icons;	/* LISTEN: inodes of connections not accepted */
+	uint32_t *icons;	/* LISTEN: inodes of the clients whose
+				 * connections wait in its backlog */
 	uint32_t nr_icons;
 	pid_t pid;		/* its first holder in the tree; 0: outside */
 	int fd;
 	uint32_t id;		/* its UNIX_SK record */
-	struct usk *listener;	/* not accepted yet: the tree's listener */
+	struct usk *listener;	/* a client waiting in a tree listener's
+				 * backlog: that listener */
 };
 
 struct unix_cpt {
@@ -212,18 +214,28 @@ static int unix_scan(struct cpt_ctx *c)
 		return log_err(c->log, -ret, "sock_diag of unix sockets:");
 	qsort(u->s, u->n, sizeof(*u->s), ino_cmp);
 	ret = note_holders(c, u);
-	/* connections waiting in a listener of the tree belong to it */
+	/* clients waiting in a listener of the tree: their peer, the server
+	 * side not yet accepted, has no inode (sock_diag says 0) */
 	for (size_t i = 0; !ret && i < u->n; i++) {
 		struct usk *l = &u->s[i];
 
 		for (uint32_t k = 0; l->pid && l->kstate == K_LISTEN && k < l->nr_icons; k++) {
-			struct usk *e = usk_find(u, l->icons[k]);
+			struct usk *cl = usk_find(u, l->icons[k]);
 
-			if (e)
-				e->listener = l;
+			if (cl)
+				cl->listener = l;
 		}
 	}
 	return ret;
+}
+
+/* Its peer is closed: sock_diag names peer 0 for it (as for the server
+ * side of a connection not yet accepted, but such a client is not shut
+ * down both ways as one whose peer closed is). */
+static bool peer_gone(const struct usk *s)
+{
+	return s->has_peer && !s->peer_ino && !s->listener &&
+	       (s->type == SOCK_DGRAM || s->shutdown == 3);
 }
 
 /* Connected to a socket that is neither in the tree nor gone. */
@@ -231,7 +243,8 @@ static bool peer_outside(struct unix_cpt *u, const struct usk *s)
 {
 	struct usk *p = usk_find(u, s->peer_ino);
 
-	return s->kstate == K_ESTABLISHED && s->peer_ino && !(p && (p->pid || p->listener));
+	return s->kstate == K_ESTABLISHED && s->has_peer && !s->listener && !peer_gone(s) &&
+	       !(p && p->pid);
 }
 
 static const char *type_name(int type)
@@ -256,6 +269,10 @@ static int refuse_outside(struct cpt_ctx *c, const struct usk *s)
 	char name[NAME_MAX_LEN + 2];
 
 	show_name(p, name, sizeof(name));
+	if (!s->peer_ino)
+		return log_err(c->log, EOPNOTSUPP,
+			       "pid %d fd %d: unix %s socket waits in the backlog of a listener outside the tree (use --external-unix to restore it with its peer gone)",
+			       s->pid, s->fd, type_name(s->type));
 	return log_err(c->log, EOPNOTSUPP,
 		       "pid %d fd %d: unix %s socket connected to socket:[%llu] (%s) outside the tree (use --external-unix to restore it with its peer gone)",
 		       s->pid, s->fd, type_name(s->type), (unsigned long long)s->peer_ino, name);
@@ -276,7 +293,14 @@ static int classify(struct cpt_ctx *c, const struct usk *s, struct rec_unix_sk *
 	} else if (s->kstate != K_ESTABLISHED) {
 		return log_err(c->log, EOPNOTSUPP, "pid %d fd %d: unix socket in state %d",
 			       s->pid, s->fd, s->kstate);
-	} else if (!s->peer_ino) {
+	} else if (s->listener) {
+		r->state = UNIX_ST_PENDING;
+		r->peer = s->listener->id;
+		if (s->wq)	/* its data waits with the unaccepted server side */
+			return log_err(c->log, EOPNOTSUPP,
+				       "pid %d fd %d: data sent on a connection that pid %d fd %d has not accepted yet",
+				       s->pid, s->fd, s->listener->pid, s->listener->fd);
+	} else if (peer_gone(s)) {
 		r->state = UNIX_ST_PEER_GONE;
 	} else if (p && p->pid) {
 		r->state = UNIX_ST_CONNECTED;
@@ -286,13 +310,6 @@ static int classify(struct cpt_ctx *c, const struct usk *s, struct rec_unix_sk *
 			return log_err(c->log, EOPNOTSUPP,
 				       "pid %d fd %d: unix socket connected to socket:[%llu], which is connected elsewhere",
 				       s->pid, s->fd, (unsigned long long)p->ino);
-	} else if (p && p->listener) {
-		r->state = UNIX_ST_PENDING;
-		r->peer = p->listener->id;
-		if (p->rq)
-			return log_err(c->log, EOPNOTSUPP,
-				       "pid %d fd %d: %u bytes sent on a connection that pid %d fd %d has not accepted yet",
-				       s->pid, s->fd, p->rq, p->listener->pid, p->listener->fd);
 	} else if (c->flags & CKPT_EXTERNAL_UNIX) {
 		r->state = UNIX_ST_PEER_GONE;
 		r->flags |= UNIX_EXTERNAL;
@@ -522,11 +539,11 @@ static int write_one(struct cpt_ctx *c, const struct usk *s)
 		ret = iw_begin(&c->w, REC_UNIX_SK, sizeof(r) + r.name_len + 4ULL * q.nr + q.len);
 	if (!ret)
 		ret = iw_write(&c->w, &r, sizeof(r));
-	if (!ret)
+	if (!ret && r.name_len)
 		ret = iw_write(&c->w, name, r.name_len);
-	if (!ret)
+	if (!ret && q.nr)
 		ret = iw_write(&c->w, q.lens, 4 * q.nr);
-	if (!ret)
+	if (!ret && q.len)
 		ret = iw_write(&c->w, q.data, q.len);
 	if (!ret)
 		ret = iw_end(&c->w);
@@ -549,21 +566,17 @@ static int write_all(struct cpt_ctx *c)
 			u->s[i].id = ++c->next_objref;
 	for (int pass = 0; pass < 2 && !ret; pass++)
 		for (size_t i = 0; i < u->n && !ret; i++) {
-			struct usk *s = &u->s[i], *p = usk_find(u, s->peer_ino);
-			bool pending = s->kstate == K_ESTABLISHED && p && !p->pid && p->listener;
+			struct usk *s = &u->s[i];
 
-			if (s->pid && (s->kstate == K_LISTEN) == !pass && !pending)
+			if (s->pid && (s->kstate == K_LISTEN) == !pass && !s->listener)
 				ret = write_one(c, s);
 		}
 	for (size_t i = 0; i < u->n && !ret; i++) {
 		struct usk *l = &u->s[i];
 
 		for (uint32_t k = 0; l->pid && l->kstate == K_LISTEN && k < l->nr_icons && !ret; k++) {
-			struct usk *e = usk_find(u, l->icons[k]), *cl;
+			struct usk *cl = usk_find(u, l->icons[k]);
 
-			if (!e)
-				continue;
-			cl = usk_find(u, e->peer_ino);
 			if (cl && cl->pid)
 				ret = write_one(c, cl);
 			else if (!(c->flags & CKPT_EXTERNAL_UNIX))
