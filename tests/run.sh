@@ -320,6 +320,60 @@ refused_checkpoint() {	# MODE EXPECT-IN-MESSAGE
 test_refuse_unknown_fd() { refused_checkpoint iouring 'fd [0-9]*: unsupported kind of file anon_inode:\[io_uring\]'; }
 test_refuse_shared_memory() { refused_checkpoint clonevm 'child [0-9]* shares the memory (CLONE_VM'; }
 test_refuse_socket() { refused_checkpoint netlink 'fd [0-9]*: unsupported kind of file socket:'; }
+test_refuse_unix_fds() { refused_checkpoint unixfds 'fd [0-9]*: unix socket has file descriptors in flight (SCM_RIGHTS)'; }
+
+# A unix socket connected to a process outside the tree is refused, naming
+# pid, fd and peer, unless --external-unix: then it comes back with its
+# peer gone and the data that was queued for it.  Stdio so connected is
+# the caller's (inherited) either way.
+unix_external() {	# DIR: python holds the other ends until DIR/done
+	local d=$1 pid rc rpid
+	wait_for $d/out READY || return 1
+	pid=$(head -1 $d/py.out)
+	"$CKPT" checkpoint -o $d/img $pid 2> $d/err
+	rc=$?
+	cat $d/err
+	[ $rc = 1 ] && [ "$(wc -l < $d/err)" = 1 ] || return 1
+	grep -q "pid $pid fd 9: unix stream socket connected to socket:\\[[0-9]*\\] (unnamed) outside the tree" $d/err || return 1
+	grep -q '^State:.*[SR]' /proc/$pid/status || return 1
+	"$CKPT" checkpoint --kill --external-unix -o $d/img $pid 2> $d/err || { cat $d/err; return 1; }
+	gone $pid || return 1
+	"$CKPT" info $d/img > $d/info || return 1
+	grep -q "^UNIX_SK .*state=peer-gone.*bytes=12" $d/info || return 1
+	grep -q "^FILE .*kind=inherit.*path=socket:" $d/info || return 1
+	( sleep 0.5; touch $d/go ) &
+	timeout $RESTART_TIMEOUT "$CKPT" restart $d/img < /dev/null > $d/restart.out 2>&1 &
+	rpid=$!
+	for ((i = 0; i < 300; i++)); do
+		[ -e /proc/$pid/fd/9 ] && break
+		sleep 0.01
+	done
+	readlink /proc/$pid/fd/9 | grep -q '^socket:' || { echo "fd 9 is not a socket"; return 1; }
+	wait $rpid || { cat $d/restart.out; return 1; }
+	grep -q '^PASS' $d/out && sanitizer_clean $d/err $d/restart.out
+}
+test_unix_external() {
+	local d=$WORK/unixext st
+	mkdir -p $d
+	$PYTHON - "$AUX/holder" $d > $d/py.out 2>&1 <<'PY' &
+import os, socket, subprocess, sys, threading, time
+holder, d = sys.argv[1], sys.argv[2]
+a, b = socket.socketpair()
+i, j = socket.socketpair()
+os.dup2(b.fileno(), 9)
+p = subprocess.Popen([holder, "plain", d + "/go"], pass_fds=[9], stdin=j,
+                     stdout=open(d + "/out", "w"), stderr=subprocess.STDOUT)
+print(p.pid, flush=True)
+threading.Thread(target=p.wait, daemon=True).start()
+a.sendall(b"from-outside")
+while not os.path.exists(d + "/done"):
+    time.sleep(0.05)
+PY
+	unix_external $d
+	st=$?
+	touch $d/done
+	return $st
+}
 
 # --skip-unsupported leaves such fds out instead.
 test_skip_unsupported() {
@@ -465,6 +519,8 @@ want pid_in_use
 want refuse_unknown_fd
 want refuse_socket
 want refuse_shared_memory
+want refuse_unix_fds
+want unix_external
 want skip_unsupported
 want refuse_traced
 want target_dies_midway

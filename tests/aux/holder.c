@@ -2,12 +2,15 @@
  * save (or none), counts in a loop, and after GOFILE checks that it was
  * left exactly as it was: its counter kept running, its memory intact.
  * usage: holder MODE GOFILE [MiB]
- * MODE: plain iouring netlink thread child clonevm orphansession
- * (iouring and netlink: fds of kinds ckpt does not support)
+ * MODE: plain iouring netlink thread child clonevm orphansession unixfds
+ * (iouring and netlink: fds of kinds ckpt does not support; unixfds: an
+ * fd in flight on a unix socket, which must still be there after) 
  * (orphansession: a grandchild re-parented to us, in a session whose
  * leader, its parent, has exited) */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
@@ -51,6 +54,43 @@ static void orphan_session(void)
 	waitpid(leader, NULL, 0);
 }
 
+static int fds_pair[2] = { -1, -1 };
+
+/* an fd in flight: /dev/null sent with a message over a socketpair */
+static void send_fd(void)
+{
+	int fd = open("/dev/null", O_RDONLY);
+	union { char buf[CMSG_SPACE(sizeof(int))]; struct cmsghdr h; } u;
+	struct iovec iov = { "with-fd", 7 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
+			    .msg_control = u.buf, .msg_controllen = sizeof(u.buf) };
+	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, fds_pair) || sendmsg(fds_pair[0], &m, 0) != 7)
+		exit(3);
+	close(fd);
+}
+
+/* it is still in flight, with its message, exactly once */
+static bool fd_still_there(void)
+{
+	union { char buf[CMSG_SPACE(sizeof(int))]; struct cmsghdr h; } u;
+	char data[16] = "";
+	struct iovec iov = { data, sizeof(data) };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
+			    .msg_control = u.buf, .msg_controllen = sizeof(u.buf) };
+	struct cmsghdr *c;
+
+	if (recvmsg(fds_pair[1], &m, MSG_DONTWAIT) != 7 || memcmp(data, "with-fd", 7))
+		return false;
+	c = CMSG_FIRSTHDR(&m);
+	return c && c->cmsg_type == SCM_RIGHTS && recv(fds_pair[1], data, 1, MSG_DONTWAIT) < 0;
+}
+
 static void *idle(void *arg)
 {
 	(void)arg;
@@ -87,6 +127,8 @@ int main(int argc, char **argv)
 		idle(NULL);
 	else if (!strcmp(argv[1], "orphansession"))
 		orphan_session();
+	else if (!strcmp(argv[1], "unixfds"))
+		send_fd();
 	else if (!strcmp(argv[1], "clonevm"))
 		clone(wait_go_file, (char *)malloc(65536) + 65536,
 		      CLONE_VM | SIGCHLD, NULL);
@@ -97,6 +139,10 @@ int main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < len / 8; i++)
 		check += mem[i];
+	if (fds_pair[1] >= 0 && !fd_still_there()) {
+		printf("FAIL: the fd in flight is lost\n");
+		return 1;
+	}
 	if (check != sum || counter == 0) {
 		printf("FAIL: memory or counter lost\n");
 		return 1;
