@@ -65,7 +65,8 @@ TYPES = {
     'HEAD': 1, 'TASK': 100, 'THREAD': 101, 'REGS': 102, 'XSTATE': 103,
     'SIGPENDING': 104, 'MM': 110, 'VMA': 111, 'PAGES': 112, 'SIGHAND': 120,
     'ITIMERS': 121, 'POSIX_TIMER': 122, 'RLIMITS': 130, 'FS': 131,
-    'CREDS': 132, 'FILE': 140, 'FD': 141, 'TAIL': 9001, 'ERROR': 9999,
+    'CREDS': 132, 'FILE': 140, 'FD': 141, 'UNIX_SK': 152, 'TAIL': 9001,
+    'ERROR': 9999,
 }
 NAMES = {v: k for k, v in TYPES.items()}
 
@@ -201,6 +202,12 @@ FIELDS = {
                  rdev=(40, 'Q'), path_len=(48, 'I'), extra_len=(52, 'I')),
     'FD': dict(fd=(0, 'I'), file_id=(4, 'I'), cloexec=(8, 'I'),
                reserved=(12, 'I')),
+    'UNIX_SK': dict(id=(0, 'I'), type=(4, 'I'), state=(8, 'I'), peer=(12, 'I'),
+                    shutdown=(16, 'I'), flags=(20, 'I'), backlog=(24, 'I'),
+                    peek_off=(28, 'i'), rcvbuf=(32, 'I'), sndbuf=(36, 'I'),
+                    rcvtimeo_ns=(40, 'q'), sndtimeo_ns=(48, 'q'),
+                    file_mode=(56, 'I'), file_uid=(60, 'I'), file_gid=(64, 'I'),
+                    name_len=(68, 'I'), nr_msgs=(72, 'I'), data_len=(76, 'I')),
     'TAIL': dict(magic=(0, 'Q'), nr_records=(8, 'Q'), offset=(16, 'Q'),
                  chain=(24, 'I'), reserved=(28, 'I')),
 }
