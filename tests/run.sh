@@ -353,7 +353,7 @@ unix_external() {	# DIR: python holds the other ends until DIR/done
 	grep -q '^PASS' $d/out && sanitizer_clean $d/err $d/restart.out
 }
 test_unix_external() {
-	local d=$WORK/unixext st
+	local d=$WORK/unixext st py
 	mkdir -p $d
 	$PYTHON - "$AUX/holder" $d > $d/py.out 2>&1 <<'PY' &
 import os, socket, subprocess, sys, threading, time
@@ -366,12 +366,14 @@ p = subprocess.Popen([holder, "plain", d + "/go"], pass_fds=[9], stdin=j,
 print(p.pid, flush=True)
 threading.Thread(target=p.wait, daemon=True).start()
 a.sendall(b"from-outside")
-while not os.path.exists(d + "/done"):
+while os.path.isdir(d) and not os.path.exists(d + "/done"):
     time.sleep(0.05)
 PY
+	py=$!
 	unix_external $d
 	st=$?
 	touch $d/done
+	wait $py
 	return $st
 }
 

@@ -287,6 +287,9 @@ static int classify(struct cpt_ctx *c, const struct usk *s, struct rec_unix_sk *
 	if (s->kstate == K_LISTEN) {
 		r->state = UNIX_ST_LISTEN;
 		r->backlog = s->wq;
+		if (!s->name_len || s->type == SOCK_DGRAM || s->wq > MAX_BACKLOG)
+			return log_err(c->log, EOPNOTSUPP, "pid %d fd %d: unix listener without a name, or with a backlog of %u",
+				       s->pid, s->fd, s->wq);
 	} else if (s->kstate == K_CLOSE || (s->kstate == K_ESTABLISHED && !s->has_peer)) {
 		/* a datagram socket others connect to is "established" too */
 		r->state = UNIX_ST_UNCONN;
@@ -384,7 +387,9 @@ static int queue_room(struct queue *q, size_t want)
 		return 0;
 	if (q->len + want > MAX_DATA)
 		return -EFBIG;
-	d = realloc(q->data, q->dcap = q->len + want);
+	/* doubling: many small datagrams are not copied over and over */
+	q->dcap = q->len + want > 2 * q->dcap ? q->len + want : 2 * q->dcap;
+	d = realloc(q->data, q->dcap);
 	if (!d)
 		return -ENOMEM;
 	q->data = d;
