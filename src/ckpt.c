@@ -33,8 +33,9 @@ static const char usage_checkpoint[] =
 	"  -o FILE             image file, '-' for standard output (default ckpt-PID.img)\n"
 	"  --kill              end the process after a successful checkpoint\n"
 	"  --skip-unsupported  leave out fds of unsupported kinds instead of failing\n"
-	"  --external-unix     accept unix sockets connected outside the tree: they\n"
-	"                      are restored as if their peer had closed\n"
+	"  --external-unix     accept unix sockets connected outside the tree: a\n"
+	"                      datagram one connected to a name is connected to it\n"
+	"                      again, others are restored as if their peer had closed\n"
 	"  --log FILE          append messages to FILE\n"
 	"  -v                  log every step\n"
 	"Exit: 0 done, 1 checkpoint failed (the process runs on as before), 2 usage.\n";

@@ -275,6 +275,8 @@ enum unix_state {
 	UNIX_ST_PENDING	= 4,	/* connected, in the backlog of listener peer */
 	UNIX_ST_PEER_GONE = 5,	/* connected to a peer that is closed (or
 				 * outside the tree, with --external-unix) */
+	UNIX_ST_REMOTE	= 6,	/* datagram, connected to name outside the
+				 * tree (--external-unix): connected again */
 };
 
 #define UNIX_SHUT_RD	1	/* the kernel's RCV_SHUTDOWN */

@@ -324,8 +324,9 @@ test_refuse_unix_fds() { refused_checkpoint unixfds 'fd [0-9]*: unix socket has 
 
 # A unix socket connected to a process outside the tree is refused, naming
 # pid, fd and peer, unless --external-unix: then it comes back with its
-# peer gone and the data that was queued for it.  Stdio so connected is
-# the caller's (inherited) either way.
+# peer gone and the data that was queued for it, or, a datagram socket
+# connected to a path (a syslog client's), connected to it again.  Stdio
+# so connected is the caller's (inherited) either way.
 unix_external() {	# DIR: python holds the other ends until DIR/done
 	local d=$1 pid rc rpid
 	wait_for $d/out READY || return 1
@@ -334,13 +335,14 @@ unix_external() {	# DIR: python holds the other ends until DIR/done
 	rc=$?
 	cat $d/err
 	[ $rc = 1 ] && [ "$(wc -l < $d/err)" = 1 ] || return 1
-	grep -q "pid $pid fd 9: unix stream socket connected to socket:\\[[0-9]*\\] (unnamed) outside the tree" $d/err || return 1
+	grep -Eq "pid $pid fd (3: unix dgram socket connected to socket:\\[[0-9]+\\] \\($d/log.sock\\)|9: unix stream socket connected to socket:\\[[0-9]+\\] \\(unnamed\\)) outside the tree" $d/err || return 1
 	grep -q '^State:.*[SR]' /proc/$pid/status || return 1
 	"$CKPT" checkpoint --kill --external-unix -o $d/img $pid 2> $d/err || { cat $d/err; return 1; }
 	gone $pid || return 1
 	"$CKPT" info $d/img > $d/info || return 1
 	grep -q "^UNIX_SK .*state=peer-gone.*bytes=12" $d/info || return 1
 	grep -q "^FILE .*kind=inherit.*path=socket:" $d/info || return 1
+	grep -q "^UNIX_SK .*type=dgram state=remote .*name=$d/log.sock" $d/info || return 1
 	( sleep 0.5; touch $d/go ) &
 	timeout $RESTART_TIMEOUT "$CKPT" restart $d/img < /dev/null > $d/restart.out 2>&1 &
 	rpid=$!
@@ -350,7 +352,8 @@ unix_external() {	# DIR: python holds the other ends until DIR/done
 	done
 	readlink /proc/$pid/fd/9 | grep -q '^socket:' || { echo "fd 9 is not a socket"; return 1; }
 	wait $rpid || { cat $d/restart.out; return 1; }
-	grep -q '^PASS' $d/out && sanitizer_clean $d/err $d/restart.out
+	grep -q '^PASS' $d/out && sanitizer_clean $d/err $d/restart.out || return 1
+	wait_for $d/got after 5	# the log server heard from the restored process
 }
 test_unix_external() {
 	local d=$WORK/unixext st py
@@ -360,8 +363,15 @@ import os, socket, subprocess, sys, threading, time
 holder, d = sys.argv[1], sys.argv[2]
 a, b = socket.socketpair()
 i, j = socket.socketpair()
+log = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+log.bind(d + "/log.sock")
+def serve():
+    while True:
+        open(d + "/got", "ab").write(log.recv(100) + b"\n")
+threading.Thread(target=serve, daemon=True).start()
 os.dup2(b.fileno(), 9)
-p = subprocess.Popen([holder, "plain", d + "/go"], pass_fds=[9], stdin=j,
+os.environ["CKPT_TEST_LOG"] = d + "/log.sock"
+p = subprocess.Popen([holder, "unixlog", d + "/go"], pass_fds=[9], stdin=j,
                      stdout=open(d + "/out", "w"), stderr=subprocess.STDOUT)
 print(p.pid, flush=True)
 threading.Thread(target=p.wait, daemon=True).start()

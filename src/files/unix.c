@@ -271,10 +271,10 @@ static int refuse_outside(struct cpt_ctx *c, const struct usk *s)
 	show_name(p, name, sizeof(name));
 	if (!s->peer_ino)
 		return log_err(c->log, EOPNOTSUPP,
-			       "pid %d fd %d: unix %s socket waits in the backlog of a listener outside the tree (use --external-unix to restore it with its peer gone)",
+			       "pid %d fd %d: unix %s socket waits in the backlog of a listener outside the tree (--external-unix accepts it)",
 			       s->pid, s->fd, type_name(s->type));
 	return log_err(c->log, EOPNOTSUPP,
-		       "pid %d fd %d: unix %s socket connected to socket:[%llu] (%s) outside the tree (use --external-unix to restore it with its peer gone)",
+		       "pid %d fd %d: unix %s socket connected to socket:[%llu] (%s) outside the tree (--external-unix accepts it)",
 		       s->pid, s->fd, type_name(s->type), (unsigned long long)s->peer_ino, name);
 }
 
@@ -314,10 +314,12 @@ static int classify(struct cpt_ctx *c, const struct usk *s, struct rec_unix_sk *
 				       "pid %d fd %d: unix socket connected to socket:[%llu], which is connected elsewhere",
 				       s->pid, s->fd, (unsigned long long)p->ino);
 	} else if (c->flags & CKPT_EXTERNAL_UNIX) {
-		r->state = UNIX_ST_PEER_GONE;
 		r->flags |= UNIX_EXTERNAL;
-		log_warn(c->log, "pid %d fd %d: unix socket connected outside the tree: restored with its peer gone",
-			 s->pid, s->fd);
+		/* a datagram socket to a path or abstract name (a syslog
+		 * client's /dev/log) is connected to it again */
+		r->state = s->type == SOCK_DGRAM && p && p->name_len &&
+			   (!p->name[0] || p->name[0] == '/') ? UNIX_ST_REMOTE :
+			   UNIX_ST_PEER_GONE;
 	} else {
 		return refuse_outside(c, s);
 	}
@@ -526,12 +528,27 @@ static int write_one(struct cpt_ctx *c, const struct usk *s)
 
 	if (!ret && (r.state == UNIX_ST_UNCONN || r.state == UNIX_ST_LISTEN))
 		ret = own_name(c, s, &r, name);
+	if (!ret && r.state == UNIX_ST_REMOTE) {
+		const struct usk *p = usk_find(c->unix_sk, s->peer_ino);
+
+		r.name_len = p->name_len;
+		memcpy(name, p->name, p->name_len);
+	}
 	if (!ret)
 		ret = take_socket(c, s, &sk);
 	if (!ret)
 		ret = read_options(c, s, sk, &r);
 	if (!ret && r.state != UNIX_ST_LISTEN)
 		ret = peek_queue(c, s, sk, &r, &q);
+	if (!ret && q.nr && r.state == UNIX_ST_REMOTE) {
+		/* connecting again would drop it: kept, with the peer gone */
+		r.state = UNIX_ST_PEER_GONE;
+		r.name_len = 0;
+	}
+	if (!ret && (r.flags & UNIX_EXTERNAL))
+		log_warn(c->log, "pid %d fd %d: unix socket connected outside the tree: %s",
+			 s->pid, s->fd, r.state == UNIX_ST_REMOTE ? "connected to its name again at restart" :
+			 "restored with its peer gone");
 	if (!ret && q.nr && !(r.state == UNIX_ST_PEER_GONE ||
 			      (r.state == UNIX_ST_CONNECTED && usk_find(c->unix_sk, s->peer_ino)->peer_ino == s->ino) ||
 			      (r.state == UNIX_ST_UNCONN && r.name_len)))
@@ -665,7 +682,7 @@ static bool rec_ok(const struct rec_unix_sk *r, uint64_t len)
 
 	return r->id && (r->type == SOCK_STREAM || r->type == SOCK_DGRAM ||
 			 r->type == SOCK_SEQPACKET) &&
-	       r->state >= UNIX_ST_UNCONN && r->state <= UNIX_ST_PEER_GONE &&
+	       r->state >= UNIX_ST_UNCONN && r->state <= UNIX_ST_REMOTE &&
 	       r->shutdown <= 3 && !(r->flags & ~UNIX_FLAGS) &&
 	       r->peek_off >= -1 && r->rcvbuf <= MAX_BUF && r->sndbuf <= MAX_BUF &&
 	       r->rcvtimeo_ns >= 0 && r->rcvtimeo_ns <= MAX_TIMEO_NS &&
@@ -677,7 +694,9 @@ static bool rec_ok(const struct rec_unix_sk *r, uint64_t len)
 	       ((r->state == UNIX_ST_CONNECTED || r->state == UNIX_ST_PENDING) ?
 		r->peer && r->peer != r->id : !r->peer) &&
 	       (r->state != UNIX_ST_PENDING || r->type != SOCK_DGRAM) && data_ok &&
-	       !(r->flags & UNIX_EXTERNAL && r->state != UNIX_ST_PEER_GONE);
+	       (r->state == UNIX_ST_REMOTE ? r->type == SOCK_DGRAM && r->name_len &&
+		(r->flags & UNIX_EXTERNAL) : !(r->flags & UNIX_EXTERNAL) ||
+		r->state == UNIX_ST_PEER_GONE);
 }
 
 static struct rst_usk *usk_by_id(struct unix_table *ut, uint32_t id)
@@ -782,12 +801,13 @@ static int bind_name(struct rst_ctx *c, struct rst_usk *e)
 static int connect_name(struct rst_ctx *c, struct rst_usk *e, const struct rst_usk *to)
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	bool path = to->name[0];
 
 	memcpy(a.sun_path, to->name, to->r.name_len);
 	if (connect(e->fd, (struct sockaddr *)&a, offsetof(struct sockaddr_un, sun_path) +
-		    to->r.name_len + !!to->name[0]))
-		return log_err(c->log, errno, "UNIX_SK %u: connecting to %u:", e->r.id,
-			       to->r.id);
+		    to->r.name_len + path))
+		return log_err(c->log, errno, "UNIX_SK %u: connecting to %s%s:", e->r.id,
+			       path ? "" : "@", a.sun_path + !path);
 	return 0;
 }
 
@@ -905,6 +925,11 @@ static int make_one(struct rst_ctx *c, struct unix_table *ut, struct rst_usk *e,
 		return ret;
 	case UNIX_ST_PEER_GONE:
 		return step ? 0 : new_pair(c, e, &e->far);
+	case UNIX_ST_REMOTE:	/* outside the tree: its name is its peer's */
+		if (step)
+			return 0;
+		ret = new_socket(c, e);
+		return ret ? ret : connect_name(c, e, e);
 	case UNIX_ST_CONNECTED:
 		if (p->r.state == UNIX_ST_CONNECTED)
 			return step || e->fd >= 0 ? 0 : new_pair(c, e, &p->fd);
@@ -952,7 +977,7 @@ static void usk_free_ctx(void *state)
 static const char *state_name(uint32_t s)
 {
 	static const char *const n[] = { "?", "unconnected", "listen", "connected",
-					 "pending", "peer-gone" };
+					 "pending", "peer-gone", "remote" };
 
 	return s < sizeof(n) / sizeof(n[0]) ? n[s] : "?";
 }

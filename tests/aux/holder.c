@@ -3,8 +3,12 @@
  * left exactly as it was: its counter kept running, its memory intact.
  * usage: holder MODE GOFILE [MiB]
  * MODE: plain iouring netlink thread child clonevm orphansession unixfds
+ * unixlog
  * (iouring and netlink: fds of kinds ckpt does not support; unixfds: an
- * fd in flight on a unix socket, which must still be there after) 
+ * fd in flight on a unix socket, which must still be there after;
+ * unixlog: a datagram socket connected to the path $CKPT_TEST_LOG, as a
+ * syslog client's to /dev/log, which says "before" and after GOFILE
+ * "after") 
  * (orphansession: a grandchild re-parented to us, in a session whose
  * leader, its parent, has exited) */
 #define _GNU_SOURCE
@@ -20,7 +24,9 @@
 #include <linux/io_uring.h>
 #include <linux/netlink.h>
 #include <sys/prctl.h>
+#include <errno.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -91,6 +97,21 @@ static bool fd_still_there(void)
 	return c && c->cmsg_type == SCM_RIGHTS && recv(fds_pair[1], data, 1, MSG_DONTWAIT) < 0;
 }
 
+static int log_sk = -1;
+
+static void log_connect(void)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	const char *path = getenv("CKPT_TEST_LOG");
+
+	log_sk = socket(AF_UNIX, SOCK_DGRAM, 0);
+	if (!path || strlen(path) >= sizeof(a.sun_path))
+		exit(3);
+	memcpy(a.sun_path, path, strlen(path));
+	if (connect(log_sk, (struct sockaddr *)&a, sizeof(a)) || send(log_sk, "before", 6, 0) != 6)
+		exit(3);
+}
+
 static void *idle(void *arg)
 {
 	(void)arg;
@@ -129,6 +150,8 @@ int main(int argc, char **argv)
 		orphan_session();
 	else if (!strcmp(argv[1], "unixfds"))
 		send_fd();
+	else if (!strcmp(argv[1], "unixlog"))
+		log_connect();
 	else if (!strcmp(argv[1], "clonevm"))
 		clone(wait_go_file, (char *)malloc(65536) + 65536,
 		      CLONE_VM | SIGCHLD, NULL);
@@ -139,6 +162,10 @@ int main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < len / 8; i++)
 		check += mem[i];
+	if (log_sk >= 0 && send(log_sk, "after", 5, 0) != 5) {
+		printf("FAIL: the log socket: %s\n", strerror(errno));
+		return 1;
+	}
 	if (fds_pair[1] >= 0 && !fd_still_there()) {
 		printf("FAIL: the fd in flight is lost\n");
 		return 1;
