@@ -387,6 +387,25 @@ PY
 	return $st
 }
 
+# A checkpoint without --kill reads the data queued on unix sockets without
+# consuming it, and puts back the target's own peek offset: the programs
+# of the state tests find everything as they left it, running on.
+test_unix_no_kill() {
+	local p d pid
+	for p in unix_stream unix_dgram unix_listen; do
+		d=$WORK/nokill-$p
+		mkdir -p $d
+		TP_TMPDIR=$d "$PROGS/$p" $d/go > $d/out 2>&1 < /dev/null &
+		pid=$!
+		wait_for $d/out READY || return 1
+		sleep 0.3
+		"$CKPT" checkpoint -o $d/img $pid 2> $d/err || { cat $d/err; return 1; }
+		touch $d/go
+		wait $pid || { cat $d/out; return 1; }
+		grep -q '^PASS' $d/out && sanitizer_clean $d/err || return 1
+	done
+}
+
 # --skip-unsupported leaves such fds out instead.
 test_skip_unsupported() {
 	local d=$WORK/skip pid
@@ -533,6 +552,7 @@ want refuse_socket
 want refuse_shared_memory
 want refuse_unix_fds
 want unix_external
+want unix_no_kill
 want skip_unsupported
 want refuse_traced
 want target_dies_midway
