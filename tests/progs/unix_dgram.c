@@ -1,6 +1,7 @@
 /* unix_dgram.c - datagram and seqpacket sockets: pairs with messages
  * queued both ways (an empty one, a big one), a datagram server bound to
- * a path and one to an abstract name with messages from a connected
+ * a path (and one to a path relative to the cwd) and one to an abstract
+ * name with messages from a connected
  * client and from an unconnected sender: after restart every message
  * arrives exactly once, whole, in order, and new ones flow. */
 #define _GNU_SOURCE
@@ -46,9 +47,9 @@ static void nothing_more(int fd, const char *what)
 
 int main(int argc, char **argv)
 {
-	int d[2], q[2], srv, abs_srv, cl, u;
-	struct sockaddr_un sa, aa;
-	socklen_t sl, al;
+	int d[2], q[2], srv, abs_srv, rel_srv, cl, u;
+	struct sockaddr_un sa, aa, ra;
+	socklen_t sl, al, rl;
 	char path[200], abs_name[64];
 	const char *tmp = getenv("TP_TMPDIR");
 
@@ -56,6 +57,10 @@ int main(int argc, char **argv)
 	snprintf(path, sizeof(path), "%s/dgram.sock", tmp ? tmp : "/tmp");
 	snprintf(abs_name, sizeof(abs_name), "ckpt-test-dgram-%d", getpid());
 	unlink(path);
+	if (tmp && chdir(tmp))
+		return 1;
+	unlink("rel.sock");
+	rl = addr(&ra, "rel.sock", false);
 	for (int i = 0; i < BIG; i++)
 		big[i] = 'A' + i % 26;
 	sl = addr(&sa, path, false);
@@ -66,6 +71,10 @@ int main(int argc, char **argv)
 	abs_srv = socket(AF_UNIX, SOCK_DGRAM, 0);
 	cl = socket(AF_UNIX, SOCK_DGRAM, 0);
 	u = socket(AF_UNIX, SOCK_DGRAM, 0);
+	rel_srv = socket(AF_UNIX, SOCK_DGRAM, 0);
+	if (bind(rel_srv, (struct sockaddr *)&ra, rl) ||
+	    sendto(u, "r1", 2, 0, (struct sockaddr *)&ra, rl) != 2)
+		return 1;
 	if (bind(srv, (struct sockaddr *)&sa, sl) || bind(abs_srv, (struct sockaddr *)&aa, al) ||
 	    connect(cl, (struct sockaddr *)&sa, sl))
 		return 1;
@@ -119,6 +128,11 @@ int main(int argc, char **argv)
 	tp_check(sendto(u, "a2", 2, 0, (struct sockaddr *)&aa, al) == 2, "sendto abstract: %s",
 		 strerror(errno));
 	EXPECT(abs_srv, "a2", "abstract server, new");
+	EXPECT(rel_srv, "r1", "server bound to a relative path");
+	tp_check(sendto(u, "r2", 2, 0, (struct sockaddr *)&ra, rl) == 2, "sendto relative path: %s",
+		 strerror(errno));
+	EXPECT(rel_srv, "r2", "server bound to a relative path, new");
 	unlink(path);
+	unlink("rel.sock");
 	return tp_done();
 }
