@@ -210,8 +210,10 @@ static int unix_scan(struct cpt_ctx *c)
 		return log_err(c->log, ENOMEM, "unix sockets:");
 	c->unix_sk = u;
 	ret = sockdiag_dump(&req, sizeof(req), diag_one, u);
-	if (ret)
+	if (ret) {
+		u->n = 0;	/* knows none, rather than some unsorted */
 		return log_err(c->log, -ret, "sock_diag of unix sockets:");
+	}
 	qsort(u->s, u->n, sizeof(*u->s), ino_cmp);
 	ret = note_holders(c, u);
 	/* clients waiting in a listener of the tree: their peer, the server
@@ -538,7 +540,9 @@ static int write_one(struct cpt_ctx *c, const struct usk *s)
 		ret = take_socket(c, s, &sk);
 	if (!ret)
 		ret = read_options(c, s, sk, &r);
-	if (!ret && r.state != UNIX_ST_LISTEN)
+	/* an unconnected stream or seqpacket socket cannot be read at all */
+	if (!ret && r.state != UNIX_ST_LISTEN &&
+	    (r.state != UNIX_ST_UNCONN || s->type == SOCK_DGRAM))
 		ret = peek_queue(c, s, sk, &r, &q);
 	if (!ret && q.nr && r.state == UNIX_ST_REMOTE) {
 		/* connecting again would drop it: kept, with the peer gone */

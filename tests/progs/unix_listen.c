@@ -1,8 +1,9 @@
 /* unix_listen.c - a stream listener bound to a path and a seqpacket one
  * bound to an abstract name, with connections waiting in their backlogs
- * and an accepted connection with data queued both ways: after restart
- * the waiting connections are accepted in their order, the data arrives
- * once, and new clients connect. */
+ * and an accepted connection with data queued both ways, and stream
+ * sockets not connected yet, one bound: after restart the waiting
+ * connections are accepted in their order, the data arrives once, new
+ * clients connect, and the others can still connect or listen. */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdbool.h>
@@ -56,8 +57,10 @@ int main(int argc, char **argv)
 {
 	struct sockaddr_un pa, aa;
 	socklen_t pl, al;
-	int l, a, c0, s0, c1, c2, q1, n;
-	char path[200], abs_name[64];
+	int l, a, c0, s0, c1, c2, q1, n, fresh, bound;
+	struct sockaddr_un ba;
+	socklen_t bl;
+	char path[200], abs_name[64], bpath[200];
 	const char *tmp = getenv("TP_TMPDIR");
 	struct stat st;
 
@@ -67,6 +70,13 @@ int main(int argc, char **argv)
 	unlink(path);
 	pl = addr(&pa, path, false);
 	al = addr(&aa, abs_name, true);
+	snprintf(bpath, sizeof(bpath), "%s/bound.sock", tmp ? tmp : "/tmp");
+	unlink(bpath);
+	bl = addr(&ba, bpath, false);
+	fresh = socket(AF_UNIX, SOCK_STREAM, 0);
+	bound = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (bind(bound, (struct sockaddr *)&ba, bl))
+		return 1;
 	l = socket(AF_UNIX, SOCK_STREAM, 0);
 	a = socket(AF_UNIX, SOCK_SEQPACKET, 0);
 	if (bind(l, (struct sockaddr *)&pa, pl) || listen(l, 8) || chmod(path, 0700) ||
@@ -106,6 +116,16 @@ int main(int argc, char **argv)
 	tp_check(n >= 0, "new seqpacket client: connect: %s", strerror(errno));
 	if (n >= 0)
 		accept_from(a, n, "newseq", "new seqpacket client");
+	n = connect(fresh, (struct sockaddr *)&pa, pl);
+	tp_check(!n, "unconnected socket: connect: %s", strerror(errno));
+	if (!n)
+		accept_from(l, fresh, "fresh", "socket unconnected until now");
+	tp_check(!listen(bound, 1), "bound socket: listen: %s", strerror(errno));
+	n = client(SOCK_STREAM, &ba, bl);
+	tp_check(n >= 0, "client of the bound socket: connect: %s", strerror(errno));
+	if (n >= 0)
+		accept_from(bound, n, "late", "socket bound, listening after restart");
 	unlink(path);
+	unlink(bpath);
 	return tp_done();
 }
