@@ -406,6 +406,26 @@ test_unix_no_kill() {
 	done
 }
 
+# A listener's socket file left by the killed process is bound anew at
+# restart; a regular file in its place fails the restart before any
+# process exists.
+test_unix_path_in_way() {
+	local d=$WORK/unixway pid
+	mkdir -p $d
+	TP_TMPDIR=$d "$PROGS/unix_listen" $d/go > $d/out 2>&1 < /dev/null &
+	pid=$!
+	wait_for $d/out READY || return 1
+	checkpoint_kill $d $pid || return 1
+	[ -S $d/listen.sock ] || { echo "no stale socket file"; return 1; }
+	rm $d/listen.sock
+	echo data > $d/listen.sock
+	"$CKPT" restart $d/img > $d/restart.out 2>&1
+	[ $? = 125 ] || { cat $d/restart.out; return 1; }
+	cat $d/restart.out
+	grep -q "unix socket $d/listen.sock: in the way, not a socket" $d/restart.out || return 1
+	! kill -0 $pid 2>/dev/null && [ "$(cat $d/listen.sock)" = data ]
+}
+
 # --skip-unsupported leaves such fds out instead.
 test_skip_unsupported() {
 	local d=$WORK/skip pid
@@ -553,6 +573,7 @@ want refuse_shared_memory
 want refuse_unix_fds
 want unix_external
 want unix_no_kill
+want unix_path_in_way
 want skip_unsupported
 want refuse_traced
 want target_dies_midway

@@ -1027,6 +1027,29 @@ static int unix_load(struct rst_ctx *c, struct rst_file *f)
 	return cross_check(c, ut);
 }
 
+/* Before any process exists: a path to bind again is free, or the socket
+ * file its killed owner left (which bind_name() unlinks), in a directory
+ * that is there. */
+static int unix_check(struct rst_ctx *c, const struct rst_file *f)
+{
+	struct rst_usk *e = usk_by_id(KCSTATE(c, kind_unix), f->f.rdev);
+	char path[NAME_MAX_LEN + 1] = "", *slash;
+	struct stat st;
+
+	if (!e || !e->r.name_len || !e->name[0] ||
+	    (e->r.state != UNIX_ST_UNCONN && e->r.state != UNIX_ST_LISTEN))
+		return 0;
+	memcpy(path, e->name, e->r.name_len);
+	if (!lstat(path, &st) && !S_ISSOCK(st.st_mode))
+		return log_err(c->log, EEXIST, "unix socket %s: in the way, not a socket", path);
+	slash = strrchr(path, '/');
+	*slash = 0;
+	if (stat(slash == path ? "/" : path, &st) || !S_ISDIR(st.st_mode))
+		return log_err(c->log, ENOENT, "unix socket %s/%s: no such directory", path,
+			       slash + 1);
+	return 0;
+}
+
 static int unix_open(struct rst_ctx *c, struct rst_task *t, struct rst_file *f,
 		     long *fd)
 {
@@ -1060,6 +1083,7 @@ const struct file_ops file_unix = {
 	.match = unix_match,
 	.dump = unix_dump,
 	.load = unix_load,
+	.check = unix_check,
 	.open = unix_open,
 	.show = unix_show,
 };

@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 
 #include "tp.h"
 
@@ -92,6 +93,14 @@ int main(int argc, char **argv)
 		return 1;
 	if (send(c0, "hello-server", 12, 0) != 12 || send(s0, "hello-client", 12, 0) != 12)
 		return 1;
+	if (fork() == 0) {	/* shares the listener, as a prefork server */
+		int on = 0;
+		socklen_t ol = sizeof(on);
+
+		tp_wait_go();
+		_exit(getsockopt(l, SOL_SOCKET, SO_ACCEPTCONN, &on, &ol) || !on ||
+		      !(fcntl(l, F_GETFL) & O_NONBLOCK));
+	}
 	tp_ready();
 	tp_wait_go();
 
@@ -125,6 +134,8 @@ int main(int argc, char **argv)
 	tp_check(n >= 0, "client of the bound socket: connect: %s", strerror(errno));
 	if (n >= 0)
 		accept_from(bound, n, "late", "socket bound, listening after restart");
+	tp_check(wait(&n) > 0 && WIFEXITED(n) && !WEXITSTATUS(n),
+		 "the child sharing the listener: 0x%x", n);
 	unlink(path);
 	unlink(bpath);
 	return tp_done();
