@@ -382,6 +382,7 @@ PY
 	py=$!
 	unix_external $d
 	st=$?
+	[ $st = 0 ] || kill -9 "$(head -1 $d/py.out)" 2>/dev/null	# no holder left behind
 	touch $d/done
 	wait $py
 	return $st
@@ -399,7 +400,7 @@ test_unix_no_kill() {
 		pid=$!
 		wait_for $d/out READY || return 1
 		sleep 0.3
-		"$CKPT" checkpoint -o $d/img $pid 2> $d/err || { cat $d/err; return 1; }
+		"$CKPT" checkpoint -o $d/img $pid 2> $d/err || { cat $d/err; kill -9 $pid; return 1; }
 		touch $d/go
 		wait $pid || { cat $d/out; return 1; }
 		grep -q '^PASS' $d/out && sanitizer_clean $d/err || return 1
@@ -414,8 +415,8 @@ test_unix_path_in_way() {
 	mkdir -p $d
 	TP_TMPDIR=$d "$PROGS/unix_listen" $d/go > $d/out 2>&1 < /dev/null &
 	pid=$!
-	wait_for $d/out READY || return 1
-	checkpoint_kill $d $pid || return 1
+	wait_for $d/out READY || { kill -9 $pid; return 1; }
+	checkpoint_kill $d $pid || { kill -9 $pid; return 1; }
 	[ -S $d/listen.sock ] || { echo "no stale socket file"; return 1; }
 	rm $d/listen.sock
 	echo data > $d/listen.sock

@@ -8,6 +8,8 @@
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -94,6 +96,7 @@ int main(int argc, char **argv)
 	if (send(c0, "hello-server", 12, 0) != 12 || send(s0, "hello-client", 12, 0) != 12)
 		return 1;
 	if (fork() == 0) {	/* shares the listener, as a prefork server */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);	/* none left if the test fails */
 		int on = 0;
 		socklen_t ol = sizeof(on);
 

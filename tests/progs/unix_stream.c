@@ -4,6 +4,8 @@
  * data arrives exactly once and new data flows both ways. */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 
@@ -86,6 +88,7 @@ int main(int argc, char **argv)
 		return 1;
 	if (fork() == 0) {
 		close(x[0]);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);	/* none left if the test fails */
 		child(x[1]);
 	}
 	close(x[1]);
