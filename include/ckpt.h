@@ -21,6 +21,9 @@ extern "C" {
 #define CKPT_KILL		0x0001UL /* end the target once the image is synced */
 #define CKPT_SKIP_UNSUPPORTED	0x0002UL /* record unsupported fds as closed */
 #define CKPT_TCP_ESTABLISHED	0x0004UL /* save established TCP connections */
+#define CKPT_EXTERNAL_UNIX	0x0008UL /* unix sockets connected outside the
+					  * tree: restored with their peer gone
+					  * (datagram: connected to its name) */
 /* Flags of ckpt_restart(). */
 #define CKPT_DETACH		0x0100UL /* hand the restored root to init */
 /* Flags of both. */

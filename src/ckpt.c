@@ -20,7 +20,8 @@
 
 static const char usage_main[] =
 	"usage: ckpt COMMAND [OPTIONS]\n"
-	"  checkpoint [-o FILE|-] [--kill] [--skip-unsupported] [--shell-job] [--tcp-established] [--log FILE] [-v] PID\n"
+	"  checkpoint [-o FILE|-] [--kill] [--skip-unsupported] [--shell-job] [--tcp-established]\n"
+	"             [--external-unix] [--log FILE] [-v] PID\n"
 	"  restart [--detach] [--pidns] [--shell-job] [--log FILE] [-v] FILE|-\n"
 	"  info [--json] FILE|-\n"
 	"  demo\n"
@@ -28,7 +29,8 @@ static const char usage_main[] =
 	"Run 'ckpt COMMAND --help' for one command.\n";
 
 static const char usage_checkpoint[] =
-	"usage: ckpt checkpoint [-o FILE|-] [--kill] [--skip-unsupported] [--shell-job] [--tcp-established] [--log FILE] [-v] PID\n"
+	"usage: ckpt checkpoint [-o FILE|-] [--kill] [--skip-unsupported] [--shell-job] [--tcp-established]\n"
+	"                       [--external-unix] [--log FILE] [-v] PID\n"
 	"Write an image of process PID.  It runs on unchanged unless --kill,\n"
 	"which ends it once the image is complete and synced.\n"
 	"  -o FILE             image file, '-' for standard output (default ckpt-PID.img)\n"
@@ -40,6 +42,9 @@ static const char usage_checkpoint[] =
 	"                      above 2 is refused)\n"
 	"  --tcp-established   save established TCP connections (safe only if their\n"
 	"                      peers keep talking to the restored process, and to no other)\n"
+	"  --external-unix     accept unix sockets connected outside the tree: a\n"
+	"                      datagram one connected to a name is connected to it\n"
+	"                      again, others are restored as if their peer had closed\n"
 	"  --log FILE          append messages to FILE\n"
 	"  -v                  log every step\n"
 	"Exit: 0 done, 1 checkpoint failed (the process runs on as before), 2 usage.\n";
@@ -116,6 +121,7 @@ static int cmd_checkpoint(int argc, char **argv)
 		{ "skip-unsupported", no_argument, 0, 's' },
 		{ "shell-job", no_argument, 0, 'j' },
 		{ "tcp-established", no_argument, 0, 't' },
+		{ "external-unix", no_argument, 0, 'x' },
 		{ "log", required_argument, 0, 'l' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0 },
@@ -134,6 +140,7 @@ static int cmd_checkpoint(int argc, char **argv)
 		case 's': o.flags |= CKPT_SKIP_UNSUPPORTED; break;
 		case 'j': o.flags |= CKPT_SHELL_JOB; break;
 		case 't': o.flags |= CKPT_TCP_ESTABLISHED; break;
+		case 'x': o.flags |= CKPT_EXTERNAL_UNIX; break;
 		case 'l': o.log = optarg; break;
 		case 'v': o.flags |= CKPT_VERBOSE; break;
 		case 'h': fputs(usage_checkpoint, stdout); return 0;

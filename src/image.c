@@ -562,6 +562,7 @@ const char *rec_type_name(uint32_t t)
 	case REC_FIFO: return "FIFO";
 	case REC_LOCK: return "LOCK";
 	case REC_FOWN: return "FOWN";
+	case REC_UNIX_SK: return "UNIX_SK";
 	case REC_TAIL: return "TAIL";
 	case REC_ERROR: return "ERROR";
 	}

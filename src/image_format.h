@@ -44,6 +44,7 @@ enum ckpt_rec_type {
 	REC_LOCK	= 146,	/* a file lock the last TASK holds or placed */
 	REC_FOWN	= 147,	/* an fd's F_SETOWN/F_SETSIG owner */
 	REC_TTY		= 150,	/* a terminal: a pty pair, or the job's */
+	REC_UNIX_SK	= 152,	/* a unix socket: its connection, queued data */
 	/* given out to kinds being built, each its range:
 	 * 151 terminals, 152-155 unix sockets, 156-159 TCP/UDP (unused:
 	 * FILE_INET keeps all in its FILE), 160-169 32-bit tasks */
@@ -451,6 +452,48 @@ struct rec_dgram {
 	uint16_t port;		/* where it came from, host order */
 	uint16_t reserved;
 	uint8_t addr[16];	/* as rec_inet's; IPv4-mapped for IPv4 on IPv6 */
+};
+
+enum unix_state {
+	UNIX_ST_UNCONN	= 1,	/* not connected; bound to name or not */
+	UNIX_ST_LISTEN	= 2,	/* listening on its name */
+	UNIX_ST_CONNECTED = 3,	/* to peer, a socket of the image */
+	UNIX_ST_PENDING	= 4,	/* connected, in the backlog of listener peer */
+	UNIX_ST_PEER_GONE = 5,	/* connected to a peer that is closed (or
+				 * outside the tree, with --external-unix) */
+	UNIX_ST_REMOTE	= 6,	/* datagram, connected to name outside the
+				 * tree (--external-unix): connected again */
+};
+
+#define UNIX_SHUT_RD	1	/* the kernel's RCV_SHUTDOWN */
+#define UNIX_SHUT_WR	2	/* SEND_SHUTDOWN */
+#define UNIX_PASSCRED	0x1	/* SO_PASSCRED */
+#define UNIX_EXTERNAL	0x2	/* its peer was outside the tree */
+#define UNIX_FLAGS	0x3
+
+struct rec_unix_sk {
+	uint32_t id;		/* objref, named by its FILE's rdev */
+	uint32_t type;		/* SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET */
+	uint32_t state;		/* enum unix_state */
+	uint32_t peer;		/* CONNECTED: the peer's id; PENDING: the
+				 * listener's; else 0 */
+	uint32_t shutdown;	/* UNIX_SHUT_* */
+	uint32_t flags;		/* UNIX_PASSCRED, UNIX_EXTERNAL */
+	uint32_t backlog;	/* LISTEN: listen()'s backlog */
+	int32_t peek_off;	/* SO_PEEK_OFF, -1: off */
+	uint32_t rcvbuf;	/* SO_RCVBUF, SO_SNDBUF as getsockopt reads */
+	uint32_t sndbuf;
+	int64_t rcvtimeo_ns;	/* SO_RCVTIMEO, SO_SNDTIMEO */
+	int64_t sndtimeo_ns;
+	uint32_t file_mode;	/* bound to a path: its socket file's mode, */
+	uint32_t file_uid;	/* owner and group */
+	uint32_t file_gid;
+	uint32_t name_len;	/* bytes of sun_path that follow (abstract:
+				 * a leading NUL); 0: not bound */
+	uint32_t nr_msgs;	/* messages queued for it (to be read by it) */
+	uint32_t data_len;	/* their bytes, in all */
+	/* char name[name_len]; uint32_t msg_len[nr_msgs];
+	 * uint8_t data[data_len]; */
 };
 
 struct rec_file {

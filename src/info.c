@@ -116,6 +116,7 @@ static size_t min_len(uint32_t type)
 	case REC_FIFO: return sizeof(struct rec_pipe);
 	case REC_LOCK: return sizeof(struct rec_lock);
 	case REC_FOWN: return sizeof(struct rec_fown);
+	case REC_UNIX_SK: return sizeof(struct rec_unix_sk);
 	}
 	return 0;
 }

@@ -15,6 +15,7 @@ const struct kind_ops *const ckpt_kinds[] = {
 	&kind_pipe,
 	&kind_fobj,	/* before files and mm, which name its objects */
 	&kind_fifo,
+	&kind_unix,
 	&kind_files,
 	&kind_tty,
 	&kind_mm,

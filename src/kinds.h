@@ -72,6 +72,7 @@ struct cpt_ctx {
 	uint32_t job_tty;	/* the job's terminal's TTY record, once written */
 	struct cpt_sock *socks;	/* TCP sockets ckpt holds in repair mode */
 	int nr_socks;
+	struct unix_cpt *unix_sk;	/* unix.c: every unix socket, once asked */
 };
 
 struct cpt_pty {
@@ -123,6 +124,8 @@ int tree_collect(struct cpt_ctx *c, pid_t root);
 int tree_release(struct cpt_ctx *c);
 int tree_kill(struct cpt_ctx *c);
 void tree_free(struct cpt_ctx *c);
+/* files/unix.c: what checkpoint found of unix sockets (cpt_ctx.unix_sk) */
+void unix_cpt_free(struct unix_cpt *u);
 
 /* A thread to restore: its tid, what each kind loaded for it, and once
  * it exists, its remote (threads[0] is the main thread, t->rm). */
@@ -206,7 +209,8 @@ struct kind_ops {
 
 extern const struct kind_ops kind_task, kind_pipe, kind_fobj, kind_fifo, kind_tty,
 	kind_mm, kind_files, kind_fs, kind_rlimits, kind_timers, kind_signals,
-	kind_creds, kind_locks, kind_regs, kind_inet;
+	kind_creds, kind_locks, kind_regs, kind_inet,
+	kind_unix;
 extern const struct kind_ops *const ckpt_kinds[];
 extern const int ckpt_nr_kinds;
 int kind_index(const struct kind_ops *k);

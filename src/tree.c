@@ -363,4 +363,5 @@ void tree_free(struct cpt_ctx *c)
 	free(c->pipes);
 	free(c->ptys);
 	free(c->fifos);
+	unix_cpt_free(c->unix_sk);
 }

@@ -663,6 +663,47 @@ forged "FIFO twice"                insert --at after:'FD#-1' --type FIFO --paylo
 forged "FILE kind FIFO, no FIFO"   edit -r 'FILE#-1' --set kind=6
 forged "FILE reg, flags 0x40000000" edit -r 'FILE#-1' --or flags=0x40000000
 forged "FILE reg, access mode 3"   edit -r 'FILE#-1' --or flags=3
+# unix sockets (UNIX_SK, inserted after the TASK; the holder has none)
+usk() {	# TYPE STATE PEER SHUTDOWN FLAGS BACKLOG NAME-HEX NR-MSGS DATA-LEN LENS-AND-DATA-HEX
+	printf '%s' "$(le 4 1000)$(le 4 "$1")$(le 4 "$2")$(le 4 "$3")$(le 4 "$4")$(le 4 "$5")$(le 4 "$6")$(le 4 0xffffffff)$(zeros 36)$(le 4 $((${#7} / 2)))$(le 4 "$8")$(le 4 "$9")$7${10}"
+}
+usk_case() {	# NAME [--control] USK-ARGS...
+	local name=$1 ctl=
+	shift
+	[ "$1" = --control ] && { ctl=--control; shift; }
+	forged "$name" $ctl insert --at after:TASK --type UNIX_SK --payload "$(usk "$@")"
+}
+usk_case "control: UNIX_SK stream"           --control 1 1 0 0 0 0 "" 0 0 ""
+usk_case "control: UNIX_SK dgram, a message" --control 2 1 0 0 0 0 00616263 1 3 "$(le 4 3)616263"
+usk_case "UNIX_SK type 3"                    3 1 0 0 0 0 "" 0 0 ""
+usk_case "UNIX_SK state 0"                   1 0 0 0 0 0 "" 0 0 ""
+usk_case "UNIX_SK state 6"                   1 6 0 0 0 0 "" 0 0 ""
+usk_case "UNIX_SK shutdown 4"                1 1 0 4 0 0 "" 0 0 ""
+usk_case "UNIX_SK flags 4"                   1 1 0 0 4 0 "" 0 0 ""
+usk_case "UNIX_SK listen, no name"           1 2 0 0 0 5 "" 0 0 ""
+usk_case "UNIX_SK listen, dgram"             2 2 0 0 0 5 00616263 0 0 ""
+usk_case "UNIX_SK backlog, not listening"    1 1 0 0 0 5 "" 0 0 ""
+usk_case "UNIX_SK connected to itself"       1 3 1000 0 0 0 "" 0 0 ""
+usk_case "UNIX_SK pending, no listener"      1 4 0 0 0 0 "" 0 0 ""
+usk_case "UNIX_SK unconnected, a peer"       1 1 7 0 0 0 "" 0 0 ""
+usk_case "UNIX_SK external, connected"       1 3 7 0 2 0 "" 0 0 ""
+usk_case "control: UNIX_SK remote dgram"     --control 2 6 0 0 2 0 006c6f67 0 0 ""
+usk_case "UNIX_SK remote, not external"      2 6 0 0 0 0 006c6f67 0 0 ""
+usk_case "UNIX_SK remote stream"             1 6 0 0 2 0 006c6f67 0 0 ""
+usk_case "UNIX_SK remote, no name"           2 6 0 0 2 0 "" 0 0 ""
+usk_case "UNIX_SK remote, data"              2 6 0 0 2 0 006c6f67 1 1 "$(le 4 1)61"
+usk_case "UNIX_SK state 7"                   2 7 0 0 2 0 006c6f67 0 0 ""
+usk_case "UNIX_SK relative path"             2 1 0 0 0 0 616263 0 0 ""
+usk_case "UNIX_SK NUL inside the path"       2 1 0 0 0 0 2f610062 0 0 ""
+usk_case "UNIX_SK name 108 bytes"            2 1 0 0 0 0 "2f$(printf '61%.0s' {1..107})" 0 0 ""
+usk_case "UNIX_SK name_len past payload"     2 1 0 0 0 0 "" 0 0 2f61
+usk_case "UNIX_SK messages != data_len"      2 1 0 0 0 0 00616263 1 4 "$(le 4 3)61626364"
+usk_case "UNIX_SK nr_msgs 2^32-1"            2 1 0 0 0 0 00616263 0xffffffff 0 ""
+usk_case "UNIX_SK data, no one to send it"   1 1 0 0 0 0 "" 1 3 "$(le 4 3)616263"
+usk_case "UNIX_SK data_len past payload"     2 1 0 0 0 0 00616263 1 300 "$(le 4 300)616263"
+forged "UNIX_SK twice" insert --at after:TASK --type UNIX_SK --payload "$(usk 1 1 0 0 0 0 "" 0 0 "")" \
+	--type UNIX_SK --payload "$(usk 1 1 0 0 0 0 "" 0 0 "")"
+forged "FILE unix without its UNIX_SK"   edit -r FILE --set kind=15 --set rdev=4242
 # the record stream
 forged "header len 2^63 (VMA)"     setlen -r 'VMA#0' --len 0x8000000000000000
 forged "header len 2^63 (PAGES)"   setlen -r "$big_i" --len 0x8000000000000000

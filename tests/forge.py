@@ -70,7 +70,7 @@ TYPES = {
     'SIGPENDING': 104, 'MM': 110, 'VMA': 111, 'PAGES': 112, 'PAGES_REF': 113, 'SIGHAND': 120,
     'ITIMERS': 121, 'POSIX_TIMER': 122, 'RLIMITS': 130, 'FS': 131,
     'CREDS': 132, 'FILE': 140, 'FD': 141, 'FIFO': 145, 'LOCK': 146,
-    'FOWN': 147, 'TTY': 150, 'TAIL': 9001, 'ERROR': 9999,
+    'FOWN': 147, 'TTY': 150, 'UNIX_SK': 152, 'TAIL': 9001, 'ERROR': 9999,
 }
 TYPES.update({'FILE_OBJ': 143, 'FILE_DATA': 144})
 NAMES = {v: k for k, v in TYPES.items()}
@@ -230,6 +230,12 @@ FIELDS = {
                       **{k: v for i in range(4) for k, v in (
                           ('run%d.off' % i, (24 + 16 * i, 'Q')),
                           ('run%d.len' % i, (32 + 16 * i, 'Q')))}),
+    'UNIX_SK': dict(id=(0, 'I'), type=(4, 'I'), state=(8, 'I'), peer=(12, 'I'),
+                    shutdown=(16, 'I'), flags=(20, 'I'), backlog=(24, 'I'),
+                    peek_off=(28, 'i'), rcvbuf=(32, 'I'), sndbuf=(36, 'I'),
+                    rcvtimeo_ns=(40, 'q'), sndtimeo_ns=(48, 'q'),
+                    file_mode=(56, 'I'), file_uid=(60, 'I'), file_gid=(64, 'I'),
+                    name_len=(68, 'I'), nr_msgs=(72, 'I'), data_len=(76, 'I')),
     'TAIL': dict(magic=(0, 'Q'), nr_records=(8, 'Q'), offset=(16, 'Q'),
                  chain=(24, 'I'), reserved=(28, 'I')),
 }

@@ -30,6 +30,7 @@ static const struct file_ops *const file_kinds[] = {
 	&file_pipe,	/* before inherit: a pipe inside the tree at fd 0-2 */
 	&file_tty,	/* before inherit: a pty inside the tree, the job's tty */
 	&file_fifo,	/* and a FIFO, reopened by its name */
+	&file_unix,	/* the same for sockets (not those connected outside) */
 	&file_inherit,	/* before inet: a socket at fd 0-2 is the caller's */
 	&file_reg,
 	&file_memfd,

@@ -4,7 +4,7 @@
  * usage: holder MODE GOFILE [MiB]
  * MODE: plain iouring netlink thread child vfork vmsibling orphansession
  *       evfds files lock lease fifo linkeddel deleted futurewrite
- *       epollring epollgone epolllater
+ *       epollring epollgone epolllater unixfds unixlog
  * (iouring and netlink: fds of kinds ckpt does not support; vfork: we
  * wait in vfork() for our child; vmsibling: two children sharing memory
  * with each other, not with us; evfds: an eventfd, a timerfd and a
@@ -16,6 +16,10 @@
  * (epollring: an epoll watching an io_uring; epollgone: an epoll
  * watching a pipe end whose fd we closed, kept open only by a process
  * outside the tree; epolllater: the same, kept open only by our child)
+ * (unixfds: an fd in flight on a unix socket, which must still be there
+ * after; unixlog: a datagram socket connected to the path $CKPT_TEST_LOG,
+ * as a syslog client's to /dev/log, which says "before" and after GOFILE
+ * "after")
  * (orphansession: a grandchild re-parented to us, in a session whose
  * leader, its parent, has exited)
  * (files: GOFILE's directory/ro open read-only, .../rw read-write;
@@ -23,11 +27,13 @@
  * lease: a read lease on .../lease;
  * fifo: FIFO .../fifo open read-write with "data" in it) */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +50,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -179,6 +186,58 @@ static void future_write(void)
 		exit(3);
 }
 
+static int fds_pair[2] = { -1, -1 };
+
+/* an fd in flight: /dev/null sent with a message over a socketpair */
+static void send_fd(void)
+{
+	int fd = open("/dev/null", O_RDONLY);
+	union { char buf[CMSG_SPACE(sizeof(int))]; struct cmsghdr h; } u;
+	struct iovec iov = { "with-fd", 7 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
+			    .msg_control = u.buf, .msg_controllen = sizeof(u.buf) };
+	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, fds_pair) || sendmsg(fds_pair[0], &m, 0) != 7)
+		exit(3);
+	close(fd);
+}
+
+/* it is still in flight, with its message, exactly once */
+static bool fd_still_there(void)
+{
+	union { char buf[CMSG_SPACE(sizeof(int))]; struct cmsghdr h; } u;
+	char data[16] = "";
+	struct iovec iov = { data, sizeof(data) };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
+			    .msg_control = u.buf, .msg_controllen = sizeof(u.buf) };
+	struct cmsghdr *c;
+
+	if (recvmsg(fds_pair[1], &m, MSG_DONTWAIT) != 7 || memcmp(data, "with-fd", 7))
+		return false;
+	c = CMSG_FIRSTHDR(&m);
+	return c && c->cmsg_type == SCM_RIGHTS && recv(fds_pair[1], data, 1, MSG_DONTWAIT) < 0;
+}
+
+static int log_sk = -1;
+
+static void log_connect(void)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	const char *path = getenv("CKPT_TEST_LOG");
+
+	log_sk = socket(AF_UNIX, SOCK_DGRAM, 0);
+	if (!path || strlen(path) >= sizeof(a.sun_path))
+		exit(3);
+	memcpy(a.sun_path, path, strlen(path));
+	if (connect(log_sk, (struct sockaddr *)&a, sizeof(a)) || send(log_sk, "before", 6, 0) != 6)
+		exit(3);
+}
+
 static void *idle(void *arg)
 {
 	(void)arg;
@@ -243,6 +302,10 @@ int main(int argc, char **argv)
 	} else if (!strcmp(argv[1], "lease") &&
 		 fcntl(open_beside("lease", O_RDONLY), F_SETLEASE, F_RDLCK))
 		return 1;
+	else if (!strcmp(argv[1], "unixfds"))
+		send_fd();
+	else if (!strcmp(argv[1], "unixlog"))
+		log_connect();
 	else if (!strcmp(argv[1], "evfds"))
 		event_fds();
 	else if (!strcmp(argv[1], "vmsibling") && fork() == 0) {
@@ -266,6 +329,14 @@ int main(int argc, char **argv)
 	while (access(argv[2], F_OK) != 0) {
 		counter++;
 		nanosleep(&ts, NULL);
+	}
+	if (log_sk >= 0 && send(log_sk, "after", 5, 0) != 5) {
+		printf("FAIL: the log socket: %s\n", strerror(errno));
+		return 1;
+	}
+	if (fds_pair[1] >= 0 && !fd_still_there()) {
+		printf("FAIL: the fd in flight is lost\n");
+		return 1;
 	}
 	for (size_t i = 0; i < len / 8; i++)
 		check += mem[i];
