@@ -548,6 +548,8 @@ const char *rec_type_name(uint32_t t)
 	case REC_FILE: return "FILE";
 	case REC_FD: return "FD";
 	case REC_PIPE: return "PIPE";
+	case REC_IA32: return "IA32";
+	case REC_IA32_THREAD: return "IA32_THREAD";
 	case REC_TAIL: return "TAIL";
 	case REC_ERROR: return "ERROR";
 	}

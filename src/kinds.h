@@ -163,7 +163,8 @@ struct kind_ops {
 };
 
 extern const struct kind_ops kind_task, kind_pipe, kind_mm, kind_files, kind_fs,
-	kind_rlimits, kind_timers, kind_signals, kind_creds, kind_regs;
+	kind_rlimits, kind_timers, kind_signals, kind_creds, kind_regs,
+	kind_ia32;
 extern const struct kind_ops *const ckpt_kinds[];
 extern const int ckpt_nr_kinds;
 int kind_index(const struct kind_ops *k);

@@ -10,6 +10,7 @@ CKPT=$ROOT/build/test/ckpt
 # timeout's SIGTERM reaches it through restart's signal forwarding
 RESTART_TIMEOUT=90
 PROGS=$ROOT/build/test/progs
+PROGS32=$ROOT/build/test/progs32	# the same built 32-bit, and tests/progs32
 AUX=$ROOT/build/test/aux
 FILTER=${1:-}
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99
@@ -126,6 +127,10 @@ state_test() {	# PROG
 
 for p in "$PROGS"/*; do
 	name=state_$(basename "$p")
+	eval "test_$name() { state_test '$p'; }"
+done
+for p in "$PROGS32"/*; do
+	name=state32_$(basename "$p")
 	eval "test_$name() { state_test '$p'; }"
 done
 
@@ -452,6 +457,7 @@ test_unit() {
 echo "ckpt test suite: $(date -u +%FT%TZ), $(uname -r)"
 want unit
 for p in "$PROGS"/*; do want "state_$(basename "$p")"; done
+for p in "$PROGS32"/*; do want "state32_$(basename "$p")"; done
 want python_counter
 want stream
 want info

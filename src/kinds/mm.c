@@ -22,6 +22,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "../arch/x86/compat.h"
 #include "../kinds.h"
 #include "mm.h"
 #include "../pagecopy.h"
@@ -41,6 +42,7 @@
 #define MADV_WIPEONFORK 18
 #endif
 #define ARCH_MAP_VDSO_64	0x2003
+#define ARCH_MAP_VDSO_32	0x2002
 
 /* ---- checkpoint ---- */
 
@@ -695,7 +697,9 @@ static int mm_check(struct rst_ctx *c, struct rst_task *t)
 	for (int i = 0; i < s->nr && !ret; i++)
 		if (s->vmas[i].v.kind == VMA_FILE)
 			ret = check_file(c, &s->vmas[i]);
-	return ret ? ret : check_vdso(c, s);
+	/* we have no 32-bit vdso to compare with: a 32-bit process's is
+	 * checked once mapped, before it runs (map_vdso) */
+	return ret || task_ia32(t) ? ret : check_vdso(c, s);
 }
 
 /* ---- restart: rebuild the address space in the puppet ---- */
@@ -832,11 +836,32 @@ static int map_vma(struct rst_ctx *c, struct rst_task *t, const struct rst_vma *
 	return ret ? ret : vma_advise(t, v);
 }
 
+/* Every vvar and vdso area of the image is where, and as big as, the
+ * kernel put it. */
+static bool vdso_placed(const struct mm_state *s, const struct vma_list *now)
+{
+	for (int i = 0; i < s->nr; i++) {
+		const struct rec_vma *v = &s->vmas[i].v;
+		bool found = false;
+
+		if (v->kind != VMA_VVAR && v->kind != VMA_VDSO)
+			continue;
+		for (int j = 0; j < now->n && !found; j++)
+			found = now->v[j].start == v->start && now->v[j].end == v->end;
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
+/* A 32-bit process gets the 32-bit vdso: its signal return code, its
+ * int $0x80. */
 static int map_vdso(struct rst_task *t, const struct mm_state *s)
 {
+	bool ia32 = task_ia32(t);
 	struct vma_list now;
 	uint64_t base = 0, vdso = 0;
-	bool placed = false;
+	bool placed;
 	int ret;
 
 	for (int i = 0; i < s->nr; i++) {
@@ -847,20 +872,20 @@ static int map_vdso(struct rst_task *t, const struct mm_state *s)
 	}
 	if (!vdso)
 		return 0;
-	ret = rcheck(&t->rm, NULL, "arch_prctl(ARCH_MAP_VDSO_64)",
-		     SYS_arch_prctl, ARCH_MAP_VDSO_64, base ? base : vdso);
+	ret = rcheck(&t->rm, NULL, ia32 ? "arch_prctl(ARCH_MAP_VDSO_32)"
+					: "arch_prctl(ARCH_MAP_VDSO_64)",
+		     SYS_arch_prctl, ia32 ? ARCH_MAP_VDSO_32 : ARCH_MAP_VDSO_64,
+		     base ? base : vdso);
 	if (ret)
 		return ret;
 	ret = proc_smaps(t->pid, &now);
 	if (ret)
 		return log_err(t->rm.log, -ret, "pid %d: reading maps:", t->pid);
-	for (int i = 0; i < now.n; i++)
-		if (!strcmp(now.v[i].path, "[vdso]") && now.v[i].start == vdso)
-			placed = true;
+	placed = vdso_placed(s, &now);
 	vma_list_free(&now);
 	if (!placed)
 		return log_err(t->rm.log, ENOEXEC,
-			       "pid %d: the vdso could not be placed at 0x%llx",
+			       "pid %d: the vdso could not be placed at 0x%llx as saved",
 			       t->pid, (unsigned long long)vdso);
 	return 0;
 }

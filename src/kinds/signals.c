@@ -9,6 +9,7 @@
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 
+#include "../arch/x86/compat.h"
 #include "../kinds.h"
 
 struct peeksiginfo_args_ {
@@ -251,6 +252,10 @@ static int sig_restore(struct rst_ctx *c, struct rst_task *t)
 	for (int sig = 1; sig <= NSIG_ && !ret; sig++) {
 		if (sig == SIGKILL || sig == SIGSTOP)
 			continue;
+		if (task_ia32(t)) {	/* its handlers get 32-bit frames */
+			ret = ia32_sigaction(t, sig, &s->hand.act[sig - 1]);
+			continue;
+		}
 		ret = rst_scratch_put(t, 0, &s->hand.act[sig - 1],
 				      sizeof(s->hand.act[0]), &addr);
 		if (!ret)
