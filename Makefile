@@ -52,12 +52,16 @@ build/test/m32:
 	bash tests/setup.sh
 	@mkdir -p build/test && touch $@
 
-AUXPROGS := build/test/aux/holder build/test/aux/tracer build/test/aux/child32
+AUXPROGS := build/test/aux/holder build/test/aux/tracer build/test/aux/child32 \
+	    build/test/aux/holder32
 build/test/aux/%: tests/aux/%.c
 	@mkdir -p build/test/aux
 	$(CC) -std=gnu11 -O1 -g -Wall -Wextra -Werror -pthread -o $@ $<
 
 build/test/aux/child32: tests/aux/child32.c tests/aux/worker.h | build/test/m32
+	@mkdir -p build/test/aux
+	$(CC32) -o $@ $<
+build/test/aux/holder32: tests/aux/holder.c | build/test/m32
 	@mkdir -p build/test/aux
 	$(CC32) -o $@ $<
 build/test/progs/mixed_tree: tests/aux/worker.h build/test/aux/child32

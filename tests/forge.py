@@ -65,7 +65,8 @@ TYPES = {
     'HEAD': 1, 'TASK': 100, 'THREAD': 101, 'REGS': 102, 'XSTATE': 103,
     'SIGPENDING': 104, 'MM': 110, 'VMA': 111, 'PAGES': 112, 'SIGHAND': 120,
     'ITIMERS': 121, 'POSIX_TIMER': 122, 'RLIMITS': 130, 'FS': 131,
-    'CREDS': 132, 'FILE': 140, 'FD': 141, 'TAIL': 9001, 'ERROR': 9999,
+    'CREDS': 132, 'FILE': 140, 'FD': 141, 'IA32': 160, 'IA32_THREAD': 161,
+    'TAIL': 9001, 'ERROR': 9999,
 }
 NAMES = {v: k for k, v in TYPES.items()}
 
@@ -201,6 +202,14 @@ FIELDS = {
                  rdev=(40, 'Q'), path_len=(48, 'I'), extra_len=(52, 'I')),
     'FD': dict(fd=(0, 'I'), file_id=(4, 'I'), cloexec=(8, 'I'),
                reserved=(12, 'I')),
+    'IA32': dict(abi=(0, 'I'), reserved=(4, 'I')),
+    # tlsN: the GDT TLS entry 12 + N (struct user_desc)
+    'IA32_THREAD': dict(robust_list=(48, 'I'), robust_len=(52, 'I'),
+                        **{k: v for i in range(3) for k, v in (
+                            ('tls%d.entry' % i, (16 * i, 'I')),
+                            ('tls%d.base' % i, (16 * i + 4, 'I')),
+                            ('tls%d.limit' % i, (16 * i + 8, 'I')),
+                            ('tls%d.flags' % i, (16 * i + 12, 'I')))}),
     'TAIL': dict(magic=(0, 'Q'), nr_records=(8, 'Q'), offset=(16, 'Q'),
                  chain=(24, 'I'), reserved=(28, 'I')),
 }

@@ -443,7 +443,7 @@ test_demo() {
 	grep -q "finished all 30 steps" $WORK/demo.out
 }
 
-test_bad_images() { bash tests/bad_images.sh "$CKPT" "$AUX/holder" "$WORK/bad"; }
+test_bad_images() { bash tests/bad_images.sh "$CKPT" "$AUX/holder" "$WORK/bad" "$AUX/holder32"; }
 
 test_unit() {
 	local u rc=0

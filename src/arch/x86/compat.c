@@ -205,9 +205,7 @@ int ia32_sigaction(struct rst_task *t, int sig, const struct rec_sigaction *a)
 	uint64_t addr;
 	int ret;
 
-	if (a->handler >= IA32_LIMIT || a->restorer >= IA32_LIMIT)
-		return log_err(t->rm.log, EBADMSG, "pid %d: signal %d: handler beyond 4 GiB",
-			       t->pid, sig);
+	/* (signals.c checked the addresses are 32-bit ones) */
 	ret = rst_scratch_put(t, 0, act, sizeof(act), &addr);
 	return ret ? ret : rcheck32(&t->rm, NULL, "rt_sigaction (32-bit)",
 				    NR32_rt_sigaction, sig, addr, 0, 8);
