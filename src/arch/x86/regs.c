@@ -92,7 +92,8 @@ static int check_regs(struct rst_ctx *c, const struct user_regs_struct *r,
 			       "REGS: segment selector not a user or TLS one (ds 0x%llx es 0x%llx fs 0x%llx gs 0x%llx)",
 			       r->ds, r->es, r->fs, r->gs);
 	if (r->eflags & ~EFLAGS_USER || (r->eflags & EFLAGS_ON) != EFLAGS_ON)
-		return log_err(c->log, EBADMSG, "REGS: eflags 0x%llx: system bits set, or IF or bit 1 clear",
+		return log_err(c->log, EBADMSG,
+			       "REGS: eflags 0x%llx: system bits set, or IF or bit 1 clear",
 			       r->eflags);
 	if (r->fs_base >= limit || r->gs_base >= limit || r->rip >= limit)
 		return log_err(c->log, EBADMSG, "REGS: address beyond user space");
