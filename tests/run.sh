@@ -82,7 +82,7 @@ sanitizer_clean() {	# LOG...: no sanitizer report in these
 # and set the caller's $pid.  usage: start_holder MODE DIR [MiB]
 start_holder() {
 	mkdir -p "$2"
-	"$AUX/holder" "$1" "$2/go" ${3:-} > "$2/out" 2>&1 < /dev/null &
+	"${HOLDER_BIN:-$AUX/holder}" "$1" "$2/go" ${3:-} > "$2/out" 2>&1 < /dev/null &
 	pid=$!
 	wait_for "$2/out" READY 20
 }
@@ -183,7 +183,7 @@ print(len(types), "records")'
 
 # Without --kill the process runs on unharmed, and the image still works.
 test_checkpoint_no_kill() {
-	local d=$WORK/nokill pid rpid
+	local d=${1:-$WORK/nokill} pid rpid
 	start_holder plain $d 8 || return 1
 	"$CKPT" checkpoint -o $d/img $pid || return 1
 	[ "$(awk '/TracerPid/ {print $2}' /proc/$pid/status)" = 0 ] || return 1
@@ -199,6 +199,12 @@ test_checkpoint_no_kill() {
 	touch $d/go
 	gone $pid || return 1
 	grep -q '^PASS' $d/out
+}
+
+# The same for a 32-bit process: let go, it runs on in its own mode.
+test_checkpoint_no_kill32() {
+	local HOLDER_BIN=$AUX/holder32
+	test_checkpoint_no_kill $WORK/nokill32
 }
 
 # --detach prints the pid, returns at once, and the process is init's.
@@ -462,6 +468,7 @@ want python_counter
 want stream
 want info
 want checkpoint_no_kill
+want checkpoint_no_kill32
 want restart_detach
 want restart_status_and_signals
 want zombie_pid_wait
