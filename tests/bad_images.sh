@@ -518,6 +518,10 @@ if [ -n "$HOLDER32" ]; then
 	forged "32: REGS rip above 4 GiB"   edit -r REGS --set rip=0x100001000
 	forged "32: REGS gs_base above 4 GiB" edit -r REGS --set gs_base=0x100000000
 	forged "32: SIGHAND handler 2^32"   edit -r SIGHAND --set sig10.handler=0x100000000
+	# compared with this kernel's 32-bit vdso before any process exists
+	vdso_i=$("$CKPT" info "$GOOD32" | awk '/kind=vdso/ { print NR - 1; exit }')
+	forged "32: vdso a page shorter" --expect "elsewhere:vdso layout differs" \
+		edit -r "$vdso_i" --add start=0x1000
 	run_batch "$GOOD32"
 fi
 

@@ -646,10 +646,12 @@ static int check_file(struct rst_ctx *c, const struct rst_vma *v)
 }
 
 /* The vdso and its data pages come from this kernel: their layout here
- * must be the one the image had. */
-static int check_vdso(struct rst_ctx *c, const struct mm_state *s)
+ * (ours, or a 32-bit process's for one) must be the one the image had. */
+static int check_vdso(struct rst_ctx *c, struct rst_task *t,
+		      const struct mm_state *s)
 {
-	struct vma_list self;
+	struct vma_list own = { 0 };
+	const struct vma_list *ref = &own;
 	int i = 0, j = 0, ret;
 
 	while (i < s->nr && s->vmas[i].v.kind != VMA_VVAR &&
@@ -657,17 +659,17 @@ static int check_vdso(struct rst_ctx *c, const struct mm_state *s)
 		i++;
 	if (i == s->nr)
 		return 0;
-	ret = proc_smaps(getpid(), &self);
+	ret = task_ia32(t) ? ia32_vdso_layout(c, &ref) : proc_smaps(getpid(), &own);
 	if (ret)
-		return log_err(c->log, -ret, "reading own maps:");
-	while (j < self.n && strcmp(self.v[j].path, "[vvar]") &&
-	       strcmp(self.v[j].path, "[vdso]"))
+		return task_ia32(t) ? ret : log_err(c->log, -ret, "reading own maps:");
+	while (j < ref->n && strcmp(ref->v[j].path, "[vvar]") &&
+	       strcmp(ref->v[j].path, "[vdso]"))
 		j++;
 	for (; i < s->nr && (s->vmas[i].v.kind == VMA_VVAR ||
 			     s->vmas[i].v.kind == VMA_VDSO); i++, j++) {
 		const struct rst_vma *v = &s->vmas[i];
 
-		if (j >= self.n || self.v[j].end - self.v[j].start !=
+		if (j >= ref->n || ref->v[j].end - ref->v[j].start !=
 				   v->v.end - v->v.start ||
 		    (i && s->vmas[i - 1].v.end != v->v.start &&
 		     s->vmas[i - 1].v.kind >= VMA_VDSO)) {
@@ -676,7 +678,7 @@ static int check_vdso(struct rst_ctx *c, const struct mm_state *s)
 			break;
 		}
 	}
-	vma_list_free(&self);
+	vma_list_free(&own);
 	return ret;
 }
 
@@ -697,9 +699,7 @@ static int mm_check(struct rst_ctx *c, struct rst_task *t)
 	for (int i = 0; i < s->nr && !ret; i++)
 		if (s->vmas[i].v.kind == VMA_FILE)
 			ret = check_file(c, &s->vmas[i]);
-	/* we have no 32-bit vdso to compare with: a 32-bit process's is
-	 * checked once mapped, before it runs (map_vdso) */
-	return ret || task_ia32(t) ? ret : check_vdso(c, s);
+	return ret ? ret : check_vdso(c, t, s);
 }
 
 /* ---- restart: rebuild the address space in the puppet ---- */

@@ -55,8 +55,14 @@ int main(int argc, char **argv)
 		}
 		_exit(0);	/* the group lives on without its leader */
 	}
-	if (read(p[0], m, sizeof(m)) != sizeof(m))
-		return 1;
+	/* two writes: a read may return the first alone */
+	for (size_t got = 0; got < sizeof(m);) {
+		ssize_t n = read(p[0], (char *)m + got, sizeof(m) - got);
+
+		if (n <= 0)
+			return 1;
+		got += n;
+	}
 	close(p[0]);
 	close(p[1]);
 	waitpid(leader, NULL, 0);

@@ -16,7 +16,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "compat.h"
 
@@ -24,6 +29,7 @@
 #define PTRACE_GET_THREAD_AREA	25
 #define PTRACE_SET_THREAD_AREA	26
 #endif
+#define ARCH_MAP_VDSO_32	0x2002
 #define TLS_FIRST	12	/* GDT_ENTRY_TLS_MIN */
 #define TLS_N		3
 #define ROBUST_LEN32	12	/* struct compat_robust_list_head */
@@ -35,6 +41,12 @@
 
 struct ia32_state {
 	bool ia32;
+};
+
+/* The whole image's: this kernel's 32-bit vdso layout, once known. */
+struct ia32_ctx {
+	bool have_vdso;
+	struct vma_list vdso;
 };
 
 struct ia32_thread_state {
@@ -211,6 +223,77 @@ int ia32_sigaction(struct rst_task *t, int sig, const struct rec_sigaction *a)
 				    NR32_rt_sigaction, sig, addr, 0, 8);
 }
 
+/* A child of ours swaps its vdso for the 32-bit one and waits, while we
+ * read its maps.  It runs no code that needs a vdso (no clock calls). */
+static int vdso32_maps(struct rst_ctx *c, struct vma_list *out)
+{
+	struct vma_list self;
+	int p[2], ret, st;
+	char ok = 0;
+	pid_t pid;
+
+	ret = proc_smaps(getpid(), &self);
+	if (ret)
+		return log_err(c->log, -ret, "reading own maps:");
+	if (pipe2(p, O_CLOEXEC)) {
+		vma_list_free(&self);
+		return log_err(c->log, errno, "pipe:");
+	}
+	pid = fork();
+	if (pid == 0) {
+		for (int i = 0; i < self.n; i++)
+			if (!strcmp(self.v[i].path, "[vdso]") ||
+			    !strncmp(self.v[i].path, "[vvar", 5))
+				syscall(SYS_munmap, self.v[i].start,
+					self.v[i].end - self.v[i].start);
+		ok = syscall(SYS_arch_prctl, ARCH_MAP_VDSO_32, 0) >= 0;	/* its size */
+		if (write(p[1], &ok, 1) == 1)
+			for (;;)
+				syscall(SYS_pause);
+		_exit(1);
+	}
+	vma_list_free(&self);
+	close(p[1]);
+	if (pid < 0 || read(p[0], &ok, 1) != 1 || !ok)
+		ret = log_err(c->log, pid < 0 ? errno : ENOEXEC,
+			      "this kernel cannot map a 32-bit vdso (no IA32 emulation?)");
+	else if ((ret = proc_smaps(pid, out)))
+		ret = log_err(c->log, -ret, "reading the maps of a 32-bit vdso:");
+	close(p[0]);
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
+	}
+	return ret;
+}
+
+int ia32_vdso_layout(struct rst_ctx *c, const struct vma_list **out)
+{
+	struct ia32_ctx *x = kind_ctx_state(c, &kind_ia32, sizeof(*x));
+	int ret;
+
+	if (!x)
+		return log_err(c->log, ENOMEM, "ia32 state:");
+	if (!x->have_vdso) {
+		ret = vdso32_maps(c, &x->vdso);
+		if (ret)
+			return ret;
+		x->have_vdso = true;
+	}
+	*out = &x->vdso;
+	return 0;
+}
+
+static void ia32_free_ctx(void *state)
+{
+	struct ia32_ctx *x = state;
+
+	if (x->have_vdso)
+		vma_list_free(&x->vdso);
+	free(x);
+}
+
 static void ia32_show(struct info_out *o, const struct rec *r)
 {
 	if (r->type == REC_IA32) {
@@ -236,5 +319,6 @@ const struct kind_ops kind_ia32 = {
 	.load = ia32_load,
 	.check = ia32_check,
 	.restore_thread = ia32_restore_thread,
+	.free_ctx = ia32_free_ctx,
 	.show = ia32_show,
 };

@@ -31,4 +31,7 @@ bool ia32_selector_ok(uint64_t sel);
 /* Set a signal's action as a 32-bit caller, so that the kernel gives its
  * handler 32-bit frames. */
 int ia32_sigaction(struct rst_task *t, int sig, const struct rec_sigaction *a);
+/* This kernel's 32-bit vdso and vvar areas, as one of our children
+ * gets them (to compare an image's with, before any process exists). */
+int ia32_vdso_layout(struct rst_ctx *c, const struct vma_list **out);
 #endif
