@@ -769,7 +769,17 @@ static int end_zombie(struct rst_ctx *c, struct rst_task *parent,
 	int code = t->t.exit_code, ret;
 	uint64_t at;
 
-	if (WIFSIGNALED(code)) {
+	if (WIFSIGNALED(code) && WTERMSIG(code) == SIGKILL) {
+		/* it cannot be blocked nor sent by the task to itself while
+		 * we hold it: it ends the task on the spot */
+		int st;
+
+		ret = kill(t->pid, SIGKILL) ?
+		      log_err(c->log, errno, "pid %d: kill:", t->pid) : 0;
+		while (!ret && waitpid(t->pid, &st, __WALL) < 0 && errno == EINTR)
+			;
+		t->rm.seized = false;
+	} else if (WIFSIGNALED(code)) {
 		int sig = WTERMSIG(code);
 		uint64_t dfl[4] = { 0 }, unblock = ~(1ULL << (sig - 1));
 
