@@ -3,7 +3,9 @@
  * A remote call puts the syscall number and arguments in the task's
  * registers with rip at a syscall instruction and orig_rax = -1 (so the
  * kernel does not treat the stop we came from as a syscall to restart),
- * runs it to the syscall-exit stop and reads rax.
+ * runs it to the syscall-exit stop and reads rax.  It runs in 64-bit mode
+ * (cs 0x33) even in a 32-bit task; a 32-bit call is the same through an
+ * int $0x80 (which runs the 32-bit system call table from any mode).
  */
 #define _GNU_SOURCE
 #include <errno.h>

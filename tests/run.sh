@@ -332,6 +332,24 @@ test_refuse_unknown_fd() { refused_checkpoint iouring 'fd [0-9]*: unsupported ki
 test_refuse_shared_memory() { refused_checkpoint clonevm 'child [0-9]* shares the memory (CLONE_VM'; }
 test_refuse_socket() { refused_checkpoint netlink 'fd [0-9]*: unsupported kind of file socket:'; }
 
+# A 64-bit program running 32-bit code (a far jump) is refused clearly,
+# and runs on untraced.
+test_refuse_mode_switch() {
+	local d=$WORK/farjump pid rc
+	start_holder farjump $d || return 1
+	sleep 0.1
+	"$CKPT" checkpoint --kill -o $d/img $pid 2> $d/err
+	rc=$?
+	cat $d/err
+	[ $rc = 1 ] && [ "$(wc -l < $d/err)" = 1 ] || return 1
+	grep -q "pid $pid: tid $pid runs 32-bit code in a 64-bit program" $d/err || return 1
+	kill -0 $pid && grep -q '^State:.*S' /proc/$pid/status || return 1
+	[ "$(awk '/TracerPid/ {print $2}' /proc/$pid/status)" = 0 ] || return 1
+	kill -9 $pid
+	wait $pid 2>/dev/null
+	return 0
+}
+
 # --skip-unsupported leaves such fds out instead.
 test_skip_unsupported() {
 	local d=$WORK/skip pid
@@ -477,6 +495,7 @@ want pidns
 want pid_in_use
 want refuse_unknown_fd
 want refuse_socket
+want refuse_mode_switch
 want refuse_shared_memory
 want skip_unsupported
 want refuse_traced

@@ -2,10 +2,12 @@
  * save (or none), counts in a loop, and after GOFILE checks that it was
  * left exactly as it was: its counter kept running, its memory intact.
  * usage: holder MODE GOFILE [MiB]
- * MODE: plain iouring netlink thread child clonevm orphansession
+ * MODE: plain iouring netlink thread child clonevm orphansession farjump
  * (iouring and netlink: fds of kinds ckpt does not support)
  * (orphansession: a grandchild re-parented to us, in a session whose
- * leader, its parent, has exited) */
+ * leader, its parent, has exited)
+ * (farjump, 64-bit only: after READY it switches to 32-bit code and
+ * sleeps there for good) */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
@@ -16,6 +18,7 @@
 #include <string.h>
 #include <linux/io_uring.h>
 #include <linux/netlink.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -59,6 +62,27 @@ static void *idle(void *arg)
 	return NULL;
 }
 
+/* A 64-bit program that far-jumps to 32-bit code (cs 0x23) and loops
+ * there in pause() through int $0x80. */
+static void farjump(void)
+{
+#ifdef __x86_64__
+	static const unsigned char code[] = {
+		0xb8, 29, 0, 0, 0,	/* mov $29 (pause), %eax */
+		0xcd, 0x80,		/* int $0x80 */
+		0xeb, 0xf7,		/* jmp back */
+	};
+	void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+
+	if (p == MAP_FAILED)
+		exit(2);
+	memcpy(p, code, sizeof(code));
+	__asm__ volatile("pushq $0x23\n\tpushq %0\n\tlretq" : : "r"((uint64_t)p) : "memory");
+#endif
+	exit(2);
+}
+
 int main(int argc, char **argv)
 {
 	struct timespec ts = { 0, 2 * 1000 * 1000 };
@@ -91,6 +115,8 @@ int main(int argc, char **argv)
 		clone(wait_go_file, (char *)malloc(65536) + 65536,
 		      CLONE_VM | SIGCHLD, NULL);
 	printf("READY %d\n", getpid());
+	if (!strcmp(argv[1], "farjump"))
+		farjump();
 	while (access(argv[2], F_OK) != 0) {
 		counter++;
 		nanosleep(&ts, NULL);

@@ -12,6 +12,7 @@
  */
 #define _GNU_SOURCE
 #include <asm/ldt.h>
+#include <elf.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,21 +75,47 @@ bool ia32_selector_ok(uint64_t sel)
 	       (sel >> 3) < TLS_FIRST + TLS_N;
 }
 
-/* Every thread runs the same kind of code as the process: a thread that
- * far-jumped to the other mode is not something we restore. */
+/* ELFCLASS32 or ELFCLASS64: what the process exec'd. */
+static int exe_class(pid_t pid)
+{
+	unsigned char h[EI_NIDENT] = { 0 };
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (read(fd, h, sizeof(h)) != (ssize_t)sizeof(h) || memcmp(h, ELFMAG, SELFMAG))
+		h[EI_CLASS] = ELFCLASSNONE;
+	close(fd);
+	return h[EI_CLASS];
+}
+
+static const char *mode_name(uint64_t cs)
+{
+	return cs == IA32_CS ? "32-bit" : cs == USER64_CS ? "64-bit" : "other";
+}
+
+/* Every thread runs the kind of code its program is: one that far-jumped
+ * to the other mode is not something we restore. */
 static int ia32_dump(struct cpt_ctx *c, struct cpt_task *t)
 {
 	struct rec_ia32 r = { .abi = IA32_ABI_I386 };
+	int class = exe_class(t->pid);
 	bool ia32 = cpt_ia32(t);
 
+	if (class < 0)
+		return log_err(c->log, -class, "pid %d: reading its executable:", t->pid);
 	for (int i = 0; i < t->nr_threads; i++) {
 		uint64_t cs = t->threads[i].rm->regs.cs;
 
-		if (cs != (ia32 ? IA32_CS : USER64_CS))
+		if (cs != (ia32 ? IA32_CS : USER64_CS) ||
+		    (class == ELFCLASS32) != ia32)
 			return log_err(c->log, EOPNOTSUPP,
-				       "pid %d: tid %d runs %s code in a %s process (cs 0x%llx): not supported",
-				       t->pid, t->threads[i].tid,
-				       cs == IA32_CS ? "32-bit" : "other", ia32 ? "32-bit" : "64-bit",
+				       "pid %d: tid %d runs %s code in a %s program (cs 0x%llx): not supported",
+				       t->pid, t->threads[i].tid, mode_name(cs),
+				       class == ELFCLASS32 ? "32-bit" : "64-bit",
 				       (unsigned long long)cs);
 	}
 	if (!ia32)
