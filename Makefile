@@ -35,10 +35,36 @@ build/test/progs/%: tests/progs/%.c tests/progs/tp.h
 	$(CC) -std=gnu11 -O1 -g -Wall -Wextra -Werror -pthread -o $@ $<
 build/test/progs/threads200: tests/progs/threads.c
 
-AUXPROGS := build/test/aux/holder build/test/aux/tracer build/test/aux/kvserver
+# The same state tests as 32-bit programs (gcc -m32; tests/setup.sh
+# installs gcc-multilib if it is missing), but those written in x86-64
+# assembly, and the 32-bit ones of tests/progs32/.
+PROGS32 := $(filter-out amx regs mixed_tree,$(patsubst tests/progs/%.c,%,$(wildcard tests/progs/*.c))) \
+	   $(patsubst tests/progs32/%.c,%,$(wildcard tests/progs32/*.c))
+TESTPROGS32 := $(patsubst %,build/test/progs32/%,$(PROGS32))
+CC32 := $(CC) -m32 -std=gnu11 -O1 -g -Wall -Wextra -Werror -pthread -Itests/progs
+build/test/progs32/%: tests/progs32/%.c tests/progs/tp.h | build/test/m32
+	@mkdir -p build/test/progs32
+	$(CC32) -o $@ $<
+build/test/progs32/%: tests/progs/%.c tests/progs/tp.h | build/test/m32
+	@mkdir -p build/test/progs32
+	$(CC32) -o $@ $<
+build/test/m32:
+	bash tests/setup.sh
+	@mkdir -p build/test && touch $@
+
+AUXPROGS := build/test/aux/holder build/test/aux/tracer build/test/aux/kvserver \
+	    build/test/aux/child32 build/test/aux/holder32
 build/test/aux/%: tests/aux/%.c
 	@mkdir -p build/test/aux
 	$(CC) -std=gnu11 -O1 -g -Wall -Wextra -Werror -pthread -o $@ $<
+
+build/test/aux/child32: tests/aux/child32.c tests/aux/worker.h | build/test/m32
+	@mkdir -p build/test/aux
+	$(CC32) -o $@ $<
+build/test/aux/holder32: tests/aux/holder.c | build/test/m32
+	@mkdir -p build/test/aux
+	$(CC32) -o $@ $<
+build/test/progs/mixed_tree: tests/aux/worker.h build/test/aux/child32
 
 UNITS := $(patsubst tests/unit/%.c,build/test/unit/%,$(wildcard tests/unit/*.c))
 build/test/unit/%: tests/unit/%.c $(LIBSRCS)
@@ -48,7 +74,7 @@ build/test/unit/%: tests/unit/%.c $(LIBSRCS)
 demo: build/ckpt
 	./build/ckpt demo
 
-test: build/test/ckpt $(TESTPROGS) $(AUXPROGS) $(UNITS)
+test: build/test/ckpt $(TESTPROGS) $(TESTPROGS32) $(AUXPROGS) $(UNITS)
 	bash tests/run.sh
 
 clean:

@@ -16,12 +16,15 @@
 #include <unistd.h>
 
 #include "../include/ckpt.h"
+#include "arch/x86/compat.h"
 #include "arch/x86/cpu.h"
 #include "kinds.h"
 
 #define SCRATCH_LEN (2 * 4096)
 
-/* A syscall instruction in the task's own code: the vdso has some. */
+/* A syscall instruction in the task's own code: the vdso has some (a
+ * 32-bit vdso too, in its alternatives); and for 32-bit calls the
+ * int $0x80 of a 32-bit vdso. */
 static int find_syscall_insn(struct cpt_task *t)
 {
 	uint8_t *buf = malloc(1 << 16);
@@ -41,6 +44,9 @@ static int find_syscall_insn(struct cpt_task *t)
 				len = 1 << 16;
 			if (pread(t->rm.memfd, buf, len, v->start) != (ssize_t)len)
 				continue;
+			for (uint64_t k = 0; pass == 0 && k + 1 < len && !t->rm.sc32_ip; k++)
+				if (buf[k] == 0xcd && buf[k + 1] == 0x80)
+					t->rm.sc32_ip = v->start + k;
 			for (uint64_t k = 0; k + 1 < len; k++)
 				if (buf[k] == 0x0f && buf[k + 1] == 0x05) {
 					t->rm.sc_ip = v->start + k;
@@ -93,14 +99,18 @@ static int dump_task(struct cpt_ctx *c, struct cpt_task *t)
 	if (find_syscall_insn(t))
 		return log_err(c->log, ENOEXEC,
 			       "pid %d: no syscall instruction found in its code", t->pid);
+	/* a 32-bit call's pointers are 32 bits */
 	ret = rcheck(&t->rm, &addr, "mmap scratch", SYS_mmap, 0, SCRATCH_LEN,
-		     PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		     PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS |
+		     (cpt_ia32(t) ? MAP_32BIT : 0), -1, 0);
 	if (ret)
 		return ret;
 	t->scratch = addr;
 	t->scratch_len = SCRATCH_LEN;
-	for (int i = 1; i < t->nr_threads; i++)
+	for (int i = 1; i < t->nr_threads; i++) {
 		t->threads[i].rm->sc_ip = t->rm.sc_ip;
+		t->threads[i].rm->sc32_ip = t->rm.sc32_ip;
+	}
 	for (int i = 0; i < ckpt_nr_kinds && !ret; i++) {
 		log_info(c->log, "pid %d: saving %s", t->pid, ckpt_kinds[i]->name);
 		if (ckpt_kinds[i]->dump)

@@ -45,9 +45,11 @@ enum ckpt_rec_type {
 	REC_FOWN	= 147,	/* an fd's F_SETOWN/F_SETSIG owner */
 	REC_TTY		= 150,	/* a terminal: a pty pair, or the job's */
 	REC_UNIX_SK	= 152,	/* a unix socket: its connection, queued data */
-	/* given out to kinds being built, each its range:
-	 * 151 terminals, 152-155 unix sockets, 156-159 TCP/UDP (unused:
-	 * FILE_INET keeps all in its FILE), 160-169 32-bit tasks */
+	REC_IA32	= 160,	/* the last TASK is a 32-bit (IA32) process */
+	REC_IA32_THREAD	= 161,	/* its last THREAD's TLS entries, robust list */
+	/* set aside, unused so far: 148-149 (epoll and inotify keep all
+	 * in their FILE), 151 terminals, 153-155 unix sockets, 156-159
+	 * TCP/UDP (FILE_INET keeps all in its FILE), 162-169 32-bit tasks */
 	REC_TAIL	= 9001,
 	REC_ERROR	= 9999,
 };
@@ -131,6 +133,29 @@ struct rec_thread {
 
 struct rec_regs {
 	uint64_t r[27];		/* struct user_regs_struct, kernel order */
+};
+
+#define IA32_ABI_I386	1
+
+struct rec_ia32 {
+	uint32_t abi;		/* IA32_ABI_I386 */
+	uint32_t reserved;
+};
+
+/* A GDT TLS entry as get_thread_area() gives it (struct user_desc) */
+struct rec_tls_desc {
+	uint32_t entry;		/* 12, 13, 14 */
+	uint32_t base;
+	uint32_t limit;
+	uint32_t flags;		/* bit 0 seg_32bit, 1-2 contents, 3
+				 * read_exec_only, 4 limit_in_pages, 5
+				 * seg_not_present, 6 useable, 7 lm */
+};
+
+struct rec_ia32_thread {
+	struct rec_tls_desc tls[3];
+	uint32_t robust_list;	/* set_robust_list() of a 32-bit caller */
+	uint32_t robust_len;
 };
 
 struct rec_siginfo {

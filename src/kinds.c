@@ -12,6 +12,7 @@
  * last of all. */
 const struct kind_ops *const ckpt_kinds[] = {
 	&kind_task,
+	&kind_ia32,	/* a 32-bit process says so before its other records */
 	&kind_pipe,
 	&kind_fobj,	/* before files and mm, which name its objects */
 	&kind_fifo,

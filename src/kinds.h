@@ -210,7 +210,7 @@ struct kind_ops {
 extern const struct kind_ops kind_task, kind_pipe, kind_fobj, kind_fifo, kind_tty,
 	kind_mm, kind_files, kind_fs, kind_rlimits, kind_timers, kind_signals,
 	kind_creds, kind_locks, kind_regs, kind_inet,
-	kind_unix;
+	kind_unix, kind_ia32;
 extern const struct kind_ops *const ckpt_kinds[];
 extern const int ckpt_nr_kinds;
 int kind_index(const struct kind_ops *k);

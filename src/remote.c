@@ -3,7 +3,9 @@
  * A remote call puts the syscall number and arguments in the task's
  * registers with rip at a syscall instruction and orig_rax = -1 (so the
  * kernel does not treat the stop we came from as a syscall to restart),
- * runs it to the syscall-exit stop and reads rax.
+ * runs it to the syscall-exit stop and reads rax.  It runs in 64-bit mode
+ * (cs 0x33) even in a 32-bit task; a 32-bit call is the same through an
+ * int $0x80 (which runs the 32-bit system call table from any mode).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -21,6 +23,8 @@
 #include "proc.h"
 #include "remote.h"
 
+#define USER64_CS 0x33
+#define USER64_SS 0x2b
 #ifndef PTRACE_EVENT_STOP
 #define PTRACE_EVENT_STOP 128
 #define SEIZE_WAIT_MS	2000
@@ -190,6 +194,7 @@ int remote_adopt(struct remote *r, pid_t tid, const struct remote *like)
 	r->memfd = -1;
 	r->seized = true;
 	r->sc_ip = like->sc_ip;
+	r->sc32_ip = like->sc32_ip;
 	r->sp = like->sp;
 	ret = wait_stop(r, &status);
 	if (!ret)
@@ -206,24 +211,20 @@ int remote_adopt(struct remote *r, pid_t tid, const struct remote *like)
 	return 0;
 }
 
-int remote_call(struct remote *r, long *res, long nr, long a1, long a2,
-		long a3, long a4, long a5, long a6)
+/* Run the call set up in @regs to its syscall-exit stop.  It runs in
+ * 64-bit mode whatever the task's own (cs): a 32-bit task is held in its
+ * 32-bit code and put back there when released. */
+static int run_call(struct remote *r, struct user_regs_struct *regs,
+		    long *res, long nr)
 {
-	struct user_regs_struct regs = r->regs;
 	int status, ret;
 
-	regs.rax = nr;
-	regs.orig_rax = -1;
-	regs.rdi = a1;
-	regs.rsi = a2;
-	regs.rdx = a3;
-	regs.r10 = a4;
-	regs.r8 = a5;
-	regs.r9 = a6;
-	regs.rip = r->sc_ip;
+	regs->orig_rax = -1;
+	regs->cs = USER64_CS;
+	regs->ss = USER64_SS;
 	if (r->sp)
-		regs.rsp = r->sp;
-	if (ptrace(PTRACE_SETREGS, r->pid, 0, &regs))
+		regs->rsp = r->sp;
+	if (ptrace(PTRACE_SETREGS, r->pid, 0, regs))
 		return log_err(r->log, errno, "PTRACE_SETREGS %d:", r->pid);
 	/* Two stops: syscall entry, then exit.  A task in a group stop
 	 * (SIGSTOP) reports it again when resumed before it gets to the
@@ -244,9 +245,59 @@ int remote_call(struct remote *r, long *res, long nr, long a1, long a2,
 				       "pid %d: unexpected stop 0x%x during remote syscall %ld",
 				       r->pid, status, nr);
 	}
-	if (ptrace(PTRACE_GETREGS, r->pid, 0, &regs))
+	if (ptrace(PTRACE_GETREGS, r->pid, 0, regs))
 		return log_err(r->log, errno, "PTRACE_GETREGS %d:", r->pid);
-	*res = regs.rax;
+	*res = regs->rax;
+	return 0;
+}
+
+int remote_call(struct remote *r, long *res, long nr, long a1, long a2,
+		long a3, long a4, long a5, long a6)
+{
+	struct user_regs_struct regs = r->regs;
+
+	regs.rax = nr;
+	regs.rdi = a1;
+	regs.rsi = a2;
+	regs.rdx = a3;
+	regs.r10 = a4;
+	regs.r8 = a5;
+	regs.r9 = a6;
+	regs.rip = r->sc_ip;
+	return run_call(r, &regs, res, nr);
+}
+
+int remote_call32(struct remote *r, long *res, long nr, long a1, long a2,
+		  long a3, long a4, long a5, long a6)
+{
+	struct user_regs_struct regs = r->regs;
+
+	if (!r->sc32_ip)
+		return log_err(r->log, ENOSYS, "pid %d: no int $0x80 to make 32-bit calls with",
+			       r->pid);
+	regs.rax = nr;
+	regs.rbx = (uint32_t)a1;
+	regs.rcx = (uint32_t)a2;
+	regs.rdx = (uint32_t)a3;
+	regs.rsi = (uint32_t)a4;
+	regs.rdi = (uint32_t)a5;
+	regs.rbp = (uint32_t)a6;
+	regs.rip = r->sc32_ip;
+	return run_call(r, &regs, res, nr);
+}
+
+int rcall32_ok(struct remote *r, long *res, const char *what, long nr,
+	       long a1, long a2, long a3, long a4)
+{
+	long v;
+	int ret = remote_call32(r, &v, nr, a1, a2, a3, a4, 0, 0);
+
+	if (ret)
+		return ret;
+	if (res)
+		*res = v;
+	if (v < 0 && v > -4096)
+		return log_err(r->log, (int)-v, "pid %d: %s:", r->pid, what);
 	return 0;
 }
 

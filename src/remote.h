@@ -17,6 +17,7 @@ struct remote {
 	pid_t pid;		/* the thread */
 	int memfd;		/* /proc/PID/mem, reads and writes anything */
 	uint64_t sc_ip;		/* address of a syscall instruction */
+	uint64_t sc32_ip;	/* of an int $0x80, for 32-bit calls (0: none) */
 	uint64_t sp;		/* stack pointer for calls, 0: keep */
 	struct user_regs_struct regs;	/* as found at seize */
 	uint64_t sigmask;	/* blocked mask as found at seize */
@@ -52,6 +53,16 @@ int rcall_ok(struct remote *r, long *res, const char *what, long nr,
 #define rcheck_(r, res, what, nr, a, b, c, d, e, f, ...) \
 	rcall_ok(r, res, what, nr, (long)(a), (long)(b), (long)(c), \
 		 (long)(d), (long)(e), (long)(f))
+
+/* The same through int $0x80: the 32-bit (compat) system call @nr, its
+ * arguments in ebx, ecx, edx, esi, edi, ebp; for what the kernel keeps
+ * apart for 32-bit callers (compat sigactions, the compat robust list). */
+int remote_call32(struct remote *r, long *res, long nr, long a1, long a2,
+		  long a3, long a4, long a5, long a6);
+int rcall32_ok(struct remote *r, long *res, const char *what, long nr,
+	       long a1, long a2, long a3, long a4);
+#define rcheck32(r, res, what, nr, a, b, c, d) \
+	rcall32_ok(r, res, what, nr, (long)(a), (long)(b), (long)(c), (long)(d))
 
 int remote_read(struct remote *r, uint64_t addr, void *buf, size_t n);
 int remote_write(struct remote *r, uint64_t addr, const void *buf, size_t n);

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "../include/ckpt.h"
+#include "arch/x86/compat.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/puppet.h"
 #include "kinds.h"
@@ -291,6 +292,14 @@ static int make_puppet(struct rst_ctx *c, pid_t pid)
 	return got;
 }
 
+static bool any_ia32(struct rst_ctx *c)
+{
+	for (int i = 0; i < c->nr_tasks; i++)
+		if (task_ia32(c->tasks[i]))
+			return true;
+	return false;
+}
+
 struct rseq_cfg {
 	uint64_t ptr;
 	uint32_t len, sig, flags, pad;
@@ -301,11 +310,12 @@ struct rseq_cfg {
  * trampoline, move the image fd out of the way of the saved fd numbers. */
 static int setup_puppet(struct rst_ctx *c, struct rst_task *t)
 {
-	/* At 0: syscall; int3.  At TRAMP_AMX (16): ldtilecfg of the tile
+	/* At 0: syscall; int3.  At 4: int $0x80; int3, for the calls a
+	 * 32-bit process makes as one.  At TRAMP_AMX (16): ldtilecfg of the tile
 	 * configuration at 64 (one 16x64 tile); tilezero tmm0, which touches
 	 * tile data (what XFD traps on); tilerelease; syscall; int3. */
 	static const uint8_t code[128] = {
-		0x0f, 0x05, 0xcc, [16] = 0xc4, 0xe2, 0x78, 0x49, 0x05,
+		0x0f, 0x05, 0xcc, [4] = 0xcd, 0x80, 0xcc, [16] = 0xc4, 0xe2, 0x78, 0x49, 0x05,
 		0x27, 0x00, 0x00, 0x00,		/* rip (25) + 39 = 64 */
 		0xc4, 0xe2, 0x7b, 0x49, 0xc0,	/* tilezero %tmm0 */
 		0xc4, 0xe2, 0x78, 0x49, 0xc0, 0x0f, 0x05, 0xcc,
@@ -334,7 +344,8 @@ static int setup_puppet(struct rst_ctx *c, struct rst_task *t)
 		return log_err(c->log, -ret, "reading puppet maps:");
 	ret = mm_find_gap(c, &busy, TRAMP_LEN, &gap);
 	vma_list_free(&busy);
-	if (ret)
+	/* the arguments of a 32-bit call are 32 bits */
+	if (ret || (any_ia32(c) && gap + TRAMP_LEN > IA32_LIMIT))
 		return log_err(c->log, ENOMEM, "no room for the trampoline");
 	ret = rcheck(&t->rm, &res, "mmap trampoline", SYS_mmap, gap, TRAMP_LEN,
 		     PROT_READ | PROT_WRITE | PROT_EXEC,
@@ -349,6 +360,7 @@ static int setup_puppet(struct rst_ctx *c, struct rst_task *t)
 	if (ret)
 		return ret;
 	t->rm.sc_ip = gap;
+	t->rm.sc32_ip = gap + 4;
 	t->rm.sp = gap + TRAMP_LEN - 64;
 	/* fds may be numbered up to the hard limit in the saved process */
 	getrlimit(RLIMIT_NOFILE, &nofile);
@@ -773,7 +785,17 @@ static int end_zombie(struct rst_ctx *c, struct rst_task *parent,
 	int code = t->t.exit_code, ret;
 	uint64_t at;
 
-	if (WIFSIGNALED(code)) {
+	if (WIFSIGNALED(code) && WTERMSIG(code) == SIGKILL) {
+		/* it cannot be blocked nor sent by the task to itself while
+		 * we hold it: it ends the task on the spot */
+		int st;
+
+		ret = kill(t->pid, SIGKILL) ?
+		      log_err(c->log, errno, "pid %d: kill:", t->pid) : 0;
+		while (!ret && waitpid(t->pid, &st, __WALL) < 0 && errno == EINTR)
+			;
+		t->rm.seized = false;
+	} else if (WIFSIGNALED(code)) {
 		int sig = WTERMSIG(code);
 		uint64_t dfl[4] = { 0 }, unblock = ~(1ULL << (sig - 1));
 

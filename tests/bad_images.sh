@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bad_images.sh - ckpt against hostile images.
-# usage: tests/bad_images.sh CKPT HOLDER WORKDIR
+# usage: tests/bad_images.sh CKPT HOLDER WORKDIR [HOLDER32]
 #
 # Checkpoints HOLDER (tests/aux/holder), checks the image restarts once, then
 # feeds ckpt truncated, bit-flipped and forged images (tests/forge.py makes
@@ -15,13 +15,14 @@
 # WORKDIR/cases.log, the images and messages of failed ones in WORKDIR/failed/.
 set -u
 
-if [ $# != 3 ]; then
-	echo "usage: $0 CKPT HOLDER WORKDIR" >&2
+if [ $# != 3 ] && [ $# != 4 ]; then
+	echo "usage: $0 CKPT HOLDER WORKDIR [HOLDER32]" >&2
 	exit 2
 fi
 CKPT=$1
 HOLDER=$2
 W=$3
+HOLDER32=${4:-}	# the holder built 32-bit: forged 32-bit images too
 HERE=$(cd "$(dirname "$0")" && pwd)
 PYTHON=/usr/bin/python3
 [ -x $PYTHON ] || PYTHON=python3
@@ -91,44 +92,49 @@ fatal() {
 
 # ---- the good image -------------------------------------------------------
 
-rm -f "$W/go"
-"$HOLDER" plain "$W/go" > "$W/out" 2>&1 < /dev/null &
-HPID=$!
-for ((i = 0; i < 1000; i++)); do
-	grep -q READY "$W/out" 2>/dev/null && break
-	sleep 0.01
-done
-grep -q READY "$W/out" || fatal "holder did not get ready: $(head -c 200 "$W/out")"
-exec 3>&2 2>/dev/null	# not bash's "Killed" notice of the holder
-if ! "$CKPT" checkpoint --kill -o "$GOOD" "$HPID" 2> "$W/checkpoint.err"; then
+# The image of HOLDER, checkpointed with --kill; it must restart.  Sets PID.
+good_image() {	# HOLDER IMAGE
+	local i rpid rc
+	rm -f "$W/go"
+	"$1" plain "$W/go" > "$W/out" 2>&1 < /dev/null &
+	HPID=$!
+	for ((i = 0; i < 1000; i++)); do
+		grep -q READY "$W/out" 2>/dev/null && break
+		sleep 0.01
+	done
+	grep -q READY "$W/out" || fatal "holder did not get ready: $(head -c 200 "$W/out")"
+	exec 3>&2 2>/dev/null	# not bash's "Killed" notice of the holder
+	if ! "$CKPT" checkpoint --kill -o "$2" "$HPID" 2> "$W/checkpoint.err"; then
+		exec 2>&3 3>&-
+		fatal "checkpoint of pid $HPID failed: $(head -3 "$W/checkpoint.err" | tr '\n' ' ')"
+	fi
+	wait "$HPID"
 	exec 2>&3 3>&-
-	fatal "checkpoint of pid $HPID failed: $(head -3 "$W/checkpoint.err" | tr '\n' ' ')"
-fi
-wait "$HPID"
-exec 2>&3 3>&-
-PID=$HPID
-HPID=
-wait_dead "$PID" 3 || fatal "pid $PID still there after checkpoint --kill"
-"${FORGE[@]}" copy "$GOOD" "$W/copy.img" && cmp -s "$GOOD" "$W/copy.img" ||
-	fatal "forge.py does not reproduce the image byte for byte"
+	PID=$HPID
+	HPID=
+	wait_dead "$PID" 3 || fatal "pid $PID still there after checkpoint --kill"
+	"${FORGE[@]}" copy "$2" "$W/copy.img" && cmp -s "$2" "$W/copy.img" ||
+		fatal "forge.py does not reproduce the image byte for byte"
 
-# It restarts (so the bad cases below fail for their own reason).
-rpid=$(timeout -k 2 20 "$CKPT" restart --detach "$GOOD" 2> "$W/detach.err")
-rc=$?
-[ $rc = 0 ] && [ "$rpid" = "$PID" ] ||
-	fatal "restart --detach of the good image: exit $rc, printed '$rpid': $(head -3 "$W/detach.err" | tr '\n' ' ')"
-touch "$W/go"	# the holder checks its memory, says PASS and exits
-for ((i = 0; i < 300; i++)); do
-	grep -q '^PASS' "$W/out" && break
-	sleep 0.01
-done
-if ! grep -q '^PASS' "$W/out"; then
-	echo "FAIL good image: the restored holder did not PASS: $(tail -1 "$W/out")"
-	FAILED=$((FAILED + 1))
-fi
-kill -9 "$PID" 2>/dev/null
-wait_dead "$PID" 5 || fatal "restored pid $PID does not go away"
-wait_reaped "$PID" 5 || echo "note: pid $PID not reaped by init after 5 s" >> "$LOG"
+	# It restarts (so the bad cases below fail for their own reason).
+	rpid=$(timeout -k 2 20 "$CKPT" restart --detach "$2" 2> "$W/detach.err")
+	rc=$?
+	[ $rc = 0 ] && [ "$rpid" = "$PID" ] ||
+		fatal "restart --detach of the good image: exit $rc, printed '$rpid': $(head -3 "$W/detach.err" | tr '\n' ' ')"
+	touch "$W/go"	# the holder checks its memory, says PASS and exits
+	for ((i = 0; i < 300; i++)); do
+		grep -q '^PASS' "$W/out" && break
+		sleep 0.01
+	done
+	if ! grep -q '^PASS' "$W/out"; then
+		echo "FAIL good image: the restored holder did not PASS: $(tail -1 "$W/out")"
+		FAILED=$((FAILED + 1))
+	fi
+	kill -9 "$PID" 2>/dev/null
+	wait_dead "$PID" 5 || fatal "restored pid $PID does not go away"
+	wait_reaped "$PID" 5 || echo "note: pid $PID not reaped by init after 5 s" >> "$LOG"
+}
+good_image "$HOLDER" "$GOOD"
 # GOFILE stays: a bad image that is wrongly restored ends at once instead
 # of looping until the timeout.
 
@@ -159,7 +165,7 @@ check() {
 	irc=$?
 	# (under load the pid may be reused by someone else's process: only
 	# the image's own program counts)
-	if alive "$PID" && [ "$(cat /proc/$PID/comm 2>/dev/null)" = "$(basename "$HOLDER")" ]; then
+	if alive "$PID" && [[ "$(cat /proc/$PID/comm 2>/dev/null)" == holder* ]]; then
 		why+=("pid $PID exists after restart (restored!)")
 		kill -9 "$PID" 2>/dev/null
 		wait_dead "$PID" 5 || why+=("pid $PID cannot be killed")
@@ -413,6 +419,12 @@ forged "REGS eflags IOPL 3"        edit -r REGS --or eflags=0x3000
 forged "REGS eflags VM"            edit -r REGS --or eflags=0x20000
 forged "REGS rip 0x800000000000"   edit -r REGS --set rip=0x800000000000
 forged "REGS fs_base kernel"       edit -r REGS --set fs_base=0xffff800000000000
+# the seed's checks: user or TLS selectors only, IF and bit 1 always set
+forged "REGS gs 0x43 (GDT entry 8)" edit -r REGS --set gs=0x43
+forged "REGS ds 0x7 (an LDT one)"  edit -r REGS --set ds=0x7
+forged "REGS fs 0x60 (TLS, RPL 0)" edit -r REGS --set fs=0x60
+forged "REGS cs 0x23 (32-bit)"     edit -r REGS --set cs=0x23
+forged "REGS eflags IF clear"      edit -r REGS --add eflags=-0x200
 # XSTATE
 forged "XSTATE xcomp_bv nonzero"   edit -r XSTATE --set xcomp_bv=0x8000000000000001
 forged "XSTATE header reserved"    edit -r XSTATE --set hdr_rsv2=1
@@ -729,19 +741,26 @@ for r in "${RECS[@]}"; do
 	done
 done
 
-"${FORGE[@]}" batch "$GOOD" < "$W/forge.batch" > "$W/forge.results" 2> "$W/forge.err"
-mapfile -t RES < "$W/forge.results"
-for i in "${!FNAME[@]}"; do
-	if [ "${RES[$i]:-}" != "ok ${FOUT[$i]}" ]; then
-		FAILED=$((FAILED + 1))
-		echo "FAIL ${FNAME[$i]}: forge.py: ${RES[$i]:-no answer} $(quote "$W/forge.err")"
-	elif [ "${FPAT[$i]}" = control ]; then
-		control "${FNAME[$i]}" "${FOUT[$i]}"
-	else
-		check "${FNAME[$i]}" "${FOUT[$i]}" "${FPAT[$i]}"
-	fi
-	rm -f "${FOUT[$i]}"
-done
+# Every case of forge.batch made from IMAGE and checked.
+run_batch() {	# IMAGE
+	local i
+	"${FORGE[@]}" batch "$1" < "$W/forge.batch" > "$W/forge.results" 2> "$W/forge.err"
+	mapfile -t RES < "$W/forge.results"
+	for i in "${!FNAME[@]}"; do
+		if [ "${RES[$i]:-}" != "ok ${FOUT[$i]}" ]; then
+			FAILED=$((FAILED + 1))
+			echo "FAIL ${FNAME[$i]}: forge.py: ${RES[$i]:-no answer} $(quote "$W/forge.err")"
+		elif [ "${FPAT[$i]}" = control ]; then
+			control "${FNAME[$i]}" "${FOUT[$i]}"
+		else
+			check "${FNAME[$i]}" "${FOUT[$i]}" "${FPAT[$i]}"
+		fi
+		rm -f "${FOUT[$i]}"
+	done
+	FNAME=() FOUT=() FPAT=()
+	: > "$W/forge.batch"
+}
+run_batch "$GOOD"
 
 # garbage after a complete image
 { cat "$GOOD"; printf '\0\0\0\0\0\0\0\0'; } > "$BAD"
@@ -811,19 +830,51 @@ forged "signalfd SIGKILL"          edit -r "$S" --or signalfd.sigmask=0x100
 forged "signalfd SIGSTOP"          edit -r "$S" --or signalfd.sigmask=0x40000
 forged "signalfd O_NONBLOCK|O_ASYNC" edit -r "$S" --or flags=0o20000
 forged "signalfd no payload"       edit -r "$S" --set extra_len=0 --resize $((EVLEN[2] - 8))
-"${FORGE[@]}" batch "$EVGOOD" < "$W/forge.batch" > "$W/forge.results" 2> "$W/forge.err"
-mapfile -t RES < "$W/forge.results"
-for i in "${!FNAME[@]}"; do
-	if [ "${RES[$i]:-}" != "ok ${FOUT[$i]}" ]; then
-		FAILED=$((FAILED + 1))
-		echo "FAIL ${FNAME[$i]}: forge.py: ${RES[$i]:-no answer} $(quote "$W/forge.err")"
-	elif [ "${FPAT[$i]}" = control ]; then
-		control "${FNAME[$i]}" "${FOUT[$i]}"
-	else
-		check "${FNAME[$i]}" "${FOUT[$i]}" "${FPAT[$i]}"
-	fi
-	rm -f "${FOUT[$i]}"
-done
+run_batch "$EVGOOD"
+# ---- 5. a 32-bit process's image ---------------------------------------
+if [ -n "$HOLDER32" ]; then
+	GOOD32=$W/good32.img
+	good_image "$HOLDER32" "$GOOD32"
+	forged "32: control: copy"          --control copy
+	forged "32: IA32 abi 2"             edit -r IA32 --set abi=2
+	forged "32: IA32 reserved 1"        edit -r IA32 --set reserved=1
+	forged "32: IA32 missing"           drop -r IA32
+	forged "32: IA32 after THREAD"      move -r IA32 --at after:THREAD
+	forged "32: IA32 twice"             dup -r IA32
+	forged "32: IA32 payload 0"         edit -r IA32 --resize 0
+	forged "32: IA32_THREAD missing"    drop -r IA32_THREAD
+	forged "32: IA32_THREAD twice"      dup -r IA32_THREAD
+	forged "32: IA32_THREAD payload 52" edit -r IA32_THREAD --resize 52
+	forged "32: IA32_THREAD payload 64" edit -r IA32_THREAD --resize 64
+	forged "32: TLS entry 5"            edit -r IA32_THREAD --set tls0.entry=5
+	forged "32: TLS code segment"       edit -r IA32_THREAD --set tls1.base=0x1000 --set tls1.flags=0x5
+	forged "32: TLS conforming code"    edit -r IA32_THREAD --set tls1.base=0x1000 --set tls1.flags=0x7
+	forged "32: TLS 64-bit (lm)"        edit -r IA32_THREAD --or tls0.flags=0x80
+	forged "32: TLS not present"        edit -r IA32_THREAD --set tls1.base=0x1000 --set tls1.flags=0x21
+	forged "32: TLS 16-bit"             edit -r IA32_THREAD --set tls1.base=0x1000 --set tls1.flags=0x0
+	forged "32: TLS limit 2^20"         edit -r IA32_THREAD --set tls0.limit=0x100000
+	forged "32: TLS reserved flag bit"  edit -r IA32_THREAD --or tls0.flags=0x100
+	forged "32: robust_len 24"          edit -r IA32_THREAD --set robust_len=24
+	forged "32: REGS cs 0x33 (64-bit)"  edit -r REGS --set cs=0x33
+	forged "32: REGS cs 0x10 (kernel)"  edit -r REGS --set cs=0x10
+	forged "32: REGS cs 0x1b"           edit -r REGS --set cs=0x1b
+	forged "32: REGS ss 0x18 (kernel)"  edit -r REGS --set ss=0x18
+	forged "32: REGS gs 0x60 (RPL 0)"   edit -r REGS --set gs=0x60
+	forged "32: REGS gs 0x7b (entry 15)" edit -r REGS --set gs=0x7b
+	forged "32: REGS es 0xf (LDT)"      edit -r REGS --set es=0xf
+	forged "32: REGS fs 0x13 (kernel DS)" edit -r REGS --set fs=0x13
+	forged "32: REGS eflags IOPL 3"     edit -r REGS --or eflags=0x3000
+	forged "32: REGS eflags VM"         edit -r REGS --or eflags=0x20000
+	forged "32: REGS eflags IF clear"   edit -r REGS --add eflags=-0x200
+	forged "32: REGS rip above 4 GiB"   edit -r REGS --set rip=0x100001000
+	forged "32: REGS gs_base above 4 GiB" edit -r REGS --set gs_base=0x100000000
+	forged "32: SIGHAND handler 2^32"   edit -r SIGHAND --set sig10.handler=0x100000000
+	# compared with this kernel's 32-bit vdso before any process exists
+	vdso_i=$("$CKPT" info "$GOOD32" | awk '/kind=vdso/ { print NR - 1; exit }')
+	forged "32: vdso a page shorter" --expect "elsewhere:vdso layout differs" \
+		edit -r "$vdso_i" --add start=0x1000
+	run_batch "$GOOD32"
+fi
 
 # ---- done -----------------------------------------------------------------
 

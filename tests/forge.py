@@ -70,7 +70,8 @@ TYPES = {
     'SIGPENDING': 104, 'MM': 110, 'VMA': 111, 'PAGES': 112, 'PAGES_REF': 113, 'SIGHAND': 120,
     'ITIMERS': 121, 'POSIX_TIMER': 122, 'RLIMITS': 130, 'FS': 131,
     'CREDS': 132, 'FILE': 140, 'FD': 141, 'FIFO': 145, 'LOCK': 146,
-    'FOWN': 147, 'TTY': 150, 'UNIX_SK': 152, 'TAIL': 9001, 'ERROR': 9999,
+    'FOWN': 147, 'TTY': 150, 'UNIX_SK': 152, 'IA32': 160, 'IA32_THREAD': 161,
+    'TAIL': 9001, 'ERROR': 9999,
 }
 TYPES.update({'FILE_OBJ': 143, 'FILE_DATA': 144})
 NAMES = {v: k for k, v in TYPES.items()}
@@ -236,6 +237,14 @@ FIELDS = {
                     rcvtimeo_ns=(40, 'q'), sndtimeo_ns=(48, 'q'),
                     file_mode=(56, 'I'), file_uid=(60, 'I'), file_gid=(64, 'I'),
                     name_len=(68, 'I'), nr_msgs=(72, 'I'), data_len=(76, 'I')),
+    'IA32': dict(abi=(0, 'I'), reserved=(4, 'I')),
+    # tlsN: the GDT TLS entry 12 + N (struct user_desc)
+    'IA32_THREAD': dict(robust_list=(48, 'I'), robust_len=(52, 'I'),
+                        **{k: v for i in range(3) for k, v in (
+                            ('tls%d.entry' % i, (16 * i, 'I')),
+                            ('tls%d.base' % i, (16 * i + 4, 'I')),
+                            ('tls%d.limit' % i, (16 * i + 8, 'I')),
+                            ('tls%d.flags' % i, (16 * i + 12, 'I')))}),
     'TAIL': dict(magic=(0, 'Q'), nr_records=(8, 'Q'), offset=(16, 'Q'),
                  chain=(24, 'I'), reserved=(28, 'I')),
 }

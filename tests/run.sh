@@ -10,6 +10,7 @@ CKPT=$ROOT/build/test/ckpt
 # timeout's SIGTERM reaches it through restart's signal forwarding
 RESTART_TIMEOUT=90
 PROGS=$ROOT/build/test/progs
+PROGS32=$ROOT/build/test/progs32	# the same built 32-bit, and tests/progs32
 AUX=$ROOT/build/test/aux
 FILTER=${1:-}
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99
@@ -81,7 +82,7 @@ sanitizer_clean() {	# LOG...: no sanitizer report in these
 # and set the caller's $pid.  usage: start_holder MODE DIR [MiB]
 start_holder() {
 	mkdir -p "$2"
-	"$AUX/holder" "$1" "$2/go" ${3:-} > "$2/out" 2>&1 < /dev/null &
+	"${HOLDER_BIN:-$AUX/holder}" "$1" "$2/go" ${3:-} > "$2/out" 2>&1 < /dev/null &
 	pid=$!
 	wait_for "$2/out" READY 20
 }
@@ -128,6 +129,10 @@ state_test() {	# PROG
 
 for p in "$PROGS"/*; do
 	name=state_$(basename "$p")
+	eval "test_$name() { state_test '$p'; }"
+done
+for p in "$PROGS32"/*; do
+	name=state32_$(basename "$p")
 	eval "test_$name() { state_test '$p'; }"
 done
 
@@ -180,7 +185,7 @@ print(len(types), "records")'
 
 # Without --kill the process runs on unharmed, and the image still works.
 test_checkpoint_no_kill() {
-	local d=$WORK/nokill pid rpid
+	local d=${1:-$WORK/nokill} pid rpid
 	start_holder plain $d 8 || return 1
 	"$CKPT" checkpoint -o $d/img $pid || return 1
 	[ "$(awk '/TracerPid/ {print $2}' /proc/$pid/status)" = 0 ] || return 1
@@ -215,6 +220,12 @@ test_checkpoint_keeps_cow() {
 	touch $d/go
 	wait $pid
 	[ "$before" -gt 1000 ] && [ "$after" = "$before" ]
+}
+
+# The same for a 32-bit process: let go, it runs on in its own mode.
+test_checkpoint_no_kill32() {
+	local HOLDER_BIN=$AUX/holder32
+	test_checkpoint_no_kill $WORK/nokill32
 }
 
 # --detach prints the pid, returns at once, and the process is init's.
@@ -575,6 +586,24 @@ test_unix_path_in_way() {
 	! kill -0 $pid 2>/dev/null && [ "$(cat $d/listen.sock)" = data ]
 }
 
+# A 64-bit program running 32-bit code (a far jump) is refused clearly,
+# and runs on untraced.
+test_refuse_mode_switch() {
+	local d=$WORK/farjump pid rc
+	start_holder farjump $d || return 1
+	sleep 0.1
+	"$CKPT" checkpoint --kill -o $d/img $pid 2> $d/err
+	rc=$?
+	cat $d/err
+	[ $rc = 1 ] && [ "$(wc -l < $d/err)" = 1 ] || return 1
+	grep -q "pid $pid: tid $pid runs 32-bit code in a 64-bit program" $d/err || return 1
+	kill -0 $pid && grep -q '^State:.*S' /proc/$pid/status || return 1
+	[ "$(awk '/TracerPid/ {print $2}' /proc/$pid/status)" = 0 ] || return 1
+	kill -9 $pid
+	wait $pid 2>/dev/null
+	return 0
+}
+
 # --skip-unsupported leaves such fds out instead.
 test_skip_unsupported() {
 	local d=$WORK/skip pid
@@ -783,7 +812,7 @@ test_demo() {
 	grep -q "finished all 30 steps" $WORK/demo.out
 }
 
-test_bad_images() { bash tests/bad_images.sh "$CKPT" "$AUX/holder" "$WORK/bad"; }
+test_bad_images() { bash tests/bad_images.sh "$CKPT" "$AUX/holder" "$WORK/bad" "$AUX/holder32"; }
 
 test_unit() {
 	local u rc=0
@@ -797,11 +826,13 @@ test_unit() {
 echo "ckpt test suite: $(date -u +%FT%TZ), $(uname -r)"
 want unit
 for p in "$PROGS"/*; do want "state_$(basename "$p")"; done
+for p in "$PROGS32"/*; do want "state32_$(basename "$p")"; done
 want python_counter
 want stream
 want info
 want checkpoint_no_kill
 want checkpoint_keeps_cow
+want checkpoint_no_kill32
 want restart_detach
 want restart_status_and_signals
 want zombie_pid_wait
@@ -818,6 +849,7 @@ want deleted_dir_gone
 want refuse_epoll_target
 want refuse_epoll_gone
 want refuse_epoll_later
+want refuse_mode_switch
 want refuse_shared_memory
 want refuse_vfork
 want refuse_pty_data

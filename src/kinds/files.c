@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "../../include/ckpt.h"
+#include "../arch/x86/compat.h"
 #include "../files.h"
 
 #define MAX_FDS (1 << 20)
@@ -489,7 +490,11 @@ int files_open_path(struct rst_task *t, const char *path, int flags, long *fd)
 	int ret = rst_scratch_put(t, 0, path, strlen(path) + 1, &addr);
 
 	flags &= ~(O_CREAT | O_EXCL | O_TRUNC | O_NOCTTY);
-	if (!ret)
+	/* a 64-bit open adds O_LARGEFILE, which a 32-bit process's file
+	 * has only if it asked for it (and F_SETFL cannot take it away) */
+	if (!ret && task_ia32(t))
+		ret = remote_call32(&t->rm, fd, NR32_openat, AT_FDCWD, addr, flags, 0, 0, 0);
+	else if (!ret)
 		ret = remote_call(&t->rm, fd, SYS_openat, AT_FDCWD, addr, flags, 0, 0, 0);
 	if (!ret && *fd < 0)
 		return log_err(t->rm.log, (int)-*fd, "pid %d: reopening %s:", t->pid,

@@ -9,6 +9,7 @@
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 
+#include "../arch/x86/compat.h"
 #include "../kinds.h"
 
 struct peeksiginfo_args_ {
@@ -203,6 +204,11 @@ static int sig_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 			return log_err(c->log, EBADMSG,
 				       "SIGHAND: signal %d has unknown flags 0x%llx",
 				       i + 1, (unsigned long long)s->hand.act[i].flags);
+		else if (task_ia32(t) && (s->hand.act[i].handler >= IA32_LIMIT ||
+					  s->hand.act[i].restorer >= IA32_LIMIT))
+			return log_err(c->log, EBADMSG,
+				       "SIGHAND: signal %d: handler beyond a 32-bit process's 4 GiB",
+				       i + 1);
 	s->have_hand = true;
 	return 0;
 }
@@ -251,6 +257,10 @@ static int sig_restore(struct rst_ctx *c, struct rst_task *t)
 	for (int sig = 1; sig <= NSIG_ && !ret; sig++) {
 		if (sig == SIGKILL || sig == SIGSTOP)
 			continue;
+		if (task_ia32(t)) {	/* its handlers get 32-bit frames */
+			ret = ia32_sigaction(t, sig, &s->hand.act[sig - 1]);
+			continue;
+		}
 		ret = rst_scratch_put(t, 0, &s->hand.act[sig - 1],
 				      sizeof(s->hand.act[0]), &addr);
 		if (!ret)

@@ -4,7 +4,7 @@
  * usage: holder MODE GOFILE [MiB]
  * MODE: plain iouring netlink thread child vfork vmsibling orphansession
  *       evfds files lock lease fifo linkeddel deleted futurewrite
- *       epollring epollgone epolllater unixfds unixlog
+ *       epollring epollgone epolllater unixfds unixlog farjump
  * (iouring and netlink: fds of kinds ckpt does not support; vfork: we
  * wait in vfork() for our child; vmsibling: two children sharing memory
  * with each other, not with us; evfds: an eventfd, a timerfd and a
@@ -25,7 +25,9 @@
  * (files: GOFILE's directory/ro open read-only, .../rw read-write;
  * lock: .../lock open with a flock and a POSIX lock on bytes 10-19;
  * lease: a read lease on .../lease;
- * fifo: FIFO .../fifo open read-write with "data" in it) */
+ * fifo: FIFO .../fifo open read-write with "data" in it)
+ * (farjump, 64-bit only: after READY it switches to 32-bit code and
+ * sleeps there for good) */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -238,6 +240,27 @@ static void log_connect(void)
 		exit(3);
 }
 
+/* A 64-bit program that far-jumps to 32-bit code (cs 0x23) and loops
+ * there in pause() through int $0x80. */
+static void farjump(void)
+{
+#ifdef __x86_64__
+	static const unsigned char code[] = {
+		0xb8, 29, 0, 0, 0,	/* mov $29 (pause), %eax */
+		0xcd, 0x80,		/* int $0x80 */
+		0xeb, 0xf7,		/* jmp back */
+	};
+	void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+
+	if (p == MAP_FAILED)
+		exit(2);
+	memcpy(p, code, sizeof(code));
+	__asm__ volatile("pushq $0x23\n\tpushq %0\n\tlretq" : : "r"((uint64_t)p) : "memory");
+#endif
+	exit(2);
+}
+
 static void *idle(void *arg)
 {
 	(void)arg;
@@ -326,6 +349,8 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "vfork"))
 		printf("READY %d\n", getpid());
+	if (!strcmp(argv[1], "farjump"))
+		farjump();
 	while (access(argv[2], F_OK) != 0) {
 		counter++;
 		nanosleep(&ts, NULL);

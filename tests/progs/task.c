@@ -83,7 +83,11 @@ static struct rseq *rseq_area(void)
 	char *tp;
 
 	/* The TCB starts with a pointer to itself: the thread pointer. */
+#ifdef __i386__
+	__asm__("mov %%gs:0, %0" : "=r"(tp));
+#else
 	__asm__("mov %%fs:0, %0" : "=r"(tp));
+#endif
 	return (struct rseq *)(tp + __rseq_offset);
 }
 

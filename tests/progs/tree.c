@@ -1,7 +1,8 @@
 /* tree.c - a process tree: children and grandchildren with their parent
  * links, a child that leads its own session, a grandchild in its own
- * process group, a zombie whose status its parent reaps after the
- * restart, and a file description all of them share (one offset). */
+ * process group, zombies whose status (an exit code, death by SIGKILL)
+ * their parent reaps after the restart, and a file description all of
+ * them share (one offset). */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <signal.h>
@@ -75,7 +76,7 @@ static void child(int i)
 int main(int argc, char **argv)
 {
 	char path[4096], buf[4096];
-	pid_t zombie;
+	pid_t zombie, killed;
 	int st, n;
 
 	tp_init(argc, argv);
@@ -87,13 +88,21 @@ int main(int argc, char **argv)
 	zombie = fork();
 	if (zombie == 0)
 		_exit(42);
-	while (waitid(P_PID, zombie, NULL, WEXITED | WNOWAIT) < 0)
-		;	/* it is a zombie now, and stays one */
+	killed = fork();
+	if (killed == 0)
+		for (;;)
+			pause();
+	kill(killed, SIGKILL);
+	while (waitid(P_PID, zombie, NULL, WEXITED | WNOWAIT) < 0 ||
+	       waitid(P_PID, killed, NULL, WEXITED | WNOWAIT) < 0)
+		;	/* they are zombies now, and stay so */
 	sleep(1);	/* every process sits in tp_wait_go() */
 	tp_ready();
 	tp_wait_go();
 	tp_check(waitpid(zombie, &st, 0) == zombie && WIFEXITED(st) &&
 		 WEXITSTATUS(st) == 42, "the zombie's status 42 was lost (0x%x)", st);
+	tp_check(waitpid(killed, &st, 0) == killed && WIFSIGNALED(st) &&
+		 WTERMSIG(st) == SIGKILL, "the zombie killed by SIGKILL has status 0x%x", st);
 	tp_check(!wait_children(3), "a child or grandchild failed");
 	tp_check(!check_self(getppid(), 0, 0, "root"), "root");
 	/* ten lines through one description: one offset, no line lost */

@@ -1,4 +1,5 @@
-/* regs.c - x86-64 registers (REGS) and FPU/SSE/AVX state (XSTATE).
+/* regs.c - registers (REGS) and FPU/SSE/AVX state (XSTATE), of 64-bit
+ * and 32-bit tasks alike (ptrace gives both in the 64-bit layout).
  *
  * Registers are saved as the task was found.  At restart they are put
  * back while the task is parked inside signal delivery, so the kernel
@@ -20,6 +21,7 @@
 #include <sys/user.h>
 
 #include "../../kinds.h"
+#include "compat.h"
 #include "cpu.h"
 
 #define ERESTARTSYS		512
@@ -33,6 +35,7 @@
  * plus the always-one bit 1 and IF (always set in user mode); never IOPL,
  * VM, VIF or VIP */
 #define EFLAGS_USER		0x254fd7ULL
+#define EFLAGS_ON		0x202ULL	/* IF and bit 1: always set */
 
 struct regs_state {
 	bool have_regs;
@@ -50,10 +53,11 @@ static int regs_dump_thread(struct cpt_ctx *c, struct cpt_task *t,
 	int ret;
 
 	_Static_assert(sizeof(rr) == sizeof(struct user_regs_struct), "regs");
-	if (th->rm->regs.cs != USER_CS)
+	if ((th->rm->regs.ds | th->rm->regs.es | th->rm->regs.fs |
+	     th->rm->regs.gs) & 4)
 		return log_err(c->log, EOPNOTSUPP,
-			       "pid %d: tid %d runs 32-bit code (cs 0x%llx): not supported yet",
-			       t->pid, th->tid, th->rm->regs.cs);
+			       "pid %d: tid %d has a segment of its own LDT (modify_ldt): not supported",
+			       t->pid, th->tid);
 	memcpy(&rr, &th->rm->regs, sizeof(rr));
 	ret = iw_record(&c->w, REC_REGS, &rr, sizeof(rr));
 	if (ret)
@@ -71,26 +75,27 @@ static int regs_dump_thread(struct cpt_ctx *c, struct cpt_task *t,
 	return ret;
 }
 
-static bool selector_ok(uint64_t sel)
+/* The seed's checks: user code and data segments of the task's kind,
+ * data selectors naming those or a TLS entry, no system eflags. */
+static int check_regs(struct rst_ctx *c, const struct user_regs_struct *r,
+		      bool ia32)
 {
-	/* null, or a user-privilege (RPL 3) selector */
-	return sel == 0 || (sel <= 0xffff && (sel & 3) == 3);
-}
+	uint64_t limit = ia32 ? IA32_LIMIT : CPU_TASK_SIZE;
 
-static int check_regs(struct rst_ctx *c, const struct user_regs_struct *r)
-{
-	if (r->cs != USER_CS || r->ss != USER_DS)
+	if (r->cs != (ia32 ? IA32_CS : USER_CS) || r->ss != USER_DS)
 		return log_err(c->log, EBADMSG,
-			       "REGS: cs 0x%llx ss 0x%llx are not 64-bit user segments",
-			       r->cs, r->ss);
-	if (!selector_ok(r->ds) || !selector_ok(r->es) ||
-	    !selector_ok(r->fs) || !selector_ok(r->gs))
-		return log_err(c->log, EBADMSG, "REGS: privileged segment selector");
-	if (r->eflags & ~EFLAGS_USER)
-		return log_err(c->log, EBADMSG, "REGS: eflags 0x%llx has system bits",
+			       "REGS: cs 0x%llx ss 0x%llx are not %s user segments",
+			       r->cs, r->ss, ia32 ? "32-bit" : "64-bit");
+	if (!ia32_selector_ok(r->ds) || !ia32_selector_ok(r->es) ||
+	    !ia32_selector_ok(r->fs) || !ia32_selector_ok(r->gs))
+		return log_err(c->log, EBADMSG,
+			       "REGS: segment selector not a user or TLS one (ds 0x%llx es 0x%llx fs 0x%llx gs 0x%llx)",
+			       r->ds, r->es, r->fs, r->gs);
+	if (r->eflags & ~EFLAGS_USER || (r->eflags & EFLAGS_ON) != EFLAGS_ON)
+		return log_err(c->log, EBADMSG,
+			       "REGS: eflags 0x%llx: system bits set, or IF or bit 1 clear",
 			       r->eflags);
-	if (r->fs_base >= CPU_TASK_SIZE || r->gs_base >= CPU_TASK_SIZE ||
-	    r->rip >= CPU_TASK_SIZE)
+	if (r->fs_base >= limit || r->gs_base >= limit || r->rip >= limit)
 		return log_err(c->log, EBADMSG, "REGS: address beyond user space");
 	return 0;
 }
@@ -127,7 +132,7 @@ static int regs_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 		if (r->data_len != sizeof(s->regs) || s->have_regs)
 			return log_err(c->log, EBADMSG, "bad or repeated REGS record");
 		memcpy(&s->regs, r->data, sizeof(s->regs));
-		ret = check_regs(c, &s->regs);
+		ret = check_regs(c, &s->regs, task_ia32(t));
 		s->have_regs = !ret;
 		return ret;
 	}
@@ -154,11 +159,28 @@ static int regs_check(struct rst_ctx *c, struct rst_task *t)
 	return 0;
 }
 
+/* The same for a 32-bit task: its call numbers, arguments in ebx, ecx,
+ * edx, esi; the sleeps write what is left to rem as well. */
+static void rearm_restartblock32(struct user_regs_struct *r)
+{
+	if (r->orig_rax == NR32_nanosleep && r->rcx)
+		r->rbx = r->rcx;
+	else if ((r->orig_rax == NR32_clock_nanosleep ||
+		  r->orig_rax == NR32_clock_nanosleep_time64) && r->rsi &&
+		 !(r->rcx & 1 /* TIMER_ABSTIME */))
+		r->rdx = r->rsi;
+	r->rax = -ERESTARTNOHAND;
+}
+
 /* The kernel's restart block died with the original process. */
-static void rearm_restartblock(struct user_regs_struct *r)
+static void rearm_restartblock(struct user_regs_struct *r, bool ia32)
 {
 	if ((long)r->orig_rax < 0 || (long)r->rax != -ERESTART_RESTARTBLOCK)
 		return;
+	if (ia32) {
+		rearm_restartblock32(r);
+		return;
+	}
 	if (r->orig_rax == SYS_nanosleep && r->rsi)
 		r->rdi = r->rsi;	/* sleep what was left: rem */
 	else if (r->orig_rax == SYS_clock_nanosleep && r->r10 &&
@@ -177,7 +199,7 @@ static int regs_restore_thread(struct rst_ctx *c, struct rst_task *t,
 	if (ptrace(PTRACE_SETREGSET, th->tid, NT_X86_XSTATE, &iov))
 		return log_err(c->log, errno, "tid %d: setting xstate:", th->tid);
 	th->rm->regs = s->regs;
-	rearm_restartblock(&th->rm->regs);
+	rearm_restartblock(&th->rm->regs, task_ia32(t));
 	return 0;
 }
 
