@@ -671,10 +671,12 @@ static bool name_ok(const struct rec_unix_sk *r, const char *name)
 {
 	if (!r->name_len)
 		return true;
-	if (r->name_len >= (uint32_t)NAME_MAX_LEN)
-		return false;
-	/* a path: absolute, no NUL in it; abstract: a leading NUL */
-	return !name[0] || (name[0] == '/' && !memchr(name, 0, r->name_len));
+	/* abstract: a leading NUL, the whole of sun_path at most; a path:
+	 * absolute, no NUL in it, room for the NUL after it */
+	if (!name[0])
+		return r->name_len <= (uint32_t)NAME_MAX_LEN;
+	return r->name_len < (uint32_t)NAME_MAX_LEN && name[0] == '/' &&
+	       !memchr(name, 0, r->name_len);
 }
 
 /* What one record says on its own. */
