@@ -49,6 +49,7 @@ demo: build/ckpt
 	./build/ckpt demo
 
 test: build/test/ckpt $(TESTPROGS) $(AUXPROGS) $(UNITS)
+	bash tests/setup.sh
 	bash tests/run.sh
 
 clean:
