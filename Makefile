@@ -75,6 +75,7 @@ demo: build/ckpt
 	./build/ckpt demo
 
 test: build/test/ckpt $(TESTPROGS) $(TESTPROGS32) $(AUXPROGS) $(UNITS)
+	bash tests/setup.sh
 	bash tests/run.sh
 
 clean:

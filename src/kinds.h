@@ -92,6 +92,8 @@ struct cpt_sock {
 	int fd;
 	int reuse;		/* SO_REUSEADDR, which repair mode overrides */
 	uint32_t rcv_nxt, write_seq;
+	bool locked;		/* its network lock made (src/files/netlock.c) */
+	struct rec_inet conn;	/* its addresses, for the lock */
 };
 
 struct cpt_pipe {

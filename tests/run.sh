@@ -436,14 +436,19 @@ test_refuse_epoll_later() { refused_checkpoint epolllater 'epoll watches fd [0-9
 # (a FIN or RST from the killed server fails the client); MODE live: a
 # checkpoint without --tcp-established is refused, one failing (on a
 # full disk) and one succeeding without --kill leave the server serving
-# as before.
+# as before.  MODE keepalive: kill, and a client sends keepalive probes
+# while the server is gone, which only the network lock keeps from being
+# answered with a RST.  The lock's rules (for the server's port) are
+# there while the server is gone, and none after a failed checkpoint,
+# one without --kill, or the restart.
 kv_test() {	# MODE
-	local d=$WORK/kv_$1 pid cpid rpid=
+	local d=$WORK/kv_$1 pid cpid rpid= port
 	mkdir -p $d
 	"$AUX/kvserver" $d/go > $d/srv.out 2>&1 < /dev/null &
 	pid=$!
 	wait_for $d/srv.out '^PORT' || return 1
-	$PYTHON tests/aux/kvclient.py $(awk '/^PORT/{print $2}' $d/srv.out) $d/srv.out \
+	port=$(awk '/^PORT/{print $2}' $d/srv.out)
+	$PYTHON tests/aux/kvclient.py $port $d/srv.out $([ $1 = keepalive ] && echo keepalive) \
 		> $d/cli.out 2>&1 &
 	cpid=$!
 	wait_for $d/cli.out '^SENT' || { cat $d/cli.out; kill -9 $pid; return 1; }
@@ -455,13 +460,19 @@ kv_test() {	# MODE
 		if "$CKPT" checkpoint --tcp-established -o /dev/full $pid 2> $d/err1; then
 			echo "a checkpoint to /dev/full succeeded"; kill -9 $pid; return 1
 		fi
+		lock_rules $port "after a failed checkpoint" || { kill -9 $pid; return 1; }
 		"$CKPT" checkpoint --tcp-established -o $d/img $pid 2> $d/err ||
 			{ cat $d/err; kill -9 $pid; return 1; }
+		lock_rules $port "after a checkpoint without --kill" ||
+			{ kill -9 $pid; return 1; }
 	else
 		"$CKPT" checkpoint --kill --tcp-established -o $d/img $pid 2> $d/err ||
 			{ cat $d/err; kill -9 $pid; return 1; }
 		wait $pid 2>/dev/null
 		gone $pid || return 1
+		[ $1 = kill ] || sleep 3	# probes come meanwhile
+		[ "$(lock_rules $port)" = 4 ] ||
+			{ echo "not 4 lock rules while the server is gone"; lock_rules $port; return 1; }
 		timeout $RESTART_TIMEOUT "$CKPT" restart $d/img > $d/restart.out 2>&1 &
 		rpid=$!
 		for ((i = 0; i < 500; i++)); do
@@ -475,9 +486,19 @@ kv_test() {	# MODE
 	if [ -n "$rpid" ]; then wait $rpid; rrc=$?; else wait $pid; rrc=$?; fi
 	cat $d/cli.out $d/srv.out ${rpid:+$d/restart.out}
 	sanitizer_clean $d/err ${rpid:+$d/restart.out} || return 1
-	[ $crc = 0 ] && [ $rrc = 0 ] && grep -q '^PASS' $d/cli.out && ! grep -q FAIL $d/srv.out
+	[ $crc = 0 ] && [ $rrc = 0 ] && grep -q '^PASS' $d/cli.out && ! grep -q FAIL $d/srv.out &&
+		lock_rules $port "after the restart"
+}
+# lock_rules PORT WHEN: none of the network lock's rules for the server's
+# PORT are left; lock_rules PORT: how many there are.
+lock_rules() {
+	local n
+	n=$(iptables -w -S CKPT-LOCK 2>/dev/null | grep -c -- "--dport $1 -j DROP")
+	[ $# = 1 ] && { echo $n; return 0; }
+	[ "$n" = 0 ] || { echo "$n network lock rules left $2:"; iptables -w -S CKPT-LOCK; return 1; }
 }
 test_tcp_peer_outside() { kv_test kill; }
+test_tcp_netlock() { kv_test keepalive; }
 test_tcp_checkpoint_live() { kv_test live; }
 test_refuse_unix_fds() { refused_checkpoint unixfds 'fd [0-9]*: unix socket has file descriptors in flight (SCM_RIGHTS)'; }
 
@@ -860,6 +881,7 @@ want unix_path_in_way
 want skip_unsupported
 want tcp_peer_outside
 want tcp_checkpoint_live
+want tcp_netlock
 want refuse_traced
 want target_dies_midway
 want restart_fails_cleanly

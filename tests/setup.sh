@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
-# setup.sh - what the test suite needs beyond gcc, make and python3: a
-# compiler that builds 32-bit programs (Debian's gcc-multilib), installed
-# only if `gcc -m32` cannot link one yet.
+# setup.sh - what the test suite needs beyond gcc, make and python3, each
+# installed from Debian's packages only if missing (run by `make test`):
+# - gcc-multilib, if `gcc -m32` cannot link: the 32-bit test programs;
+# - iptables: the network lock of TCP connections (src/files/netlock.c;
+#   tcp_peer_outside, tcp_checkpoint_live and tcp_netlock check its rules).
 set -eu
 cc=${CC:-cc}
 t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
+need=()
 echo 'int main(void) { return 0; }' > "$t/m.c"
-if $cc -m32 -o "$t/m" "$t/m.c" 2> /dev/null; then
-	exit 0
-fi
-echo "setup: installing gcc-multilib for the 32-bit tests"
+$cc -m32 -o "$t/m" "$t/m.c" 2> /dev/null || need+=(gcc-multilib)
+PATH=$PATH:/usr/sbin:/sbin command -v iptables > /dev/null || need+=(iptables)
+[ ${#need[@]} = 0 ] && exit 0
+echo "setup: installing ${need[*]}"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
-apt-get install -y -qq gcc-multilib > /dev/null
+apt-get install -y -qq "${need[@]}" > /dev/null
 $cc -m32 -o "$t/m" "$t/m.c"

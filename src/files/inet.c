@@ -34,6 +34,7 @@
 #include "../../include/ckpt.h"
 #include "../files.h"
 #include "dgram.h"
+#include "netlock.h"
 #include "sockopt.h"
 
 #define MAX_QUEUE	((uint32_t)(MAX_FILE_EXTRA - sizeof(struct rec_inet)) / 2)
@@ -257,13 +258,41 @@ static bool inet_match(struct cpt_ctx *c, const struct fd_probe *p)
 	return ok;
 }
 
+/* The peer's packets are dropped before the connection is read, and
+ * until it is restored or the checkpoint ends (netlock.c).  Without a
+ * lock the checkpoint goes on: one warning. */
+static void lock(struct cpt_ctx *c, struct cpt_sock *s)
+{
+	bool ready = false, warned = false;
+	char why[160];
+
+	for (int i = 0; i < c->nr_socks - 1; i++) {
+		ready |= c->socks[i].locked && c->socks[i].conn.family == s->conn.family;
+		warned |= !c->socks[i].locked;
+	}
+	s->locked = !netlock_add(&s->conn, ready, why, sizeof(why));
+	if (!s->locked && !warned)
+		log_warn(c->log, "no network lock: %s (a packet the peer sends before the connection is restored resets it)",
+			 why);
+}
+
+static void unlock(struct cpt_ctx *c, struct cpt_sock *s)
+{
+	char why[160];
+
+	if (s->locked && netlock_del(&s->conn, why, sizeof(why)))
+		log_warn(c->log, "pid %d fd %d: removing its network lock: %s", s->pid,
+			 s->fd, why);
+	s->locked = false;
+}
+
 /* ckpt keeps its own copy of the connection, in repair mode, until the
  * checkpoint is over (inet_dump_end). */
-static int hold(struct cpt_ctx *c, const struct fd_probe *p, int sk, int reuse,
-		struct cpt_sock **out)
+static int hold(struct cpt_ctx *c, const struct fd_probe *p, int sk,
+		const struct rec_inet *ri, struct cpt_sock **out)
 {
 	struct cpt_sock *n = realloc(c->socks, (c->nr_socks + 1) * sizeof(*n));
-	int copy;
+	int copy, err;
 
 	if (!n)
 		return log_err(c->log, ENOMEM, "socket table:");
@@ -271,12 +300,17 @@ static int hold(struct cpt_ctx *c, const struct fd_probe *p, int sk, int reuse,
 	copy = fcntl(sk, F_DUPFD_CLOEXEC, 3);
 	if (copy < 0)
 		return log_err(c->log, errno, "pid %d fd %d: dup:", p->pid, p->fd);
-	if (sock_set_int(copy, IPPROTO_TCP, TCP_REPAIR, TCP_REPAIR_ON)) {
-		close(copy);
-		return log_err(c->log, errno, "pid %d fd %d: TCP_REPAIR:", p->pid, p->fd);
-	}
 	n = &c->socks[c->nr_socks++];
-	*n = (struct cpt_sock){ .sk = copy, .pid = p->pid, .fd = p->fd, .reuse = reuse };
+	*n = (struct cpt_sock){ .sk = copy, .pid = p->pid, .fd = p->fd,
+				.reuse = ri->opt[INET_OPT_REUSEADDR], .conn = *ri };
+	lock(c, n);
+	if (sock_set_int(copy, IPPROTO_TCP, TCP_REPAIR, TCP_REPAIR_ON)) {
+		err = errno;
+		unlock(c, n);
+		close(copy);
+		c->nr_socks--;
+		return log_err(c->log, err, "pid %d fd %d: TCP_REPAIR:", p->pid, p->fd);
+	}
 	*out = n;
 	return 0;
 }
@@ -393,7 +427,7 @@ static int dump_conn(struct cpt_ctx *c, const struct fd_probe *p, int sk,
 		return log_err(c->log, EOPNOTSUPP,
 			       "pid %d fd %d: TCP connection to %s (use --tcp-established to save it)",
 			       p->pid, p->fd, peer);
-	ret = hold(c, p, sk, ri->opt[INET_OPT_REUSEADDR], &s);
+	ret = hold(c, p, sk, ri, &s);
 	if (ret)
 		return ret;
 	ret = conn_queues(s->sk, s, ri, data);
@@ -523,9 +557,11 @@ static int inet_dump_check(struct cpt_ctx *c)
 	return 0;
 }
 
-/* Killed: closing our copy, in repair mode, sends nothing.  Else the
- * connection leaves repair mode as it was (no window probe; repair mode
- * had overridden SO_REUSEADDR). */
+/* Killed: closing our copy, in repair mode, sends nothing, and the
+ * network lock stays until the restart.  Else the connection leaves
+ * repair mode as it was (no window probe; repair mode had overridden
+ * SO_REUSEADDR), and the lock goes: the peer's packets dropped meanwhile
+ * are sent again. */
 static void inet_dump_end(struct cpt_ctx *c, bool killed)
 {
 	for (int i = 0; i < c->nr_socks; i++) {
@@ -537,6 +573,8 @@ static void inet_dump_end(struct cpt_ctx *c, bool killed)
 			log_warn(c->log, "pid %d fd %d: leaving TCP repair mode: %s", s->pid,
 				 s->fd, strerror(errno));
 		close(s->sk);
+		if (!killed)	/* killed: held until the restart */
+			unlock(c, s);
 	}
 	free(c->socks);
 	c->socks = NULL;
@@ -948,6 +986,19 @@ static int send_unsent(int sk, const struct rec_inet *ri)
 	return 0;
 }
 
+/* The network lock a checkpoint --kill left, if any, goes once the
+ * connection is back, so the peer's packets reach it.  None (exit 1), or
+ * no iptables here: nothing to do. */
+static void restore_unlock(struct rst_ctx *c, const struct rec_inet *ri)
+{
+	char why[160], where[80];
+	int ret = netlock_del(ri, why, sizeof(why));
+
+	if (ret && ret != 1 && ret != -ENOENT)
+		log_warn(c->log, "TCP connection %s: removing its network lock: %s",
+			 addr_str(ri, true, where, sizeof(where)), why);
+}
+
 static int inet_restore_end(struct rst_ctx *c)
 {
 	struct inet_rst *st = KCSTATE(c, kind_inet);
@@ -960,6 +1011,8 @@ static int inet_restore_end(struct rst_ctx *c)
 		/* leaving repair mode sends a window probe: the peer learns
 		 * our window, and answers with its own */
 		ret = sock_set_int(sk, IPPROTO_TCP, TCP_REPAIR, TCP_REPAIR_OFF);
+		if (!ret)
+			restore_unlock(c, ri);
 		if (!ret)
 			ret = sock_set_int(sk, SOL_SOCKET, SO_REUSEADDR,
 					   ri->opt[INET_OPT_REUSEADDR]);

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """kvclient.py - the clients of tests/aux/kvserver.c, outside its tree.
 
-usage: kvclient.py PORT SERVER_OUT
+usage: kvclient.py PORT SERVER_OUT [keepalive]
 Connects A (a small receive buffer, so the server's bytes for it wait in
 the server's send queue), B, H and E; sends "SET x 42" and "GET x" on B,
 and "SET e 9" and "GET e" on E, whose side it then shuts down, before
@@ -11,6 +11,8 @@ sends nothing until it answers).  Then checks: A's bytes arrive exactly
 once, in order, then TAIL; B's two answers; H's bye and EOF, and a SET
 sent on half-closed H; E's answers and EOF; a new client is served.  Prints PASS, or FAIL
 and exits 1; a reset or a timeout is a failure.
+With "keepalive", B sends a keepalive probe after each second idle: a
+peer that talks while the server is gone (the network lock's test).
 """
 import re
 import socket
@@ -58,6 +60,11 @@ def main():
     port, srv_out = int(sys.argv[1]), sys.argv[2]
     a = connect(port, 4096)
     b = connect(port)
+    if sys.argv[3:] == ["keepalive"]:
+        b.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+        b.setsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPIDLE, 1)
+        b.setsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPINTVL, 1)
+        b.setsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPCNT, 60)
     h = connect(port)
     e = connect(port)
     b.sendall(b"SET x 42\nGET x\n")

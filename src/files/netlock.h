@@ -1,0 +1,18 @@
+/* netlock.h - the network lock of TCP connections being saved (inet.c). */
+#ifndef CKPT_NETLOCK_H
+#define CKPT_NETLOCK_H
+
+#include <stdbool.h>
+
+#include "../image_format.h"
+
+/* Drop what comes in for @ri's connection (an iptables/ip6tables rule in
+ * chain CKPT-LOCK, made with the jump from INPUT unless @chain_ready).
+ * 0, or -errno / a positive exit status of iptables, and *why says what
+ * failed. */
+int netlock_add(const struct rec_inet *ri, bool chain_ready, char *why,
+		size_t n);
+/* Remove that rule.  0: removed; 1: there was none; else as above. */
+int netlock_del(const struct rec_inet *ri, char *why, size_t n);
+
+#endif
