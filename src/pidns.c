@@ -46,6 +46,11 @@ static int ns_init(int fd, unsigned long flags, int logfd, int report)
 			return 125;
 		return 125;
 	}
+	/* The caller's session and group are outside the namespace, where
+	 * the restored root could not see them (getsid() gives 0): they
+	 * become ours, which the root then stands in. */
+	if (!(flags & CKPT_SHELL_JOB))
+		setsid();
 	pid = ckpt_restart_r(0, fd, flags & ~CKPT_DETACH, logfd, &r);
 	if (pid < 0 && logfd != 2)
 		fprintf(stderr, "ckpt: restart failed: %s\n", r.msg);

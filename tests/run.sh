@@ -315,6 +315,21 @@ test_pidns() {
 	wait $rpid && wait $pid
 }
 
+# The same for a tree whose session and group are outside it (the test
+# runner's): in the namespace they are the namespace init's.
+test_pidns_tree() {
+	local d=$WORK/pidns-tree pid rpid
+	start_holder child $d || return 1
+	"$CKPT" checkpoint -o $d/img $pid || return 1
+	timeout $RESTART_TIMEOUT "$CKPT" restart --pidns $d/img > $d/restart.out 2>&1 &
+	rpid=$!
+	sleep 1
+	kill -0 $rpid 2>/dev/null || { cat $d/restart.out; return 1; }
+	touch $d/go
+	wait $rpid || { cat $d/restart.out; return 1; }
+	wait $pid
+}
+
 # A pid held by a live process is a clear error; nothing is touched.
 test_pid_in_use() {
 	local d=$WORK/inuse pid err
@@ -859,6 +874,7 @@ want restart_status_and_signals
 want zombie_pid_wait
 want stopped_process
 want pidns
+want pidns_tree
 want pid_in_use
 want refuse_unknown_fd
 want refuse_socket
