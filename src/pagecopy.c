@@ -3,16 +3,21 @@
  * one writes the previous chunk: reading, checksumming and writing
  * overlap instead of adding up.
  *
- * Pages are read through /proc/PID/mem, not process_vm_readv(): the
- * latter pins them, and pinning a page still copy-on-write shared after
- * fork makes the kernel give the pinning process its own copy, so a
- * checkpoint would double the memory of a forked tree it leaves running
- * (and hide the sharing from the PAGES_REF dedup). */
+ * A chunk whose pages are all mapped by this process alone (pagemap's
+ * exclusive bit) is read with process_vm_readv(), the fast way; any other
+ * through /proc/PID/mem.  process_vm_readv() pins pages, and pinning a
+ * page still copy-on-write shared after fork makes the kernel give the
+ * target its own copy: a checkpoint would double the memory of a forked
+ * tree it leaves running (and hide the sharing from the PAGES_REF
+ * dedup).  /proc/PID/mem does not pin, but copies twice. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "crc32c.h"
@@ -21,6 +26,8 @@
 #define CHUNK		(4u << 20)
 #define NBUF		3
 #define PIPELINE_MIN	(8ULL * CHUNK)
+#define PM_PRESENT	(1ULL << 63)
+#define PM_EXCLUSIVE	(1ULL << 56)
 
 struct slot {
 	char *buf;
@@ -31,6 +38,8 @@ struct slot {
 
 struct copier {
 	struct remote *rm;
+	int pmfd;		/* its pagemap, -1: always /proc/PID/mem */
+	uint64_t pm[CHUNK / 4096];
 	const struct rec_pages_run *runs;
 	uint32_t nr_runs;
 	struct slot s[NBUF];
@@ -42,8 +51,26 @@ struct copier {
 };
 
 /* No logging here: the log is the writer's; errors go back in c->err. */
+static bool all_exclusive(struct copier *c, uint64_t addr, size_t n)
+{
+	size_t np = n / 4096;
+
+	if (c->pmfd < 0 || np > CHUNK / 4096 ||
+	    pread(c->pmfd, c->pm, np * 8, (off_t)(addr / 4096 * 8)) != (ssize_t)(np * 8))
+		return false;
+	for (size_t i = 0; i < np; i++)
+		if ((c->pm[i] & (PM_PRESENT | PM_EXCLUSIVE)) != (PM_PRESENT | PM_EXCLUSIVE))
+			return false;
+	return true;
+}
+
 static int read_pages(struct copier *c, uint64_t addr, char *buf, size_t n)
 {
+	struct iovec local = { buf, n }, remote = { (void *)addr, n };
+
+	if (all_exclusive(c, addr, n) &&
+	    process_vm_readv(c->rm->pid, &local, 1, &remote, 1, 0) == (ssize_t)n)
+		return 0;
 	if (pread(c->rm->memfd, buf, n, (off_t)addr) == (ssize_t)n)
 		return 0;
 	return errno ? errno : EIO;
@@ -156,8 +183,11 @@ int page_copy(struct img_writer *w, struct remote *rm,
 		.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER,
 	};
 	uint64_t total = 0;
+	char path[64];
 	int nbuf, ret;
 
+	snprintf(path, sizeof(path), "/proc/%d/pagemap", rm->pid);
+	c.pmfd = open(path, O_RDONLY | O_CLOEXEC);
 	for (uint32_t i = 0; i < nr_runs; i++)
 		total += runs[i].npages * 4096;
 	nbuf = total >= PIPELINE_MIN ? NBUF : 1;
@@ -172,5 +202,7 @@ int page_copy(struct img_writer *w, struct remote *rm,
 out:
 	for (int i = 0; i < nbuf; i++)
 		free(c.s[i].buf);
+	if (c.pmfd >= 0)
+		close(c.pmfd);
 	return ret;
 }
