@@ -118,6 +118,19 @@ int files_ref(struct cpt_ctx *c, struct cpt_task *t, int fd, uint32_t *id);
 int pipe_peek(struct cpt_ctx *c, int rfd, pid_t pid, int fd, char **data,
 	      uint32_t *len, uint32_t *cap);
 
+/* Checkpoint: a PIPE or FIFO record (@type) of @rp and its @data. */
+int pipe_write(struct cpt_ctx *c, uint32_t type, const struct rec_pipe *rp,
+	       const char *data);
+
+/* Restart: whether @r is a sound PIPE or FIFO record (@what names it);
+ * 0, or -errno (reported). */
+int pipe_rec_check(struct ckpt_log *log, const struct rec *r, const char *what);
+
+/* Restart: @len bytes of @data written into the pipe or FIFO @fd (ours,
+ * nonblocking, big enough); 0, or -1 with errno (for the caller to say
+ * which pipe). */
+int pipe_fill(int fd, const char *data, uint32_t len);
+
 /* Checkpoint: the objref of @pid's @fd if the image has its description
  * (0: not yet, or it was left out). */
 uint32_t files_known(struct cpt_ctx *c, pid_t pid, int fd);
