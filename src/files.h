@@ -131,6 +131,21 @@ int pipe_rec_check(struct ckpt_log *log, const struct rec *r, const char *what);
  * which pipe). */
 int pipe_fill(int fd, const char *data, uint32_t len);
 
+/* anonfd.c, for the kinds the restored process makes again with one
+ * syscall (eventfd, signalfd, timerfd). */
+/* The value of "KEY" at the start of a line of fdinfo @info, NULL if none. */
+const char *fdinfo_field(const char *info, const char *key);
+/* Checkpoint: 0 if @f's file flags are ones the syscall can give, else
+ * -EOPNOTSUPP (reported, naming the kind @name). */
+int anonfd_dump_flags(struct cpt_ctx *c, const struct fd_probe *p,
+		      const struct rec_file *f, const char *name);
+/* The payload into @dst if it is @len bytes long. */
+bool anonfd_get(const void *extra, uint32_t extra_len, void *dst, size_t len);
+/* Restart: the payload into @dst if its length and @f's flags are sound;
+ * 0, or -EBADMSG (reported as a bad @name). */
+int anonfd_load(struct rst_ctx *c, const struct rst_file *f, void *dst,
+		size_t len, const char *name);
+
 /* Checkpoint: the objref of @pid's @fd if the image has its description
  * (0: not yet, or it was left out). */
 uint32_t files_known(struct cpt_ctx *c, pid_t pid, int fd);
