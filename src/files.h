@@ -146,6 +146,12 @@ bool anonfd_get(const void *extra, uint32_t extra_len, void *dst, size_t len);
 int anonfd_load(struct rst_ctx *c, const struct rst_file *f, void *dst,
 		size_t len, const char *name);
 
+/* Checkpoint: @fn on every fd of every live process of the tree that
+ * has its own fd table, until one returns non-zero (returned). */
+int files_each_fd(struct cpt_ctx *c,
+		  int (*fn)(struct cpt_ctx *c, pid_t pid, int fd, void *arg),
+		  void *arg);
+
 /* Checkpoint: the objref of @pid's @fd if the image has its description
  * (0: not yet, or it was left out). */
 uint32_t files_known(struct cpt_ctx *c, pid_t pid, int fd);
