@@ -118,6 +118,40 @@ int files_ref(struct cpt_ctx *c, struct cpt_task *t, int fd, uint32_t *id);
 int pipe_peek(struct cpt_ctx *c, int rfd, pid_t pid, int fd, char **data,
 	      uint32_t *len, uint32_t *cap);
 
+/* Checkpoint: a PIPE or FIFO record (@type) of @rp and its @data. */
+int pipe_write(struct cpt_ctx *c, uint32_t type, const struct rec_pipe *rp,
+	       const char *data);
+
+/* Restart: whether @r is a sound PIPE or FIFO record (@what names it);
+ * 0, or -errno (reported). */
+int pipe_rec_check(struct ckpt_log *log, const struct rec *r, const char *what);
+
+/* Restart: @len bytes of @data written into the pipe or FIFO @fd (ours,
+ * nonblocking, big enough); 0, or -1 with errno (for the caller to say
+ * which pipe). */
+int pipe_fill(int fd, const char *data, uint32_t len);
+
+/* anonfd.c, for the kinds the restored process makes again with one
+ * syscall (eventfd, signalfd, timerfd). */
+/* The value of "KEY" at the start of a line of fdinfo @info, NULL if none. */
+const char *fdinfo_field(const char *info, const char *key);
+/* Checkpoint: 0 if @f's file flags are ones the syscall can give, else
+ * -EOPNOTSUPP (reported, naming the kind @name). */
+int anonfd_dump_flags(struct cpt_ctx *c, const struct fd_probe *p,
+		      const struct rec_file *f, const char *name);
+/* The payload into @dst if it is @len bytes long. */
+bool anonfd_get(const void *extra, uint32_t extra_len, void *dst, size_t len);
+/* Restart: the payload into @dst if its length and @f's flags are sound;
+ * 0, or -EBADMSG (reported as a bad @name). */
+int anonfd_load(struct rst_ctx *c, const struct rst_file *f, void *dst,
+		size_t len, const char *name);
+
+/* Checkpoint: @fn on every fd of every live process of the tree that
+ * has its own fd table, until one returns non-zero (returned). */
+int files_each_fd(struct cpt_ctx *c,
+		  int (*fn)(struct cpt_ctx *c, pid_t pid, int fd, void *arg),
+		  void *arg);
+
 /* Checkpoint: the objref of @pid's @fd if the image has its description
  * (0: not yet, or it was left out). */
 uint32_t files_known(struct cpt_ctx *c, pid_t pid, int fd);

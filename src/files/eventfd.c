@@ -13,18 +13,6 @@
 #include "../files.h"
 
 #define EFD_MAX_COUNT	(UINT64_MAX - 1)	/* a write never takes it further */
-#define EFD_FILE_FLAGS	(O_RDWR | O_NONBLOCK)	/* what eventfd2() can give */
-
-/* The value of "KEY" at the start of a line of fdinfo, NULL if none. */
-static const char *info_field(const char *info, const char *key)
-{
-	size_t n = strlen(key);
-
-	for (const char *p = info; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
-		if (!strncmp(p, key, n))
-			return p + n;
-	return NULL;
-}
 
 static bool efd_match(struct cpt_ctx *c, const struct fd_probe *p)
 {
@@ -34,8 +22,8 @@ static bool efd_match(struct cpt_ctx *c, const struct fd_probe *p)
 static int efd_dump(struct cpt_ctx *c, const struct fd_probe *p,
 		    struct rec_file *f, void **extra, uint32_t *extra_len)
 {
-	const char *count = info_field(p->fdinfo, "eventfd-count:");
-	const char *sem = info_field(p->fdinfo, "eventfd-semaphore:");
+	const char *count = fdinfo_field(p->fdinfo, "eventfd-count:");
+	const char *sem = fdinfo_field(p->fdinfo, "eventfd-semaphore:");
 	struct rec_eventfd *e;
 
 	/* without the flag a semaphore would come back handing out its
@@ -44,10 +32,8 @@ static int efd_dump(struct cpt_ctx *c, const struct fd_probe *p,
 		return log_err(c->log, EOPNOTSUPP,
 			       "pid %d fd %d: eventfd: this kernel's fdinfo has no eventfd-count/eventfd-semaphore",
 			       p->pid, p->fd);
-	if (f->flags & ~EFD_FILE_FLAGS)
-		return log_err(c->log, EOPNOTSUPP,
-			       "pid %d fd %d: eventfd with file flags 0%o (only O_NONBLOCK can be restored)",
-			       p->pid, p->fd, f->flags);
+	if (anonfd_dump_flags(c, p, f, "eventfd"))
+		return -EOPNOTSUPP;
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return log_err(c->log, ENOMEM, "eventfd:");
@@ -58,21 +44,13 @@ static int efd_dump(struct cpt_ctx *c, const struct fd_probe *p,
 	return 0;
 }
 
-/* The payload may sit anywhere after the path: copied, not cast. */
-static void efd_get(const void *extra, struct rec_eventfd *e)
-{
-	memcpy(e, extra, sizeof(*e));
-}
-
 static int efd_load(struct rst_ctx *c, struct rst_file *f)
 {
 	struct rec_eventfd e;
 
-	if (f->f.extra_len != sizeof(e))
-		return log_err(c->log, EBADMSG, "FILE %u: bad eventfd", f->f.id);
-	efd_get(f->extra, &e);
-	if (e.reserved || (e.flags & ~EVENTFD_SEMAPHORE) || e.count > EFD_MAX_COUNT ||
-	    (f->f.flags & ~EFD_FILE_FLAGS) || (f->f.flags & O_ACCMODE) != O_RDWR)
+	if (anonfd_load(c, f, &e, sizeof(e), "eventfd"))
+		return -EBADMSG;
+	if (e.reserved || (e.flags & ~EVENTFD_SEMAPHORE) || e.count > EFD_MAX_COUNT)
 		return log_err(c->log, EBADMSG, "FILE %u: bad eventfd", f->f.id);
 	return 0;
 }
@@ -85,7 +63,7 @@ static int efd_open(struct rst_ctx *c, struct rst_task *t, struct rst_file *f,
 	long flags, n;
 	int ret;
 
-	efd_get(f->extra, &e);
+	anonfd_get(f->extra, f->f.extra_len, &e, sizeof(e));
 	flags = (e.flags & EVENTFD_SEMAPHORE ? EFD_SEMAPHORE : 0) |
 		(f->f.flags & O_NONBLOCK ? EFD_NONBLOCK : 0);
 	/* eventfd2() takes an unsigned int: a bigger count is written */
@@ -105,9 +83,8 @@ static void efd_show(struct info_out *o, const struct rec_file *f,
 {
 	struct rec_eventfd e;
 
-	if (extra_len != sizeof(e))
+	if (!anonfd_get(extra, extra_len, &e, sizeof(e)))
 		return;
-	efd_get(extra, &e);
 	info_u64(o, "count", e.count);
 	info_u64(o, "semaphore", e.flags & EVENTFD_SEMAPHORE);
 }

@@ -80,13 +80,7 @@ static int fifo_write(struct cpt_ctx *c, const struct fd_probe *p, uint32_t *id)
 	rp.id = *id = ++c->next_objref;
 	n[c->nr_fifos++] = (struct cpt_shm){ .dev = p->st.st_dev, .ino = p->st.st_ino,
 						.id = rp.id };
-	ret = iw_begin(&c->w, REC_FIFO, sizeof(rp) + rp.data_len);
-	if (!ret)
-		ret = iw_write(&c->w, &rp, sizeof(rp));
-	if (!ret)
-		ret = iw_write(&c->w, data, rp.data_len);
-	if (!ret)
-		ret = iw_end(&c->w);
+	ret = pipe_write(c, REC_FIFO, &rp, data);
 	free(data);
 	return ret;
 }
@@ -126,16 +120,12 @@ static int fifo_rec_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 	struct fifo_table *ft = kind_ctx_state(c, &kind_fifo, sizeof(*ft));
 	const struct rec_pipe *rp = r->data;
 	struct rst_fifo *n;
-	int ret = rec_want(c->log, r, sizeof(*rp), "FIFO");
+	int ret = pipe_rec_check(c->log, r, "FIFO");
 
 	if (!ft)
 		return log_err(c->log, ENOMEM, "fifo table:");
 	if (ret)
 		return ret;
-	if (rp->reserved || !rp->id || rp->capacity < 4096 || rp->capacity > (1U << 30) ||
-	    rp->data_len > rp->capacity || r->data_len != sizeof(*rp) + rp->data_len)
-		return log_err(c->log, EBADMSG, "bad FIFO record %llu",
-			       (unsigned long long)r->index);
 	for (int i = 0; i < ft->n; i++)
 		if (ft->e[i].p.id == rp->id)
 			return log_err(c->log, EBADMSG, "FIFO %u twice", rp->id);
@@ -163,7 +153,6 @@ static struct rst_fifo *fifo_by_id(struct rst_ctx *c, uint64_t id)
 /* Ours, open on @path, holding the saved data: see the top. */
 static int prime(struct rst_ctx *c, struct rst_fifo *q, const char *path)
 {
-	size_t done = 0;
 	int n = 0;
 
 	q->fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
@@ -179,13 +168,8 @@ static int prime(struct rst_ctx *c, struct rst_fifo *q, const char *path)
 	    fcntl(q->fd, F_SETPIPE_SZ, q->p.capacity) < 0)
 		return log_err(c->log, errno, "FIFO %s: capacity %u:", path,
 			       q->p.capacity);
-	while (done < q->p.data_len) {
-		ssize_t k = write(q->fd, q->data + done, q->p.data_len - done);
-
-		if (k <= 0)
-			return log_err(c->log, errno, "filling FIFO %s:", path);
-		done += k;
-	}
+	if (pipe_fill(q->fd, q->data, q->p.data_len))
+		return log_err(c->log, errno, "filling FIFO %s:", path);
 	return 0;
 }
 

@@ -12,19 +12,8 @@
 
 #include "../files.h"
 
-#define SFD_FILE_FLAGS	(O_RDWR | O_NONBLOCK)	/* what signalfd4() can give */
 /* the kernel never lets a signalfd take these */
 #define SFD_NEVER	((1ULL << (SIGKILL - 1)) | (1ULL << (SIGSTOP - 1)))
-
-static const char *info_field(const char *info, const char *key)
-{
-	size_t n = strlen(key);
-
-	for (const char *p = info; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
-		if (!strncmp(p, key, n))
-			return p + n;
-	return NULL;
-}
 
 static bool sfd_match(struct cpt_ctx *c, const struct fd_probe *p)
 {
@@ -34,16 +23,14 @@ static bool sfd_match(struct cpt_ctx *c, const struct fd_probe *p)
 static int sfd_dump(struct cpt_ctx *c, const struct fd_probe *p,
 		    struct rec_file *f, void **extra, uint32_t *extra_len)
 {
-	const char *mask = info_field(p->fdinfo, "sigmask:");
+	const char *mask = fdinfo_field(p->fdinfo, "sigmask:");
 	struct rec_signalfd *s;
 
 	if (!mask)
 		return log_err(c->log, EOPNOTSUPP, "pid %d fd %d: signalfd without a sigmask in fdinfo",
 			       p->pid, p->fd);
-	if (f->flags & ~SFD_FILE_FLAGS)
-		return log_err(c->log, EOPNOTSUPP,
-			       "pid %d fd %d: signalfd with file flags 0%o (only O_NONBLOCK can be restored)",
-			       p->pid, p->fd, f->flags);
+	if (anonfd_dump_flags(c, p, f, "signalfd"))
+		return -EOPNOTSUPP;
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return log_err(c->log, ENOMEM, "signalfd:");
@@ -53,20 +40,13 @@ static int sfd_dump(struct cpt_ctx *c, const struct fd_probe *p,
 	return 0;
 }
 
-static void sfd_get(const void *extra, struct rec_signalfd *s)
-{
-	memcpy(s, extra, sizeof(*s));	/* unaligned, after the path */
-}
-
 static int sfd_load(struct rst_ctx *c, struct rst_file *f)
 {
 	struct rec_signalfd s;
 
-	if (f->f.extra_len != sizeof(s))
-		return log_err(c->log, EBADMSG, "FILE %u: bad signalfd", f->f.id);
-	sfd_get(f->extra, &s);
-	if ((s.sigmask & SFD_NEVER) || (f->f.flags & ~SFD_FILE_FLAGS) ||
-	    (f->f.flags & O_ACCMODE) != O_RDWR)
+	if (anonfd_load(c, f, &s, sizeof(s), "signalfd"))
+		return -EBADMSG;
+	if (s.sigmask & SFD_NEVER)
 		return log_err(c->log, EBADMSG, "FILE %u: bad signalfd", f->f.id);
 	return 0;
 }
@@ -78,7 +58,7 @@ static int sfd_open(struct rst_ctx *c, struct rst_task *t, struct rst_file *f,
 	uint64_t addr;
 	int ret;
 
-	sfd_get(f->extra, &s);
+	anonfd_get(f->extra, f->f.extra_len, &s, sizeof(s));
 	ret = rst_scratch_put(t, 0, &s.sigmask, sizeof(s.sigmask), &addr);
 	if (!ret)
 		ret = rcheck(&t->rm, fd, "signalfd4", SYS_signalfd4, -1, addr,
@@ -92,9 +72,8 @@ static void sfd_show(struct info_out *o, const struct rec_file *f,
 {
 	struct rec_signalfd s;
 
-	if (extra_len != sizeof(s))
+	if (!anonfd_get(extra, extra_len, &s, sizeof(s)))
 		return;
-	sfd_get(extra, &s);
 	info_hex(o, "sigmask", s.sigmask);
 }
 

@@ -38,19 +38,8 @@
 #define NS		1000000000LL
 #define TIME_MAX	(1LL << 62)
 #define MARGIN		(5 * 1000 * 1000LL)	/* ns */
-#define TFD_FILE_FLAGS	(O_RDWR | O_NONBLOCK)
 #define TFD_SETTIME_FLAGS (TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET)
 #define SAMPLE_TRIES	20
-
-static const char *info_field(const char *info, const char *key)
-{
-	size_t n = strlen(key);
-
-	for (const char *p = info; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
-		if (!strncmp(p, key, n))
-			return p + n;
-	return NULL;
-}
 
 static bool clock_ok(int32_t clk)
 {
@@ -86,7 +75,7 @@ static bool tfd_match(struct cpt_ctx *c, const struct fd_probe *p)
 
 static int parse_info(const char *info, struct rec_timerfd *r)
 {
-	const char *p = info_field(info, "clockid:");
+	const char *p = fdinfo_field(info, "clockid:");
 	unsigned long long ticks, vs, vn, is, in;
 	unsigned int flags;
 
@@ -145,10 +134,8 @@ static int tfd_dump(struct cpt_ctx *c, const struct fd_probe *p,
 	struct rec_timerfd *r;
 	int fd = -1, ret;
 
-	if (f->flags & ~TFD_FILE_FLAGS)
-		return log_err(c->log, EOPNOTSUPP,
-			       "pid %d fd %d: timerfd with file flags 0%o (only O_NONBLOCK can be restored)",
-			       p->pid, p->fd, f->flags);
+	if (anonfd_dump_flags(c, p, f, "timerfd"))
+		return -EOPNOTSUPP;
 	if (pidfd >= 0)
 		fd = syscall(SYS_pidfd_getfd, pidfd, p->fd, 0);
 	if (fd < 0) {
@@ -180,22 +167,15 @@ out:
 
 /* ---- restart ---- */
 
-static void tfd_get(const void *extra, struct rec_timerfd *r)
-{
-	memcpy(r, extra, sizeof(*r));	/* unaligned, after the path */
-}
-
 static int tfd_load(struct rst_ctx *c, struct rst_file *f)
 {
 	struct rec_timerfd r;
 
-	if (f->f.extra_len != sizeof(r))
-		return log_err(c->log, EBADMSG, "FILE %u: bad timerfd", f->f.id);
-	tfd_get(f->extra, &r);
+	if (anonfd_load(c, f, &r, sizeof(r), "timerfd"))
+		return -EBADMSG;
 	if (!clock_ok(r.clockid) || (r.settime_flags & ~TFD_SETTIME_FLAGS) ||
 	    r.ticks >= (uint64_t)TIME_MAX || r.interval_ns < 0 || r.interval_ns >= TIME_MAX ||
-	    r.value_ns < 0 || r.value_ns >= TIME_MAX || r.now_ns < 0 || r.now_ns >= TIME_MAX ||
-	    (f->f.flags & ~TFD_FILE_FLAGS) || (f->f.flags & O_ACCMODE) != O_RDWR)
+	    r.value_ns < 0 || r.value_ns >= TIME_MAX || r.now_ns < 0 || r.now_ns >= TIME_MAX)
 		return log_err(c->log, EBADMSG, "FILE %u: bad timerfd", f->f.id);
 	return 0;
 }
@@ -282,7 +262,7 @@ static int tfd_open(struct rst_ctx *c, struct rst_task *t, struct rst_file *f,
 	struct rec_timerfd r;
 	int ret;
 
-	tfd_get(f->extra, &r);
+	anonfd_get(f->extra, f->f.extra_len, &r, sizeof(r));
 	ret = rcheck(&t->rm, fd, "timerfd_create", SYS_timerfd_create, r.clockid,
 		     f->f.flags & O_NONBLOCK ? TFD_NONBLOCK : 0);
 	return ret ? ret : restore_timer(t, *fd, &r);
@@ -293,9 +273,8 @@ static void tfd_show(struct info_out *o, const struct rec_file *f,
 {
 	struct rec_timerfd r;
 
-	if (extra_len != sizeof(r))
+	if (!anonfd_get(extra, extra_len, &r, sizeof(r)))
 		return;
-	tfd_get(extra, &r);
 	info_i64(o, "clock", r.clockid);
 	info_hex(o, "settime_flags", r.settime_flags);
 	info_u64(o, "ticks", r.ticks);

@@ -18,7 +18,6 @@
  * the job's group.  An outside terminal at fd > 2 is refused otherwise.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -111,7 +110,7 @@ static int master_index(pid_t pid, int fd, uint32_t *index)
 	return q ? 0 : -EINVAL;
 }
 
-static int note_fd(struct cpt_ctx *c, pid_t pid, int fd)
+static int note_fd(struct cpt_ctx *c, pid_t pid, int fd, void *arg)
 {
 	struct cpt_pty *p;
 	char path[64];
@@ -146,27 +145,8 @@ static int note_fd(struct cpt_ctx *c, pid_t pid, int fd)
  * when its master is. */
 static int scan(struct cpt_ctx *c)
 {
-	int ret = 0;
-
 	c->ptys_scanned = true;
-	for (int i = 0; i < c->nr_tasks && !ret; i++) {
-		struct cpt_task *t = c->tasks[i];
-		char path[64];
-		struct dirent *de;
-		DIR *d;
-
-		if (t->zombie || t->shares_files)
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/fd", t->pid);
-		d = opendir(path);
-		if (!d)
-			return log_err(c->log, errno, "pid %d: listing fds:", t->pid);
-		while (!ret && (de = readdir(d)))
-			if (de->d_name[0] != '.')
-				ret = note_fd(c, t->pid, atoi(de->d_name));
-		closedir(d);
-	}
-	return ret;
+	return files_each_fd(c, note_fd, NULL);
 }
 
 enum tty_class { CL_NONE, CL_MASTER, CL_SLAVE, CL_JOB, CL_REFUSE };

@@ -22,7 +22,6 @@
  * (its old owner was killed) is unlinked and bound anew.  Names of
  * connected sockets are not kept (socketpair() makes unnamed ones). */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/sock_diag.h>
@@ -160,37 +159,20 @@ void unix_cpt_free(struct unix_cpt *u)
 }
 
 /* Which sockets the tree's fds hold: the first fd of each. */
-static int note_holders(struct cpt_ctx *c, struct unix_cpt *u)
+static int note_holder(struct cpt_ctx *c, pid_t pid, int fd, void *arg)
 {
-	for (int i = 0; i < c->nr_tasks; i++) {
-		struct cpt_task *t = c->tasks[i];
-		char path[64], link[64];
-		struct dirent *de;
-		DIR *d;
+	struct unix_cpt *u = arg;
+	unsigned long long ino;
+	char name[32], link[64];
+	struct usk *s;
 
-		if (t->zombie || t->shares_files)
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/fd", t->pid);
-		d = opendir(path);
-		if (!d)
-			return log_err(c->log, errno, "pid %d: listing fds:", t->pid);
-		while ((de = readdir(d))) {
-			unsigned long long ino;
-			struct usk *s;
-			char name[32];
-
-			snprintf(name, sizeof(name), "fd/%.20s", de->d_name);
-			if (de->d_name[0] == '.' ||
-			    proc_readlink(t->pid, name, link, sizeof(link)) ||
-			    sscanf(link, "socket:[%llu]", &ino) != 1 ||
-			    !(s = usk_find(u, ino)))
-				continue;
-			if (!s->pid || (s->pid == t->pid && atoi(de->d_name) < s->fd)) {
-				s->pid = t->pid;
-				s->fd = atoi(de->d_name);
-			}
-		}
-		closedir(d);
+	snprintf(name, sizeof(name), "fd/%d", fd);
+	if (proc_readlink(pid, name, link, sizeof(link)) ||
+	    sscanf(link, "socket:[%llu]", &ino) != 1 || !(s = usk_find(u, ino)))
+		return 0;
+	if (!s->pid || (s->pid == pid && fd < s->fd)) {
+		s->pid = pid;
+		s->fd = fd;
 	}
 	return 0;
 }
@@ -215,7 +197,7 @@ static int unix_scan(struct cpt_ctx *c)
 		return log_err(c->log, -ret, "sock_diag of unix sockets:");
 	}
 	qsort(u->s, u->n, sizeof(*u->s), ino_cmp);
-	ret = note_holders(c, u);
+	ret = files_each_fd(c, note_holder, u);
 	/* clients waiting in a listener of the tree: their peer, the server
 	 * side not yet accepted, has no inode (sock_diag says 0) */
 	for (size_t i = 0; !ret && i < u->n; i++) {

@@ -230,6 +230,32 @@ static int remember_file(struct cpt_ctx *c, pid_t pid, int fd,
 	return 0;
 }
 
+int files_each_fd(struct cpt_ctx *c,
+		  int (*fn)(struct cpt_ctx *c, pid_t pid, int fd, void *arg),
+		  void *arg)
+{
+	int ret = 0;
+
+	for (int i = 0; i < c->nr_tasks && !ret; i++) {
+		struct cpt_task *t = c->tasks[i];
+		char path[64];
+		struct dirent *de;
+		DIR *d;
+
+		if (t->zombie || t->shares_files)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/fd", t->pid);
+		d = opendir(path);
+		if (!d)
+			return log_err(c->log, errno, "pid %d: listing fds:", t->pid);
+		while (!ret && (de = readdir(d)))
+			if (de->d_name[0] != '.')
+				ret = fn(c, t->pid, atoi(de->d_name), arg);
+		closedir(d);
+	}
+	return ret;
+}
+
 uint32_t files_known(struct cpt_ctx *c, pid_t pid, int fd)
 {
 	char path[64];

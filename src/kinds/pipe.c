@@ -178,6 +178,20 @@ static int peek(struct cpt_ctx *c, struct cpt_pipe *p, char **data,
 	return ret;
 }
 
+int pipe_write(struct cpt_ctx *c, uint32_t type, const struct rec_pipe *rp,
+	       const char *data)
+{
+	int ret = iw_begin(&c->w, type, sizeof(*rp) + rp->data_len);
+
+	if (!ret)
+		ret = iw_write(&c->w, rp, sizeof(*rp));
+	if (!ret)
+		ret = iw_write(&c->w, data, rp->data_len);
+	if (!ret)
+		ret = iw_end(&c->w);
+	return ret;
+}
+
 static int pipe_dump(struct cpt_ctx *c, uint64_t ino, uint32_t *id)
 {
 	struct cpt_pipe *p = pipe_find(c, ino);
@@ -193,13 +207,7 @@ static int pipe_dump(struct cpt_ctx *c, uint64_t ino, uint32_t *id)
 	if (ret)
 		return ret;
 	rp.id = p->id = ++c->next_objref;
-	ret = iw_begin(&c->w, REC_PIPE, sizeof(rp) + rp.data_len);
-	if (!ret)
-		ret = iw_write(&c->w, &rp, sizeof(rp));
-	if (!ret)
-		ret = iw_write(&c->w, data, rp.data_len);
-	if (!ret)
-		ret = iw_end(&c->w);
+	ret = pipe_write(c, REC_PIPE, &rp, data);
 	free(data);
 	*id = p->id;
 	return ret;
@@ -220,21 +228,45 @@ struct pipe_table {
 	int n;
 };
 
+int pipe_rec_check(struct ckpt_log *log, const struct rec *r, const char *what)
+{
+	const struct rec_pipe *rp = r->data;
+	int ret = rec_want(log, r, sizeof(*rp), what);
+
+	if (ret)
+		return ret;
+	if (rp->reserved || !rp->id || rp->capacity < 4096 || rp->capacity > (1U << 30) ||
+	    rp->data_len > rp->capacity || r->data_len != sizeof(*rp) + rp->data_len)
+		return log_err(log, EBADMSG, "bad %s record %llu", what,
+			       (unsigned long long)r->index);
+	return 0;
+}
+
+int pipe_fill(int fd, const char *data, uint32_t len)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t k = write(fd, data + done, len - done);
+
+		if (k <= 0)
+			return -1;
+		done += k;
+	}
+	return 0;
+}
+
 static int pipe_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 {
 	struct pipe_table *pt = kind_ctx_state(c, &kind_pipe, sizeof(*pt));
 	const struct rec_pipe *rp = r->data;
 	struct rst_pipe *n;
-	int ret = rec_want(c->log, r, sizeof(*rp), "PIPE");
+	int ret = pipe_rec_check(c->log, r, "PIPE");
 
 	if (!pt)
 		return log_err(c->log, ENOMEM, "pipe table:");
 	if (ret)
 		return ret;
-	if (rp->reserved || !rp->id || rp->capacity < 4096 || rp->capacity > (1U << 30) ||
-	    rp->data_len > rp->capacity || r->data_len != sizeof(*rp) + rp->data_len)
-		return log_err(c->log, EBADMSG, "bad PIPE record %llu",
-			       (unsigned long long)r->index);
 	for (int i = 0; i < pt->n; i++)
 		if (pt->e[i].p.id == rp->id)
 			return log_err(c->log, EBADMSG, "PIPE %u twice", rp->id);
@@ -265,18 +297,11 @@ static struct rst_pipe *pipe_by_id(struct rst_ctx *c, uint32_t id)
 /* Made here, in ckpt, with its capacity and its data. */
 static int make(struct rst_ctx *c, struct rst_pipe *p)
 {
-	size_t done = 0;
-
 	if (pipe2(p->fd, O_CLOEXEC | O_NONBLOCK) ||
 	    fcntl(p->fd[1], F_SETPIPE_SZ, p->p.capacity) < 0)
 		return log_err(c->log, errno, "making pipe %u:", p->p.id);
-	while (done < p->p.data_len) {
-		ssize_t k = write(p->fd[1], p->data + done, p->p.data_len - done);
-
-		if (k <= 0)
-			return log_err(c->log, errno, "filling pipe %u:", p->p.id);
-		done += k;
-	}
+	if (pipe_fill(p->fd[1], p->data, p->p.data_len))
+		return log_err(c->log, errno, "filling pipe %u:", p->p.id);
 	/* the ends' own flags are set by the processes that take them */
 	if (fcntl(p->fd[0], F_SETFL, 0) || fcntl(p->fd[1], F_SETFL, 0))
 		return log_err(c->log, errno, "pipe %u:", p->p.id);
