@@ -130,12 +130,13 @@ static int sample(struct cpt_ctx *c, const struct fd_probe *p, int fd,
 static int tfd_dump(struct cpt_ctx *c, const struct fd_probe *p,
 		    struct rec_file *f, void **extra, uint32_t *extra_len)
 {
-	long pidfd = syscall(SYS_pidfd_open, p->pid, 0);
 	struct rec_timerfd *r;
 	int fd = -1, ret;
+	long pidfd;
 
 	if (anonfd_dump_flags(c, p, f, "timerfd"))
 		return -EOPNOTSUPP;
+	pidfd = syscall(SYS_pidfd_open, p->pid, 0);
 	if (pidfd >= 0)
 		fd = syscall(SYS_pidfd_getfd, pidfd, p->fd, 0);
 	if (fd < 0) {
