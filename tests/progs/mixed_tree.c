@@ -65,5 +65,8 @@ int main(int argc, char **argv)
 			 hello[i][0], n);
 		close(to[i][1]);
 	}
+	/* each worker holds the others' pipe ends too: none sees EOF */
+	for (int i = 0; i < NW; i++)
+		kill(hello[i][0], SIGKILL);
 	return tp_done();
 }
