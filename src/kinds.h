@@ -233,6 +233,9 @@ int image_read(struct rst_ctx *c, struct records *rs);
 int image_model(struct rst_ctx *c, struct records *rs, bool here);
 void records_free(struct records *rs);
 
+/* The process whose fd table, fs info or memory (@share: TASK_SHARES_*)
+ * @t uses: itself, or up the chain of parents it shares it with. */
+struct rst_task *rst_owner(struct rst_ctx *c, struct rst_task *t, uint32_t share);
 /* Add a thread (from its THREAD record) to the model. */
 int rst_thread_add(struct rst_task *t, pid_t tid);
 void rst_task_free(struct rst_task *t);

@@ -815,19 +815,11 @@ static int end_zombie(struct rst_ctx *c, struct rst_task *parent,
 	return ret ? ret : forget_child(parent, t->pid, false);
 }
 
-/* The process whose fd table @t uses (itself, or up the CLONE_FILES
- * chain). */
-static struct rst_task *table_owner(struct rst_ctx *c, struct rst_task *t)
+struct rst_task *rst_owner(struct rst_ctx *c, struct rst_task *t, uint32_t share)
 {
-	while (t->t.flags & TASK_SHARES_FILES)
-		t = task_by_pid(c, t->t.ppid);
-	return t;
-}
-
-/* ... and whose memory (up the CLONE_VM chain). */
-static struct rst_task *mm_owner(struct rst_ctx *c, struct rst_task *t)
-{
-	while (t->t.flags & TASK_SHARES_VM)
+	/* image_model() checked each parent is in the image before its
+	 * child: the walk ends */
+	while (t->t.flags & share)
 		t = task_by_pid(c, t->t.ppid);
 	return t;
 }
@@ -845,9 +837,10 @@ static void mark_last_users(struct rst_ctx *c)
 
 			if (u->t.flags & TASK_ZOMBIE)
 				continue;
-			if (table_owner(c, u) == table_owner(c, t))
+			if (rst_owner(c, u, TASK_SHARES_FILES) ==
+			    rst_owner(c, t, TASK_SHARES_FILES))
 				t->close_img = false;
-			if (mm_owner(c, u) == mm_owner(c, t))
+			if (rst_owner(c, u, TASK_SHARES_VM) == rst_owner(c, t, TASK_SHARES_VM))
 				t->keep_tramp = true;
 		}
 	}

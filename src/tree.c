@@ -239,24 +239,6 @@ static int check_groups(struct cpt_ctx *c, struct cpt_task **v, int n, int k)
 	return 0;
 }
 
-/* A parent in vfork() waits in the kernel until its child execs or
- * exits, and a restored one would call vfork() again. */
-static int check_vfork(struct cpt_ctx *c, const struct cpt_task *t)
-{
-	char *buf;
-	long nr = -1;
-
-	if (proc_read(t->ppid, "syscall", &buf, NULL) == 0) {
-		nr = strtol(buf, NULL, 10);
-		free(buf);
-	}
-	if (nr == SYS_vfork || nr == SYS_clone || nr == SYS_clone3)
-		return log_err(c->log, EBUSY,
-			       "pid %d is in vfork() until its child %d execs or exits: checkpoint it after that",
-			       t->ppid, t->pid);
-	return 0;
-}
-
 /* A child cloned (not as a thread) with CLONE_FILES, CLONE_FS, CLONE_VM
  * or CLONE_SIGHAND shares that with its parent, and is restored sharing
  * it. */
@@ -279,8 +261,6 @@ static int check_sharing(struct cpt_ctx *c)
 		t->shares_sighand = shares(t->ppid, t->pid, KCMP_SIGHAND);
 		t->shares_files = shares(t->ppid, t->pid, KCMP_FILES);
 		t->shares_fs = shares(t->ppid, t->pid, KCMP_FS);
-		if (t->shares_vm)
-			ret = check_vfork(c, t);
 	}
 	for (int k = 0; k < (int)(sizeof(shared_kinds) / sizeof(shared_kinds[0])) && !ret; k++)
 		ret = check_groups(c, live, n, k);

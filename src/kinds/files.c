@@ -446,12 +446,8 @@ static int files_check(struct rst_ctx *c, struct rst_task *t)
 
 static const struct fd_table *fd_table_of(struct rst_ctx *c, struct rst_task *t)
 {
-	/* a process sharing its parent's table has none of its own; its
-	 * parent comes before it, so this walks up and ends */
-	for (int i = c->nr_tasks - 1; (t->t.flags & TASK_SHARES_FILES) && i >= 0; i--)
-		if (c->tasks[i]->pid == (pid_t)t->t.ppid)
-			t = c->tasks[i];
-	return KSTATE(t, kind_files);
+	/* a process sharing its parent's table has none of its own */
+	return KSTATE(rst_owner(c, t, TASK_SHARES_FILES), kind_files);
 }
 
 int files_fd_of(struct rst_ctx *c, struct rst_task *t, uint32_t id)
