@@ -415,12 +415,52 @@ static int conn_params(int sk, const struct tcp_info *ti, struct rec_inet *ri)
 	return 0;
 }
 
-static int dump_conn(struct cpt_ctx *c, const struct fd_probe *p, int sk,
-		     const struct tcp_info *ti, struct rec_inet *ri, char **data)
+/* The connection as it stands once held: its state, queues and window.
+ * -EAGAIN: it moved while being read (a packet that passed the lock
+ * before it was in place, an acknowledgement of our FIN). */
+static int read_conn(int sk, struct cpt_sock *s, struct rec_inet *ri, char **data)
 {
+	struct tcp_info ti, again;
+	socklen_t len = sizeof(ti);
+	uint32_t rcv = 0, wr = 0;
+	int ret;
+
+	memset(&ti, 0, sizeof(ti));
+	memset(&again, 0, sizeof(again));
+	if (getsockopt(sk, IPPROTO_TCP, TCP_INFO, &ti, &len))
+		return -errno;
+	ri->state = ti.tcpi_state;
+	if (!is_conn(ri))
+		return -ECONNRESET;
+	ret = conn_queues(sk, s, ri, data);
+	if (!ret)
+		ret = conn_params(sk, &ti, ri);
+	if (!ret && getsockopt(sk, IPPROTO_TCP, TCP_INFO, &again, &len))
+		ret = -errno;
+	if (!ret)
+		ret = queue_seq(sk, TCP_RECV_QUEUE, &rcv);
+	if (!ret)
+		ret = queue_seq(sk, TCP_SEND_QUEUE, &wr);
+	sock_set_int(sk, IPPROTO_TCP, TCP_REPAIR_QUEUE, TCP_NO_QUEUE);
+	if (!ret && (again.tcpi_state != ti.tcpi_state || rcv != s->rcv_nxt ||
+		     wr != s->write_seq))
+		ret = -EAGAIN;
+	if (ret == -EIO)	/* queues that do not add up: moving too */
+		ret = -EAGAIN;
+	if (ret) {
+		free(*data);
+		*data = NULL;
+	}
+	return ret;
+}
+
+static int dump_conn(struct cpt_ctx *c, const struct fd_probe *p, int sk,
+		     struct rec_inet *ri, char **data)
+{
+	struct timespec pause = { 0, 2000000 };
 	struct cpt_sock *s = NULL;
 	char peer[80];
-	int ret;
+	int ret, tries = 0;
 
 	addr_str(ri, false, peer, sizeof(peer));
 	if (!(c->flags & CKPT_TCP_ESTABLISHED))
@@ -430,9 +470,13 @@ static int dump_conn(struct cpt_ctx *c, const struct fd_probe *p, int sk,
 	ret = hold(c, p, sk, ri, &s);
 	if (ret)
 		return ret;
-	ret = conn_queues(s->sk, s, ri, data);
-	if (!ret)
-		ret = conn_params(s->sk, ti, ri);
+	/* packets already past the lock settle within a few milliseconds */
+	while ((ret = read_conn(s->sk, s, ri, data)) == -EAGAIN && ++tries < 50)
+		nanosleep(&pause, NULL);
+	if (ret == -ECONNRESET)
+		return log_err(c->log, EAGAIN,
+			       "pid %d fd %d: TCP connection to %s closed while it was saved (state %s); try again",
+			       p->pid, p->fd, peer, state_name(ri->state));
 	if (ret)
 		return log_err(c->log, -ret, "pid %d fd %d: reading TCP connection to %s:",
 			       p->pid, p->fd, peer);
@@ -468,7 +512,7 @@ static int dump_tcp(struct cpt_ctx *c, const struct fd_probe *p, int sk,
 	case TCP_CLOSE_WAIT:
 	case TCP_LAST_ACK:
 	case TCP_CLOSING:
-		return dump_conn(c, p, sk, &ti, ri, data);
+		return dump_conn(c, p, sk, ri, data);
 	default:
 		return log_err(c->log, EOPNOTSUPP,
 			       "pid %d fd %d: TCP socket in state %s (not supported yet)",
@@ -558,23 +602,25 @@ static int inet_dump_check(struct cpt_ctx *c)
 }
 
 /* Killed: closing our copy, in repair mode, sends nothing, and the
- * network lock stays until the restart.  Else the connection leaves
- * repair mode as it was (no window probe; repair mode had overridden
- * SO_REUSEADDR), and the lock goes: the peer's packets dropped meanwhile
- * are sent again. */
+ * network lock stays until the restart.  Else the lock goes, then the
+ * connection leaves repair mode (repair mode had overridden SO_REUSEADDR)
+ * with a window probe: the peer answers it with an acknowledgement of
+ * all it has, which replaces the ones the lock dropped.  Without it the
+ * sender learns of them only at its next retransmission, and one blocked
+ * on a full send buffer may not be woken at all. */
 static void inet_dump_end(struct cpt_ctx *c, bool killed)
 {
 	for (int i = 0; i < c->nr_socks; i++) {
 		struct cpt_sock *s = &c->socks[i];
 
+		if (!killed)
+			unlock(c, s);
 		if (!killed &&
-		    (sock_set_int(s->sk, IPPROTO_TCP, TCP_REPAIR, TCP_REPAIR_OFF_NO_WP) ||
+		    (sock_set_int(s->sk, IPPROTO_TCP, TCP_REPAIR, TCP_REPAIR_OFF) ||
 		     sock_set_int(s->sk, SOL_SOCKET, SO_REUSEADDR, s->reuse)))
 			log_warn(c->log, "pid %d fd %d: leaving TCP repair mode: %s", s->pid,
 				 s->fd, strerror(errno));
 		close(s->sk);
-		if (!killed)	/* killed: held until the restart */
-			unlock(c, s);
 	}
 	free(c->socks);
 	c->socks = NULL;
@@ -1009,10 +1055,9 @@ static int inet_restore_end(struct rst_ctx *c)
 		char where[80];
 
 		/* leaving repair mode sends a window probe: the peer learns
-		 * our window, and answers with its own */
+		 * our window, and answers, past the lock, with its own */
+		restore_unlock(c, ri);
 		ret = sock_set_int(sk, IPPROTO_TCP, TCP_REPAIR, TCP_REPAIR_OFF);
-		if (!ret)
-			restore_unlock(c, ri);
 		if (!ret)
 			ret = sock_set_int(sk, SOL_SOCKET, SO_REUSEADDR,
 					   ri->opt[INET_OPT_REUSEADDR]);

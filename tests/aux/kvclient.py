@@ -47,6 +47,13 @@ def server_line(path, key):
     raise TimeoutError("server never said " + key)
 
 
+STEP = ["connecting"]
+
+
+def step(what):
+    STEP[0] = what
+
+
 def connect(port, rcvbuf=None):
     s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     if rcvbuf:
@@ -75,17 +82,21 @@ def main():
     print("SENT", flush=True)
 
     fails = []
+    step("B's answers")
     got = b.recv(64)
     while got.count(b"\n") < 2:
         got += b.recv(64)
     if got != b"OK\n42\n":
         fails.append("B's queued requests: %r" % got)
+    step("H's bye")
     if read_until(h, b"bye\n") != b"bye\n" or h.recv(16) != b"":
         fails.append("H: no bye and EOF")
     h.sendall(b"SET h 5\n")        # into the server's half-closed side
+    step("A's bytes")
     data = read_until(a, b"TAIL\n")
     if len(data) != bulk + 5 or data[:bulk] != pattern(bulk):
         fails.append("A: %d bytes, %d expected, or not the pattern" % (len(data) - 5, bulk))
+    step("GET h")
     for _ in range(100):
         b.sendall(b"GET h\n")
         got = read_until(b, b"\n")
@@ -94,9 +105,11 @@ def main():
         time.sleep(0.02)
     if got != b"5\n":
         fails.append("SET on half-closed H not seen: %r" % got)
+    step("E's answers")
     got = read_until(e, b"9\n")
     if got != b"OK\n9\n" or e.recv(16) != b"":
         fails.append("E (half-closed by us): %r, then no EOF" % got)
+    step("a new client")
     c = connect(port)
     c.sendall(b"SET y 7\nGET y\nGET x\n")
     got = b""
@@ -115,5 +128,5 @@ if __name__ == "__main__":
     try:
         sys.exit(main())
     except Exception as e:          # a reset, a timeout, an early EOF
-        print("FAIL", type(e).__name__, e, flush=True)
+        print("FAIL", type(e).__name__, e, "at", STEP[0], flush=True)
         sys.exit(1)
