@@ -53,6 +53,7 @@ build/test/m32:
 	@mkdir -p build/test && touch $@
 
 AUXPROGS := build/test/aux/holder build/test/aux/tracer build/test/aux/kvserver \
+	    build/test/aux/connecting \
 	    build/test/aux/child32 build/test/aux/holder32
 build/test/aux/%: tests/aux/%.c
 	@mkdir -p build/test/aux

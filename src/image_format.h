@@ -441,7 +441,8 @@ struct rec_inet {
 	uint16_t family;	/* AF_INET, AF_INET6 */
 	uint16_t protocol;	/* IPPROTO_TCP, IPPROTO_UDP */
 	uint16_t state;		/* the kernel's sk_state (TCP_*): TCP LISTEN,
-				 * CLOSE, ESTABLISHED, FIN_WAIT1/2, CLOSE_WAIT,
+				 * CLOSE, SYN_SENT (addresses only),
+				 * ESTABLISHED, FIN_WAIT1/2, CLOSE_WAIT,
 				 * LAST_ACK, CLOSING; UDP CLOSE
 				 * or ESTABLISHED (connected) */
 	uint16_t reserved;

@@ -573,7 +573,11 @@ inet_case "family 1"                family=1
 inet_case "family 99"               family=99
 inet_case "protocol SCTP"           protocol=132
 inet_case "protocol raw"            protocol=255
-inet_case "state SYN_SENT"          state=2
+inet_case "state SYN_SENT, queues"  state=2
+forged "control: inet SYN_SENT"     --control insert --at after:'FILE#-1' --type FILE --payload "$(inet syn)"
+inet_case "SYN_SENT, no peer port"  syn rport=0
+inet_case "SYN_SENT, no own port"   syn lport=0
+inet_case "SYN_SENT with a sequence" syn snd_seq=1
 inet_case "state TIME_WAIT"         state=6
 inet_case "state 99"                state=99
 inet_case "UDP established, no port" udp6 state=1

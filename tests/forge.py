@@ -305,8 +305,9 @@ INET_SIZE = 192
 def inet_file(args):
     """The payload (hex) of a FILE record of kind inet: a well-formed TCP
     connection on IPv4 loopback with 3 bytes queued to send and 2
-    received (or, first arg `listen`, `udp4` or `udp6`, a listener on it
-    or a UDP socket bound on IPv4 or IPv6 loopback), changed by NAME=VALUE
+    received (or, first arg `listen`, `udp4`, `udp6` or `syn`, a listener
+    on it, a UDP socket bound on IPv4 or IPv6 loopback, or a connection
+    being opened (SYN_SENT)), changed by NAME=VALUE
     args (INET names, file.NAME for the FILE's own fields, path=, data=N:
     how many queue bytes follow, queue=HEX: those bytes)."""
     ri = bytearray(INET_SIZE)
@@ -319,12 +320,15 @@ def inet_file(args):
                     'opt.keepintvl': 75, 'opt.keepcnt': 9})
     ri[8:12] = ri[24:28] = bytes([127, 0, 0, 1])
     path, data, fvals, queue = 'socket:[4242]', None, {}, None
-    if args and args[0] in ('listen', 'udp6', 'udp4'):   # presets
+    if args and args[0] in ('listen', 'udp6', 'udp4', 'syn'):   # presets
         conn = [k for k in INET if INET[k][0] >= 136]
         vals = {k: 0 if k in conn else v for k, v in vals.items()}
-        vals.update(rport=0, state=10 if args[0] == 'listen' else 7)
-        ri[24:40] = bytes(16)
-        if args[0] != 'listen':
+        if args[0] == 'syn':
+            vals.update(state=2)
+        else:
+            vals.update(rport=0, state=10 if args[0] == 'listen' else 7)
+            ri[24:40] = bytes(16)
+        if args[0] in ('udp4', 'udp6'):
             vals.update(protocol=17, **{
                 'opt.keepidle': 0, 'opt.keepintvl': 0, 'opt.keepcnt': 0})
         if args[0] == 'udp6':

@@ -522,6 +522,55 @@ lock_rules() {
 test_tcp_peer_outside() { kv_test kill; }
 test_tcp_netlock() { kv_test keepalive; }
 test_tcp_checkpoint_live() { kv_test live; }
+# Connections being opened (SYN_SENT) to a listener outside the tree that
+# drops their SYNs (its accept queue is full): after restart they open,
+# the one of a non-blocking connect() and the one of a thread blocked in
+# connect(), once the listener makes room.  No --tcp-established needed.
+test_tcp_connecting() {
+	local d=$WORK/connecting pid rpid lpid
+	mkdir -p $d
+	$PYTHON - $d > $d/lst.out 2>&1 <<'PY' &
+import os, socket, sys, time
+d = sys.argv[1]
+l = socket.socket()
+l.bind(("127.0.0.1", 0))
+l.listen(0)
+filler = socket.create_connection(l.getsockname())  # fills the queue
+print("PORT", l.getsockname()[1], flush=True)
+while not os.path.exists(d + "/accept"):
+    time.sleep(0.01)
+l.listen(8)     # room for both: two in a full queue race and may lose data
+l.settimeout(20)
+got = []
+for _ in range(3):
+    c, _ = l.accept()
+    c.settimeout(20)
+    if c.getpeername() != filler.getsockname():
+        got.append(c.recv(16).decode() or "-")
+print("GOT", "".join(sorted(got)).replace("\n", ""), flush=True)
+PY
+	lpid=$!
+	wait_for $d/lst.out '^PORT' || return 1
+	"$AUX/connecting" $(awk '/^PORT/{print $2}' $d/lst.out) > $d/out 2>&1 < /dev/null &
+	pid=$!
+	wait_for $d/out '^READY' || { cat $d/out; kill $lpid; return 1; }
+	"$CKPT" checkpoint --kill -o $d/img $pid 2> $d/err ||
+		{ cat $d/err; kill -9 $pid $lpid; return 1; }
+	wait $pid 2>/dev/null
+	gone $pid || return 1
+	"$CKPT" info $d/img | grep -c '^FILE .*state=SYN_SENT' | grep -qx 2 ||
+		{ echo "not two SYN_SENT sockets in the image"; kill $lpid; return 1; }
+	timeout $RESTART_TIMEOUT "$CKPT" restart $d/img > $d/restart.out 2>&1 &
+	rpid=$!
+	sleep 0.3
+	touch $d/accept
+	wait $rpid
+	local rc=$?
+	wait $lpid
+	cat $d/out $d/lst.out $d/restart.out
+	[ $rc = 0 ] && grep -q '^PASS' $d/out && grep -q '^GOT AB$' $d/lst.out &&
+		sanitizer_clean $d/err $d/restart.out
+}
 test_refuse_unix_fds() { refused_checkpoint unixfds 'fd [0-9]*: unix socket has file descriptors in flight (SCM_RIGHTS)'; }
 
 # A unix socket connected to a process outside the tree is refused, naming
@@ -905,6 +954,7 @@ want skip_unsupported
 want tcp_peer_outside
 want tcp_checkpoint_live
 want tcp_netlock
+want tcp_connecting
 want refuse_traced
 want target_dies_midway
 want restart_fails_cleanly

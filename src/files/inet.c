@@ -19,6 +19,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/inet_diag.h>
+#include <linux/sock_diag.h>
 #include <linux/sockios.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -35,6 +37,7 @@
 #include "../files.h"
 #include "dgram.h"
 #include "netlock.h"
+#include "sockdiag.h"
 #include "sockopt.h"
 
 #define MAX_QUEUE	((uint32_t)(MAX_FILE_EXTRA - sizeof(struct rec_inet)) / 2)
@@ -483,6 +486,47 @@ static int dump_conn(struct cpt_ctx *c, const struct fd_probe *p, int sk,
 	return 0;
 }
 
+/* A connection being opened: getpeername() says ENOTCONN until the
+ * handshake is done, sock_diag knows where the SYNs go. */
+struct syn_find {
+	ino_t ino;
+	struct rec_inet *ri;
+	bool found;
+};
+
+static int syn_one(void *arg, const void *msg, uint32_t len)
+{
+	const struct inet_diag_msg *m = msg;
+	struct syn_find *f = arg;
+
+	if (len < sizeof(*m) || m->idiag_inode != f->ino || f->found)
+		return 0;
+	memcpy(f->ri->raddr, m->id.idiag_dst, f->ri->family == AF_INET ? 4 : 16);
+	f->ri->rport = ntohs(m->id.idiag_dport);
+	f->found = true;
+	return 0;
+}
+
+static int dump_syn_sent(struct cpt_ctx *c, const struct fd_probe *p,
+			 struct rec_inet *ri)
+{
+	struct inet_diag_req_v2 req = {
+		.sdiag_family = ri->family, .sdiag_protocol = IPPROTO_TCP,
+		.idiag_states = 1 << TCP_SYN_SENT,
+	};
+	struct syn_find f = { p->st.st_ino, ri, false };
+	int ret = sockdiag_dump(&req, sizeof(req), syn_one, &f);
+
+	if (ret)
+		return log_err(c->log, -ret, "pid %d fd %d: sock_diag of TCP connections being opened:",
+			       p->pid, p->fd);
+	if (!f.found || !ri->rport)
+		return log_err(c->log, EAGAIN,
+			       "pid %d fd %d: TCP connection being opened, not found by sock_diag (connected meanwhile?); try again",
+			       p->pid, p->fd);
+	return 0;
+}
+
 static int dump_tcp(struct cpt_ctx *c, const struct fd_probe *p, int sk,
 		    struct rec_inet *ri, char **data)
 {
@@ -506,6 +550,8 @@ static int dump_tcp(struct cpt_ctx *c, const struct fd_probe *p, int sk,
 		memset(ri->raddr, 0, sizeof(ri->raddr));
 		ri->rport = 0;
 		return 0;
+	case TCP_SYN_SENT:
+		return dump_syn_sent(c, p, ri);
 	case TCP_ESTABLISHED:
 	case TCP_FIN_WAIT1:
 	case TCP_FIN_WAIT2:
@@ -673,7 +719,7 @@ static bool state_ok(const struct rec_inet *ri)
 	if (ri->state == TCP_LISTEN)
 		return ri->lport && ri->backlog <= 65535 && !ri->rport;
 	return (ri->state == TCP_CLOSE && !ri->rport) ||
-	       (is_conn(ri) && ri->lport && ri->rport);
+	       ((is_conn(ri) || ri->state == TCP_SYN_SENT) && ri->lport && ri->rport);
 }
 
 /* Not a connection: no connection fields, but a UDP socket's datagrams. */
@@ -931,6 +977,23 @@ static int rebuild_conn(int sk, const struct rec_inet *ri, uint32_t ts)
 	return ret;
 }
 
+/* The handshake starts again from the same port: the peer saw at most a
+ * SYN, which it forgets when ours has a new sequence number.  A thread
+ * that was blocked in connect() waits on in it again (its call is
+ * restarted as after a signal). */
+static int reconnect(int sk, const struct rec_inet *ri)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = addr_out(ri, false, &ss);
+	int fl = fcntl(sk, F_GETFL), ret = tcp_bind(sk, ri);
+
+	if (!ret && (fl < 0 || fcntl(sk, F_SETFL, fl | O_NONBLOCK)))
+		ret = -errno;
+	if (!ret && !connect(sk, (void *)&ss, len))
+		return 0;	/* the peer is this host, and answered at once */
+	return ret ? ret : errno == EINPROGRESS ? 0 : -errno;
+}
+
 static int keep_pending(struct rst_ctx *c, int sk, const struct rst_file *f)
 {
 	struct inet_rst *st = kind_ctx_state(c, &kind_inet, sizeof(*st));
@@ -961,6 +1024,8 @@ static int make_socket(const struct rec_inet *ri, uint32_t ts, int *out)
 			ret = tcp_bind(sk, ri);
 		else if (!ret && is_conn(ri))
 			ret = rebuild_conn(sk, ri, ts);
+		else if (!ret && ri->state == TCP_SYN_SENT)
+			ret = reconnect(sk, ri);
 		return ret;
 	}
 	if (ri->lport)
