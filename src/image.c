@@ -559,6 +559,7 @@ const char *rec_type_name(uint32_t t)
 	case REC_FILE_OBJ: return "FILE_OBJ";
 	case REC_FILE_DATA: return "FILE_DATA";
 	case REC_TTY: return "TTY";
+	case REC_TTY_DATA: return "TTY_DATA";
 	case REC_FIFO: return "FIFO";
 	case REC_LOCK: return "LOCK";
 	case REC_FOWN: return "FOWN";

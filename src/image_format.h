@@ -44,6 +44,7 @@ enum ckpt_rec_type {
 	REC_LOCK	= 146,	/* a file lock the last TASK holds or placed */
 	REC_FOWN	= 147,	/* an fd's F_SETOWN/F_SETSIG owner */
 	REC_TTY		= 150,	/* a terminal: a pty pair, or the job's */
+	REC_TTY_DATA	= 151,	/* bytes queued in the pty of the last TTY */
 	REC_UNIX_SK	= 152,	/* a unix socket: its connection, queued data */
 	REC_IA32	= 160,	/* the last TASK is a 32-bit (IA32) process */
 	REC_IA32_THREAD	= 161,	/* its last THREAD's TLS entries, robust list */
@@ -344,6 +345,22 @@ struct rec_tty {
 	uint8_t line;		/* line discipline: 0 (N_TTY) */
 	uint8_t pad[3];
 	uint16_t ws_row, ws_col, ws_xpixel, ws_ypixel;	/* winsize */
+	uint32_t reserved;
+};
+
+/* REC_TTY_DATA: the bytes queued one way in the pty of the TTY record
+ * just before it (at most one record each way), data[len] after. */
+enum tty_dir {
+	TTY_TO_MASTER	= 1,	/* the slave's output, as the master reads it */
+	TTY_TO_SLAVE	= 2,	/* input the slave has not read (the pty in
+				 * non-canonical mode only) */
+};
+#define TTY_MAX_QUEUE	(1u << 20)
+
+struct rec_tty_data {
+	uint32_t tty_id;
+	uint32_t dir;		/* enum tty_dir */
+	uint32_t len;		/* 1..TTY_MAX_QUEUE */
 	uint32_t reserved;
 };
 

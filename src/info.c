@@ -113,6 +113,7 @@ static size_t min_len(uint32_t type)
 	case REC_FD: return sizeof(struct rec_fd);
 	case REC_PIPE: return sizeof(struct rec_pipe);
 	case REC_TTY: return sizeof(struct rec_tty);
+	case REC_TTY_DATA: return sizeof(struct rec_tty_data);
 	case REC_FIFO: return sizeof(struct rec_pipe);
 	case REC_LOCK: return sizeof(struct rec_lock);
 	case REC_FOWN: return sizeof(struct rec_fown);

@@ -459,6 +459,27 @@ forged "TTY session of no process" insert --at before:FILE --type TTY --payload 
 forged "TTY job with flags"        insert --at before:FILE --type TTY --payload "$(ttyrec 99 2 1 0 0 0 0 0 0)"
 forged "TTY twice"                 insert --at before:FILE --type TTY --payload "$(ttyrec 99 1 0 0 0 0 0 0 0)" --type TTY --payload "$(ttyrec 99 1 0 0 0 0 0 0 0)"
 forged "TTY job, no --shell-job" --expect "elsewhere:shell-job" insert --at before:FILE --type TTY --payload "$(ttyrec 99 2 0 0 0 0 0 0 0)"
+# bytes queued in a pty: TTY_DATA records after the TTY (see tdata)
+tdata() {	# ID DIR LEN RESERVED BYTES
+	printf '%s' "$(le 4 "$1")$(le 4 "$2")$(le 4 "$3")$(le 4 "$4")"
+	[ "$5" = 0 ] || zeros "$5"
+}
+RAWPTY="--type TTY --payload $(ttyrec 99 1 0 0 0 0 15 0 0)"
+forged "control: a pty with queued bytes" --control insert --at before:FILE $RAWPTY --type TTY_DATA --payload "$(tdata 99 1 3 0 3)" --type TTY_DATA --payload "$(tdata 99 2 2 0 2)"
+forged "TTY_DATA of another TTY"    insert --at before:FILE $RAWPTY --type TTY_DATA --payload "$(tdata 98 1 3 0 3)"
+forged "TTY_DATA with no TTY"       insert --at before:FILE --type TTY_DATA --payload "$(tdata 99 1 3 0 3)"
+forged "TTY_DATA short"             insert --at before:FILE $RAWPTY --type TTY_DATA --payload "$(le 4 99)$(le 4 1)"
+forged "TTY_DATA dir 0"             insert --at before:FILE $RAWPTY --type TTY_DATA --payload "$(tdata 99 0 3 0 3)"
+forged "TTY_DATA dir 3"             insert --at before:FILE $RAWPTY --type TTY_DATA --payload "$(tdata 99 3 3 0 3)"
+forged "TTY_DATA len 0"             insert --at before:FILE $RAWPTY --type TTY_DATA --payload "$(tdata 99 1 0 0 0)"
+forged "TTY_DATA len past its end"  insert --at before:FILE $RAWPTY --type TTY_DATA --payload "$(tdata 99 1 4 0 3)"
+forged "TTY_DATA len short of end"  insert --at before:FILE $RAWPTY --type TTY_DATA --payload "$(tdata 99 1 2 0 3)"
+forged "TTY_DATA len 2^32-1"        insert --at before:FILE $RAWPTY --type TTY_DATA --payload "$(tdata 99 1 0xffffffff 0 3)"
+forged "TTY_DATA reserved 1"        insert --at before:FILE $RAWPTY --type TTY_DATA --payload "$(tdata 99 1 3 1 3)"
+forged "TTY_DATA twice one way"     insert --at before:FILE $RAWPTY --type TTY_DATA --payload "$(tdata 99 1 3 0 3)" --type TTY_DATA --payload "$(tdata 99 1 3 0 3)"
+forged "TTY_DATA output, packet mode" insert --at before:FILE --type TTY --payload "$(ttyrec 99 1 1 0 0 0 15 0 0)" --type TTY_DATA --payload "$(tdata 99 1 3 0 3)"
+forged "TTY_DATA input, canonical"  insert --at before:FILE --type TTY --payload "$(ttyrec 99 1 0 0 0 2 15 0 0)" --type TTY_DATA --payload "$(tdata 99 2 3 0 3)"
+forged "TTY_DATA of the job's tty"  insert --at before:FILE --type TTY --payload "$(ttyrec 99 2 0 0 0 0 0 0 0)" --type TTY_DATA --payload "$(tdata 99 1 3 0 3)"
 for r in "${RECS[@]}"; do	# the first FILE
 	read -r _ _ type flen _ <<< "$r"
 	[ "$type" = FILE ] && break

@@ -398,8 +398,9 @@ test_deleted_dir_gone() {
 	timeout $RESTART_TIMEOUT "$CKPT" restart $d/img && grep -q '^PASS' $d/out
 }
 
-# Bytes queued in a pty cannot be read without consuming them: refused,
-# and they are still there for the target.
+# Input lines queued for a pty's slave in canonical mode cannot be put
+# back in front of a line being typed: refused, and still there for the
+# target after the checkpoint read them out and put them back.
 test_refuse_pty_data() {
 	local d=$WORK/ptydata pid
 	mkdir -p $d
@@ -419,10 +420,69 @@ print("PASS" if os.read(s, 100) == b"queued\n" else "FAIL", flush=True)' $d/go >
 	"$CKPT" checkpoint --kill -o $d/img $pid 2> $d/err
 	[ $? = 1 ] || { echo "checkpoint did not fail"; return 1; }
 	cat $d/err
-	grep -q "pid $pid fd [0-9]*: 7 bytes queued for the slave in pty" $d/err || return 1
+	grep -q "pid $pid fd [0-9]*: 7 bytes queued for the slave, in canonical mode, in pty" $d/err || return 1
 	[ "$(awk '/TracerPid/ {print $2}' /proc/$pid/status)" = 0 ] || return 1
 	touch $d/go
 	wait $pid && grep -q '^PASS' $d/out
+}
+
+# Bytes queued in a pty inside the tree: output the master has not read
+# (8000 bytes, more than the line discipline holds, and a newline that
+# OPOST made CRLF) and input a non-canonical slave has not read (its
+# echo is queued for the master too).  A plain checkpoint reads them out
+# and puts them back; after checkpoint --kill and restart each is there
+# once: no second CR, no second echo.
+test_pty_queued() {
+	local d=$WORK/ptyq pid rpid
+	mkdir -p $d
+	$PYTHON -c '
+import os, select, sys, termios, time
+def drain(fd):
+    got = b""
+    while select.select([fd], [], [], 0.3)[0]:
+        got += os.read(fd, 65536)
+    return got
+m1, s1 = os.openpty()
+out = bytes(65 + i % 26 for i in range(8000)) + b"\n"
+os.set_blocking(s1, False)
+assert os.write(s1, out) == len(out)
+m2, s2 = os.openpty()
+t = termios.tcgetattr(s2)
+t[0] = 0
+t[3] = termios.ECHO
+termios.tcsetattr(s2, termios.TCSANOW, t)
+os.write(m2, b"typed-ahead")
+time.sleep(0.1)
+print("READY", flush=True)
+while not os.path.exists(sys.argv[1]):
+    time.sleep(0.01)
+fails = []
+got = drain(m1)
+if got != out[:-1] + b"\r\n":
+    fails.append("master 1: %d bytes, %r..." % (len(got), got[-8:]))
+got = drain(s2)
+if got != b"typed-ahead":
+    fails.append("slave 2: %r" % got)
+got = drain(m2)
+if got != b"typed-ahead":
+    fails.append("master 2 (the echo): %r" % got)
+print("\n".join("FAIL " + f for f in fails) or "PASS", flush=True)' $d/go > $d/out 2>&1 < /dev/null &
+	pid=$!
+	wait_for $d/out READY || return 1
+	"$CKPT" checkpoint -o $d/img0 $pid 2> $d/err0 || { cat $d/err0; kill $pid; return 1; }
+	"$CKPT" checkpoint --kill -o $d/img $pid 2> $d/err || { cat $d/err; kill $pid; return 1; }
+	wait $pid 2>/dev/null
+	gone $pid || return 1
+	"$CKPT" info $d/img > $d/info || return 1
+	grep -q '^TTY_DATA .*to=master bytes=8002' $d/info &&
+		grep -q '^TTY_DATA .*to=slave bytes=11' $d/info &&
+		grep -q '^TTY_DATA .*to=master bytes=11' $d/info ||
+		{ grep TTY $d/info; return 1; }
+	( sleep 0.3; touch $d/go ) &
+	timeout $RESTART_TIMEOUT "$CKPT" restart $d/img < /dev/null > $d/restart.out 2>&1
+	local rc=$?
+	cat $d/out $d/restart.out
+	[ $rc = 0 ] && grep -q '^PASS' $d/out && sanitizer_clean $d/err0 $d/err $d/restart.out
 }
 
 test_refuse_lease() { refused_checkpoint lease 'fd [0-9]*: a LEASE READ lock (or lease) on .*/lease, not supported'; }
@@ -946,6 +1006,7 @@ want refuse_mode_switch
 want refuse_shared_memory
 want refuse_vfork
 want refuse_pty_data
+want pty_queued
 want refuse_unix_fds
 want unix_external
 want unix_no_kill

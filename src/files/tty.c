@@ -6,9 +6,12 @@
  * slave description from ckpt with pidfd_getfd(), and the session leader
  * that had the slave as its controlling terminal gets it back
  * (TIOCSCTTY), with the foreground group (TIOCSPGRP).  Its index
- * (/dev/pts/N) is another one then: no path is trusted.  Data queued in
- * the pty cannot be read without consuming it, so a pty with queued
- * bytes (FIONREAD) is refused.
+ * (/dev/pts/N) is another one then: no path is trusted.  The bytes queued
+ * in the pty are read out and put back at once (ptyq.c) and saved in
+ * TTY_DATA records: the slave's output for the master, and input for the
+ * slave if the pty is in non-canonical mode (in canonical mode a read
+ * gives whole lines only, and cannot put them back in front of a line
+ * being typed: refused).
  *
  * Any other terminal is outside the tree.  At fds 0-2 it is stdio that
  * restart's own replaces (inherit.c), unless the tree is a shell job
@@ -32,10 +35,8 @@
 
 #include "../../include/ckpt.h"
 #include "../files.h"
+#include "ptyq.h"
 
-#ifndef TIOCGPTPEER
-#define TIOCGPTPEER	_IO('T', 0x41)
-#endif
 #define SPEED_BITS	0x100fu		/* CBAUD | CBAUDEX */
 #define CIBAUD_BITS	0x100f0000u
 
@@ -230,12 +231,69 @@ static int queued(struct cpt_ctx *c, const struct cpt_pty *p, int n,
 		       p->pid, p->fd, n, where, p->index);
 }
 
-/* Termios, window size, modes, session and foreground, all asked of the
- * master (a pty master answers for its slave); nothing may be queued. */
-static int pty_state(struct cpt_ctx *c, const struct cpt_pty *p, int m,
-		     struct rec_tty *rt)
+/* The bytes queued in a pty, one way: [0] for the master, [1] for the
+ * slave. */
+struct pty_queues {
+	char *buf[2];
+	uint32_t len[2];
+};
+
+static void queues_free(struct pty_queues *q)
 {
-	int n = 0, pkt = 0, lck = 0, s, ret;
+	free(q->buf[0]);
+	free(q->buf[1]);
+}
+
+/* The slave's output the master has not read: out and back in. */
+static int save_output(struct cpt_ctx *c, const struct cpt_pty *p, int m,
+		       bool locked, struct pty_queues *q)
+{
+	int ret = ptyq_drain(m, &q->buf[0], &q->len[0]);
+
+	if (ret)
+		return log_err(c->log, -ret, "pid %d fd %d: reading the output queued in pty %u:",
+			       p->pid, p->fd, p->index);
+	ret = q->len[0] ? ptyq_put_output(m, locked, q->buf[0], q->len[0]) : 0;
+	if (ret)
+		return log_err(c->log, -ret, "pid %d fd %d: pty %u: putting back the %u bytes of output read from it (they are lost):",
+			       p->pid, p->fd, p->index, q->len[0]);
+	return 0;
+}
+
+/* Input the slave has not read, through ckpt's own slave description. */
+static int save_input(struct cpt_ctx *c, const struct cpt_pty *p, int m,
+		      const struct rec_tty *rt, bool locked, struct pty_queues *q)
+{
+	int s = ptyq_peer(m, O_RDWR | O_NONBLOCK, locked), n = 0, ret;
+
+	if (s < 0)
+		return log_err(c->log, errno, "pty %u: opening its slave:", p->index);
+	ret = ioctl(s, FIONREAD, &n) ? -errno : 0;
+	if (!ret && n && (rt->lflag & ICANON)) {
+		close(s);
+		return queued(c, p, n, "for the slave, in canonical mode,");
+	}
+	if (!ret && n)
+		ret = ptyq_drain(s, &q->buf[1], &q->len[1]);
+	if (ret) {
+		close(s);
+		return log_err(c->log, -ret, "pid %d fd %d: reading the input queued in pty %u:",
+			       p->pid, p->fd, p->index);
+	}
+	ret = q->len[1] ? ptyq_put_input(m, s, q->buf[1], q->len[1]) : 0;
+	close(s);
+	if (ret)
+		return log_err(c->log, -ret, "pid %d fd %d: pty %u: putting back the %u bytes of input read from it (they are lost):",
+			       p->pid, p->fd, p->index, q->len[1]);
+	return 0;
+}
+
+/* Termios, window size, modes, session and foreground, all asked of the
+ * master (a pty master answers for its slave), and what is queued. */
+static int pty_state(struct cpt_ctx *c, const struct cpt_pty *p, int m,
+		     struct rec_tty *rt, struct pty_queues *q)
+{
+	int n = 0, pkt = 0, lck = 0, ret;
 	pid_t sid = 0, pg = 0;
 
 	if (read_termios(m, rt) < 0 || ioctl(m, TIOCGPKT, &pkt) ||
@@ -245,18 +303,14 @@ static int pty_state(struct cpt_ctx *c, const struct cpt_pty *p, int m,
 	if (rt->line)
 		return log_err(c->log, EOPNOTSUPP, "pid %d fd %d: pty %u has line discipline %u (only N_TTY is supported)",
 			       p->pid, p->fd, p->index, rt->line);
-	if (n)
-		return queued(c, p, n, "for the master");
-	if (p->slave_pid) {
-		s = grab(c, p->slave_pid, p->slave_fd);
-		if (s < 0)
-			return s;
-		ret = ioctl(s, FIONREAD, &n) ? -errno : 0;
-		close(s);
-		if (ret || n)
-			return ret ? log_err(c->log, -ret, "pty %u: FIONREAD:", p->index)
-				   : queued(c, p, n, "for the slave");
-	}
+	/* in packet mode a read may return a status instead of bytes */
+	if (n && pkt)
+		return queued(c, p, n, "for the master, in packet mode,");
+	ret = n ? save_output(c, p, m, lck, q) : 0;
+	if (!ret)
+		ret = save_input(c, p, m, rt, lck, q);
+	if (ret)
+		return ret;
 	if (ioctl(m, TIOCGSID, &sid))
 		sid = 0;	/* nobody's controlling terminal */
 	if (ioctl(m, TIOCGPGRP, &pg))
@@ -306,9 +360,23 @@ static int pty_session(struct cpt_ctx *c, const struct cpt_pty *p,
 	return 0;
 }
 
+static int data_dump(struct cpt_ctx *c, uint32_t id, uint32_t dir,
+		     const char *buf, uint32_t len)
+{
+	struct rec_tty_data d = { .tty_id = id, .dir = dir, .len = len };
+	int ret = iw_begin(&c->w, REC_TTY_DATA, sizeof(d) + len);
+
+	if (!ret)
+		ret = iw_write(&c->w, &d, sizeof(d));
+	if (!ret)
+		ret = iw_write(&c->w, buf, len);
+	return ret ? ret : iw_end(&c->w);
+}
+
 static int pty_dump(struct cpt_ctx *c, struct cpt_pty *p, uint32_t *id)
 {
 	struct rec_tty rt = { .kind = TTY_PTY, .index = p->index };
+	struct pty_queues q = { { NULL, NULL }, { 0, 0 } };
 	int m, ret;
 
 	if (p->id) {
@@ -318,15 +386,21 @@ static int pty_dump(struct cpt_ctx *c, struct cpt_pty *p, uint32_t *id)
 	m = grab(c, p->pid, p->fd);
 	if (m < 0)
 		return m;
-	ret = pty_state(c, p, m, &rt);
+	ret = pty_state(c, p, m, &rt, &q);
 	close(m);
 	if (!ret)
 		ret = pty_session(c, p, &rt);
-	if (ret)
-		return ret;
-	rt.id = p->id = ++c->next_objref;
-	*id = rt.id;
-	return iw_record(&c->w, REC_TTY, &rt, sizeof(rt));
+	if (!ret) {
+		rt.id = p->id = ++c->next_objref;
+		*id = rt.id;
+		ret = iw_record(&c->w, REC_TTY, &rt, sizeof(rt));
+	}
+	for (int d = 0; d < 2 && !ret; d++)
+		if (q.len[d])
+			ret = data_dump(c, rt.id, d ? TTY_TO_SLAVE : TTY_TO_MASTER,
+					q.buf[d], q.len[d]);
+	queues_free(&q);
+	return ret;
 }
 
 /* The job's terminal: only its termios matters (restart's terminal is
@@ -391,6 +465,7 @@ struct rst_tty {
 	int fd;			/* ckpt's master of a TTY_PTY, -1 until made */
 	int slave;		/* ckpt's slave, for its session leader, or -1 */
 	int masters;		/* descriptions of its master: one at most */
+	struct rec_tty_data *q[2];	/* TTY_DATA to the master, to the slave */
 };
 
 struct tty_table {
@@ -419,15 +494,41 @@ static struct rst_tty *tty_by_id(struct rst_ctx *c, uint32_t id)
 	return NULL;
 }
 
+/* The bytes queued one way in the pty of the TTY record just before. */
+static int data_load(struct rst_ctx *c, struct tty_table *tt, struct rec *r)
+{
+	const struct rec_tty_data *d = r->data;
+	struct rst_tty *e = tt->n ? &tt->e[tt->n - 1] : NULL;
+	int ret = rec_want(c->log, r, sizeof(*d), "TTY_DATA");
+
+	if (ret)
+		return ret;
+	if (!e || e->t.id != d->tty_id || e->t.kind != TTY_PTY || d->reserved ||
+	    (d->dir != TTY_TO_MASTER && d->dir != TTY_TO_SLAVE) || !d->len ||
+	    d->len > TTY_MAX_QUEUE || r->data_len != sizeof(*d) + d->len ||
+	    e->q[d->dir - 1] ||
+	    (d->dir == TTY_TO_MASTER && (e->t.flags & TTY_PKT)) ||
+	    (d->dir == TTY_TO_SLAVE && (e->t.lflag & ICANON)))
+		return log_err(c->log, EBADMSG, "bad TTY_DATA record %llu",
+			       (unsigned long long)r->index);
+	e->q[d->dir - 1] = r->data;
+	r->data = NULL;
+	return 0;
+}
+
 static int ttyk_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 {
 	struct tty_table *tt = kind_ctx_state(c, &kind_tty, sizeof(*tt));
 	const struct rec_tty *rt = r->data;
 	struct rst_tty *n;
-	int ret = rec_want(c->log, r, sizeof(*rt), "TTY");
+	int ret;
 
+	(void)t;
 	if (!tt)
 		return log_err(c->log, ENOMEM, "tty table:");
+	if (r->type == REC_TTY_DATA)
+		return data_load(c, tt, r);
+	ret = rec_want(c->log, r, sizeof(*rt), "TTY");
 	if (ret)
 		return ret;
 	if (r->data_len != sizeof(*rt) || !tty_valid(rt))
@@ -442,9 +543,9 @@ static int ttyk_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 		return log_err(c->log, ENOMEM, "tty table:");
 	tt->e = n;
 	n = &tt->e[tt->n++];
+	memset(n, 0, sizeof(*n));
 	n->t = *rt;
 	n->fd = n->slave = -1;
-	n->masters = 0;
 	return 0;
 }
 
@@ -530,18 +631,41 @@ static int set_termios(int fd, const struct rec_tty *t, bool keep_speed)
 	return tcsetattr(fd, TCSANOW, &tio);
 }
 
+static int slave_open(struct rst_ctx *c, struct rst_tty *e, int acc);
+
+/* What was queued in the pty, put back before anybody can read it, and
+ * before packet mode (a read would get it with a status byte). */
+static int pty_refill(struct rst_ctx *c, struct rst_tty *e)
+{
+	const struct rec_tty_data *out = e->q[0], *in = e->q[1];
+	int ret = 0;
+
+	if (out)
+		ret = ptyq_put_output(e->fd, false, (const char *)(out + 1), out->len);
+	if (!ret && in && e->slave < 0 && (e->slave = slave_open(c, e, O_RDWR)) < 0)
+		return e->slave;
+	if (!ret && in)
+		ret = ptyq_put_input(e->fd, e->slave, (const char *)(in + 1), in->len);
+	return ret ? log_err(c->log, -ret, "pty %u: putting back what was queued in it:",
+			     e->t.id) : 0;
+}
+
 /* The pty, made in ckpt: its master is ckpt's until a process takes it. */
 static int pty_make(struct rst_ctx *c, struct rst_tty *e)
 {
 	struct winsize ws = { e->t.ws_row, e->t.ws_col, e->t.ws_xpixel, e->t.ws_ypixel };
-	int zero = 0, one = 1;
+	int zero = 0, one = 1, ret;
 
 	if (e->fd >= 0)
 		return 0;
 	e->fd = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
 	if (e->fd < 0 || ioctl(e->fd, TIOCSPTLCK, &zero) || set_termios(e->fd, &e->t, false) ||
-	    ioctl(e->fd, TIOCSWINSZ, &ws) ||
-	    ((e->t.flags & TTY_PKT) && ioctl(e->fd, TIOCPKT, &one)) ||
+	    ioctl(e->fd, TIOCSWINSZ, &ws))
+		return log_err(c->log, errno, "making pty %u:", e->t.id);
+	ret = pty_refill(c, e);
+	if (ret)
+		return ret;
+	if (((e->t.flags & TTY_PKT) && ioctl(e->fd, TIOCPKT, &one)) ||
 	    ((e->t.flags & TTY_LOCKED) && ioctl(e->fd, TIOCSPTLCK, &one)))
 		return log_err(c->log, errno, "making pty %u:", e->t.id);
 	return 0;
@@ -551,17 +675,12 @@ static int pty_make(struct rst_ctx *c, struct rst_tty *e)
  * >= 0, or -errno. */
 static int slave_open(struct rst_ctx *c, struct rst_tty *e, int acc)
 {
-	int zero = 0, one = 1, fd, err, ret = pty_make(c, e);
+	int ret = pty_make(c, e), fd;
 
 	if (ret)
 		return ret;
-	if (e->t.flags & TTY_LOCKED)
-		ioctl(e->fd, TIOCSPTLCK, &zero);
-	fd = ioctl(e->fd, TIOCGPTPEER, acc | O_NOCTTY | O_CLOEXEC);
-	err = errno;
-	if (e->t.flags & TTY_LOCKED)
-		ioctl(e->fd, TIOCSPTLCK, &one);
-	return fd >= 0 ? fd : log_err(c->log, err, "opening the slave of pty %u:", e->t.id);
+	fd = ptyq_peer(e->fd, acc, e->t.flags & TTY_LOCKED);
+	return fd >= 0 ? fd : log_err(c->log, errno, "opening the slave of pty %u:", e->t.id);
 }
 
 static int tty_file_load(struct rst_ctx *c, struct rst_file *f)
@@ -700,6 +819,8 @@ static void ttyk_free_ctx(void *state)
 			close(tt->e[i].fd);
 		if (tt->e[i].slave >= 0)
 			close(tt->e[i].slave);
+		free(tt->e[i].q[0]);
+		free(tt->e[i].q[1]);
 	}
 	free(tt->e);
 	free(tt);
@@ -708,6 +829,15 @@ static void ttyk_free_ctx(void *state)
 static void ttyk_show(struct info_out *o, const struct rec *r)
 {
 	const struct rec_tty *t = r->data;
+	const struct rec_tty_data *d = r->data;
+
+	if (r->type == REC_TTY_DATA) {
+		info_u64(o, "tty", d->tty_id);
+		info_str(o, "to", d->dir == TTY_TO_MASTER ? "master" :
+				  d->dir == TTY_TO_SLAVE ? "slave" : "?");
+		info_u64(o, "bytes", d->len);
+		return;
+	}
 
 	info_u64(o, "id", t->id);
 	info_str(o, "kind", t->kind == TTY_PTY ? "pty" : t->kind == TTY_JOB ? "job" : "?");
@@ -735,7 +865,7 @@ static void tty_file_show(struct info_out *o, const struct rec_file *f,
 
 const struct kind_ops kind_tty = {
 	.name = "tty",
-	.types = { REC_TTY },
+	.types = { REC_TTY, REC_TTY_DATA },
 	.phase = PHASE_STATE,	/* controlling terminals, once groups exist */
 	.load = ttyk_load,
 	.check = ttyk_check,
