@@ -352,16 +352,18 @@ struct rec_tty {
  * just before it (at most one record each way), data[len] after. */
 enum tty_dir {
 	TTY_TO_MASTER	= 1,	/* the slave's output, as the master reads it */
-	TTY_TO_SLAVE	= 2,	/* input the slave has not read (the pty in
-				 * non-canonical mode only) */
+	TTY_TO_SLAVE	= 2,	/* input the slave has not read */
 };
 #define TTY_MAX_QUEUE	(1u << 20)
+#define TTY_MAX_INPUT	4095u	/* what N_TTY holds */
 
 struct rec_tty_data {
 	uint32_t tty_id;
 	uint32_t dir;		/* enum tty_dir */
-	uint32_t len;		/* 1..TTY_MAX_QUEUE */
-	uint32_t reserved;
+	uint32_t len;		/* 1..TTY_MAX_QUEUE (TO_SLAVE: TTY_MAX_INPUT) */
+	uint32_t partial;	/* TO_SLAVE in canonical mode: its last bytes
+				 * are the line being typed (the lines before
+				 * end with a newline, VEOL, VEOL2 or VEOF) */
 };
 
 /* The extra bytes of a FILE_TTY description. */

@@ -460,7 +460,7 @@ forged "TTY job with flags"        insert --at before:FILE --type TTY --payload 
 forged "TTY twice"                 insert --at before:FILE --type TTY --payload "$(ttyrec 99 1 0 0 0 0 0 0 0)" --type TTY --payload "$(ttyrec 99 1 0 0 0 0 0 0 0)"
 forged "TTY job, no --shell-job" --expect "elsewhere:shell-job" insert --at before:FILE --type TTY --payload "$(ttyrec 99 2 0 0 0 0 0 0 0)"
 # bytes queued in a pty: TTY_DATA records after the TTY (see tdata)
-tdata() {	# ID DIR LEN RESERVED BYTES
+tdata() {	# ID DIR LEN PARTIAL BYTES
 	printf '%s' "$(le 4 "$1")$(le 4 "$2")$(le 4 "$3")$(le 4 "$4")"
 	[ "$5" = 0 ] || zeros "$5"
 }
@@ -475,10 +475,15 @@ forged "TTY_DATA len 0"             insert --at before:FILE $RAWPTY --type TTY_D
 forged "TTY_DATA len past its end"  insert --at before:FILE $RAWPTY --type TTY_DATA --payload "$(tdata 99 1 4 0 3)"
 forged "TTY_DATA len short of end"  insert --at before:FILE $RAWPTY --type TTY_DATA --payload "$(tdata 99 1 2 0 3)"
 forged "TTY_DATA len 2^32-1"        insert --at before:FILE $RAWPTY --type TTY_DATA --payload "$(tdata 99 1 0xffffffff 0 3)"
-forged "TTY_DATA reserved 1"        insert --at before:FILE $RAWPTY --type TTY_DATA --payload "$(tdata 99 1 3 1 3)"
+CANONPTY="--type TTY --payload $(ttyrec 99 1 0 0 0 2 15 0 0)"
+forged "control: a canonical pty with a line being typed" --control insert --at before:FILE $CANONPTY --type TTY_DATA --payload "$(tdata 99 2 3 2 3)"
+forged "TTY_DATA partial output"    insert --at before:FILE $CANONPTY --type TTY_DATA --payload "$(tdata 99 1 3 1 3)"
+forged "TTY_DATA partial > len"     insert --at before:FILE $CANONPTY --type TTY_DATA --payload "$(tdata 99 2 3 4 3)"
+forged "TTY_DATA partial, raw pty"  insert --at before:FILE $RAWPTY --type TTY_DATA --payload "$(tdata 99 2 3 1 3)"
+forged "TTY_DATA input of 4096"     insert --at before:FILE $RAWPTY --type TTY_DATA --payload "$(tdata 99 2 4096 0 4096)"
+forged "TTY_DATA input, packet mode" insert --at before:FILE --type TTY --payload "$(ttyrec 99 1 1 0 0 0 15 0 0)" --type TTY_DATA --payload "$(tdata 99 2 3 0 3)"
 forged "TTY_DATA twice one way"     insert --at before:FILE $RAWPTY --type TTY_DATA --payload "$(tdata 99 1 3 0 3)" --type TTY_DATA --payload "$(tdata 99 1 3 0 3)"
 forged "TTY_DATA output, packet mode" insert --at before:FILE --type TTY --payload "$(ttyrec 99 1 1 0 0 0 15 0 0)" --type TTY_DATA --payload "$(tdata 99 1 3 0 3)"
-forged "TTY_DATA input, canonical"  insert --at before:FILE --type TTY --payload "$(ttyrec 99 1 0 0 0 2 15 0 0)" --type TTY_DATA --payload "$(tdata 99 2 3 0 3)"
 forged "TTY_DATA of the job's tty"  insert --at before:FILE --type TTY --payload "$(ttyrec 99 2 0 0 0 0 0 0 0)" --type TTY_DATA --payload "$(tdata 99 1 3 0 3)"
 for r in "${RECS[@]}"; do	# the first FILE
 	read -r _ _ type flen _ <<< "$r"

@@ -398,18 +398,19 @@ test_deleted_dir_gone() {
 	timeout $RESTART_TIMEOUT "$CKPT" restart $d/img && grep -q '^PASS' $d/out
 }
 
-# Input lines queued for a pty's slave in canonical mode cannot be put
-# back in front of a line being typed: refused, and still there for the
-# target after the checkpoint read them out and put them back.
+# Input queued for the slave of a pty in packet mode is refused (its
+# put-back is checked by its echo, which packet mode would garble), and
+# still there for the target after.
 test_refuse_pty_data() {
 	local d=$WORK/ptydata pid
 	mkdir -p $d
 	$PYTHON -c '
-import os, sys, termios, time
+import fcntl, os, sys, termios, time
 m, s = os.openpty()
 t = termios.tcgetattr(s)
 t[3] &= ~termios.ECHO
 termios.tcsetattr(s, termios.TCSANOW, t)
+fcntl.ioctl(m, termios.TIOCPKT, b"\1\0\0\0")
 os.write(m, b"queued\n")
 print("READY", flush=True)
 while not os.path.exists(sys.argv[1]):
@@ -420,7 +421,7 @@ print("PASS" if os.read(s, 100) == b"queued\n" else "FAIL", flush=True)' $d/go >
 	"$CKPT" checkpoint --kill -o $d/img $pid 2> $d/err
 	[ $? = 1 ] || { echo "checkpoint did not fail"; return 1; }
 	cat $d/err
-	grep -q "pid $pid fd [0-9]*: 7 bytes queued for the slave, in canonical mode, in pty" $d/err || return 1
+	grep -q "pid $pid fd [0-9]*: 7 bytes queued for the slave of a pty in packet mode, in pty" $d/err || return 1
 	[ "$(awk '/TracerPid/ {print $2}' /proc/$pid/status)" = 0 ] || return 1
 	touch $d/go
 	wait $pid && grep -q '^PASS' $d/out
@@ -428,10 +429,12 @@ print("PASS" if os.read(s, 100) == b"queued\n" else "FAIL", flush=True)' $d/go >
 
 # Bytes queued in a pty inside the tree: output the master has not read
 # (8000 bytes, more than the line discipline holds, and a newline that
-# OPOST made CRLF) and input a non-canonical slave has not read (its
-# echo is queued for the master too).  A plain checkpoint reads them out
-# and puts them back; after checkpoint --kill and restart each is there
-# once: no second CR, no second echo.
+# OPOST made CRLF); input a non-canonical slave has not read (its echo
+# is queued for the master too); input of a canonical slave: a line, a
+# line ended by ^D and a line being typed, with their echo.  A plain
+# checkpoint reads them out and puts them back; after checkpoint --kill
+# and restart each is there once: no second CR, no second echo, the
+# same lines, and the line being typed can be finished.
 test_pty_queued() {
 	local d=$WORK/ptyq pid rpid
 	mkdir -p $d
@@ -452,6 +455,8 @@ t[0] = 0
 t[3] = termios.ECHO
 termios.tcsetattr(s2, termios.TCSANOW, t)
 os.write(m2, b"typed-ahead")
+m3, s3 = os.openpty()
+os.write(m3, b"first line\nsecond\x04third-partial")
 time.sleep(0.1)
 print("READY", flush=True)
 while not os.path.exists(sys.argv[1]):
@@ -466,6 +471,14 @@ if got != b"typed-ahead":
 got = drain(m2)
 if got != b"typed-ahead":
     fails.append("master 2 (the echo): %r" % got)
+got = drain(m3)
+if got != b"first line\r\nsecondthird-partial":
+    fails.append("master 3 (the echo): %r" % got)
+got = [os.read(s3, 100), os.read(s3, 100)]
+os.write(m3, b" done\n")
+got.append(os.read(s3, 100))
+if got != [b"first line\n", b"second", b"third-partial done\n"]:
+    fails.append("slave 3 (canonical): %r" % got)
 print("\n".join("FAIL " + f for f in fails) or "PASS", flush=True)' $d/go > $d/out 2>&1 < /dev/null &
 	pid=$!
 	wait_for $d/out READY || return 1
@@ -476,7 +489,8 @@ print("\n".join("FAIL " + f for f in fails) or "PASS", flush=True)' $d/go > $d/o
 	"$CKPT" info $d/img > $d/info || return 1
 	grep -q '^TTY_DATA .*to=master bytes=8002' $d/info &&
 		grep -q '^TTY_DATA .*to=slave bytes=11' $d/info &&
-		grep -q '^TTY_DATA .*to=master bytes=11' $d/info ||
+		grep -q '^TTY_DATA .*to=master bytes=11' $d/info &&
+		grep -q '^TTY_DATA .*to=slave bytes=31 partial=13' $d/info ||
 		{ grep TTY $d/info; return 1; }
 	( sleep 0.3; touch $d/go ) &
 	timeout $RESTART_TIMEOUT "$CKPT" restart $d/img < /dev/null > $d/restart.out 2>&1

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <termios.h>
 #include <time.h>
@@ -19,6 +20,7 @@
  * through a kernel worker: how long ckpt waits for it to get there. */
 #define SETTLE_MS	20
 #define WAIT_MS		2000
+#define N_TTY_ROOM	TTY_MAX_INPUT
 
 int ptyq_peer(int m, int flags, bool locked)
 {
@@ -130,10 +132,80 @@ int ptyq_put_output(int m, bool locked, const char *buf, uint32_t len)
 	return ret;
 }
 
+/* The bytes of a canonical line end: where a read in canonical mode
+ * stops (VEOF ends a line too, but a read does not return it). */
+static bool line_end(const struct termios *tio, char c)
+{
+	return c == '\n' || (tio->c_cc[VEOL] && c == (char)tio->c_cc[VEOL]) ||
+	       ((tio->c_lflag & IEXTEN) && tio->c_cc[VEOL2] && c == (char)tio->c_cc[VEOL2]);
+}
+
+/* Whole lines, one read each, until none is left. */
+static int take_lines(int s, const struct termios *tio, char *b, uint32_t *got)
+{
+	for (;;) {
+		ssize_t k = read(s, b + *got, N_TTY_ROOM + 1 - *got);
+
+		if (k < 0)
+			return errno == EAGAIN ? 0 : -errno;
+		*got += k;
+		if (!k || !line_end(tio, b[*got - 1])) {
+			if (*got >= N_TTY_ROOM)
+				return -EOVERFLOW;
+			b[(*got)++] = tio->c_cc[VEOF];
+		}
+		if (*got >= N_TTY_ROOM)
+			return -EOVERFLOW;
+	}
+}
+
+int ptyq_take_input(int s, const struct termios *tio, char **buf, uint32_t *len,
+		    uint32_t *partial)
+{
+	struct termios raw = *tio;
+	uint32_t got = 0, plen = 0;
+	char *b = malloc(N_TTY_ROOM + 1), *p = NULL;
+	int n = 0, ret = 0;
+
+	*buf = NULL;
+	*len = *partial = 0;
+	if (!b)
+		return -ENOMEM;
+	if (ioctl(s, FIONREAD, &n))
+		ret = -errno;
+	else if ((uint32_t)n >= N_TTY_ROOM - 1)
+		ret = -EOVERFLOW;
+	else if (tio->c_lflag & ICANON)
+		ret = take_lines(s, tio, b, &got);
+	/* the rest: all of it in non-canonical mode, else the line being
+	 * typed (ICANON back on an empty queue leaves no trace) */
+	raw.c_lflag &= ~ICANON;
+	if (!ret && (tio->c_lflag & ICANON) && tcsetattr(s, TCSANOW, &raw))
+		ret = -errno;
+	if (!ret)
+		ret = ptyq_drain(s, &p, &plen);
+	if ((tio->c_lflag & ICANON) && tcsetattr(s, TCSANOW, tio) && !ret)
+		ret = -errno;
+	if (!ret && got + plen > N_TTY_ROOM)
+		ret = -EOVERFLOW;
+	if (!ret && plen)
+		memcpy(b + got, p, plen);
+	free(p);
+	if (ret || !(got + plen)) {
+		free(b);
+		return ret;
+	}
+	*buf = b;
+	*len = got + plen;
+	*partial = tio->c_lflag & ICANON ? plen : 0;
+	return 0;
+}
+
 /* Input is processed when the worker hands it to the slave's line
  * discipline, later than the write: the raw termios must stay until
- * the slave holds it all. */
-static int input_landed(int s, uint32_t want)
+ * the slave holds it all.  Whole lines show in FIONREAD (their VEOF
+ * markers do not). */
+static int lines_landed(int s, uint32_t want)
 {
 	struct timespec ms = { 0, 1000000 };
 	int n = 0;
@@ -148,20 +220,61 @@ static int input_landed(int s, uint32_t want)
 	return -ETIMEDOUT;
 }
 
-int ptyq_put_input(int m, int s, const char *buf, uint32_t len)
+/* A line being typed does not show in FIONREAD: its echo does, on the
+ * master, once it is processed. */
+static int echo_back(int m, uint32_t want)
 {
-	struct termios tio, raw;
+	struct pollfd pf = { m, POLLIN, 0 };
+	char junk[512];
+
+	while (want) {
+		ssize_t k;
+
+		if (poll(&pf, 1, WAIT_MS) <= 0)
+			return -ETIMEDOUT;
+		k = read(m, junk, want < sizeof(junk) ? want : sizeof(junk));
+		if (k <= 0)
+			return k ? -errno : -EIO;
+		want -= k;
+	}
+	return 0;
+}
+
+static uint32_t count_of(const char *b, uint32_t len, char c)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < len; i++)
+		n += b[i] == c;
+	return n;
+}
+
+int ptyq_put_input(int m, int s, const struct termios *tio, const char *buf,
+		   uint32_t len, uint32_t partial)
+{
+	struct termios raw = *tio;
+	uint32_t lines = len - partial, want = lines;
 	int ret, before = 0;
 
-	if (tcgetattr(s, &tio) || ioctl(s, FIONREAD, &before))
+	if (ioctl(s, FIONREAD, &before))
 		return -errno;
-	raw = tio;
+	if (tio->c_lflag & ICANON)
+		want -= count_of(buf, lines, tio->c_cc[VEOF]);
 	raw.c_iflag = 0;
-	raw.c_lflag &= ~(ICANON | ISIG | IEXTEN | ECHO | ECHOE | ECHOK | ECHONL);
-	ret = tcsetattr(s, TCSANOW, &raw) ? -errno : write_all(m, buf, len);
+	raw.c_oflag &= ~OPOST;
+	raw.c_lflag &= ~(ISIG | IEXTEN | ECHO | ECHOE | ECHOK | ECHONL | ECHOCTL |
+			 ECHOPRT | ECHOKE);
+	ret = tcsetattr(s, TCSANOW, &raw) ? -errno : write_all(m, buf, lines);
 	if (!ret)
-		ret = input_landed(s, before + len);
-	if (tcsetattr(s, TCSANOW, &tio) && !ret)
+		ret = lines_landed(s, before + want);
+	raw.c_lflag |= ECHO;
+	if (!ret && partial && tcsetattr(s, TCSANOW, &raw))
+		ret = -errno;
+	if (!ret && partial)
+		ret = write_all(m, buf + lines, partial);
+	if (!ret && partial)
+		ret = echo_back(m, partial);
+	if (tcsetattr(s, TCSANOW, tio) && !ret)
 		ret = -errno;
 	return ret;
 }

@@ -4,12 +4,14 @@
  * and written back at once, as they were (the tree is frozen meanwhile,
  * so nobody sees them gone).  Each way needs the line discipline not to
  * process the bytes a second time: output is written back with OPOST
- * off, input with the slave raw.  Functions return 0 or -errno. */
+ * off, input with the slave's processing and echo off (ICANON as it
+ * was).  Functions return 0 or -errno. */
 #ifndef CKPT_PTYQ_H
 #define CKPT_PTYQ_H
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <termios.h>
 
 /* A new description of the slave of master @m, ckpt's own (its flags
  * are its own; a locked pty is unlocked for the moment): >= 0, or -1
@@ -17,15 +19,27 @@
 int ptyq_peer(int m, int flags, bool locked);
 
 /* Everything @fd has to give now (@fd: the master, for the slave's
- * output, or ckpt's non-blocking slave, for input): *buf (malloc'ed,
- * NULL if none) and *len; -EFBIG beyond TTY_MAX_QUEUE. */
+ * output): *buf (malloc'ed, NULL if none) and *len; -EFBIG beyond
+ * TTY_MAX_QUEUE. */
 int ptyq_drain(int fd, char **buf, uint32_t *len);
+
+/* Input the slave has not read, through @s, ckpt's own non-blocking
+ * slave description; @tio: the slave's termios.  In canonical mode the
+ * whole lines, one read each (a line ended by VEOF gets its VEOF back),
+ * then the line being typed, read with ICANON off for a moment: its
+ * length is *partial.  -EOVERFLOW if the line discipline is full (the
+ * tty's buffers may hold more, which would be processed twice). */
+int ptyq_take_input(int s, const struct termios *tio, char **buf, uint32_t *len,
+		    uint32_t *partial);
 
 /* The slave's output back where the master reads it, unprocessed. */
 int ptyq_put_output(int m, bool locked, const char *buf, uint32_t len);
 
-/* Input back where the slave reads it, unprocessed and not echoed: @s
- * is a slave description (its termios is switched for the moment). */
-int ptyq_put_input(int m, int s, const char *buf, uint32_t len);
+/* Input back where the slave reads it, unprocessed and not echoed (the
+ * master's queue must be empty: the line being typed is known to have
+ * landed when its echo, turned on for it alone, comes back, and that
+ * echo is read off); @s: a slave description, @tio its termios. */
+int ptyq_put_input(int m, int s, const struct termios *tio, const char *buf,
+		   uint32_t len, uint32_t partial);
 
 #endif

@@ -7,11 +7,9 @@
  * that had the slave as its controlling terminal gets it back
  * (TIOCSCTTY), with the foreground group (TIOCSPGRP).  Its index
  * (/dev/pts/N) is another one then: no path is trusted.  The bytes queued
- * in the pty are read out and put back at once (ptyq.c) and saved in
- * TTY_DATA records: the slave's output for the master, and input for the
- * slave if the pty is in non-canonical mode (in canonical mode a read
- * gives whole lines only, and cannot put them back in front of a line
- * being typed: refused).
+ * in the pty, the slave's output for the master and input for the
+ * slave, are read out and put back at once (ptyq.c), and saved in
+ * TTY_DATA records (not in packet mode: refused).
  *
  * Any other terminal is outside the tree.  At fds 0-2 it is stdio that
  * restart's own replaces (inherit.c), unless the tree is a shell job
@@ -236,6 +234,7 @@ static int queued(struct cpt_ctx *c, const struct cpt_pty *p, int n,
 struct pty_queues {
 	char *buf[2];
 	uint32_t len[2];
+	uint32_t partial;	/* of the input: the line being typed */
 };
 
 static void queues_free(struct pty_queues *q)
@@ -244,48 +243,57 @@ static void queues_free(struct pty_queues *q)
 	free(q->buf[1]);
 }
 
-/* The slave's output the master has not read: out and back in. */
-static int save_output(struct cpt_ctx *c, const struct cpt_pty *p, int m,
-		       bool locked, struct pty_queues *q)
-{
-	int ret = ptyq_drain(m, &q->buf[0], &q->len[0]);
-
-	if (ret)
-		return log_err(c->log, -ret, "pid %d fd %d: reading the output queued in pty %u:",
-			       p->pid, p->fd, p->index);
-	ret = q->len[0] ? ptyq_put_output(m, locked, q->buf[0], q->len[0]) : 0;
-	if (ret)
-		return log_err(c->log, -ret, "pid %d fd %d: pty %u: putting back the %u bytes of output read from it (they are lost):",
-			       p->pid, p->fd, p->index, q->len[0]);
-	return 0;
-}
-
-/* Input the slave has not read, through ckpt's own slave description. */
+/* Input the slave has not read, through ckpt's own slave description,
+ * and put back; the master's queue is empty meanwhile (the line being
+ * typed is put back with its echo on, which is read off the master). */
 static int save_input(struct cpt_ctx *c, const struct cpt_pty *p, int m,
-		      const struct rec_tty *rt, bool locked, struct pty_queues *q)
+		      bool locked, bool pkt, struct pty_queues *q)
 {
 	int s = ptyq_peer(m, O_RDWR | O_NONBLOCK, locked), n = 0, ret;
+	struct termios tio;
 
 	if (s < 0)
 		return log_err(c->log, errno, "pty %u: opening its slave:", p->index);
-	ret = ioctl(s, FIONREAD, &n) ? -errno : 0;
-	if (!ret && n && (rt->lflag & ICANON)) {
+	/* in packet mode the echo that shows input landed would come with
+	 * status bytes */
+	if (pkt && !ioctl(s, FIONREAD, &n) && n) {
 		close(s);
-		return queued(c, p, n, "for the slave, in canonical mode,");
+		return queued(c, p, n, "for the slave of a pty in packet mode,");
 	}
-	if (!ret && n)
-		ret = ptyq_drain(s, &q->buf[1], &q->len[1]);
+	ret = tcgetattr(s, &tio) ? -errno :
+	      pkt ? 0 : ptyq_take_input(s, &tio, &q->buf[1], &q->len[1], &q->partial);
 	if (ret) {
 		close(s);
-		return log_err(c->log, -ret, "pid %d fd %d: reading the input queued in pty %u:",
+		return ret == -EOVERFLOW ?
+		       log_err(c->log, EBUSY, "pid %d fd %d: pty %u: its input buffer is full (what waits past it cannot be saved)",
+			       p->pid, p->fd, p->index) :
+		       log_err(c->log, -ret, "pid %d fd %d: reading the input queued in pty %u:",
 			       p->pid, p->fd, p->index);
 	}
-	ret = q->len[1] ? ptyq_put_input(m, s, q->buf[1], q->len[1]) : 0;
+	ret = q->len[1] ? ptyq_put_input(m, s, &tio, q->buf[1], q->len[1], q->partial) : 0;
 	close(s);
 	if (ret)
 		return log_err(c->log, -ret, "pid %d fd %d: pty %u: putting back the %u bytes of input read from it (they are lost):",
 			       p->pid, p->fd, p->index, q->len[1]);
 	return 0;
+}
+
+/* The slave's output the master has not read, read before the input
+ * (whose put-back needs the master's queue empty), put back after. */
+static int save_queues(struct cpt_ctx *c, const struct cpt_pty *p, int m,
+		       bool out, bool locked, bool pkt, struct pty_queues *q)
+{
+	int ret = out ? ptyq_drain(m, &q->buf[0], &q->len[0]) : 0, put;
+
+	if (ret)
+		return log_err(c->log, -ret, "pid %d fd %d: reading the output queued in pty %u:",
+			       p->pid, p->fd, p->index);
+	ret = save_input(c, p, m, locked, pkt, q);
+	put = q->len[0] ? ptyq_put_output(m, locked, q->buf[0], q->len[0]) : 0;
+	if (put)
+		return log_err(c->log, -put, "pid %d fd %d: pty %u: putting back the %u bytes of output read from it (they are lost):",
+			       p->pid, p->fd, p->index, q->len[0]);
+	return ret;
 }
 
 /* Termios, window size, modes, session and foreground, all asked of the
@@ -304,11 +312,9 @@ static int pty_state(struct cpt_ctx *c, const struct cpt_pty *p, int m,
 		return log_err(c->log, EOPNOTSUPP, "pid %d fd %d: pty %u has line discipline %u (only N_TTY is supported)",
 			       p->pid, p->fd, p->index, rt->line);
 	/* in packet mode a read may return a status instead of bytes */
-	if (n && pkt)
+	if (pkt && n)
 		return queued(c, p, n, "for the master, in packet mode,");
-	ret = n ? save_output(c, p, m, lck, q) : 0;
-	if (!ret)
-		ret = save_input(c, p, m, rt, lck, q);
+	ret = save_queues(c, p, m, n > 0, lck, pkt, q);
 	if (ret)
 		return ret;
 	if (ioctl(m, TIOCGSID, &sid))
@@ -361,9 +367,9 @@ static int pty_session(struct cpt_ctx *c, const struct cpt_pty *p,
 }
 
 static int data_dump(struct cpt_ctx *c, uint32_t id, uint32_t dir,
-		     const char *buf, uint32_t len)
+		     const char *buf, uint32_t len, uint32_t partial)
 {
-	struct rec_tty_data d = { .tty_id = id, .dir = dir, .len = len };
+	struct rec_tty_data d = { .tty_id = id, .dir = dir, .len = len, .partial = partial };
 	int ret = iw_begin(&c->w, REC_TTY_DATA, sizeof(d) + len);
 
 	if (!ret)
@@ -376,7 +382,7 @@ static int data_dump(struct cpt_ctx *c, uint32_t id, uint32_t dir,
 static int pty_dump(struct cpt_ctx *c, struct cpt_pty *p, uint32_t *id)
 {
 	struct rec_tty rt = { .kind = TTY_PTY, .index = p->index };
-	struct pty_queues q = { { NULL, NULL }, { 0, 0 } };
+	struct pty_queues q = { { NULL, NULL }, { 0, 0 }, 0 };
 	int m, ret;
 
 	if (p->id) {
@@ -398,7 +404,7 @@ static int pty_dump(struct cpt_ctx *c, struct cpt_pty *p, uint32_t *id)
 	for (int d = 0; d < 2 && !ret; d++)
 		if (q.len[d])
 			ret = data_dump(c, rt.id, d ? TTY_TO_SLAVE : TTY_TO_MASTER,
-					q.buf[d], q.len[d]);
+					q.buf[d], q.len[d], d ? q.partial : 0);
 	queues_free(&q);
 	return ret;
 }
@@ -503,12 +509,12 @@ static int data_load(struct rst_ctx *c, struct tty_table *tt, struct rec *r)
 
 	if (ret)
 		return ret;
-	if (!e || e->t.id != d->tty_id || e->t.kind != TTY_PTY || d->reserved ||
+	if (!e || e->t.id != d->tty_id || e->t.kind != TTY_PTY ||
 	    (d->dir != TTY_TO_MASTER && d->dir != TTY_TO_SLAVE) || !d->len ||
-	    d->len > TTY_MAX_QUEUE || r->data_len != sizeof(*d) + d->len ||
-	    e->q[d->dir - 1] ||
-	    (d->dir == TTY_TO_MASTER && (e->t.flags & TTY_PKT)) ||
-	    (d->dir == TTY_TO_SLAVE && (e->t.lflag & ICANON)))
+	    d->len > (d->dir == TTY_TO_SLAVE ? TTY_MAX_INPUT : TTY_MAX_QUEUE) ||
+	    r->data_len != sizeof(*d) + d->len || e->q[d->dir - 1] ||
+	    (e->t.flags & TTY_PKT) || d->partial > d->len ||
+	    (d->partial && (d->dir != TTY_TO_SLAVE || !(e->t.lflag & ICANON))))
 		return log_err(c->log, EBADMSG, "bad TTY_DATA record %llu",
 			       (unsigned long long)r->index);
 	e->q[d->dir - 1] = r->data;
@@ -633,19 +639,23 @@ static int set_termios(int fd, const struct rec_tty *t, bool keep_speed)
 
 static int slave_open(struct rst_ctx *c, struct rst_tty *e, int acc);
 
-/* What was queued in the pty, put back before anybody can read it, and
- * before packet mode (a read would get it with a status byte). */
+/* What was queued in the pty, put back before anybody can read it. */
 static int pty_refill(struct rst_ctx *c, struct rst_tty *e)
 {
 	const struct rec_tty_data *out = e->q[0], *in = e->q[1];
+	struct termios tio;
 	int ret = 0;
 
-	if (out)
-		ret = ptyq_put_output(e->fd, false, (const char *)(out + 1), out->len);
-	if (!ret && in && e->slave < 0 && (e->slave = slave_open(c, e, O_RDWR)) < 0)
+	if (in && e->slave < 0 && (e->slave = slave_open(c, e, O_RDWR)) < 0)
 		return e->slave;
+	if (!ret && in && tcgetattr(e->slave, &tio))
+		ret = -errno;
 	if (!ret && in)
-		ret = ptyq_put_input(e->fd, e->slave, (const char *)(in + 1), in->len);
+		ret = ptyq_put_input(e->fd, e->slave, &tio, (const char *)(in + 1), in->len,
+				     in->partial);
+	/* after the input: its put-back needs the master's queue empty */
+	if (!ret && out)
+		ret = ptyq_put_output(e->fd, false, (const char *)(out + 1), out->len);
 	return ret ? log_err(c->log, -ret, "pty %u: putting back what was queued in it:",
 			     e->t.id) : 0;
 }
@@ -836,6 +846,8 @@ static void ttyk_show(struct info_out *o, const struct rec *r)
 		info_str(o, "to", d->dir == TTY_TO_MASTER ? "master" :
 				  d->dir == TTY_TO_SLAVE ? "slave" : "?");
 		info_u64(o, "bytes", d->len);
+		if (d->partial)
+			info_u64(o, "partial", d->partial);
 		return;
 	}
 
