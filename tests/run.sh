@@ -894,11 +894,23 @@ sysv_cleanup() {	# DIR [IDS...]: whatever the test made, gone
 }
 
 # The segments removed after the checkpoint: restart makes them again
-# with their ids and content (the program checks both).
+# with their ids and content (the program checks both).  First a restart
+# that fails after making them (its flock is taken): they go again.
 test_sysvshm_recreated() {
-	local d=$WORK/sysvgone pid rc
+	local d=$WORK/sysvgone pid rc other id
 	sysv_start $d || { sysv_cleanup $d; return 1; }
 	for id in $(cat $d/shm_ids); do ipcrm -m $id || return 1; done
+	flock -o $d/lock sleep 100 &
+	other=$!
+	sleep 0.2
+	refused_restart $d $pid "$d/lock is locked by another process"
+	rc=$?
+	kill $other; wait $other 2>/dev/null
+	for id in $(cat $d/shm_ids); do
+		awk -v id=$id '$2 == id { f = 1 } END { exit !f }' /proc/sysvipc/shm &&
+			{ note "segment $id left behind"; rc=1; }
+	done
+	[ $rc = 0 ] || { sysv_cleanup $d; return 1; }
 	( sleep 0.5; touch $d/go ) &
 	timeout $RESTART_TIMEOUT "$CKPT" restart $d/img > $d/rout 2>&1
 	rc=$?

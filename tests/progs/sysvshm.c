@@ -5,11 +5,14 @@
  * write by one is seen by the other, IPC_STAT shows the same ids, sizes,
  * modes and attach counts, and the marked one goes with its last detach.
  *
- * The segments it leaves if it dies are listed in $TP_TMPDIR/shm_ids for
+ * It holds a flock on $TP_TMPDIR/lock, for a test to make its restart
+ * fail late.  The segments it leaves if it dies are listed in $TP_TMPDIR/shm_ids for
  * the runner to remove; it removes them (and the list) itself at the end.
  */
 #define _GNU_SOURCE
 #include <stdint.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/shm.h>
 #include <sys/wait.h>
@@ -129,7 +132,7 @@ static void check_stat(int id, int seg, size_t size, unsigned mode,
 static void setup(char **a, char **b, char **c)
 {
 	const char *dir = getenv("TP_TMPDIR");
-	int old = shmget(KEY, 0, 0);
+	int old = shmget(KEY, 0, 0), lk;
 	FILE *f;
 
 	if (old >= 0)
@@ -147,6 +150,15 @@ static void setup(char **a, char **b, char **c)
 		fprintf(f, "%d %d\n", ida, idb);
 		fclose(f);
 	}
+	/* a lock another process can hold, to fail a restart after the
+	 * segments are made (tests/run.sh sysvshm_recreated) */
+	snprintf(ids_path, sizeof(ids_path), "%s/lock", dir ? dir : "/tmp");
+	lk = open(ids_path, O_CREAT | O_RDWR | O_CLOEXEC, 0600);
+	if (lk < 0 || flock(lk, LOCK_EX)) {
+		perror("lock");
+		exit(2);
+	}
+	snprintf(ids_path, sizeof(ids_path), "%s/shm_ids", dir ? dir : "/tmp");
 	*a = attach(ida);
 	*b = attach(idb);
 	*c = attach(idc);
