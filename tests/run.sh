@@ -944,6 +944,23 @@ test_sysvshm_conflict() {
 	[ $rc = 0 ] && grep -q '^PASS' $d/out
 }
 
+# A target in another IPC namespace: its segments are not ours to see
+# or make again; the checkpoint is refused and it runs on untouched.
+test_sysvshm_other_ipcns() {
+	local d=$WORK/sysvns pid
+	mkdir -p $d
+	TP_TMPDIR=$d unshare --ipc "$PROGS/sysvshm" $d/go > $d/out 2>&1 < /dev/null &
+	pid=$!
+	wait_for $d/out READY || return 1
+	"$CKPT" checkpoint --kill -o $d/img $pid 2> $d/err
+	[ $? = 1 ] || { echo "checkpoint did not fail"; kill -9 $pid; return 1; }
+	cat $d/err
+	grep -q "pid $pid: area 0x[0-9a-f]*: SysV shared memory of another IPC namespace is not supported" $d/err &&
+		[ "$(wc -l < $d/err)" = 1 ] || { kill -9 $pid; return 1; }
+	touch $d/go
+	wait $pid && grep -q '^PASS' $d/out
+}
+
 test_unit() {
 	local u rc=0
 	for u in build/test/unit/*; do
@@ -1002,6 +1019,7 @@ want lock_conflict
 want fifo_open_elsewhere
 want sysvshm_recreated
 want sysvshm_conflict
+want sysvshm_other_ipcns
 want bad_images
 want demo
 
