@@ -1,7 +1,7 @@
 /* sysvshm.c - SysV shared memory shared by a parent and its child: a
  * keyed segment (the child's attach read-only), an IPC_PRIVATE one the
- * child has partly unmapped (two areas of it), and one marked IPC_RMID
- * while both have it attached.  After the restart every byte is there, a
+ * child has partly unmapped (two areas of it, one mprotect'ed read-only),
+ * one marked IPC_RMID while both have it attached, and an SHM_EXEC attach.  After the restart every byte is there, a
  * write by one is seen by the other, IPC_STAT shows the same ids, sizes,
  * modes and attach counts, and the marked one goes with its last detach.
  *
@@ -81,7 +81,8 @@ static void child(char *a_rw, char *b, char *c)
 	if (a == (void *)-1 || shmdt(a_rw))
 		_exit(3);
 	/* two areas of B: the one at B's start and the one past the hole */
-	if (munmap(b + 4 * 4096, 4096))
+	if (munmap(b + 4 * 4096, 4096) ||
+	    mprotect(b + 5 * 4096, B_SIZE - 5 * 4096, PROT_READ))
 		_exit(3);
 	b[B_READY] = 1;
 	tp_wait_go();
@@ -90,6 +91,13 @@ static void child(char *a_rw, char *b, char *c)
 	perms_of(a, perms);
 	if (strcmp(perms, "r--s")) {
 		tp_fail("child: read-only attach of A is %s", perms);
+		ok = 0;
+	}
+	/* made read-only, but attached writable: it can be made so again */
+	perms_of(b + 5 * 4096, perms);
+	if (strcmp(perms, "r--s") ||
+	    mprotect(b + 5 * 4096, B_SIZE - 5 * 4096, PROT_READ | PROT_WRITE)) {
+		tp_fail("child: B past the hole is %s, or cannot be made writable", perms);
 		ok = 0;
 	}
 	b[B_CHILD] = ok ? 1 : 2;
@@ -175,12 +183,16 @@ static void setup(char **a, char **b, char **c)
 
 int main(int argc, char **argv)
 {
-	char *a, *b, *c;
+	char *a, *b, *c, *ax, perms[5];
 	pid_t pid;
 	int st;
 
 	tp_init(argc, argv);
 	setup(&a, &b, &c);
+	/* a third attach of A, executable */
+	ax = shmat(ida, NULL, SHM_RDONLY | SHM_EXEC);
+	if (ax == (void *)-1)
+		return 2;
 	pid = fork();
 	if (pid == 0)
 		child(a, b, c);
@@ -194,7 +206,11 @@ int main(int argc, char **argv)
 	tp_check(shmget(KEY, 0, 0) == ida, "key 0x%x is no longer id %d", KEY, ida);
 	tp_check(wait_byte(b + B_CHILD, 10000) == 1,
 		 "the child's write to B never showed, or its checks failed");
-	check_stat(ida, 'A', A_SIZE, 0640, 2, KEY);
+	perms_of(ax, perms);
+	tp_check(!strcmp(perms, "r-xs"), "the SHM_EXEC attach of A is %s", perms);
+	tp_check(ax[A_MARK - 1] == (char)pattern('A', A_MARK - 1), "A's third attach lost its data");
+	/* the parent's two, the child's inherited SHM_EXEC one, its own */
+	check_stat(ida, 'A', A_SIZE, 0640, 4, KEY);
 	check_stat(idb, 'B', B_SIZE, 0600, 3, IPC_PRIVATE);
 	check_stat(idc, 'C', C_SIZE, 0604 | SHM_DEST, 2, IPC_PRIVATE);
 	a[A_MARK] = 'P';
