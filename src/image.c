@@ -334,7 +334,7 @@ static bool type_known(uint32_t t)
 	return strcmp(rec_type_name(t), "?") != 0;
 }
 
-/* PAGES and FILE_DATA: the head (and its runs) in memory, the data not. */
+/* PAGES, FILE_DATA and SYSV_DATA: the head (and its runs) in memory, the data not. */
 _Static_assert(sizeof(struct rec_file_data) == sizeof(struct rec_pages) &&
 	       sizeof(struct rec_data_run) == sizeof(struct rec_pages_run),
 	       "FILE_DATA is read as PAGES is");
@@ -369,7 +369,8 @@ static int ir_payload(struct img_reader *r, struct rec *rec, uint32_t *crc)
 	int ret;
 
 	*crc = 0;
-	if (rec->type == REC_PAGES || rec->type == REC_FILE_DATA) {
+	if (rec->type == REC_PAGES || rec->type == REC_FILE_DATA ||
+	    rec->type == REC_SYSV_DATA) {
 		ret = read_pages_head(r, rec);
 		return ret ? ret : crc_range(r, crc, rec->off, rec->len);
 	}
@@ -566,6 +567,8 @@ const char *rec_type_name(uint32_t t)
 	case REC_UNIX_SK: return "UNIX_SK";
 	case REC_IA32: return "IA32";
 	case REC_IA32_THREAD: return "IA32_THREAD";
+	case REC_SYSV_SHM: return "SYSV_SHM";
+	case REC_SYSV_DATA: return "SYSV_DATA";
 	case REC_TAIL: return "TAIL";
 	case REC_ERROR: return "ERROR";
 	}

@@ -48,9 +48,12 @@ enum ckpt_rec_type {
 	REC_UNIX_SK	= 152,	/* a unix socket: its connection, queued data */
 	REC_IA32	= 160,	/* the last TASK is a 32-bit (IA32) process */
 	REC_IA32_THREAD	= 161,	/* its last THREAD's TLS entries, robust list */
+	REC_SYSV_SHM	= 170,	/* a SysV shared memory segment, once */
+	REC_SYSV_DATA	= 171,	/* the bytes of the last SYSV_SHM */
 	/* set aside, unused so far: 148-149 (epoll and inotify keep all
 	 * in their FILE), 151 terminals, 153-155 unix sockets, 156-159
-	 * TCP/UDP (FILE_INET keeps all in its FILE), 162-169 32-bit tasks */
+	 * TCP/UDP (FILE_INET keeps all in its FILE), 162-169 32-bit tasks,
+	 * 172-179 SysV IPC */
 	REC_TAIL	= 9001,
 	REC_ERROR	= 9999,
 };
@@ -180,6 +183,8 @@ enum vma_kind {
 	VMA_VDSO	= 3,
 	VMA_VVAR	= 4,	/* [vvar] and [vvar_vclock] */
 	VMA_NONAME	= 5,	/* a memfd or deleted file: the FILE_OBJ shm_id */
+	VMA_SYSV	= 6,	/* a SysV shm attach: the SYSV_SHM shm_id, pgoff
+				 * bytes into it */
 };
 
 /* vma.madv bits: what madvise()/mlock() state the area carries */
@@ -207,7 +212,8 @@ struct rec_vma {
 	uint32_t path_len;	/* bytes of path (with NUL) that follow */
 	uint32_t shm_id;	/* shared anonymous: its memory object (objref),
 				 * the same in every process that maps it;
-				 * VMA_NONAME: the FILE_OBJ it maps */
+				 * VMA_NONAME: the FILE_OBJ it maps;
+				 * VMA_SYSV: the SYSV_SHM it attaches */
 };
 
 struct rec_pages_run {
@@ -416,6 +422,28 @@ struct rec_file_obj {
 	uint32_t seals;		/* memfd: F_GET_SEALS; else 0 */
 	uint32_t name_len;	/* bytes (with NUL) that follow: a memfd's
 				 * name, a deleted file's former path */
+	uint32_t reserved;
+};
+
+/* A SysV shared memory segment (REC_SYSV_SHM) some process of the tree
+ * has attached, written once however many areas attach it; its bytes
+ * follow in a SYSV_DATA record (struct rec_file_data, id this id,
+ * offsets into the segment) unless it has none. */
+#define SYSV_SHM_DEST	0x1	/* marked for deletion (IPC_RMID, SHM_DEST) */
+#define SYSV_SHM_LOCKED	0x2	/* SHM_LOCK */
+#define SYSV_SHM_FLAGS	0x3
+
+struct rec_sysv_shm {
+	uint32_t id;		/* objref: the VMA shm_id of its areas */
+	int32_t shmid;		/* the kernel's id, kept */
+	int32_t key;		/* the key it was made with (its areas'
+				 * /SYSV name; IPC_STAT says IPC_PRIVATE once
+				 * it is marked for deletion) */
+	uint32_t mode;		/* permission bits, 0777 */
+	uint64_t size;		/* shm_segsz, bytes */
+	uint32_t uid, gid;	/* owner */
+	uint32_t cpid, lpid;	/* creator, last shmat/shmdt: shown only */
+	uint32_t flags;		/* SYSV_SHM_* */
 	uint32_t reserved;
 };
 

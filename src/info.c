@@ -118,6 +118,8 @@ static size_t min_len(uint32_t type)
 	case REC_LOCK: return sizeof(struct rec_lock);
 	case REC_FOWN: return sizeof(struct rec_fown);
 	case REC_UNIX_SK: return sizeof(struct rec_unix_sk);
+	case REC_SYSV_SHM: return sizeof(struct rec_sysv_shm);
+	case REC_SYSV_DATA: return sizeof(struct rec_file_data);
 	}
 	return 0;
 }

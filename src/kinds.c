@@ -30,6 +30,8 @@ const struct kind_ops *const ckpt_kinds[] = {
 	&kind_locks,
 	&kind_regs,
 	&kind_inet,	/* no records: its hooks end what file_inet began */
+	/* last: its restore_end hands the segments it made over for good */
+	&kind_sysvshm,
 };
 const int ckpt_nr_kinds = sizeof(ckpt_kinds) / sizeof(ckpt_kinds[0]);
 _Static_assert(sizeof(ckpt_kinds) / sizeof(ckpt_kinds[0]) <=

@@ -73,6 +73,14 @@ struct cpt_ctx {
 	struct cpt_sock *socks;	/* TCP sockets ckpt holds in repair mode */
 	int nr_socks;
 	struct unix_cpt *unix_sk;	/* unix.c: every unix socket, once asked */
+	struct cpt_sysv *sysv;	/* SysV shm segments written so far */
+	int nr_sysv;
+};
+
+/* A SysV shared memory segment in the image (src/kinds/sysvshm.c). */
+struct cpt_sysv {
+	int32_t shmid;
+	uint32_t id;		/* its SYSV_SHM record */
 };
 
 struct cpt_pty {
@@ -212,7 +220,7 @@ struct kind_ops {
 extern const struct kind_ops kind_task, kind_pipe, kind_fobj, kind_fifo, kind_tty,
 	kind_mm, kind_files, kind_fs, kind_rlimits, kind_timers, kind_signals,
 	kind_creds, kind_locks, kind_regs, kind_inet,
-	kind_unix, kind_ia32;
+	kind_unix, kind_ia32, kind_sysvshm;
 extern const struct kind_ops *const ckpt_kinds[];
 extern const int ckpt_nr_kinds;
 int kind_index(const struct kind_ops *k);

@@ -343,5 +343,6 @@ void tree_free(struct cpt_ctx *c)
 	free(c->pipes);
 	free(c->ptys);
 	free(c->fifos);
+	free(c->sysv);
 	unix_cpt_free(c->unix_sk);
 }

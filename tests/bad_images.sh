@@ -585,6 +585,49 @@ forged "FILE_DATA pad_len 5000"    insert --at before:FILE --type FILE_OBJ --pay
 forged "FILE_DATA 23 bytes"        insert --at before:FILE --type FILE_OBJ --payload "$OBJ" --type FILE_DATA --payload "$(zeros 23)"
 forged "FILE memfd of no FILE_OBJ" --expect "no FILE_OBJ 77" edit -r FILE --set kind=8 --set rdev=77
 forged "VMA noname of no FILE_OBJ" edit -r 'VMA#0' --set kind=5 --set reserved=77
+# SysV shared memory: a SYSV_SHM (segment 77, shmid 31000, 4096 bytes,
+# marked for deletion) and its SYSV_DATA, and an area attaching it at
+# 192 KiB, inserted before the first VMA
+sysvshm() {	# ID SHMID SIZE MODE FLAGS [RESERVED]
+	printf '%s' "$(le 4 "$1")$(le 4 "$2")$(zeros 4)$(le 4 "$4")$(le 8 "$3")$(zeros 16)$(le 4 "$5")$(le 4 "${6:-0}")"
+}
+sysvvma() {	# START END PGOFF FLAGS SHM-ID [PATH-HEX]
+	local path=${6:-2f5359535630303030303030303000}
+	printf '%s' "$(le 8 "$1")$(le 8 "$2")$(le 8 "$3")$(le 4 3)$(le 4 "$4")$(le 4 6)$(le 4 0x100)$(zeros 16)$(le 4 $((${#path} / 2)))$(le 4 "$5")$path"
+}
+SHM=$(sysvshm 77 31000 4096 0600 1)
+SVMA=$(sysvvma 0x30000 0x31000 0 1 77)
+forged "control: SYSV_SHM, SYSV_DATA, area" --control insert --at before:VMA \
+	--type SYSV_SHM --payload "$SHM" --type SYSV_DATA --payload "$(fdata 77 5 0 5)" --type VMA --payload "$SVMA"
+forged "SYSV_SHM id 0" --expect "bad id"             insert --at before:VMA --type SYSV_SHM --payload "$(sysvshm 0 31000 4096 0600 1)"
+forged "SYSV_SHM reserved 1" --expect "bad id"       insert --at before:VMA --type SYSV_SHM --payload "$(sysvshm 77 31000 4096 0600 1 1)"
+forged "SYSV_SHM twice" --expect "saved twice"       insert --at before:VMA --type SYSV_SHM --payload "$SHM" --type SYSV_SHM --payload "$SHM"
+forged "SYSV_SHM shmid twice" --expect "saved twice" insert --at before:VMA --type SYSV_SHM --payload "$SHM" --type SYSV_SHM --payload "$(sysvshm 78 31000 4096 0600 1)"
+forged "SYSV_SHM shmid -1" --expect "bad shmid"      insert --at before:VMA --type SYSV_SHM --payload "$(sysvshm 77 0xffffffff 4096 0600 1)"
+forged "SYSV_SHM size 0" --expect "bad size"         insert --at before:VMA --type SYSV_SHM --payload "$(sysvshm 77 31000 0 0600 1)"
+forged "SYSV_SHM size 2^60" --expect "bad size"      insert --at before:VMA --type SYSV_SHM --payload "$(sysvshm 77 31000 0x1000000000000000 0600 1)"
+forged "SYSV_SHM mode 01600" --expect "bad mode"     insert --at before:VMA --type SYSV_SHM --payload "$(sysvshm 77 31000 4096 01600 1)"
+forged "SYSV_SHM flags 4" --expect "bad flags"       insert --at before:VMA --type SYSV_SHM --payload "$(sysvshm 77 31000 4096 0600 4)"
+forged "SYSV_SHM 47 bytes" --expect "need at least"  insert --at before:VMA --type SYSV_SHM --payload "${SHM:0:94}"
+forged "SYSV_SHM 52 bytes" --expect "bad length"     insert --at before:VMA --type SYSV_SHM --payload "${SHM}00000000"
+forged "SYSV_DATA past the size" --expect "outside the segment" insert --at before:VMA --type SYSV_SHM --payload "$SHM" --type SYSV_DATA --payload "$(fdata 77 5 4092 5)"
+forged "SYSV_DATA run wraps" --expect "outside the segment" insert --at before:VMA --type SYSV_SHM --payload "$SHM" --type SYSV_DATA --payload "$(fdata 77 5 0xfffffffffffffffe 5)"
+forged "SYSV_DATA run length 0"    insert --at before:VMA --type SYSV_SHM --payload "$SHM" --type SYSV_DATA --payload "$(fdata 77 0 0 0 '')"
+forged "SYSV_DATA bytes 6" --expect "sizes do not add up" insert --at before:VMA --type SYSV_SHM --payload "$SHM" --type SYSV_DATA --payload "$(fdata 77 6 0 5)"
+forged "SYSV_DATA one byte short"  insert --at before:VMA --type SYSV_SHM --payload "$SHM" --type SYSV_DATA --payload "$(fdata 77 5 0 5 68656c6c)"
+forged "SYSV_DATA of another id" --expect "does not follow" insert --at before:VMA --type SYSV_SHM --payload "$SHM" --type SYSV_DATA --payload "$(fdata 78 5 0 5)"
+forged "SYSV_DATA without SYSV_SHM" --expect "does not follow" insert --at before:VMA --type SYSV_DATA --payload "$(fdata 77 5 0 5)"
+forged "SYSV_DATA twice" --expect "does not follow" insert --at before:VMA --type SYSV_SHM --payload "$SHM" --type SYSV_DATA --payload "$(fdata 77 5 0 5)" --type SYSV_DATA --payload "$(fdata 77 5 0 5)"
+forged "SYSV_DATA pad_len 5000" --expect "bad header" insert --at before:VMA --type SYSV_SHM --payload "$SHM" --type SYSV_DATA --payload "$(le 8 77)$(le 8 5)$(le 4 1)$(le 4 5000)$(zeros 16)68656c6c6f"
+forged "SYSV_DATA nr_runs 2^32-1"  insert --at before:VMA --type SYSV_SHM --payload "$SHM" --type SYSV_DATA --payload "$(le 8 77)$(le 8 5)$(le 4 0xffffffff)$(zeros 4)$(zeros 16)68656c6c6f"
+forged "SYSV_DATA 23 bytes"        insert --at before:VMA --type SYSV_SHM --payload "$SHM" --type SYSV_DATA --payload "$(zeros 23)"
+forged "VMA sysv of no SYSV_SHM" --expect "bad area" edit -r 'VMA#0' --set kind=6 --set reserved=77
+forged "VMA sysv past its segment" --expect "bad area" insert --at before:VMA --type SYSV_SHM --payload "$SHM" --type VMA --payload "$(sysvvma 0x30000 0x32000 0 1 77)"
+forged "VMA sysv offset past its segment" --expect "bad area" insert --at before:VMA --type SYSV_SHM --payload "$SHM" --type VMA --payload "$(sysvvma 0x30000 0x31000 0x1000 1 77)"
+forged "VMA sysv offset 2^64-4096" --expect "bad area" insert --at before:VMA --type SYSV_SHM --payload "$SHM" --type VMA --payload "$(sysvvma 0x30000 0x31000 0xfffffffffffff000 1 77)"
+forged "VMA sysv private" --expect "bad area" insert --at before:VMA --type SYSV_SHM --payload "$SHM" --type VMA --payload "$(sysvvma 0x30000 0x31000 0 2 77)"
+forged "VMA sysv named /tmp/x" --expect "bad path" insert --at before:VMA --type SYSV_SHM --payload "$SHM" --type VMA --payload "$(sysvvma 0x30000 0x31000 0 1 77 2f746d702f7800)"
+forged "PAGES of a sysv area" --expect "does not follow its VMA" insert --at before:VMA --type SYSV_SHM --payload "$SHM" --type VMA --payload "$SVMA" --type PAGES --payload "$(le 8 0x30000)$(le 8 1)$(le 4 1)$(zeros 4)$(le 8 0x30000)$(le 8 1)$(zeros 4096)"
 # sockets (FILE_INET): a FILE of kind inet put after the last FILE
 inet() { "$PYTHON" -c 'import sys; sys.path.insert(0, sys.argv[1]); import forge; print(forge.inet_file(sys.argv[2:]))' "$HERE" "$@"; }
 inet_case() {	# NAME ARGS...

@@ -74,6 +74,7 @@ TYPES = {
     'TAIL': 9001, 'ERROR': 9999,
 }
 TYPES.update({'FILE_OBJ': 143, 'FILE_DATA': 144})
+TYPES.update({'SYSV_SHM': 170, 'SYSV_DATA': 171})
 NAMES = {v: k for k, v in TYPES.items()}
 
 # ---- CRC32C (Castagnoli, reflected), zlib-style crc(crc, data) ----
@@ -227,6 +228,15 @@ FIELDS = {
                      seals=(28, 'I'), name_len=(32, 'I'),
                      reserved=(36, 'I')),
     'FILE_DATA': dict(id=(0, 'Q'), bytes=(8, 'Q'), nr_runs=(16, 'I'),
+                      pad_len=(20, 'I'),
+                      **{k: v for i in range(4) for k, v in (
+                          ('run%d.off' % i, (24 + 16 * i, 'Q')),
+                          ('run%d.len' % i, (32 + 16 * i, 'Q')))}),
+    'SYSV_SHM': dict(id=(0, 'I'), shmid=(4, 'i'), key=(8, 'i'),
+                     mode=(12, 'I'), size=(16, 'Q'), uid=(24, 'I'),
+                     gid=(28, 'I'), cpid=(32, 'I'), lpid=(36, 'I'),
+                     flags=(40, 'I'), reserved=(44, 'I')),
+    'SYSV_DATA': dict(id=(0, 'Q'), bytes=(8, 'Q'), nr_runs=(16, 'I'),
                       pad_len=(20, 'I'),
                       **{k: v for i in range(4) for k, v in (
                           ('run%d.off' % i, (24 + 16 * i, 'Q')),

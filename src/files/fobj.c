@@ -86,7 +86,7 @@ static int data_runs(int fd, uint64_t size, struct data_runs *rs)
 	return ret;
 }
 
-static int write_data(struct cpt_ctx *c, int fd, uint32_t id,
+static int write_data(struct cpt_ctx *c, int fd, uint32_t type, uint32_t id,
 		      const struct data_runs *rs)
 {
 	struct img_writer *w = &c->w;
@@ -100,7 +100,7 @@ static int write_data(struct cpt_ctx *c, int fd, uint32_t id,
 		return -ENOMEM;
 	h.pad_len = (PAGE - ((w->pos + sizeof(struct rec_hdr) + head) & (PAGE - 1))) &
 		    (PAGE - 1);
-	ret = iw_begin(w, REC_FILE_DATA, head + h.pad_len + rs->bytes);
+	ret = iw_begin(w, type, head + h.pad_len + rs->bytes);
 	if (!ret)
 		ret = iw_write(w, &h, sizeof(h));
 	if (!ret)
@@ -123,6 +123,18 @@ static int write_data(struct cpt_ctx *c, int fd, uint32_t id,
 	}
 	free(buf);
 	return ret ? ret : iw_end(w);
+}
+
+int fobj_write_data(struct cpt_ctx *c, int fd, uint64_t size, uint32_t type,
+		    uint32_t id)
+{
+	struct data_runs rs = { 0 };
+	int ret = data_runs(fd, size, &rs);
+
+	if (!ret && rs.n)
+		ret = write_data(c, fd, type, id, &rs);
+	free(rs.r);
+	return ret;
 }
 
 /* What the link names, without "/memfd:" and " (deleted)". */
@@ -208,7 +220,7 @@ static int write_obj(struct cpt_ctx *c, pid_t pid, int fd, const char *link,
 	}
 	ret = iw_record_str(&c->w, REC_FILE_OBJ, &o, sizeof(o), name);
 	if (!ret && rs.n)
-		ret = write_data(c, fd, id, &rs);
+		ret = write_data(c, fd, REC_FILE_DATA, id, &rs);
 	if (ret)
 		ret = log_err(c->log, -ret, "pid %d: saving the content of %s:", pid, link);
 	free(rs.r);

@@ -11,7 +11,8 @@
  * deleted file has its content saved as an object of its own
  * (src/files/fobj.c, found through map_files if no fd has it): its areas
  * name it and map it again, shared areas saving nothing more, private
- * ones their written pages.
+ * ones their written pages.  A SysV shared memory area names its
+ * segment (src/kinds/sysvshm.c), which holds the content.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -30,6 +31,7 @@
 #include "../files.h"
 #include "mm.h"
 #include "../pagecopy.h"
+#include "sysvshm.h"
 
 #define PAGE		4096ULL
 #define PM_PRESENT	(1ULL << 63)
@@ -235,10 +237,10 @@ static int vma_classify(struct cpt_ctx *c, pid_t pid, const struct vma *v,
 		return log_err(c->log, EOPNOTSUPP,
 			       "pid %d: area 0x%" PRIx64 "-0x%" PRIx64 ": unsupported special mapping %s",
 			       pid, v->start, v->end, v->path);
-	if (!strncmp(v->path, "/SYSV", 5))
-		return log_err(c->log, EOPNOTSUPP,
-			       "pid %d: area 0x%" PRIx64 ": SysV shared memory is not supported yet",
-			       pid, v->start);
+	if (!strncmp(v->path, "/SYSV", 5)) {
+		rv->kind = VMA_SYSV;
+		return 1;
+	}
 	rv->kind = !strncmp(v->path, "/memfd:", 7) || ends_with(v->path, " (deleted)") ?
 		   VMA_NONAME : VMA_FILE;
 	return 1;
@@ -403,6 +405,11 @@ static int dump_vma(struct cpt_ctx *c, struct cpt_task *t, int pmfd,
 		if (ret)
 			return ret;
 		path = v->path;
+	} else if (rv.kind == VMA_SYSV) {
+		ret = sysv_ref(c, t->pid, v, &rv.shm_id);
+		if (ret)
+			return ret;
+		path = v->path;	/* shown only: the segment has its key */
 	} else if (!strncmp(v->path, "[anon:", 6)) {
 		path = v->path;	/* the name given with PR_SET_VMA */
 	}
@@ -612,6 +619,16 @@ static void mm_free_ctx(void *state)
 	free(st);
 }
 
+/* Shared, inside a segment the image has (bounds before the sum). */
+static bool sysv_area_fits(struct rst_ctx *c, const struct rec_vma *v)
+{
+	uint64_t seglen;
+
+	return (v->flags & MAP_SHARED) && !(v->flags & MAP_GROWSDOWN) &&
+	       !sysv_seg_len(c, v->shm_id, &seglen) && v->pgoff <= seglen &&
+	       v->end - v->start <= seglen - v->pgoff;
+}
+
 static int load_vma(struct rst_ctx *c, struct rst_task *t, struct mm_state *s,
 		    struct rec *r)
 {
@@ -625,10 +642,11 @@ static int load_vma(struct rst_ctx *c, struct rst_task *t, struct mm_state *s,
 	    v->end % PAGE || v->pgoff % PAGE || v->prot & ~7u ||
 	    v->flags & ~(uint32_t)(MAP_SHARED | MAP_PRIVATE | MAP_GROWSDOWN) ||
 	    !!(v->flags & MAP_SHARED) == !!(v->flags & MAP_PRIVATE) ||
-	    v->kind < VMA_ANON || v->kind > VMA_NONAME || v->madv & ~VMA_MADV_ALL ||
-	    (v->shm_id && v->kind != VMA_NONAME &&
+	    v->kind < VMA_ANON || v->kind > VMA_SYSV || v->madv & ~VMA_MADV_ALL ||
+	    (v->shm_id && v->kind != VMA_NONAME && v->kind != VMA_SYSV &&
 	     (v->kind != VMA_ANON || !(v->flags & MAP_SHARED))) ||
 	    (v->kind == VMA_NONAME && fobj_kind(c, v->shm_id) == 0) ||
+	    (v->kind == VMA_SYSV && !sysv_area_fits(c, v)) ||
 	    r->data_len != sizeof(*v) + v->path_len)
 		return log_err(c->log, EBADMSG,
 			       "VMA record %llu: bad area 0x%llx-0x%llx",
@@ -658,7 +676,8 @@ static int load_vma(struct rst_ctx *c, struct rst_task *t, struct mm_state *s,
 	}
 	nv->path = rec_str(r, sizeof(*v), v->path_len);
 	if (!nv->path || ((v->kind == VMA_FILE || v->kind == VMA_NONAME) &&
-			  nv->path[0] != '/'))
+			  nv->path[0] != '/') ||
+	    (v->kind == VMA_SYSV && strncmp(nv->path, "/SYSV", 5)))
 		return log_err(c->log, EBADMSG, "VMA 0x%llx: bad path",
 			       (unsigned long long)v->start);
 	s->nr++;
@@ -712,7 +731,7 @@ static struct rst_vma *last_vma(struct rst_ctx *c, struct mm_state *s,
 	/* a shared memfd's or deleted file's pages are its FILE_DATA */
 	if (!v || v->have_refs || v->v.start != start ||
 	    (r->type == REC_PAGES && v->have_pages) ||
-	    v->v.kind == VMA_VDSO || v->v.kind == VMA_VVAR ||
+	    v->v.kind == VMA_VDSO || v->v.kind == VMA_VVAR || v->v.kind == VMA_SYSV ||
 	    (v->v.kind == VMA_NONAME && (v->v.flags & MAP_SHARED))) {
 		log_err(c->log, EBADMSG, "%s record %llu does not follow its VMA",
 			rec_type_name(r->type), (unsigned long long)r->index);
@@ -1108,6 +1127,13 @@ static int map_vma(struct rst_ctx *c, struct rst_task *t, const struct rst_vma *
 	long fd = -1, res;
 	int ret;
 
+	if (v->v.kind == VMA_SYSV) {
+		ret = sysv_attach(c, t, &v->v, &prot);
+		if (!ret && prot != (int)v->v.prot)
+			ret = rcheck(&t->rm, NULL, "mprotect", SYS_mprotect,
+				     v->v.start, len, v->v.prot);
+		return ret ? ret : vma_advise(t, v);
+	}
 	if (first && (first->pid != t->pid || first->start != v->v.start)) {
 		char path[128];
 
@@ -1257,7 +1283,7 @@ static int mm_restore(struct rst_ctx *c, struct rst_task *t)
 		ret = set_mm_fields(t, s);
 	for (int i = 0; i < s->nr && !ret; i++)
 		if (s->vmas[i].v.kind == VMA_ANON || s->vmas[i].v.kind == VMA_FILE ||
-		    s->vmas[i].v.kind == VMA_NONAME)
+		    s->vmas[i].v.kind == VMA_NONAME || s->vmas[i].v.kind == VMA_SYSV)
 			ret = map_vma(c, t, &s->vmas[i]);
 	for (int i = 0; i < s->nr && !ret; i++)
 		if (s->vmas[i].v.madv & VMA_SEALED)
@@ -1333,7 +1359,7 @@ static void mm_show(struct info_out *o, const struct rec *r)
 	} else if (r->type == REC_VMA) {
 		const struct rec_vma *v = r->data;
 		static const char *kinds[] = { "?", "anon", "file", "vdso", "vvar",
-					       "noname" };
+					       "noname", "sysv" };
 		char prot[5] = "---p";
 
 		prot[0] = v->prot & PROT_READ ? 'r' : '-';
@@ -1343,7 +1369,7 @@ static void mm_show(struct info_out *o, const struct rec *r)
 		info_hex(o, "start", v->start);
 		info_hex(o, "end", v->end);
 		info_str(o, "prot", prot);
-		info_str(o, "kind", kinds[v->kind < 6 ? v->kind : 0]);
+		info_str(o, "kind", kinds[v->kind < 7 ? v->kind : 0]);
 		if (v->shm_id)
 			info_u64(o, "object", v->shm_id);
 		info_hex(o, "pgoff", v->pgoff);

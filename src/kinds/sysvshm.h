@@ -1,0 +1,19 @@
+/* sysvshm.h - SysV shared memory segments, for mm.c's VMA_SYSV areas. */
+#ifndef CKPT_SYSVSHM_H
+#define CKPT_SYSVSHM_H
+
+#include "../kinds.h"
+
+/* Checkpoint: the SYSV_SHM record of the segment area @v attaches,
+ * written now if the image has not got it yet; refuses (reported) what
+ * cannot be made again (hugetlb, another IPC namespace). */
+int sysv_ref(struct cpt_ctx *c, pid_t pid, const struct vma *v, uint32_t *id);
+/* Restart: the bytes segment @id spans attached (whole pages); -1 if
+ * the image has no such segment. */
+int sysv_seg_len(struct rst_ctx *c, uint32_t id, uint64_t *len);
+/* Attach area @v's segment in the puppet at v->start, made first if it
+ * is to be made; *prot: the protection the attach gave. */
+int sysv_attach(struct rst_ctx *c, struct rst_task *t, const struct rec_vma *v,
+		int *prot);
+
+#endif
