@@ -14,6 +14,9 @@
 #   java         a JVM (about 20 threads) printing a tick count (it goes on)
 #   tmux         a tmux server and its shell, with a line typed ahead
 #                (the shell reads it after the restart)
+#   postgres     a PostgreSQL server (postmaster, its 5 workers, a SysV
+#                segment), made with initdb as user postgres: a row
+#                inserted before is summed with one inserted after
 # Only processes this script started are ever signalled; everything it
 # made is removed on exit.
 set -u
@@ -65,16 +68,30 @@ wait_until() {	# SECONDS COMMAND...: poll until COMMAND succeeds
 	done
 }
 
-# checkpoint --kill then restart --detach of pid $2, recorded under $1
+# pid $1 and its descendants
+tree_pids() {
+	ps -e -o pid=,ppid= | awk -v root="$1" '
+	{ kids[$2] = kids[$2] " " $1 }
+	END { todo[1] = root; n = 1
+		for (i = 1; i <= n; i++) { print todo[i]; m = split(kids[todo[i]], k, " ")
+			for (j = 1; j <= m; j++) todo[++n] = k[j] } }'
+}
+
+# checkpoint --kill then restart --detach of pid $2, recorded under $1.
+# The restart's clock starts once every pid of the tree is free (init
+# reaps the killed children only every second or two).
 cycle() {	# NAME PID
-	local t0 t1 t2 rc tasks
+	local t0 t1 t2 rc tasks pid pids
 	tasks=$(ls -d /proc/"$2"/task/* 2>/dev/null | wc -l)
+	pids=$(tree_pids "$2")
 	t0=$(now_us)
 	"$CK" checkpoint --kill -o "$WORK/$1.img" "$2" 2>"$WORK/$1.err"
 	rc=$?
 	t1=$(now_us)
 	[ $rc = 0 ] || { say "programs: $1: checkpoint failed: $(cat "$WORK/$1.err")"; return 1; }
-	wait_gone "$2" 10 || { say "programs: $1: pid $2 still there"; return 1; }
+	for pid in $pids; do
+		wait_gone "$pid" 10 || { say "programs: $1: pid $pid still there"; return 1; }
+	done
 	t2=$(now_us)
 	"$CK" restart --detach "$WORK/$1.img" >/dev/null 2>"$WORK/$1.rerr" ||
 		{ say "programs: $1: restart failed: $(cat "$WORK/$1.rerr")"; return 1; }
@@ -162,6 +179,29 @@ tmux_typeahead() {
 	wait_gone "$pid" 10
 }
 
+pg_q() { python3 "$HERE/pgquery.py" "$WORK/pg/.s.PGSQL.15433" "$@"; }
+
+postgres_rows() {
+	local pid
+	if [ ! -d "$WORK/pg/data" ]; then
+		mkdir -p "$WORK/pg" && chown postgres "$WORK/pg" && chmod 755 "$WORK" || return 1
+		su postgres -s /bin/sh -c "initdb -D '$WORK/pg/data' -A trust" >"$WORK/initdb.log" 2>&1 ||
+			{ say "programs: initdb failed: $(tail -n 1 "$WORK/initdb.log")"; return 1; }
+	fi
+	setsid su postgres -s /bin/sh -c "exec postgres -D '$WORK/pg/data' -k '$WORK/pg' -p 15433 -c listen_addresses=''" \
+		</dev/null >"$WORK/pg.log" 2>&1 &
+	disown
+	wait_until 20 pg_q "select 1" || { say "programs: postgres did not start: $(tail -n 1 "$WORK/pg.log")"; return 1; }
+	pid=$(head -n 1 "$WORK/pg/data/postmaster.pid")
+	PIDS+=("$pid")
+	pg_q "create table if not exists t(x int)" "delete from t" "insert into t values (1)" >/dev/null || return 1
+	cycle postgres "$pid" || return 1
+	[ "$(pg_q "insert into t values (2)" "select sum(x) from t" | tail -n 1)" = "[['3']]" ] ||
+		{ say "programs: postgres lost its row"; return 1; }
+	kill -INT "$pid"	# fast shutdown
+	wait_gone "$pid" 20
+}
+
 run() {	# NAME FUNCTION COMMAND
 	local i
 	if ! command -v "$3" >/dev/null; then
@@ -178,6 +218,8 @@ run python-http python_http python3
 run node-http node_http node
 run java java_ticks java
 run tmux tmux_typeahead tmux
+id postgres >/dev/null 2>&1 && command -v initdb >/dev/null &&
+	run postgres postgres_rows postgres
 
 awk -v reps="$REPS" '
 function median(k,   n, i, j, t, a) {
@@ -191,8 +233,8 @@ function median(k,   n, i, j, t, a) {
 END {
 	printf "%d runs of each: checkpoint --kill and restart --detach, median [min - max] in ms\n\n", reps
 	printf "  %-12s %7s %9s  %22s  %22s\n", "program", "threads", "image MB", "checkpoint", "restart"
-	split("python-http node-http java tmux", names, " ")
-	for (i = 1; i <= 4; i++) {
+	split("python-http node-http java tmux postgres", names, " ")
+	for (i = 1; i <= 5; i++) {
 		n = names[i]
 		if ((n ".skip") in cnt) { printf "  %-12s skipped: %s\n", n, val[n ".skip", 1]; continue }
 		if ((n ".fail") in cnt) { printf "  %-12s FAILED (see the lines above)\n", n; continue }
