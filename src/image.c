@@ -270,6 +270,9 @@ void ir_free(struct img_reader *r)
 		r->log->pos = NULL;
 	free(r->buf);
 	r->buf = NULL;
+	free(r->spans);
+	r->spans = NULL;
+	r->nr_spans = 0;
 }
 
 static int pread_all(struct img_reader *r, void *p, size_t n, uint64_t off)
@@ -364,14 +367,38 @@ static int read_pages_head(struct img_reader *r, struct rec *rec)
 	return pread_all(r, rec->data, n, rec->off);
 }
 
-static int ir_payload(struct img_reader *r, struct rec *rec, uint32_t *crc)
+/* PAGES data to check later: where it is (its checksum comes with its
+ * trailer). */
+static int defer_span(struct img_reader *r, const struct rec *rec)
+{
+	if (r->nr_spans == r->cap_spans) {
+		size_t cap = r->cap_spans ? 2 * r->cap_spans : 256;
+		struct ir_span *n = realloc(r->spans, cap * sizeof(*n));
+
+		if (!n)
+			return log_err(r->log, ENOMEM, "deferred page checks:");
+		r->spans = n;
+		r->cap_spans = cap;
+	}
+	r->spans[r->nr_spans++] = (struct ir_span){ rec->off, rec->len, r->pos, 0 };
+	r->span_bytes += rec->len;
+	return 0;
+}
+
+static int ir_payload(struct img_reader *r, struct rec *rec, uint32_t *crc,
+		      bool *deferred)
 {
 	int ret;
 
 	*crc = 0;
+	*deferred = false;
 	if (rec->type == REC_PAGES || rec->type == REC_FILE_DATA ||
 	    rec->type == REC_SYSV_DATA) {
 		ret = read_pages_head(r, rec);
+		if (!ret && r->defer && rec->type == REC_PAGES) {
+			*deferred = true;
+			return defer_span(r, rec);
+		}
 		return ret ? ret : crc_range(r, crc, rec->off, rec->len);
 	}
 	if (rec->len > CKPT_REC_MAX_META)
@@ -390,7 +417,8 @@ static int ir_payload(struct img_reader *r, struct rec *rec, uint32_t *crc)
 	return ret;
 }
 
-static int check_trailer(struct img_reader *r, struct rec *rec, uint32_t crc)
+static int check_trailer(struct img_reader *r, struct rec *rec, uint32_t crc,
+			 bool deferred)
 {
 	struct rec_trailer t;
 	uint64_t pad = pad8(rec->len), zero = 0;
@@ -407,13 +435,27 @@ static int check_trailer(struct img_reader *r, struct rec *rec, uint32_t crc)
 			       "record %s at %llu: bad padding",
 			       rec_type_name(rec->type),
 			       (unsigned long long)r->pos);
-	if (t.crc != crc)
+	if (deferred)
+		r->spans[r->nr_spans - 1].crc = t.crc;
+	else if (t.crc != crc)
 		return log_err(r->log, EBADMSG,
 			       "record %s at offset %llu: checksum mismatch (corrupt image)",
 			       rec_type_name(rec->type),
 			       (unsigned long long)r->pos);
 	r->chain = crc32c(r->chain, &t.crc, 4);
 	return 0;
+}
+
+int ir_check_span(struct img_reader *r, const struct ir_span *s)
+{
+	uint32_t crc = 0;
+	int ret = crc_range(r, &crc, s->off, s->len);
+
+	if (!ret && crc != s->crc)
+		ret = log_err(r->log, EBADMSG,
+			      "record PAGES at offset %llu: checksum mismatch (corrupt image)",
+			      (unsigned long long)s->rec_pos);
+	return ret;
 }
 
 static int check_tail(struct img_reader *r, const struct rec *rec)
@@ -440,6 +482,7 @@ int ir_next(struct img_reader *r, struct rec *rec)
 	struct rec_hdr h;
 	uint64_t room;
 	uint32_t chain_before, crc;
+	bool deferred;
 	int ret;
 
 	memset(rec, 0, sizeof(*rec));
@@ -481,9 +524,9 @@ int ir_next(struct img_reader *r, struct rec *rec)
 	rec->index = r->nr_records;
 	chain_before = r->chain;
 	r->chain = crc32c(r->chain, &h.hcrc, 4);
-	ret = ir_payload(r, rec, &crc);
+	ret = ir_payload(r, rec, &crc, &deferred);
 	if (!ret)
-		ret = check_trailer(r, rec, crc);
+		ret = check_trailer(r, rec, crc, deferred);
 	if (ret)
 		goto fail;
 	if (rec->type == REC_TAIL) {

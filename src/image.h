@@ -54,6 +54,13 @@ struct rec {
 	uint64_t index;		/* record number, from 0 */
 };
 
+/* A PAGES payload whose checksum is checked later (img_reader.defer). */
+struct ir_span {
+	uint64_t off, len;	/* the payload */
+	uint64_t rec_pos;	/* the record, for the message */
+	uint32_t crc;		/* its trailer's */
+};
+
 struct img_reader {
 	int fd;			/* seekable */
 	uint64_t size;		/* file size */
@@ -64,6 +71,10 @@ struct img_reader {
 	struct ckpt_log *log;
 	char *buf;		/* scratch for checksumming page data */
 	size_t buf_len;
+	bool defer;		/* PAGES payloads: into spans, not checked */
+	struct ir_span *spans;	/* ir_free frees them unless taken */
+	size_t nr_spans, cap_spans;
+	uint64_t span_bytes;
 };
 
 /* Make fd seekable: a regular file is used as is, anything else (a pipe,
@@ -75,6 +86,8 @@ void ir_free(struct img_reader *r);
 /* Read and verify the next record: 1 and *rec filled (free rec->data),
  * 0 at a verified tail, -errno on a bad or truncated image. */
 int ir_next(struct img_reader *r, struct rec *rec);
+/* Check a deferred span's checksum: 0, -EBADMSG (said) or -errno. */
+int ir_check_span(struct img_reader *r, const struct ir_span *s);
 /* Validate the HEAD record against this machine (strict) or only its
  * magic/version (for `ckpt info`). */
 int head_check(struct ckpt_log *log, const struct rec *rec, bool strict);

@@ -151,7 +151,7 @@ static int validate(int img, struct ckpt_log *log)
 {
 	struct rst_ctx c = { .log = log, .img_fd = img };
 	struct records rs = { 0 };
-	int ret = image_read(&c, &rs);
+	int ret = image_read(&c, &rs, false);
 
 	if (!ret)
 		ret = image_model(&c, &rs, false);

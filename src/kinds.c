@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "kinds.h"
+#include "pageverify.h"
 
 /* Order matters.  Dump: files before memory, so that an fd ckpt cannot
  * save fails the checkpoint before gigabytes are written.  Restore:
@@ -123,6 +124,9 @@ void *kind_ctx_state(struct rst_ctx *c, const struct kind_ops *k, size_t size)
 
 void rst_ctx_free(struct rst_ctx *c)
 {
+	pv_abort(c);
+	free(c->spans);
+	c->spans = NULL;
 	for (int i = 0; i < c->nr_tasks; i++)
 		rst_task_free(c->tasks[i]);
 	free(c->tasks);

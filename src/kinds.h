@@ -178,6 +178,13 @@ struct rst_ctx {
 	bool here;		/* checks against this machine too (not for
 				 * `ckpt info`) */
 	void *kind_state[MAX_KINDS];	/* what kinds keep for the whole image */
+	/* the PAGES checksums left for later (pageverify.c) */
+	struct ir_span *spans;
+	pid_t pv_pid;		/* the child checking them, or 0 */
+	int pv_fd;		/* its pipe, if pv_open */
+	bool pv_open;
+	const struct ir_span *pv_spans;
+	size_t pv_nr;
 };
 
 /* In the trampoline, a syscall preceded by an AMX instruction: running
@@ -237,7 +244,7 @@ struct records {
 	struct rec *r;
 	size_t n;
 };
-int image_read(struct rst_ctx *c, struct records *rs);
+int image_read(struct rst_ctx *c, struct records *rs, bool defer);
 int image_model(struct rst_ctx *c, struct records *rs, bool here);
 void records_free(struct records *rs);
 

@@ -31,6 +31,7 @@
 #include "arch/x86/cpu.h"
 #include "arch/x86/puppet.h"
 #include "kinds.h"
+#include "pageverify.h"
 #include "kinds/mm.h"
 
 #ifndef PTRACE_GET_RSEQ_CONFIGURATION
@@ -46,13 +47,16 @@ void records_free(struct records *rs)
 	free(rs->r);
 }
 
-/* Pass 1: every record read, its checksum verified, the tail found. */
-int image_read(struct rst_ctx *c, struct records *rs)
+/* Pass 1: every record read, its checksum verified, the tail found;
+ * with @defer, PAGES checksums are left to pageverify.c (c->spans). */
+int image_read(struct rst_ctx *c, struct records *rs, bool defer)
 {
 	struct img_reader r;
 	struct rec rec;
 	size_t cap = 0;
 	int ret = ir_init(&r, c->img_fd, c->log);
+
+	r.defer = defer;
 
 	while (!ret && (ret = ir_next(&r, &rec)) > 0) {
 		if (rec.type == REC_ERROR) {
@@ -74,6 +78,11 @@ int image_read(struct rst_ctx *c, struct records *rs)
 		}
 		rs->r[rs->n++] = rec;
 		ret = 0;
+	}
+	if (!ret && r.nr_spans) {
+		c->spans = r.spans;	/* pv_start checks them */
+		r.spans = NULL;
+		ret = pv_start(c, c->spans, r.nr_spans, r.span_bytes);
 	}
 	ir_free(&r);
 	return ret;
@@ -873,6 +882,11 @@ static int build_tree(struct rst_ctx *c)
 		if (!(c->tasks[i]->t.flags & TASK_ZOMBIE))
 			ret = build(c, c->tasks[i]);
 	}
+	c->log->pid = 0;
+	/* every page is in place: they must all be good before anything
+	 * runs or is seen outside the tree */
+	if (!ret)
+		ret = pv_finish(c);
 	if (!ret)
 		ret = tty_job_start(c);
 	for (int i = 0; i < ckpt_nr_kinds && !ret; i++)
@@ -930,7 +944,7 @@ int ckpt_restart_r(pid_t pid, int fd, unsigned long flags, int logfd,
 	ret = img < 0 ? img : 0;
 	c.img_fd = img;
 	if (!ret)
-		ret = image_read(&c, &rs);
+		ret = image_read(&c, &rs, true);
 	if (!ret)
 		ret = image_model(&c, &rs, true);
 	if (!ret && pid && pid != c.tasks[0]->pid)

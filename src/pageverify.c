@@ -1,0 +1,131 @@
+/* pageverify.c - the page data of an image checked while restart builds
+ * the tree.
+ *
+ * Restart verifies every record of an image before it makes anything of
+ * it, but the PAGES payloads, nearly all of a big image, are read twice
+ * that way: once by ckpt for their checksums, once by the restored
+ * processes into their memory.  So their checksums are computed by a
+ * child of ckpt (a process: ckpt forks puppets meanwhile, which a thread
+ * of ours could leave with a lock held) on the other CPU while the tree
+ * is built, and restart waits for it before any restored process may run
+ * or touch anything outside itself (restore_end): a bad page fails the
+ * restart then, and the half-built tree is destroyed as on any failure.
+ * A small image is checked at once, as the rest of the records. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "image.h"
+#include "kinds.h"
+#include "pageverify.h"
+
+/* below this, a child costs more than it saves */
+#define DEFER_MIN	(16ULL << 20)
+
+static int check_here(struct rst_ctx *c, const struct ir_span *s, size_t n)
+{
+	struct img_reader r;
+	int ret = ir_init(&r, c->img_fd, c->log);
+
+	for (size_t i = 0; i < n && !ret; i++)
+		ret = ir_check_span(&r, &s[i]);
+	ir_free(&r);
+	return ret;
+}
+
+/* The child: the index of the first bad span on the pipe, exit 1; exit
+ * 0 if all are good, 2 if it could not tell. */
+static void __attribute__((noreturn)) verifier(int img, int out,
+						const struct ir_span *s, size_t n)
+{
+	struct ckpt_log quiet = { .fd = -1 };
+	struct img_reader r;
+
+	if (ir_init(&r, img, &quiet))
+		_exit(2);
+	for (size_t i = 0; i < n; i++) {
+		int ret = ir_check_span(&r, &s[i]);
+
+		if (ret == -EBADMSG)
+			_exit(write(out, &i, sizeof(i)) == sizeof(i) ? 1 : 2);
+		if (ret)
+			_exit(2);
+	}
+	_exit(0);
+}
+
+int pv_start(struct rst_ctx *c, const struct ir_span *s, size_t n, uint64_t bytes)
+{
+	int fds[2];
+	pid_t pid;
+
+	if (bytes < DEFER_MIN)
+		return check_here(c, s, n);
+	if (pipe2(fds, O_CLOEXEC))
+		return log_err(c->log, errno, "pipe:");
+	pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return check_here(c, s, n);
+	}
+	if (pid == 0) {
+		close(fds[0]);
+		verifier(c->img_fd, fds[1], s, n);
+	}
+	close(fds[1]);
+	c->pv_pid = pid;
+	c->pv_fd = fds[0];
+	c->pv_open = true;
+	c->pv_spans = s;
+	c->pv_nr = n;
+	return 0;
+}
+
+static int reap(struct rst_ctx *c, int *status)
+{
+	pid_t got;
+
+	while ((got = waitpid(c->pv_pid, status, 0)) < 0 && errno == EINTR)
+		;
+	c->pv_pid = 0;
+	return got < 0 ? -errno : 0;
+}
+
+int pv_finish(struct rst_ctx *c)
+{
+	int status = 0, ret;
+	size_t bad = 0;
+
+	if (!c->pv_pid)
+		return 0;
+	ret = reap(c, &status);
+	if (ret)
+		return log_err(c->log, -ret, "waiting for the check of the image's pages:");
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 1 &&
+	    read(c->pv_fd, &bad, sizeof(bad)) == sizeof(bad) && bad < c->pv_nr)
+		return log_err(c->log, EBADMSG,
+			       "record PAGES at offset %llu: checksum mismatch (corrupt image)",
+			       (unsigned long long)c->pv_spans[bad].rec_pos);
+	/* it could not tell: tell here */
+	return check_here(c, c->pv_spans, c->pv_nr);
+}
+
+void pv_abort(struct rst_ctx *c)
+{
+	int status;
+
+	if (c->pv_pid) {
+		kill(c->pv_pid, SIGKILL);
+		reap(c, &status);
+	}
+	if (c->pv_open)
+		close(c->pv_fd);
+	c->pv_open = false;
+}
