@@ -565,6 +565,8 @@ const char *rec_type_name(uint32_t t)
 	case REC_UNIX_SK: return "UNIX_SK";
 	case REC_IA32: return "IA32";
 	case REC_IA32_THREAD: return "IA32_THREAD";
+	case REC_SECCOMP_FILTER: return "SECCOMP_FILTER";
+	case REC_SECCOMP: return "SECCOMP";
 	case REC_TAIL: return "TAIL";
 	case REC_ERROR: return "ERROR";
 	}
