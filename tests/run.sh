@@ -857,7 +857,7 @@ test_demo() {
 
 # seccomp: a filter that hands calls to a supervisor is refused, the
 # target left as it was.
-test_refuse_seccomp_usernotif() { refused_checkpoint usernotif 'seccomp filter 0 (0 is the newest) returns SECCOMP_RET_USER_NOTIF'; }
+test_refuse_seccomp_usernotif() { refused_checkpoint usernotif 'seccomp filter 0 (0 is the oldest) returns SECCOMP_RET_USER_NOTIF'; }
 
 # A process under a seccomp filter, checkpointed without --kill: ckpt's
 # calls inside it are not filtered, and once let go its filter applies

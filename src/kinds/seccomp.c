@@ -83,7 +83,8 @@ static int thread_mode(struct ckpt_log *log, pid_t pid, pid_t tid,
 	return 0;
 }
 
-/* Filter @idx of @tid (0: the newest): its program (malloc'd) and flags;
+/* Filter @idx of @tid (0: the oldest, the first installed, as the
+ * kernel's get_nth_filter() counts): its program (malloc'd) and flags;
  * 1 past the end of the chain. */
 static int get_filter(struct ckpt_log *log, pid_t pid, pid_t tid, long idx,
 		      struct cpt_filter *f)
@@ -115,7 +116,7 @@ static int get_filter(struct ckpt_log *log, pid_t pid, pid_t tid, long idx,
 	return 0;
 }
 
-/* Every filter of @tid, newest first, each checked; *nr of them. */
+/* Every filter of @tid, oldest first, each checked; *nr of them. */
 static int get_chain(struct ckpt_log *log, pid_t pid, pid_t tid,
 		     struct cpt_filter **out, int *nr)
 {
@@ -140,7 +141,7 @@ static int get_chain(struct ckpt_log *log, pid_t pid, pid_t tid,
 		if (why || (f.flags & ~SECCOMP_FILTER_FLAG_LOG)) {
 			free(f.insns);
 			ret = log_err(log, EOPNOTSUPP,
-				      "pid %d tid %d: seccomp filter %d (0 is the newest) %s: not supported",
+				      "pid %d tid %d: seccomp filter %d (0 is the oldest) %s: not supported",
 				      pid, tid, n, why ? why : "has unknown flags");
 			break;
 		}
@@ -260,7 +261,7 @@ static int seccomp_dump_thread(struct cpt_ctx *c, struct cpt_task *t,
 		return log_err(c->log, ENOMEM, "seccomp:");
 	if (mode == SECCOMP_MODE_FILTER_)
 		ret = get_chain(c->log, t->pid, th->tid, &v, &n);
-	for (int i = n - 1; i >= 0 && !ret; i--)	/* oldest first */
+	for (int i = 0; i < n && !ret; i++)
 		ret = filter_id(c, rs.filter, &v[i], &rs.filter);
 	free_chain(v, n);
 	rs.mode = mode;
