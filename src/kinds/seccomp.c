@@ -116,6 +116,13 @@ static int get_filter(struct ckpt_log *log, pid_t pid, pid_t tid, long idx,
 	return 0;
 }
 
+static void free_chain(struct cpt_filter *v, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(v[i].insns);
+	free(v);
+}
+
 /* Every filter of @tid, oldest first, each checked; *nr of them. */
 static int get_chain(struct ckpt_log *log, pid_t pid, pid_t tid,
 		     struct cpt_filter **out, int *nr)
@@ -158,21 +165,12 @@ static int get_chain(struct ckpt_log *log, pid_t pid, pid_t tid,
 		ret = log_err(log, EOPNOTSUPP, "pid %d tid %d: seccomp filter mode without filters",
 			      pid, tid);
 	if (ret) {
-		for (int i = 0; i < n; i++)
-			free(v[i].insns);
-		free(v);
+		free_chain(v, n);
 		return ret;
 	}
 	*out = v;
 	*nr = n;
 	return 0;
-}
-
-static void free_chain(struct cpt_filter *v, int n)
-{
-	for (int i = 0; i < n; i++)
-		free(v[i].insns);
-	free(v);
 }
 
 int seccomp_hold(struct cpt_ctx *c, struct cpt_task *t)
@@ -187,6 +185,7 @@ int seccomp_hold(struct cpt_ctx *c, struct cpt_task *t)
 			return ret;
 		if (!mode)
 			continue;
+		/* remote_seize()'s options, and the suspension */
 		if (ptrace(PTRACE_SETOPTIONS, tid, 0, PTRACE_O_TRACESYSGOOD |
 			   PTRACE_O_SUSPEND_SECCOMP))
 			return log_err(c->log, errno,
@@ -457,6 +456,7 @@ static int seccomp_restore(struct rst_ctx *c, struct rst_task *t)
 		if (!th || !th->s.mode)
 			continue;
 		any = true;
+		/* no more clones or forks to follow: what remote_seize() set */
 		if (ptrace(PTRACE_SETOPTIONS, t->threads[i].tid, 0, PTRACE_O_TRACESYSGOOD |
 			   PTRACE_O_EXITKILL | PTRACE_O_SUSPEND_SECCOMP))
 			return log_err(c->log, errno,
