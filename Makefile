@@ -54,7 +54,7 @@ build/test/m32:
 
 AUXPROGS := build/test/aux/holder build/test/aux/tracer build/test/aux/kvserver \
 	    build/test/aux/connecting \
-	    build/test/aux/child32 build/test/aux/holder32
+	    build/test/aux/child32 build/test/aux/holder32 build/test/aux/strict
 build/test/aux/%: tests/aux/%.c
 	@mkdir -p build/test/aux
 	$(CC) -std=gnu11 -O1 -g -Wall -Wextra -Werror -pthread -o $@ $<

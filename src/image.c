@@ -612,6 +612,8 @@ const char *rec_type_name(uint32_t t)
 	case REC_IA32_THREAD: return "IA32_THREAD";
 	case REC_SYSV_SHM: return "SYSV_SHM";
 	case REC_SYSV_DATA: return "SYSV_DATA";
+	case REC_SECCOMP_FILTER: return "SECCOMP_FILTER";
+	case REC_SECCOMP: return "SECCOMP";
 	case REC_TAIL: return "TAIL";
 	case REC_ERROR: return "ERROR";
 	}

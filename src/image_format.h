@@ -50,10 +50,12 @@ enum ckpt_rec_type {
 	REC_IA32_THREAD	= 161,	/* its last THREAD's TLS entries, robust list */
 	REC_SYSV_SHM	= 170,	/* a SysV shared memory segment, once */
 	REC_SYSV_DATA	= 171,	/* the bytes of the last SYSV_SHM */
+	REC_SECCOMP_FILTER = 180,	/* a seccomp filter, once per image */
+	REC_SECCOMP	= 181,	/* the last THREAD's seccomp mode and filters */
 	/* set aside, unused so far: 148-149 (epoll and inotify keep all
-	 * in their FILE), 151 terminals, 153-155 unix sockets, 156-159
-	 * TCP/UDP (FILE_INET keeps all in its FILE), 162-169 32-bit tasks,
-	 * 172-179 SysV IPC */
+	 * in their FILE), 153-155 unix sockets, 156-159 TCP/UDP (FILE_INET
+	 * keeps all in its FILE), 162-169 32-bit tasks, 172-179 SysV IPC,
+	 * 182-189 seccomp */
 	REC_TAIL	= 9001,
 	REC_ERROR	= 9999,
 };
@@ -639,6 +641,30 @@ struct rec_fd {
 	uint32_t fd;
 	uint32_t file_id;
 	uint32_t cloexec;
+	uint32_t reserved;
+};
+
+/* A seccomp filter: a classic BPF program and the filter it was
+ * installed on top of.  Filters are numbered 1, 2, ... in image order,
+ * each written once before the first SECCOMP record that needs it (under
+ * that record's TASK); equal chains of several threads or processes are
+ * the same records. */
+struct rec_seccomp_filter {
+	uint32_t id;		/* 1 + the number of earlier filters */
+	uint32_t parent;	/* the filter installed before it (0: none) */
+	uint32_t flags;		/* SECCOMP_FILTER_FLAG_LOG or 0 */
+	uint32_t nr_insns;	/* 1..4096 (BPF_MAXINSNS) */
+	/* struct sock_filter insns[nr_insns]: u16 code, u8 jt, u8 jf, u32 k */
+};
+
+#define SECCOMP_MODE_STRICT_	1
+#define SECCOMP_MODE_FILTER_	2
+
+/* The seccomp state of the last THREAD (none: mode 0, no filter). */
+struct rec_seccomp {
+	uint32_t mode;		/* SECCOMP_MODE_STRICT_ or _FILTER_ */
+	uint32_t filter;	/* filter mode: its newest filter's id */
+	uint32_t no_new_privs;	/* the thread's own (CREDS has the main one's) */
 	uint32_t reserved;
 };
 

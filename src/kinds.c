@@ -25,6 +25,9 @@ const struct kind_ops *const ckpt_kinds[] = {
 	&kind_rlimits,
 	&kind_timers,
 	&kind_signals,
+	/* before creds: installing a filter needs CAP_SYS_ADMIN (or
+	 * no_new_privs); the filters are suspended until the release */
+	&kind_seccomp,
 	&kind_creds,
 	/* on the fds files made, by then held by every thread an fd owner
 	 * may name, and with the credentials F_SETOWN records */

@@ -75,6 +75,7 @@ struct cpt_ctx {
 	struct unix_cpt *unix_sk;	/* unix.c: every unix socket, once asked */
 	struct cpt_sysv *sysv;	/* SysV shm segments written so far */
 	int nr_sysv;
+	struct seccomp_cpt *seccomp;	/* seccomp.c: filters written so far */
 };
 
 /* A SysV shared memory segment in the image (src/kinds/sysvshm.c). */
@@ -134,6 +135,10 @@ int tree_collect(struct cpt_ctx *c, pid_t root);
 int tree_release(struct cpt_ctx *c);
 int tree_kill(struct cpt_ctx *c);
 void tree_free(struct cpt_ctx *c);
+/* seccomp.c: @t is held; its threads under seccomp are made to skip
+ * their filters while we hold them (PTRACE_O_SUSPEND_SECCOMP), and what
+ * cannot be restored is refused now. */
+int seccomp_hold(struct cpt_ctx *c, struct cpt_task *t);
 /* files/unix.c: what checkpoint found of unix sockets (cpt_ctx.unix_sk) */
 void unix_cpt_free(struct unix_cpt *u);
 
@@ -227,7 +232,7 @@ struct kind_ops {
 extern const struct kind_ops kind_task, kind_pipe, kind_fobj, kind_fifo, kind_tty,
 	kind_mm, kind_files, kind_fs, kind_rlimits, kind_timers, kind_signals,
 	kind_creds, kind_locks, kind_regs, kind_inet,
-	kind_unix, kind_ia32, kind_sysvshm;
+	kind_unix, kind_ia32, kind_sysvshm, kind_seccomp;
 extern const struct kind_ops *const ckpt_kinds[];
 extern const int ckpt_nr_kinds;
 int kind_index(const struct kind_ops *k);

@@ -23,7 +23,6 @@
 static int preflight(struct ckpt_log *log, pid_t pid, char *state,
 		     unsigned long long f[PROC_STAT_FIELDS])
 {
-	uint64_t seccomp;
 	int ret;
 
 	if (pid == getpid())
@@ -33,14 +32,6 @@ static int preflight(struct ckpt_log *log, pid_t pid, char *state,
 		return log_err(log, -ret == ENOENT ? ESRCH : -ret, "pid %d:", pid);
 	if (f[9] & 0x00200000)	/* PF_KTHREAD */
 		return log_err(log, EINVAL, "pid %d is a kernel thread", pid);
-	if (*state == 'Z' || *state == 'X')
-		return 0;
-	ret = proc_status_u64(pid, "Seccomp", 10, &seccomp);
-	if (ret)
-		return log_err(log, -ret, "pid %d: reading status:", pid);
-	if (seccomp)
-		return log_err(log, EOPNOTSUPP,
-			       "pid %d runs under seccomp, not supported yet", pid);
 	return 0;
 }
 
@@ -156,7 +147,8 @@ static int add_task(struct cpt_ctx *c, pid_t pid, pid_t ppid)
 		t->exit_code = f[52];	/* as wait() would report it */
 		return 0;
 	}
-	return seize_threads(c, t);
+	ret = seize_threads(c, t);
+	return ret ? ret : seccomp_hold(c, t);
 }
 
 /* Children of every thread of @t not yet in the tree; *found is set if

@@ -437,6 +437,51 @@ forged "SIGPENDING signo 65"       insert --at after:THREAD --type SIGPENDING --
 forged "RLIMITS soft > hard"       edit -r RLIMITS --set lim0.cur=10 --set lim0.max=5
 forged "ITIMERS negative value"    edit -r ITIMERS --set t0.value_ns=-1
 forged "CREDS nr_groups 1e6"       edit -r CREDS --set nr_groups=1000000
+# seccomp (inserted after the THREAD: the holder has none).  A filter
+# record: ID PARENT FLAGS NR-INSNS PROGRAM-HEX; an instruction: CODE K.
+insn() { printf '%s' "$(le 2 "$1")0000$(le 4 "$2")"; }
+ALLOW=$(insn 6 0x7fff0000)	# BPF_RET|BPF_K SECCOMP_RET_ALLOW
+scf() { printf '%s' "$(le 4 "$1")$(le 4 "$2")$(le 4 "$3")$(le 4 "$4")$5"; }
+scm() { printf '%s' "$(le 4 "$1")$(le 4 "$2")$(le 4 "$3")$(le 4 "${4:-0}")"; }	# MODE FILTER NNP [RESERVED]
+sc_case() {	# NAME [--control] FILTER-PAYLOAD SECCOMP-PAYLOAD
+	local name=$1 ctl=
+	shift
+	[ "$1" = --control ] && { ctl=--control; shift; }
+	forged "$name" $ctl insert --at after:THREAD --type SECCOMP_FILTER --payload "$1" \
+		--type SECCOMP --payload "$2"
+}
+sc_case "control: SECCOMP filter"   --control "$(scf 1 0 2 1 "$ALLOW")" "$(scm 2 1 1)"
+sc_case "control: SECCOMP strict"   --control "$(scf 1 0 0 1 "$ALLOW")" "$(scm 1 0 0)"
+sc_case "SECCOMP_FILTER 0 insns"    "$(scf 1 0 0 0 "")" "$(scm 2 1 0)"
+sc_case "SECCOMP_FILTER 4097 insns" "$(scf 1 0 0 4097 "$ALLOW")" "$(scm 2 1 0)"
+sc_case "SECCOMP_FILTER length"     "$(scf 1 0 0 1 "$ALLOW$ALLOW")" "$(scm 2 1 0)"
+sc_case "SECCOMP_FILTER id 2 first" "$(scf 2 0 0 1 "$ALLOW")" "$(scm 2 2 0)"
+sc_case "SECCOMP_FILTER parent 1 of 1" "$(scf 1 1 0 1 "$ALLOW")" "$(scm 2 1 0)"
+sc_case "SECCOMP_FILTER flag NEW_LISTENER" "$(scf 1 0 8 1 "$ALLOW")" "$(scm 2 1 0)"
+sc_case "SECCOMP_FILTER ret USER_NOTIF" "$(scf 1 0 0 1 "$(insn 6 0x7fc00000)")" "$(scm 2 1 0)"
+sc_case "SECCOMP_FILTER ret TRACE"  "$(scf 1 0 0 1 "$(insn 6 0x7ff00000)")" "$(scm 2 1 0)"
+sc_case "SECCOMP_FILTER ret A"      "$(scf 1 0 0 1 "$(insn 0x16 0)")" "$(scm 2 1 0)"
+sc_case "SECCOMP mode 3"            "$(scf 1 0 0 1 "$ALLOW")" "$(scm 3 1 0)"
+sc_case "SECCOMP mode 0, nothing"   "$(scf 1 0 0 1 "$ALLOW")" "$(scm 0 0 0)"
+sc_case "SECCOMP filter of none"    "$(scf 1 0 0 1 "$ALLOW")" "$(scm 2 7 0)"
+sc_case "SECCOMP filter mode, no filter" "$(scf 1 0 0 1 "$ALLOW")" "$(scm 2 0 0)"
+sc_case "SECCOMP strict with a filter" "$(scf 1 0 0 1 "$ALLOW")" "$(scm 1 1 0)"
+sc_case "SECCOMP no_new_privs 2"    "$(scf 1 0 0 1 "$ALLOW")" "$(scm 2 1 2)"
+sc_case "SECCOMP reserved 1"        "$(scf 1 0 0 1 "$ALLOW")" "$(scm 2 1 0 1)"
+forged "SECCOMP twice" insert --at after:THREAD --type SECCOMP_FILTER --payload "$(scf 1 0 0 1 "$ALLOW")" \
+	--type SECCOMP --payload "$(scm 2 1 0)" --type SECCOMP --payload "$(scm 2 1 0)"
+forged "SECCOMP before any THREAD" insert --at before:THREAD --type SECCOMP_FILTER \
+	--payload "$(scf 1 0 0 1 "$ALLOW")" --type SECCOMP --payload "$(scm 2 1 0)"
+forged "SECCOMP_FILTER only 8 bytes" insert --at after:THREAD --type SECCOMP_FILTER \
+	--payload "$(le 4 1)$(le 4 0)"
+# nine filters of 4096 instructions: more than the kernel's 32768 a chain
+BIGPROG=$(for ((i = 0; i < 4096; i++)); do printf '%s' "$ALLOW"; done)
+BIGCHAIN=()
+for ((i = 1; i <= 9; i++)); do
+	BIGCHAIN+=(--type SECCOMP_FILTER --payload "$(scf $i $((i - 1)) 0 4096 "$BIGPROG")")
+done
+forged "SECCOMP_FILTER chain too long" insert --at after:THREAD "${BIGCHAIN[@]}" \
+	--type SECCOMP --payload "$(scm 2 9 0)"
 # files
 forged "FILE kind 99"              edit -r FILE --set kind=99
 forged "FILE extra_len past end"    edit -r FILE --set extra_len=64

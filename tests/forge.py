@@ -75,6 +75,7 @@ TYPES = {
 }
 TYPES.update({'FILE_OBJ': 143, 'FILE_DATA': 144})
 TYPES.update({'SYSV_SHM': 170, 'SYSV_DATA': 171})
+TYPES.update({'SECCOMP_FILTER': 180, 'SECCOMP': 181})
 NAMES = {v: k for k, v in TYPES.items()}
 
 # ---- CRC32C (Castagnoli, reflected), zlib-style crc(crc, data) ----
@@ -248,6 +249,11 @@ FIELDS = {
                     file_mode=(56, 'I'), file_uid=(60, 'I'), file_gid=(64, 'I'),
                     name_len=(68, 'I'), nr_msgs=(72, 'I'), data_len=(76, 'I')),
     'IA32': dict(abi=(0, 'I'), reserved=(4, 'I')),
+    # the program (8 bytes an instruction) follows
+    'SECCOMP_FILTER': dict(id=(0, 'I'), parent=(4, 'I'), flags=(8, 'I'),
+                           nr_insns=(12, 'I')),
+    'SECCOMP': dict(mode=(0, 'I'), filter=(4, 'I'), no_new_privs=(8, 'I'),
+                    reserved=(12, 'I')),
     # tlsN: the GDT TLS entry 12 + N (struct user_desc)
     'IA32_THREAD': dict(robust_list=(48, 'I'), robust_len=(52, 'I'),
                         **{k: v for i in range(3) for k, v in (

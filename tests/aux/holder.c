@@ -27,7 +27,10 @@
  * lease: a read lease on .../lease;
  * fifo: FIFO .../fifo open read-write with "data" in it)
  * (farjump, 64-bit only: after READY it switches to 32-bit code and
- * sleeps there for good) */
+ * sleeps there for good)
+ * (seccomp: no_new_privs and a seccomp filter making getppid() fail with
+ * ENOTNAM, checked at the end; usernotif: a filter that hands getppid()
+ * to a supervisor, SECCOMP_RET_USER_NOTIF, its listener fd open) */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -40,8 +43,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/filter.h>
 #include <linux/io_uring.h>
 #include <linux/netlink.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/file.h>
@@ -226,6 +232,23 @@ static bool fd_still_there(void)
 }
 
 static int log_sk = -1;
+static bool filtered;	/* getppid() must fail with ENOTNAM */
+
+/* getppid() gets @action, everything else is allowed */
+static int filter_getppid(uint32_t action, unsigned int flags)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_getppid, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, action),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -1;
+	return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &prog);
+}
 
 static void log_connect(void)
 {
@@ -331,6 +354,13 @@ int main(int argc, char **argv)
 		log_connect();
 	else if (!strcmp(argv[1], "evfds"))
 		event_fds();
+	else if (!strcmp(argv[1], "seccomp")) {
+		if (filter_getppid(SECCOMP_RET_ERRNO | ENOTNAM, 0))
+			return 1;
+		filtered = true;
+	} else if (!strcmp(argv[1], "usernotif") &&
+		 filter_getppid(SECCOMP_RET_USER_NOTIF, SECCOMP_FILTER_FLAG_NEW_LISTENER) < 0)
+		return 1;
 	else if (!strcmp(argv[1], "vmsibling") && fork() == 0) {
 		/* our child and its CLONE_PARENT sibling share their memory,
 		 * and neither shares ours */
@@ -361,6 +391,10 @@ int main(int argc, char **argv)
 	}
 	if (fds_pair[1] >= 0 && !fd_still_there()) {
 		printf("FAIL: the fd in flight is lost\n");
+		return 1;
+	}
+	if (filtered && (syscall(SYS_getppid) != -1 || errno != ENOTNAM)) {
+		printf("FAIL: getppid() is no longer filtered\n");
 		return 1;
 	}
 	for (size_t i = 0; i < len / 8; i++)
