@@ -362,16 +362,22 @@ enum tty_dir {
 	TTY_TO_MASTER	= 1,	/* the slave's output, as the master reads it */
 	TTY_TO_SLAVE	= 2,	/* input the slave has not read */
 };
-#define TTY_MAX_QUEUE	(1u << 20)
-#define TTY_MAX_INPUT	4095u	/* what N_TTY holds */
+/* what a pty holds for its master: the line discipline's 4 KiB and the
+ * tty's own buffers' 64 KiB */
+#define TTY_MAX_QUEUE	(68u << 10)
+#define TTY_MAX_STORED	4095u	/* what N_TTY holds of input */
+#define TTY_MAX_INPUT	(2 * TTY_MAX_STORED + 1)	/* quoted */
 
 struct rec_tty_data {
 	uint32_t tty_id;
 	uint32_t dir;		/* enum tty_dir */
 	uint32_t len;		/* 1..TTY_MAX_QUEUE (TO_SLAVE: TTY_MAX_INPUT) */
 	uint32_t partial;	/* TO_SLAVE in canonical mode: its last bytes
-				 * are the line being typed (the lines before
-				 * end with a newline, VEOL, VEOL2 or VEOF) */
+				 * are the line being typed; the lines before
+				 * each end with a newline, VEOL, VEOL2 or VEOF,
+				 * and within them (and in the line being
+				 * typed) every byte the line discipline would
+				 * act on is quoted with VLNEXT */
 };
 
 /* The extra bytes of a FILE_TTY description. */

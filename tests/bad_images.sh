@@ -521,11 +521,17 @@ forged "TTY_DATA len past its end"  insert --at before:FILE $RAWPTY --type TTY_D
 forged "TTY_DATA len short of end"  insert --at before:FILE $RAWPTY --type TTY_DATA --payload "$(tdata 99 1 2 0 3)"
 forged "TTY_DATA len 2^32-1"        insert --at before:FILE $RAWPTY --type TTY_DATA --payload "$(tdata 99 1 0xffffffff 0 3)"
 CANONPTY="--type TTY --payload $(ttyrec 99 1 0 0 0 2 15 0 0)"
-forged "control: a canonical pty with a line being typed" --control insert --at before:FILE $CANONPTY --type TTY_DATA --payload "$(tdata 99 2 3 2 3)"
+tinput() {	# LEN PARTIAL HEX: an input TTY_DATA of TTY 99 with these bytes
+	printf '%s%s' "$(le 4 99)$(le 4 2)$(le 4 "$1")$(le 4 "$2")" "$3"
+}
+forged "control: a canonical pty with a line being typed" --control insert --at before:FILE $CANONPTY --type TTY_DATA --payload "$(tinput 3 1 610a62)"
+forged "TTY_DATA lines not ended"   insert --at before:FILE $CANONPTY --type TTY_DATA --payload "$(tinput 3 1 616262)"
+forged "TTY_DATA newline being typed" insert --at before:FILE $CANONPTY --type TTY_DATA --payload "$(tinput 3 2 610a0a)"
 forged "TTY_DATA partial output"    insert --at before:FILE $CANONPTY --type TTY_DATA --payload "$(tdata 99 1 3 1 3)"
 forged "TTY_DATA partial > len"     insert --at before:FILE $CANONPTY --type TTY_DATA --payload "$(tdata 99 2 3 4 3)"
 forged "TTY_DATA partial, raw pty"  insert --at before:FILE $RAWPTY --type TTY_DATA --payload "$(tdata 99 2 3 1 3)"
 forged "TTY_DATA input of 4096"     insert --at before:FILE $RAWPTY --type TTY_DATA --payload "$(tdata 99 2 4096 0 4096)"
+forged "TTY_DATA output of 68 KiB+1" insert --at before:FILE $RAWPTY --type TTY_DATA --payload "$(tdata 99 1 69633 0 69633)"
 forged "TTY_DATA input, packet mode" insert --at before:FILE --type TTY --payload "$(ttyrec 99 1 1 0 0 0 15 0 0)" --type TTY_DATA --payload "$(tdata 99 2 3 0 3)"
 forged "TTY_DATA twice one way"     insert --at before:FILE $RAWPTY --type TTY_DATA --payload "$(tdata 99 1 3 0 3)" --type TTY_DATA --payload "$(tdata 99 1 3 0 3)"
 forged "TTY_DATA output, packet mode" insert --at before:FILE --type TTY --payload "$(ttyrec 99 1 1 0 0 0 15 0 0)" --type TTY_DATA --payload "$(tdata 99 1 3 0 3)"

@@ -429,6 +429,41 @@ print("PASS" if os.read(s, 100) == b"queued\n" else "FAIL", flush=True)' $d/go >
 	wait $pid && grep -q '^PASS' $d/out
 }
 
+# Output queued for the master of a pty stopped by ^S (tcflow TCOOFF)
+# could not be put back: refused before it is read, and after the
+# checkpoint the output is still there and the pty still stopped.
+test_refuse_pty_stopped() {
+	local d=$WORK/ptystop pid
+	mkdir -p $d
+	$PYTHON -c '
+import os, select, sys, termios, time
+m, s = os.openpty()
+os.write(s, b"hello\n")
+termios.tcflow(s, termios.TCOOFF)
+print("READY", flush=True)
+while not os.path.exists(sys.argv[1]):
+    time.sleep(0.01)
+os.set_blocking(s, False)
+try:
+    os.write(s, b"x")
+    stopped = False
+except BlockingIOError:
+    stopped = True
+termios.tcflow(s, termios.TCOON)
+got = b""
+while select.select([m], [], [], 0.3)[0]:
+    got += os.read(m, 100)
+print("PASS" if stopped and got.startswith(b"hello\r\n") else "FAIL %r %r" % (stopped, got), flush=True)' $d/go > $d/out 2>&1 < /dev/null &
+	pid=$!
+	wait_for $d/out READY || return 1
+	"$CKPT" checkpoint --kill -o $d/img $pid 2> $d/err
+	[ $? = 1 ] || { echo "checkpoint did not fail"; return 1; }
+	cat $d/err
+	grep -q "pid $pid fd [0-9]*: 7 bytes queued for the master, its slave stopped (^S) or full, in pty" $d/err || return 1
+	touch $d/go
+	wait $pid; cat $d/out; grep -q '^PASS' $d/out
+}
+
 # Bytes queued in a pty inside the tree: output the master has not read
 # (8000 bytes, more than the line discipline holds, and a newline that
 # OPOST made CRLF); input a non-canonical slave has not read (its echo
@@ -441,7 +476,7 @@ test_pty_queued() {
 	local d=$WORK/ptyq pid rpid
 	mkdir -p $d
 	$PYTHON -c '
-import os, select, sys, termios, time
+import fcntl, os, select, struct, sys, termios, time
 def drain(fd):
     got = b""
     while select.select([fd], [], [], 0.3)[0]:
@@ -459,6 +494,25 @@ termios.tcsetattr(s2, termios.TCSANOW, t)
 os.write(m2, b"typed-ahead")
 m3, s3 = os.openpty()
 os.write(m3, b"first line\nsecond\x04third-partial")
+m4, s4 = os.openpty()
+t = termios.tcgetattr(s4)
+t[3] &= ~termios.ECHO
+t[6][termios.VEOL2] = b"%"
+termios.tcsetattr(s4, termios.TCSANOW, t)
+os.write(m4, b"foo%bar\na\x16\x04b\nc\x16\x15d")
+m5, s5 = os.openpty()
+t = termios.tcgetattr(s5)
+t[0] = t[3] = 0
+t[6][termios.VMIN] = 5
+termios.tcsetattr(s5, termios.TCSANOW, t)
+os.write(m5, b"ab")
+m6, s6 = os.openpty()
+t = termios.tcgetattr(s6)
+t[0] = t[3] = 0
+termios.tcsetattr(s6, termios.TCSANOW, t)
+os.write(s6, b"out6")
+os.write(m6, b"in6")
+fcntl.ioctl(m6, 0x40045431, struct.pack("i", 1))   # TIOCSPTLCK
 time.sleep(0.1)
 print("READY", flush=True)
 while not os.path.exists(sys.argv[1]):
@@ -481,6 +535,20 @@ os.write(m3, b" done\n")
 got.append(os.read(s3, 100))
 if got != [b"first line\n", b"second", b"third-partial done\n"]:
     fails.append("slave 3 (canonical): %r" % got)
+os.write(m4, b"e\n")
+got = [os.read(s4, 100) for _ in range(4)]
+if got != [b"foo%", b"bar\n", b"a\x04b\n", b"c\x15de\n"]:
+    fails.append("slave 4 (VEOL2, quoted ^D and ^U): %r" % got)
+os.set_blocking(s5, False)
+try:
+    got = os.read(s5, 100)
+except BlockingIOError:
+    got = b"nothing"
+if got != b"ab":
+    fails.append("slave 5 (VMIN 5): %r" % got)
+got = (drain(m6), drain(s6))
+if got != (b"out6", b"in6"):
+    fails.append("locked pty 6: %r" % (got,))
 print("\n".join("FAIL " + f for f in fails) or "PASS", flush=True)' $d/go > $d/out 2>&1 < /dev/null &
 	pid=$!
 	wait_for $d/out READY || return 1
@@ -492,7 +560,8 @@ print("\n".join("FAIL " + f for f in fails) or "PASS", flush=True)' $d/go > $d/o
 	grep -q '^TTY_DATA .*to=master bytes=8002' $d/info &&
 		grep -q '^TTY_DATA .*to=slave bytes=11' $d/info &&
 		grep -q '^TTY_DATA .*to=master bytes=11' $d/info &&
-		grep -q '^TTY_DATA .*to=slave bytes=31 partial=13' $d/info ||
+		grep -q '^TTY_DATA .*to=slave bytes=31 partial=13' $d/info &&
+		[ "$(grep -c '^TTY_DATA' $d/info)" = 9 ] ||
 		{ grep TTY $d/info; return 1; }
 	( sleep 0.3; touch $d/go ) &
 	timeout $RESTART_TIMEOUT "$CKPT" restart $d/img < /dev/null > $d/restart.out 2>&1
@@ -1212,6 +1281,7 @@ want refuse_shared_memory
 want refuse_vfork
 want refuse_pty_data
 want pty_queued
+want refuse_pty_stopped
 want refuse_unix_fds
 want unix_external
 want unix_no_kill

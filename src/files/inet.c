@@ -650,10 +650,11 @@ static int inet_dump_check(struct cpt_ctx *c)
 /* Killed: closing our copy, in repair mode, sends nothing, and the
  * network lock stays until the restart.  Else the lock goes, then the
  * connection leaves repair mode (repair mode had overridden SO_REUSEADDR)
- * with a window probe: the peer answers it with an acknowledgement of
- * all it has, which replaces the ones the lock dropped.  Without it the
- * sender learns of them only at its next retransmission, and one blocked
- * on a full send buffer may not be woken at all. */
+ * with a window probe (sent in ESTABLISHED only): the peer answers it
+ * with an acknowledgement of all it has, which replaces the ones the
+ * lock dropped.  Without it the sender learns of them only at its next
+ * retransmission, and one blocked on a full send buffer may not be woken
+ * at all.  (A half-closed connection still waits for a retransmission.) */
 static void inet_dump_end(struct cpt_ctx *c, bool killed)
 {
 	for (int i = 0; i < c->nr_socks; i++) {
@@ -991,7 +992,12 @@ static int reconnect(int sk, const struct rec_inet *ri)
 		ret = -errno;
 	if (!ret && !connect(sk, (void *)&ss, len))
 		return 0;	/* the peer is this host, and answered at once */
-	return ret ? ret : errno == EINPROGRESS ? 0 : -errno;
+	if (ret)
+		return ret;
+	/* refused or unreachable at once: the program's connect would have
+	 * failed too, and it finds the socket unconnected */
+	return errno == EINPROGRESS || errno == ECONNREFUSED || errno == ENETUNREACH ||
+	       errno == EHOSTUNREACH ? 0 : -errno;
 }
 
 static int keep_pending(struct rst_ctx *c, int sk, const struct rst_file *f)
@@ -1110,6 +1116,15 @@ static void restore_unlock(struct rst_ctx *c, const struct rec_inet *ri)
 			 addr_str(ri, true, where, sizeof(where)), why);
 }
 
+static void relock(struct rst_ctx *c, const struct rec_inet *ri)
+{
+	char why[160], where[80];
+
+	if (netlock_add(ri, false, why, sizeof(why)))
+		log_warn(c->log, "TCP connection %s: putting its network lock back: %s",
+			 addr_str(ri, true, where, sizeof(where)), why);
+}
+
 static int inet_restore_end(struct rst_ctx *c)
 {
 	struct inet_rst *st = KCSTATE(c, kind_inet);
@@ -1123,6 +1138,8 @@ static int inet_restore_end(struct rst_ctx *c)
 		 * our window, and answers, past the lock, with its own */
 		restore_unlock(c, ri);
 		ret = sock_set_int(sk, IPPROTO_TCP, TCP_REPAIR, TCP_REPAIR_OFF);
+		if (ret)	/* still restartable: the lock comes back */
+			relock(c, ri);
 		if (!ret)
 			ret = sock_set_int(sk, SOL_SOCKET, SO_REUSEADDR,
 					   ri->opt[INET_OPT_REUSEADDR]);

@@ -20,7 +20,7 @@
  * through a kernel worker: how long ckpt waits for it to get there. */
 #define SETTLE_MS	20
 #define WAIT_MS		2000
-#define N_TTY_ROOM	TTY_MAX_INPUT
+#define ROOM		TTY_MAX_STORED
 
 int ptyq_peer(int m, int flags, bool locked)
 {
@@ -36,55 +36,63 @@ int ptyq_peer(int m, int flags, bool locked)
 	return fd;
 }
 
+static int grow(char **b, size_t *cap, size_t got)
+{
+	size_t n = *cap ? *cap * 2 : 16384;
+	char *p;
+
+	if (*cap - got >= 4096)
+		return 0;
+	if (n > TTY_MAX_QUEUE + 8192)
+		return -EFBIG;
+	p = realloc(*b, n);
+	if (!p)
+		return -ENOMEM;
+	*b = p;
+	*cap = n;
+	return 0;
+}
+
 /* Reads end when nothing more comes within SETTLE_MS: what the line
  * discipline could not take yet waits in the tty's own buffers, and is
  * pushed to it as room is made.  EIO: the master's slave is closed, and
- * all was read. */
+ * all was read.  What was read is handed back on an error too. */
 int ptyq_drain(int fd, char **buf, uint32_t *len)
 {
 	struct pollfd pf = { fd, POLLIN, 0 };
-	char *b = NULL, *n;
 	size_t cap = 0, got = 0;
-	ssize_t k;
-	int r;
+	int ret = 0;
 
 	*buf = NULL;
-	*len = 0;
 	for (;;) {
-		r = poll(&pf, 1, SETTLE_MS);
+		int r = poll(&pf, 1, SETTLE_MS);
+		ssize_t k;
+
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r <= 0 || !(pf.revents & POLLIN))
+		if (r <= 0 || !(pf.revents & POLLIN)) {
+			ret = r < 0 ? -errno : 0;
 			break;
-		if (cap - got < 4096) {
-			cap = cap ? cap * 2 : 16384;
-			if (cap > TTY_MAX_QUEUE + 4096 || !(n = realloc(b, cap))) {
-				free(b);
-				return cap > TTY_MAX_QUEUE + 4096 ? -EFBIG : -ENOMEM;
-			}
-			b = n;
 		}
-		k = read(fd, b + got, cap - got);
-		if (k < 0 && (errno == EAGAIN || errno == EIO))
+		if ((ret = grow(buf, &cap, got)))
 			break;
+		k = read(fd, *buf + got, cap - got);
+		if (k < 0 && errno == EINTR)
+			continue;
 		if (k <= 0) {
-			r = k < 0 ? -errno : 0;
-			if (!r)
-				break;
-			free(b);
-			return r;
+			ret = k < 0 && errno != EAGAIN && errno != EIO ? -errno : 0;
+			break;
 		}
 		got += k;
 	}
-	if (got > TTY_MAX_QUEUE) {
-		free(b);
-		return -EFBIG;
-	}
-	*buf = got ? b : NULL;
+	if (!ret && got > TTY_MAX_QUEUE)
+		ret = -EFBIG;
 	*len = got;
-	if (!got)
-		free(b);
-	return r < 0 ? -errno : 0;
+	if (!got) {
+		free(*buf);
+		*buf = NULL;
+	}
+	return ret;
 }
 
 static int write_all(int fd, const char *b, uint32_t len)
@@ -103,101 +111,192 @@ static int write_all(int fd, const char *b, uint32_t len)
 			continue;
 		if (k == 0 || errno != EAGAIN)
 			return k ? -errno : -EIO;
-		/* a stopped tty (^S) does not take output: not for ever */
 		if (poll(&pf, 1, WAIT_MS) <= 0)
 			return -ETIMEDOUT;
 	}
 	return 0;
 }
 
-int ptyq_put_output(int m, bool locked, const char *buf, uint32_t len)
+int ptyq_put_output(int s, const char *buf, uint32_t len)
 {
 	struct termios tio, raw;
-	int s = ptyq_peer(m, O_RDWR | O_NONBLOCK, locked), ret;
+	int ret;
 
-	if (s < 0)
+	if (tcgetattr(s, &tio))
 		return -errno;
-	if (tcgetattr(s, &tio)) {
-		ret = -errno;
-		close(s);
-		return ret;
-	}
 	/* output is processed as it is written: only OPOST matters */
 	raw = tio;
 	raw.c_oflag &= ~OPOST;
 	ret = tcsetattr(s, TCSANOW, &raw) ? -errno : write_all(s, buf, len);
 	if (tcsetattr(s, TCSANOW, &tio) && !ret)
 		ret = -errno;
-	close(s);
 	return ret;
 }
 
-/* The bytes of a canonical line end: where a read in canonical mode
- * stops (VEOF ends a line too, but a read does not return it). */
-static bool line_end(const struct termios *tio, char c)
+/* ---- input ---- */
+
+static bool is(const struct termios *tio, int i, unsigned char c)
 {
-	return c == '\n' || (tio->c_cc[VEOL] && c == (char)tio->c_cc[VEOL]) ||
-	       ((tio->c_lflag & IEXTEN) && tio->c_cc[VEOL2] && c == (char)tio->c_cc[VEOL2]);
+	return c && tio->c_cc[i] == c;	/* 0: disabled */
 }
 
-/* Whole lines, one read each, until none is left. */
-static int take_lines(int s, const struct termios *tio, char *b, uint32_t *got)
+/* A byte that ends a canonical line where a read stops (VEOF ends one
+ * too, but a read does not return it). */
+static bool line_end(const struct termios *tio, unsigned char c)
 {
+	return c == '\n' || is(tio, VEOL, c) ||
+	       ((tio->c_lflag & IEXTEN) && is(tio, VEOL2, c));
+}
+
+/* A byte a canonical line discipline acts on instead of storing it. */
+static bool special(const struct termios *tio, unsigned char c)
+{
+	return line_end(tio, c) || is(tio, VEOF, c) || is(tio, VERASE, c) ||
+	       is(tio, VKILL, c) ||
+	       ((tio->c_lflag & IEXTEN) && (is(tio, VWERASE, c) || is(tio, VREPRINT, c) ||
+					    is(tio, VLNEXT, c)));
+}
+
+/* Append @n bytes of a line as the line discipline must be given them
+ * again: each special one quoted with VLNEXT (one that could only be
+ * there quoted: without IEXTEN none can). */
+static void quote(const struct termios *tio, const char *in, size_t n, char *out,
+		  uint32_t *len)
+{
+	bool lnext = (tio->c_lflag & IEXTEN) && tio->c_cc[VLNEXT];
+
+	for (size_t i = 0; i < n; i++) {
+		if (lnext && special(tio, in[i]))
+			out[(*len)++] = tio->c_cc[VLNEXT];
+		out[(*len)++] = in[i];
+	}
+}
+
+/* Whole lines, one read each, until none is left: each quoted, then its
+ * end (a line ended by VEOF comes without it: VEOF is put back). */
+static int take_lines(int s, const struct termios *tio, char *out, uint32_t *len,
+		      uint32_t *stored)
+{
+	char line[ROOM + 1];
+
 	for (;;) {
-		ssize_t k = read(s, b + *got, N_TTY_ROOM + 1 - *got);
+		ssize_t k = read(s, line, sizeof(line));
+		bool ends;
 
 		if (k < 0)
 			return errno == EAGAIN ? 0 : -errno;
-		*got += k;
-		if (!k || !line_end(tio, b[*got - 1])) {
-			if (*got >= N_TTY_ROOM)
-				return -EOVERFLOW;
-			b[(*got)++] = tio->c_cc[VEOF];
-		}
-		if (*got >= N_TTY_ROOM)
+		*stored += k;
+		if (*stored > ROOM)
 			return -EOVERFLOW;
+		ends = k && line_end(tio, line[k - 1]);
+		quote(tio, line, k - ends, out, len);
+		out[(*len)++] = ends ? line[k - 1] : (char)tio->c_cc[VEOF];
 	}
+}
+
+/* A non-blocking slave description reads what the line discipline has
+ * (whatever VMIN), but poll() wants VMIN bytes: 1 for the drain. */
+static int drain_input(int s, const struct termios *tio, char **buf, uint32_t *len)
+{
+	struct termios raw = *tio;
+	int ret;
+
+	raw.c_lflag &= ~ICANON;
+	raw.c_cc[VMIN] = 1;
+	raw.c_cc[VTIME] = 0;
+	if (tcsetattr(s, TCSANOW, &raw))
+		return -errno;
+	ret = ptyq_drain(s, buf, len);
+	if (tcsetattr(s, TCSANOW, tio) && !ret)
+		ret = -errno;
+	return ret;
 }
 
 int ptyq_take_input(int s, const struct termios *tio, char **buf, uint32_t *len,
 		    uint32_t *partial)
 {
-	struct termios raw = *tio;
-	uint32_t got = 0, plen = 0;
-	char *b = malloc(N_TTY_ROOM + 1), *p = NULL;
-	int n = 0, ret = 0;
+	bool canon = tio->c_lflag & ICANON;
+	uint32_t got = 0, stored = 0, rlen = 0, lines;
+	char *out = malloc(3 * ROOM + 16), *rest = NULL, *n;
+	int avail = 0, ret = 0, r2;
 
 	*buf = NULL;
 	*len = *partial = 0;
-	if (!b)
+	if (!out)
 		return -ENOMEM;
-	if (ioctl(s, FIONREAD, &n))
-		ret = -errno;
-	else if ((uint32_t)n >= N_TTY_ROOM - 1)
-		ret = -EOVERFLOW;
-	else if (tio->c_lflag & ICANON)
-		ret = take_lines(s, tio, b, &got);
-	/* the rest: all of it in non-canonical mode, else the line being
-	 * typed (ICANON back on an empty queue leaves no trace) */
-	raw.c_lflag &= ~ICANON;
-	if (!ret && (tio->c_lflag & ICANON) && tcsetattr(s, TCSANOW, &raw))
-		ret = -errno;
-	if (!ret)
-		ret = ptyq_drain(s, &p, &plen);
-	if ((tio->c_lflag & ICANON) && tcsetattr(s, TCSANOW, tio) && !ret)
-		ret = -errno;
-	if (!ret && got + plen > N_TTY_ROOM)
-		ret = -EOVERFLOW;
-	if (!ret && plen)
-		memcpy(b + got, p, plen);
-	free(p);
-	if (ret || !(got + plen)) {
-		free(b);
+	if (ioctl(s, FIONREAD, &avail) || (uint32_t)avail >= ROOM - 1) {
+		ret = (uint32_t)avail >= ROOM - 1 ? -EOVERFLOW : -errno;
+		free(out);	/* nothing read: nothing to put back */
 		return ret;
 	}
-	*buf = b;
-	*len = got + plen;
-	*partial = tio->c_lflag & ICANON ? plen : 0;
+	if (canon)
+		ret = take_lines(s, tio, out, &got, &stored);
+	lines = got;
+	/* the rest: all of it in non-canonical mode, else the line being
+	 * typed (ICANON back on an empty queue leaves no trace); taken
+	 * even past an overflow, so that all of it goes back in order */
+	if (!ret || ret == -EOVERFLOW) {
+		r2 = drain_input(s, tio, &rest, &rlen);
+		ret = ret ? ret : r2;
+	}
+	n = rlen ? realloc(out, got + 2 * (size_t)rlen + 16) : out;
+	if (!n) {
+		ret = -ENOMEM;
+		rlen = 0;	/* lost, but said */
+	} else {
+		out = n;
+	}
+	if (rlen && canon)
+		quote(tio, rest, rlen, out, &got);
+	else if (rlen)
+		memcpy(out + got, rest, rlen), got += rlen;
+	if (!ret && stored + rlen > ROOM)
+		ret = -EOVERFLOW;
+	free(rest);
+	*buf = out;
+	*len = got;
+	*partial = canon ? got - lines : 0;
+	return ret;
+}
+
+int ptyq_check_input(const struct termios *tio, const char *buf, uint32_t len,
+		     uint32_t partial, uint32_t *lines, uint32_t *typed)
+{
+	if (partial > len)
+		return -EBADMSG;
+	bool lnext = (tio->c_lflag & IEXTEN) && tio->c_cc[VLNEXT], ended = true;
+	uint32_t st[2] = { 0, 0 };
+
+	if (!(tio->c_lflag & ICANON)) {
+		*lines = len;
+		*typed = 0;
+		return partial || len > ROOM ? -EBADMSG : 0;
+	}
+	for (uint32_t i = 0; i < len; i++) {
+		unsigned char c = buf[i];
+		int part = i >= len - partial;
+
+		if (part && i == len - partial && !ended)
+			return -EBADMSG;	/* the lines do not end */
+		if (lnext && c == tio->c_cc[VLNEXT]) {
+			if (++i >= len || (i >= len - partial) != part)
+				return -EBADMSG;
+			st[part]++;
+			ended = false;
+		} else if (!special(tio, c)) {
+			st[part]++;
+			ended = false;
+		} else if (part || !(line_end(tio, c) || is(tio, VEOF, c))) {
+			return -EBADMSG;	/* acted on, not stored */
+		} else {
+			st[part] += !is(tio, VEOF, c) || line_end(tio, c);
+			ended = true;
+		}
+	}
+	if ((!partial && !ended) || st[0] + st[1] > ROOM)
+		return -EBADMSG;
+	*lines = st[0];
+	*typed = st[1];
 	return 0;
 }
 
@@ -240,40 +339,37 @@ static int echo_back(int m, uint32_t want)
 	return 0;
 }
 
-static uint32_t count_of(const char *b, uint32_t len, char c)
-{
-	uint32_t n = 0;
-
-	for (uint32_t i = 0; i < len; i++)
-		n += b[i] == c;
-	return n;
-}
-
 int ptyq_put_input(int m, int s, const struct termios *tio, const char *buf,
 		   uint32_t len, uint32_t partial)
 {
 	struct termios raw = *tio;
-	uint32_t lines = len - partial, want = lines;
+	uint32_t lines, typed;
 	int ret, before = 0;
 
+	/* more than the line discipline holds (an overflow put back): it
+	 * goes in all the same, and waits in the tty's buffers */
+	if (ptyq_check_input(tio, buf, len, partial, &lines, &typed)) {
+		lines = ROOM - 1;
+		typed = 0;
+	}
 	if (ioctl(s, FIONREAD, &before))
 		return -errno;
-	if (tio->c_lflag & ICANON)
-		want -= count_of(buf, lines, tio->c_cc[VEOF]);
+	/* no input processing, no signals, no echo: they happened; ICANON
+	 * and IEXTEN as they were, so lines and quotes are read again */
 	raw.c_iflag = 0;
 	raw.c_oflag &= ~OPOST;
-	raw.c_lflag &= ~(ISIG | IEXTEN | ECHO | ECHOE | ECHOK | ECHONL | ECHOCTL |
-			 ECHOPRT | ECHOKE);
-	ret = tcsetattr(s, TCSANOW, &raw) ? -errno : write_all(m, buf, lines);
+	raw.c_lflag &= ~(ISIG | ECHO | ECHOE | ECHOK | ECHONL | ECHOCTL | ECHOPRT |
+			 ECHOKE);
+	ret = tcsetattr(s, TCSANOW, &raw) ? -errno : write_all(m, buf, len - partial);
 	if (!ret)
-		ret = lines_landed(s, before + want);
+		ret = lines_landed(s, before + lines < ROOM ? before + lines : ROOM - 1);
 	raw.c_lflag |= ECHO;
 	if (!ret && partial && tcsetattr(s, TCSANOW, &raw))
 		ret = -errno;
 	if (!ret && partial)
-		ret = write_all(m, buf + lines, partial);
-	if (!ret && partial)
-		ret = echo_back(m, partial);
+		ret = write_all(m, buf + len - partial, partial);
+	if (!ret && partial && typed)
+		ret = echo_back(m, typed);
 	if (tcsetattr(s, TCSANOW, tio) && !ret)
 		ret = -errno;
 	return ret;

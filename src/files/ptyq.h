@@ -14,26 +14,37 @@
 #include <termios.h>
 
 /* A new description of the slave of master @m, ckpt's own (its flags
- * are its own; a locked pty is unlocked for the moment): >= 0, or -1
- * with errno set. */
+ * are its own; a @locked pty is unlocked for the moment): >= 0, or -1
+ * with errno set.  Output and input are put back through one opened
+ * unlocked: a pty being made is locked only at the end. */
 int ptyq_peer(int m, int flags, bool locked);
 
 /* Everything @fd has to give now (@fd: the master, for the slave's
- * output): *buf (malloc'ed, NULL if none) and *len; -EFBIG beyond
- * TTY_MAX_QUEUE. */
+ * output): *buf (malloc'ed, NULL if none) and *len, also on an error
+ * (what was read must be put back); -EFBIG beyond TTY_MAX_QUEUE. */
 int ptyq_drain(int fd, char **buf, uint32_t *len);
 
 /* Input the slave has not read, through @s, ckpt's own non-blocking
  * slave description; @tio: the slave's termios.  In canonical mode the
  * whole lines, one read each (a line ended by VEOF gets its VEOF back),
  * then the line being typed, read with ICANON off for a moment: its
- * length is *partial.  -EOVERFLOW if the line discipline is full (the
- * tty's buffers may hold more, which would be processed twice). */
+ * length is *partial; every byte of them the line discipline would act
+ * on is quoted with VLNEXT.  *buf and *len are set on an error too
+ * (what was read must be put back); -EOVERFLOW: more than the line
+ * discipline holds (refused before anything is read if it shows). */
 int ptyq_take_input(int s, const struct termios *tio, char **buf, uint32_t *len,
 		    uint32_t *partial);
 
-/* The slave's output back where the master reads it, unprocessed. */
-int ptyq_put_output(int m, bool locked, const char *buf, uint32_t len);
+/* Is @buf what ptyq_take_input could have made for @tio?  *lines and
+ * *typed: the bytes the line discipline will store of the lines and of
+ * the line being typed.  0 or -EBADMSG. */
+int ptyq_check_input(const struct termios *tio, const char *buf, uint32_t len,
+		     uint32_t partial, uint32_t *lines, uint32_t *typed);
+
+/* The slave's output back where the master reads it, unprocessed,
+ * written through @s, a slave description (its termios is switched for
+ * the moment). */
+int ptyq_put_output(int s, const char *buf, uint32_t len);
 
 /* Input back where the slave reads it, unprocessed and not echoed (the
  * master's queue must be empty: the line being typed is known to have

@@ -21,6 +21,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -243,57 +244,78 @@ static void queues_free(struct pty_queues *q)
 	free(q->buf[1]);
 }
 
-/* Input the slave has not read, through ckpt's own slave description,
- * and put back; the master's queue is empty meanwhile (the line being
- * typed is put back with its echo on, which is read off the master). */
-static int save_input(struct cpt_ctx *c, const struct cpt_pty *p, int m,
-		      bool locked, bool pkt, struct pty_queues *q)
+/* Input the slave has not read, through @s, ckpt's own slave
+ * description, and put back; the master's queue is empty meanwhile (the
+ * line being typed is put back with its echo on, which is read off the
+ * master).  What was read goes back on every path. */
+static int save_input(struct cpt_ctx *c, const struct cpt_pty *p, int m, int s,
+		      struct pty_queues *q)
 {
-	int s = ptyq_peer(m, O_RDWR | O_NONBLOCK, locked), n = 0, ret;
 	struct termios tio;
+	int ret, put;
 
-	if (s < 0)
-		return log_err(c->log, errno, "pty %u: opening its slave:", p->index);
-	/* in packet mode the echo that shows input landed would come with
-	 * status bytes */
-	if (pkt && !ioctl(s, FIONREAD, &n) && n) {
-		close(s);
-		return queued(c, p, n, "for the slave of a pty in packet mode,");
-	}
-	ret = tcgetattr(s, &tio) ? -errno :
-	      pkt ? 0 : ptyq_take_input(s, &tio, &q->buf[1], &q->len[1], &q->partial);
-	if (ret) {
-		close(s);
-		return ret == -EOVERFLOW ?
-		       log_err(c->log, EBUSY, "pid %d fd %d: pty %u: its input buffer is full (what waits past it cannot be saved)",
-			       p->pid, p->fd, p->index) :
-		       log_err(c->log, -ret, "pid %d fd %d: reading the input queued in pty %u:",
+	if (tcgetattr(s, &tio))
+		return log_err(c->log, errno, "pty %u: its termios:", p->index);
+	ret = ptyq_take_input(s, &tio, &q->buf[1], &q->len[1], &q->partial);
+	put = q->len[1] ? ptyq_put_input(m, s, &tio, q->buf[1], q->len[1], q->partial) : 0;
+	if (ret == -EOVERFLOW)
+		return log_err(c->log, EBUSY, "pid %d fd %d: pty %u: its input buffer is full (what waits past it cannot be saved)",
 			       p->pid, p->fd, p->index);
-	}
-	ret = q->len[1] ? ptyq_put_input(m, s, &tio, q->buf[1], q->len[1], q->partial) : 0;
-	close(s);
 	if (ret)
-		return log_err(c->log, -ret, "pid %d fd %d: pty %u: putting back the %u bytes of input read from it (they are lost):",
+		return log_err(c->log, -ret, "pid %d fd %d: reading the input queued in pty %u:",
+			       p->pid, p->fd, p->index);
+	if (put)
+		return log_err(c->log, -put, "pid %d fd %d: pty %u: putting back the %u bytes of input read from it:",
 			       p->pid, p->fd, p->index, q->len[1]);
 	return 0;
 }
 
 /* The slave's output the master has not read, read before the input
- * (whose put-back needs the master's queue empty), put back after. */
-static int save_queues(struct cpt_ctx *c, const struct cpt_pty *p, int m,
-		       bool out, bool locked, bool pkt, struct pty_queues *q)
+ * (whose put-back needs the master's queue empty), put back after
+ * through @s.  A slave that takes no output now (stopped by ^S, or its
+ * master's buffer full) could not have it back: refused before anything
+ * is read, and its input is left alone (in canonical mode FIONREAD does
+ * not show a line being typed, which is then not saved). */
+static int save_queues(struct cpt_ctx *c, const struct cpt_pty *p, int m, int s,
+		       int out, struct pty_queues *q)
 {
-	int ret = out ? ptyq_drain(m, &q->buf[0], &q->len[0]) : 0, put;
+	struct pollfd pf = { s, POLLOUT, 0 };
+	int in = 0, ret, put;
 
-	if (ret)
-		return log_err(c->log, -ret, "pid %d fd %d: reading the output queued in pty %u:",
-			       p->pid, p->fd, p->index);
-	ret = save_input(c, p, m, locked, pkt, q);
-	put = q->len[0] ? ptyq_put_output(m, locked, q->buf[0], q->len[0]) : 0;
+	if (ioctl(s, FIONREAD, &in))
+		return log_err(c->log, errno, "pty %u: FIONREAD:", p->index);
+	if (poll(&pf, 1, 0) != 1 || !(pf.revents & POLLOUT)) {
+		if (out || in)
+			return queued(c, p, out ? out : in,
+				      out ? "for the master, its slave stopped (^S) or full,"
+					  : "for the slave, its output stopped (^S) or full,");
+		return 0;
+	}
+	ret = out ? ptyq_drain(m, &q->buf[0], &q->len[0]) : 0;
+	if (!ret)
+		ret = save_input(c, p, m, s, q);
+	else
+		ret = log_err(c->log, -ret, "pid %d fd %d: reading the output queued in pty %u:",
+			      p->pid, p->fd, p->index);
+	put = q->len[0] ? ptyq_put_output(s, q->buf[0], q->len[0]) : 0;
 	if (put)
-		return log_err(c->log, -put, "pid %d fd %d: pty %u: putting back the %u bytes of output read from it (they are lost):",
+		return log_err(c->log, -put, "pid %d fd %d: pty %u: putting back the %u bytes of output read from it:",
 			       p->pid, p->fd, p->index, q->len[0]);
 	return ret;
+}
+
+/* In packet mode a read of the master may return a status instead of
+ * bytes, and the echo that shows input landed would come with status
+ * bytes: nothing may be queued. */
+static int pkt_queues(struct cpt_ctx *c, const struct cpt_pty *p, int s, int out)
+{
+	int in = 0;
+
+	if (out)
+		return queued(c, p, out, "for the master, in packet mode,");
+	if (!ioctl(s, FIONREAD, &in) && in)
+		return queued(c, p, in, "for the slave of a pty in packet mode,");
+	return 0;
 }
 
 /* Termios, window size, modes, session and foreground, all asked of the
@@ -301,7 +323,7 @@ static int save_queues(struct cpt_ctx *c, const struct cpt_pty *p, int m,
 static int pty_state(struct cpt_ctx *c, const struct cpt_pty *p, int m,
 		     struct rec_tty *rt, struct pty_queues *q)
 {
-	int n = 0, pkt = 0, lck = 0, ret;
+	int n = 0, pkt = 0, lck = 0, s, ret;
 	pid_t sid = 0, pg = 0;
 
 	if (read_termios(m, rt) < 0 || ioctl(m, TIOCGPKT, &pkt) ||
@@ -311,10 +333,11 @@ static int pty_state(struct cpt_ctx *c, const struct cpt_pty *p, int m,
 	if (rt->line)
 		return log_err(c->log, EOPNOTSUPP, "pid %d fd %d: pty %u has line discipline %u (only N_TTY is supported)",
 			       p->pid, p->fd, p->index, rt->line);
-	/* in packet mode a read may return a status instead of bytes */
-	if (pkt && n)
-		return queued(c, p, n, "for the master, in packet mode,");
-	ret = save_queues(c, p, m, n > 0, lck, pkt, q);
+	s = ptyq_peer(m, O_RDWR | O_NONBLOCK, lck);
+	if (s < 0)
+		return log_err(c->log, errno, "pty %u: opening its slave:", p->index);
+	ret = pkt ? pkt_queues(c, p, s, n) : save_queues(c, p, m, s, n, q);
+	close(s);
 	if (ret)
 		return ret;
 	if (ioctl(m, TIOCGSID, &sid))
@@ -500,6 +523,17 @@ static struct rst_tty *tty_by_id(struct rst_ctx *c, uint32_t id)
 	return NULL;
 }
 
+/* Input as ptyq_take_input() makes it for the TTY's termios. */
+static bool input_ok(const struct rec_tty *t, const struct rec_tty_data *d)
+{
+	struct termios tio = { .c_lflag = t->lflag };
+	uint32_t lines, typed;
+
+	memcpy(tio.c_cc, t->cc, sizeof(tio.c_cc) < sizeof(t->cc) ? sizeof(tio.c_cc) : sizeof(t->cc));
+	return !ptyq_check_input(&tio, (const char *)(d + 1), d->len, d->partial, &lines,
+				 &typed);
+}
+
 /* The bytes queued one way in the pty of the TTY record just before. */
 static int data_load(struct rst_ctx *c, struct tty_table *tt, struct rec *r)
 {
@@ -514,7 +548,8 @@ static int data_load(struct rst_ctx *c, struct tty_table *tt, struct rec *r)
 	    d->len > (d->dir == TTY_TO_SLAVE ? TTY_MAX_INPUT : TTY_MAX_QUEUE) ||
 	    r->data_len != sizeof(*d) + d->len || e->q[d->dir - 1] ||
 	    (e->t.flags & TTY_PKT) || d->partial > d->len ||
-	    (d->partial && (d->dir != TTY_TO_SLAVE || !(e->t.lflag & ICANON))))
+	    (d->partial && (d->dir != TTY_TO_SLAVE || !(e->t.lflag & ICANON))) ||
+	    (d->dir == TTY_TO_SLAVE && !input_ok(&e->t, d)))
 		return log_err(c->log, EBADMSG, "bad TTY_DATA record %llu",
 			       (unsigned long long)r->index);
 	e->q[d->dir - 1] = r->data;
@@ -646,16 +681,19 @@ static int pty_refill(struct rst_ctx *c, struct rst_tty *e)
 	struct termios tio;
 	int ret = 0;
 
-	if (in && e->slave < 0 && (e->slave = slave_open(c, e, O_RDWR)) < 0)
-		return e->slave;
-	if (!ret && in && tcgetattr(e->slave, &tio))
+	if (!out && !in)
+		return 0;
+	/* not locked yet: that comes at the end of pty_make() */
+	if (e->slave < 0 && (e->slave = ptyq_peer(e->fd, O_RDWR, false)) < 0)
+		return log_err(c->log, errno, "opening the slave of pty %u:", e->t.id);
+	if (in && tcgetattr(e->slave, &tio))
 		ret = -errno;
 	if (!ret && in)
 		ret = ptyq_put_input(e->fd, e->slave, &tio, (const char *)(in + 1), in->len,
 				     in->partial);
 	/* after the input: its put-back needs the master's queue empty */
 	if (!ret && out)
-		ret = ptyq_put_output(e->fd, false, (const char *)(out + 1), out->len);
+		ret = ptyq_put_output(e->slave, (const char *)(out + 1), out->len);
 	return ret ? log_err(c->log, -ret, "pty %u: putting back what was queued in it:",
 			     e->t.id) : 0;
 }
