@@ -34,7 +34,8 @@ const struct kind_ops *const ckpt_kinds[] = {
 	&kind_locks,
 	&kind_regs,
 	&kind_inet,	/* no records: its hooks end what file_inet began */
-	/* last: its restore_end hands the segments it made over for good */
+	/* last: its restore_end lets go of ckpt's own attach of the
+	 * segments it made (they are the processes' once released) */
 	&kind_sysvshm,
 };
 const int ckpt_nr_kinds = sizeof(ckpt_kinds) / sizeof(ckpt_kinds[0]);

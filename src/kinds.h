@@ -190,6 +190,7 @@ struct rst_ctx {
 	bool pv_open;
 	const struct ir_span *pv_spans;
 	size_t pv_nr;
+	bool released;		/* every task let go: the restart is done */
 };
 
 /* In the trampoline, a syscall preceded by an AMX instruction: running

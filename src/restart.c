@@ -900,6 +900,7 @@ static int build_tree(struct rst_ctx *c)
 		for (int j = 0; j < t->nr_threads && !ret; j++)
 			ret = remote_release(t->threads[j].rm);
 	}
+	c->released = !ret;
 	return ret;
 }
 

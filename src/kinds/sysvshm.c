@@ -174,13 +174,16 @@ struct rst_seg {
 	void *data_rec;
 	enum seg_how how;	/* decided by the pre-flight check */
 	bool made;		/* ckpt made it: removed if the restart fails */
+	void *ours;		/* ckpt's attach, until the processes have
+				 * theirs (kernel.shm_rmid_forced would remove
+				 * a segment nobody has attached) */
 };
 
 struct seg_table {
 	struct rst_seg *e;
 	int n;
 	bool checked;
-	bool committed;		/* every process attached: ours no longer */
+	const bool *released;	/* the restart succeeded: ours no longer */
 };
 
 static struct rst_seg *by_id(struct rst_ctx *c, uint32_t id)
@@ -287,6 +290,7 @@ static int sysv_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 
 	if (!st)
 		return log_err(c->log, ENOMEM, "SysV segments:");
+	st->released = &c->released;
 	return r->type == REC_SYSV_SHM ? load_seg(c, st, r) : load_data(c, st, r);
 }
 
@@ -385,7 +389,7 @@ static int get_with_id(struct rst_ctx *c, const struct rec_sysv_shm *s)
 	return 0;
 }
 
-static int fill(struct rst_ctx *c, const struct rst_seg *g)
+static int fill(struct rst_ctx *c, struct rst_seg *g)
 {
 	char *p = shmat(g->s.shmid, NULL, 0);
 	off_t from = g->data_off;
@@ -412,7 +416,7 @@ static int fill(struct rst_ctx *c, const struct rst_seg *g)
 			from += k;
 		}
 	}
-	shmdt(p);
+	g->ours = p;
 	return ret;
 }
 
@@ -514,8 +518,11 @@ static int sysv_restore_end(struct rst_ctx *c)
 			return log_err(c->log, errno, "marking SysV shared memory id %d for deletion:",
 				       g->s.shmid);
 	}
-	if (st)
-		st->committed = true;
+	for (int i = 0; st && i < st->n; i++)
+		if (st->e[i].ours) {
+			shmdt(st->e[i].ours);
+			st->e[i].ours = NULL;
+		}
 	return 0;
 }
 
@@ -526,7 +533,9 @@ static void sysv_free_ctx(void *state)
 	for (int i = 0; i < st->n; i++) {
 		/* the restart failed: what ckpt made goes (with the
 		 * half-built processes, if they had attached it) */
-		if (st->e[i].made && !st->committed)
+		if (st->e[i].ours)
+			shmdt(st->e[i].ours);
+		if (st->e[i].made && !*st->released)
 			shmctl(st->e[i].s.shmid, IPC_RMID, NULL);
 		free(st->e[i].data_rec);
 	}
