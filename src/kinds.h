@@ -102,6 +102,8 @@ struct cpt_sock {
 	int reuse;		/* SO_REUSEADDR, which repair mode overrides */
 	uint32_t rcv_nxt, write_seq;
 	bool locked;		/* its network lock made (src/files/netlock.c) */
+	bool opening;		/* SYN_SENT: held only to be checked, not in
+				 * repair mode, not locked */
 	struct rec_inet conn;	/* its addresses, for the lock */
 };
 

@@ -270,6 +270,8 @@ static void lock(struct cpt_ctx *c, struct cpt_sock *s)
 	char why[160];
 
 	for (int i = 0; i < c->nr_socks - 1; i++) {
+		if (c->socks[i].opening)
+			continue;
 		ready |= c->socks[i].locked && c->socks[i].conn.family == s->conn.family;
 		warned |= !c->socks[i].locked;
 	}
@@ -507,7 +509,26 @@ static int syn_one(void *arg, const void *msg, uint32_t len)
 	return 0;
 }
 
-static int dump_syn_sent(struct cpt_ctx *c, const struct fd_probe *p,
+/* Held to the end of the checkpoint, which fails if it is opened
+ * meanwhile (the peer would see a connection the image does not have). */
+static int hold_opening(struct cpt_ctx *c, const struct fd_probe *p, int sk,
+			const struct rec_inet *ri)
+{
+	struct cpt_sock *n = realloc(c->socks, (c->nr_socks + 1) * sizeof(*n));
+	int copy;
+
+	if (!n)
+		return log_err(c->log, ENOMEM, "socket table:");
+	c->socks = n;
+	copy = fcntl(sk, F_DUPFD_CLOEXEC, 3);
+	if (copy < 0)
+		return log_err(c->log, errno, "pid %d fd %d: dup:", p->pid, p->fd);
+	c->socks[c->nr_socks++] = (struct cpt_sock){ .sk = copy, .pid = p->pid, .fd = p->fd,
+						     .opening = true, .conn = *ri };
+	return 0;
+}
+
+static int dump_syn_sent(struct cpt_ctx *c, const struct fd_probe *p, int sk,
 			 struct rec_inet *ri)
 {
 	struct inet_diag_req_v2 req = {
@@ -524,7 +545,7 @@ static int dump_syn_sent(struct cpt_ctx *c, const struct fd_probe *p,
 		return log_err(c->log, EAGAIN,
 			       "pid %d fd %d: TCP connection being opened, not found by sock_diag (connected meanwhile?); try again",
 			       p->pid, p->fd);
-	return 0;
+	return hold_opening(c, p, sk, ri);
 }
 
 static int dump_tcp(struct cpt_ctx *c, const struct fd_probe *p, int sk,
@@ -551,7 +572,7 @@ static int dump_tcp(struct cpt_ctx *c, const struct fd_probe *p, int sk,
 		ri->rport = 0;
 		return 0;
 	case TCP_SYN_SENT:
-		return dump_syn_sent(c, p, ri);
+		return dump_syn_sent(c, p, sk, ri);
 	case TCP_ESTABLISHED:
 	case TCP_FIN_WAIT1:
 	case TCP_FIN_WAIT2:
@@ -630,8 +651,20 @@ static int inet_dump_check(struct cpt_ctx *c)
 	for (int i = 0; i < c->nr_socks; i++) {
 		struct cpt_sock *s = &c->socks[i];
 		uint32_t rcv = 0, wr = 0;
+		struct tcp_info ti;
+		socklen_t len = sizeof(ti);
 		int ret;
 
+		if (s->opening) {
+			if (getsockopt(s->sk, IPPROTO_TCP, TCP_INFO, &ti, &len))
+				return log_err(c->log, errno, "pid %d fd %d: TCP_INFO:", s->pid,
+					       s->fd);
+			if (ti.tcpi_state != TCP_SYN_SENT)
+				return log_err(c->log, EAGAIN,
+					       "pid %d fd %d: its TCP connection was opened while it was saved; try again",
+					       s->pid, s->fd);
+			continue;
+		}
 		ret = queue_seq(s->sk, TCP_RECV_QUEUE, &rcv);
 		if (!ret)
 			ret = queue_seq(s->sk, TCP_SEND_QUEUE, &wr);
@@ -662,7 +695,7 @@ static void inet_dump_end(struct cpt_ctx *c, bool killed)
 
 		if (!killed)
 			unlock(c, s);
-		if (!killed &&
+		if (!killed && !s->opening &&
 		    (sock_set_int(s->sk, IPPROTO_TCP, TCP_REPAIR, TCP_REPAIR_OFF) ||
 		     sock_set_int(s->sk, SOL_SOCKET, SO_REUSEADDR, s->reuse)))
 			log_warn(c->log, "pid %d fd %d: leaving TCP repair mode: %s", s->pid,
