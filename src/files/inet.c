@@ -293,11 +293,13 @@ static void unlock(struct cpt_ctx *c, struct cpt_sock *s)
 
 /* ckpt keeps its own copy of the connection, in repair mode, until the
  * checkpoint is over (inet_dump_end). */
-static int hold(struct cpt_ctx *c, const struct fd_probe *p, int sk,
-		const struct rec_inet *ri, struct cpt_sock **out)
+/* A copy of the socket in ckpt's table, held to the end of the
+ * checkpoint (inet_dump_end closes it). */
+static int add_sock(struct cpt_ctx *c, const struct fd_probe *p, int sk,
+		    const struct rec_inet *ri, struct cpt_sock **out)
 {
 	struct cpt_sock *n = realloc(c->socks, (c->nr_socks + 1) * sizeof(*n));
-	int copy, err;
+	int copy;
 
 	if (!n)
 		return log_err(c->log, ENOMEM, "socket table:");
@@ -308,11 +310,23 @@ static int hold(struct cpt_ctx *c, const struct fd_probe *p, int sk,
 	n = &c->socks[c->nr_socks++];
 	*n = (struct cpt_sock){ .sk = copy, .pid = p->pid, .fd = p->fd,
 				.reuse = ri->opt[INET_OPT_REUSEADDR], .conn = *ri };
+	*out = n;
+	return 0;
+}
+
+static int hold(struct cpt_ctx *c, const struct fd_probe *p, int sk,
+		const struct rec_inet *ri, struct cpt_sock **out)
+{
+	struct cpt_sock *n;
+	int err, ret = add_sock(c, p, sk, ri, &n);
+
+	if (ret)
+		return ret;
 	lock(c, n);
-	if (sock_set_int(copy, IPPROTO_TCP, TCP_REPAIR, TCP_REPAIR_ON)) {
+	if (sock_set_int(n->sk, IPPROTO_TCP, TCP_REPAIR, TCP_REPAIR_ON)) {
 		err = errno;
 		unlock(c, n);
-		close(copy);
+		close(n->sk);
 		c->nr_socks--;
 		return log_err(c->log, err, "pid %d fd %d: TCP_REPAIR:", p->pid, p->fd);
 	}
@@ -514,18 +528,12 @@ static int syn_one(void *arg, const void *msg, uint32_t len)
 static int hold_opening(struct cpt_ctx *c, const struct fd_probe *p, int sk,
 			const struct rec_inet *ri)
 {
-	struct cpt_sock *n = realloc(c->socks, (c->nr_socks + 1) * sizeof(*n));
-	int copy;
+	struct cpt_sock *n;
+	int ret = add_sock(c, p, sk, ri, &n);
 
-	if (!n)
-		return log_err(c->log, ENOMEM, "socket table:");
-	c->socks = n;
-	copy = fcntl(sk, F_DUPFD_CLOEXEC, 3);
-	if (copy < 0)
-		return log_err(c->log, errno, "pid %d fd %d: dup:", p->pid, p->fd);
-	c->socks[c->nr_socks++] = (struct cpt_sock){ .sk = copy, .pid = p->pid, .fd = p->fd,
-						     .opening = true, .conn = *ri };
-	return 0;
+	if (!ret)
+		n->opening = true;
+	return ret;
 }
 
 static int dump_syn_sent(struct cpt_ctx *c, const struct fd_probe *p, int sk,
