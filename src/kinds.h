@@ -88,8 +88,6 @@ struct cpt_pty {
 	uint32_t index;		/* /dev/pts/N */
 	pid_t pid;		/* a process of the tree with the master */
 	int fd;
-	pid_t slave_pid;	/* one with the slave (0: none) */
-	int slave_fd;
 	uint32_t id;		/* its TTY record, once written */
 };
 

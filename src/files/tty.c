@@ -118,31 +118,21 @@ static int note_fd(struct cpt_ctx *c, pid_t pid, int fd, void *arg)
 	uint32_t index;
 
 	snprintf(path, sizeof(path), "/proc/%d/fd/%d", pid, fd);
-	if (stat(path, &st) || !S_ISCHR(st.st_mode))
+	if (stat(path, &st) || !S_ISCHR(st.st_mode) || !is_master(st.st_rdev))
 		return 0;
-	if (is_master(st.st_rdev)) {
-		if (master_index(pid, fd, &index))
-			return log_err(c->log, EINVAL, "pid %d fd %d: a pty master without its index",
-				       pid, fd);
-		p = pty_find(c, index, true);
-		if (p && !p->pid) {
-			p->pid = pid;
-			p->fd = fd;
-		}
-	} else if (is_pts(st.st_rdev)) {
-		p = pty_find(c, pts_index(st.st_rdev), true);
-		if (p && !p->slave_pid) {
-			p->slave_pid = pid;
-			p->slave_fd = fd;
-		}
-	} else {
-		return 0;
+	if (master_index(pid, fd, &index))
+		return log_err(c->log, EINVAL, "pid %d fd %d: a pty master without its index",
+			       pid, fd);
+	p = pty_find(c, index, true);
+	if (p && !p->pid) {
+		p->pid = pid;
+		p->fd = fd;
 	}
 	return p ? 0 : log_err(c->log, ENOMEM, "pty table:");
 }
 
-/* Every pty master and slave the tree holds: a pty is inside the tree
- * when its master is. */
+/* Every pty master the tree holds: a pty is inside the tree when its
+ * master is (its slave is opened by ckpt itself, TIOCGPTPEER). */
 static int scan(struct cpt_ctx *c)
 {
 	c->ptys_scanned = true;
@@ -226,7 +216,7 @@ static int queued(struct cpt_ctx *c, const struct cpt_pty *p, int n,
 		  const char *where)
 {
 	return log_err(c->log, EBUSY,
-		       "pid %d fd %d: %d bytes queued %s in pty %u (they cannot be saved without consuming them)",
+		       "pid %d fd %d: %d bytes queued %s in pty %u (they could not be put back as they were)",
 		       p->pid, p->fd, n, where, p->index);
 }
 
