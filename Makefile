@@ -24,10 +24,12 @@ build/libckpt.a: $(LIBSRCS) $(wildcard src/*.h src/kinds/*.h src/files/*.h src/a
 	done
 	ar rcs $@ build/obj/*.o
 
-# The test build: the same sources under the sanitizers.
+# The test build: the same sources under the sanitizers, with the test
+# hooks (CKPT_TEST_NO_IA32: act as a kernel that cannot run 32-bit
+# programs, see tests/README.md); the release build has none.
 build/test/ckpt: $(SRCS) $(wildcard src/*.h src/kinds/*.h src/files/*.h src/arch/x86/*.h include/*.h)
 	@mkdir -p build/test
-	$(CC) $(WARN) -O1 -g $(SAN) -Iinclude -o $@ $(SRCS)
+	$(CC) $(WARN) -O1 -g $(SAN) -DCKPT_TEST_HOOKS -Iinclude -o $@ $(SRCS)
 
 TESTPROGS := $(patsubst tests/progs/%.c,build/test/progs/%,$(wildcard tests/progs/*.c))
 build/test/progs/%: tests/progs/%.c tests/progs/tp.h

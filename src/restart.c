@@ -147,6 +147,20 @@ static int load_task(struct rst_ctx *c, struct rec *r)
 
 /* Pass 2: records into the model, each checked by the kind that owns it;
  * with @here, also against this machine. */
+/* The first 32-bit process of the image, or NULL. */
+static struct rst_task *first_ia32(struct rst_ctx *c)
+{
+	for (int i = 0; i < c->nr_tasks; i++)
+		if (task_ia32(c->tasks[i]))
+			return c->tasks[i];
+	return NULL;
+}
+
+static bool any_ia32(struct rst_ctx *c)
+{
+	return first_ia32(c) != NULL;
+}
+
 int image_model(struct rst_ctx *c, struct records *rs, bool here)
 {
 	int ret;
@@ -187,6 +201,11 @@ int image_model(struct rst_ctx *c, struct records *rs, bool here)
 	if (!ret && c->nr_tasks != (int)c->head.nr_tasks)
 		ret = log_err(c->log, EBADMSG, "HEAD says %u processes, image has %d",
 			      c->head.nr_tasks, c->nr_tasks);
+	/* Each record is sound (a bad image is refused for what is wrong
+	 * with it, whatever the kernel); before it is compared with this
+	 * machine (its 32-bit vdso, say), whether it can run here at all. */
+	if (!ret && here && any_ia32(c))
+		ret = ia32_exec_check(c, first_ia32(c)->pid);
 	for (int j = 0; j < c->nr_tasks && !ret; j++) {
 		if (c->tasks[j]->t.flags & TASK_ZOMBIE)
 			continue;
@@ -299,14 +318,6 @@ static int make_puppet(struct rst_ctx *c, pid_t pid)
 		return log_err(c->log, err, "creating pid %d:", pid);
 	}
 	return got;
-}
-
-static bool any_ia32(struct rst_ctx *c)
-{
-	for (int i = 0; i < c->nr_tasks; i++)
-		if (task_ia32(c->tasks[i]))
-			return true;
-	return false;
 }
 
 struct rseq_cfg {

@@ -4,6 +4,7 @@
 #define CKPT_COMPAT_H
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "../../kinds.h"
 
@@ -34,4 +35,8 @@ int ia32_sigaction(struct rst_task *t, int sig, const struct rec_sigaction *a);
 /* This kernel's 32-bit vdso and vvar areas, as one of our children
  * gets them (to compare an image's with, before any process exists). */
 int ia32_vdso_layout(struct rst_ctx *c, const struct vma_list **out);
+/* Restart of an image holding the 32-bit process PID: 0 if this kernel
+ * runs 32-bit programs (or cannot tell), else an error saying it does
+ * not (exec32.c), before any process exists. */
+int ia32_exec_check(struct rst_ctx *c, pid_t pid);
 #endif
