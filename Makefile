@@ -56,7 +56,8 @@ build/test/m32:
 
 AUXPROGS := build/test/aux/holder build/test/aux/tracer build/test/aux/kvserver \
 	    build/test/aux/connecting \
-	    build/test/aux/child32 build/test/aux/holder32 build/test/aux/strict
+	    build/test/aux/child32 build/test/aux/holder32 build/test/aux/strict \
+	    build/test/aux/true32
 build/test/aux/%: tests/aux/%.c
 	@mkdir -p build/test/aux
 	$(CC) -std=gnu11 -O1 -g -Wall -Wextra -Werror -pthread -o $@ $<
@@ -65,6 +66,9 @@ build/test/aux/child32: tests/aux/child32.c tests/aux/worker.h | build/test/m32
 	@mkdir -p build/test/aux
 	$(CC32) -o $@ $<
 build/test/aux/holder32: tests/aux/holder.c | build/test/m32
+	@mkdir -p build/test/aux
+	$(CC32) -o $@ $<
+build/test/aux/true32: tests/aux/true32.c | build/test/m32
 	@mkdir -p build/test/aux
 	$(CC32) -o $@ $<
 build/test/progs/mixed_tree: tests/aux/worker.h build/test/aux/child32
@@ -77,9 +81,10 @@ build/test/unit/%: tests/unit/%.c $(LIBSRCS)
 demo: build/ckpt
 	./build/ckpt demo
 
+# T=NAME (or a glob, or part of names): only those tests
 test: build/test/ckpt $(TESTPROGS) $(TESTPROGS32) $(AUXPROGS) $(UNITS)
 	bash tests/setup.sh
-	bash tests/run.sh
+	bash tests/run.sh $(T)
 
 clean:
 	rm -rf build

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bad_images.sh - ckpt against hostile images.
-# usage: tests/bad_images.sh CKPT HOLDER WORKDIR [HOLDER32]
+# usage: tests/bad_images.sh CKPT HOLDER WORKDIR [HOLDER32|IMAGE32]
 #
 # Checkpoints HOLDER (tests/aux/holder), checks the image restarts once, then
 # feeds ckpt truncated, bit-flipped and forged images (tests/forge.py makes
@@ -10,15 +10,30 @@
 #   - each prints exactly one line on stderr, starting "ckpt: ";
 #   - no sanitizer report;
 #   - no process with the saved pid is left.
+# HOLDER32, the holder built 32-bit, adds forged images of a 32-bit process;
+# on a kernel that cannot run one, IMAGE32 (a file NAME.img or NAME.img.gz,
+# tests/images/holder32.img.gz) stands in for its image: every 32-bit case
+# runs on it but the one comparing it with this kernel's 32-bit vdso.
+# BI_SHARD=K/N (1 <= K <= N) runs only every Nth case, from the Kth: the
+# suite runs N shards side by side.
 # Prints one line per failing case, then "bad images: N cases ok, M failed";
 # exits non-zero if any case failed.  Details of every case are in
 # WORKDIR/cases.log, the images and messages of failed ones in WORKDIR/failed/.
 set -u
 
 if [ $# != 3 ] && [ $# != 4 ]; then
-	echo "usage: $0 CKPT HOLDER WORKDIR [HOLDER32]" >&2
+	echo "usage: $0 CKPT HOLDER WORKDIR [HOLDER32|IMAGE32]" >&2
 	exit 2
 fi
+SHARD=${BI_SHARD:-1/1}
+SHARD_K=${SHARD%/*}
+SHARD_N=${SHARD#*/}
+if ! [[ $SHARD_K =~ ^[0-9]+$ && $SHARD_N =~ ^[0-9]+$ ]] || [ "$SHARD_K" -lt 1 ] ||
+		[ "$SHARD_K" -gt "$SHARD_N" ]; then
+	echo "$0: BI_SHARD=$SHARD: want K/N, 1 <= K <= N" >&2
+	exit 2
+fi
+CASE=0
 CKPT=$1
 HOLDER=$2
 W=$3
@@ -77,9 +92,15 @@ wait_reaped() {	# PID SECONDS
 	return 1
 }
 
+# PID is the image's own program (under load, or for a stored image, the
+# pid may be someone else's)
+ours() {
+	alive "$PID" && [[ "$(cat /proc/$PID/comm 2>/dev/null)" == holder* ]]
+}
+
 cleanup() {
 	[ -n "$HPID" ] && kill -9 "$HPID" 2>/dev/null && wait "$HPID" 2>/dev/null
-	[ -n "$PID" ] && alive "$PID" && kill -9 "$PID" 2>/dev/null && wait_dead "$PID" 5
+	[ -n "$PID" ] && ours && kill -9 "$PID" 2>/dev/null && wait_dead "$PID" 5
 	return 0
 }
 trap cleanup EXIT
@@ -153,8 +174,16 @@ quote() {	# FILE: its first lines, on one line, shortened
 # check NAME IMAGE [RESTART-MESSAGE-PATTERN]
 # A pattern "elsewhere:PAT" marks an image that is sound but was made on
 # another kind of machine: restart refuses it here, info shows it.
+# mine: whether the next case is this shard's (forged ones are counted
+# when forged, the others when checked)
+mine() {
+	CASE=$((CASE + 1))
+	[ $(((CASE - 1) % SHARD_N + 1)) = "$SHARD_K" ]
+}
+
 check() {
 	local name=$1 img=$2 pat=${3:-} rc irc why=() want_irc=1
+	[ -n "${IN_BATCH:-}" ] || mine || return 0
 	if [[ $pat == elsewhere:* ]]; then
 		pat=${pat#elsewhere:}
 		want_irc=0
@@ -165,7 +194,7 @@ check() {
 	irc=$?
 	# (under load the pid may be reused by someone else's process: only
 	# the image's own program counts)
-	if alive "$PID" && [[ "$(cat /proc/$PID/comm 2>/dev/null)" == holder* ]]; then
+	if ours; then
 		why+=("pid $PID exists after restart (restored!)")
 		kill -9 "$PID" 2>/dev/null
 		wait_dead "$PID" 5 || why+=("pid $PID cannot be killed")
@@ -318,6 +347,7 @@ forged() {
 	esac
 	cmd=$1
 	shift
+	mine || return 0
 	FNAME+=("$name")
 	FOUT+=("$W/forged/$n.img")
 	FPAT+=("$pat")
@@ -870,6 +900,7 @@ run_batch() {	# IMAGE
 	local i
 	"${FORGE[@]}" batch "$1" < "$W/forge.batch" > "$W/forge.results" 2> "$W/forge.err"
 	mapfile -t RES < "$W/forge.results"
+	local IN_BATCH=1
 	for i in "${!FNAME[@]}"; do
 		if [ "${RES[$i]:-}" != "ok ${FOUT[$i]}" ]; then
 			FAILED=$((FAILED + 1))
@@ -956,9 +987,19 @@ forged "signalfd O_NONBLOCK|O_ASYNC" edit -r "$S" --or flags=0o20000
 forged "signalfd no payload"       edit -r "$S" --set extra_len=0 --resize $((EVLEN[2] - 8))
 run_batch "$EVGOOD"
 # ---- 5. a 32-bit process's image ---------------------------------------
-if [ -n "$HOLDER32" ]; then
+if [[ $HOLDER32 == *.img.gz ]]; then
+	GOOD32=$W/good32.img
+	gzip -dc "$HOLDER32" > "$GOOD32" || fatal "cannot read $HOLDER32"
+	"$CKPT" info "$GOOD32" > /dev/null 2> "$W/i.err" || fatal "info rejects $HOLDER32: $(quote "$W/i.err")"
+	PID=$(awk '/^TASK/ { sub("pid=", "", $4); print $4; exit }' < <("$CKPT" info "$GOOD32"))
+elif [[ $HOLDER32 == *.img ]]; then
+	GOOD32=$HOLDER32
+	PID=$(awk '/^TASK/ { sub("pid=", "", $4); print $4; exit }' < <("$CKPT" info "$GOOD32"))
+elif [ -n "$HOLDER32" ]; then
 	GOOD32=$W/good32.img
 	good_image "$HOLDER32" "$GOOD32"
+fi
+if [ -n "$HOLDER32" ]; then
 	forged "32: control: copy"          --control copy
 	forged "32: IA32 abi 2"             edit -r IA32 --set abi=2
 	forged "32: IA32 reserved 1"        edit -r IA32 --set reserved=1
@@ -994,15 +1035,18 @@ if [ -n "$HOLDER32" ]; then
 	forged "32: REGS gs_base above 4 GiB" edit -r REGS --set gs_base=0x100000000
 	forged "32: SIGHAND handler 2^32"   edit -r SIGHAND --set sig10.handler=0x100000000
 	# compared with this kernel's 32-bit vdso before any process exists
-	vdso_i=$("$CKPT" info "$GOOD32" | awk '/kind=vdso/ { print NR - 1; exit }')
-	forged "32: vdso a page shorter" --expect "elsewhere:vdso layout differs" \
-		edit -r "$vdso_i" --add start=0x1000
+	# (where it has one: not from a stored image)
+	if [ "$GOOD32" = "$W/good32.img" ] && [[ $HOLDER32 != *.img.gz ]]; then
+		vdso_i=$("$CKPT" info "$GOOD32" | awk '/kind=vdso/ { print NR - 1; exit }')
+		forged "32: vdso a page shorter" --expect "elsewhere:vdso layout differs" \
+			edit -r "$vdso_i" --add start=0x1000
+	fi
 	run_batch "$GOOD32"
 fi
 
 # ---- done -----------------------------------------------------------------
 
-if alive "$PID"; then
+if ours; then
 	echo "FAIL pid $PID exists at the end"
 	FAILED=$((FAILED + 1))
 fi

@@ -1,0 +1,150 @@
+# refuse.sh - checkpoints that must fail, and leave the target running
+# exactly as before (refused_checkpoint, tests/lib.sh), and a target that
+# dies while its image is written.
+t refuse_unknown_fd
+t refuse_vfork
+t refuse_shared_memory
+t refuse_socket
+t refuse_future_write
+t refuse_deleted_with_links
+t deleted_dir_gone
+t refuse_lease
+t refuse_outside_pipe
+t refuse_epoll_target
+t refuse_epoll_gone
+t refuse_epoll_later
+t refuse_mode_switch       needs ia32
+t skip_unsupported
+t refuse_traced
+t target_dies_midway
+t restart_fails_cleanly
+
+test_refuse_unknown_fd() { refused_checkpoint iouring 'fd [0-9]*: unsupported kind of file anon_inode:\[io_uring\]'; }
+test_refuse_vfork() { refused_checkpoint vfork 'pid [0-9]* does not stop: it is in vfork()' D; }
+test_refuse_shared_memory() { refused_checkpoint vmsibling 'share their memory (CLONE_VM), and neither has it from its parent'; }
+test_refuse_socket() { refused_checkpoint netlink 'fd [0-9]*: unsupported kind of file socket:'; }
+test_refuse_future_write() { refused_checkpoint futurewrite 'a writable mapping of a memfd sealed with F_SEAL_FUTURE_WRITE'; }
+test_refuse_deleted_with_links() { refused_checkpoint linkeddel 'sub/file (deleted): its name was removed, but 1 other links'; }
+
+# A deleted file comes back in its directory: without it, restart fails
+# clearly before any process exists; with it back, it works.
+test_deleted_dir_gone() {
+	local d=$WORK/deleted-dir pid
+	start_holder deleted $d || return 1
+	checkpoint_kill $d $pid || return 1
+	rm -rf $d/sub
+	ckpt restart $d/img 2> $d/err
+	[ $? = 125 ] || { cat $d/err; return 1; }
+	cat $d/err
+	[ "$(wc -l < $d/err)" = 1 ] && grep -q "sub/file, $d/sub, is gone" $d/err || return 1
+	! kill -0 $pid 2>/dev/null || return 1
+	mkdir $d/sub
+	( sleep 0.3; touch $d/go ) &
+	ckpt restart $d/img && grep -q '^PASS' $d/out
+}
+
+test_refuse_lease() { refused_checkpoint lease 'fd [0-9]*: a LEASE READ lock (or lease) on .*/lease, not supported'; }
+
+# A pipe above stdio whose other end is outside the tree: refused, saying so.
+test_refuse_outside_pipe() {
+	local d=$WORK/outpipe pid
+	mkdir -p $d
+	# (a process substitution's writer would be the holder's own child)
+	true | "$AUX/holder" plain $d/go 3<&0 > $d/out 2>&1 < /dev/null &
+	pid=$!
+	wait_for $d/out READY || return 1
+	ckpt checkpoint --kill -o $d/img $pid 2> $d/err
+	local rc=$?
+	cat $d/err
+	[ $rc = 1 ] && [ "$(wc -l < $d/err)" = 1 ] &&
+		grep -q "pid $pid fd 3: .*a pipe whose other end is outside the tree" $d/err || return 1
+	kill -0 $pid || return 1
+	touch $d/go
+	wait $pid && grep -q '^PASS' $d/out
+}
+# an epoll is refused with what it watches, and when what it watches is
+# out of reach (its fd closed, the file kept open outside the tree)
+test_refuse_epoll_target() { refused_checkpoint epollring 'fd [0-9]*: unsupported kind of file anon_inode:\[io_uring\]'; }
+test_refuse_epoll_gone() { refused_checkpoint epollgone 'epoll watches fd [0-9]*, which is closed while its file lives on outside'; }
+test_refuse_epoll_later() { refused_checkpoint epolllater 'epoll watches fd [0-9]*, whose file only a later process (pid [0-9]*) holds'; }
+
+# A 64-bit program running 32-bit code (a far jump) is refused clearly,
+# and runs on untraced.
+test_refuse_mode_switch() {
+	local d=$WORK/farjump pid rc
+	start_holder farjump $d || return 1
+	sleep 0.1
+	ckpt checkpoint --kill -o $d/img $pid 2> $d/err
+	rc=$?
+	cat $d/err
+	[ $rc = 1 ] && [ "$(wc -l < $d/err)" = 1 ] || return 1
+	grep -q "pid $pid: tid $pid runs 32-bit code in a 64-bit program" $d/err || return 1
+	kill -0 $pid && grep -q '^State:.*S' /proc/$pid/status || return 1
+	[ "$(awk '/TracerPid/ {print $2}' /proc/$pid/status)" = 0 ] || return 1
+	kill -9 $pid
+	wait $pid 2>/dev/null
+	return 0
+}
+
+# --skip-unsupported leaves such fds out instead.
+test_skip_unsupported() {
+	local d=$WORK/skip pid
+	start_holder iouring $d || return 1
+	ckpt checkpoint --kill --skip-unsupported -o $d/img $pid 2> $d/err || return 1
+	grep -q "skipping unsupported" $d/err || return 1
+	wait $pid 2>/dev/null
+	gone $pid || return 1
+	( sleep 0.3; touch $d/go ) &
+	ckpt restart $d/img && grep -q '^PASS' $d/out
+}
+
+# A process ptrace'd by someone else cannot be held: EPERM, clearly.
+test_refuse_traced() {
+	local d=$WORK/traced pid tpid
+	start_holder plain $d || return 1
+	"$AUX/tracer" $pid > $d/tracer.out &
+	tpid=$!
+	wait_for $d/tracer.out TRACING || return 1
+	ckpt checkpoint -o $d/img $pid 2> $d/err
+	local rc=$?
+	kill $tpid; wait $tpid 2>/dev/null
+	cat $d/err
+	[ $rc = 1 ] && grep -q "cannot trace pid $pid" $d/err || return 1
+	touch $d/go
+	wait $pid && grep -q '^PASS' $d/out
+}
+
+# The target dies while its image is being written: a clear failure.
+test_target_dies_midway() {
+	local d=$WORK/dies pid cpid
+	start_holder plain $d 256 || return 1
+	mkfifo $d/fifo
+	ckpt_bg checkpoint -o - $pid > $d/fifo 2> $d/err &
+	cpid=$!
+	exec 7< $d/fifo
+	head -c 100000 <&7 > /dev/null	# ckpt is now blocked mid-image
+	kill -9 $pid
+	cat <&7 > $d/rest
+	exec 7<&-
+	wait $cpid
+	local rc=$?
+	cat $d/err
+	[ $rc = 1 ] && grep -q "pid $pid" $d/err && sanitizer_clean $d/err
+}
+
+# A restart that fails part-way leaves nothing behind and says why.
+test_restart_fails_cleanly() {
+	local d=$WORK/rfail pid
+	mkdir -p $d
+	cp "$AUX/holder" $d/holder-copy
+	$d/holder-copy plain $d/go > $d/out 2>&1 < /dev/null &
+	pid=$!
+	wait_for $d/out READY || return 1
+	checkpoint_kill $d $pid || return 1
+	rm $d/holder-copy	# the executable is gone now
+	ckpt restart $d/img 2> $d/err
+	[ $? = 125 ] || return 1
+	cat $d/err
+	[ "$(wc -l < $d/err)" = 1 ] && grep -q holder-copy $d/err || return 1
+	! kill -0 $pid 2>/dev/null
+}
