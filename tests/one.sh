@@ -95,12 +95,13 @@ start=$(date +%s%N)
 T_INNER=1 CKPT_TEST_TAG=$RUNID/$NAME timeout -k 5 "$LIMIT" bash "$0" "$@" < /dev/null
 rc=$?
 end=$(date +%s%N)
+why=
 case $rc in
 0) result=pass ;;
-124|137) result="fail timed out after ${LIMIT}s in step: $(cat "$T_STEPFILE" 2> /dev/null)" ;;
+124|137) result=fail why="timed out after ${LIMIT}s in step: $(cat "$T_STEPFILE" 2> /dev/null)" ;;
 *) result=fail ;;
 esac
-kill_tagged "$RUNID/$NAME" || result="fail processes left: $(tagged "$RUNID/$NAME" | tr '\n' ' ')"
+kill_tagged "$RUNID/$NAME" || result=fail why="processes left: $(tagged "$RUNID/$NAME" | tr '\n' ' ')"
 sysv_leftovers
 if [ -f "$RUNDIR/step/$NAME.rules" ]; then
 	# the lock's rules this test added and left (its group runs alone)
@@ -108,4 +109,4 @@ if [ -f "$RUNDIR/step/$NAME.rules" ]; then
 		while read -r r; do eval "iptables -w $r"; done
 fi
 rm -rf "$WORK" "$T_STEPFILE" "$RUNDIR/step/$NAME.rules"
-echo "$result $(((end - start) / 1000000))" > "$RUNDIR/res/$NAME"
+echo "$result $(((end - start) / 1000000)) $why" > "$RUNDIR/res/$NAME"

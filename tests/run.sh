@@ -169,8 +169,10 @@ interrupted() {
 	echo
 	echo "interrupted: stopping ${#RUNNING[@]} tests"
 	local p
-	for p in "${!RUNNING[@]}"; do kill -9 -- -$p 2> /dev/null; done
+	exec 3>&2 2> /dev/null	# (not bash's notices of the jobs killed)
+	for p in "${!RUNNING[@]}"; do kill -9 -- -$p; done
 	cleanup_run
+	exec 2>&3 3>&-
 	echo "$PASSED passed, $((FAILED + ${#RUNNING[@]})) failed, $SKIPPED skipped"
 	exit 130
 }
