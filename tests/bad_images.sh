@@ -125,7 +125,7 @@ good_image() {	# HOLDER IMAGE
 	done
 	grep -q READY "$W/out" || fatal "holder did not get ready: $(head -c 200 "$W/out")"
 	exec 3>&2 2>/dev/null	# not bash's "Killed" notice of the holder
-	if ! "$CKPT" checkpoint --kill -o "$2" "$HPID" 2> "$W/checkpoint.err"; then
+	if ! timeout -k 2 $CASE_TIMEOUT "$CKPT" checkpoint --kill -o "$2" "$HPID" 2> "$W/checkpoint.err"; then
 		exec 2>&3 3>&-
 		fatal "checkpoint of pid $HPID failed: $(head -3 "$W/checkpoint.err" | tr '\n' ' ')"
 	fi
@@ -244,7 +244,7 @@ check() {
 # An image built for the tests themselves must be one info accepts: else
 # the forged cases would not show what they claim to.
 control() {	# NAME IMAGE
-	if "$CKPT" info "$2" > /dev/null 2> "$W/i.err"; then
+	if timeout -k 2 $CASE_TIMEOUT "$CKPT" info "$2" > /dev/null 2> "$W/i.err"; then
 		OK=$((OK + 1))
 		echo "$1: ok" >> "$LOG"
 	else
@@ -258,7 +258,7 @@ control() {	# NAME IMAGE
 SIZE=$(stat -c %s "$GOOD")
 mapfile -t RECS < <("${FORGE[@]}" list "$GOOD")	# index offset type len crc
 [ ${#RECS[@]} -gt 3 ] || fatal "forge.py list found ${#RECS[@]} records"
-"$CKPT" info --json "$GOOD" > "$W/good.json" 2> "$W/info.err" ||
+timeout -k 2 $CASE_TIMEOUT "$CKPT" info --json "$GOOD" > "$W/good.json" 2> "$W/info.err" ||
 	fatal "info of the good image: $(quote "$W/info.err")"
 declare -A TRUNC=()
 for off in $(grep -o '"offset": [0-9]*' "$W/good.json" | awk '{print $2}'); do
@@ -936,7 +936,7 @@ for ((i = 0; i < 1000; i++)); do
 	sleep 0.01
 done
 exec 3>&2 2>/dev/null
-"$CKPT" checkpoint --kill -o "$EVGOOD" "$HPID" 2> "$W/checkpoint.err" ||
+timeout -k 2 $CASE_TIMEOUT "$CKPT" checkpoint --kill -o "$EVGOOD" "$HPID" 2> "$W/checkpoint.err" ||
 	fatal "checkpoint of the evfds holder: $(head -3 "$W/checkpoint.err" | tr '\n' ' ')"
 wait "$HPID"
 exec 2>&3 3>&-
@@ -990,11 +990,11 @@ run_batch "$EVGOOD"
 if [[ $HOLDER32 == *.img.gz ]]; then
 	GOOD32=$W/good32.img
 	gzip -dc "$HOLDER32" > "$GOOD32" || fatal "cannot read $HOLDER32"
-	"$CKPT" info "$GOOD32" > /dev/null 2> "$W/i.err" || fatal "info rejects $HOLDER32: $(quote "$W/i.err")"
-	PID=$(awk '/^TASK/ { sub("pid=", "", $4); print $4; exit }' < <("$CKPT" info "$GOOD32"))
+	timeout -k 2 $CASE_TIMEOUT "$CKPT" info "$GOOD32" > /dev/null 2> "$W/i.err" || fatal "info rejects $HOLDER32: $(quote "$W/i.err")"
+	PID=$(awk '/^TASK/ { sub("pid=", "", $4); print $4; exit }' < <(timeout -k 2 $CASE_TIMEOUT "$CKPT" info "$GOOD32"))
 elif [[ $HOLDER32 == *.img ]]; then
 	GOOD32=$HOLDER32
-	PID=$(awk '/^TASK/ { sub("pid=", "", $4); print $4; exit }' < <("$CKPT" info "$GOOD32"))
+	PID=$(awk '/^TASK/ { sub("pid=", "", $4); print $4; exit }' < <(timeout -k 2 $CASE_TIMEOUT "$CKPT" info "$GOOD32"))
 elif [ -n "$HOLDER32" ]; then
 	GOOD32=$W/good32.img
 	good_image "$HOLDER32" "$GOOD32"
@@ -1037,7 +1037,7 @@ if [ -n "$HOLDER32" ]; then
 	# compared with this kernel's 32-bit vdso before any process exists
 	# (where it has one: not from a stored image)
 	if [ "$GOOD32" = "$W/good32.img" ] && [[ $HOLDER32 != *.img.gz ]]; then
-		vdso_i=$("$CKPT" info "$GOOD32" | awk '/kind=vdso/ { print NR - 1; exit }')
+		vdso_i=$(timeout -k 2 $CASE_TIMEOUT "$CKPT" info "$GOOD32" | awk '/kind=vdso/ { print NR - 1; exit }')
 		forged "32: vdso a page shorter" --expect "elsewhere:vdso layout differs" \
 			edit -r "$vdso_i" --add start=0x1000
 	fi
