@@ -6,8 +6,9 @@
 # it tagged CKPT_TEST_TAG=RUNID/NAME (RUNID the basename of RUNDIR), which
 # restored, detached and namespaced processes keep.  Once it ends, however
 # it ends, those processes are killed and its files removed.  Its result
-# is RUNDIR/res/NAME: "pass", "fail" or "fail REASON".  Its output (the
-# caller keeps it as its log) is whatever the test printed.
+# is RUNDIR/res/NAME: "pass MS" or "fail MS [REASON]", MS its time in
+# milliseconds.  Its output (the caller keeps it as its log) is whatever
+# the test printed.  RUNDIR/caps is what tests/caps.sh found.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib.sh"

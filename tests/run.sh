@@ -49,6 +49,7 @@ BEFORE=$(snapshot)
 RUNDIR=$(mktemp -d /tmp/ckpt-run.XXXXXX)
 RUNID=$(basename "$RUNDIR")
 chmod 755 "$RUNDIR"
+trap 'rm -rf "$RUNDIR"' EXIT
 mkdir -p "$RUNDIR/tmp" "$RUNDIR/res"
 export TMPDIR=$RUNDIR/tmp	# what tests make with mktemp stays in the run's
 rm -rf "$LOGS"
@@ -98,7 +99,7 @@ while read -r name rest; do
 		timeout) LIMIT[$name]=$2; shift ;;
 		first) FIRST[$name]=1 ;;
 		noroot) NEEDS[$name]=${NEEDS[$name]#root} ;;
-		*) echo "tests: $name: unknown '$1' in its table entry"; exit 1 ;;
+		*) echo "tests: $name: unknown '$1' in its table entry"; exit 2 ;;
 		esac
 		shift
 	done
@@ -108,7 +109,7 @@ while read -r name rest; do
 	fi
 done <<< "$TABLE"
 QUEUE=("${ORDER[@]}" "${LATER[@]}" "${LAST[@]}")
-[ ${#QUEUE[@]} = 0 ] && { echo "no test matches '$*'"; rm -rf "$RUNDIR"; exit 1; }
+[ ${#QUEUE[@]} = 0 ] && { echo "no test matches '${PATTERNS[*]}'"; exit 1; }
 
 echo "ckpt test suite: $(date -u +%FT%TZ), $(uname -r), ${#QUEUE[@]} tests, $J at a time"
 grep ' 0 ' "$RUNDIR/caps" | sed 's/^\([^ ]*\) 0 /    no \1: /'
@@ -120,7 +121,7 @@ FAILS=() TIMES=()
 declare -A RUNNING=() BUSY=()	# pid -> test; group -> test
 
 fail_line() {	# NAME MS REASON
-	printf 'FAIL %-34s %6.1fs%s\n' "$1" "$(echo "$2" | awk '{ print $1 / 1000 }')" "${3:+  ($3)}"
+	printf 'FAIL %-34s %6.1fs%s\n' "$1" "$(awk -v m="$2" 'BEGIN { print m / 1000 }')" "${3:+  ($3)}"
 }
 
 finish() {	# PID: its test is over
@@ -207,7 +208,6 @@ cleanup_run() {
 }
 
 T0=$(date +%s%N)
-i=0
 while [ ${#QUEUE[@]} -gt 0 ] || [ ${#RUNNING[@]} -gt 0 ]; do
 	rest=()
 	for name in "${QUEUE[@]}"; do
@@ -225,10 +225,10 @@ while [ ${#QUEUE[@]} -gt 0 ] || [ ${#RUNNING[@]} -gt 0 ]; do
 	done
 	QUEUE=("${rest[@]}")
 	[ ${#RUNNING[@]} = 0 ] && continue
-	wait -n -p done "${!RUNNING[@]}"
+	ended=
+	wait -n -p ended "${!RUNNING[@]}"
 	# (a signal interrupts wait: the trap ran, or it is not ours)
-	[ -n "${done:-}" ] && [ -n "${RUNNING[$done]:-}" ] && finish "$done"
-	done=
+	[ -n "$ended" ] && [ -n "${RUNNING[$ended]:-}" ] && finish "$ended"
 done
 WALL=$(( ($(date +%s%N) - T0) / 1000000 ))
 
