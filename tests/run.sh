@@ -28,14 +28,50 @@ for fd in /proc/$BASHPID/fd/*; do
 	[ "$fd" -gt 2 ] && eval "exec $fd>&-" 2> /dev/null
 done
 
+# ---- a /tmp and /dev/shm of its own --------------------------------------
+
+# The suite runs in a mount namespace of its own, where /tmp and /dev/shm
+# are empty directories (of the real /tmp, PRIV): what is in them at the
+# end is what the suite left, whatever else runs on the machine.  (The
+# repository, if it is in /tmp, is bound back in its place.)  The
+# directory is removed from out here, where nothing is mounted in it.
+if [ -z "${T_PRIVATE:-}" ] && [ "$(id -u)" = 0 ] && unshare --mount true 2> /dev/null; then
+	PRIV=$(mktemp -d /tmp/ckpt-priv.XXXXXX)
+	# (a background job ignores SIGINT: it gets SIGTERM for both)
+	T_PRIVATE=$PRIV unshare --mount --propagation private bash "$0" "$@" &
+	child=$!
+	trap 'kill -TERM $child 2> /dev/null' INT TERM
+	while :; do
+		wait $child
+		rc=$?
+		kill -0 $child 2> /dev/null || break
+	done
+	rm -rf "$PRIV"
+	exit $rc
+fi
+if [ -n "${T_PRIVATE:-}" ]; then
+	mkdir -p "$T_PRIVATE/tmp" "$T_PRIVATE/shm"
+	chmod 1777 "$T_PRIVATE/tmp" "$T_PRIVATE/shm"
+	if [[ $ROOT == /tmp/* ]]; then
+		mkdir -p "$T_PRIVATE$ROOT"
+		mount --bind "$ROOT" "$T_PRIVATE$ROOT"
+	fi
+	mount --bind "$T_PRIVATE/shm" /dev/shm && mount --rbind "$T_PRIVATE/tmp" /tmp ||
+		{ echo "tests: cannot make a /tmp and /dev/shm of the suite's own"; exit 1; }
+	cd "$ROOT" || exit 1
+fi
+
 # ---- what is there before -------------------------------------------------
 
 # Everything a test could leave behind outside its own directory, one
-# line each.  (The harness's and other suites' /tmp entries are not ours.)
+# line each.  (Without a /tmp of its own, the harness's and other suites'
+# entries there are not ours.)
 snapshot() {
 	{
-		ls -A /tmp | grep -v '^bash_tool_\|^bash_jobs\.\|^ckpt-tests\.\|^ckpt-run\.' |
-			sed 's|^|file /tmp/|'
+		ls -A /tmp | grep -v '^ckpt-run\.' |
+			if [ -n "${T_PRIVATE:-}" ]; then cat; else
+				grep -v '^bash_tool_\|^bash_jobs\.\|^ckpt-tests\.\|^ckpt-priv\.'
+			fi | sed 's|^|file /tmp/|'
 		ls -A /dev/shm | sed 's|^|file /dev/shm/|'
 		awk '{ print "mount " $5 }' /proc/self/mountinfo
 		for c in iptables ip6tables; do	# chains and rules, not policies
@@ -188,6 +224,18 @@ tagged_all() {	# live processes tagged by this run
 	done
 }
 
+# The network lock's chain (and INPUT's jump to it), which ckpt makes once
+# and keeps, if this run made it and no lock is in it now.
+drop_lock_chain() {
+	local c
+	for c in iptables ip6tables; do
+		echo "$BEFORE" | grep -q "^$c :CKPT-LOCK" && continue
+		$c -w -S CKPT-LOCK 2> /dev/null | grep -q '^-A' && continue
+		$c -w -D INPUT -j CKPT-LOCK 2> /dev/null
+		$c -w -X CKPT-LOCK 2> /dev/null
+	done
+}
+
 # What an interrupted run made: its processes, SysV segments and lock
 # rules, its directory.
 cleanup_run() {
@@ -204,6 +252,7 @@ cleanup_run() {
 	comm -13 <(echo "$BEFORE" | grep '^iptables -A CKPT-LOCK') \
 		<(snapshot | grep '^iptables -A CKPT-LOCK') | sed 's/^iptables -A/-D/' |
 		while read -r r; do eval "iptables -w $r"; done
+	drop_lock_chain
 	rm -rf "$RUNDIR"
 }
 
@@ -234,14 +283,7 @@ WALL=$(( ($(date +%s%N) - T0) / 1000000 ))
 
 # ---- what is left ---------------------------------------------------------
 
-# The network lock's chain (and INPUT's jump to it), which ckpt makes once
-# and keeps, if this run made it and no lock is in it now.
-for c in iptables ip6tables; do
-	echo "$BEFORE" | grep -q "^$c :CKPT-LOCK" && continue
-	$c -w -S CKPT-LOCK 2> /dev/null | grep -q '^-A' && continue
-	$c -w -D INPUT -j CKPT-LOCK 2> /dev/null
-	$c -w -X CKPT-LOCK 2> /dev/null
-done
+drop_lock_chain
 rm -rf "$RUNDIR"
 left=
 for ((i = 0; i < 20; i++)); do	# (a process may be dying, a lock rule going)
