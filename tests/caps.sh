@@ -32,13 +32,21 @@ if [ "$(id -u)" = 0 ]; then cap root 1; else cap root 0 "not root"; fi
 if [ -n "${CKPT_TEST_NO_IA32:-}" ]; then
 	cap ia32 0 "no 32-bit programs (simulated: CKPT_TEST_NO_IA32=1)"
 else
-	# (bash reports an exec failure with 126 and its reason on stderr)
-	err=$(timeout 10 build/test/aux/true32 2>&1)
-	rc=$?
-	if [ $rc = 0 ]; then
+	# (execve itself: a shell or execvp would run an ELF it cannot
+	# execute as a script)
+	why=$($PYTHON -c '
+import subprocess, sys
+try:
+    rc = subprocess.run([sys.argv[1]], timeout=10).returncode
+    print("" if rc == 0 else "true32 exited %d" % rc)
+except OSError as e:
+    print("execve of true32: %s" % e.strerror)
+except subprocess.TimeoutExpired:
+    print("true32 did not exit")' build/test/aux/true32 2>&1)
+	if [ -z "$why" ]; then
 		cap ia32 1
 	else
-		cap ia32 0 "this kernel cannot run 32-bit programs (true32: exit $rc${err:+, ${err##*: }})"
+		cap ia32 0 "this kernel cannot run 32-bit programs ($why)"
 	fi
 fi
 
