@@ -27,7 +27,7 @@ build/libckpt.a: $(LIBSRCS) $(wildcard src/*.h src/kinds/*.h src/files/*.h src/a
 # The test build: the same sources under the sanitizers.
 build/test/ckpt: $(SRCS) $(wildcard src/*.h src/kinds/*.h src/files/*.h src/arch/x86/*.h include/*.h)
 	@mkdir -p build/test
-	$(CC) $(WARN) -O1 -g $(SAN) -Iinclude -o $@ $(SRCS)
+	$(CC) $(WARN) -O1 -g $(SAN) -DCKPT_TEST_HOOKS -Iinclude -o $@ $(SRCS)
 
 TESTPROGS := $(patsubst tests/progs/%.c,build/test/progs/%,$(wildcard tests/progs/*.c))
 build/test/progs/%: tests/progs/%.c tests/progs/tp.h
