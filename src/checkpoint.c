@@ -236,7 +236,7 @@ int ckpt_checkpoint_r(pid_t pid, int fd, unsigned long flags, int logfd,
 		      struct ckpt_result *res)
 {
 	struct ckpt_log log = { .fd = logfd, .verbose = flags & CKPT_VERBOSE };
-	struct cpt_ctx c = { .log = &log, .flags = flags };
+	struct cpt_ctx c = { .log = &log, .flags = flags, .keeper.fd = -1 };
 	int ret, r;
 
 	ret = iw_init(&c.w, fd, &log);
@@ -259,8 +259,10 @@ int ckpt_checkpoint_r(pid_t pid, int fd, unsigned long flags, int logfd,
 	test_point(&log, "image synced");
 	if (ret && log.err && c.nr_tasks)
 		write_error(&c);
-	if (!ret && (flags & CKPT_KILL))
+	if (!ret && (flags & CKPT_KILL)) {
+		keeper_killing(&c);
 		ret = tree_kill(&c);
+	}
 	for (int i = 0; i < ckpt_nr_kinds; i++)
 		if (ckpt_kinds[i]->dump_end)
 			ckpt_kinds[i]->dump_end(&c, !ret && (flags & CKPT_KILL));

@@ -18,6 +18,7 @@
 #include "proc.h"
 #include "remote.h"
 #include "arch/x86/guard.h"
+#include "files/keeper.h"
 
 #define MAX_THREADS	65536
 #define MAX_KINDS	32	/* slots for per-kind state: more than the table has */
@@ -80,6 +81,7 @@ struct cpt_ctx {
 	int nr_sysv;
 	struct seccomp_cpt *seccomp;	/* seccomp.c: filters written so far */
 	struct guard_cache guard;	/* gadgets found per file (guard.h) */
+	struct keeper keeper;	/* undoes TCP repair if we die (keeper.h) */
 };
 
 /* A SysV shared memory segment in the image (src/kinds/sysvshm.c). */
