@@ -27,6 +27,7 @@ for fd in /proc/$BASHPID/fd/*; do
 done
 
 wait_for() {	# FILE PATTERN
+	local i
 	for ((i = 0; i < 1000; i++)); do
 		grep -q "$2" "$1" 2>/dev/null && return 0
 		sleep 0.01
@@ -44,6 +45,7 @@ start() {	# PROG DIR: sets pid
 }
 
 untraced() {	# PID: its tracer (ckpt, now dead) has let go of every thread
+	local i
 	for ((i = 0; i < 500; i++)); do
 		! grep -q '^TracerPid:[[:space:]]*[1-9]' /proc/$1/task/*/status 2>/dev/null &&
 			return 0

@@ -47,6 +47,7 @@ PY
 }
 
 wait_for() {	# FILE PATTERN
+	local i
 	for ((i = 0; i < 1000; i++)); do
 		grep -q "$2" "$1" 2>/dev/null && return 0
 		sleep 0.01
@@ -55,6 +56,7 @@ wait_for() {	# FILE PATTERN
 }
 
 gone() {	# PID
+	local i
 	for ((i = 0; i < 300; i++)); do
 		[ -e /proc/$1 ] || return 0
 		sleep 0.01

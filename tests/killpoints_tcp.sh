@@ -24,6 +24,7 @@ for fd in /proc/$BASHPID/fd/*; do
 done
 
 wait_for() {	# FILE PATTERN
+	local i
 	for ((i = 0; i < 1000; i++)); do
 		grep -q "$2" "$1" 2>/dev/null && return 0
 		sleep 0.01
