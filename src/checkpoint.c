@@ -19,6 +19,7 @@
 #include "arch/x86/compat.h"
 #include "arch/x86/cpu.h"
 #include "kinds.h"
+#include "testpoint.h"
 
 #define SCRATCH_LEN (2 * 4096)
 
@@ -85,9 +86,57 @@ static int write_head(struct cpt_ctx *c)
 	return iw_record(&c->w, REC_HEAD, &h, sizeof(h));
 }
 
+static const struct vma *vma_of(const struct vma_list *m, uint64_t addr)
+{
+	for (int i = 0; i < m->n; i++)
+		if (addr >= m->v[i].start && addr < m->v[i].end)
+			return &m->v[i];
+	return NULL;
+}
+
+/* Before anything of the task is changed: every thread gets its guard
+ * frame (a ckpt that dies from here on leaves it as it was) and has its
+ * signals blocked; the signals we caught in delivery go back to the
+ * kernel.  The remote calls' scratch goes below the main thread's frame
+ * where there is room; *@lowest is where that frame starts (0: none). */
+static int guard_task(struct cpt_ctx *c, struct cpt_task *t, uint64_t *lowest)
+{
+	struct guard_gadgets g;
+	int ret = cpt_ia32(t) ? -ENOENT :
+		  guard_find(t->rm.memfd, &t->maps, &c->guard, &g);
+
+	*lowest = 0;
+	if (ret == -ENOMEM)
+		return log_err(c->log, ENOMEM, "pid %d: finding gadgets:", t->pid);
+	if (ret)
+		log_info(c->log, "pid %d: unguarded (no %s): a ckpt killed now could harm it",
+			 t->pid, cpt_ia32(t) ? "64-bit code" : "syscall/sigreturn gadgets");
+	for (int i = 0; i < t->nr_threads; i++) {
+		struct remote *rm = t->threads[i].rm;
+		const struct vma *v = vma_of(&t->maps, rm->regs.rsp - 1);
+		uint64_t low = 0;
+		int r = ret || !v ? -ENOENT : guard_arm(rm, &g, v->start, &low);
+
+		if (r == -ENOSPC || r == -ENOENT) {
+			if (!ret)
+				log_info(c->log, "tid %d: no room for a guard frame: unguarded",
+					 rm->pid);
+			r = remote_block(rm);
+		}
+		if (!r && i == 0 && rm->guarded && low - SCRATCH_LEN >= v->start + 4096)
+			*lowest = low;
+		if (!r)
+			r = remote_requeue(rm);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
 /* A zombie is only its TASK record. */
 static int dump_task(struct cpt_ctx *c, struct cpt_task *t)
 {
+	uint64_t below;
 	long addr;
 	int ret;
 
@@ -99,22 +148,31 @@ static int dump_task(struct cpt_ctx *c, struct cpt_task *t)
 	if (find_syscall_insn(t))
 		return log_err(c->log, ENOEXEC,
 			       "pid %d: no syscall instruction found in its code", t->pid);
-	/* a 32-bit call's pointers are 32 bits */
-	ret = rcheck(&t->rm, &addr, "mmap scratch", SYS_mmap, 0, SCRATCH_LEN,
-		     PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS |
-		     (cpt_ia32(t) ? MAP_32BIT : 0), -1, 0);
-	if (ret)
-		return ret;
-	t->scratch = addr;
-	t->scratch_len = SCRATCH_LEN;
 	for (int i = 1; i < t->nr_threads; i++) {
 		t->threads[i].rm->sc_ip = t->rm.sc_ip;
 		t->threads[i].rm->sc32_ip = t->rm.sc32_ip;
+	}
+	ret = guard_task(c, t, &below);
+	if (ret)
+		return ret;
+	t->scratch_len = SCRATCH_LEN;
+	if (below) {
+		t->scratch = (below - SCRATCH_LEN) & ~63ULL;
+	} else {
+		/* a 32-bit call's pointers are 32 bits */
+		ret = rcheck(&t->rm, &addr, "mmap scratch", SYS_mmap, 0, SCRATCH_LEN,
+			     PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS |
+			     (cpt_ia32(t) ? MAP_32BIT : 0), -1, 0);
+		if (ret)
+			return ret;
+		t->scratch = addr;
+		t->scratch_mapped = true;
 	}
 	for (int i = 0; i < ckpt_nr_kinds && !ret; i++) {
 		log_info(c->log, "pid %d: saving %s", t->pid, ckpt_kinds[i]->name);
 		if (ckpt_kinds[i]->dump)
 			ret = ckpt_kinds[i]->dump(c, t);
+		test_point(c->log, ckpt_kinds[i]->name);
 	}
 	for (int j = 0; j < t->nr_threads && !ret; j++)
 		for (int i = 0; i < ckpt_nr_kinds && !ret; i++)
@@ -139,10 +197,11 @@ static int unmap_scratch(struct cpt_ctx *c)
 
 	for (int i = 0; i < c->nr_tasks; i++) {
 		struct cpt_task *t = c->tasks[i];
-		int r = t->scratch ? rcheck(&t->rm, NULL, "munmap scratch", SYS_munmap,
-					    t->scratch, t->scratch_len) : 0;
+		int r = t->scratch_mapped ? rcheck(&t->rm, NULL, "munmap scratch",
+						   SYS_munmap, t->scratch, t->scratch_len) : 0;
 
 		t->scratch = 0;
+		t->scratch_mapped = false;
 		ret = ret ? ret : r;
 	}
 	return ret;
@@ -177,7 +236,7 @@ int ckpt_checkpoint_r(pid_t pid, int fd, unsigned long flags, int logfd,
 		      struct ckpt_result *res)
 {
 	struct ckpt_log log = { .fd = logfd, .verbose = flags & CKPT_VERBOSE };
-	struct cpt_ctx c = { .log = &log, .flags = flags };
+	struct cpt_ctx c = { .log = &log, .flags = flags, .keeper.fd = -1 };
 	int ret, r;
 
 	ret = iw_init(&c.w, fd, &log);
@@ -192,14 +251,18 @@ int ckpt_checkpoint_r(pid_t pid, int fd, unsigned long flags, int logfd,
 			ret = ckpt_kinds[i]->dump_check(&c);
 	r = unmap_scratch(&c);
 	ret = ret ? ret : r;
+	test_point(&log, "all written");
 	if (!ret)
 		ret = iw_tail(&c.w);
 	if (!ret)
 		ret = sync_image(&c, fd);
+	test_point(&log, "image synced");
 	if (ret && log.err && c.nr_tasks)
 		write_error(&c);
-	if (!ret && (flags & CKPT_KILL))
+	if (!ret && (flags & CKPT_KILL)) {
+		keeper_killing(&c);
 		ret = tree_kill(&c);
+	}
 	for (int i = 0; i < ckpt_nr_kinds; i++)
 		if (ckpt_kinds[i]->dump_end)
 			ckpt_kinds[i]->dump_end(&c, !ret && (flags & CKPT_KILL));

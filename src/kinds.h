@@ -17,6 +17,8 @@
 #include "log.h"
 #include "proc.h"
 #include "remote.h"
+#include "arch/x86/guard.h"
+#include "files/keeper.h"
 
 #define MAX_THREADS	65536
 #define MAX_KINDS	32	/* slots for per-kind state: more than the table has */
@@ -44,9 +46,11 @@ struct cpt_task {
 	struct remote rm;	/* the main thread: process-wide calls */
 	struct cpt_thread *threads;
 	int nr_threads;
-	uint64_t scratch;	/* a private page mapped in the task for
-				 * remote calls' in/out arguments */
+	uint64_t scratch;	/* room for remote calls' in/out arguments:
+				 * below the guard's frame on its stack, or
+				 * a private page mapped in the task */
 	size_t scratch_len;
+	bool scratch_mapped;	/* the page, to unmap at the end */
 	struct vma_list maps;	/* as found before we touched it */
 };
 
@@ -76,6 +80,8 @@ struct cpt_ctx {
 	struct cpt_sysv *sysv;	/* SysV shm segments written so far */
 	int nr_sysv;
 	struct seccomp_cpt *seccomp;	/* seccomp.c: filters written so far */
+	struct guard_cache guard;	/* gadgets found per file (guard.h) */
+	struct keeper keeper;	/* undoes TCP repair if we die (keeper.h) */
 };
 
 /* A SysV shared memory segment in the image (src/kinds/sysvshm.c). */

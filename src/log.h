@@ -13,6 +13,7 @@ struct ckpt_log {
 	const uint64_t *pos;	/* stream position, for context */
 	int err;		/* first error, positive errno */
 	char msg[512];		/* first error message */
+	unsigned int test_points;	/* passed so far (testpoint.h) */
 };
 
 /* Log an error (once: the first one is kept in l->msg) and return -err.

@@ -22,13 +22,14 @@
 
 #include "proc.h"
 #include "remote.h"
+#include "testpoint.h"
 
 #define USER64_CS 0x33
 #define USER64_SS 0x2b
 #ifndef PTRACE_EVENT_STOP
 #define PTRACE_EVENT_STOP 128
-#define SEIZE_WAIT_MS	2000
 #endif
+#define SEIZE_WAIT_MS	2000
 
 static int wait_stop(struct remote *r, int *status)
 {
@@ -144,7 +145,6 @@ int remote_seize(struct remote *r, pid_t pid, bool exitkill,
 		 struct ckpt_log *log)
 {
 	long opts = PTRACE_O_TRACESYSGOOD | (exitkill ? PTRACE_O_EXITKILL : 0);
-	uint64_t all = ~0ULL;
 	char path[64];
 	int status, ret;
 
@@ -173,14 +173,48 @@ int remote_seize(struct remote *r, pid_t pid, bool exitkill,
 	r->group_stop = WSTOPSIG(status) != SIGTRAP;
 	if (ptrace(PTRACE_GETREGS, pid, 0, &r->regs))
 		return log_err(log, errno, "PTRACE_GETREGS %d:", pid);
-	if (ptrace(PTRACE_GETSIGMASK, pid, sizeof(uint64_t), &r->sigmask) ||
-	    ptrace(PTRACE_SETSIGMASK, pid, sizeof(uint64_t), &all))
+	if (ptrace(PTRACE_GETSIGMASK, pid, sizeof(uint64_t), &r->sigmask))
 		return log_err(log, errno, "signal mask of %d:", pid);
+	test_point(log, "seized");
 	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
 	r->memfd = open(path, O_RDWR | O_CLOEXEC);
 	if (r->memfd < 0)
 		return log_err(log, errno, "open %s:", path);
 	return 0;
+}
+
+int remote_block(struct remote *r)
+{
+	uint64_t all = ~0ULL;
+
+	if (r->blocked)
+		return 0;
+	if (ptrace(PTRACE_SETSIGMASK, r->pid, sizeof(uint64_t), &all))
+		return log_err(r->log, errno, "signal mask of %d:", r->pid);
+	r->blocked = true;
+	return 0;
+}
+
+int remote_requeue(struct remote *r)
+{
+	/* The siginfo is staged below the red zone (or below the guard's
+	 * frame), which the ABI lets any signal handler clobber, so no
+	 * program can keep data there. */
+	uint64_t below = r->guarded ? r->frame - r->call_adj : r->regs.rsp - 128;
+	uint64_t stage = (below - sizeof(siginfo_t)) & ~15ULL;
+	int ret = r->nr_stolen ? remote_block(r) : 0;
+
+	while (r->nr_stolen && !ret) {
+		ret = remote_write(r, stage, &r->stolen[0], sizeof(siginfo_t));
+		if (!ret)
+			ret = rcheck(r, NULL, "re-queueing a signal",
+				     SYS_rt_tgsigqueueinfo, r->pid, r->pid,
+				     r->stolen[0].si_signo, stage);
+		if (!ret)
+			memmove(&r->stolen[0], &r->stolen[1],
+				--r->nr_stolen * sizeof(r->stolen[0]));
+	}
+	return ret;
 }
 
 int remote_adopt(struct remote *r, pid_t tid, const struct remote *like)
@@ -222,10 +256,11 @@ static int run_call(struct remote *r, struct user_regs_struct *regs,
 	regs->orig_rax = -1;
 	regs->cs = USER64_CS;
 	regs->ss = USER64_SS;
-	if (r->sp)
+	if (r->sp && !r->guarded)
 		regs->rsp = r->sp;
 	if (ptrace(PTRACE_SETREGS, r->pid, 0, regs))
 		return log_err(r->log, errno, "PTRACE_SETREGS %d:", r->pid);
+	test_point(r->log, "call set");
 	/* Two stops: syscall entry, then exit.  A task in a group stop
 	 * (SIGSTOP) reports it again when resumed before it gets to the
 	 * call: resume it once more. */
@@ -244,10 +279,14 @@ static int run_call(struct remote *r, struct user_regs_struct *regs,
 			return log_err(r->log, EIO,
 				       "pid %d: unexpected stop 0x%x during remote syscall %ld",
 				       r->pid, status, nr);
+		test_point(r->log, stop ? "call exit stop" : "call entry stop");
 	}
 	if (ptrace(PTRACE_GETREGS, r->pid, 0, regs))
 		return log_err(r->log, errno, "PTRACE_GETREGS %d:", r->pid);
 	*res = regs->rax;
+	/* back to waiting at the guard's rt_sigreturn */
+	if (r->guarded && ptrace(PTRACE_SETREGS, r->pid, 0, &r->park))
+		return log_err(r->log, errno, "PTRACE_SETREGS %d:", r->pid);
 	return 0;
 }
 
@@ -264,6 +303,11 @@ int remote_call(struct remote *r, long *res, long nr, long a1, long a2,
 	regs.r8 = a5;
 	regs.r9 = a6;
 	regs.rip = r->sc_ip;
+	if (r->guarded) {
+		/* its ret pops the frame's return address: rt_sigreturn */
+		regs.rip = r->call_ip;
+		regs.rsp = r->frame - r->call_adj;
+	}
 	return run_call(r, &regs, res, nr);
 }
 
@@ -351,27 +395,19 @@ int remote_park(struct remote *r)
 
 int remote_release(struct remote *r)
 {
-	int ret = 0;
+	int ret = remote_requeue(r);
 
-	/* Stolen signals go back while everything is still blocked; the
-	 * siginfo is staged below the red zone, which the ABI lets any
-	 * signal handler clobber, so no program can keep data there. */
-	uint64_t stage = (r->regs.rsp - 128 - sizeof(siginfo_t)) & ~15ULL;
-
-	for (int i = 0; i < r->nr_stolen && !ret; i++) {
-		ret = remote_write(r, stage, &r->stolen[i], sizeof(siginfo_t));
-		if (!ret)
-			ret = rcheck(r, NULL, "re-queueing a signal",
-				     SYS_rt_tgsigqueueinfo, r->pid, r->pid,
-				     r->stolen[i].si_signo, stage);
-	}
 	if (!ret)
 		ret = remote_park(r);
+	test_point(r->log, "release parked");
+	/* The mask before the registers: until the registers are its own,
+	 * a guarded task would rt_sigreturn, which sets the mask anyway. */
+	if (!ret && ptrace(PTRACE_SETSIGMASK, r->pid, sizeof(uint64_t), &r->sigmask))
+		ret = log_err(r->log, errno, "restoring signal mask of %d:", r->pid);
+	test_point(r->log, "release mask");
 	if (!ret && ptrace(PTRACE_SETREGS, r->pid, 0, &r->regs))
 		ret = log_err(r->log, errno, "restoring registers of %d:", r->pid);
-	if (!ret && ptrace(PTRACE_SETSIGMASK, r->pid, sizeof(uint64_t),
-			   &r->sigmask))
-		ret = log_err(r->log, errno, "restoring signal mask of %d:", r->pid);
+	test_point(r->log, "release regs");
 	/* taken in the signal delivery we release it into */
 	if (!ret && r->stop_on_release && kill(r->pid, SIGSTOP))
 		ret = log_err(r->log, errno, "stopping %d:", r->pid);

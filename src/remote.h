@@ -22,6 +22,15 @@ struct remote {
 	struct user_regs_struct regs;	/* as found at seize */
 	uint64_t sigmask;	/* blocked mask as found at seize */
 	bool seized;
+	bool blocked;		/* every signal blocked while we hold it */
+	/* Guarded (arch/x86/guard.h): a frame below its stack returns it to
+	 * @regs if we die; calls run at a gadget whose ret leads there, and
+	 * between calls it waits in @park, about to rt_sigreturn. */
+	bool guarded;
+	uint64_t frame;		/* the frame's return-address slot */
+	uint64_t call_ip;
+	uint32_t call_adj;
+	struct user_regs_struct park;
 	bool stop_on_release;	/* leave it in a group stop (SIGSTOP) */
 	bool group_stop;	/* it was in a group stop when seized */
 	/* Signals caught in delivery when we stopped the task; they are
@@ -31,13 +40,19 @@ struct remote {
 	struct ckpt_log *log;
 };
 
-/* Attach to @pid and stop it; all its signals are blocked while we hold
- * it (the original mask is in r->sigmask).  @exitkill: the task dies if
- * we do (for tasks we are building). */
+/* Attach to @pid and stop it, changing nothing else.  @exitkill: the
+ * task dies if we do (for tasks we are building). */
 int remote_seize(struct remote *r, pid_t pid, bool exitkill,
 		 struct ckpt_log *log);
 /* Take over @tid, a thread that @like's task cloned under
  * PTRACE_O_TRACECLONE (so it starts attached and stopped). */
+/* Block all its signals (the original mask is in r->sigmask), so that
+ * nothing is delivered under the remote calls to come. */
+int remote_block(struct remote *r);
+/* Queue back the signals caught in delivery when we stopped it, now,
+ * while they are blocked: from here on they wait in the kernel, not in
+ * our memory, and survive us. */
+int remote_requeue(struct remote *r);
 int remote_adopt(struct remote *r, pid_t tid, const struct remote *like);
 int remote_call(struct remote *r, long *res, long nr, long a1, long a2,
 		long a3, long a4, long a5, long a6);

@@ -31,6 +31,7 @@
 #include "arch/x86/cpu.h"
 #include "arch/x86/puppet.h"
 #include "kinds.h"
+#include "testpoint.h"
 #include "pageverify.h"
 #include "kinds/mm.h"
 
@@ -349,6 +350,8 @@ static int setup_puppet(struct rst_ctx *c, struct rst_task *t)
 	int ret;
 
 	ret = remote_seize(&t->rm, t->pid, true, c->log);
+	if (!ret)
+		ret = remote_block(&t->rm);
 	if (ret)
 		return ret;
 	t->rm.sc_ip = (uintptr_t)ckpt_puppet_syscall;
@@ -410,6 +413,7 @@ static int run_phase(struct rst_ctx *c, struct rst_task *t, enum kind_phase ph,
 			continue;
 		log_info(c->log, "pid %d: restoring %s", t->pid, k->name);
 		ret = k->restore(c, t);
+		test_point(c->log, k->name);
 	}
 	for (int j = 0; j < t->nr_threads && threads && !ret; j++)
 		for (int i = 0; i < ckpt_nr_kinds && !ret; i++)
@@ -892,17 +896,20 @@ static int build_tree(struct rst_ctx *c)
 		c->log->pid = c->tasks[i]->pid;
 		if (!(c->tasks[i]->t.flags & TASK_ZOMBIE))
 			ret = build(c, c->tasks[i]);
+		test_point(c->log, "task built");
 	}
 	c->log->pid = 0;
 	/* every page is in place: they must all be good before anything
 	 * runs or is seen outside the tree */
 	if (!ret)
 		ret = pv_finish(c);
+	test_point(c->log, "pages verified");
 	if (!ret)
 		ret = tty_job_start(c);
 	for (int i = 0; i < ckpt_nr_kinds && !ret; i++)
 		if (ckpt_kinds[i]->restore_end)
 			ret = ckpt_kinds[i]->restore_end(c);
+	test_point(c->log, "release");
 	/* children first: a parent let go before its child could see it
 	 * still held */
 	for (int i = c->nr_tasks - 1; i >= 0 && !ret; i--) {

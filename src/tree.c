@@ -337,4 +337,5 @@ void tree_free(struct cpt_ctx *c)
 	free(c->fifos);
 	free(c->sysv);
 	unix_cpt_free(c->unix_sk);
+	guard_cache_free(&c->guard);
 }

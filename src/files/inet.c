@@ -323,6 +323,15 @@ static int hold(struct cpt_ctx *c, const struct fd_probe *p, int sk,
 	if (ret)
 		return ret;
 	lock(c, n);
+	/* the keeper holds it before it is changed: a ckpt that dies from
+	 * here on leaves it unlocked and out of repair mode */
+	ret = keeper_hold(c, n);
+	if (ret) {
+		unlock(c, n);
+		close(n->sk);
+		c->nr_socks--;
+		return ret;
+	}
 	if (sock_set_int(n->sk, IPPROTO_TCP, TCP_REPAIR, TCP_REPAIR_ON)) {
 		err = errno;
 		unlock(c, n);
@@ -713,6 +722,7 @@ static void inet_dump_end(struct cpt_ctx *c, bool killed)
 	free(c->socks);
 	c->socks = NULL;
 	c->nr_socks = 0;
+	keeper_done(c);
 }
 
 /* ---- restart ---- */

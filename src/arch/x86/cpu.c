@@ -35,3 +35,17 @@ uint32_t cpu_xstate_size(void)
 	}
 	return size;
 }
+
+int cpu_xstate_component(int i, uint32_t *off, uint32_t *size)
+{
+	unsigned int a, b, c, d;
+
+	if (i < 2 || i > 62 || __get_cpuid_max(0, 0) < 0xd)
+		return -1;
+	__cpuid_count(0xd, i, a, b, c, d);
+	if (!a)
+		return -1;
+	*size = a;
+	*off = b;
+	return 0;
+}

@@ -9,4 +9,9 @@
 uint64_t cpu_xfeatures(void);
 /* Bytes of the NT_X86_XSTATE regset ptrace hands out here. */
 uint32_t cpu_xstate_size(void);
+/* Offset and size of XSAVE component @i in the standard layout; -1 if
+ * the CPU has no such component. */
+int cpu_xstate_component(int i, uint32_t *off, uint32_t *size);
+/* No XSAVE image is larger (AMX's is about 11 KiB). */
+#define XSTATE_MAX		(64 * 1024)
 #endif

@@ -28,7 +28,6 @@
 #define ERESTARTNOINTR		513
 #define ERESTARTNOHAND		514
 #define ERESTART_RESTARTBLOCK	516
-#define XSTATE_MAX		(64 * 1024)
 #define USER_CS			0x33
 #define USER_DS			0x2b
 /* eflags bits a user task may show: CF PF AF ZF SF TF DF OF NT RF AC ID,

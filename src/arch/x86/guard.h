@@ -1,0 +1,60 @@
+/* guard.h - a checkpoint that dies leaves its target as it was.
+ *
+ * Before ckpt changes anything in a task it is checkpointing, it writes
+ * below the task's stack an rt_sigframe holding the task's own context:
+ * registers, FPU state and signal mask.  From then on, whenever ckpt
+ * lets go of the task for any reason (it crashes, is SIGKILLed, is
+ * chosen by the OOM killer), the next thing the task executes is an
+ * rt_sigreturn through that frame, back to exactly where it was.
+ *
+ * Two pieces of the task's own code make that so, neither written by us:
+ *   - a "call" gadget: a syscall instruction followed only by register
+ *     clears and pops, then ret (the vdso and libc have them); a remote
+ *     call runs there, and its ret lands on
+ *   - a "return" gadget: mov $15,%rax; syscall (libc's __restore_rt, the
+ *     signal trampoline every program that has a handler has).
+ * Between remote calls the task waits at the return gadget.
+ */
+#ifndef CKPT_GUARD_H
+#define CKPT_GUARD_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "../../proc.h"
+#include "../../remote.h"
+
+struct guard_gadgets {
+	uint64_t call_ip;	/* syscall; ...; ret */
+	uint32_t call_adj;	/* bytes popped off the stack before that ret */
+	uint64_t ret_ip;	/* mov $15,%rax; syscall */
+};
+
+/* Where a file's gadgets were found: the same libc in every process of
+ * a tree is searched once. */
+struct guard_cache_entry {
+	unsigned int dev_major, dev_minor;
+	uint64_t ino, pgoff;
+	int64_t call_off, ret_off;	/* from the mapping's start; -1: none */
+	uint32_t call_adj;
+};
+
+struct guard_cache {
+	struct guard_cache_entry *e;
+	int n;
+};
+
+/* Find both gadgets in the executable mappings of @maps (read through
+ * @memfd, /proc/PID/mem).  -ENOENT if the task lacks one. */
+int guard_find(int memfd, const struct vma_list *maps, struct guard_cache *cache,
+	       struct guard_gadgets *g);
+void guard_cache_free(struct guard_cache *cache);
+
+/* Write the frame below the red zone of @r's stack, which must stay
+ * above @stack_lo, and park the thread at the return gadget with every
+ * signal blocked.  *@lowest gets the lowest byte the frame uses.
+ * -ENOSPC (nothing changed) if the stack has no room for it. */
+int guard_arm(struct remote *r, const struct guard_gadgets *g,
+	      uint64_t stack_lo, uint64_t *lowest);
+
+#endif

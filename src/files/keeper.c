@@ -1,0 +1,195 @@
+/* keeper.c - the keeper of a checkpoint's TCP repair mode and network
+ * locks (keeper.h says why). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../kinds.h"
+#include "keeper.h"
+#include "netlock.h"
+
+#define KEEPER_MAX	4096	/* sockets one keeper holds */
+
+enum { MSG_HOLD = 1, MSG_KILLING, MSG_DONE };
+
+struct keeper_msg {
+	uint32_t type;
+	int32_t reuse;
+	uint8_t locked;
+	struct rec_inet conn;
+};
+
+struct held {
+	int sk, pidfd;
+	struct keeper_msg m;
+};
+
+static bool exited(int pidfd)
+{
+	struct pollfd p = { .fd = pidfd, .events = POLLIN };
+
+	return poll(&p, 1, 0) == 1;
+}
+
+/* ckpt died: put back what it would have put back (inet_dump_end). */
+static void undo(struct held *h, int n, bool killing)
+{
+	char why[160];
+
+	for (int i = 0; i < n; i++) {
+		if (killing && exited(h[i].pidfd))
+			continue;	/* killed with its image complete */
+		if (h[i].m.locked)
+			netlock_del(&h[i].m.conn, why, sizeof(why));
+		int off = TCP_REPAIR_OFF;
+
+		setsockopt(h[i].sk, IPPROTO_TCP, TCP_REPAIR, &off, sizeof(off));
+		setsockopt(h[i].sk, SOL_SOCKET, SO_REUSEADDR, &h[i].m.reuse,
+			   sizeof(h[i].m.reuse));
+	}
+}
+
+static int recv_msg(int ch, struct keeper_msg *m, int fds[2])
+{
+	char ctl[CMSG_SPACE(2 * sizeof(int))];
+	struct iovec iov = { m, sizeof(*m) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = ctl, .msg_controllen = sizeof(ctl) };
+	struct cmsghdr *cm;
+	ssize_t k;
+
+	fds[0] = fds[1] = -1;
+	do
+		k = recvmsg(ch, &mh, MSG_CMSG_CLOEXEC);
+	while (k < 0 && errno == EINTR);
+	if (k != sizeof(*m))
+		return -1;
+	cm = CMSG_FIRSTHDR(&mh);
+	if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
+	    cm->cmsg_len == CMSG_LEN(2 * sizeof(int)))
+		memcpy(fds, CMSG_DATA(cm), 2 * sizeof(int));
+	return 0;
+}
+
+static __attribute__((noreturn)) void keeper_main(int ch)
+{
+	static struct held h[KEEPER_MAX];	/* a process of its own */
+	bool killing = false;
+	struct keeper_msg m;
+	int n = 0, fds[2];
+
+	while (recv_msg(ch, &m, fds) == 0) {
+		if (m.type == MSG_DONE)
+			_exit(0);
+		if (m.type == MSG_KILLING)
+			killing = true;
+		if (m.type == MSG_HOLD && fds[0] >= 0 && fds[1] >= 0 && n < KEEPER_MAX)
+			h[n++] = (struct held){ fds[0], fds[1], m };
+	}
+	undo(h, n, killing);
+	_exit(1);
+}
+
+static int keeper_start(struct cpt_ctx *c)
+{
+	int sv[2];
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
+		return log_err(c->log, errno, "keeper channel:");
+	pid = fork();
+	if (pid < 0) {
+		close(sv[0]);
+		close(sv[1]);
+		return log_err(c->log, errno, "starting the keeper:");
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		setsid();
+		signal(SIGPIPE, SIG_IGN);
+		/* nothing of ckpt's: not its image, not its caller's pipes */
+		for (int fd = 0; fd < 3 && null >= 0; fd++)
+			dup2(null, fd);
+		if (dup2(sv[1], 3) < 0)
+			_exit(1);
+		syscall(SYS_close_range, 4, ~0U, 0);
+		keeper_main(3);
+	}
+	close(sv[1]);
+	c->keeper.fd = sv[0];
+	c->keeper.pid = pid;
+	return 0;
+}
+
+static int send_msg(struct cpt_ctx *c, const struct keeper_msg *m, int sk,
+		    int pidfd)
+{
+	char ctl[CMSG_SPACE(2 * sizeof(int))];
+	struct iovec iov = { (void *)m, sizeof(*m) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *cm;
+
+	if (sk >= 0) {
+		memset(ctl, 0, sizeof(ctl));
+		mh.msg_control = ctl;
+		mh.msg_controllen = sizeof(ctl);
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(2 * sizeof(int));
+		memcpy(CMSG_DATA(cm), (int[]){ sk, pidfd }, 2 * sizeof(int));
+	}
+	if (sendmsg(c->keeper.fd, &mh, MSG_NOSIGNAL) != sizeof(*m))
+		return log_err(c->log, errno, "telling the keeper:");
+	return 0;
+}
+
+int keeper_hold(struct cpt_ctx *c, const struct cpt_sock *s)
+{
+	struct keeper_msg m = { .type = MSG_HOLD, .reuse = s->reuse,
+				.locked = s->locked, .conn = s->conn };
+	int pidfd, ret = c->keeper.pid ? 0 : keeper_start(c);
+
+	if (ret)
+		return ret;
+	pidfd = syscall(SYS_pidfd_open, s->pid, 0);
+	if (pidfd < 0)
+		return log_err(c->log, errno, "pid %d: pidfd_open:", s->pid);
+	ret = send_msg(c, &m, s->sk, pidfd);
+	close(pidfd);
+	return ret;
+}
+
+void keeper_killing(struct cpt_ctx *c)
+{
+	struct keeper_msg m = { .type = MSG_KILLING };
+
+	if (c->keeper.pid)
+		send_msg(c, &m, -1, -1);
+}
+
+void keeper_done(struct cpt_ctx *c)
+{
+	struct keeper_msg m = { .type = MSG_DONE };
+
+	if (!c->keeper.pid)
+		return;
+	send_msg(c, &m, -1, -1);
+	close(c->keeper.fd);
+	while (waitpid(c->keeper.pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	c->keeper.pid = 0;
+	c->keeper.fd = -1;
+}

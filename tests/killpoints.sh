@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# killpoints.sh - ckpt killed in the middle of a checkpoint harms nothing.
+# usage: tests/killpoints.sh CKPT WORKDIR [--kill] PROG...
+#
+# For each PROG (a tests/progs program: READY, then on its go file it
+# checks its own state and prints PASS): count the test points a whole
+# checkpoint passes (CKPT_TEST_POINTS, test build only), then, for about
+# POINTS of them spread over the checkpoint (the first and last always),
+# start PROG afresh, SIGKILL ckpt at that point (CKPT_TEST_KILL_AT), and
+# have PROG check itself.  With --kill the checkpoints are --kill ones:
+# the target must still be there, and intact.
+# Prints one line per failing case and "killpoints: N cases ok, M failed".
+set -u
+CKPT=$1
+W=$2
+shift 2
+KILLOPT=
+[ "${1:-}" = --kill ] && { KILLOPT=--kill; shift; }
+POINTS=${POINTS:-10}
+OK=0
+FAILED=0
+mkdir -p "$W"
+# an fd inherited from our caller would be refused as one the tree holds
+for fd in /proc/$BASHPID/fd/*; do
+	fd=${fd##*/}
+	[ "$fd" -gt 2 ] && eval "exec $fd>&-" 2>/dev/null
+done
+
+wait_for() {	# FILE PATTERN
+	local i
+	for ((i = 0; i < 1000; i++)); do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		sleep 0.01
+	done
+	return 1
+}
+
+start() {	# PROG DIR: sets pid
+	rm -rf "$2"
+	mkdir -p "$2"
+	chmod 755 "$2"
+	TP_TMPDIR=$2 "$1" "$2/go" > "$2/out" 2>&1 < /dev/null &
+	pid=$!
+	wait_for "$2/out" READY
+}
+
+untraced() {	# PID: its tracer (ckpt, now dead) has let go of every thread
+	local i
+	for ((i = 0; i < 500; i++)); do
+		! grep -q '^TracerPid:[[:space:]]*[1-9]' /proc/$1/task/*/status 2>/dev/null &&
+			return 0
+		sleep 0.01
+	done
+	return 1
+}
+
+# One case: kill ckpt at point N of a checkpoint of a fresh PROG.
+one() {	# PROG N
+	local d=$W/$(basename "$1").$2 why=
+	start "$1" "$d" || { why="did not start"; }
+	if [ -z "$why" ]; then
+		# in the background: no "Killed" from bash
+		CKPT_TEST_KILL_AT=$2 timeout 60 "$CKPT" checkpoint $KILLOPT -o "$d/img" $pid \
+			> /dev/null 2> "$d/ckpt.err" &
+		{ wait $!; } 2> /dev/null
+		[ $? = 137 ] || why="ckpt was not killed at point $2 ($(tail -1 "$d/ckpt.err"))"
+	fi
+	[ -z "$why" ] && ! untraced $pid && why="still traced"
+	[ -z "$why" ] && ! kill -0 $pid 2>/dev/null && why="target gone"
+	touch "$d/go"
+	if [ -z "$why" ]; then
+		timeout 30 tail --pid=$pid -f /dev/null
+		{ wait $pid; } 2>/dev/null
+		grep -q '^PASS' "$d/out" && ! grep -q '^FAIL' "$d/out" ||
+			why="target harmed: $(grep -v '^READY' "$d/out" | head -3 | tr '\n' ' ')"
+	fi
+	kill -9 $pid 2>/dev/null
+	{ wait $pid; } 2>/dev/null
+	if [ -n "$why" ]; then
+		FAILED=$((FAILED + 1))
+		echo "FAIL $(basename "$1") point $2 $(sed -n 's/.*killed at point [0-9]* \((.*)\)$/\1/p' "$d/ckpt.err"): $why"
+	else
+		OK=$((OK + 1))
+		rm -rf "$d"
+	fi
+}
+
+for prog in "$@"; do
+	d=$W/$(basename "$prog").count
+	start "$prog" "$d" || { echo "FAIL $prog: did not start"; FAILED=$((FAILED + 1)); continue; }
+	CKPT_TEST_POINTS=1 timeout 60 "$CKPT" checkpoint -o "$d/img" $pid 2> "$d/points"
+	n=$(grep -c '^testpoint ' "$d/points")
+	touch "$d/go"
+	wait $pid
+	rm -rf "$d"
+	[ "$n" -gt 0 ] || { echo "FAIL $prog: no test points (not the test build?)"; FAILED=$((FAILED + 1)); continue; }
+	step=$(( n / POINTS > 0 ? n / POINTS : 1 ))
+	for ((k = 1; k <= n; k += step)); do one "$prog" $k; done
+	[ $(( (n - 1) % step )) = 0 ] || one "$prog" $n
+done
+echo "killpoints: $OK cases ok, $FAILED failed"
+[ $FAILED = 0 ]

@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# killpoints_restart.sh - a restart killed at any step leaves nothing.
+# usage: tests/killpoints_restart.sh CKPT WORKDIR PROG...
+#
+# For each PROG (a tests/progs program): checkpoint it with --kill, count
+# the test points a restart passes (CKPT_TEST_POINTS, test build only) up
+# to the release of its processes, then SIGKILL restart at about POINTS
+# of them spread over that: no process
+# of the image may be left (a subreaper around restart reaps what it
+# made).  Last, a whole restart of the same image passes the program's
+# own checks: the image was not spoiled.
+# Prints one line per failing case and "killpoints_restart: N cases ok, M failed".
+set -u
+CKPT=$1
+W=$2
+shift 2
+POINTS=${POINTS:-10}
+PYTHON=/usr/bin/python3
+OK=0
+FAILED=0
+mkdir -p "$W"
+# an fd inherited from our caller would be refused as one the tree holds
+for fd in /proc/$BASHPID/fd/*; do
+	fd=${fd##*/}
+	[ "$fd" -gt 2 ] && eval "exec $fd>&-" 2>/dev/null
+done
+
+# ARGS... run under a subreaper that waits for every process left behind
+# (init would take a second or two here); exits with the first's status.
+reaped() {
+	timeout -k 1 90 $PYTHON - "$@" <<'PY'
+import ctypes, os, sys
+ctypes.CDLL(None).prctl(36, 1)		# PR_SET_CHILD_SUBREAPER
+pid = os.fork()
+if pid == 0:
+    os.execvp(sys.argv[1], sys.argv[1:])
+st = None
+while True:
+    try:
+        p, s = os.wait()
+    except ChildProcessError:
+        break
+    if p == pid:
+        st = s
+sys.exit(os.waitstatus_to_exitcode(st) % 256 if st is not None else 1)
+PY
+}
+
+wait_for() {	# FILE PATTERN
+	local i
+	for ((i = 0; i < 1000; i++)); do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		sleep 0.01
+	done
+	return 1
+}
+
+gone() {	# PID
+	local i
+	for ((i = 0; i < 300; i++)); do
+		[ -e /proc/$1 ] || return 0
+		sleep 0.01
+	done
+	return 1
+}
+
+for prog in "$@"; do
+	name=$(basename "$prog")
+	d=$W/$name
+	rm -rf "$d"
+	mkdir -p "$d"
+	chmod 755 "$d"
+	TP_TMPDIR=$d "$prog" "$d/go" > "$d/out" 2>&1 < /dev/null &
+	pid=$!
+	if ! wait_for "$d/out" READY ||
+	   ! timeout 60 "$CKPT" checkpoint --kill -o "$d/img" $pid 2> "$d/ckpt.err"; then
+		echo "FAIL $name: could not checkpoint it: $(tail -1 "$d/ckpt.err")"
+		FAILED=$((FAILED + 1))
+		kill -9 $pid 2>/dev/null
+		continue
+	fi
+	{ wait $pid; } 2>/dev/null
+	gone $pid
+	pids=$("$CKPT" info "$d/img" | sed -n 's/^TASK.* pid=\([0-9]*\).*/\1/p' | sort -u)
+	# counted on a restart --detach whose processes are killed before
+	# they run on: they must not use up the files the image needs
+	CKPT_TEST_POINTS=1 reaped timeout 60 "$CKPT" restart --detach "$d/img" \
+		> /dev/null 2> "$d/points" &
+	rpid=$!
+	for ((i = 0; i < 1000; i++)); do
+		grep -q ' release$' "$d/points" && kill -0 $pid 2>/dev/null && break
+		sleep 0.01
+	done
+	for p in $pids; do kill -9 $p 2>/dev/null; done
+	wait $rpid
+	# up to the release: see "What a killed ckpt leaves" in README.md
+	n=$(sed -n 's/^testpoint \([0-9]*\) release$/\1/p' "$d/points" | head -1)
+	n=${n:-0}
+	[ "$n" -gt 0 ] || { echo "FAIL $name: no test points"; FAILED=$((FAILED + 1)); continue; }
+	step=$(( n / POINTS > 0 ? n / POINTS : 1 ))
+	for ((k = 1; k <= n; k += step)); do
+		why=
+		CKPT_TEST_KILL_AT=$k reaped timeout 60 "$CKPT" restart --detach "$d/img" \
+			> /dev/null 2> "$d/r.err"
+		rc=$?
+		grep -q "killed at point $k " "$d/r.err" || why="restart not killed at point $k (exit $rc: $(tail -1 "$d/r.err"))"
+		for p in $pids; do
+			[ -e /proc/$p ] && why="$why; pid $p left: $(tr '\0' ' ' < /proc/$p/cmdline)" &&
+				kill -9 $p 2>/dev/null
+		done
+		if [ -n "$why" ]; then
+			echo "FAIL $name restart point $k $(sed -n 's/.*killed at point [0-9]* \((.*)\)$/\1/p' "$d/r.err"): $why"
+			FAILED=$((FAILED + 1))
+		else
+			OK=$((OK + 1))
+		fi
+	done
+	( sleep 0.5; touch "$d/go" ) &
+	if timeout 60 "$CKPT" restart "$d/img" > "$d/rout" 2>&1 && grep -q '^PASS' "$d/out"; then
+		OK=$((OK + 1))
+	else
+		echo "FAIL $name: the image no longer restarts: $(cat "$d/rout" "$d/out" | tail -3 | tr '\n' ' ')"
+		FAILED=$((FAILED + 1))
+	fi
+	wait
+	rm -rf "$d"
+done
+echo "killpoints_restart: $OK cases ok, $FAILED failed"
+[ $FAILED = 0 ]
