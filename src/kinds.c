@@ -34,6 +34,9 @@ const struct kind_ops *const ckpt_kinds[] = {
 	&kind_locks,
 	&kind_regs,
 	&kind_inet,	/* no records: its hooks end what file_inet began */
+	/* its restore_end puts the GPU state back once everything else is
+	 * in place, before anything runs */
+	&kind_cuda,
 	/* last: its restore_end lets go of ckpt's own attach of the
 	 * segments it made (they are the processes' once released) */
 	&kind_sysvshm,
