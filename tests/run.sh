@@ -1308,6 +1308,12 @@ want seccomp_no_kill
 want seccomp_strict
 want bad_images
 want demo
+# CUDA processes need a GPU and nvcc: `make test-gpu` runs tests/gpu/
+if [ ! -e /dev/nvidiactl ]; then
+	echo "skip gpu: no NVIDIA GPU here (/dev/nvidiactl absent)"
+else
+	echo "skip gpu: not part of this suite; make test-gpu runs the GPU tests"
+fi
 
 [ ${#FAILS[@]} = 0 ] || echo "failed: ${FAILS[*]}"
 echo "$PASSED passed, $FAILED failed"

@@ -24,15 +24,23 @@ for fd in $(ls /proc/$$/fd); do
 	[ "$fd" -gt 2 ] && eval "exec $fd>&-" 2>/dev/null
 done
 WORK=$(mktemp -d /tmp/ckpt-gpu.XXXXXX)
-trap 'rm -rf "$WORK"' EXIT
+[ -n "${KEEP:-}" ] || trap 'rm -rf "$WORK"' EXIT
 export CUBLAS_WORKSPACE_CONFIG=:4096:8 PYTHONUNBUFFERED=1
 
 note() { printf '    %s\n' "$*"; }
 
+# each test in a subshell, ended after TEST_TIMEOUT seconds
 want() {	# NAME
 	[ -z "$FILTER" ] || [[ "$1" == *$FILTER* ]] || return 0
-	local st t0=$(date +%s%N)
-	"test_$1" > "$WORK/$1.log" 2>&1
+	local st tp i t0=$(date +%s%N)
+	"test_$1" > "$WORK/$1.log" 2>&1 &
+	tp=$!
+	for ((i = 0; i < ${TEST_TIMEOUT:-120} * 10; i++)); do
+		kill -0 $tp 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -0 $tp 2>/dev/null && { kill -9 $tp; echo "timed out" >> "$WORK/$1.log"; }
+	wait $tp
 	st=$?
 	local ms=$(ms_since $t0)
 	if [ $st = 0 ]; then
@@ -44,12 +52,14 @@ want() {	# NAME
 	cleanup
 }
 
-PIDS=()
+# the processes a test started (and restored: the same pids), ended after it
+track() { echo "$@" >> "$WORK/pids"; }
 cleanup() {
 	local p
-	for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
-	PIDS=()
+	for p in $(cat "$WORK/pids" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
+	: > "$WORK/pids"
 }
+ck() { timeout -k 5 90 "$CKPT" "$@"; }
 
 wait_for() {	# FILE PATTERN [SECONDS]
 	local i
@@ -77,10 +87,10 @@ ms_since() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
 start_memhold() {
 	mkdir -p "$1"
 	setsid "$G/memhold" "$2" "$1" "${3:-hold}" > "$1/out" 2>&1 < /dev/null &
-	PIDS+=($!)
+	track $!
 	wait_for "$1/out" READY 60 || return 1
 	pid=$(awk '/READY/{print $2}' "$1/out")
-	PIDS+=($pid)
+	track $pid
 }
 
 finish() {	# DIR: let it check its memory
@@ -94,12 +104,12 @@ checkpoint_restart() {	# DIR MIB: checkpoint --kill, restart --detach, check
 	local d=$1 t0 ck rs
 	start_memhold "$d" "$2" || return 1
 	t0=$(date +%s%N)
-	"$CKPT" checkpoint --kill -v -o "$d/img" "$pid" 2> "$d/ckpt.log" || { cat "$d/ckpt.log"; return 1; }
+	ck checkpoint --kill -v -o "$d/img" "$pid" 2> "$d/ckpt.log" || { cat "$d/ckpt.log"; return 1; }
 	ck=$(ms_since $t0)
 	gone "$pid" || { echo "pid $pid still there"; return 1; }
-	"$CKPT" info "$d/img" | grep -a '^ *CUDA\|CUDA ' || { echo "no CUDA record"; return 1; }
+	ck info "$d/img" | grep -a '^ *CUDA\|CUDA ' || { echo "no CUDA record"; return 1; }
 	t0=$(date +%s%N)
-	"$CKPT" restart --detach -v "$d/img" 2> "$d/restart.log" || { cat "$d/restart.log"; return 1; }
+	ck restart --detach -v "$d/img" 2> "$d/restart.log" || { cat "$d/restart.log"; return 1; }
 	rs=$(ms_since $t0)
 	grep -a 'CUDA' "$d/ckpt.log" "$d/restart.log"
 	note "$2 MiB: checkpoint --kill ${ck} ms, restart ${rs} ms, image $(stat -c %s "$d/img") bytes"
@@ -112,12 +122,12 @@ test_gpu_memhold() { checkpoint_restart "$WORK/memhold" 256; }
 test_gpu_live() {
 	local d=$WORK/live
 	start_memhold "$d" 256 || return 1
-	"$CKPT" checkpoint -v -o "$d/img" "$pid" 2> "$d/ckpt.log" || { cat "$d/ckpt.log"; return 1; }
+	ck checkpoint -v -o "$d/img" "$pid" 2> "$d/ckpt.log" || { cat "$d/ckpt.log"; return 1; }
 	grep -a CUDA "$d/ckpt.log"
 	finish "$d" || return 1
 	gone "$pid" || return 1
 	: > "$d/out"; rm -f "$d/go"
-	"$CKPT" restart --detach "$d/img" || return 1
+	ck restart --detach "$d/img" || return 1
 	finish "$d"
 }
 
@@ -125,7 +135,7 @@ test_gpu_pipe() {
 	local d=$WORK/pipe t0
 	start_memhold "$d" 256 || return 1
 	t0=$(date +%s%N)
-	"$CKPT" checkpoint --kill -o - "$pid" 2> "$d/ckpt.log" | "$CKPT" restart --detach - 2> "$d/restart.log" \
+	ck checkpoint --kill -o - "$pid" 2> "$d/ckpt.log" | ck restart --detach - 2> "$d/restart.log" \
 		|| { cat "$d/ckpt.log" "$d/restart.log"; return 1; }
 	note "checkpoint | restart: $(ms_since $t0) ms"
 	finish "$d"
@@ -136,12 +146,12 @@ test_gpu_torch() {
 	mkdir -p "$d"
 	"$PYTHON" tests/gpu/train.py 60 0 "$d" > "$d/ref" 2>&1 || { cat "$d/ref"; return 1; }
 	setsid "$PYTHON" tests/gpu/train.py 60 20 "$d" > "$d/out" 2>&1 < /dev/null &
-	PIDS+=($!)
+	track $!
 	wait_for "$d/out" READY 120 || return 1
 	pid=$(awk '/READY/{print $2}' "$d/out")
-	"$CKPT" checkpoint --kill -v -o "$d/img" "$pid" 2> "$d/ckpt.log" || { cat "$d/ckpt.log"; return 1; }
+	ck checkpoint --kill -v -o "$d/img" "$pid" 2> "$d/ckpt.log" || { cat "$d/ckpt.log"; return 1; }
 	gone "$pid" || return 1
-	"$CKPT" restart --detach -v "$d/img" 2> "$d/restart.log" || { cat "$d/restart.log"; return 1; }
+	ck restart --detach -v "$d/img" 2> "$d/restart.log" || { cat "$d/restart.log"; return 1; }
 	grep -a CUDA "$d/ckpt.log" "$d/restart.log"
 	note "image $(stat -c %s "$d/img") bytes"
 	touch "$d/go"
@@ -158,7 +168,7 @@ test_gpu_torch() {
 refused() {
 	local d=$1 pat=$2 rc
 	shift 2
-	"$@" checkpoint --kill -o "$d/img" "$pid" 2> "$d/ckpt.log"
+	timeout -k 5 90 "$@" checkpoint --kill -o "$d/img" "$pid" 2> "$d/ckpt.log"
 	rc=$?
 	cat "$d/ckpt.log"
 	[ $rc = 1 ] || { echo "checkpoint exit $rc, not 1"; return 1; }
@@ -206,10 +216,10 @@ test_gpu_refuse_busy() {
 test_gpu_managed() {
 	local d=$WORK/managed
 	start_memhold "$d" 64 managed || return 1
-	if "$CKPT" checkpoint --kill -v -o "$d/img" "$pid" 2> "$d/ckpt.log"; then
+	if ck checkpoint --kill -v -o "$d/img" "$pid" 2> "$d/ckpt.log"; then
 		note "managed memory: checkpointed"
 		gone "$pid" || return 1
-		"$CKPT" restart --detach -v "$d/img" 2> "$d/restart.log" || { cat "$d/ckpt.log" "$d/restart.log"; return 1; }
+		ck restart --detach -v "$d/img" 2> "$d/restart.log" || { cat "$d/ckpt.log" "$d/restart.log"; return 1; }
 	else
 		note "managed memory: refused: $(tail -1 "$d/ckpt.log")"
 		grep -aq "pid $pid" "$d/ckpt.log" && kill -0 "$pid" || return 1
@@ -222,14 +232,14 @@ test_gpu_restart_no_driver() {
 	local d=$WORK/rnodrv lib rc
 	start_memhold "$d" 64 || return 1
 	lib=$(readlink -f "$(libcuda_path "$pid")")
-	"$CKPT" checkpoint --kill -o "$d/img" "$pid" || return 1
+	ck checkpoint --kill -o "$d/img" "$pid" || return 1
 	gone "$pid" || return 1
 	unshare -m sh -c "mount --bind /dev/null '$lib' && exec '$CKPT' restart --detach '$d/img'" 2> "$d/restart.log"
 	rc=$?
 	cat "$d/restart.log"
 	[ $rc = 125 ] && grep -aq "pid $pid: the image holds its GPU state (CUDA, devices .*), but the CUDA driver is not available" "$d/restart.log" || return 1
 	! kill -0 "$pid" 2>/dev/null || { echo "pid $pid exists"; return 1; }
-	"$CKPT" restart --detach "$d/img" || return 1
+	ck restart --detach "$d/img" || return 1
 	finish "$d"
 }
 
