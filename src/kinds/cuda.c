@@ -30,6 +30,7 @@
 #include <errno.h>
 #include <linux/kcmp.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -204,7 +205,14 @@ static void *cu_run(void *arg)
 {
 	struct cu_job *j = arg;
 	struct cu_lock_args la = { .timeout_ms = lock_timeout_ms() };
-	uint64_t t0 = now_ns();
+	uint64_t t0;
+	sigset_t all;
+
+	/* a signal to ckpt (a cancel) is for the main thread, not to cut
+	 * short a system call of the driver's */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	t0 = now_ns();
 
 	switch (j->op) {
 	case OP_LOCK: j->res = drv.lock(j->pid, &la); break;
@@ -216,7 +224,8 @@ static void *cu_run(void *arg)
 	return NULL;
 }
 
-/* Each job not skipped, in parallel; false if any failed. */
+/* Each job not skipped, in parallel, each in a thread of its own (the
+ * main thread only waits); false if any failed. */
 static bool cu_all(struct cu_job *jobs, int n, enum cu_op op)
 {
 	bool ok = true;
@@ -228,7 +237,7 @@ static bool cu_all(struct cu_job *jobs, int n, enum cu_op op)
 		jobs[i].started = false;
 		if (jobs[i].skip)
 			continue;
-		if (n > 1 && !pthread_create(&jobs[i].th, NULL, cu_run, &jobs[i]))
+		if (!pthread_create(&jobs[i].th, NULL, cu_run, &jobs[i]))
 			jobs[i].started = true;
 		else
 			cu_run(&jobs[i]);
