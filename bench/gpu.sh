@@ -23,8 +23,10 @@ done
 W=$(mktemp -d "$IMG_DIR/ckpt-gpubench.XXXXXX")
 trap 'rm -rf "$W"' EXIT
 ms() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
-# the sum of the NAME ms figures in a -v log
-drv() { grep -ao "CUDA $1 [0-9.]* ms" "$2" | awk '{s += $3} END {printf "%.0f", s}'; }
+# the sum of the NAME ms figures in a -v log: "CUDA lock 0.2 ms,
+# checkpoint 549.1 ms, ..." at checkpoint, "CUDA restore 409.1 ms" and
+# "CUDA unlock 1.3 ms" at restart
+drv() { grep -ao "[ ,]$1 [0-9.]* ms" "$2" | awk '{s += $2} END {printf "%.0f", s}'; }
 
 echo "GPU: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null)" >&2
 printf '| GPU MiB | image MiB | checkpoint ms | driver lock+checkpoint ms | ckpt own ms | restart ms | driver restore+unlock ms | ckpt own ms | check |\n'
