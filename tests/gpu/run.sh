@@ -212,18 +212,13 @@ test_gpu_refuse_busy() {
 	finish "$d"
 }
 
-# managed memory: refused with the driver's reason, or restored whole
-test_gpu_managed() {
+# managed (unified) memory: the driver (r580) says it cannot checkpoint
+# it, after the lock: refused, unlocked, the target runs on
+test_gpu_refuse_managed() {
 	local d=$WORK/managed
 	start_memhold "$d" 64 managed || return 1
-	if ck checkpoint --kill -v -o "$d/img" "$pid" 2> "$d/ckpt.log"; then
-		note "managed memory: checkpointed"
-		gone "$pid" || return 1
-		ck restart --detach -v "$d/img" 2> "$d/restart.log" || { cat "$d/ckpt.log" "$d/restart.log"; return 1; }
-	else
-		note "managed memory: refused: $(tail -1 "$d/ckpt.log")"
-		grep -aq "pid $pid" "$d/ckpt.log" && kill -0 "$pid" || return 1
-	fi
+	refused "$d" "pid $pid fd [0-9]*: /dev/nvidia[^:]*: the CUDA driver could not checkpoint it: CUDA_ERROR_NOT_SUPPORTED" \
+		"$CKPT" || return 1
 	finish "$d"
 }
 
@@ -270,7 +265,7 @@ want gpu_refuse_no_driver
 want gpu_refuse_old_driver
 want gpu_refuse_shared
 want gpu_refuse_busy
-want gpu_managed
+want gpu_refuse_managed
 want gpu_restart_no_driver
 want gpu_cancel
 [ ${#FAILS[@]} = 0 ] || echo "failed: ${FAILS[*]}"
