@@ -163,6 +163,27 @@ test_gpu_torch() {
 	[ "$(wc -l < "$d/ref.steps")" = 60 ] && cmp "$d/ref.steps" "$d/out.steps"
 }
 
+# two CUDA processes in one tree (children of a shell): both locked,
+# checkpointed and restored, in parallel
+test_gpu_tree() {
+	local d=$WORK/tree root a b
+	mkdir -p "$d/a" "$d/b"
+	setsid bash -c "'$G/memhold' 128 '$d/a' > '$d/a/out' 2>&1 & '$G/memhold' 128 '$d/b' > '$d/b/out' 2>&1 & wait" \
+		< /dev/null > /dev/null 2>&1 &
+	root=$!
+	track $root
+	wait_for "$d/a/out" READY 60 && wait_for "$d/b/out" READY 60 || return 1
+	a=$(awk '/READY/{print $2}' "$d/a/out"); b=$(awk '/READY/{print $2}' "$d/b/out")
+	track $a $b
+	ck checkpoint --kill -v -o "$d/img" "$root" 2> "$d/ckpt.log" || { cat "$d/ckpt.log"; return 1; }
+	grep -a CUDA "$d/ckpt.log"
+	[ "$(grep -ac 'CUDA lock' "$d/ckpt.log")" = 2 ] || return 1
+	gone "$root" && gone "$a" && gone "$b" || return 1
+	ck restart --detach -v "$d/img" 2> "$d/restart.log" || { cat "$d/restart.log"; return 1; }
+	grep -a CUDA "$d/restart.log"
+	finish "$d/a" && finish "$d/b"
+}
+
 # refused DIR PATTERN CMD...: the checkpoint fails with PATTERN, the
 # target runs on untouched and passes its own check
 refused() {
@@ -261,6 +282,7 @@ want gpu_memhold
 want gpu_live
 want gpu_pipe
 want gpu_torch
+want gpu_tree
 want gpu_refuse_no_driver
 want gpu_refuse_old_driver
 want gpu_refuse_shared
