@@ -2,6 +2,7 @@
 #   make          build build/ckpt (release) and build/libckpt.a
 #   make demo     build and run the demo
 #   make test     build with ASan/UBSan and run the whole test suite
+#   make test-gpu build the CUDA test programs (nvcc) and run tests/gpu/
 
 CC      ?= cc
 CFLAGS  ?= -O2 -g
@@ -86,7 +87,27 @@ test: build/test/ckpt $(TESTPROGS) $(TESTPROGS32) $(AUXPROGS) $(UNITS)
 	bash tests/setup.sh
 	bash tests/run.sh $(T)
 
+# CUDA processes on a real GPU (tests/gpu/run.sh): the release build,
+# the test program built with nvcc for the GPU at hand, a libcuda.so.1
+# from before r570 to be refused.
+NVCC      ?= nvcc
+NVCCFLAGS ?= -O2 -arch=native
+build/gpu/memhold: tests/gpu/memhold.cu
+	@mkdir -p build/gpu
+	$(NVCC) $(NVCCFLAGS) -o $@ $<
+build/gpu/fake/libcuda.so.1: tests/gpu/fakecuda.c
+	@mkdir -p build/gpu/fake
+	$(CC) -std=gnu11 -shared -fPIC -O2 -Wall -Wextra -Werror -Wno-unused-parameter -o $@ $<
+
+test-gpu: build/ckpt build/gpu/fake/libcuda.so.1
+	@if [ ! -e /dev/nvidiactl ]; then \
+		echo "SKIP: no NVIDIA GPU here (/dev/nvidiactl absent): GPU tests not run"; \
+		echo "0 passed, 0 failed"; \
+	else \
+		$(MAKE) build/gpu/memhold && bash tests/gpu/run.sh; \
+	fi
+
 clean:
 	rm -rf build
 
-.PHONY: all demo test clean
+.PHONY: all demo test test-gpu clean

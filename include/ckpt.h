@@ -72,6 +72,14 @@ int ckpt_checkpoint_r(pid_t pid, int fd, unsigned long flags, int logfd,
 int ckpt_restart_r(pid_t pid, int fd, unsigned long flags, int logfd,
 		   struct ckpt_result *res);
 
+/*
+ * ckpt_cancel - make the checkpoint in progress fail at its next step,
+ * leaving the process running as before (what the CUDA driver was made
+ * to do to it is undone).  Async-signal-safe: for a SIGINT/SIGTERM
+ * handler.
+ */
+void ckpt_cancel(void);
+
 #ifdef __cplusplus
 }
 #endif

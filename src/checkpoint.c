@@ -20,6 +20,7 @@
 #include "arch/x86/cpu.h"
 #include "kinds.h"
 #include "testpoint.h"
+#include "kinds/cuda.h"
 
 #define SCRATCH_LEN (2 * 4096)
 
@@ -232,6 +233,23 @@ static int sync_image(struct cpt_ctx *c, int fd)
 	return 0;
 }
 
+static volatile sig_atomic_t cancelled;
+
+void ckpt_cancel(void)
+{
+	cancelled = 1;
+}
+
+bool ckpt_cancelled(void)
+{
+	return cancelled;
+}
+
+static int check_cancel(struct cpt_ctx *c)
+{
+	return cancelled ? log_err(c->log, EINTR, "checkpoint interrupted by a signal") : 0;
+}
+
 int ckpt_checkpoint_r(pid_t pid, int fd, unsigned long flags, int logfd,
 		      struct ckpt_result *res)
 {
@@ -239,13 +257,21 @@ int ckpt_checkpoint_r(pid_t pid, int fd, unsigned long flags, int logfd,
 	struct cpt_ctx c = { .log = &log, .flags = flags, .keeper.fd = -1 };
 	int ret, r;
 
+	cancelled = 0;
 	ret = iw_init(&c.w, fd, &log);
+	/* the CUDA driver works on the tree while it runs: before the seize */
+	if (!ret)
+		ret = cuda_freeze(&c, pid);
+	if (!ret)
+		ret = check_cancel(&c);
 	if (!ret)
 		ret = tree_collect(&c, pid);
 	if (!ret) {
 		log.pos = &c.w.pos;
 		ret = dump_all(&c);
 	}
+	if (!ret)
+		ret = check_cancel(&c);
 	for (int i = 0; i < ckpt_nr_kinds && !ret; i++)
 		if (ckpt_kinds[i]->dump_check)
 			ret = ckpt_kinds[i]->dump_check(&c);
@@ -257,6 +283,8 @@ int ckpt_checkpoint_r(pid_t pid, int fd, unsigned long flags, int logfd,
 	if (!ret)
 		ret = sync_image(&c, fd);
 	test_point(&log, "image synced");
+	if (!ret)
+		ret = check_cancel(&c);
 	if (ret && log.err && c.nr_tasks)
 		write_error(&c);
 	if (!ret && (flags & CKPT_KILL)) {
@@ -267,6 +295,10 @@ int ckpt_checkpoint_r(pid_t pid, int fd, unsigned long flags, int logfd,
 		if (ckpt_kinds[i]->dump_end)
 			ckpt_kinds[i]->dump_end(&c, !ret && (flags & CKPT_KILL));
 	r = tree_release(&c);
+	ret = ret ? ret : r;
+	/* the tree runs again: the driver puts back what it took (unless
+	 * the tree is dead) */
+	r = cuda_thaw(&c, !ret && (flags & CKPT_KILL));
 	ret = ret ? ret : r;
 	tree_free(&c);
 	iw_free(&c.w);

@@ -114,6 +114,35 @@ static int sync_dir_of(const char *path)
 	return ret;
 }
 
+static volatile sig_atomic_t cancel_sig;
+
+static void on_cancel(int sig)
+{
+	cancel_sig = sig;
+	ckpt_cancel();
+}
+
+/* A SIGINT/SIGTERM/SIGHUP during a checkpoint ends it as a failure, the
+ * target running as before (a CUDA process put back on its GPU), and
+ * then ends us by that signal. */
+static void cancel_on_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_cancel, .sa_flags = SA_RESTART };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+static void die_of_cancel(void)
+{
+	if (!cancel_sig)
+		return;
+	signal(cancel_sig, SIG_DFL);
+	raise(cancel_sig);
+}
+
 static int cmd_checkpoint(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -171,6 +200,7 @@ static int cmd_checkpoint(int argc, char **argv)
 			return 1;
 		}
 	}
+	cancel_on_signals();
 	ret = ckpt_checkpoint_r(pid, fd, o.flags, o.logfd, &r);
 	if (fd != 1 && close(fd) && !ret) {
 		snprintf(r.msg, sizeof(r.msg), "closing %s: %s", out, strerror(errno));
@@ -178,6 +208,7 @@ static int cmd_checkpoint(int argc, char **argv)
 	}
 	if (ret) {
 		report(&o, "checkpoint", &r);
+		die_of_cancel();
 		return 1;
 	}
 	if (fd != 1 && isatty(2))

@@ -614,6 +614,7 @@ const char *rec_type_name(uint32_t t)
 	case REC_SYSV_DATA: return "SYSV_DATA";
 	case REC_SECCOMP_FILTER: return "SECCOMP_FILTER";
 	case REC_SECCOMP: return "SECCOMP";
+	case REC_CUDA: return "CUDA";
 	case REC_TAIL: return "TAIL";
 	case REC_ERROR: return "ERROR";
 	}

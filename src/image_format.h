@@ -52,10 +52,12 @@ enum ckpt_rec_type {
 	REC_SYSV_DATA	= 171,	/* the bytes of the last SYSV_SHM */
 	REC_SECCOMP_FILTER = 180,	/* a seccomp filter, once per image */
 	REC_SECCOMP	= 181,	/* the last THREAD's seccomp mode and filters */
+	REC_CUDA	= 190,	/* the last TASK's GPU state, checkpointed by
+				 * the CUDA driver into its memory */
 	/* set aside, unused so far: 148-149 (epoll and inotify keep all
 	 * in their FILE), 153-155 unix sockets, 156-159 TCP/UDP (FILE_INET
 	 * keeps all in its FILE), 162-169 32-bit tasks, 172-179 SysV IPC,
-	 * 182-189 seccomp */
+	 * 182-189 seccomp, 191-199 GPU */
 	REC_TAIL	= 9001,
 	REC_ERROR	= 9999,
 };
@@ -672,6 +674,28 @@ struct rec_seccomp {
 	uint32_t filter;	/* filter mode: its newest filter's id */
 	uint32_t no_new_privs;	/* the thread's own (CREDS has the main one's) */
 	uint32_t reserved;
+};
+
+/* REC_CUDA: the last TASK was a CUDA process.  ckpt had the CUDA driver
+ * lock it and move its GPU state into its own memory (which the image
+ * holds like any other); at restart the driver's restore thread brings
+ * it back onto a GPU before the process runs (src/kinds/cuda.c). */
+#define CUDA_REC_VERSION	1
+
+struct rec_cuda {
+	uint32_t version;	/* CUDA_REC_VERSION */
+	uint32_t restore_tid;	/* the driver's restore thread: a THREAD of
+				 * this TASK */
+	uint32_t cuda_version;	/* cuDriverGetVersion(): 12080 is 12.8 */
+	uint32_t nr_fds;	/* /dev/nvidia* fds it had open */
+	uint64_t gpu_bytes;	/* host memory the driver's checkpoint added
+				 * to the process (its GPU state), as its
+				 * resident set grew */
+	uint64_t lock_ns;	/* the driver's lock, then checkpoint, calls */
+	uint64_t checkpoint_ns;
+	char driver[32];	/* the kernel module's version, "580.95.05" */
+	char devices[128];	/* the device files it had open, space-separated */
+	uint64_t reserved[2];
 };
 
 #endif

@@ -14,6 +14,11 @@
 const struct kind_ops *const ckpt_kinds[] = {
 	&kind_task,
 	&kind_ia32,	/* a 32-bit process says so before its other records */
+	/* GPU state: checked first at restart, so that a machine without
+	 * the driver says so rather than that its libcuda is missing; its
+	 * restore_end (once every process is built) puts the GPU state back
+	 * before the other kinds' make anything visible outside the tree */
+	&kind_cuda,
 	&kind_pipe,
 	&kind_fobj,	/* before files and mm, which name its objects */
 	&kind_fifo,

@@ -82,6 +82,7 @@ struct cpt_ctx {
 	struct seccomp_cpt *seccomp;	/* seccomp.c: filters written so far */
 	struct guard_cache guard;	/* gadgets found per file (guard.h) */
 	struct keeper keeper;	/* undoes TCP repair if we die (keeper.h) */
+	struct cuda_cpt *cuda;	/* cuda.c: processes the CUDA driver holds */
 };
 
 /* A SysV shared memory segment in the image (src/kinds/sysvshm.c). */
@@ -239,11 +240,15 @@ struct kind_ops {
 extern const struct kind_ops kind_task, kind_pipe, kind_fobj, kind_fifo, kind_tty,
 	kind_mm, kind_files, kind_fs, kind_rlimits, kind_timers, kind_signals,
 	kind_creds, kind_locks, kind_regs, kind_inet,
-	kind_unix, kind_ia32, kind_sysvshm, kind_seccomp;
+	kind_unix, kind_ia32, kind_sysvshm, kind_seccomp, kind_cuda;
 extern const struct kind_ops *const ckpt_kinds[];
 extern const int ckpt_nr_kinds;
 int kind_index(const struct kind_ops *k);
 const struct kind_ops *kind_for_type(uint32_t type);
+
+/* checkpoint.c: whether ckpt_cancel() was called (a signal): the
+ * checkpoint fails at its next step, undoing what it did. */
+bool ckpt_cancelled(void);
 
 /* Per-kind state of a task being restored (allocated on first use). */
 void *kind_state(struct rst_task *t, const struct kind_ops *k, size_t size);

@@ -417,6 +417,34 @@ int remote_release(struct remote *r)
 	return ret;
 }
 
+int remote_resume(struct remote *r)
+{
+	uint64_t all = ~0ULL;
+	int ret = remote_park(r);
+
+	if (!ret && ptrace(PTRACE_SETREGS, r->pid, 0, &r->regs))
+		ret = log_err(r->log, errno, "setting registers of %d:", r->pid);
+	if (!ret && ptrace(PTRACE_SETSIGMASK, r->pid, sizeof(uint64_t), &all))
+		ret = log_err(r->log, errno, "blocking the signals of %d:", r->pid);
+	if (!ret && ptrace(PTRACE_CONT, r->pid, 0, 0))
+		ret = log_err(r->log, errno, "resuming %d:", r->pid);
+	return ret;
+}
+
+int remote_halt(struct remote *r)
+{
+	int status, ret;
+
+	if (ptrace(PTRACE_INTERRUPT, r->pid, 0, 0))
+		return log_err(r->log, errno, "stopping %d again:", r->pid);
+	ret = wait_stop(r, &status);
+	if (!ret)
+		ret = wait_event_stop(r, status, NULL);
+	if (!ret && ptrace(PTRACE_GETREGS, r->pid, 0, &r->regs))
+		ret = log_err(r->log, errno, "PTRACE_GETREGS %d:", r->pid);
+	return ret;
+}
+
 void remote_close(struct remote *r)
 {
 	if (r->memfd >= 0)

@@ -87,6 +87,12 @@ int remote_park(struct remote *r);
 /* Put back regs/mask/stolen signals (as found, or as set in r->regs and
  * r->sigmask by the caller) and let the task go. */
 int remote_release(struct remote *r);
+/* Let a held thread run its own code from r->regs, every signal blocked
+ * (for a thread another process drives: the CUDA driver's restore
+ * thread), until remote_halt() stops it again where it is then; its
+ * registers there become r->regs, for remote_release(). */
+int remote_resume(struct remote *r);
+int remote_halt(struct remote *r);
 void remote_close(struct remote *r);
 
 #endif

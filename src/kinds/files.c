@@ -22,6 +22,7 @@
 #include "../../include/ckpt.h"
 #include "../arch/x86/compat.h"
 #include "../files.h"
+#include "cuda.h"
 
 #define MAX_FDS (1 << 20)
 
@@ -151,6 +152,10 @@ static int dump_file(struct cpt_ctx *c, const struct fd_probe *p, uint32_t *id)
 	int ret;
 
 	*id = 0;
+	/* a GPU left out would crash the restored process: never skipped */
+	if (!ops && cuda_device_path(p->link))
+		return log_err(c->log, EOPNOTSUPP, "pid %d fd %d: %s, a CUDA device: %s",
+			       p->pid, p->fd, p->link, cuda_why_not(c, p->pid));
 	if (!ops && (c->flags & CKPT_SKIP_UNSUPPORTED)) {
 		log_warn(c->log, "pid %d fd %d: skipping unsupported %s", p->pid,
 			 p->fd, p->link);
