@@ -70,7 +70,6 @@ one() {	# PROG N
 	touch "$d/go"
 	if [ -z "$why" ]; then
 		timeout 30 tail --pid=$pid -f /dev/null
-		{ wait $pid; } 2>/dev/null
 		grep -q '^PASS' "$d/out" && ! grep -q '^FAIL' "$d/out" ||
 			why="target harmed: $(grep -v '^READY' "$d/out" | head -3 | tr '\n' ' ')"
 	fi
@@ -91,7 +90,9 @@ for prog in "$@"; do
 	CKPT_TEST_POINTS=1 timeout 60 "$CKPT" checkpoint -o "$d/img" $pid 2> "$d/points"
 	n=$(grep -c '^testpoint ' "$d/points")
 	touch "$d/go"
-	wait $pid
+	timeout 30 tail --pid=$pid -f /dev/null
+	kill -9 $pid 2>/dev/null
+	{ wait $pid; } 2>/dev/null
 	rm -rf "$d"
 	[ "$n" -gt 0 ] || { echo "FAIL $prog: no test points (not the test build?)"; FAILED=$((FAILED + 1)); continue; }
 	step=$(( n / POINTS > 0 ? n / POINTS : 1 ))

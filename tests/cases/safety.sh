@@ -1,0 +1,50 @@
+# safety.sh - ckpt killed in the middle never harms its target (issue 20;
+# the guard frame, src/arch/x86/guard.h, and the keeper,
+# src/files/keeper.h).  The kill points come from the test build's
+# numbered test points (src/testpoint.h).
+KP_SHARDS=4
+for i in $(seq 1 $KP_SHARDS); do
+	t killpoints_$i timeout 400
+	eval "test_killpoints_$i() { killpoints_shard $i; }"
+done
+t killpoints_kill          timeout 300
+t killpoints_restart       timeout 300
+t killpoints_tcp           needs iptables tcp_repair  group iptables  timeout 300
+t killtimes                timeout 300
+
+# The state programs a live checkpoint may stop: all but those needing
+# a group of their own (SysV keys, the iptables chain), a CPU feature or
+# 32-bit code (32-bit processes are not guarded: README.md).
+kp_progs() {
+	local p
+	for p in "$PROGS"/*; do
+		case ${p##*/} in inet|sysvshm|shm_tree|amx|mixed_tree) continue ;; esac
+		echo "$p"
+	done
+}
+
+# Every state program, a few points of a live checkpoint each, in shards.
+killpoints_shard() {	# K
+	local progs=($(kp_progs)) mine=() i
+	for ((i = $1 - 1; i < ${#progs[@]}; i += KP_SHARDS)); do mine+=("${progs[i]}"); done
+	POINTS=3 bash "$ROOT/tests/killpoints.sh" "$CKPT" "$WORK/kp" "${mine[@]}"
+}
+
+test_killpoints_kill() {
+	POINTS=8 bash "$ROOT/tests/killpoints.sh" "$CKPT" "$WORK/kp" --kill \
+		"$PROGS/mem_anon" "$PROGS/threads" "$PROGS/tree" "$PROGS/files" "$PROGS/timers"
+}
+
+test_killpoints_restart() {
+	POINTS=6 bash "$ROOT/tests/killpoints_restart.sh" "$CKPT" "$WORK/kpr" \
+		"$PROGS/regs" "$PROGS/threads" "$PROGS/tree" "$PROGS/files" "$PROGS/signals"
+}
+
+test_killpoints_tcp() {
+	POINTS=8 bash "$ROOT/tests/killpoints_tcp.sh" "$CKPT" "$AUX/kvserver" \
+		"$ROOT/tests/aux/kvclient.py" "$WORK/kpt"
+}
+
+test_killtimes() {
+	TIMES=8 bash "$ROOT/tests/killtimes.sh" "$CKPT" "$AUX/holder" "$WORK/kt"
+}
