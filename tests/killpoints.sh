@@ -87,7 +87,8 @@ one() {	# PROG N
 for prog in "$@"; do
 	d=$W/$(basename "$prog").count
 	start "$prog" "$d" || { echo "FAIL $prog: did not start"; FAILED=$((FAILED + 1)); continue; }
-	CKPT_TEST_POINTS=1 timeout 60 "$CKPT" checkpoint -o "$d/img" $pid 2> "$d/points"
+	# counted in the same mode (a --kill checkpoint has no release)
+	CKPT_TEST_POINTS=1 timeout 60 "$CKPT" checkpoint $KILLOPT -o "$d/img" $pid 2> "$d/points"
 	n=$(grep -c '^testpoint ' "$d/points")
 	touch "$d/go"
 	timeout 30 tail --pid=$pid -f /dev/null

@@ -224,11 +224,17 @@ void guard_cache_free(struct guard_cache *cache)
 
 /* What the kernel itself does to a task that leaves a system call with
  * no signal to handle: a call asking to be restarted is set up again.
- * The frame must hold that, since rt_sigreturn turns restarting off. */
+ * The frame must hold that, since rt_sigreturn turns restarting off.
+ * A call restarted through its restart block (a relative sleep, poll or
+ * futex wait with a timeout) cannot be: rt_sigreturn makes that one
+ * return EINTR.  It is run again from the start instead, with its own
+ * arguments, still in its registers: the wait starts over in full, later
+ * than it would have ended, but it does not fail. */
 static void restart_fixup(struct k_sigcontext *mc, const struct user_regs_struct *r)
 {
 	bool compat = r->cs != USER64_CS;
 	long rax = compat ? (int32_t)r->rax : (long)r->rax;
+	long restart_nr = compat ? NR32_RESTART_SYSCALL : NR_RESTART_SYSCALL;
 
 	if ((long)r->orig_rax < 0)
 		return;
@@ -239,8 +245,10 @@ static void restart_fixup(struct k_sigcontext *mc, const struct user_regs_struct
 		mc->rax = r->orig_rax;
 		mc->rip -= 2;
 		break;
-	case -516:	/* ERESTART_RESTARTBLOCK: it sees EINTR, as after a handler */
-		mc->rax = compat ? NR32_RESTART_SYSCALL : NR_RESTART_SYSCALL;
+	case -516:	/* ERESTART_RESTARTBLOCK */
+		/* in restart_syscall itself its arguments are gone: EINTR */
+		mc->rax = (long)r->orig_rax == restart_nr ? (uint64_t)restart_nr
+							  : r->orig_rax;
 		mc->rip -= 2;
 		break;
 	}
