@@ -150,6 +150,19 @@ static int timers_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 	return 0;
 }
 
+/* What a timer is armed with at restart.  A periodic timer that reads
+ * "0 left" has expired and waits for its signal's delivery to be
+ * re-armed (the kernel re-arms ITIMER_REAL when SIGALRM is dequeued):
+ * its signal is pending, blocked, or was caught in flight while ckpt
+ * held the process, and comes back as saved.  Set with 0 it would be
+ * disarmed, interval and all: it gets one period instead, so it fires
+ * again one period on, as after a delivery (if its signal is still
+ * pending then, the two merge, as they would have). */
+static int64_t rearm_value(const struct rec_timerval *t)
+{
+	return t->value_ns || !t->interval_ns ? t->value_ns : t->interval_ns;
+}
+
 static struct timespec ns_ts(int64_t ns)
 {
 	return (struct timespec){ ns / NS, ns % NS };
@@ -158,7 +171,7 @@ static struct timespec ns_ts(int64_t ns)
 static int restore_posix(struct rst_task *t, const struct rec_posix_timer *pt)
 {
 	struct sigevent sev;
-	struct itimerspec its = { ns_ts(pt->t.interval_ns), ns_ts(pt->t.value_ns) };
+	struct itimerspec its = { ns_ts(pt->t.interval_ns), ns_ts(rearm_value(&pt->t)) };
 	uint64_t sev_at, id_at, its_at;
 	int id = pt->id, ret;
 	long got;
@@ -204,13 +217,14 @@ static int timers_restore(struct rst_ctx *c, struct rst_task *t)
 		ret = rcheck(&t->rm, NULL, "prctl(PR_TIMER_CREATE_RESTORE_IDS)",
 			     SYS_prctl, PR_TIMER_CREATE_RESTORE_IDS, 0);
 	for (int w = 0; w < 3 && !ret; w++) {
+		int64_t value = rearm_value(&s->it.t[w]);
 		struct itimerval v = {
 			{ s->it.t[w].interval_ns / NS, s->it.t[w].interval_ns % NS / 1000 },
-			{ s->it.t[w].value_ns / NS, s->it.t[w].value_ns % NS / 1000 },
+			{ value / NS, value % NS / 1000 },
 		};
 
 		/* a timer about to fire must not be disarmed by rounding */
-		if (!v.it_value.tv_sec && !v.it_value.tv_usec && s->it.t[w].value_ns)
+		if (!v.it_value.tv_sec && !v.it_value.tv_usec && value)
 			v.it_value.tv_usec = 1;
 		ret = rst_scratch_put(t, 0, &v, sizeof(v), &addr);
 		if (!ret)
@@ -244,8 +258,11 @@ static void timers_show(struct info_out *o, const struct rec *r)
 		const struct rec_itimers *it = r->data;
 
 		info_i64(o, "real_ns", it->t[0].value_ns);
+		info_i64(o, "real_interval_ns", it->t[0].interval_ns);
 		info_i64(o, "virtual_ns", it->t[1].value_ns);
+		info_i64(o, "virtual_interval_ns", it->t[1].interval_ns);
 		info_i64(o, "prof_ns", it->t[2].value_ns);
+		info_i64(o, "prof_interval_ns", it->t[2].interval_ns);
 	} else {
 		const struct rec_posix_timer *pt = r->data;
 
