@@ -168,6 +168,13 @@ static struct timespec ns_ts(int64_t ns)
 	return (struct timespec){ ns / NS, ns % NS };
 }
 
+/* A periodic POSIX timer whose signal is pending (blocked, or held back
+ * by ckpt) waits for its delivery to be re-armed, and queues no other
+ * meanwhile, its expirations counted as overruns.  Restored as a plain
+ * signal, beside a timer armed again, it would come twice: so it is left
+ * to the timer, set to expire at once, to queue its own signal, whose
+ * delivery re-arms it as the saved one's would have (the overrun count
+ * starts again from 0). */
 static int restore_posix(struct rst_task *t, const struct rec_posix_timer *pt)
 {
 	struct sigevent sev;
@@ -176,6 +183,9 @@ static int restore_posix(struct rst_task *t, const struct rec_posix_timer *pt)
 	int id = pt->id, ret;
 	long got;
 
+	if (pt->t.interval_ns && (pt->notify & ~SIGEV_THREAD_ID) == SIGEV_SIGNAL &&
+	    sig_take_timer(t, pt->id, pt->signo))
+		its.it_value = (struct timespec){ 0, 1 };
 	memset(&sev, 0, sizeof(sev));
 	sev.sigev_notify = pt->notify;
 	sev.sigev_signo = pt->signo;

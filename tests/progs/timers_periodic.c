@@ -17,6 +17,7 @@
 #include "tp.h"
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -60,7 +61,7 @@ static int arm(timer_t *tid)
 }
 
 /* After GO: the periods are still set, and the timers still fire. */
-static void check(const char *who, timer_t tid, const sigset_t *sigs)
+static void check(const char *who, timer_t tid, const sigset_t *sigs, bool blocked)
 {
 	struct itimerval itv;
 	struct itimerspec its;
@@ -74,8 +75,15 @@ static void check(const char *who, timer_t tid, const sigset_t *sigs)
 		 its.it_interval.tv_nsec == POSIX_NS,
 		 "%s: POSIX timer interval %ld.%09ld s, not 10 ms", who,
 		 (long)its.it_interval.tv_sec, (long)its.it_interval.tv_nsec);
+	p = n_posix;
 	sigprocmask(SIG_UNBLOCK, sigs, NULL);
-	sleep_ms(20);	/* the ticks pending at the checkpoint come in */
+	/* a timer has one signal queued at most, however many periods
+	 * passed (the rest are overruns): one comes in as the child
+	 * unblocks, not one restored and one from the re-armed timer */
+	p = n_posix - p;
+	tp_check(!blocked || p == 1, "%s: %d POSIX timer signals were pending, not 1",
+		 who, p);
+	sleep_ms(20);
 	a = n_alrm;
 	p = n_posix;
 	sleep_ms(COUNT_MS);
@@ -108,7 +116,7 @@ int main(int argc, char **argv)
 		if (arm(&tid))
 			_exit(1);
 		tp_wait_go();
-		check("blocked (child)", tid, &sigs);
+		check("blocked (child)", tid, &sigs, true);
 		_exit(tp_failures ? 1 : 0);
 	}
 	if (arm(&tid))
@@ -118,7 +126,7 @@ int main(int argc, char **argv)
 		 n_alrm, n_posix);
 	tp_ready();
 	tp_wait_go();
-	check("unblocked", tid, &sigs);
+	check("unblocked", tid, &sigs, false);
 	tp_check(waitpid(kid, &st, 0) == kid && WIFEXITED(st) && !WEXITSTATUS(st),
 		 "the child, whose timer signals were blocked, failed (status 0x%x)", st);
 	return tp_done();
