@@ -75,6 +75,7 @@ static void check(const char *who, timer_t tid, const sigset_t *sigs, bool block
 		 its.it_interval.tv_nsec == POSIX_NS,
 		 "%s: POSIX timer interval %ld.%09ld s, not 10 ms", who,
 		 (long)its.it_interval.tv_sec, (long)its.it_interval.tv_nsec);
+	sleep_ms(30);	/* long enough for any timer re-armed at restart to fire */
 	p = n_posix;
 	sigprocmask(SIG_UNBLOCK, sigs, NULL);
 	/* a timer has one signal queued at most, however many periods
