@@ -1,7 +1,9 @@
 /* timers.c - interval timers (ITIMERS) and POSIX timers (POSIX_TIMER).
- * Timers resume with the time they had left at the checkpoint. POSIX
- * timers get their ids back through PR_TIMER_CREATE_RESTORE_IDS (Linux
- * 6.16+); the overrun count of a timer is not kept. */
+ * Timers resume with the time they had left at the checkpoint; a
+ * periodic one waiting for its signal's delivery to be re-armed keeps its
+ * period (rearm_value(), restore_posix()).  POSIX timers get their ids
+ * back through PR_TIMER_CREATE_RESTORE_IDS (Linux 6.16+); the overrun
+ * count of a timer is not kept. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
