@@ -828,7 +828,9 @@ static int set_ids(struct rst_ctx *c, struct helpers *hs)
 			new_helper(c, hs, t, want, false, &ret);	/* its leader exited */
 		if (!ret)
 			ret = stat_ids(t->pid, &pgid, &sid);
-		if (!ret && want != pgid)
+		/* 0: the root's, outside restart's pid namespace, where it
+		 * cannot be named (its members are in it already) */
+		if (!ret && want != pgid && want)
 			ret = rcheck(&t->rm, NULL, "setpgid", SYS_setpgid, 0, want);
 	}
 	{
