@@ -21,7 +21,7 @@ root_ids_test() {	# PROG MODE
 	local prog=$PROGS/$1 d pid rpid rc=0
 	d=$(mktemp -d "$WORK/$1.XXXX")
 	chmod 755 "$d"
-	"$prog" "$d/go" > "$d/out" 2>&1 < /dev/null &
+	TP_TMPDIR=$d "$prog" "$d/go" > "$d/out" 2>&1 < /dev/null &
 	pid=$!
 	ROOT_PID=$pid
 	wait_for "$d/out" READY || { kill -9 $pid; return 1; }
@@ -79,7 +79,7 @@ test_root_ids_saved_in_pidns() {
 	chmod 755 $d
 	step "tree checkpointed and restarted under unshare --pid"
 	timeout -k 5 $RESTART_TIMEOUT unshare --pid --fork --mount-proc bash -c '
-		'"$PROGS"'/tree '$d'/go > '$d'/out 2>&1 < /dev/null &
+		TP_TMPDIR='$d' '"$PROGS"'/tree '$d'/go > '$d'/out 2>&1 < /dev/null &
 		pid=$!
 		for ((i = 0; i < 1000; i++)); do grep -q READY '$d'/out && break; sleep 0.01; done
 		echo "saved: $(awk "{print \"session\", \$6, \"group\", \$5}" /proc/$pid/stat)"
