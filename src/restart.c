@@ -669,9 +669,12 @@ static int end_helpers(struct rst_ctx *c, struct helpers *hs)
 
 	for (int i = 0; i < hs->n; i++) {
 		struct helper *h = &hs->h[i];
-		int r = h->rm.seized ? exit_with(c, &h->rm, 0) : 0;
+		bool made = h->rm.seized;
+		int r = made ? exit_with(c, &h->rm, 0) : 0;
 
-		if (!r && !ret)
+		/* one never made has no pid (0): wait4(0) would wait for
+		 * any child of its parent, and hang */
+		if (made && !r && !ret)
 			r = forget_child(h->parent, h->rm.pid, true);
 		remote_close(&h->rm);
 		ret = ret ? ret : r;
