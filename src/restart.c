@@ -751,10 +751,6 @@ static int root_ids(struct rst_ctx *c)
 	bool job = c->flags & CKPT_SHELL_JOB;
 	int ret = 0;
 
-	if (job && root->t.sid == (uint32_t)root->pid)
-		return log_err(c->log, EINVAL,
-			       "pid %d leads its own session: it is no shell job (restart it without --shell-job)",
-			       root->pid);
 	if (!job && (root->t.sid == (uint32_t)root->pid || (c->flags & CKPT_DETACH))) {
 		ret = rcheck(&root->rm, NULL, "setsid", SYS_setsid, 0);
 		if (!ret && root->t.sid == (uint32_t)root->pid)
@@ -1023,6 +1019,11 @@ int ckpt_restart_r(pid_t pid, int fd, unsigned long flags, int logfd,
 	if (!ret && pid && pid != c.tasks[0]->pid)
 		ret = log_err(&log, EINVAL, "the image holds pid %d, not %d",
 			      c.tasks[0]->pid, pid);
+	/* a job is a group in its shell's session, never a session's leader */
+	if (!ret && (flags & CKPT_SHELL_JOB) && c.tasks[0]->t.sid == (uint32_t)c.tasks[0]->pid)
+		ret = log_err(&log, EINVAL,
+			      "pid %d leads its own session: it is no shell job (restart it without --shell-job)",
+			      c.tasks[0]->pid);
 	if (!ret)
 		ret = wait_ids_free(&c);
 	if (!ret) {

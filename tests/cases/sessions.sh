@@ -12,6 +12,7 @@ t root_group_detach
 t root_tree_in_pidns       group pidns
 t root_tree_detach
 t root_ids_saved_in_pidns  group pidns
+t root_session_shell_job
 
 # PROG (of tests/progs) checkpointed and restarted: MODE detach (restart
 # returns at once; sets ROOT_PID and ROOT_SID, the restored root's session
@@ -92,4 +93,38 @@ test_root_ids_saved_in_pidns() {
 	local rc=$?
 	cat $d/out
 	[ $rc = 0 ] && grep -q '^PASS' $d/out && ! grep -q '^FAIL' $d/out
+}
+
+# A state program started by setsid(1) leads its session: restart
+# --shell-job (on a terminal: script(1) gives it one) refuses it, before
+# it makes any process, saying to restart it without; so restarted, it
+# leads its session again and passes its own checks.
+test_root_session_shell_job() {
+	local d=$WORK/sessjob pid rpid
+	mkdir -p $d
+	chmod 755 $d
+	TP_TMPDIR=$d setsid $PROGS/signals $d/go > $d/out 2>&1 < /dev/null &
+	pid=$!
+	wait_for $d/out READY || { kill -9 $pid; return 1; }
+	[ "$(awk '{print $6}' /proc/$pid/stat)" = $pid ] || { echo "not a session leader"; return 1; }
+	checkpoint_kill $d $pid || return 1
+	step "restart --shell-job on a terminal"
+	timeout -k 5 20 script -qec "$CKPT restart --shell-job $d/img 2> $d/err" /dev/null > /dev/null
+	note "--shell-job: $(cat $d/err)"
+	[ "$(wc -l < $d/err)" = 1 ] &&
+		grep -q "pid $pid leads its own session: it is no shell job" $d/err || return 1
+	! kill -0 $pid 2>/dev/null || { echo "pid $pid made all the same"; return 1; }
+	ckpt_bg restart $d/img > $d/restart.out 2>&1 &
+	rpid=$!
+	# (the puppet is in restart's session for a moment, before its setsid)
+	for ((i = 0; i < 500; i++)); do
+		[ "$(awk '{print $5, $6}' /proc/$pid/stat 2>/dev/null)" = "$pid $pid" ] && break
+		sleep 0.01
+	done
+	note "restored $pid: group $(awk '{print $5, "session", $6}' /proc/$pid/stat)"
+	[ "$(awk '{print $5, $6}' /proc/$pid/stat)" = "$pid $pid" ] || { kill $rpid; return 1; }
+	touch $d/go
+	wait $rpid || return 1
+	cat $d/out
+	grep -q '^PASS' $d/out
 }
