@@ -588,15 +588,14 @@ static struct rst_task *alive_task(struct rst_ctx *c, uint32_t pid)
 }
 
 /* A pty's session must be one restart makes: led by a process of the
- * tree (the root, unless it is restarted as a shell job); its foreground
- * group one of its groups. */
+ * tree (the root too: then not as a shell job, which restart refuses);
+ * its foreground group one of its groups. */
 static int session_check(struct rst_ctx *c, const struct rec_tty *t)
 {
 	struct rst_task *leader = t->sid ? alive_task(c, t->sid) : NULL;
 	bool fg = !t->fg_pgrp;
 
-	if (t->sid && (!leader || leader->t.sid != t->sid ||
-		       (leader == c->tasks[0] && (c->flags & CKPT_SHELL_JOB))))
+	if (t->sid && (!leader || leader->t.sid != t->sid))
 		return log_err(c->log, EBADMSG, "TTY %u: session %u has no leader in the image",
 			       t->id, t->sid);
 	for (int i = 0; i < c->nr_tasks && !fg; i++)
