@@ -242,7 +242,12 @@ bool sig_take_timer(struct rst_task *t, int id, int signo)
 {
 	struct sig_state *s = KSTATE(t, kind_signals);
 
-	if (s && take_timer(&s->pend, id, signo))
+	/* an ignored signal queued now, before its disposition is set,
+	 * would be dropped by it: such a one is queued after, as saved */
+	if (!s || signo < 1 || signo > NSIG_ ||
+	    s->hand.act[signo - 1].handler == (uint64_t)SIG_IGN)
+		return false;
+	if (take_timer(&s->pend, id, signo))
 		return true;
 	for (int j = 0; j < t->nr_threads; j++)
 		if (take_timer(KTSTATE(&t->threads[j], kind_signals), id, signo))

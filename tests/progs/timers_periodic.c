@@ -12,7 +12,9 @@
  * Its child runs the same with both signals blocked, so that both are
  * pending, for certain, at the checkpoint.  After GO each unblocks them,
  * counts ticks for 500 ms and fails if the timers stopped (a dead timer
- * gives at most the one tick that was pending).
+ * gives at most the one tick that was pending).  The child also has a
+ * periodic POSIX timer whose signal is ignored and blocked: pending, it
+ * must still be pending after restart.
  */
 #include "tp.h"
 
@@ -23,6 +25,7 @@
 #include <sys/wait.h>
 
 #define SIG_POSIX	(SIGRTMIN + 3)
+#define SIG_IGNORED	(SIGRTMIN + 5)
 #define ITIMER_US	20000
 #define POSIX_NS	10000000L
 #define COUNT_MS	500
@@ -55,6 +58,24 @@ static int arm(timer_t *tid)
 	if (timer_create(CLOCK_MONOTONIC, &sev, tid) ||
 	    timer_settime(*tid, 0, &its, NULL) || setitimer(ITIMER_REAL, &itv, NULL)) {
 		perror("arming timers");
+		return -1;
+	}
+	return 0;
+}
+
+/* A 10 ms periodic POSIX timer whose signal is ignored and blocked:
+ * the signal is queued once and stays pending. */
+static int arm_ignored(timer_t *tid, sigset_t *set)
+{
+	struct itimerspec its = { { 0, POSIX_NS }, { 0, POSIX_NS } };
+	struct sigevent sev = { .sigev_notify = SIGEV_SIGNAL, .sigev_signo = SIG_IGNORED };
+
+	sigemptyset(set);
+	sigaddset(set, SIG_IGNORED);
+	sigprocmask(SIG_BLOCK, set, NULL);
+	signal(SIG_IGNORED, SIG_IGN);
+	if (timer_create(CLOCK_MONOTONIC, &sev, tid) || timer_settime(*tid, 0, &its, NULL)) {
+		perror("arming the ignored timer");
 		return -1;
 	}
 	return 0;
@@ -113,10 +134,16 @@ int main(int argc, char **argv)
 	if (kid == 0) {
 		/* blocked: after the first expiry each timer waits for its
 		 * signal's delivery, which only comes after restart */
+		sigset_t ign, pend;
+		timer_t itid;
+
 		sigprocmask(SIG_BLOCK, &sigs, NULL);
-		if (arm(&tid))
+		if (arm(&tid) || arm_ignored(&itid, &ign))
 			_exit(1);
 		tp_wait_go();
+		/* blocked, an ignored signal stays pending all the same */
+		tp_check(!sigpending(&pend) && sigismember(&pend, SIG_IGNORED),
+			 "blocked (child): the ignored POSIX timer signal is no longer pending");
 		check("blocked (child)", tid, &sigs, true);
 		_exit(tp_failures ? 1 : 0);
 	}
