@@ -279,6 +279,10 @@ int tty_job_start(struct rst_ctx *c);
 /* tty.c: a session leader just made its session: it takes its pty as its
  * controlling terminal now, so that its members inherit it. */
 int tty_session_made(struct rst_ctx *c, struct rst_task *t);
+/* signals.c: takes the saved pending signal @signo of POSIX timer @id
+ * off @t's queues to restore (the timer queues its own again); false if
+ * none is pending. */
+bool sig_take_timer(struct rst_task *t, int id, int signo);
 void rst_ctx_free(struct rst_ctx *c);
 #define KCSTATE(c, k) ((c)->kind_state[kind_index(&(k))])
 #define KSTATE(t, k) ((t)->kind_state[kind_index(&(k))])

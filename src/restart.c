@@ -112,6 +112,14 @@ static int load_task(struct rst_ctx *c, struct rec *r)
 	    (!zombie && rt->exit_code) || !memchr(rt->comm, 0, sizeof(rt->comm)))
 		return log_err(c->log, EBADMSG, "TASK record %llu: bad pid or fields",
 			       (unsigned long long)r->index);
+	/* a session leader leads its group (setsid makes both, and neither
+	 * changes after); an id of 0 (a session or group outside the pid
+	 * namespace of the checkpoint) can only be the root's */
+	if ((rt->sid == rt->pid && rt->pgid != rt->pid) ||
+	    (c->nr_tasks && ((!rt->sid && c->tasks[0]->t.sid) ||
+			     (!rt->pgid && c->tasks[0]->t.pgid))))
+		return log_err(c->log, EBADMSG, "TASK %u: bad session %u or group %u",
+			       rt->pid, rt->sid, rt->pgid);
 	if ((rt->flags & (TASK_SHARES_FILES | TASK_SHARES_FS | TASK_SHARES_VM |
 			  TASK_SHARES_SIGHAND)) && (!c->nr_tasks || zombie))
 		return log_err(c->log, EBADMSG, "TASK %u: the root or a zombie cannot share",
@@ -661,9 +669,12 @@ static int end_helpers(struct rst_ctx *c, struct helpers *hs)
 
 	for (int i = 0; i < hs->n; i++) {
 		struct helper *h = &hs->h[i];
-		int r = h->rm.seized ? exit_with(c, &h->rm, 0) : 0;
+		bool made = h->rm.seized;
+		int r = made ? exit_with(c, &h->rm, 0) : 0;
 
-		if (!r && !ret)
+		/* one never made has no pid (0): wait4(0) would wait for
+		 * any child of its parent, and hang */
+		if (made && !r && !ret)
 			r = forget_child(h->parent, h->rm.pid, true);
 		remote_close(&h->rm);
 		ret = ret ? ret : r;
@@ -725,15 +736,50 @@ static int stat_ids(pid_t pid, pid_t *pgid, pid_t *sid)
 	return ret;
 }
 
-/* What a saved session or group id becomes: the root's own were its
- * caller's and become those of ckpt restart's caller; any other must be
- * led by a process of the tree. */
-static pid_t map_id(struct rst_ctx *c, uint32_t id, uint32_t root_id,
-		    pid_t root_now)
+/* The root's own session and group, made before any child is forked
+ * into them.  A root that led its session leads it again (setsid: its
+ * group too).  A root in a session led outside the tree goes on in
+ * restart's caller's session, as a job or a command run by ckpt restart
+ * would, unless it is detached (--detach, not --shell-job): a daemon, it
+ * gets a session and a group of its own, so that a hangup of restart's
+ * terminal does not reach it.  A shell job, or any root that led its
+ * group, leads its group again (the group of a root led elsewhere: it
+ * joins that one with the other groups, in set_ids()). */
+static int root_ids(struct rst_ctx *c)
 {
-	if (id == root_id)
-		return root_now;
-	return task_by_pid(c, id) ? (pid_t)id : 0;
+	struct rst_task *root = c->tasks[0];
+	bool job = c->flags & CKPT_SHELL_JOB;
+	int ret = 0;
+
+	if (!job && (root->t.sid == (uint32_t)root->pid || (c->flags & CKPT_DETACH))) {
+		ret = rcheck(&root->rm, NULL, "setsid", SYS_setsid, 0);
+		if (!ret && root->t.sid == (uint32_t)root->pid)
+			ret = tty_session_made(c, root);
+	} else if (root->t.pgid == (uint32_t)root->pid) {
+		ret = rcheck(&root->rm, NULL, "setpgid", SYS_setpgid, 0, 0);
+	}
+	return ret;
+}
+
+/* What a saved session or group id is now.  One led by a process of the
+ * tree keeps its number, as does one whose leader has exited (a
+ * stand-in makes it); the root's own, if led outside the tree, is
+ * whatever the root has now (see root_ids(); 0 where restart's caller's
+ * is outside restart's pid namespace). */
+struct id_map {
+	uint32_t root_sid, root_pgid;	/* the root's, as saved */
+	bool sid_out, pgid_out;		/* led outside the tree */
+	pid_t sid_now, pgid_now;	/* the root's, now */
+};
+
+static pid_t sid_of(const struct id_map *m, uint32_t sid)
+{
+	return m->sid_out && sid == m->root_sid ? m->sid_now : (pid_t)sid;
+}
+
+static pid_t pgid_of(const struct id_map *m, uint32_t pgid)
+{
+	return m->pgid_out && pgid == m->root_pgid ? m->pgid_now : (pid_t)pgid;
 }
 
 /* A session leader makes its session as soon as it exists, before its
@@ -753,34 +799,37 @@ static int make_session(struct rst_ctx *c, struct rst_task *t)
 }
 
 /* Process groups, once every process exists; then a check that sessions
- * and groups came out as saved. */
-/* A process group whose leader has exited gets a stand-in leader with
- * its pid, forked by its first member (so in the members' session): it
- * makes the group, the members join, and it goes again. */
+ * and groups came out as saved.  A process group whose leader has exited
+ * gets a stand-in leader with its pid, forked by its first member (so in
+ * the members' session): it makes the group, the members join, and it
+ * goes again.  The root joins a group led by another process of the
+ * tree last, once that one has made it. */
 static int set_ids(struct rst_ctx *c, struct helpers *hs)
 {
 	struct rst_task *root = c->tasks[0];
-	pid_t root_pgid = 0, root_sid = 0, pgid, sid;
-	int ret = 0;
+	struct id_map m = {
+		.root_sid = root->t.sid,
+		.root_pgid = root->t.pgid,
+		.sid_out = root->t.sid != (uint32_t)root->pid,
+		.pgid_out = !task_by_pid(c, root->t.pgid),
+	};
+	pid_t pgid, sid;
+	int ret = stat_ids(root->pid, &m.pgid_now, &m.sid_now);
 
-	/* a shell job is a group of its own, as its shell made it */
-	if ((c->flags & CKPT_SHELL_JOB) && root->t.pgid == (uint32_t)root->pid)
-		ret = rcheck(&root->rm, NULL, "setpgid", SYS_setpgid, 0, 0);
-	if (!ret)
-		ret = stat_ids(root->pid, &root_pgid, &root_sid);
+	if (ret)
+		return log_err(c->log, -ret, "pid %d: stat:", root->pid);
+	for (int k = 1; k <= c->nr_tasks && !ret; k++) {
+		struct rst_task *t = c->tasks[k % c->nr_tasks];	/* the root last */
+		pid_t want = pgid_of(&m, t->t.pgid);
 
-	for (int i = 1; i < c->nr_tasks && !ret; i++) {
-		struct rst_task *t = c->tasks[i];
-		pid_t want = map_id(c, t->t.pgid, root->t.pgid, root_pgid);
-
-		if (!want) {	/* a group whose leader has exited */
-			want = t->t.pgid;
-			if (!helper_of(hs, want))
-				new_helper(c, hs, t, want, false, &ret);
-		}
+		if (!task_by_pid(c, t->t.pgid) && !(m.pgid_out && t->t.pgid == m.root_pgid) &&
+		    !helper_of(hs, want))
+			new_helper(c, hs, t, want, false, &ret);	/* its leader exited */
 		if (!ret)
 			ret = stat_ids(t->pid, &pgid, &sid);
-		if (!ret && want != pgid)
+		/* 0: the root's, outside restart's pid namespace, where it
+		 * cannot be named (its members are in it already) */
+		if (!ret && want != pgid && want)
 			ret = rcheck(&t->rm, NULL, "setpgid", SYS_setpgid, 0, want);
 	}
 	{
@@ -788,15 +837,14 @@ static int set_ids(struct rst_ctx *c, struct helpers *hs)
 
 		ret = ret ? ret : r;
 	}
-	for (int i = 1; i < c->nr_tasks && !ret; i++) {	/* did it all work out? */
+	for (int i = 0; i < c->nr_tasks && !ret; i++) {	/* did it all work out? */
 		struct rst_task *t = c->tasks[i];
 
 		ret = stat_ids(t->pid, &pgid, &sid);
-		if (!ret && ((map_id(c, t->t.sid, root->t.sid, root_sid) ?: (pid_t)t->t.sid) != sid ||
-			     (map_id(c, t->t.pgid, root->t.pgid, root_pgid) ?: (pid_t)t->t.pgid) != pgid))
+		if (!ret && (sid_of(&m, t->t.sid) != sid || pgid_of(&m, t->t.pgid) != pgid))
 			ret = log_err(c->log, EOPNOTSUPP,
-				      "pid %d: cannot rebuild its session %u / group %u (not supported yet)",
-				      t->pid, t->t.sid, t->t.pgid);
+				      "pid %d: cannot rebuild its session %u / group %u (it is in %d / %d)",
+				      t->pid, t->t.sid, t->t.pgid, sid, pgid);
 	}
 	return ret;
 }
@@ -877,6 +925,8 @@ static int build_tree(struct rst_ctx *c)
 	int ret = hs ? setup_puppet(c, c->tasks[0]) : log_err(c->log, ENOMEM, "helpers:");
 
 	mark_last_users(c);
+	if (!ret)
+		ret = root_ids(c);
 
 	for (int i = 1; i < c->nr_tasks && !ret; i++) {
 		ret = fork_child(c, hs, task_by_pid(c, c->tasks[i]->t.ppid), c->tasks[i]);
@@ -969,6 +1019,11 @@ int ckpt_restart_r(pid_t pid, int fd, unsigned long flags, int logfd,
 	if (!ret && pid && pid != c.tasks[0]->pid)
 		ret = log_err(&log, EINVAL, "the image holds pid %d, not %d",
 			      c.tasks[0]->pid, pid);
+	/* a job is a group in its shell's session, never a session's leader */
+	if (!ret && (flags & CKPT_SHELL_JOB) && c.tasks[0]->t.sid == (uint32_t)c.tasks[0]->pid)
+		ret = log_err(&log, EINVAL,
+			      "pid %d leads its own session: it is no shell job (restart it without --shell-job)",
+			      c.tasks[0]->pid);
 	if (!ret)
 		ret = wait_ids_free(&c);
 	if (!ret) {

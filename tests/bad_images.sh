@@ -397,6 +397,8 @@ forged "TASK root shares memory"   edit -r TASK --set flags=0x20
 forged "TASK root shares handlers" edit -r TASK --set flags=0x60
 forged "TASK unknown flag 0x80"    edit -r TASK --set flags=0x80
 forged "TASK comm unterminated"    edit -r TASK --offset comm --bytes "$(printf '41%.0s' {1..16})"
+forged "TASK session leader in another group" --expect "bad session" \
+	edit -r TASK --set sid=$PID --set pgid=$((PID + 1))
 forged "two TASK records"          dup -r TASK
 forged "THREAD twice"              dup -r THREAD
 forged "THREAD tid +1"             edit -r THREAD --add tid=1

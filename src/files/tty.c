@@ -359,18 +359,17 @@ static bool group_in_session(struct cpt_ctx *c, pid_t pgid, pid_t sid)
 	return false;
 }
 
-/* Restart makes the session of a leader in the tree, the root excepted
- * (it stays in its caller's): only such a session can have it back. */
+/* Restart makes the session of a leader in the tree, the root's too:
+ * only such a session can have it back. */
 static int pty_session(struct cpt_ctx *c, const struct cpt_pty *p,
 		       struct rec_tty *rt)
 {
 	struct cpt_task *leader = rt->sid ? tree_task(c, rt->sid) : NULL;
 
-	if (rt->sid && (!leader || leader == c->tasks[0]))
+	if (rt->sid && !leader)
 		return log_err(c->log, EOPNOTSUPP,
-			       "pid %d fd %d: pty %u is the controlling terminal of session %u, led by %s (restart cannot rebuild that)",
-			       p->pid, p->fd, p->index, rt->sid,
-			       leader ? "the root of the tree" : "a process outside the tree");
+			       "pid %d fd %d: pty %u is the controlling terminal of session %u, led by a process outside the tree (restart cannot rebuild that)",
+			       p->pid, p->fd, p->index, rt->sid);
 	if (rt->fg_pgrp && !group_in_session(c, rt->fg_pgrp, rt->sid)) {
 		log_info(c->log, "pty %u: foreground group %u has no process of the tree",
 			 p->index, rt->fg_pgrp);
@@ -589,13 +588,14 @@ static struct rst_task *alive_task(struct rst_ctx *c, uint32_t pid)
 }
 
 /* A pty's session must be one restart makes: led by a process of the
- * tree that is not the root; its foreground group one of its groups. */
+ * tree (the root too: then not as a shell job, which restart refuses);
+ * its foreground group one of its groups. */
 static int session_check(struct rst_ctx *c, const struct rec_tty *t)
 {
 	struct rst_task *leader = t->sid ? alive_task(c, t->sid) : NULL;
 	bool fg = !t->fg_pgrp;
 
-	if (t->sid && (!leader || leader == c->tasks[0] || leader->t.sid != t->sid))
+	if (t->sid && (!leader || leader->t.sid != t->sid))
 		return log_err(c->log, EBADMSG, "TTY %u: session %u has no leader in the image",
 			       t->id, t->sid);
 	for (int i = 0; i < c->nr_tasks && !fg; i++)

@@ -223,6 +223,38 @@ static int sig_check(struct rst_ctx *c, struct rst_task *t)
 	return 0;
 }
 
+static bool take_timer(struct pending *pd, int id, int signo)
+{
+	for (uint32_t i = 0; pd && i < pd->n; i++) {
+		siginfo_t si;
+
+		memcpy(&si, pd->e[i].info, sizeof(si));
+		if (si.si_code != SI_TIMER || si.si_signo != signo || si.si_timerid != id)
+			continue;
+		memmove(&pd->e[i], &pd->e[i + 1], (pd->n - i - 1) * sizeof(pd->e[0]));
+		pd->n--;
+		return true;
+	}
+	return false;
+}
+
+bool sig_take_timer(struct rst_task *t, int id, int signo)
+{
+	struct sig_state *s = KSTATE(t, kind_signals);
+
+	/* an ignored signal queued now, before its disposition is set,
+	 * would be dropped by it: such a one is queued after, as saved */
+	if (!s || signo < 1 || signo > NSIG_ ||
+	    s->hand.act[signo - 1].handler == (uint64_t)SIG_IGN)
+		return false;
+	if (take_timer(&s->pend, id, signo))
+		return true;
+	for (int j = 0; j < t->nr_threads; j++)
+		if (take_timer(KTSTATE(&t->threads[j], kind_signals), id, signo))
+			return true;
+	return false;
+}
+
 /* Queued by the thread to itself: the kernel allows any si_code for that.
  * All signals stay blocked until the task is released. */
 static int queue_pending(struct rst_task *t, struct remote *rm, pid_t tid,

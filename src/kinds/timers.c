@@ -1,7 +1,9 @@
 /* timers.c - interval timers (ITIMERS) and POSIX timers (POSIX_TIMER).
- * Timers resume with the time they had left at the checkpoint. POSIX
- * timers get their ids back through PR_TIMER_CREATE_RESTORE_IDS (Linux
- * 6.16+); the overrun count of a timer is not kept. */
+ * Timers resume with the time they had left at the checkpoint; a
+ * periodic one waiting for its signal's delivery to be re-armed keeps its
+ * period (rearm_value(), restore_posix()).  POSIX timers get their ids
+ * back through PR_TIMER_CREATE_RESTORE_IDS (Linux 6.16+); the overrun
+ * count of a timer is not kept. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
@@ -150,19 +152,42 @@ static int timers_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 	return 0;
 }
 
+/* What a timer is armed with at restart.  A periodic timer that reads
+ * "0 left" has expired and waits for its signal's delivery to be
+ * re-armed (the kernel re-arms ITIMER_REAL when SIGALRM is dequeued):
+ * its signal is pending, blocked, or was caught in flight while ckpt
+ * held the process, and comes back as saved.  Set with 0 it would be
+ * disarmed, interval and all: it gets one period instead, so it fires
+ * again one period on, as after a delivery (if its signal is still
+ * pending then, the two merge, as they would have). */
+static int64_t rearm_value(const struct rec_timerval *t)
+{
+	return t->value_ns || !t->interval_ns ? t->value_ns : t->interval_ns;
+}
+
 static struct timespec ns_ts(int64_t ns)
 {
 	return (struct timespec){ ns / NS, ns % NS };
 }
 
+/* A periodic POSIX timer whose signal is pending (blocked, or held back
+ * by ckpt) waits for its delivery to be re-armed, and queues no other
+ * meanwhile, its expirations counted as overruns.  Restored as a plain
+ * signal, beside a timer armed again, it would come twice: so it is left
+ * to the timer, set to expire at once, to queue its own signal, whose
+ * delivery re-arms it as the saved one's would have (the overrun count
+ * starts again from 0). */
 static int restore_posix(struct rst_task *t, const struct rec_posix_timer *pt)
 {
 	struct sigevent sev;
-	struct itimerspec its = { ns_ts(pt->t.interval_ns), ns_ts(pt->t.value_ns) };
+	struct itimerspec its = { ns_ts(pt->t.interval_ns), ns_ts(rearm_value(&pt->t)) };
 	uint64_t sev_at, id_at, its_at;
 	int id = pt->id, ret;
 	long got;
 
+	if (pt->t.interval_ns && (pt->notify & ~SIGEV_THREAD_ID) == SIGEV_SIGNAL &&
+	    sig_take_timer(t, pt->id, pt->signo))
+		its.it_value = (struct timespec){ 0, 1 };
 	memset(&sev, 0, sizeof(sev));
 	sev.sigev_notify = pt->notify;
 	sev.sigev_signo = pt->signo;
@@ -204,13 +229,14 @@ static int timers_restore(struct rst_ctx *c, struct rst_task *t)
 		ret = rcheck(&t->rm, NULL, "prctl(PR_TIMER_CREATE_RESTORE_IDS)",
 			     SYS_prctl, PR_TIMER_CREATE_RESTORE_IDS, 0);
 	for (int w = 0; w < 3 && !ret; w++) {
+		int64_t value = rearm_value(&s->it.t[w]);
 		struct itimerval v = {
 			{ s->it.t[w].interval_ns / NS, s->it.t[w].interval_ns % NS / 1000 },
-			{ s->it.t[w].value_ns / NS, s->it.t[w].value_ns % NS / 1000 },
+			{ value / NS, value % NS / 1000 },
 		};
 
 		/* a timer about to fire must not be disarmed by rounding */
-		if (!v.it_value.tv_sec && !v.it_value.tv_usec && s->it.t[w].value_ns)
+		if (!v.it_value.tv_sec && !v.it_value.tv_usec && value)
 			v.it_value.tv_usec = 1;
 		ret = rst_scratch_put(t, 0, &v, sizeof(v), &addr);
 		if (!ret)
@@ -244,8 +270,11 @@ static void timers_show(struct info_out *o, const struct rec *r)
 		const struct rec_itimers *it = r->data;
 
 		info_i64(o, "real_ns", it->t[0].value_ns);
+		info_i64(o, "real_interval_ns", it->t[0].interval_ns);
 		info_i64(o, "virtual_ns", it->t[1].value_ns);
+		info_i64(o, "virtual_interval_ns", it->t[1].interval_ns);
 		info_i64(o, "prof_ns", it->t[2].value_ns);
+		info_i64(o, "prof_interval_ns", it->t[2].interval_ns);
 	} else {
 		const struct rec_posix_timer *pt = r->data;
 
