@@ -5,8 +5,14 @@
 set -u
 cd "$(dirname "$0")/.."
 CKPT=${1:-build/ckpt}
+# a descriptor we inherited would be the target's, and refused
+for fd in /proc/$BASHPID/fd/*; do
+	fd=${fd##*/}
+	[ "$fd" -gt 2 ] && eval "exec $fd>&-" 2>/dev/null
+done
 W=$(mktemp -d /dev/shm/ckpt-pause.XXXXXX)
-trap 'rm -rf "$W"' EXIT
+pid=
+trap '[ -n "$pid" ] && kill -9 $pid 2>/dev/null; rm -rf "$W"' EXIT
 cc -O2 -o "$W/pause" bench/pause.c || exit 1
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 printf '%-8s %14s %14s\n' MiB "stopped (ms)" "ckpt (ms)"

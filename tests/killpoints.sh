@@ -56,14 +56,18 @@ untraced() {	# PID: its tracer (ckpt, now dead) has let go of every thread
 
 # One case: kill ckpt at point N of a checkpoint of a fresh PROG.
 one() {	# PROG N
-	local d=$W/$(basename "$1").$2 why=
+	local d=$W/$(basename "$1").$2 why= rc
 	start "$1" "$d" || { why="did not start"; }
 	if [ -z "$why" ]; then
 		# in the background: no "Killed" from bash
 		CKPT_TEST_KILL_AT=$2 timeout 60 "$CKPT" checkpoint $KILLOPT -o "$d/img" $pid \
 			> /dev/null 2> "$d/ckpt.err" &
 		{ wait $!; } 2> /dev/null
-		[ $? = 137 ] || why="ckpt was not killed at point $2 ($(tail -1 "$d/ckpt.err"))"
+		rc=$?
+		# a checkpoint of a program whose threads come and go passes a
+		# varying number of points: one that ended first is checked too
+		[ $rc = 137 ] || [ $rc = 0 ] ||
+			why="ckpt was not killed at point $2 ($(tail -1 "$d/ckpt.err"))"
 	fi
 	[ -z "$why" ] && ! untraced $pid && why="still traced"
 	[ -z "$why" ] && ! kill -0 $pid 2>/dev/null && why="target gone"
