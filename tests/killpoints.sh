@@ -20,20 +20,7 @@ POINTS=${POINTS:-10}
 OK=0
 FAILED=0
 mkdir -p "$W"
-# an fd inherited from our caller would be refused as one the tree holds
-for fd in /proc/$BASHPID/fd/*; do
-	fd=${fd##*/}
-	[ "$fd" -gt 2 ] && eval "exec $fd>&-" 2>/dev/null
-done
-
-wait_for() {	# FILE PATTERN
-	local i
-	for ((i = 0; i < 1000; i++)); do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		sleep 0.01
-	done
-	return 1
-}
+. "$(dirname "$0")/killlib.sh"
 
 start() {	# PROG DIR: sets pid
 	rm -rf "$2"
@@ -42,16 +29,6 @@ start() {	# PROG DIR: sets pid
 	TP_TMPDIR=$2 "$1" "$2/go" > "$2/out" 2>&1 < /dev/null &
 	pid=$!
 	wait_for "$2/out" READY
-}
-
-untraced() {	# PID: its tracer (ckpt, now dead) has let go of every thread
-	local i
-	for ((i = 0; i < 500; i++)); do
-		! grep -q '^TracerPid:[[:space:]]*[1-9]' /proc/$1/task/*/status 2>/dev/null &&
-			return 0
-		sleep 0.01
-	done
-	return 1
 }
 
 # One case: kill ckpt at point N of a checkpoint of a fresh PROG.

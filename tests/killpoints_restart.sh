@@ -19,11 +19,7 @@ PYTHON=/usr/bin/python3
 OK=0
 FAILED=0
 mkdir -p "$W"
-# an fd inherited from our caller would be refused as one the tree holds
-for fd in /proc/$BASHPID/fd/*; do
-	fd=${fd##*/}
-	[ "$fd" -gt 2 ] && eval "exec $fd>&-" 2>/dev/null
-done
+. "$(dirname "$0")/killlib.sh"
 
 # ARGS... run under a subreaper that waits for every process left behind
 # (init would take a second or two here); exits with the first's status.
@@ -44,24 +40,6 @@ while True:
         st = s
 sys.exit(os.waitstatus_to_exitcode(st) % 256 if st is not None else 1)
 PY
-}
-
-wait_for() {	# FILE PATTERN
-	local i
-	for ((i = 0; i < 1000; i++)); do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		sleep 0.01
-	done
-	return 1
-}
-
-gone() {	# PID
-	local i
-	for ((i = 0; i < 300; i++)); do
-		[ -e /proc/$1 ] || return 0
-		sleep 0.01
-	done
-	return 1
 }
 
 for prog in "$@"; do

@@ -18,19 +18,7 @@ PYTHON=/usr/bin/python3
 OK=0
 FAILED=0
 mkdir -p "$W"
-for fd in /proc/$BASHPID/fd/*; do
-	fd=${fd##*/}
-	[ "$fd" -gt 2 ] && eval "exec $fd>&-" 2>/dev/null
-done
-
-wait_for() {	# FILE PATTERN
-	local i
-	for ((i = 0; i < 1000; i++)); do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		sleep 0.01
-	done
-	return 1
-}
+. "$(dirname "$0")/killlib.sh"
 
 rules() {	# PORT: how many lock rules the server's port has
 	iptables -w -S CKPT-LOCK 2>/dev/null | grep -c -- "--dport $1 -j DROP"

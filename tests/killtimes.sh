@@ -21,19 +21,7 @@ N=300
 OK=0
 FAILED=0
 mkdir -p "$W"
-for fd in /proc/$BASHPID/fd/*; do
-	fd=${fd##*/}
-	[ "$fd" -gt 2 ] && eval "exec $fd>&-" 2>/dev/null
-done
-
-wait_for() {	# FILE PATTERN
-	local i
-	for ((i = 0; i < 1000; i++)); do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		sleep 0.01
-	done
-	return 1
-}
+. "$(dirname "$0")/killlib.sh"
 
 # start_KIND DIR: a fresh target, $pid
 start_holder() {
@@ -64,16 +52,6 @@ start_bash() {
 check_bash() {
 	timeout 30 tail --pid=$pid -f /dev/null
 	{ seq 0 $((N - 1)); echo end; } | cmp -s - "$1/out"
-}
-
-untraced() {	# PID
-	local i
-	for ((i = 0; i < 500; i++)); do
-		! grep -q '^TracerPid:[[:space:]]*[1-9]' /proc/$1/task/*/status 2>/dev/null &&
-			return 0
-		sleep 0.01
-	done
-	return 1
 }
 
 for kind in holder python bash; do
