@@ -7,7 +7,9 @@
  * flowing both ways (^G must interrupt G through the terminal), also
  * from an fd the leader opened as /dev/tty. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <sys/ioctl.h>
@@ -27,22 +29,38 @@ static void on_int(int sig)
 	got_int = 1;
 }
 
-/* G: answers each line; a line cut by SIGINT is answered "intr". */
+/* G: answers each line; a line cut by SIGINT is answered "intr".
+ * SIGINT is let in only while it waits in ppoll(): one that comes while
+ * it writes an answer waits for the ppoll(), rather than being handled
+ * just before a read() that would then block for good. */
 static void answerer(int fd)
 {
 	struct sigaction sa = { .sa_handler = on_int };	/* no SA_RESTART */
+	sigset_t intr, waiting;
 	char buf[256], out[300];
 
+	sigemptyset(&intr);
+	sigaddset(&intr, SIGINT);
+	sigprocmask(SIG_BLOCK, &intr, &waiting);
 	sigaction(SIGINT, &sa, NULL);
 	for (;;) {
-		ssize_t n = read(fd, buf, sizeof(buf) - 1);
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		int r = got_int ? -1 : ppoll(&p, 1, NULL, &waiting);
+		ssize_t n;
 
-		if (n < 0 && got_int) {
+		if (got_int) {
 			got_int = 0;
 			if (write(fd, "intr\n", 5) != 5)
 				_exit(2);
 			continue;
 		}
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			_exit(3);
+		n = read(fd, buf, sizeof(buf) - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
 		if (n <= 0)
 			_exit(3);
 		buf[n] = 0;
