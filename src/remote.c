@@ -393,7 +393,7 @@ int remote_park(struct remote *r)
 	return ret ? ret : wait_event_stop(r, status, NULL);
 }
 
-int remote_release(struct remote *r)
+int remote_unhold(struct remote *r)
 {
 	int ret = remote_requeue(r);
 
@@ -411,10 +411,29 @@ int remote_release(struct remote *r)
 	/* taken in the signal delivery we release it into */
 	if (!ret && r->stop_on_release && kill(r->pid, SIGSTOP))
 		ret = log_err(r->log, errno, "stopping %d:", r->pid);
-	if (ptrace(PTRACE_DETACH, r->pid, 0, 0) && !ret)
-		ret = log_err(r->log, errno, "detaching %d:", r->pid);
+	return ret;
+}
+
+int remote_detach(struct remote *r, bool gone_ok)
+{
+	int ret = 0;
+
+	if (ptrace(PTRACE_DETACH, r->pid, 0, 0)) {
+		if (!gone_ok || errno != ESRCH)
+			ret = log_err(r->log, errno, "detaching %d:", r->pid);
+		else	/* killed by its process's exit: ours to reap, as tracer */
+			while (waitpid(r->pid, NULL, __WALL) < 0 && errno == EINTR)
+				;
+	}
 	r->seized = false;
 	return ret;
+}
+
+int remote_release(struct remote *r)
+{
+	int ret = remote_unhold(r), d = remote_detach(r, false);
+
+	return ret ? ret : d;
 }
 
 int remote_resume(struct remote *r)

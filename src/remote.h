@@ -87,6 +87,11 @@ int remote_park(struct remote *r);
 /* Put back regs/mask/stolen signals (as found, or as set in r->regs and
  * r->sigmask by the caller) and let the task go. */
 int remote_release(struct remote *r);
+/* The same in two steps: all but the letting go, then that; @gone_ok:
+ * a task that ended meanwhile (its process ended by itself, once
+ * another of its threads was let go) is no error. */
+int remote_unhold(struct remote *r);
+int remote_detach(struct remote *r, bool gone_ok);
 /* Let a held thread run its own code from r->regs, every signal blocked
  * (for a thread another process drives: the CUDA driver's restore
  * thread), until remote_halt() stops it again where it is then; its

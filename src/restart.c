@@ -961,12 +961,16 @@ static int build_tree(struct rst_ctx *c)
 			ret = ckpt_kinds[i]->restore_end(c);
 	test_point(c->log, "release");
 	/* children first: a parent let go before its child could see it
-	 * still held */
+	 * still held.  Every thread of a process is made ready before the
+	 * first is let go: from then on the process runs, and may end by
+	 * itself before its last thread is let go. */
 	for (int i = c->nr_tasks - 1; i >= 0 && !ret; i--) {
 		struct rst_task *t = c->tasks[i];
 
 		for (int j = 0; j < t->nr_threads && !ret; j++)
-			ret = remote_release(t->threads[j].rm);
+			ret = remote_unhold(t->threads[j].rm);
+		for (int j = 0; j < t->nr_threads && !ret; j++)
+			ret = remote_detach(t->threads[j].rm, j > 0);
 	}
 	c->released = !ret;
 	return ret;
