@@ -189,14 +189,17 @@ int guard_find(int memfd, const struct vma_list *maps, struct guard_cache *cache
 	if (!buf)
 		return -ENOMEM;
 	memset(g, 0, sizeof(*g));
-	/* the vdso first: every task has it, and it is small */
+	/* The vdso first: every task has it, and it is small.  Then code
+	 * mapped from files, never written: not JIT code, which may change
+	 * under a gadget. */
 	for (int pass = 0; pass < 2 && !ret && !(g->call_ip && g->ret_ip); pass++) {
 		for (int i = 0; i < maps->n && !(g->call_ip && g->ret_ip); i++) {
 			const struct vma *v = &maps->v[i];
+			bool vdso = !strcmp(v->path, "[vdso]");
 			struct guard_cache_entry e;
 
-			if (v->perms[2] != 'x' || !strcmp(v->path, "[vsyscall]") ||
-			    (pass == 0) != !strcmp(v->path, "[vdso]"))
+			if (v->perms[2] != 'x' || v->perms[1] == 'w' || (pass == 0) != vdso ||
+			    (!vdso && (!v->ino || v->path[0] != '/')))
 				continue;
 			ret = lookup(memfd, v, cache, buf, &e);
 			if (ret)
