@@ -336,7 +336,7 @@ int guard_arm(struct remote *r, const struct guard_gadgets *g,
 {
 	struct k_rt_sigframe f;
 	struct user_regs_struct park = r->regs;
-	uint64_t all = ~0ULL, fp, at;
+	uint64_t fp, at;
 	uint32_t fpsize = 0;
 	uint8_t *x = calloc(1, XSTATE_MAX + 64);
 	int ret;
@@ -383,8 +383,7 @@ int guard_arm(struct remote *r, const struct guard_gadgets *g,
 	r->call_ip = g->call_ip;
 	r->call_adj = g->call_adj;
 	r->park = park;
-	if (ptrace(PTRACE_SETSIGMASK, r->pid, sizeof(uint64_t), &all))
-		ret = log_err(r->log, errno, "signal mask of %d:", r->pid);
+	ret = remote_block(r);
 	*lowest = at - g->call_adj;
 out:
 	free(x);
