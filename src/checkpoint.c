@@ -100,10 +100,29 @@ static const struct vma *vma_of(const struct vma_list *m, uint64_t addr)
  * signals blocked; the signals we caught in delivery go back to the
  * kernel.  The remote calls' scratch goes below the main thread's frame
  * where there is room; *@lowest is where that frame starts (0: none). */
+/* A 32-bit thread in seccomp's strict mode may not unmap its page or
+ * make the compat rt_sigreturn: it is held unguarded. */
+static int arm(struct cpt_ctx *c, struct remote *rm, bool ia32,
+	       const struct guard_gadgets *g, const struct guard32_gadgets *g32,
+	       uint64_t stack_lo, uint64_t *low)
+{
+	uint64_t mode = 0;
+
+	if (!ia32)
+		return guard_arm(rm, g, stack_lo, low);
+	if (!proc_status_u64(rm->pid, "Seccomp", 10, &mode) && mode == 1) {
+		log_info(c->log, "tid %d: 32-bit, in seccomp strict mode: unguarded", rm->pid);
+		return -EPERM;
+	}
+	return guard32_arm(rm, g32, stack_lo, low);
+}
+
 static int guard_task(struct cpt_ctx *c, struct cpt_task *t, uint64_t *lowest)
 {
 	struct guard_gadgets g;
-	int ret = cpt_ia32(t) ? -ENOENT :
+	struct guard32_gadgets g32;
+	bool ia32 = cpt_ia32(t);
+	int ret = ia32 ? guard32_find(t->rm.memfd, &t->maps, &g32) :
 		  guard_find(t->rm.memfd, &t->maps, &c->guard, &g);
 
 	*lowest = 0;
@@ -111,14 +130,16 @@ static int guard_task(struct cpt_ctx *c, struct cpt_task *t, uint64_t *lowest)
 		return log_err(c->log, ENOMEM, "pid %d: finding gadgets:", t->pid);
 	if (ret)
 		log_info(c->log, "pid %d: unguarded (no %s): a ckpt killed now could harm it",
-			 t->pid, cpt_ia32(t) ? "64-bit code" : "syscall/sigreturn gadgets");
+			 t->pid, ia32 ? "32-bit vdso gadgets" : "syscall/sigreturn gadgets");
 	for (int i = 0; i < t->nr_threads; i++) {
 		struct remote *rm = t->threads[i].rm;
 		const struct vma *v = vma_of(&t->maps, rm->regs.rsp - 1);
 		uint64_t low = 0;
-		int r = ret || !v ? -ENOENT : guard_arm(rm, &g, v->start, &low);
+		int r = ret || !v ? -ENOENT : arm(c, rm, ia32, &g, &g32, v->start, &low);
 
-		if (r == -ENOSPC || r == -ENOENT) {
+		if (r == -ENOSPC || r == -ENOENT || r == -EPERM) {
+			if (r == -EPERM)
+				r = -ENOENT;
 			if (!ret)
 				log_info(c->log, "tid %d: no room for a guard frame: unguarded",
 					 rm->pid);

@@ -200,7 +200,7 @@ int remote_requeue(struct remote *r)
 	/* The siginfo is staged below the red zone (or below the guard's
 	 * frame), which the ABI lets any signal handler clobber, so no
 	 * program can keep data there. */
-	uint64_t below = r->guarded ? r->frame - r->call_adj : r->regs.rsp - 128;
+	uint64_t below = r->guarded ? r->call_sp : r->regs.rsp - 128;
 	uint64_t stage = (below - sizeof(siginfo_t)) & ~15ULL;
 	int ret = r->nr_stolen ? remote_block(r) : 0;
 
@@ -305,8 +305,11 @@ int remote_call(struct remote *r, long *res, long nr, long a1, long a2,
 	regs.rip = r->sc_ip;
 	if (r->guarded) {
 		/* its ret pops the frame's return address: rt_sigreturn */
+		if (!r->call_ip)
+			return log_err(r->log, ENOSYS, "pid %d: no guarded 64-bit call now",
+				       r->pid);
 		regs.rip = r->call_ip;
-		regs.rsp = r->frame - r->call_adj;
+		regs.rsp = r->call_sp;
 	}
 	return run_call(r, &regs, res, nr);
 }
@@ -316,7 +319,7 @@ int remote_call32(struct remote *r, long *res, long nr, long a1, long a2,
 {
 	struct user_regs_struct regs = r->regs;
 
-	if (!r->sc32_ip)
+	if (!r->sc32_ip && !r->call32_ip)
 		return log_err(r->log, ENOSYS, "pid %d: no int $0x80 to make 32-bit calls with",
 			       r->pid);
 	regs.rax = nr;
@@ -327,6 +330,10 @@ int remote_call32(struct remote *r, long *res, long nr, long a1, long a2,
 	regs.rdi = (uint32_t)a5;
 	regs.rbp = (uint32_t)a6;
 	regs.rip = r->sc32_ip;
+	if (r->guarded && r->call32_ip) {
+		regs.rip = r->call32_ip;
+		regs.rsp = r->call_sp;
+	}
 	return run_call(r, &regs, res, nr);
 }
 

@@ -27,9 +27,11 @@ struct remote {
 	 * @regs if we die; calls run at a gadget whose ret leads there, and
 	 * between calls it waits in @park, about to rt_sigreturn. */
 	bool guarded;
-	uint64_t frame;		/* the frame's return-address slot */
-	uint64_t call_ip;
-	uint32_t call_adj;
+	uint64_t call_ip;	/* syscall gadget (0: none, no 64-bit call) */
+	uint64_t call32_ip;	/* int $0x80 gadget (0: none, sc32_ip unguarded) */
+	uint64_t call_sp;	/* rsp for calls: the lowest byte the guard uses */
+	uint64_t ret_ip;	/* the return gadget */
+	uint64_t page;		/* a 32-bit task's gadget page (0: none) */
 	struct user_regs_struct park;
 	bool stop_on_release;	/* leave it in a group stop (SIGSTOP) */
 	bool group_stop;	/* it was in a group stop when seized */

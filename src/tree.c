@@ -285,9 +285,11 @@ int tree_release(struct cpt_ctx *c)
 		struct cpt_task *t = c->tasks[i];
 
 		for (int j = 0; j < t->nr_threads; j++) {
-			int r = t->threads[j].rm->seized ?
-				remote_release(t->threads[j].rm) : 0;
+			struct remote *rm = t->threads[j].rm;
+			int r = rm->seized ? guard32_unpage(rm) : 0;
 
+			if (rm->seized)
+				r = remote_release(rm) ?: r;
 			ret = ret ? ret : r;
 		}
 		if (!t->nr_threads && t->rm.seized)	/* seized, not yet listed */

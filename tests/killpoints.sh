@@ -28,7 +28,18 @@ start() {	# PROG DIR: sets pid
 	chmod 755 "$2"
 	TP_TMPDIR=$2 "$1" "$2/go" > "$2/out" 2>&1 < /dev/null &
 	pid=$!
-	wait_for "$2/out" READY
+	wait_for "$2/out" READY && cat /proc/$pid/maps > "$2/maps"
+}
+
+# Nothing of ours left in its address space (a thread let go runs its
+# way back, unmapping what it must, as soon as it is scheduled).
+same_maps() {	# PID MAPSFILE
+	local i
+	for ((i = 0; i < 100; i++)); do
+		[ "$(cat /proc/$1/maps 2>/dev/null)" = "$(cat "$2")" ] && return 0
+		sleep 0.01
+	done
+	return 1
 }
 
 # One case: kill ckpt at point N of a checkpoint of a fresh PROG.
@@ -48,6 +59,8 @@ one() {	# PROG N
 	fi
 	[ -z "$why" ] && ! untraced $pid && why="still traced"
 	[ -z "$why" ] && ! kill -0 $pid 2>/dev/null && why="target gone"
+	[ -z "$why" ] && ! same_maps $pid "$d/maps" &&
+		why="its mappings changed: $(diff "$d/maps" /proc/$pid/maps | grep '^[<>]' | head -2 | tr '\n' ' ')"
 	touch "$d/go"
 	if [ -z "$why" ]; then
 		timeout 30 tail --pid=$pid -f /dev/null

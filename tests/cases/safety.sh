@@ -8,13 +8,14 @@ for i in $(seq 1 $KP_SHARDS); do
 	eval "test_killpoints_$i() { killpoints_shard $i; }"
 done
 t killpoints_kill          timeout 300
+t killpoints_32            needs ia32  timeout 400
 t killpoints_restart       timeout 300
 t killpoints_tcp           needs iptables tcp_repair  group iptables  timeout 300
 t killtimes                timeout 300
 
 # The state programs a live checkpoint may stop: all but those needing
 # a group of their own (SysV keys, the iptables chain), a CPU feature or
-# 32-bit code (32-bit processes are not guarded: README.md).
+# 32-bit code (killpoints_32 has those).
 kp_progs() {
 	local p
 	for p in "$PROGS"/*; do
@@ -33,6 +34,17 @@ killpoints_shard() {	# K
 test_killpoints_kill() {
 	POINTS=8 bash "$ROOT/tests/killpoints.sh" "$CKPT" "$WORK/kp" --kill \
 		"$PROGS/mem_anon" "$PROGS/threads" "$PROGS/tree" "$PROGS/files" "$PROGS/timers"
+}
+
+# 32-bit processes, guarded through their vdso and a page of ckpt's
+# code they unmap themselves (src/arch/x86/guard32.c).
+test_killpoints_32() {
+	POINTS=4 bash "$ROOT/tests/killpoints.sh" "$CKPT" "$WORK/kp" \
+		"$PROGS32/regs32" "$PROGS32/tls32" "$PROGS32/threads" "$PROGS32/signals" \
+		"$PROGS32/timers" "$PROGS32/mem_anon" "$PROGS32/files" "$PROGS32/tree" \
+		"$PROGS32/sysrestart" "$PROGS/mixed_tree" &&
+	POINTS=4 bash "$ROOT/tests/killpoints.sh" "$CKPT" "$WORK/kp" --kill \
+		"$PROGS32/regs32" "$PROGS32/threads"
 }
 
 test_killpoints_restart() {

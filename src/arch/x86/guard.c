@@ -233,7 +233,7 @@ void guard_cache_free(struct guard_cache *cache)
  * return EINTR.  It is run again from the start instead, with its own
  * arguments, still in its registers: the wait starts over in full, later
  * than it would have ended, but it does not fail. */
-static void restart_fixup(struct k_sigcontext *mc, const struct user_regs_struct *r)
+void guard_restart_fixup(const struct user_regs_struct *r, uint64_t *ip, uint64_t *ax)
 {
 	bool compat = r->cs != USER64_CS;
 	long rax = compat ? (int32_t)r->rax : (long)r->rax;
@@ -245,14 +245,14 @@ static void restart_fixup(struct k_sigcontext *mc, const struct user_regs_struct
 	case -512:	/* ERESTARTSYS */
 	case -513:	/* ERESTARTNOINTR */
 	case -514:	/* ERESTARTNOHAND */
-		mc->rax = r->orig_rax;
-		mc->rip -= 2;
+		*ax = r->orig_rax;
+		*ip -= 2;
 		break;
 	case -516:	/* ERESTART_RESTARTBLOCK */
 		/* in restart_syscall itself its arguments are gone: EINTR */
-		mc->rax = (long)r->orig_rax == restart_nr ? (uint64_t)restart_nr
-							  : r->orig_rax;
-		mc->rip -= 2;
+		*ax = (long)r->orig_rax == restart_nr ? (uint64_t)restart_nr
+						      : r->orig_rax;
+		*ip -= 2;
 		break;
 	}
 }
@@ -281,7 +281,7 @@ static void fill_context(struct k_sigcontext *mc, const struct user_regs_struct 
 	mc->gs = r->gs;
 	mc->fs = r->fs;
 	mc->ss = r->ss;
-	restart_fixup(mc, r);
+	guard_restart_fixup(r, &mc->rip, &mc->rax);
 }
 
 /* The size of the XSAVE image holding every component set in its
@@ -306,7 +306,7 @@ static uint32_t xstate_used_size(const uint8_t *x, uint32_t len)
 /* The FPU state in the form a signal frame carries it: the XSAVE image
  * with the software bytes that say which components it holds, and the
  * second magic after it. */
-static int frame_fpstate(struct remote *r, uint8_t *x, uint32_t *size)
+int guard_fpstate(struct remote *r, uint8_t *x, uint32_t *size)
 {
 	struct iovec iov = { x, XSTATE_MAX };
 	uint32_t magic2 = FP_XSTATE_MAGIC2, used, ext;
@@ -343,7 +343,7 @@ int guard_arm(struct remote *r, const struct guard_gadgets *g,
 
 	if (!x)
 		return log_err(r->log, ENOMEM, "xstate buffer:");
-	ret = frame_fpstate(r, x, &fpsize);
+	ret = guard_fpstate(r, x, &fpsize);
 	if (ret)
 		goto out;
 	/* laid out as the kernel lays out a signal frame */
@@ -379,9 +379,10 @@ int guard_arm(struct remote *r, const struct guard_gadgets *g,
 		goto out;
 	}
 	r->guarded = true;
-	r->frame = at;
 	r->call_ip = g->call_ip;
-	r->call_adj = g->call_adj;
+	r->call32_ip = 0;
+	r->call_sp = at - g->call_adj;
+	r->ret_ip = g->ret_ip;
 	r->park = park;
 	ret = remote_block(r);
 	*lowest = at - g->call_adj;

@@ -57,4 +57,23 @@ void guard_cache_free(struct guard_cache *cache);
 int guard_arm(struct remote *r, const struct guard_gadgets *g,
 	      uint64_t stack_lo, uint64_t *lowest);
 
+/* The same for a 32-bit task (guard32.c): its calls run at a page of
+ * our code mapped for each thread as it is armed, unmapped by
+ * guard32_unpage() before its release, or by itself if we die. */
+struct guard32_gadgets {
+	uint64_t int80_ip;	/* int $0x80; pop; pop; pop; ret */
+	uint64_t ret_ip;	/* mov $173,%eax; int $0x80 */
+};
+
+int guard32_find(int memfd, const struct vma_list *maps, struct guard32_gadgets *g);
+int guard32_arm(struct remote *r, const struct guard32_gadgets *g,
+		uint64_t stack_lo, uint64_t *lowest);
+int guard32_unpage(struct remote *r);
+
+/* Shared by both: the registers a frame returns to, with the kernel's
+ * syscall restart applied to @ip and @ax; the FPU state as a signal
+ * frame holds it, into @x (XSTATE_MAX bytes and more), *@size long. */
+void guard_restart_fixup(const struct user_regs_struct *r, uint64_t *ip, uint64_t *ax);
+int guard_fpstate(struct remote *r, uint8_t *x, uint32_t *size);
+
 #endif
