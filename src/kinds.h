@@ -198,6 +198,7 @@ struct rst_ctx {
 	const struct ir_span *pv_spans;
 	size_t pv_nr;
 	bool released;		/* every task let go: the restart is done */
+	struct keeper keeper;	/* kills what was let go if we die (keeper.h) */
 };
 
 /* In the trampoline, a syscall preceded by an AMX instruction: running

@@ -918,6 +918,21 @@ static void mark_last_users(struct rst_ctx *c)
 	}
 }
 
+/* Processes are let go one by one; a restart that dies in between
+ * must not leave those let go running without the others: a keeper
+ * watches them (one process alone is let go at once). */
+static int watch_release(struct rst_ctx *c)
+{
+	int live = 0, ret = 0;
+
+	for (int i = 0; i < c->nr_tasks; i++)
+		live += !(c->tasks[i]->t.flags & TASK_ZOMBIE);
+	for (int i = 0; i < c->nr_tasks && live > 1 && !ret; i++)
+		if (!(c->tasks[i]->t.flags & TASK_ZOMBIE))
+			ret = keeper_watch(&c->keeper, c->log, c->tasks[i]->pid);
+	return ret;
+}
+
 /* The whole tree, held; nothing runs until every process is built. */
 static int build_tree(struct rst_ctx *c)
 {
@@ -959,6 +974,8 @@ static int build_tree(struct rst_ctx *c)
 	for (int i = 0; i < ckpt_nr_kinds && !ret; i++)
 		if (ckpt_kinds[i]->restore_end)
 			ret = ckpt_kinds[i]->restore_end(c);
+	if (!ret)
+		ret = watch_release(c);
 	test_point(c->log, "release");
 	/* children first: a parent let go before its child could see it
 	 * still held.  Every thread of a process is made ready before the
@@ -971,7 +988,11 @@ static int build_tree(struct rst_ctx *c)
 			ret = remote_unhold(t->threads[j].rm);
 		for (int j = 0; j < t->nr_threads && !ret; j++)
 			ret = remote_detach(t->threads[j].rm, j > 0);
+		test_point(c->log, "process let go");
 	}
+	test_point(c->log, "all let go");
+	/* failed half-way: the keeper kills those let go */
+	keeper_end(&c->keeper, c->log, !ret);
 	c->released = !ret;
 	return ret;
 }
@@ -1008,7 +1029,7 @@ int ckpt_restart_r(pid_t pid, int fd, unsigned long flags, int logfd,
 		   struct ckpt_result *res)
 {
 	struct ckpt_log log = { .fd = logfd, .verbose = flags & CKPT_VERBOSE };
-	struct rst_ctx c = { .log = &log, .flags = flags };
+	struct rst_ctx c = { .log = &log, .flags = flags, .keeper.fd = -1 };
 	struct records rs = { 0 };
 	int ret, img;
 	pid_t got = 0;

@@ -4,8 +4,8 @@
 #
 # For each PROG (a tests/progs program): checkpoint it with --kill, count
 # the test points a restart passes (CKPT_TEST_POINTS, test build only) up
-# to the release of its processes, then SIGKILL restart at about POINTS
-# of them spread over that: no process
+# to the release of its last process, then SIGKILL restart at about
+# POINTS of them spread over that (and at each release): no process
 # of the image may be left (a subreaper around restart reaps what it
 # made).  Last, a whole restart of the same image passes the program's
 # own checks: the image was not spoiled.
@@ -66,17 +66,23 @@ for prog in "$@"; do
 		> /dev/null 2> "$d/points" &
 	rpid=$!
 	for ((i = 0; i < 1000; i++)); do
-		grep -q ' release$' "$d/points" && kill -0 $pid 2>/dev/null && break
+		grep -q ' all let go$' "$d/points" && kill -0 $pid 2>/dev/null && break
 		sleep 0.01
 	done
 	for p in $pids; do kill -9 $p 2>/dev/null; done
 	wait $rpid
-	# up to the release: see "What a killed ckpt leaves" in README.md
-	n=$(sed -n 's/^testpoint \([0-9]*\) release$/\1/p' "$d/points" | head -1)
+	# up to the last process let go: a restart killed while it lets
+	# them go leaves none (its keeper kills those already let go)
+	n=$(sed -n 's/^testpoint \([0-9]*\) all let go$/\1/p' "$d/points" | head -1)
+	# one process let go is the whole restart done: it runs on
+	[ $(echo $pids | wc -w) = 1 ] &&
+		n=$(( $(sed -n 's/^testpoint \([0-9]*\) process let go$/\1/p' "$d/points" | head -1) - 1 ))
 	n=${n:-0}
 	[ "$n" -gt 0 ] || { echo "FAIL $name: no test points"; FAILED=$((FAILED + 1)); continue; }
 	step=$(( n / POINTS > 0 ? n / POINTS : 1 ))
-	for ((k = 1; k <= n; k += step)); do
+	ks=$( (seq 1 $step $n; sed -n 's/^testpoint \([0-9]*\) process let go$/\1/p' "$d/points";
+	       echo $n) | sort -nu | awk -v n=$n '$1 <= n')
+	for k in $ks; do
 		why=
 		CKPT_TEST_KILL_AT=$k reaped timeout 60 "$CKPT" restart --detach "$d/img" \
 			> /dev/null 2> "$d/r.err"

@@ -21,7 +21,7 @@
 
 #define KEEPER_MAX	4096	/* sockets one keeper holds */
 
-enum { MSG_HOLD = 1, MSG_KILLING, MSG_DONE };
+enum { MSG_HOLD = 1, MSG_KILLING, MSG_DONE, MSG_WATCH };
 
 struct keeper_msg {
 	uint32_t type;
@@ -82,12 +82,21 @@ static int recv_msg(int ch, struct keeper_msg *m, int fds[2])
 	return 0;
 }
 
+/* A restart died while letting its processes go: those it let go are
+ * killed too, so that nothing half-restored runs on. */
+static void kill_watched(const int *w, int n)
+{
+	for (int i = 0; i < n; i++)
+		syscall(SYS_pidfd_send_signal, w[i], SIGKILL, NULL, 0);
+}
+
 static __attribute__((noreturn)) void keeper_main(int ch)
 {
 	static struct held h[KEEPER_MAX];	/* a process of its own */
+	static int w[KEEPER_MAX];
 	bool killing = false;
 	struct keeper_msg m;
-	int n = 0, fds[2];
+	int n = 0, nw = 0, fds[2];
 
 	while (recv_msg(ch, &m, fds) == 0) {
 		if (m.type == MSG_DONE)
@@ -96,23 +105,26 @@ static __attribute__((noreturn)) void keeper_main(int ch)
 			killing = true;
 		if (m.type == MSG_HOLD && fds[0] >= 0 && fds[1] >= 0 && n < KEEPER_MAX)
 			h[n++] = (struct held){ fds[0], fds[1], m };
+		if (m.type == MSG_WATCH && fds[0] >= 0 && nw < KEEPER_MAX)
+			w[nw++] = fds[0];
 	}
+	kill_watched(w, nw);
 	undo(h, n, killing);
 	_exit(1);
 }
 
-static int keeper_start(struct cpt_ctx *c)
+static int keeper_start(struct keeper *k, struct ckpt_log *log)
 {
 	int sv[2];
 	pid_t pid;
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
-		return log_err(c->log, errno, "keeper channel:");
+		return log_err(log, errno, "keeper channel:");
 	pid = fork();
 	if (pid < 0) {
 		close(sv[0]);
 		close(sv[1]);
-		return log_err(c->log, errno, "starting the keeper:");
+		return log_err(log, errno, "starting the keeper:");
 	}
 	if (pid == 0) {
 		int null = open("/dev/null", O_RDWR);
@@ -128,13 +140,13 @@ static int keeper_start(struct cpt_ctx *c)
 		keeper_main(3);
 	}
 	close(sv[1]);
-	c->keeper.fd = sv[0];
-	c->keeper.pid = pid;
+	k->fd = sv[0];
+	k->pid = pid;
 	return 0;
 }
 
-static int send_msg(struct cpt_ctx *c, const struct keeper_msg *m, int sk,
-		    int pidfd)
+static int send_msg(struct keeper *k, struct ckpt_log *log,
+		    const struct keeper_msg *m, int sk, int pidfd)
 {
 	char ctl[CMSG_SPACE(2 * sizeof(int))];
 	struct iovec iov = { (void *)m, sizeof(*m) };
@@ -151,8 +163,8 @@ static int send_msg(struct cpt_ctx *c, const struct keeper_msg *m, int sk,
 		cm->cmsg_len = CMSG_LEN(2 * sizeof(int));
 		memcpy(CMSG_DATA(cm), (int[]){ sk, pidfd }, 2 * sizeof(int));
 	}
-	if (sendmsg(c->keeper.fd, &mh, MSG_NOSIGNAL) != sizeof(*m))
-		return log_err(c->log, errno, "telling the keeper:");
+	if (sendmsg(k->fd, &mh, MSG_NOSIGNAL) != sizeof(*m))
+		return log_err(log, errno, "telling the keeper:");
 	return 0;
 }
 
@@ -160,14 +172,14 @@ int keeper_hold(struct cpt_ctx *c, const struct cpt_sock *s)
 {
 	struct keeper_msg m = { .type = MSG_HOLD, .reuse = s->reuse,
 				.locked = s->locked, .conn = s->conn };
-	int pidfd, ret = c->keeper.pid ? 0 : keeper_start(c);
+	int pidfd, ret = c->keeper.pid ? 0 : keeper_start(&c->keeper, c->log);
 
 	if (ret)
 		return ret;
 	pidfd = syscall(SYS_pidfd_open, s->pid, 0);
 	if (pidfd < 0)
 		return log_err(c->log, errno, "pid %d: pidfd_open:", s->pid);
-	ret = send_msg(c, &m, s->sk, pidfd);
+	ret = send_msg(&c->keeper, c->log, &m, s->sk, pidfd);
 	close(pidfd);
 	return ret;
 }
@@ -177,19 +189,42 @@ void keeper_killing(struct cpt_ctx *c)
 	struct keeper_msg m = { .type = MSG_KILLING };
 
 	if (c->keeper.pid)
-		send_msg(c, &m, -1, -1);
+		send_msg(&c->keeper, c->log, &m, -1, -1);
+}
+
+int keeper_watch(struct keeper *k, struct ckpt_log *log, pid_t pid)
+{
+	struct keeper_msg m = { .type = MSG_WATCH };
+	int pidfd, ret = k->pid ? 0 : keeper_start(k, log);
+
+	if (ret)
+		return ret;
+	pidfd = syscall(SYS_pidfd_open, pid, 0);
+	if (pidfd < 0)
+		return log_err(log, errno, "pid %d: pidfd_open:", pid);
+	ret = send_msg(k, log, &m, pidfd, pidfd);
+	close(pidfd);
+	return ret;
+}
+
+/* @done: it exits doing nothing; or else it does what it is there for,
+ * now, before we go on. */
+void keeper_end(struct keeper *k, struct ckpt_log *log, bool done)
+{
+	struct keeper_msg m = { .type = MSG_DONE };
+
+	if (!k->pid)
+		return;
+	if (done)
+		send_msg(k, log, &m, -1, -1);
+	close(k->fd);
+	while (waitpid(k->pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	k->pid = 0;
+	k->fd = -1;
 }
 
 void keeper_done(struct cpt_ctx *c)
 {
-	struct keeper_msg m = { .type = MSG_DONE };
-
-	if (!c->keeper.pid)
-		return;
-	send_msg(c, &m, -1, -1);
-	close(c->keeper.fd);
-	while (waitpid(c->keeper.pid, NULL, 0) < 0 && errno == EINTR)
-		;
-	c->keeper.pid = 0;
-	c->keeper.fd = -1;
+	keeper_end(&c->keeper, c->log, true);
 }
