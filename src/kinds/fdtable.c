@@ -1,4 +1,4 @@
-/* files.c - the fd table (FD) and the open file descriptions it points
+/* fdtable.c - the fd table (FD) and the open file descriptions it points
  * to (FILE), each written once however many fds share it (the seeds'
  * objref; kcmp(KCMP_FILE) tells which fds share a description).  What
  * each description is, is its file kind's business (files.h).
