@@ -4,8 +4,8 @@
  * open file description however many fds and processes share it (the
  * seeds' objref).  What a description *is* - a regular file, a pipe
  * end, an eventfd, a socket - is up to a file kind: one file under
- * src/files/ (or src/kinds/ for pipes) with its checkpoint and restart
- * sides, registered in file_kinds[] in fdtable.c.  Adding a kind of fd is
+ * src/files/ with its checkpoint and restart sides, registered in
+ * file_kinds[] in fdtable.c.  Adding a kind of fd is
  * adding a file and a line there.
  *
  * A FILE record is struct rec_file, the path (what /proc/PID/fd/N reads,

@@ -3,7 +3,10 @@
  * Each kind of process state lives in one file under src/kinds/ (or
  * src/arch/) with its checkpoint side (dump), its restart side (load:
  * validate a record into the model; restore: apply it to the task being
- * built) and its `ckpt info` side (show), registered in kinds.c.
+ * built) and its `ckpt info` side (show), registered in kinds.c.  The
+ * kinds whose records are objects open files share (a pipe's buffer, a
+ * unix socket, a memfd's content, a pty) live under src/files/ with
+ * those files' kinds.
  */
 #ifndef CKPT_KINDS_H
 #define CKPT_KINDS_H
