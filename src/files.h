@@ -118,24 +118,6 @@ void fobj_desc_show(struct info_out *o, const struct rec_file *f,
  * its targets this way).  0 and *id, or -errno (reported). */
 int files_ref(struct cpt_ctx *c, struct cpt_task *t, int fd, uint32_t *id);
 
-/* Checkpoint: the bytes in the pipe or FIFO @rfd (ours) reads, without
- * consuming them, and its capacity (for messages: @pid's @fd). */
-int pipe_peek(struct cpt_ctx *c, int rfd, pid_t pid, int fd, char **data,
-	      uint32_t *len, uint32_t *cap);
-
-/* Checkpoint: a PIPE or FIFO record (@type) of @rp and its @data. */
-int pipe_write(struct cpt_ctx *c, uint32_t type, const struct rec_pipe *rp,
-	       const char *data);
-
-/* Restart: whether @r is a sound PIPE or FIFO record (@what names it);
- * 0, or -errno (reported). */
-int pipe_rec_check(struct ckpt_log *log, const struct rec *r, const char *what);
-
-/* Restart: @len bytes of @data written into the pipe or FIFO @fd (ours,
- * nonblocking, big enough); 0, or -1 with errno (for the caller to say
- * which pipe). */
-int pipe_fill(int fd, const char *data, uint32_t len);
-
 /* anonfd.c, for the kinds the restored process makes again with one
  * syscall (eventfd, signalfd, timerfd). */
 /* The value of "KEY" at the start of a line of fdinfo @info, NULL if none. */
