@@ -86,18 +86,13 @@ extern const struct file_ops file_reg, file_dir, file_chr, file_inherit,
 	file_inet, file_unix;
 
 /* Files with no name (src/files/fobj.c): memfds and deleted files, their
- * content in the image (FILE_OBJ, FILE_DATA), one object however many
- * descriptions and mappings it has.
+ * content in the image (FILE_OBJ, FILE_DATA: dataruns.h), one object
+ * however many descriptions and mappings it has.
  * Checkpoint: the object behind @proc_path (/proc/PID/fd/N or
  * /proc/PID/map_files/A-B, whose link reads @link), written now if the
  * image has not got it yet.  0 and *id, or -errno (reported). */
 int fobj_ref(struct cpt_ctx *c, pid_t pid, const char *proc_path,
 	     const char *link, uint32_t *id);
-/* The bytes of @fd's first @size as a @type record (FILE_DATA's layout)
- * for object @id, runs that skip holes; nothing if it has none.  0 or
- * -errno (not reported). */
-int fobj_write_data(struct cpt_ctx *c, int fd, uint64_t size, uint32_t type,
-		    uint32_t id);
 /* Restart: the FILE_* kind of object @id, 0 if there is none. */
 uint32_t fobj_kind(struct rst_ctx *c, uint32_t id);
 /* ckpt's own fd of object @id, made (filled, sealed) on first use;
