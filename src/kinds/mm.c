@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "../arch/x86/compat.h"
+#include "../arch/x86/vdso.h"
 #include "../files.h"
 #include "mm.h"
 #include "../pagecopy.h"
@@ -47,8 +48,6 @@
 #ifndef MADV_WIPEONFORK
 #define MADV_WIPEONFORK 18
 #endif
-#define ARCH_MAP_VDSO_64	0x2003
-#define ARCH_MAP_VDSO_32	0x2002
 
 /* ---- checkpoint ---- */
 
@@ -950,43 +949,6 @@ static int check_file(struct rst_ctx *c, const struct rst_vma *v)
 	return 0;
 }
 
-/* The vdso and its data pages come from this kernel: their layout here
- * (ours, or a 32-bit process's for one) must be the one the image had. */
-static int check_vdso(struct rst_ctx *c, struct rst_task *t,
-		      const struct mm_state *s)
-{
-	struct vma_list own = { 0 };
-	const struct vma_list *ref = &own;
-	int i = 0, j = 0, ret;
-
-	while (i < s->nr && s->vmas[i].v.kind != VMA_VVAR &&
-	       s->vmas[i].v.kind != VMA_VDSO)
-		i++;
-	if (i == s->nr)
-		return 0;
-	ret = task_ia32(t) ? ia32_vdso_layout(c, &ref) : proc_smaps(getpid(), &own);
-	if (ret)
-		return task_ia32(t) ? ret : log_err(c->log, -ret, "reading own maps:");
-	while (j < ref->n && strcmp(ref->v[j].path, "[vvar]") &&
-	       strcmp(ref->v[j].path, "[vdso]"))
-		j++;
-	for (; i < s->nr && (s->vmas[i].v.kind == VMA_VVAR ||
-			     s->vmas[i].v.kind == VMA_VDSO); i++, j++) {
-		const struct rst_vma *v = &s->vmas[i];
-
-		if (j >= ref->n || ref->v[j].end - ref->v[j].start !=
-				   v->v.end - v->v.start ||
-		    (i && s->vmas[i - 1].v.end != v->v.start &&
-		     s->vmas[i - 1].v.kind >= VMA_VDSO)) {
-			ret = log_err(c->log, ENOEXEC,
-				      "the image's vdso layout differs from this kernel's (taken on another kernel?)");
-			break;
-		}
-	}
-	vma_list_free(&own);
-	return ret;
-}
-
 static int mm_check(struct rst_ctx *c, struct rst_task *t)
 {
 	struct mm_state *s = t->kind_state[kind_index(&kind_mm)];
@@ -1006,7 +968,7 @@ static int mm_check(struct rst_ctx *c, struct rst_task *t)
 	for (int i = 0; i < s->nr && !ret; i++)
 		if (s->vmas[i].v.kind == VMA_FILE)
 			ret = check_file(c, &s->vmas[i]);
-	return ret ? ret : check_vdso(c, t, s);
+	return ret ? ret : vdso_check(c, t, s);
 }
 
 /* ---- restart: rebuild the address space in the puppet ---- */
@@ -1177,60 +1139,6 @@ static int map_vma(struct rst_ctx *c, struct rst_task *t, const struct rst_vma *
 	return ret ? ret : vma_advise(t, v);
 }
 
-/* Every vvar and vdso area of the image is where, and as big as, the
- * kernel put it. */
-static bool vdso_placed(const struct mm_state *s, const struct vma_list *now)
-{
-	for (int i = 0; i < s->nr; i++) {
-		const struct rec_vma *v = &s->vmas[i].v;
-		bool found = false;
-
-		if (v->kind != VMA_VVAR && v->kind != VMA_VDSO)
-			continue;
-		for (int j = 0; j < now->n && !found; j++)
-			found = now->v[j].start == v->start && now->v[j].end == v->end;
-		if (!found)
-			return false;
-	}
-	return true;
-}
-
-/* A 32-bit process gets the 32-bit vdso: its signal return code, its
- * int $0x80. */
-static int map_vdso(struct rst_task *t, const struct mm_state *s)
-{
-	bool ia32 = task_ia32(t);
-	struct vma_list now;
-	uint64_t base = 0, vdso = 0;
-	bool placed;
-	int ret;
-
-	for (int i = 0; i < s->nr; i++) {
-		if (s->vmas[i].v.kind == VMA_VVAR && !base)
-			base = s->vmas[i].v.start;
-		if (s->vmas[i].v.kind == VMA_VDSO)
-			vdso = s->vmas[i].v.start;
-	}
-	if (!vdso)
-		return 0;
-	ret = rcheck(&t->rm, NULL, ia32 ? "arch_prctl(ARCH_MAP_VDSO_32)"
-					: "arch_prctl(ARCH_MAP_VDSO_64)",
-		     SYS_arch_prctl, ia32 ? ARCH_MAP_VDSO_32 : ARCH_MAP_VDSO_64,
-		     base ? base : vdso);
-	if (ret)
-		return ret;
-	ret = proc_smaps(t->pid, &now);
-	if (ret)
-		return log_err(t->rm.log, -ret, "pid %d: reading maps:", t->pid);
-	placed = vdso_placed(s, &now);
-	vma_list_free(&now);
-	if (!placed)
-		return log_err(t->rm.log, ENOEXEC,
-			       "pid %d: the vdso could not be placed at 0x%llx as saved",
-			       t->pid, (unsigned long long)vdso);
-	return 0;
-}
-
 static int set_mm_fields(struct rst_task *t, const struct mm_state *s)
 {
 	const struct rec_mm *m = &s->mm;
@@ -1276,7 +1184,7 @@ static int mm_restore(struct rst_ctx *c, struct rst_task *t)
 		ret = rcheck(&t->rm, NULL, "munmap", SYS_munmap, hi,
 			     TASK_SIZE_64 - hi);
 	if (!ret)
-		ret = map_vdso(t, s);
+		ret = vdso_map(t, s);
 	/* The exe link can change only while the old exe (our own binary,
 	 * perhaps the very file the saved process runs) is not mapped: now. */
 	if (!ret)
