@@ -101,8 +101,9 @@ struct cpt_pty {
 	uint32_t id;		/* its TTY record, once written */
 };
 
-/* A TCP connection taken into repair mode to be read (src/files/inet.c):
- * ckpt's own copy of it, and what was read, checked again at the end. */
+/* A TCP connection taken into repair mode to be read
+ * (src/files/tcp_repair.c): ckpt's own copy of it, and what was read,
+ * checked again at the end. */
 struct cpt_sock {
 	int sk;
 	pid_t pid;
