@@ -79,7 +79,7 @@ struct cpt_ctx {
 	uint32_t job_tty;	/* the job's terminal's TTY record, once written */
 	struct cpt_sock *socks;	/* TCP sockets ckpt holds in repair mode */
 	int nr_socks;
-	struct unix_cpt *unix_sk;	/* unix.c: every unix socket, once asked */
+	struct unix_cpt *unix_sk;	/* unix_graph.c: every unix socket, once asked */
 	struct cpt_sysv *sysv;	/* SysV shm segments written so far */
 	int nr_sysv;
 	struct seccomp_cpt *seccomp;	/* seccomp.c: filters written so far */
@@ -150,7 +150,8 @@ void tree_free(struct cpt_ctx *c);
  * their filters while we hold them (PTRACE_O_SUSPEND_SECCOMP), and what
  * cannot be restored is refused now. */
 int seccomp_hold(struct cpt_ctx *c, struct cpt_task *t);
-/* files/unix.c: what checkpoint found of unix sockets (cpt_ctx.unix_sk) */
+/* files/unix_graph.c: what checkpoint found of unix sockets
+ * (cpt_ctx.unix_sk) */
 void unix_cpt_free(struct unix_cpt *u);
 
 /* A thread to restore: its tid, what each kind loaded for it, and once
