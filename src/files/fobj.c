@@ -184,7 +184,7 @@ struct fobj_table {
 	int n;
 };
 
-static struct rst_fobj *by_id(struct rst_ctx *c, uint32_t id)
+static struct rst_fobj *fobj_by_id(struct rst_ctx *c, uint32_t id)
 {
 	struct fobj_table *ft = KCSTATE(c, kind_fobj);
 
@@ -196,7 +196,7 @@ static struct rst_fobj *by_id(struct rst_ctx *c, uint32_t id)
 
 uint32_t fobj_kind(struct rst_ctx *c, uint32_t id)
 {
-	struct rst_fobj *o = by_id(c, id);
+	struct rst_fobj *o = fobj_by_id(c, id);
 
 	return o ? o->o.kind : 0;
 }
@@ -205,7 +205,7 @@ uint32_t fobj_kind(struct rst_ctx *c, uint32_t id)
 static const char *obj_bad(struct rst_ctx *c, const struct rec_file_obj *o,
 			   const char *name, const struct rec *r)
 {
-	if (!o->id || o->reserved || by_id(c, o->id))
+	if (!o->id || o->reserved || fobj_by_id(c, o->id))
 		return "bad or repeated id";
 	if (o->kind != FILE_MEMFD && o->kind != FILE_DELETED)
 		return "bad kind";
@@ -248,7 +248,7 @@ static int load_obj(struct rst_ctx *c, struct fobj_table *ft, struct rec *r)
 	return 0;
 }
 
-static int load_data(struct rst_ctx *c, struct fobj_table *ft, struct rec *r)
+static int fobj_load_data(struct rst_ctx *c, struct fobj_table *ft, struct rec *r)
 {
 	struct rst_fobj *o = ft->n ? &ft->e[ft->n - 1] : NULL;
 
@@ -262,7 +262,7 @@ static int fobj_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 
 	if (!ft)
 		return log_err(c->log, ENOMEM, "file objects:");
-	return r->type == REC_FILE_OBJ ? load_obj(c, ft, r) : load_data(c, ft, r);
+	return r->type == REC_FILE_OBJ ? load_obj(c, ft, r) : fobj_load_data(c, ft, r);
 }
 
 static void dir_of(const char *path, char *dir, size_t n)
@@ -370,7 +370,7 @@ static int make_memfd(struct rst_ctx *c, const struct rst_fobj *o)
 	return fd;
 }
 
-static int fill(struct rst_ctx *c, const struct rst_fobj *o, int fd)
+static int fobj_fill(struct rst_ctx *c, const struct rst_fobj *o, int fd)
 {
 	const struct rec_data_run *run = o->data.runs;
 	off_t from = o->data.off;
@@ -396,14 +396,14 @@ static int fill(struct rst_ctx *c, const struct rst_fobj *o, int fd)
 	return 0;
 }
 
-static int make(struct rst_ctx *c, struct rst_fobj *o)
+static int fobj_make(struct rst_ctx *c, struct rst_fobj *o)
 {
 	int fd = o->o.kind == FILE_MEMFD ? make_memfd(c, o) : make_deleted(c, o);
 	int ret;
 
 	if (fd < 0)
 		return fd;
-	ret = fill(c, o, fd);
+	ret = fobj_fill(c, o, fd);
 	if (!ret && fchown(fd, o->o.uid, o->o.gid))
 		ret = log_err(c->log, errno, "giving %s to uid %u gid %u:", o->name,
 			      o->o.uid, o->o.gid);
@@ -423,12 +423,12 @@ static int make(struct rst_ctx *c, struct rst_fobj *o)
 
 int fobj_fd(struct rst_ctx *c, uint32_t id)
 {
-	struct rst_fobj *o = by_id(c, id);
+	struct rst_fobj *o = fobj_by_id(c, id);
 	int ret;
 
 	if (!o)
 		return log_err(c->log, EBADMSG, "no FILE_OBJ %u", id);
-	if (o->fd < 0 && (ret = make(c, o)))
+	if (o->fd < 0 && (ret = fobj_make(c, o)))
 		return ret;
 	return o->fd;
 }

@@ -43,7 +43,7 @@ static bool exited(int pidfd)
 }
 
 /* ckpt died: put back what it would have put back (inet_dump_end). */
-static void undo(struct held *h, int n, bool killing)
+static void keeper_undo(struct held *h, int n, bool killing)
 {
 	char why[160];
 
@@ -97,7 +97,7 @@ static __attribute__((noreturn)) void keeper_main(int ch)
 		if (m.type == MSG_HOLD && fds[0] >= 0 && fds[1] >= 0 && n < KEEPER_MAX)
 			h[n++] = (struct held){ fds[0], fds[1], m };
 	}
-	undo(h, n, killing);
+	keeper_undo(h, n, killing);
 	_exit(1);
 }
 

@@ -62,7 +62,7 @@ static int note_end(struct cpt_ctx *c, pid_t pid, int fd, uint64_t ino)
 }
 
 /* Every pipe end every process of the tree holds. */
-static int scan(struct cpt_ctx *c)
+static int scan_pipe_ends(struct cpt_ctx *c)
 {
 	int ret = 0;
 
@@ -99,7 +99,7 @@ static int scan(struct cpt_ctx *c)
 static int pipe_inside(struct cpt_ctx *c, uint64_t ino, bool *inside)
 {
 	struct cpt_pipe *p;
-	int ret = c->pipes_scanned ? 0 : scan(c);
+	int ret = c->pipes_scanned ? 0 : scan_pipe_ends(c);
 
 	p = pipe_find(c, ino);
 	*inside = p && p->has_read && p->has_write;

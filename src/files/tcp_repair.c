@@ -153,7 +153,7 @@ static int queue_seq(int sk, int q, uint32_t *seq)
 }
 
 /* The bytes of one queue, peeked in repair mode (nothing is consumed). */
-static int peek_queue(int sk, int q, char *buf, uint32_t len, uint32_t *got)
+static int peek_tcp_queue(int sk, int q, char *buf, uint32_t len, uint32_t *got)
 {
 	ssize_t k;
 
@@ -191,9 +191,9 @@ static int conn_queues(int sk, struct cpt_sock *s, struct rec_inet *ri,
 	*data = malloc(outq + PEEK_SLACK + inq);
 	if (!*data)
 		return -ENOMEM;
-	ret = peek_queue(sk, TCP_SEND_QUEUE, *data, outq + PEEK_SLACK, &got_snd);
+	ret = peek_tcp_queue(sk, TCP_SEND_QUEUE, *data, outq + PEEK_SLACK, &got_snd);
 	if (!ret)
-		ret = peek_queue(sk, TCP_RECV_QUEUE, *data + got_snd, inq, &got_rcv);
+		ret = peek_tcp_queue(sk, TCP_RECV_QUEUE, *data + got_snd, inq, &got_rcv);
 	sock_set_int(sk, IPPROTO_TCP, TCP_REPAIR_QUEUE, TCP_NO_QUEUE);
 	if (ret)
 		return ret;

@@ -78,7 +78,7 @@ static int refuse_outside(struct cpt_ctx *c, const struct usk *s)
 }
 
 /* The state of @s as the image says it, and whom it names. */
-static int classify(struct cpt_ctx *c, const struct usk *s, struct rec_unix_sk *r)
+static int usk_state(struct cpt_ctx *c, const struct usk *s, struct rec_unix_sk *r)
 {
 	struct unix_cpt *u = c->unix_sk;
 	struct usk *p = usk_find(u, s->peer_ino);
@@ -216,7 +216,7 @@ static bool fds_in_flight(struct msghdr *m)
  * 1 got one, 0 none left, -errno.  A stream reads 0 at its end, and so
  * does a seqpacket socket shut for reading once its @inq bytes are read:
  * else 0 is an empty message. */
-static int peek_one(int sk, const struct usk *s, size_t inq, struct queue *q)
+static int peek_unix_msg(int sk, const struct usk *s, size_t inq, struct queue *q)
 {
 	bool zero_ends = s->type == SOCK_STREAM ||
 			 (s->type == SOCK_SEQPACKET && (s->shutdown & UNIX_SHUT_RD) && q->len >= inq);
@@ -253,8 +253,8 @@ static int peek_one(int sk, const struct usk *s, size_t inq, struct queue *q)
 }
 
 /* Everything queued for @s, read without consuming it. */
-static int peek_queue(struct cpt_ctx *c, const struct usk *s, int sk,
-		      struct rec_unix_sk *r, struct queue *q)
+static int peek_unix_queue(struct cpt_ctx *c, const struct usk *s, int sk,
+			   struct rec_unix_sk *r, struct queue *q)
 {
 	int old = -1, inq = 0, ret;
 	socklen_t sl = sizeof(old);
@@ -262,7 +262,7 @@ static int peek_queue(struct cpt_ctx *c, const struct usk *s, int sk,
 	if (getsockopt(sk, SOL_SOCKET, SO_PEEK_OFF, &old, &sl) || ioctl(sk, SIOCINQ, &inq))
 		return log_err(c->log, errno, "pid %d fd %d: SO_PEEK_OFF:", s->pid, s->fd);
 	r->peek_off = old;
-	while ((ret = peek_one(sk, s, inq, q)) == 1)
+	while ((ret = peek_unix_msg(sk, s, inq, q)) == 1)
 		;
 	/* the target's own peek offset, whatever happened */
 	if (setsockopt(sk, SOL_SOCKET, SO_PEEK_OFF, &old, sizeof(old)) && !ret)
@@ -323,7 +323,7 @@ static int write_one(struct cpt_ctx *c, const struct usk *s)
 				 .shutdown = s->shutdown };
 	char name[UNIX_NAME_MAX];
 	struct queue q = { 0 };
-	int sk = -1, ret = classify(c, s, &r);
+	int sk = -1, ret = usk_state(c, s, &r);
 
 	if (!ret && (r.state == UNIX_ST_UNCONN || r.state == UNIX_ST_LISTEN))
 		ret = own_name(c, s, &r, name);
@@ -340,7 +340,7 @@ static int write_one(struct cpt_ctx *c, const struct usk *s)
 	/* an unconnected stream or seqpacket socket cannot be read at all */
 	if (!ret && r.state != UNIX_ST_LISTEN &&
 	    (r.state != UNIX_ST_UNCONN || s->type == SOCK_DGRAM))
-		ret = peek_queue(c, s, sk, &r, &q);
+		ret = peek_unix_queue(c, s, sk, &r, &q);
 	if (!ret && q.nr && r.state == UNIX_ST_REMOTE) {
 		/* connecting again would drop it: kept, with the peer gone */
 		r.state = UNIX_ST_PEER_GONE;
@@ -378,7 +378,7 @@ static int write_one(struct cpt_ctx *c, const struct usk *s)
 
 /* Every socket of the tree: listeners first, the connections waiting in
  * their backlogs last and in their order, as restart connects them. */
-static int write_all(struct cpt_ctx *c)
+static int write_every_usk(struct cpt_ctx *c)
 {
 	struct unix_cpt *u = c->unix_sk;
 	int ret = 0;
@@ -433,7 +433,7 @@ static int unix_dump(struct cpt_ctx *c, const struct fd_probe *p,
 
 	sscanf(p->link, "socket:[%llu]", &ino);
 	if (!c->unix_sk->written)
-		ret = write_all(c);
+		ret = write_every_usk(c);
 	f->rdev = usk_find(c->unix_sk, ino)->id;
 	return ret;
 }

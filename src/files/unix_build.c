@@ -212,7 +212,7 @@ static int set_buf(int fd, int force, int opt, uint32_t want)
 
 /* The messages queued for @e, sent by whoever can: its peer, the end
  * that goes away, or (to a bound datagram socket) a stand-in. */
-static int fill(struct rst_ctx *c, struct unix_table *ut, struct rst_usk *e)
+static int usk_refill(struct rst_ctx *c, struct unix_table *ut, struct rst_usk *e)
 {
 	const struct rst_usk *p = usk_by_id(ut, e->r.peer);
 	int w = e->r.state == UNIX_ST_PEER_GONE ? e->far : p ? p->fd : -1, tmp = -1, ret = 0;
@@ -321,7 +321,7 @@ int unix_make_all(struct rst_ctx *c, struct unix_table *ut)
 			ret = make_one(c, ut, &ut->e[i], step);
 	for (int i = 0; i < ut->n && !ret; i++)
 		if (ut->e[i].r.nr_msgs)
-			ret = fill(c, ut, &ut->e[i]);
+			ret = usk_refill(c, ut, &ut->e[i]);
 	for (int i = 0; i < ut->n && !ret; i++)
 		ret = finish(c, &ut->e[i]);
 	return ret;
@@ -342,7 +342,7 @@ static void usk_free_ctx(void *state)
 	free(ut);
 }
 
-static const char *state_name(uint32_t s)
+static const char *usk_state_name(uint32_t s)
 {
 	static const char *const n[] = { "?", "unconnected", "listen", "connected",
 					 "pending", "peer-gone", "remote" };
@@ -362,7 +362,7 @@ static void usk_show(struct info_out *o, const struct rec *r)
 			 (const char *)(rs + 1) + !((const char *)(rs + 1))[0]);
 	info_u64(o, "id", rs->id);
 	info_str(o, "type", unix_type_name(rs->type));
-	info_str(o, "state", state_name(rs->state));
+	info_str(o, "state", usk_state_name(rs->state));
 	info_u64(o, "peer", rs->peer);
 	info_str(o, "name", name);
 	info_u64(o, "shutdown", rs->shutdown);

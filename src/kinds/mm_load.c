@@ -263,7 +263,8 @@ static const struct page_seg *seg_at(const struct rst_vma *v, uint64_t addr)
 	return NULL;
 }
 
-static const struct rst_vma *vma_of(const struct mm_state *s, uint64_t start)
+static const struct rst_vma *vma_starting_at(const struct mm_state *s,
+					     uint64_t start)
 {
 	for (int i = 0; s && i < s->nr; i++)
 		if (s->vmas[i].v.start == start)
@@ -312,6 +313,7 @@ static int load_pages_ref(struct rst_ctx *c, struct rst_task *t,
 	const struct rec_pages_ref *h = r->data;
 	const struct rec_pages_run *run = (const void *)(h + 1);
 	struct rst_task *par = NULL;
+	const struct rst_vma *pv;
 	struct rst_vma *v;
 	uint64_t total;
 	int ret = rec_want(c->log, r, sizeof(*h), "PAGES_REF");
@@ -335,8 +337,8 @@ static int load_pages_ref(struct rst_ctx *c, struct rst_task *t,
 	for (int i = 0; i < c->nr_tasks && !par; i++)
 		if (c->tasks[i]->pid == (pid_t)t->t.ppid && c->tasks[i] != t)
 			par = c->tasks[i];
-	ret = resolve_refs(c, v, par ? vma_of(KSTATE(par, kind_mm), v->v.start) : NULL,
-			   run, h->nr_runs);
+	pv = par ? vma_starting_at(KSTATE(par, kind_mm), v->v.start) : NULL;
+	ret = resolve_refs(c, v, pv, run, h->nr_runs);
 	if (ret)
 		return ret;
 	v->have_refs = true;

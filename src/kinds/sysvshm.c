@@ -182,7 +182,7 @@ struct seg_table {
 	const bool *released;	/* the restart succeeded: ours no longer */
 };
 
-static struct rst_seg *by_id(struct rst_ctx *c, uint32_t id)
+static struct rst_seg *seg_by_id(struct rst_ctx *c, uint32_t id)
 {
 	struct seg_table *st = KCSTATE(c, kind_sysvshm);
 
@@ -194,7 +194,7 @@ static struct rst_seg *by_id(struct rst_ctx *c, uint32_t id)
 
 int sysv_seg_len(struct rst_ctx *c, uint32_t id, uint64_t *len)
 {
-	struct rst_seg *g = by_id(c, id);
+	struct rst_seg *g = seg_by_id(c, id);
 
 	if (!g)
 		return -1;
@@ -243,7 +243,7 @@ static int load_seg(struct rst_ctx *c, struct seg_table *st, struct rec *r)
 	return 0;
 }
 
-static int load_data(struct rst_ctx *c, struct seg_table *st, struct rec *r)
+static int seg_load_data(struct rst_ctx *c, struct seg_table *st, struct rec *r)
 {
 	struct rst_seg *g = st->n ? &st->e[st->n - 1] : NULL;
 
@@ -258,7 +258,7 @@ static int sysv_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 	if (!st)
 		return log_err(c->log, ENOMEM, "SysV segments:");
 	st->released = &c->released;
-	return r->type == REC_SYSV_SHM ? load_seg(c, st, r) : load_data(c, st, r);
+	return r->type == REC_SYSV_SHM ? load_seg(c, st, r) : seg_load_data(c, st, r);
 }
 
 /* ---- restart: the policy, before any process exists ---- */
@@ -356,7 +356,7 @@ static int get_with_id(struct rst_ctx *c, const struct rec_sysv_shm *s)
 	return 0;
 }
 
-static int fill(struct rst_ctx *c, struct rst_seg *g)
+static int seg_fill(struct rst_ctx *c, struct rst_seg *g)
 {
 	const struct rec_data_run *run = g->data.runs;
 	char *p = shmat(g->s.shmid, NULL, 0);
@@ -397,7 +397,7 @@ static int make_seg(struct rst_ctx *c, struct rst_seg *g)
 	if (ret)
 		return ret;
 	g->made = true;
-	ret = fill(c, g);
+	ret = seg_fill(c, g);
 	if (!ret && shmctl(s->shmid, IPC_STAT, &ds))
 		ret = log_err(c->log, errno, "SysV shared memory id %d:", s->shmid);
 	if (ret)
@@ -446,7 +446,7 @@ static int attach_part(struct rst_ctx *c, struct rst_task *t,
 int sysv_attach(struct rst_ctx *c, struct rst_task *t, const struct rec_vma *v,
 		int *prot)
 {
-	struct rst_seg *g = by_id(c, v->shm_id);
+	struct rst_seg *g = seg_by_id(c, v->shm_id);
 	uint64_t seglen;
 	int flags, ret;
 	long res;
