@@ -3,7 +3,7 @@
  * out as the image's were, since the process holds pointers into them
  * (its libc found its functions there, its signal frames return there).
  * The areas themselves are VMA records of kind VMA_VDSO and VMA_VVAR
- * (src/kinds/mm.c).
+ * (src/kinds/mm_dump.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
