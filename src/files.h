@@ -1,11 +1,11 @@
 /* files.h - kinds of open file description.
  *
- * files.c (src/kinds/files.c) owns the fd tables and the FILE records,
- * one per open file description however many fds and processes share it
- * (the seeds' objref).  What a description *is* - a regular file, a pipe
+ * src/kinds/fdtable.c owns the fd tables and the FILE records, one per
+ * open file description however many fds and processes share it (the
+ * seeds' objref).  What a description *is* - a regular file, a pipe
  * end, an eventfd, a socket - is up to a file kind: one file under
- * src/files/ (or src/kinds/ for pipes) with its checkpoint and restart
- * sides, registered in file_kinds[] in files.c.  Adding a kind of fd is
+ * src/files/ with its checkpoint and restart sides, registered in
+ * file_kinds[] in fdtable.c.  Adding a kind of fd is
  * adding a file and a line there.
  *
  * A FILE record is struct rec_file, the path (what /proc/PID/fd/N reads,
@@ -86,18 +86,13 @@ extern const struct file_ops file_reg, file_dir, file_chr, file_inherit,
 	file_inet, file_unix;
 
 /* Files with no name (src/files/fobj.c): memfds and deleted files, their
- * content in the image (FILE_OBJ, FILE_DATA), one object however many
- * descriptions and mappings it has.
+ * content in the image (FILE_OBJ, FILE_DATA: dataruns.h), one object
+ * however many descriptions and mappings it has.
  * Checkpoint: the object behind @proc_path (/proc/PID/fd/N or
  * /proc/PID/map_files/A-B, whose link reads @link), written now if the
  * image has not got it yet.  0 and *id, or -errno (reported). */
 int fobj_ref(struct cpt_ctx *c, pid_t pid, const char *proc_path,
 	     const char *link, uint32_t *id);
-/* The bytes of @fd's first @size as a @type record (FILE_DATA's layout)
- * for object @id, runs that skip holes; nothing if it has none.  0 or
- * -errno (not reported). */
-int fobj_write_data(struct cpt_ctx *c, int fd, uint64_t size, uint32_t type,
-		    uint32_t id);
 /* Restart: the FILE_* kind of object @id, 0 if there is none. */
 uint32_t fobj_kind(struct rst_ctx *c, uint32_t id);
 /* ckpt's own fd of object @id, made (filled, sealed) on first use;
@@ -117,24 +112,6 @@ void fobj_desc_show(struct info_out *o, const struct rec_file *f,
  * its FILE record now if the image has not got it yet (an epoll dumps
  * its targets this way).  0 and *id, or -errno (reported). */
 int files_ref(struct cpt_ctx *c, struct cpt_task *t, int fd, uint32_t *id);
-
-/* Checkpoint: the bytes in the pipe or FIFO @rfd (ours) reads, without
- * consuming them, and its capacity (for messages: @pid's @fd). */
-int pipe_peek(struct cpt_ctx *c, int rfd, pid_t pid, int fd, char **data,
-	      uint32_t *len, uint32_t *cap);
-
-/* Checkpoint: a PIPE or FIFO record (@type) of @rp and its @data. */
-int pipe_write(struct cpt_ctx *c, uint32_t type, const struct rec_pipe *rp,
-	       const char *data);
-
-/* Restart: whether @r is a sound PIPE or FIFO record (@what names it);
- * 0, or -errno (reported). */
-int pipe_rec_check(struct ckpt_log *log, const struct rec *r, const char *what);
-
-/* Restart: @len bytes of @data written into the pipe or FIFO @fd (ours,
- * nonblocking, big enough); 0, or -1 with errno (for the caller to say
- * which pipe). */
-int pipe_fill(int fd, const char *data, uint32_t len);
 
 /* anonfd.c, for the kinds the restored process makes again with one
  * syscall (eventfd, signalfd, timerfd). */

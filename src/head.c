@@ -6,11 +6,6 @@
 #include "arch/x86/cpu.h"
 #include "image.h"
 
-static bool str_ok(const char *s, size_t n)
-{
-	return memchr(s, '\0', n) != NULL;
-}
-
 int head_check(struct ckpt_log *log, const struct rec *rec, bool strict)
 {
 	const struct rec_head *h = rec->data;
@@ -23,8 +18,9 @@ int head_check(struct ckpt_log *log, const struct rec *rec, bool strict)
 		return log_err(log, EBADMSG,
 			       "image format version %u.%u, this ckpt reads %u.x",
 			       h->major, h->minor, CKPT_FMT_MAJOR);
-	if (!str_ok(h->kernel, sizeof(h->kernel)) || !str_ok(h->host, sizeof(h->host)) ||
-	    !str_ok(h->tool, sizeof(h->tool)))
+	if (!field_str_ok(h->kernel, sizeof(h->kernel)) ||
+	    !field_str_ok(h->host, sizeof(h->host)) ||
+	    !field_str_ok(h->tool, sizeof(h->tool)))
 		return log_err(log, EBADMSG, "HEAD: unterminated string");
 	if (h->nr_tasks < 1 || h->nr_tasks > 65536 || h->root_pid < 2 ||
 	    h->flags >> 32)

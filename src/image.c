@@ -578,6 +578,11 @@ const char *rec_str(const struct rec *rec, size_t off, uint32_t len)
 	return s;
 }
 
+bool field_str_ok(const char *s, size_t n)
+{
+	return memchr(s, 0, n) != NULL;
+}
+
 const char *rec_type_name(uint32_t t)
 {
 	switch (t) {

@@ -95,6 +95,9 @@ int head_check(struct ckpt_log *log, const struct rec *rec, bool strict);
 int rec_want(struct ckpt_log *log, const struct rec *rec, size_t min,
 	     const char *what);
 const char *rec_str(const struct rec *rec, size_t off, uint32_t len);
+/* Whether the fixed-size string field @s has its NUL within its @n
+ * bytes. */
+bool field_str_ok(const char *s, size_t n);
 const char *rec_type_name(uint32_t type);
 
 #endif

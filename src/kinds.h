@@ -3,7 +3,10 @@
  * Each kind of process state lives in one file under src/kinds/ (or
  * src/arch/) with its checkpoint side (dump), its restart side (load:
  * validate a record into the model; restore: apply it to the task being
- * built) and its `ckpt info` side (show), registered in kinds.c.
+ * built) and its `ckpt info` side (show), registered in kinds.c.  The
+ * kinds whose records are objects open files share (a pipe's buffer, a
+ * unix socket, a memfd's content, a pty) live under src/files/ with
+ * those files' kinds.
  */
 #ifndef CKPT_KINDS_H
 #define CKPT_KINDS_H
@@ -76,7 +79,7 @@ struct cpt_ctx {
 	uint32_t job_tty;	/* the job's terminal's TTY record, once written */
 	struct cpt_sock *socks;	/* TCP sockets ckpt holds in repair mode */
 	int nr_socks;
-	struct unix_cpt *unix_sk;	/* unix.c: every unix socket, once asked */
+	struct unix_cpt *unix_sk;	/* unix_graph.c: every unix socket, once asked */
 	struct cpt_sysv *sysv;	/* SysV shm segments written so far */
 	int nr_sysv;
 	struct seccomp_cpt *seccomp;	/* seccomp.c: filters written so far */
@@ -98,8 +101,9 @@ struct cpt_pty {
 	uint32_t id;		/* its TTY record, once written */
 };
 
-/* A TCP connection taken into repair mode to be read (src/files/inet.c):
- * ckpt's own copy of it, and what was read, checked again at the end. */
+/* A TCP connection taken into repair mode to be read
+ * (src/files/tcp_repair.c): ckpt's own copy of it, and what was read,
+ * checked again at the end. */
 struct cpt_sock {
 	int sk;
 	pid_t pid;
@@ -146,7 +150,8 @@ void tree_free(struct cpt_ctx *c);
  * their filters while we hold them (PTRACE_O_SUSPEND_SECCOMP), and what
  * cannot be restored is refused now. */
 int seccomp_hold(struct cpt_ctx *c, struct cpt_task *t);
-/* files/unix.c: what checkpoint found of unix sockets (cpt_ctx.unix_sk) */
+/* files/unix_graph.c: what checkpoint found of unix sockets
+ * (cpt_ctx.unix_sk) */
 void unix_cpt_free(struct unix_cpt *u);
 
 /* A thread to restore: its tid, what each kind loaded for it, and once

@@ -30,7 +30,7 @@ static const uint8_t v4mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff }
 
 /* The next datagram at the peek offset: its length, or -errno (-EAGAIN:
  * no more). */
-static ssize_t peek_one(int sk, char *buf, struct sockaddr_storage *from)
+static ssize_t peek_dgram(int sk, char *buf, struct sockaddr_storage *from)
 {
 	struct iovec iov = { buf, MAX_DGRAM };
 	struct msghdr m = { .msg_name = from, .msg_namelen = sizeof(*from),
@@ -88,7 +88,7 @@ int dgram_peek(int sk, uint32_t max, char **data, uint32_t *len)
 	while (!ret && n++ < MAX_DGRAMS) {
 		struct sockaddr_storage from = { 0 };
 		struct rec_dgram d = { 0 };
-		ssize_t k = peek_one(sk, buf, &from);
+		ssize_t k = peek_dgram(sk, buf, &from);
 
 		if (k == -EAGAIN)
 			break;
@@ -213,7 +213,7 @@ static int count(int sk, char *buf)
 
 	if (sock_set_int(sk, SOL_SOCKET, SO_PEEK_OFF, 0))
 		return -errno;
-	while (i++ < MAX_DGRAMS && (k = peek_one(sk, buf, &from)) >= 0)
+	while (i++ < MAX_DGRAMS && (k = peek_dgram(sk, buf, &from)) >= 0)
 		n += k > 0;
 	sock_set_int(sk, SOL_SOCKET, SO_PEEK_OFF, -1);
 	return n;

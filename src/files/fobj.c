@@ -1,9 +1,10 @@
 /* fobj.c - files no path names any more: memfds and deleted (or
  * O_TMPFILE) files.  Their content can only come from the image, so each
  * is one object there (FILE_OBJ: kind, size, mode, owner, seals, name;
- * then FILE_DATA: the bytes, as runs that skip holes), written the first
- * time an fd or a mapping of it is met, and named by id by every
- * description (FILE rdev) and every area that maps it (VMA shm_id).
+ * then FILE_DATA: the bytes, as runs that skip holes, dataruns.c),
+ * written the first time an fd or a mapping of it is met, and named by
+ * id by every description (FILE rdev) and every area that maps it (VMA
+ * shm_id).
  *
  * At restart ckpt makes each object itself on first use - memfd_create,
  * or O_TMPFILE in the directory the file lived in - fills it straight
@@ -23,11 +24,11 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
+#include "../dataruns.h"
 #include "../files.h"
 
 #define PAGE		4096ULL
 #define MAX_SIZE	(1ULL << 50)
-#define MAX_RUNS	(CKPT_REC_MAX_META / sizeof(struct rec_data_run))
 #define MEMFD_NAME_MAX	249	/* the kernel's MFD_NAME_MAX_LEN */
 #define SEALS_ALL	(F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | \
 			 F_SEAL_WRITE | F_SEAL_FUTURE_WRITE | SEAL_EXEC)
@@ -39,103 +40,6 @@
 #define DELETED		" (deleted)"
 
 /* ---- checkpoint ---- */
-
-struct data_runs {
-	struct rec_data_run *r;
-	uint32_t n, cap;
-	uint64_t bytes;
-};
-
-static int runs_add(struct data_runs *rs, uint64_t off, uint64_t len)
-{
-	if (rs->n == MAX_RUNS)
-		return -E2BIG;
-	if (rs->n == rs->cap) {
-		uint32_t cap = rs->cap ? rs->cap * 2 : 16;
-		void *p = realloc(rs->r, cap * sizeof(*rs->r));
-
-		if (!p)
-			return -ENOMEM;
-		rs->r = p;
-		rs->cap = cap;
-	}
-	rs->r[rs->n++] = (struct rec_data_run){ off, len };
-	rs->bytes += len;
-	return 0;
-}
-
-/* The parts of the file that hold data (a hole reads as zeros anyway). */
-static int data_runs(int fd, uint64_t size, struct data_runs *rs)
-{
-	off_t off = 0;
-	int ret = 0;
-
-	while ((uint64_t)off < size && !ret) {
-		off_t d = lseek(fd, off, SEEK_DATA), h;
-
-		if (d < 0)
-			return errno == ENXIO ? 0 : -errno;
-		if ((uint64_t)d >= size)
-			break;
-		h = lseek(fd, d, SEEK_HOLE);
-		if (h < 0 || (uint64_t)h > size)
-			h = size;
-		ret = runs_add(rs, d, h - d);
-		off = h;
-	}
-	return ret;
-}
-
-static int write_data(struct cpt_ctx *c, int fd, uint32_t type, uint32_t id,
-		      const struct data_runs *rs)
-{
-	struct img_writer *w = &c->w;
-	struct rec_file_data h = { .id = id, .bytes = rs->bytes, .nr_runs = rs->n };
-	uint64_t head = sizeof(h) + rs->n * sizeof(*rs->r);
-	size_t cap = 1 << 20;
-	char *buf = malloc(cap);
-	int ret;
-
-	if (!buf)
-		return -ENOMEM;
-	h.pad_len = (PAGE - ((w->pos + sizeof(struct rec_hdr) + head) & (PAGE - 1))) &
-		    (PAGE - 1);
-	ret = iw_begin(w, type, head + h.pad_len + rs->bytes);
-	if (!ret)
-		ret = iw_write(w, &h, sizeof(h));
-	if (!ret)
-		ret = iw_write(w, rs->r, rs->n * sizeof(*rs->r));
-	if (!ret)
-		ret = iw_zero(w, h.pad_len);
-	for (uint32_t i = 0; i < rs->n && !ret; i++) {
-		for (uint64_t done = 0; done < rs->r[i].len && !ret;) {
-			uint64_t n = rs->r[i].len - done;
-			ssize_t k = pread(fd, buf, n < cap ? n : cap, rs->r[i].off + done);
-
-			/* shorter than it was a moment ago: someone outside
-			 * the tree truncated it */
-			if (k <= 0)
-				ret = k < 0 ? -errno : -ENODATA;
-			else
-				ret = iw_write(w, buf, k);
-			done += k > 0 ? k : 0;
-		}
-	}
-	free(buf);
-	return ret ? ret : iw_end(w);
-}
-
-int fobj_write_data(struct cpt_ctx *c, int fd, uint64_t size, uint32_t type,
-		    uint32_t id)
-{
-	struct data_runs rs = { 0 };
-	int ret = data_runs(fd, size, &rs);
-
-	if (!ret && rs.n)
-		ret = write_data(c, fd, type, id, &rs);
-	free(rs.r);
-	return ret;
-}
 
 /* What the link names, without "/memfd:" and " (deleted)". */
 static int obj_name(const char *link, uint32_t kind, char *name, size_t n)
@@ -213,17 +117,17 @@ static int write_obj(struct cpt_ctx *c, pid_t pid, int fd, const char *link,
 	if (obj_name(link, kind, name, sizeof(name)))
 		return log_err(c->log, ENAMETOOLONG, "pid %d: %s: name too long", pid, link);
 	o.name_len = strlen(name) + 1;
-	ret = data_runs(fd, st->st_size, &rs);
+	ret = data_runs_find(fd, st->st_size, &rs);
 	if (ret) {
-		free(rs.r);
+		data_runs_free(&rs);
 		return log_err(c->log, -ret, "pid %d: %s: finding its data:", pid, link);
 	}
 	ret = iw_record_str(&c->w, REC_FILE_OBJ, &o, sizeof(o), name);
 	if (!ret && rs.n)
-		ret = write_data(c, fd, REC_FILE_DATA, id, &rs);
+		ret = data_runs_write(c, fd, REC_FILE_DATA, id, &rs);
 	if (ret)
 		ret = log_err(c->log, -ret, "pid %d: saving the content of %s:", pid, link);
-	free(rs.r);
+	data_runs_free(&rs);
 	return ret;
 }
 
@@ -270,12 +174,9 @@ out:
 struct rst_fobj {
 	struct rec_file_obj o;
 	const char *name;
-	const struct rec_data_run *runs;
-	uint32_t nr_runs;
-	bool have_data;
-	uint64_t data_off;	/* image offset of the bytes */
+	struct rst_data_runs data;	/* its FILE_DATA, if it has one */
 	int fd;			/* ckpt's, once made; -1 before */
-	void *rec, *data_rec;
+	void *rec;
 };
 
 struct fobj_table {
@@ -283,7 +184,7 @@ struct fobj_table {
 	int n;
 };
 
-static struct rst_fobj *by_id(struct rst_ctx *c, uint32_t id)
+static struct rst_fobj *fobj_by_id(struct rst_ctx *c, uint32_t id)
 {
 	struct fobj_table *ft = KCSTATE(c, kind_fobj);
 
@@ -295,7 +196,7 @@ static struct rst_fobj *by_id(struct rst_ctx *c, uint32_t id)
 
 uint32_t fobj_kind(struct rst_ctx *c, uint32_t id)
 {
-	struct rst_fobj *o = by_id(c, id);
+	struct rst_fobj *o = fobj_by_id(c, id);
 
 	return o ? o->o.kind : 0;
 }
@@ -304,7 +205,7 @@ uint32_t fobj_kind(struct rst_ctx *c, uint32_t id)
 static const char *obj_bad(struct rst_ctx *c, const struct rec_file_obj *o,
 			   const char *name, const struct rec *r)
 {
-	if (!o->id || o->reserved || by_id(c, o->id))
+	if (!o->id || o->reserved || fobj_by_id(c, o->id))
 		return "bad or repeated id";
 	if (o->kind != FILE_MEMFD && o->kind != FILE_DELETED)
 		return "bad kind";
@@ -347,41 +248,12 @@ static int load_obj(struct rst_ctx *c, struct fobj_table *ft, struct rec *r)
 	return 0;
 }
 
-static int load_data(struct rst_ctx *c, struct fobj_table *ft, struct rec *r)
+static int fobj_load_data(struct rst_ctx *c, struct fobj_table *ft, struct rec *r)
 {
-	const struct rec_file_data *h = r->data;
-	const struct rec_data_run *run = (const void *)(h + 1);
 	struct rst_fobj *o = ft->n ? &ft->e[ft->n - 1] : NULL;
-	uint64_t head = sizeof(*h) + (uint64_t)h->nr_runs * sizeof(*run);
-	uint64_t next = 0, total = 0;
 
-	/* the reader has checked that the runs are in memory */
-	if (!o || o->have_data || o->o.id != h->id)
-		return log_err(c->log, EBADMSG, "FILE_DATA record %llu does not follow its FILE_OBJ",
-			       (unsigned long long)r->index);
-	if (h->nr_runs == 0 || h->pad_len >= PAGE)
-		return log_err(c->log, EBADMSG, "FILE_DATA %llu: bad header",
-			       (unsigned long long)h->id);
-	for (uint32_t i = 0; i < h->nr_runs; i++) {
-		if (run[i].len == 0 || run[i].off < next ||
-		    run[i].len > o->o.size || run[i].off > o->o.size - run[i].len)
-			return log_err(c->log, EBADMSG,
-				       "FILE_DATA %llu: run %u outside the file's %llu bytes",
-				       (unsigned long long)h->id, i,
-				       (unsigned long long)o->o.size);
-		next = run[i].off + run[i].len;
-		total += run[i].len;
-	}
-	if (total != h->bytes || r->len != head + h->pad_len + total)
-		return log_err(c->log, EBADMSG, "FILE_DATA %llu: sizes do not add up",
-			       (unsigned long long)h->id);
-	o->runs = run;
-	o->nr_runs = h->nr_runs;
-	o->data_off = r->off + head + h->pad_len;
-	o->have_data = true;
-	o->data_rec = r->data;
-	r->data = NULL;
-	return 0;
+	return data_runs_load(c->log, r, o ? &o->data : NULL, o ? o->o.id : 0,
+			      o ? o->o.size : 0, "FILE_OBJ", "file");
 }
 
 static int fobj_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
@@ -390,7 +262,7 @@ static int fobj_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 
 	if (!ft)
 		return log_err(c->log, ENOMEM, "file objects:");
-	return r->type == REC_FILE_OBJ ? load_obj(c, ft, r) : load_data(c, ft, r);
+	return r->type == REC_FILE_OBJ ? load_obj(c, ft, r) : fobj_load_data(c, ft, r);
 }
 
 static void dir_of(const char *path, char *dir, size_t n)
@@ -498,17 +370,18 @@ static int make_memfd(struct rst_ctx *c, const struct rst_fobj *o)
 	return fd;
 }
 
-static int fill(struct rst_ctx *c, const struct rst_fobj *o, int fd)
+static int fobj_fill(struct rst_ctx *c, const struct rst_fobj *o, int fd)
 {
-	off_t from = o->data_off;
+	const struct rec_data_run *run = o->data.runs;
+	off_t from = o->data.off;
 
 	if (ftruncate(fd, o->o.size))
 		return log_err(c->log, errno, "sizing %s to %llu bytes:", o->name,
 			       (unsigned long long)o->o.size);
-	for (uint32_t i = 0; i < o->nr_runs; i++) {
-		uint64_t left = o->runs[i].len;
+	for (uint32_t i = 0; i < o->data.nr_runs; i++) {
+		uint64_t left = run[i].len;
 
-		if (lseek(fd, o->runs[i].off, SEEK_SET) < 0)
+		if (lseek(fd, run[i].off, SEEK_SET) < 0)
 			return log_err(c->log, errno, "filling %s:", o->name);
 		while (left) {
 			ssize_t k = sendfile(fd, c->img_fd, &from,
@@ -523,14 +396,14 @@ static int fill(struct rst_ctx *c, const struct rst_fobj *o, int fd)
 	return 0;
 }
 
-static int make(struct rst_ctx *c, struct rst_fobj *o)
+static int fobj_make(struct rst_ctx *c, struct rst_fobj *o)
 {
 	int fd = o->o.kind == FILE_MEMFD ? make_memfd(c, o) : make_deleted(c, o);
 	int ret;
 
 	if (fd < 0)
 		return fd;
-	ret = fill(c, o, fd);
+	ret = fobj_fill(c, o, fd);
 	if (!ret && fchown(fd, o->o.uid, o->o.gid))
 		ret = log_err(c->log, errno, "giving %s to uid %u gid %u:", o->name,
 			      o->o.uid, o->o.gid);
@@ -550,12 +423,12 @@ static int make(struct rst_ctx *c, struct rst_fobj *o)
 
 int fobj_fd(struct rst_ctx *c, uint32_t id)
 {
-	struct rst_fobj *o = by_id(c, id);
+	struct rst_fobj *o = fobj_by_id(c, id);
 	int ret;
 
 	if (!o)
 		return log_err(c->log, EBADMSG, "no FILE_OBJ %u", id);
-	if (o->fd < 0 && (ret = make(c, o)))
+	if (o->fd < 0 && (ret = fobj_make(c, o)))
 		return ret;
 	return o->fd;
 }
@@ -568,7 +441,7 @@ static void fobj_free_ctx(void *state)
 		if (ft->e[i].fd >= 0)
 			close(ft->e[i].fd);
 		free(ft->e[i].rec);
-		free(ft->e[i].data_rec);
+		free(ft->e[i].data.rec);
 	}
 	free(ft->e);
 	free(ft);
@@ -587,11 +460,7 @@ static void fobj_show(struct info_out *o, const struct rec *r)
 		info_hex(o, "seals", f->seals);
 		info_str(o, "name", rec_str(r, sizeof(*f), f->name_len) ?: "?");
 	} else {
-		const struct rec_file_data *d = r->data;
-
-		info_u64(o, "id", d->id);
-		info_u64(o, "bytes", d->bytes);
-		info_u64(o, "runs", d->nr_runs);
+		data_runs_show(o, r);
 	}
 }
 

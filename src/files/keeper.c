@@ -43,7 +43,7 @@ static bool exited(int pidfd)
 }
 
 /* ckpt died: put back what it would have put back (inet_dump_end). */
-static void undo(struct held *h, int n, bool killing)
+static void keeper_undo(struct held *h, int n, bool killing)
 {
 	char why[160];
 
@@ -109,7 +109,7 @@ static __attribute__((noreturn)) void keeper_main(int ch)
 			w[nw++] = fds[0];
 	}
 	kill_watched(w, nw);
-	undo(h, n, killing);
+	keeper_undo(h, n, killing);
 	_exit(1);
 }
 

@@ -95,7 +95,7 @@ int ptyq_drain(int fd, char **buf, uint32_t *len)
 	return ret;
 }
 
-static int write_all(int fd, const char *b, uint32_t len)
+static int write_waiting(int fd, const char *b, uint32_t len)
 {
 	struct pollfd pf = { fd, POLLOUT, 0 };
 	uint32_t done = 0;
@@ -127,7 +127,7 @@ int ptyq_put_output(int s, const char *buf, uint32_t len)
 	/* output is processed as it is written: only OPOST matters */
 	raw = tio;
 	raw.c_oflag &= ~OPOST;
-	ret = tcsetattr(s, TCSANOW, &raw) ? -errno : write_all(s, buf, len);
+	ret = tcsetattr(s, TCSANOW, &raw) ? -errno : write_waiting(s, buf, len);
 	if (tcsetattr(s, TCSANOW, &tio) && !ret)
 		ret = -errno;
 	return ret;
@@ -360,14 +360,14 @@ int ptyq_put_input(int m, int s, const struct termios *tio, const char *buf,
 	raw.c_oflag &= ~OPOST;
 	raw.c_lflag &= ~(ISIG | ECHO | ECHOE | ECHOK | ECHONL | ECHOCTL | ECHOPRT |
 			 ECHOKE);
-	ret = tcsetattr(s, TCSANOW, &raw) ? -errno : write_all(m, buf, len - partial);
+	ret = tcsetattr(s, TCSANOW, &raw) ? -errno : write_waiting(m, buf, len - partial);
 	if (!ret)
 		ret = lines_landed(s, before + lines < ROOM ? before + lines : ROOM - 1);
 	raw.c_lflag |= ECHO;
 	if (!ret && partial && tcsetattr(s, TCSANOW, &raw))
 		ret = -errno;
 	if (!ret && partial)
-		ret = write_all(m, buf + len - partial, partial);
+		ret = write_waiting(m, buf + len - partial, partial);
 	if (!ret && partial && typed)
 		ret = echo_back(m, typed);
 	if (tcsetattr(s, TCSANOW, tio) && !ret)

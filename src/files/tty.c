@@ -133,7 +133,7 @@ static int note_fd(struct cpt_ctx *c, pid_t pid, int fd, void *arg)
 
 /* Every pty master the tree holds: a pty is inside the tree when its
  * master is (its slave is opened by ckpt itself, TIOCGPTPEER). */
-static int scan(struct cpt_ctx *c)
+static int scan_ptys(struct cpt_ctx *c)
 {
 	c->ptys_scanned = true;
 	return files_each_fd(c, note_fd, NULL);
@@ -141,15 +141,15 @@ static int scan(struct cpt_ctx *c)
 
 enum tty_class { CL_NONE, CL_MASTER, CL_SLAVE, CL_JOB, CL_REFUSE };
 
-static enum tty_class classify(struct cpt_ctx *c, const struct fd_probe *p,
-			       struct cpt_pty **pty)
+static enum tty_class tty_class_of(struct cpt_ctx *c, const struct fd_probe *p,
+				   struct cpt_pty **pty)
 {
 	dev_t dev = p->st.st_rdev;
 	uint32_t index;
 
 	*pty = NULL;
 	if (!S_ISCHR(p->st.st_mode) || !is_terminal(dev) ||
-	    (!c->ptys_scanned && scan(c)))
+	    (!c->ptys_scanned && scan_ptys(c)))
 		return CL_NONE;
 	if (is_master(dev))
 		return master_index(p->pid, p->fd, &index) ||
@@ -171,7 +171,7 @@ static bool tty_match(struct cpt_ctx *c, const struct fd_probe *p)
 {
 	struct cpt_pty *pty;
 
-	return classify(c, p, &pty) != CL_NONE;
+	return tty_class_of(c, p, &pty) != CL_NONE;
 }
 
 /* A copy of @pid's @fd in ckpt, to ask it things: >= 0, or -errno. */
@@ -458,7 +458,7 @@ static int tty_dump(struct cpt_ctx *c, const struct fd_probe *p,
 	uint32_t id = 0;
 	int ret;
 
-	cl = classify(c, p, &pty);
+	cl = tty_class_of(c, p, &pty);
 	if (cl == CL_REFUSE || cl == CL_NONE)
 		return log_err(c->log, EOPNOTSUPP,
 			       "pid %d fd %d: %s is a terminal outside the tree (if it is the shell job's terminal, use --shell-job)",

@@ -386,7 +386,7 @@ static bool maps_libcuda(pid_t pid)
 	return yes;
 }
 
-static bool in_tree(const struct cuda_cpt *cc, pid_t pid)
+static bool cuda_in_tree(const struct cuda_cpt *cc, pid_t pid)
 {
 	for (int i = 0; i < cc->nr_tree; i++)
 		if (cc->tree[i] == pid)
@@ -411,7 +411,7 @@ static int shared_outside(struct cpt_ctx *c, struct cuda_cpt *cc)
 		struct dirent *de;
 		DIR *d;
 
-		if (q <= 0 || q == getpid() || in_tree(cc, q))
+		if (q <= 0 || q == getpid() || cuda_in_tree(cc, q))
 			continue;
 		snprintf(path, sizeof(path), "/proc/%d/fd", q);
 		d = opendir(path);
@@ -458,7 +458,7 @@ static int shared_outside(struct cpt_ctx *c, struct cuda_cpt *cc)
 	return ret;
 }
 
-static const char *state_name(int st)
+static const char *cuda_state_name(int st)
 {
 	switch (st) {
 	case CU_RUNNING: return "running";
@@ -480,7 +480,7 @@ static struct cu_job *jobs_for(struct cuda_cpt *cc)
 
 /* Put back every process as it was: restore what was checkpointed,
  * unlock what was locked.  0, or the first failure (reported). */
-static int undo(struct cpt_ctx *c, struct cuda_cpt *cc)
+static int cuda_undo(struct cpt_ctx *c, struct cuda_cpt *cc)
 {
 	struct cu_job *j = jobs_for(cc);
 	char buf[200];
@@ -587,7 +587,7 @@ static int precheck(struct cpt_ctx *c, struct cuda_cpt *cc)
 		else if (st != CU_RUNNING)
 			ret = log_err(c->log, EBUSY,
 				      "pid %d fd %d: %s: its CUDA state is already %s (by another tool?)",
-				      p->pid, p->fd, p->dev, state_name(st));
+				      p->pid, p->fd, p->dev, cuda_state_name(st));
 	}
 	return ret;
 }
@@ -690,7 +690,7 @@ int cuda_freeze(struct cpt_ctx *c, pid_t root)
 				 p->restore_tid);
 	}
 	if (ret) {
-		undo(c, cc);
+		cuda_undo(c, cc);
 		c->cuda = NULL;
 		cuda_cpt_free(cc);
 	} else {
@@ -707,7 +707,7 @@ int cuda_thaw(struct cpt_ctx *c, bool killed)
 	if (!c->cuda)
 		return 0;
 	if (!killed)
-		ret = undo(c, c->cuda);
+		ret = cuda_undo(c, c->cuda);
 	cuda_cpt_free(c->cuda);
 	c->cuda = NULL;
 	return ret;
@@ -752,11 +752,6 @@ static int cuda_dump(struct cpt_ctx *c, struct cpt_task *t)
 
 /* ---- restart ---- */
 
-static bool str_ok(const char *s, size_t n)
-{
-	return memchr(s, 0, n) != NULL;
-}
-
 static int cuda_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 {
 	const struct rec_cuda *rc = r->data;
@@ -768,8 +763,8 @@ static int cuda_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 	if (rc->version != CUDA_REC_VERSION || rc->restore_tid == 0 ||
 	    rc->restore_tid > 0x3fffffff || rc->nr_fds == 0 ||
 	    rc->reserved[0] || rc->reserved[1] ||
-	    !str_ok(rc->driver, sizeof(rc->driver)) ||
-	    !str_ok(rc->devices, sizeof(rc->devices)))
+	    !field_str_ok(rc->driver, sizeof(rc->driver)) ||
+	    !field_str_ok(rc->devices, sizeof(rc->devices)))
 		return log_err(c->log, EBADMSG, "pid %d: bad CUDA record", t->pid);
 	if (KSTATE(t, kind_cuda))
 		return log_err(c->log, EBADMSG, "pid %d: two CUDA records", t->pid);

@@ -22,7 +22,7 @@ int cuda_freeze(struct cpt_ctx *c, pid_t root);
  * cuda_freeze kept. */
 int cuda_thaw(struct cpt_ctx *c, bool killed);
 /* Why a process still has a CUDA device open at @fd (for the refusal of
- * files.c): one line. */
+ * fdtable.c): one line. */
 const char *cuda_why_not(struct cpt_ctx *c, pid_t pid);
 
 #endif

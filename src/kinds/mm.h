@@ -1,4 +1,6 @@
-/* mm.h - what the mm kind keeps of an image, shared with restart.c. */
+/* mm.h - what the mm kind keeps of an image, shared with restart.c, and
+ * what the kind's parts (mm.c, mm_dump.c, mm_load.c, mm_restore.c) give
+ * each other. */
 #ifndef CKPT_MM_H
 #define CKPT_MM_H
 
@@ -31,7 +33,28 @@ struct mm_state {
 	size_t nr_recs, cap_recs;
 };
 
+/* Shared anonymous memory across the tree: the first area of an object
+ * is mapped fresh; every later one maps the same object, which it opens
+ * through the first one's /proc/PID/map_files. */
+struct shm_first {
+	uint32_t id;
+	pid_t pid;
+	uint64_t start, end, pgoff;
+};
+
+#define TASK_SIZE_64	0x7ffffffff000ULL
+
 extern const struct kind_ops kind_mm;
+/* The kind's sides (struct kind_ops). */
+int mm_dump(struct cpt_ctx *c, struct cpt_task *t);
+int mm_load(struct rst_ctx *c, struct rst_task *t, struct rec *r);
+int mm_check(struct rst_ctx *c, struct rst_task *t);
+int mm_restore(struct rst_ctx *c, struct rst_task *t);
+void mm_free(struct rst_task *t, void *state);
+void mm_free_ctx(void *state);
+/* mm_load.c: the first area of shared anonymous object @id, NULL if
+ * none. */
+const struct shm_first *mm_shm_first(struct rst_ctx *c, uint32_t id);
 /* A free range of len bytes, in no process's layout of the image nor in
  * @busy. */
 int mm_find_gap(struct rst_ctx *c, const struct vma_list *busy,

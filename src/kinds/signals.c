@@ -58,8 +58,8 @@ static int dump_hand(struct cpt_ctx *c, struct cpt_task *t)
 
 /* The queue, a batch at a time (one signal per call is quadratic: the
  * kernel walks the queue to the offset each time). */
-static int peek_queue(struct cpt_ctx *c, pid_t tid, bool shared,
-		      struct rec_siginfo **out, uint32_t *n)
+static int peek_sigqueue(struct cpt_ctx *c, pid_t tid, bool shared,
+			 struct rec_siginfo **out, uint32_t *n)
 {
 	enum { BATCH = 256 };
 	struct peeksiginfo_args_ a = {
@@ -124,7 +124,7 @@ static int sig_dump(struct cpt_ctx *c, struct cpt_task *t)
 	int ret = dump_hand(c, t);
 
 	if (!ret)
-		ret = peek_queue(c, t->pid, true, &p, &n);
+		ret = peek_sigqueue(c, t->pid, true, &p, &n);
 	if (ret) {
 		free(p);
 		return ret;
@@ -137,7 +137,7 @@ static int sig_dump_thread(struct cpt_ctx *c, struct cpt_task *t,
 {
 	struct rec_siginfo *p = NULL;
 	uint32_t n = 0;
-	int ret = peek_queue(c, th->tid, false, &p, &n);
+	int ret = peek_sigqueue(c, th->tid, false, &p, &n);
 
 	/* signals caught mid-delivery when we stopped it are still due */
 	for (int i = 0; i < th->rm->nr_stolen && !ret; i++) {

@@ -6,7 +6,7 @@
  * mode, owner, marked for deletion or locked) and SYSV_DATA, its bytes
  * read through the area's /proc/PID/map_files entry (the segment's own
  * shmem file: no attach, shm_nattch and shm_lpid untouched) as runs that
- * skip holes.  Each area is a VMA of kind VMA_SYSV naming the segment,
+ * skip holes (dataruns.c, as a memfd's FILE_DATA).  Each area is a VMA of kind VMA_SYSV naming the segment,
  * with its offset in it (mm.c).
  *
  * Restart policy, decided for every segment before any process exists:
@@ -35,7 +35,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "../files.h"
+#include "../dataruns.h"
 #include "mm.h"
 #include "sysvshm.h"
 
@@ -130,7 +130,7 @@ static int write_seg(struct cpt_ctx *c, pid_t pid, const struct vma *v,
 	}
 	ret = iw_record(&c->w, REC_SYSV_SHM, &s, sizeof(s));
 	if (!ret)
-		ret = fobj_write_data(c, fd, s.size, REC_SYSV_DATA, id);
+		ret = data_runs_save(c, fd, s.size, REC_SYSV_DATA, id);
 	if (ret)
 		ret = log_err(c->log, -ret, "pid %d: saving SysV shared memory id %d:",
 			      pid, s.shmid);
@@ -167,11 +167,7 @@ enum seg_how { SEG_REUSE = 1, SEG_CREATE };
 
 struct rst_seg {
 	struct rec_sysv_shm s;
-	const struct rec_data_run *runs;
-	uint32_t nr_runs;
-	bool have_data;
-	uint64_t data_off;	/* image offset of the bytes */
-	void *data_rec;
+	struct rst_data_runs data;	/* its SYSV_DATA, if it has one */
 	enum seg_how how;	/* decided by the pre-flight check */
 	bool made;		/* ckpt made it: removed if the restart fails */
 	void *ours;		/* ckpt's attach, until the processes have
@@ -186,7 +182,7 @@ struct seg_table {
 	const bool *released;	/* the restart succeeded: ours no longer */
 };
 
-static struct rst_seg *by_id(struct rst_ctx *c, uint32_t id)
+static struct rst_seg *seg_by_id(struct rst_ctx *c, uint32_t id)
 {
 	struct seg_table *st = KCSTATE(c, kind_sysvshm);
 
@@ -198,7 +194,7 @@ static struct rst_seg *by_id(struct rst_ctx *c, uint32_t id)
 
 int sysv_seg_len(struct rst_ctx *c, uint32_t id, uint64_t *len)
 {
-	struct rst_seg *g = by_id(c, id);
+	struct rst_seg *g = seg_by_id(c, id);
 
 	if (!g)
 		return -1;
@@ -247,41 +243,12 @@ static int load_seg(struct rst_ctx *c, struct seg_table *st, struct rec *r)
 	return 0;
 }
 
-static int load_data(struct rst_ctx *c, struct seg_table *st, struct rec *r)
+static int seg_load_data(struct rst_ctx *c, struct seg_table *st, struct rec *r)
 {
-	const struct rec_file_data *h = r->data;
-	const struct rec_data_run *run = (const void *)(h + 1);
 	struct rst_seg *g = st->n ? &st->e[st->n - 1] : NULL;
-	uint64_t head = sizeof(*h) + (uint64_t)h->nr_runs * sizeof(*run);
-	uint64_t next = 0, total = 0;
 
-	/* the reader has checked that the head and runs are in memory */
-	if (!g || g->have_data || g->s.id != h->id)
-		return log_err(c->log, EBADMSG, "SYSV_DATA record %llu does not follow its SYSV_SHM",
-			       (unsigned long long)r->index);
-	if (h->nr_runs == 0 || h->pad_len >= PAGE)
-		return log_err(c->log, EBADMSG, "SYSV_DATA %llu: bad header",
-			       (unsigned long long)h->id);
-	for (uint32_t i = 0; i < h->nr_runs; i++) {
-		if (run[i].len == 0 || run[i].off < next ||
-		    run[i].len > g->s.size || run[i].off > g->s.size - run[i].len)
-			return log_err(c->log, EBADMSG,
-				       "SYSV_DATA %llu: run %u outside the segment's %llu bytes",
-				       (unsigned long long)h->id, i,
-				       (unsigned long long)g->s.size);
-		next = run[i].off + run[i].len;
-		total += run[i].len;
-	}
-	if (total != h->bytes || r->len != head + h->pad_len + total)
-		return log_err(c->log, EBADMSG, "SYSV_DATA %llu: sizes do not add up",
-			       (unsigned long long)h->id);
-	g->runs = run;
-	g->nr_runs = h->nr_runs;
-	g->data_off = r->off + head + h->pad_len;
-	g->have_data = true;
-	g->data_rec = r->data;
-	r->data = NULL;
-	return 0;
+	return data_runs_load(c->log, r, g ? &g->data : NULL, g ? g->s.id : 0,
+			      g ? g->s.size : 0, "SYSV_SHM", "segment");
 }
 
 static int sysv_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
@@ -291,7 +258,7 @@ static int sysv_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 	if (!st)
 		return log_err(c->log, ENOMEM, "SysV segments:");
 	st->released = &c->released;
-	return r->type == REC_SYSV_SHM ? load_seg(c, st, r) : load_data(c, st, r);
+	return r->type == REC_SYSV_SHM ? load_seg(c, st, r) : seg_load_data(c, st, r);
 }
 
 /* ---- restart: the policy, before any process exists ---- */
@@ -389,21 +356,22 @@ static int get_with_id(struct rst_ctx *c, const struct rec_sysv_shm *s)
 	return 0;
 }
 
-static int fill(struct rst_ctx *c, struct rst_seg *g)
+static int seg_fill(struct rst_ctx *c, struct rst_seg *g)
 {
+	const struct rec_data_run *run = g->data.runs;
 	char *p = shmat(g->s.shmid, NULL, 0);
-	off_t from = g->data_off;
+	off_t from = g->data.off;
 	int ret = 0;
 
 	if (p == (void *)-1)
 		return log_err(c->log, errno, "attaching SysV shared memory id %d to fill it:",
 			       g->s.shmid);
-	for (uint32_t i = 0; i < g->nr_runs && !ret; i++) {
+	for (uint32_t i = 0; i < g->data.nr_runs && !ret; i++) {
 		uint64_t done = 0;
 
-		while (done < g->runs[i].len) {
-			uint64_t n = g->runs[i].len - done;
-			ssize_t k = pread(c->img_fd, p + g->runs[i].off + done,
+		while (done < run[i].len) {
+			uint64_t n = run[i].len - done;
+			ssize_t k = pread(c->img_fd, p + run[i].off + done,
 					  n < 0x40000000 ? n : 0x40000000, from);
 
 			if (k <= 0) {
@@ -429,7 +397,7 @@ static int make_seg(struct rst_ctx *c, struct rst_seg *g)
 	if (ret)
 		return ret;
 	g->made = true;
-	ret = fill(c, g);
+	ret = seg_fill(c, g);
 	if (!ret && shmctl(s->shmid, IPC_STAT, &ds))
 		ret = log_err(c->log, errno, "SysV shared memory id %d:", s->shmid);
 	if (ret)
@@ -478,7 +446,7 @@ static int attach_part(struct rst_ctx *c, struct rst_task *t,
 int sysv_attach(struct rst_ctx *c, struct rst_task *t, const struct rec_vma *v,
 		int *prot)
 {
-	struct rst_seg *g = by_id(c, v->shm_id);
+	struct rst_seg *g = seg_by_id(c, v->shm_id);
 	uint64_t seglen;
 	int flags, ret;
 	long res;
@@ -537,7 +505,7 @@ static void sysv_free_ctx(void *state)
 			shmdt(st->e[i].ours);
 		if (st->e[i].made && !*st->released)
 			shmctl(st->e[i].s.shmid, IPC_RMID, NULL);
-		free(st->e[i].data_rec);
+		free(st->e[i].data.rec);
 	}
 	free(st->e);
 	free(st);
@@ -560,11 +528,7 @@ static void sysv_show(struct info_out *o, const struct rec *r)
 			 (s->flags & SYSV_SHM_LOCKED ? "dest,locked" : "dest") :
 			 s->flags & SYSV_SHM_LOCKED ? "locked" : "");
 	} else {
-		const struct rec_file_data *d = r->data;
-
-		info_u64(o, "id", d->id);
-		info_u64(o, "bytes", d->bytes);
-		info_u64(o, "runs", d->nr_runs);
+		data_runs_show(o, r);
 	}
 }
 

@@ -1,4 +1,4 @@
-/* files.c - the fd table (FD) and the open file descriptions it points
+/* fdtable.c - the fd table (FD) and the open file descriptions it points
  * to (FILE), each written once however many fds share it (the seeds'
  * objref; kcmp(KCMP_FILE) tells which fds share a description).  What
  * each description is, is its file kind's business (files.h).
@@ -88,8 +88,8 @@ static int probe(struct cpt_ctx *c, struct cpt_task *t, int fd,
 	return 0;
 }
 
-static const struct file_ops *classify(struct cpt_ctx *c,
-				       const struct fd_probe *p)
+static const struct file_ops *probe_kind(struct cpt_ctx *c,
+					 const struct fd_probe *p)
 {
 	for (int i = 0; i < NR_FILE_KINDS; i++)
 		if (file_kinds[i]->match(c, p))
@@ -147,7 +147,7 @@ static const char *why_not(const struct fd_probe *p)
  * if it is skipped (unsupported, and the user said so), or -errno. */
 static int dump_file(struct cpt_ctx *c, const struct fd_probe *p, uint32_t *id)
 {
-	const struct file_ops *ops = classify(c, p);
+	const struct file_ops *ops = probe_kind(c, p);
 	struct rec_file f = { 0 };
 	int ret;
 
@@ -547,8 +547,8 @@ int files_give(struct rst_task *t, int ours, long *fd)
 }
 
 /* Every fd of this task naming description @f. */
-static int install(struct rst_ctx *c, struct rst_task *t,
-		   const struct fd_table *s, struct rst_file *f)
+static int install_desc(struct rst_ctx *c, struct rst_task *t,
+			const struct fd_table *s, struct rst_file *f)
 {
 	bool keep = !f->ops->open, tmp_used = false, have = false;
 	long tmp = -1;
@@ -599,7 +599,7 @@ static int files_restore(struct rst_ctx *c, struct rst_task *t)
 	for (int pass = 0; pass <= MAX_PASS; pass++)
 		for (uint32_t i = 0; ft && i < ft->n && !ret; i++)
 			if (ft->files[i].ops->pass == pass)
-				ret = install(c, t, s, &ft->files[i]);
+				ret = install_desc(c, t, s, &ft->files[i]);
 	return ret;
 }
 

@@ -4,7 +4,8 @@
  * fills it, and every process takes its ends from ckpt with
  * pidfd_getfd(), so each end is one description wherever it is.  A pipe
  * with an end outside the tree is stdio held by the caller (inherit.c) or
- * refused.  Each end is a file kind (file_pipe) naming its PIPE. */
+ * refused.  Each end is a file kind (file_pipe) naming its PIPE; the
+ * buffer's own code is pipebuf.c, shared with FIFOs. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -12,14 +13,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "../files.h"
-
-#define MAX_PIPE_DATA	(CKPT_REC_MAX_META - sizeof(struct rec_pipe))
+#include "pipebuf.h"
 
 /* ---- checkpoint ---- */
 
@@ -63,7 +62,7 @@ static int note_end(struct cpt_ctx *c, pid_t pid, int fd, uint64_t ino)
 }
 
 /* Every pipe end every process of the tree holds. */
-static int scan(struct cpt_ctx *c)
+static int scan_pipe_ends(struct cpt_ctx *c)
 {
 	int ret = 0;
 
@@ -100,207 +99,47 @@ static int scan(struct cpt_ctx *c)
 static int pipe_inside(struct cpt_ctx *c, uint64_t ino, bool *inside)
 {
 	struct cpt_pipe *p;
-	int ret = c->pipes_scanned ? 0 : scan(c);
+	int ret = c->pipes_scanned ? 0 : scan_pipe_ends(c);
 
 	p = pipe_find(c, ino);
 	*inside = p && p->has_read && p->has_write;
 	return ret;
 }
 
-/* The bytes in the pipe (or FIFO) @rfd reads, copied out through a
- * second pipe with tee(), which leaves them where they are. */
-int pipe_peek(struct cpt_ctx *c, int rfd, pid_t pid, int fd, char **data,
-	      uint32_t *len, uint32_t *cap)
-{
-	int tmp[2] = { -1, -1 }, n = 0, sz = 0, ret = 0;
-	size_t got = 0;
-
-	*data = NULL;
-	if (ioctl(rfd, FIONREAD, &n) || (sz = fcntl(rfd, F_GETPIPE_SZ)) <= 0 ||
-	    pipe2(tmp, O_CLOEXEC | O_NONBLOCK) || fcntl(tmp[1], F_SETPIPE_SZ, sz) < 0) {
-		ret = log_err(c->log, errno, "pid %d fd %d: reading its pipe:", pid, fd);
-		goto out;
-	}
-	if ((size_t)n > MAX_PIPE_DATA) {
-		ret = log_err(c->log, EFBIG, "pid %d fd %d: %d bytes in the pipe, more than the image takes",
-			      pid, fd, n);
-		goto out;
-	}
-	*data = malloc(n ? n : 1);
-	if (!*data) {
-		ret = log_err(c->log, ENOMEM, "pipe data:");
-		goto out;
-	}
-	if (n && tee(rfd, tmp[1], n, SPLICE_F_NONBLOCK) != n) {
-		ret = log_err(c->log, errno ? errno : EIO, "pid %d fd %d: tee:", pid, fd);
-		goto out;
-	}
-	while (got < (size_t)n) {
-		ssize_t k = read(tmp[0], *data + got, n - got);
-
-		if (k <= 0) {
-			ret = log_err(c->log, k < 0 ? errno : EIO, "pipe copy:");
-			goto out;
-		}
-		got += k;
-	}
-	*len = n;
-	*cap = sz;
-out:
-	for (int i = 0; i < 2; i++)
-		if (tmp[i] >= 0)
-			close(tmp[i]);
-	if (ret) {
-		free(*data);
-		*data = NULL;
-	}
-	return ret;
-}
-
-static int peek(struct cpt_ctx *c, struct cpt_pipe *p, char **data,
-		uint32_t *len, uint32_t *cap)
-{
-	long pidfd = syscall(SYS_pidfd_open, p->reader, 0);
-	int rfd = -1, ret;
-
-	*data = NULL;
-	if (pidfd >= 0)
-		rfd = syscall(SYS_pidfd_getfd, pidfd, p->reader_fd, 0);
-	if (rfd < 0)
-		ret = log_err(c->log, errno, "pid %d fd %d: reading its pipe:", p->reader,
-			      p->reader_fd);
-	else
-		ret = pipe_peek(c, rfd, p->reader, p->reader_fd, data, len, cap);
-	if (rfd >= 0)
-		close(rfd);
-	if (pidfd >= 0)
-		close(pidfd);
-	return ret;
-}
-
-int pipe_write(struct cpt_ctx *c, uint32_t type, const struct rec_pipe *rp,
-	       const char *data)
-{
-	int ret = iw_begin(&c->w, type, sizeof(*rp) + rp->data_len);
-
-	if (!ret)
-		ret = iw_write(&c->w, rp, sizeof(*rp));
-	if (!ret)
-		ret = iw_write(&c->w, data, rp->data_len);
-	if (!ret)
-		ret = iw_end(&c->w);
-	return ret;
-}
-
+/* The pipe's buffer, read through a copy of a read end the tree holds. */
 static int pipe_dump(struct cpt_ctx *c, uint64_t ino, uint32_t *id)
 {
 	struct cpt_pipe *p = pipe_find(c, ino);
-	struct rec_pipe rp = { 0 };
-	char *data;
-	int ret;
+	int rfd, ret;
 
 	if (p->id) {
 		*id = p->id;
 		return 0;
 	}
-	ret = peek(c, p, &data, &rp.data_len, &rp.capacity);
-	if (ret)
-		return ret;
-	rp.id = p->id = ++c->next_objref;
-	ret = pipe_write(c, REC_PIPE, &rp, data);
-	free(data);
+	rfd = pipebuf_holder_fd(p->reader, p->reader_fd);
+	if (rfd < 0)
+		return log_err(c->log, errno, "pid %d fd %d: reading its pipe:", p->reader,
+			       p->reader_fd);
+	ret = pipebuf_dump(c, REC_PIPE, rfd, p->reader, p->reader_fd, &p->id);
+	close(rfd);
 	*id = p->id;
 	return ret;
 }
 
 /* ---- restart ---- */
 
-struct rst_pipe {
-	struct rec_pipe p;
-	const char *data;
-	void *rec;
-	int fd[2];		/* ckpt's own ends, -1 until made */
-	bool used[2];		/* its first description of each end is taken */
-};
-
-struct pipe_table {
-	struct rst_pipe *e;
-	int n;
-};
-
-int pipe_rec_check(struct ckpt_log *log, const struct rec *r, const char *what)
+static int pipe_rec_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 {
-	const struct rec_pipe *rp = r->data;
-	int ret = rec_want(log, r, sizeof(*rp), what);
-
-	if (ret)
-		return ret;
-	if (rp->reserved || !rp->id || rp->capacity < 4096 || rp->capacity > (1U << 30) ||
-	    rp->data_len > rp->capacity || r->data_len != sizeof(*rp) + rp->data_len)
-		return log_err(log, EBADMSG, "bad %s record %llu", what,
-			       (unsigned long long)r->index);
-	return 0;
-}
-
-int pipe_fill(int fd, const char *data, uint32_t len)
-{
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t k = write(fd, data + done, len - done);
-
-		if (k <= 0)
-			return -1;
-		done += k;
-	}
-	return 0;
-}
-
-static int pipe_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
-{
-	struct pipe_table *pt = kind_ctx_state(c, &kind_pipe, sizeof(*pt));
-	const struct rec_pipe *rp = r->data;
-	struct rst_pipe *n;
-	int ret = pipe_rec_check(c->log, r, "PIPE");
-
-	if (!pt)
-		return log_err(c->log, ENOMEM, "pipe table:");
-	if (ret)
-		return ret;
-	for (int i = 0; i < pt->n; i++)
-		if (pt->e[i].p.id == rp->id)
-			return log_err(c->log, EBADMSG, "PIPE %u twice", rp->id);
-	n = realloc(pt->e, (pt->n + 1) * sizeof(*n));
-	if (!n)
-		return log_err(c->log, ENOMEM, "pipe table:");
-	pt->e = n;
-	n = &pt->e[pt->n++];
-	memset(n, 0, sizeof(*n));
-	n->p = *rp;
-	n->data = (const char *)r->data + sizeof(*rp);
-	n->rec = r->data;
-	n->fd[0] = n->fd[1] = -1;
-	r->data = NULL;
-	return 0;
-}
-
-static struct rst_pipe *pipe_by_id(struct rst_ctx *c, uint32_t id)
-{
-	struct pipe_table *pt = KCSTATE(c, kind_pipe);
-
-	for (int i = 0; pt && i < pt->n; i++)
-		if (pt->e[i].p.id == id)
-			return &pt->e[i];
-	return NULL;
+	return pipebuf_load(c, &kind_pipe, r, "PIPE");
 }
 
 /* Made here, in ckpt, with its capacity and its data. */
-static int make(struct rst_ctx *c, struct rst_pipe *p)
+static int pipe_make(struct rst_ctx *c, struct rst_pipebuf *p)
 {
 	if (pipe2(p->fd, O_CLOEXEC | O_NONBLOCK) ||
 	    fcntl(p->fd[1], F_SETPIPE_SZ, p->p.capacity) < 0)
 		return log_err(c->log, errno, "making pipe %u:", p->p.id);
-	if (pipe_fill(p->fd[1], p->data, p->p.data_len))
+	if (pipebuf_fill(p->fd[1], p->data, p->p.data_len))
 		return log_err(c->log, errno, "filling pipe %u:", p->p.id);
 	/* the ends' own flags are set by the processes that take them */
 	if (fcntl(p->fd[0], F_SETFL, 0) || fcntl(p->fd[1], F_SETFL, 0))
@@ -311,13 +150,13 @@ static int make(struct rst_ctx *c, struct rst_pipe *p)
 static int pipe_take(struct rst_ctx *c, struct rst_task *t, uint32_t id, int flags,
 		     long *fd)
 {
-	struct rst_pipe *p = pipe_by_id(c, id);
+	struct rst_pipebuf *p = pipebuf_by_id(c, &kind_pipe, id);
 	int end = (flags & O_ACCMODE) == O_WRONLY, ours, ret;
 	long pidfd;
 
 	if (!p)
 		return log_err(c->log, EBADMSG, "no PIPE %u", id);
-	if (p->fd[0] < 0 && (ret = make(c, p)))
+	if (p->fd[0] < 0 && (ret = pipe_make(c, p)))
 		return ret;
 	/* a further description of the same end is opened anew */
 	ours = p->fd[end];
@@ -343,36 +182,13 @@ static int pipe_take(struct rst_ctx *c, struct rst_task *t, uint32_t id, int fla
 	return ret;
 }
 
-static void pipe_free_ctx(void *state)
-{
-	struct pipe_table *pt = state;
-
-	for (int i = 0; i < pt->n; i++) {
-		for (int j = 0; j < 2; j++)
-			if (pt->e[i].fd[j] >= 0)
-				close(pt->e[i].fd[j]);
-		free(pt->e[i].rec);
-	}
-	free(pt->e);
-	free(pt);
-}
-
-static void pipe_show(struct info_out *o, const struct rec *r)
-{
-	const struct rec_pipe *rp = r->data;
-
-	info_u64(o, "id", rp->id);
-	info_u64(o, "capacity", rp->capacity);
-	info_u64(o, "bytes", rp->data_len);
-}
-
 const struct kind_ops kind_pipe = {
 	.name = "pipe",
 	.types = { REC_PIPE },
 	.phase = PHASE_IMAGE,
-	.load = pipe_load,
-	.free_ctx = pipe_free_ctx,
-	.show = pipe_show,
+	.load = pipe_rec_load,
+	.free_ctx = pipebuf_free_ctx,
+	.show = pipebuf_show,
 };
 
 /* ---- the ends, as a file kind ---- */
@@ -397,7 +213,8 @@ static int end_dump(struct cpt_ctx *c, const struct fd_probe *p,
 
 static int end_load(struct rst_ctx *c, struct rst_file *f)
 {
-	if (f->f.extra_len || f->f.rdev > UINT32_MAX || !pipe_by_id(c, f->f.rdev))
+	if (f->f.extra_len || f->f.rdev > UINT32_MAX ||
+	    !pipebuf_by_id(c, &kind_pipe, f->f.rdev))
 		return log_err(c->log, EBADMSG, "FILE %u: no PIPE %llu", f->f.id,
 			       (unsigned long long)f->f.rdev);
 	return 0;

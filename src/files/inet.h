@@ -1,0 +1,48 @@
+/* inet.h - what inet.c (TCP and UDP sockets, FILE_INET) and
+ * tcp_repair.c (the TCP connections ckpt holds, in repair mode) give each
+ * other. */
+#ifndef CKPT_INET_H
+#define CKPT_INET_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "../files.h"
+
+/* The most bytes of one queue a FILE record's extra carries. */
+#define INET_MAX_QUEUE	((uint32_t)(MAX_FILE_EXTRA - sizeof(struct rec_inet)) / 2)
+
+/* inet.c */
+/* A TCP connection, whole or half closed, that ckpt rebuilds. */
+bool inet_is_conn(const struct rec_inet *ri);
+const char *inet_state_name(int st);
+/* @ri's local or remote address as a sockaddr; its length. */
+socklen_t inet_addr_out(const struct rec_inet *ri, bool local,
+			struct sockaddr_storage *ss);
+/* "addr:port" for messages, in @buf. */
+const char *inet_addr_str(const struct rec_inet *ri, bool local, char *buf,
+			  size_t n);
+/* bind() to @ri's local address: 0 or -errno. */
+int inet_bind(int sk, const struct rec_inet *ri);
+/* Socket option @i (INET_OPT_*) set as @ri has it: 0 or -errno. */
+int inet_set_opt(int sk, const struct rec_inet *ri, int i);
+
+/* tcp_repair.c */
+/* Checkpoint: the connection @p holds (@sk, our copy) held in repair mode
+ * to the end of the checkpoint, and read into @ri and *data (its send
+ * then receive queue, malloc()ed).  0, or -errno (reported). */
+int tcp_dump_conn(struct cpt_ctx *c, const struct fd_probe *p, int sk,
+		  struct rec_inet *ri, char **data);
+/* Checkpoint: a connection being opened, held to the end, which fails if
+ * it is opened meanwhile.  0, or -errno (reported). */
+int tcp_hold_opening(struct cpt_ctx *c, const struct fd_probe *p, int sk,
+		     const struct rec_inet *ri);
+/* Restart: @ri's connection rebuilt on @sk, left in repair mode, with
+ * TCP timestamps going on from @ts.  0 or -errno. */
+int tcp_rebuild_conn(int sk, const struct rec_inet *ri, uint32_t ts);
+/* Restart: our copy @sk of @f's rebuilt connection, kept to leave repair
+ * mode once every process is built.  0 or -ENOMEM. */
+int tcp_keep_pending(struct rst_ctx *c, int sk, const struct rst_file *f);
+
+#endif

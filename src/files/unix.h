@@ -1,0 +1,89 @@
+/* unix.h - what the parts of the unix socket kind give each other:
+ * unix_graph.c (every unix socket and who holds it, from sock_diag),
+ * unix.c (the UNIX_SK records written, the file kind) and unix_build.c
+ * (the sockets made again at restart). */
+#ifndef CKPT_UNIX_H
+#define CKPT_UNIX_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/un.h>
+
+#include "../files.h"
+
+#define K_ESTABLISHED	1	/* the kernel's sk_state values (TCP_*) */
+#define K_CLOSE		7
+#define K_LISTEN	10
+#define UNIX_NAME_MAX	(int)sizeof(((struct sockaddr_un *)0)->sun_path)
+#define UNIX_MAX_MSGS	(1U << 20)
+#define UNIX_MAX_DATA	(CKPT_REC_MAX_META - sizeof(struct rec_unix_sk) - 4096 - 4 * UNIX_MAX_MSGS)
+#define UNIX_MAX_BACKLOG	(1U << 20)
+
+/* ---- checkpoint: the graph (unix_graph.c) ---- */
+
+struct usk {			/* a socket as sock_diag and the tree show it */
+	uint64_t ino, peer_ino, vfs_ino;
+	uint32_t vfs_dev;
+	uint8_t type, kstate, shutdown;
+	bool has_vfs, has_peer;
+	uint32_t rq, wq;	/* queued bytes; LISTEN: backlog length, max */
+	char name[UNIX_NAME_MAX];
+	int name_len;
+	uint32_t *icons;	/* LISTEN: inodes of the clients whose
+				 * connections wait in its backlog */
+	uint32_t nr_icons;
+	pid_t pid;		/* its first holder in the tree; 0: outside */
+	int fd;
+	uint32_t id;		/* its UNIX_SK record */
+	struct usk *listener;	/* a client waiting in a tree listener's
+				 * backlog: that listener */
+};
+
+/* What checkpoint found of unix sockets (cpt_ctx.unix_sk). */
+struct unix_cpt {
+	struct usk *s;		/* every unix socket, sorted by inode */
+	size_t n, cap;
+	bool written;
+};
+
+/* Every unix socket sock_diag knows, and which the tree's fds hold, into
+ * c->unix_sk.  0, or -errno (reported). */
+int unix_scan(struct cpt_ctx *c);
+/* The socket of inode @ino, NULL if none. */
+struct usk *usk_find(struct unix_cpt *u, uint64_t ino);
+/* Its peer is closed. */
+bool unix_peer_gone(const struct usk *s);
+/* Connected to a socket that is neither in the tree nor gone. */
+bool unix_peer_outside(struct unix_cpt *u, const struct usk *s);
+
+/* unix.c: "stream", "dgram", "seqpacket" */
+const char *unix_type_name(int type);
+
+/* ---- restart: the builder (unix_build.c) ---- */
+
+/* One UNIX_SK record, and the socket made of it. */
+struct rst_usk {
+	struct rec_unix_sk r;
+	const char *name;
+	const char *lens;	/* r.nr_msgs u32s, unaligned */
+	const char *data;
+	void *rec;
+	int fd;			/* ckpt's own, once made */
+	int far;		/* PEER_GONE: the end that goes away */
+};
+
+struct unix_table {
+	struct rst_usk *e;
+	int n;
+	bool made;
+};
+
+/* The socket of record @id in @ut, NULL if none. */
+struct rst_usk *usk_by_id(struct unix_table *ut, uint32_t id);
+/* What the records say of each other; 0, or -EBADMSG (reported). */
+int unix_cross_check(struct rst_ctx *c, struct unix_table *ut);
+/* Every socket made, in ckpt, with its queued data, options and
+ * shutdown state.  0, or -errno (reported). */
+int unix_make_all(struct rst_ctx *c, struct unix_table *ut);
+
+#endif

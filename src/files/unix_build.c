@@ -1,0 +1,380 @@
+/* unix_build.c - unix sockets at restart: each UNIX_SK record checked
+ * on its own and against the others, then, on the first unix fd a
+ * process takes, every socket made in ckpt: socketpair() for pairs,
+ * bind()+listen() for listeners, connect() for the connections waiting
+ * in a backlog, in their order; the data queued for each written from
+ * its peer; options and shutdown state last.  A path name's stale socket
+ * file (its old owner was killed) is unlinked and bound anew.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "unix.h"
+
+#define MAX_BUF		(1U << 30)
+#define MAX_TIMEO_NS	(1LL << 50)
+
+static uint32_t msg_len(const struct rst_usk *e, uint32_t i)
+{
+	uint32_t v;
+
+	memcpy(&v, e->lens + 4 * i, 4);
+	return v;
+}
+
+static bool name_ok(const struct rec_unix_sk *r, const char *name)
+{
+	if (!r->name_len)
+		return true;
+	/* abstract: a leading NUL, the whole of sun_path at most; a path:
+	 * absolute, no NUL in it, room for the NUL after it */
+	if (!name[0])
+		return r->name_len <= (uint32_t)UNIX_NAME_MAX;
+	return r->name_len < (uint32_t)UNIX_NAME_MAX && name[0] == '/' &&
+	       !memchr(name, 0, r->name_len);
+}
+
+/* What one record says on its own. */
+static bool rec_ok(const struct rec_unix_sk *r, uint64_t len)
+{
+	bool data_ok = !r->nr_msgs || r->state == UNIX_ST_CONNECTED ||
+		       r->state == UNIX_ST_PEER_GONE ||
+		       (r->state == UNIX_ST_UNCONN && r->name_len && r->type == SOCK_DGRAM);
+
+	return r->id && (r->type == SOCK_STREAM || r->type == SOCK_DGRAM ||
+			 r->type == SOCK_SEQPACKET) &&
+	       r->state >= UNIX_ST_UNCONN && r->state <= UNIX_ST_REMOTE &&
+	       r->shutdown <= 3 && !(r->flags & ~UNIX_FLAGS) &&
+	       r->peek_off >= -1 && r->rcvbuf <= MAX_BUF && r->sndbuf <= MAX_BUF &&
+	       r->rcvtimeo_ns >= 0 && r->rcvtimeo_ns <= MAX_TIMEO_NS &&
+	       r->sndtimeo_ns >= 0 && r->sndtimeo_ns <= MAX_TIMEO_NS &&
+	       r->file_mode <= 07777 && r->nr_msgs <= UNIX_MAX_MSGS && r->data_len <= UNIX_MAX_DATA &&
+	       len == sizeof(*r) + (uint64_t)r->name_len + 4ULL * r->nr_msgs + r->data_len &&
+	       (r->state == UNIX_ST_LISTEN ? r->name_len && r->type != SOCK_DGRAM :
+		!r->backlog) && r->backlog <= UNIX_MAX_BACKLOG &&
+	       ((r->state == UNIX_ST_CONNECTED || r->state == UNIX_ST_PENDING) ?
+		r->peer && r->peer != r->id : !r->peer) &&
+	       (r->state != UNIX_ST_PENDING || r->type != SOCK_DGRAM) && data_ok &&
+	       (r->state == UNIX_ST_REMOTE ? r->type == SOCK_DGRAM && r->name_len &&
+		(r->flags & UNIX_EXTERNAL) : !(r->flags & UNIX_EXTERNAL) ||
+		r->state == UNIX_ST_PEER_GONE);
+}
+
+struct rst_usk *usk_by_id(struct unix_table *ut, uint32_t id)
+{
+	for (int i = 0; ut && i < ut->n; i++)
+		if (ut->e[i].r.id == id)
+			return &ut->e[i];
+	return NULL;
+}
+
+static int usk_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
+{
+	struct unix_table *ut = kind_ctx_state(c, &kind_unix, sizeof(*ut));
+	const struct rec_unix_sk *rs = r->data;
+	struct rst_usk *n;
+	uint64_t sum = 0;
+	int ret = rec_want(c->log, r, sizeof(*rs), "UNIX_SK");
+
+	if (!ut)
+		return log_err(c->log, ENOMEM, "unix sockets:");
+	if (ret)
+		return ret;
+	if (!rec_ok(rs, r->data_len) || !name_ok(rs, (const char *)(rs + 1)) ||
+	    usk_by_id(ut, rs->id))
+		return log_err(c->log, EBADMSG, "bad UNIX_SK record %llu",
+			       (unsigned long long)r->index);
+	n = realloc(ut->e, (ut->n + 1) * sizeof(*n));
+	if (!n)
+		return log_err(c->log, ENOMEM, "unix sockets:");
+	ut->e = n;
+	n = &ut->e[ut->n];
+	memset(n, 0, sizeof(*n));
+	n->r = *rs;
+	n->name = (const char *)(rs + 1);
+	n->lens = n->name + rs->name_len;
+	n->data = n->lens + 4 * rs->nr_msgs;
+	n->fd = n->far = -1;
+	for (uint32_t i = 0; i < rs->nr_msgs; i++)
+		sum += msg_len(n, i);
+	if (sum != rs->data_len)
+		return log_err(c->log, EBADMSG, "UNIX_SK %u: messages of %llu bytes, not %u",
+			       rs->id, (unsigned long long)sum, rs->data_len);
+	n->rec = r->data;
+	r->data = NULL;
+	ut->n++;
+	return 0;
+}
+
+/* What the records say of each other: pairs are mutual, a one-way
+ * datagram peer is bound, a pending connection's listener listens. */
+int unix_cross_check(struct rst_ctx *c, struct unix_table *ut)
+{
+	for (int i = 0; ut && i < ut->n; i++) {
+		const struct rst_usk *e = &ut->e[i], *p = usk_by_id(ut, e->r.peer);
+		bool ok = true;
+		int queued = 0;
+
+		if (e->r.state == UNIX_ST_CONNECTED)
+			ok = p && p->r.type == e->r.type &&
+			     ((p->r.state == UNIX_ST_CONNECTED && p->r.peer == e->r.id) ||
+			      (e->r.type == SOCK_DGRAM && p->r.state == UNIX_ST_UNCONN &&
+			       p->r.name_len && !e->r.nr_msgs));
+		else if (e->r.state == UNIX_ST_PENDING)
+			ok = p && p->r.state == UNIX_ST_LISTEN && p->r.type == e->r.type;
+		else if (e->r.state == UNIX_ST_LISTEN)
+			for (int k = 0; k < ut->n; k++)
+				queued += ut->e[k].r.state == UNIX_ST_PENDING &&
+					  ut->e[k].r.peer == e->r.id;
+		if (!ok || queued > (int)e->r.backlog + 1)
+			return log_err(c->log, EBADMSG, "UNIX_SK %u: bad peer %u", e->r.id,
+				       e->r.peer);
+	}
+	return 0;
+}
+
+/* A path name's socket file outlives its killed owner: it goes. */
+static int bind_name(struct rst_ctx *c, struct rst_usk *e)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	bool path = e->name[0];
+	struct stat st;
+
+	memcpy(a.sun_path, e->name, e->r.name_len);
+	if (path && !lstat(a.sun_path, &st)) {
+		if (!S_ISSOCK(st.st_mode))
+			return log_err(c->log, EEXIST, "unix socket %s: in the way, not a socket",
+				       a.sun_path);
+		if (unlink(a.sun_path))
+			return log_err(c->log, errno, "unix socket %s: unlinking the old one:",
+				       a.sun_path);
+	}
+	if (bind(e->fd, (struct sockaddr *)&a, offsetof(struct sockaddr_un, sun_path) +
+		 e->r.name_len + path))
+		return log_err(c->log, errno, "unix socket %s%s: bind:", path ? "" : "@",
+			       a.sun_path + !path);
+	if (path && (chown(a.sun_path, e->r.file_uid, e->r.file_gid) ||
+		     chmod(a.sun_path, e->r.file_mode)))
+		return log_err(c->log, errno, "unix socket %s:", a.sun_path);
+	return 0;
+}
+
+static int connect_name(struct rst_ctx *c, struct rst_usk *e, const struct rst_usk *to)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	bool path = to->name[0];
+
+	memcpy(a.sun_path, to->name, to->r.name_len);
+	if (connect(e->fd, (struct sockaddr *)&a, offsetof(struct sockaddr_un, sun_path) +
+		    to->r.name_len + path))
+		return log_err(c->log, errno, "UNIX_SK %u: connecting to %s%s:", e->r.id,
+			       path ? "" : "@", a.sun_path + !path);
+	return 0;
+}
+
+static int new_socket(struct rst_ctx *c, struct rst_usk *e)
+{
+	e->fd = socket(AF_UNIX, e->r.type | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	return e->fd < 0 ? log_err(c->log, errno, "UNIX_SK %u: socket:", e->r.id) : 0;
+}
+
+static int new_pair(struct rst_ctx *c, struct rst_usk *e, int *other)
+{
+	int sv[2];
+
+	if (socketpair(AF_UNIX, e->r.type | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, sv))
+		return log_err(c->log, errno, "UNIX_SK %u: socketpair:", e->r.id);
+	e->fd = sv[0];
+	*other = sv[1];
+	return 0;
+}
+
+static int set_buf(int fd, int force, int opt, uint32_t want)
+{
+	int cur = 0, half = want / 2;
+	socklen_t sl = sizeof(cur);
+
+	if (!getsockopt(fd, SOL_SOCKET, opt, &cur, &sl) && (uint32_t)cur == want)
+		return 0;
+	/* the kernel doubles what it is given */
+	if (setsockopt(fd, SOL_SOCKET, force, &half, sizeof(half)) &&
+	    setsockopt(fd, SOL_SOCKET, opt, &half, sizeof(half)))
+		return -errno;
+	return 0;
+}
+
+/* The messages queued for @e, sent by whoever can: its peer, the end
+ * that goes away, or (to a bound datagram socket) a stand-in. */
+static int usk_refill(struct rst_ctx *c, struct unix_table *ut, struct rst_usk *e)
+{
+	const struct rst_usk *p = usk_by_id(ut, e->r.peer);
+	int w = e->r.state == UNIX_ST_PEER_GONE ? e->far : p ? p->fd : -1, tmp = -1, ret = 0;
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	socklen_t alen = 0;
+	size_t off = 0;
+
+	if (e->r.state == UNIX_ST_UNCONN) {
+		w = tmp = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		memcpy(a.sun_path, e->name, e->r.name_len);
+		alen = offsetof(struct sockaddr_un, sun_path) + e->r.name_len + !!e->name[0];
+	}
+	if (w < 0 || set_buf(w, SO_SNDBUFFORCE, SO_SNDBUF,
+			     (e->r.data_len + 1024ULL * e->r.nr_msgs + 65536) * 2 > MAX_BUF ?
+			     MAX_BUF : (e->r.data_len + 1024 * e->r.nr_msgs + 65536) * 2))
+		ret = log_err(c->log, errno, "UNIX_SK %u: refilling:", e->r.id);
+	for (uint32_t i = 0; i < e->r.nr_msgs && !ret; i++) {
+		uint32_t len = msg_len(e, i), done = 0;
+
+		do {
+			ssize_t n = sendto(w, e->data + off + done, len - done,
+					   MSG_DONTWAIT | MSG_NOSIGNAL, alen ? (struct sockaddr *)&a : NULL,
+					   alen);
+
+			if (n < 0 || (e->r.type != SOCK_STREAM && (uint32_t)n != len))
+				ret = log_err(c->log, n < 0 ? errno : EMSGSIZE,
+					      "UNIX_SK %u: putting back message %u of %u:", e->r.id,
+					      i + 1, e->r.nr_msgs);
+			else
+				done += n;
+		} while (!ret && done < len);
+		off += len;
+	}
+	if (tmp >= 0)
+		close(tmp);
+	return ret;
+}
+
+/* Options and shutdown state, once the data is back. */
+static int finish(struct rst_ctx *c, struct rst_usk *e)
+{
+	static const int how[4] = { -1, SHUT_RD, SHUT_WR, SHUT_RDWR };
+	int one = 1, ret = 0;
+	struct timeval rt = { e->r.rcvtimeo_ns / 1000000000, e->r.rcvtimeo_ns % 1000000000 / 1000 };
+	struct timeval st = { e->r.sndtimeo_ns / 1000000000, e->r.sndtimeo_ns % 1000000000 / 1000 };
+
+	if (e->far >= 0)
+		close(e->far);
+	e->far = -1;
+	if (set_buf(e->fd, SO_RCVBUFFORCE, SO_RCVBUF, e->r.rcvbuf) ||
+	    set_buf(e->fd, SO_SNDBUFFORCE, SO_SNDBUF, e->r.sndbuf) ||
+	    ((e->r.flags & UNIX_PASSCRED) &&
+	     setsockopt(e->fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one))) ||
+	    (e->r.rcvtimeo_ns && setsockopt(e->fd, SOL_SOCKET, SO_RCVTIMEO, &rt, sizeof(rt))) ||
+	    (e->r.sndtimeo_ns && setsockopt(e->fd, SOL_SOCKET, SO_SNDTIMEO, &st, sizeof(st))) ||
+	    (e->r.peek_off >= 0 &&
+	     setsockopt(e->fd, SOL_SOCKET, SO_PEEK_OFF, &e->r.peek_off, sizeof(int))) ||
+	    (e->r.shutdown && shutdown(e->fd, how[e->r.shutdown]) && errno != ENOTCONN))
+		ret = log_err(c->log, errno, "UNIX_SK %u: options:", e->r.id);
+	return ret;
+}
+
+static int make_one(struct rst_ctx *c, struct unix_table *ut, struct rst_usk *e, int step)
+{
+	struct rst_usk *p = usk_by_id(ut, e->r.peer);
+	int ret = 0;
+
+	switch (e->r.state) {
+	case UNIX_ST_UNCONN:
+	case UNIX_ST_LISTEN:
+		if (step)
+			return 0;
+		ret = new_socket(c, e);
+		if (!ret && e->r.name_len)
+			ret = bind_name(c, e);
+		if (!ret && e->r.state == UNIX_ST_LISTEN && listen(e->fd, e->r.backlog))
+			ret = log_err(c->log, errno, "UNIX_SK %u: listen:", e->r.id);
+		return ret;
+	case UNIX_ST_PEER_GONE:
+		return step ? 0 : new_pair(c, e, &e->far);
+	case UNIX_ST_REMOTE:	/* outside the tree: its name is its peer's */
+		if (step)
+			return 0;
+		ret = new_socket(c, e);
+		return ret ? ret : connect_name(c, e, e);
+	case UNIX_ST_CONNECTED:
+		if (p->r.state == UNIX_ST_CONNECTED)
+			return step || e->fd >= 0 ? 0 : new_pair(c, e, &p->fd);
+		/* one way, to a bound datagram socket: */
+		__attribute__((fallthrough));
+	default:		/* PENDING: in its listener's backlog, in order */
+		if (step != 1)
+			return 0;
+		ret = new_socket(c, e);
+		return ret ? ret : connect_name(c, e, p);
+	}
+}
+
+int unix_make_all(struct rst_ctx *c, struct unix_table *ut)
+{
+	int ret = unix_cross_check(c, ut);
+
+	ut->made = true;
+	for (int step = 0; step < 2 && !ret; step++)
+		for (int i = 0; i < ut->n && !ret; i++)
+			ret = make_one(c, ut, &ut->e[i], step);
+	for (int i = 0; i < ut->n && !ret; i++)
+		if (ut->e[i].r.nr_msgs)
+			ret = usk_refill(c, ut, &ut->e[i]);
+	for (int i = 0; i < ut->n && !ret; i++)
+		ret = finish(c, &ut->e[i]);
+	return ret;
+}
+
+static void usk_free_ctx(void *state)
+{
+	struct unix_table *ut = state;
+
+	for (int i = 0; i < ut->n; i++) {
+		if (ut->e[i].fd >= 0)
+			close(ut->e[i].fd);
+		if (ut->e[i].far >= 0)
+			close(ut->e[i].far);
+		free(ut->e[i].rec);
+	}
+	free(ut->e);
+	free(ut);
+}
+
+static const char *usk_state_name(uint32_t s)
+{
+	static const char *const n[] = { "?", "unconnected", "listen", "connected",
+					 "pending", "peer-gone", "remote" };
+
+	return s < sizeof(n) / sizeof(n[0]) ? n[s] : "?";
+}
+
+static void usk_show(struct info_out *o, const struct rec *r)
+{
+	const struct rec_unix_sk *rs = r->data;
+	char name[UNIX_NAME_MAX + 2] = "";
+
+	if (rs->name_len < (uint32_t)UNIX_NAME_MAX &&
+	    r->data_len >= sizeof(*rs) + rs->name_len && rs->name_len)
+		snprintf(name, sizeof(name), "%s%.*s", ((const char *)(rs + 1))[0] ? "" : "@",
+			 (int)rs->name_len - !((const char *)(rs + 1))[0],
+			 (const char *)(rs + 1) + !((const char *)(rs + 1))[0]);
+	info_u64(o, "id", rs->id);
+	info_str(o, "type", unix_type_name(rs->type));
+	info_str(o, "state", usk_state_name(rs->state));
+	info_u64(o, "peer", rs->peer);
+	info_str(o, "name", name);
+	info_u64(o, "shutdown", rs->shutdown);
+	info_u64(o, "messages", rs->nr_msgs);
+	info_u64(o, "bytes", rs->data_len);
+}
+
+const struct kind_ops kind_unix = {
+	.name = "unix",
+	.types = { REC_UNIX_SK },
+	.phase = PHASE_IMAGE,
+	.load = usk_load,
+	.free_ctx = usk_free_ctx,
+	.show = usk_show,
+};

@@ -1,0 +1,512 @@
+/* mm_dump.c - the address space at checkpoint: the MM record (the mm
+ * fields, auxv, exe link), one VMA record per area, and the pages of each
+ * that the image must carry (PAGES), or that it shares with the parent's
+ * since fork (PAGES_REF).  Which pages those are: mm.c.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "../files.h"
+#include "../pagecopy.h"
+#include "mm.h"
+#include "sysvshm.h"
+
+#define PAGE		4096ULL
+#define PM_PRESENT	(1ULL << 63)
+#define PM_SWAP		(1ULL << 62)
+#define PM_FILE		(1ULL << 61)
+
+struct runs {
+	struct rec_pages_run *r;
+	uint32_t n, cap;
+	uint64_t npages;
+};
+
+static int runs_add(struct runs *rs, uint64_t addr)
+{
+	struct rec_pages_run *last = rs->n ? &rs->r[rs->n - 1] : NULL;
+
+	rs->npages++;
+	if (last && last->addr + last->npages * PAGE == addr) {
+		last->npages++;
+		return 0;
+	}
+	if (rs->n == rs->cap) {
+		uint32_t cap = rs->cap ? rs->cap * 2 : 64;
+		void *p = realloc(rs->r, cap * sizeof(*rs->r));
+
+		if (!p)
+			return -ENOMEM;
+		rs->r = p;
+		rs->cap = cap;
+	}
+	rs->r[rs->n++] = (struct rec_pages_run){ addr, 1 };
+	return 0;
+}
+
+#define PM_PFN		((1ULL << 55) - 1)
+
+/* The parent's side of copy-on-write sharing: a private page still
+ * shared with the parent since fork (same frame or swap slot in both
+ * pagemaps) is not saved again; the child's PAGES_REF names it. */
+struct cow_src {
+	int pmfd;		/* the parent's pagemap, -1 if none */
+	struct runs refs;	/* the pages found shared, for one area */
+};
+
+static bool cow_shared(uint64_t mine, uint64_t theirs)
+{
+	/* no PFNs without CAP_SYS_ADMIN: then nothing is found shared */
+	return (mine & PM_PFN) && (mine & (PM_PFN | PM_SWAP | PM_PRESENT)) ==
+				  (theirs & (PM_PFN | PM_SWAP | PM_PRESENT));
+}
+
+static int pm_read(int pmfd, uint64_t *pm, uint64_t a, uint64_t n)
+{
+	ssize_t k = pread(pmfd, pm, n * 8, (a / PAGE) * 8);
+
+	if (k != (ssize_t)(n * 8))
+		return k < 0 ? -errno : -EIO;
+	return 0;
+}
+
+/* Pages of [start, end) that pagemap says exist; with anon_only, only
+ * those that are not file pages (written copies in a private mapping).
+ * Those @cow says the parent has too go to cow->refs instead. */
+static int pagemap_runs(int pmfd, uint64_t start, uint64_t end,
+			bool anon_only, struct runs *rs, struct cow_src *cow)
+{
+	enum { N = 8192 };
+	uint64_t *pm = malloc(2 * N * sizeof(*pm)), *ppm = pm + N;
+	int ret = 0;
+
+	if (!pm)
+		return -ENOMEM;
+	for (uint64_t a = start; a < end && !ret;) {
+		uint64_t n = (end - a) / PAGE;
+
+		if (n > N)
+			n = N;
+		ret = pm_read(pmfd, pm, a, n);
+		if (!ret && cow && cow->pmfd >= 0)
+			ret = pm_read(cow->pmfd, ppm, a, n);
+		for (uint64_t i = 0; i < n && !ret; i++) {
+			uint64_t e = pm[i];
+
+			if (!(e & (PM_PRESENT | PM_SWAP)))
+				continue;
+			if (anon_only && (e & PM_FILE) && !(e & PM_SWAP))
+				continue;
+			if (cow && cow->pmfd >= 0 && cow_shared(e, ppm[i]))
+				ret = runs_add(&cow->refs, a + i * PAGE);
+			else
+				ret = runs_add(rs, a + i * PAGE);
+		}
+		a += n * PAGE;
+	}
+	free(pm);
+	return ret;
+}
+
+/* Pages a shared anonymous area's shmem object holds. */
+static int shmem_runs(pid_t pid, const struct vma *v, struct runs *rs)
+{
+	char path[128];
+	uint64_t len = v->end - v->start;
+	off_t off = v->pgoff, end = v->pgoff + len;
+	int fd, ret = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
+		 pid, v->start, v->end);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (off < end && !ret) {
+		off_t d = lseek(fd, off, SEEK_DATA), h;
+
+		if (d < 0 || d >= end)
+			break;
+		h = lseek(fd, d, SEEK_HOLE);
+		if (h < 0 || h > end)
+			h = end;
+		for (off_t p = d & ~(PAGE - 1); p < h && !ret; p += PAGE)
+			ret = runs_add(rs, v->start + (p - v->pgoff));
+		off = h;
+	}
+	close(fd);
+	return ret;
+}
+
+static uint32_t vma_madv(const struct vma *v)
+{
+	static const struct { const char *f; uint32_t bit; } map[] = {
+		{ "dc", VMA_MADV_DONTFORK }, { "wf", VMA_MADV_WIPEONFORK },
+		{ "dd", VMA_MADV_DONTDUMP }, { "hg", VMA_MADV_HUGEPAGE },
+		{ "nh", VMA_MADV_NOHUGEPAGE }, { "mg", VMA_MADV_MERGEABLE },
+		{ "lo", VMA_MLOCKED }, { "sl", VMA_SEALED },
+		{ "mw", VMA_MAYWRITE }, { "nr", VMA_NORESERVE },
+	};
+	uint32_t m = 0;
+
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (vmflag(v, map[i].f))
+			m |= map[i].bit;
+	return m;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+
+	return a >= b && !strcmp(s + a - b, suffix);
+}
+
+/* Classify an area; 0 means skip it, <0 refuse (logged). */
+static int vma_classify(struct cpt_ctx *c, pid_t pid, const struct vma *v,
+			struct rec_vma *rv)
+{
+	bool shared = v->perms[3] == 's';
+
+	memset(rv, 0, sizeof(*rv));
+	rv->start = v->start;
+	rv->end = v->end;
+	rv->pgoff = v->pgoff;
+	rv->prot = (v->perms[0] == 'r' ? PROT_READ : 0) |
+		   (v->perms[1] == 'w' ? PROT_WRITE : 0) |
+		   (v->perms[2] == 'x' ? PROT_EXEC : 0);
+	rv->flags = (shared ? MAP_SHARED : MAP_PRIVATE) |
+		    (vmflag(v, "gd") ? MAP_GROWSDOWN : 0);
+	rv->madv = vma_madv(v);
+	if (!strcmp(v->path, "[vsyscall]"))
+		return 0;	/* the kernel's, not the process's */
+	if (!strcmp(v->path, "[vdso]")) {
+		rv->kind = VMA_VDSO;
+		return 1;
+	}
+	if (!strcmp(v->path, "[vvar]") || !strcmp(v->path, "[vvar_vclock]")) {
+		rv->kind = VMA_VVAR;
+		return 1;
+	}
+	if (v->path[0] == '\0' || !strcmp(v->path, "[heap]") ||
+	    !strcmp(v->path, "[stack]") || !strncmp(v->path, "[anon:", 6) ||
+	    (shared && !strcmp(v->path, "/dev/zero (deleted)"))) {
+		if (shared && v->path[0] == '\0')
+			return log_err(c->log, EOPNOTSUPP,
+				       "pid %d: area 0x%" PRIx64 "-0x%" PRIx64 ": unsupported shared mapping",
+				       pid, v->start, v->end);
+		rv->kind = VMA_ANON;
+		return 1;
+	}
+	if (v->path[0] == '[')
+		return log_err(c->log, EOPNOTSUPP,
+			       "pid %d: area 0x%" PRIx64 "-0x%" PRIx64 ": unsupported special mapping %s",
+			       pid, v->start, v->end, v->path);
+	if (!strncmp(v->path, "/SYSV", 5)) {
+		rv->kind = VMA_SYSV;
+		return 1;
+	}
+	rv->kind = !strncmp(v->path, "/memfd:", 7) || ends_with(v->path, " (deleted)") ?
+		   VMA_NONAME : VMA_FILE;
+	return 1;
+}
+
+/* Record the identity of a mapped file; the area's own file (via
+ * map_files) must be the one at the path. */
+static int vma_file_id(struct cpt_ctx *c, pid_t pid, const struct vma *v,
+		       struct rec_vma *rv)
+{
+	char path[128];
+	struct stat a, b;
+
+	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
+		 pid, v->start, v->end);
+	if (stat(path, &a))
+		return log_err(c->log, errno, "pid %d: %s:", pid, path);
+	if (stat(v->path, &b) || a.st_ino != b.st_ino || a.st_dev != b.st_dev)
+		return log_err(c->log, EOPNOTSUPP,
+			       "pid %d: area 0x%" PRIx64 " maps %s, but that path now names another file",
+			       pid, v->start, v->path);
+	if (!S_ISREG(a.st_mode))
+		return log_err(c->log, EOPNOTSUPP,
+			       "pid %d: area 0x%" PRIx64 " maps %s, which is not a regular file",
+			       pid, v->start, v->path);
+	rv->file_size = a.st_size;
+	rv->file_mtime_ns = a.st_mtim.tv_sec * 1000000000LL + a.st_mtim.tv_nsec;
+	return 0;
+}
+
+static int dump_pages(struct cpt_ctx *c, struct cpt_task *t,
+		      const struct rec_vma *rv, struct runs *rs)
+{
+	struct img_writer *w = &c->w;
+	struct rec_pages ph = { .vma_start = rv->start, .npages = rs->npages,
+				.nr_runs = rs->n };
+	uint64_t head = sizeof(ph) + rs->n * sizeof(*rs->r);
+	uint64_t data_at = w->pos + sizeof(struct rec_hdr) + head;
+	int ret;
+
+	ph.pad_len = (PAGE - (data_at & (PAGE - 1))) & (PAGE - 1);
+	ret = iw_begin(w, REC_PAGES, head + ph.pad_len + rs->npages * PAGE);
+	if (!ret)
+		ret = iw_write(w, &ph, sizeof(ph));
+	if (!ret)
+		ret = iw_write(w, rs->r, rs->n * sizeof(*rs->r));
+	if (!ret)
+		ret = iw_zero(w, ph.pad_len);
+	if (!ret)
+		ret = page_copy(w, &t->rm, rs->r, rs->n);
+	return ret ? ret : iw_end(w);
+}
+
+/* The id of the memory object behind a shared anonymous area: the same
+ * for every area of every process that shares it. */
+static int shm_id(struct cpt_ctx *c, pid_t pid, const struct vma *v,
+		  uint32_t *id)
+{
+	char path[128];
+	struct cpt_shm *n;
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
+		 pid, v->start, v->end);
+	if (stat(path, &st))
+		return log_err(c->log, errno, "pid %d: %s:", pid, path);
+	for (int i = 0; i < c->nr_shm; i++)
+		if (c->shm[i].dev == st.st_dev && c->shm[i].ino == st.st_ino &&
+		    !c->shm[i].file_kind) {
+			*id = c->shm[i].id;
+			return 0;
+		}
+	n = realloc(c->shm, (c->nr_shm + 1) * sizeof(*n));
+	if (!n)
+		return log_err(c->log, ENOMEM, "shared memory table:");
+	c->shm = n;
+	*id = ++c->next_objref;
+	n[c->nr_shm++] = (struct cpt_shm){ st.st_dev, st.st_ino, *id, 0 };
+	return 0;
+}
+
+/* A memfd is sealed as it is made at restart, before it is mapped: an
+ * area that could write to it past F_SEAL_FUTURE_WRITE cannot be made. */
+static int future_write_sealed(struct cpt_ctx *c, pid_t pid, const char *mf,
+			       const struct rec_vma *rv)
+{
+	int fd, seals;
+
+	if (!(rv->flags & MAP_SHARED) ||
+	    !((rv->madv & VMA_MAYWRITE) || (rv->prot & PROT_WRITE)))
+		return 0;
+	fd = open(mf, O_RDONLY | O_CLOEXEC);
+	seals = fd < 0 ? 0 : fcntl(fd, F_GET_SEALS);
+	if (fd >= 0)
+		close(fd);
+	if (seals > 0 && (seals & F_SEAL_FUTURE_WRITE))
+		return log_err(c->log, EOPNOTSUPP,
+			       "pid %d: area 0x%" PRIx64 ": a writable mapping of a memfd sealed with F_SEAL_FUTURE_WRITE is not supported yet",
+			       pid, rv->start);
+	return 0;
+}
+
+/* Whether the parent has the very same private area, so that a page
+ * both map from one frame is a copy-on-write page from fork. */
+static bool parent_has_area(const struct cpt_task *par, const struct vma *v)
+{
+	int lo = 0, hi = par ? par->maps.n : 0;
+
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+		const struct vma *p = &par->maps.v[mid];
+
+		if (p->end <= v->start)
+			lo = mid + 1;
+		else if (p->start > v->start)
+			hi = mid;
+		else
+			return p->start == v->start && p->end == v->end &&
+			       p->perms[3] == 'p';
+	}
+	return false;
+}
+
+static int dump_refs(struct cpt_ctx *c, const struct rec_vma *rv,
+		     const struct runs *refs)
+{
+	struct rec_pages_ref h = { .vma_start = rv->start, .npages = refs->npages,
+				   .nr_runs = refs->n };
+	int ret = iw_begin(&c->w, REC_PAGES_REF, sizeof(h) + refs->n * sizeof(*refs->r));
+
+	if (!ret)
+		ret = iw_write(&c->w, &h, sizeof(h));
+	if (!ret)
+		ret = iw_write(&c->w, refs->r, refs->n * sizeof(*refs->r));
+	return ret ? ret : iw_end(&c->w);
+}
+
+static int dump_vma(struct cpt_ctx *c, struct cpt_task *t, int pmfd,
+		    const struct vma *v, const struct cpt_task *par, int ppmfd)
+{
+	struct rec_vma rv;
+	struct runs rs = { 0 };
+	struct cow_src cow = { .pmfd = -1 };
+	const char *path = "";
+	int ret = vma_classify(c, t->pid, v, &rv);
+
+	if (ret <= 0)
+		return ret;
+	if (rv.kind == VMA_FILE) {
+		ret = vma_file_id(c, t->pid, v, &rv);
+		if (ret)
+			return ret;
+		path = v->path;
+	} else if (rv.kind == VMA_NONAME) {
+		char mf[128];
+
+		snprintf(mf, sizeof(mf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
+			 t->pid, v->start, v->end);
+		ret = fobj_ref(c, t->pid, mf, v->path, &rv.shm_id);
+		if (!ret)
+			ret = future_write_sealed(c, t->pid, mf, &rv);
+		if (ret)
+			return ret;
+		path = v->path;
+	} else if (rv.kind == VMA_SYSV) {
+		ret = sysv_ref(c, t->pid, v, &rv.shm_id);
+		if (ret)
+			return ret;
+		path = v->path;	/* shown only: the segment has its key */
+	} else if (!strncmp(v->path, "[anon:", 6)) {
+		path = v->path;	/* the name given with PR_SET_VMA */
+	}
+	if (rv.kind == VMA_ANON && (rv.flags & MAP_SHARED)) {
+		ret = shm_id(c, t->pid, v, &rv.shm_id);
+		if (ret)
+			return ret;
+	}
+	rv.path_len = strlen(path) + 1;
+	ret = iw_record_str(&c->w, REC_VMA, &rv, sizeof(rv), path);
+	if (ret)
+		return ret;
+	if (parent_has_area(par, v))
+		cow.pmfd = ppmfd;
+	if (rv.kind == VMA_ANON && (rv.flags & MAP_SHARED))
+		ret = shmem_runs(t->pid, v, &rs);
+	else if (rv.kind == VMA_ANON)
+		ret = pagemap_runs(pmfd, v->start, v->end, false, &rs, &cow);
+	else if ((rv.kind == VMA_FILE || rv.kind == VMA_NONAME) &&
+		 (rv.flags & MAP_PRIVATE))
+		ret = pagemap_runs(pmfd, v->start, v->end, true, &rs, &cow);
+	if (ret)
+		ret = log_err(c->log, -ret, "pid %d: pages of 0x%" PRIx64 "-0x%" PRIx64 ":",
+			      t->pid, v->start, v->end);
+	else if (rs.npages)
+		ret = dump_pages(c, t, &rv, &rs);
+	if (!ret && cow.refs.npages)
+		ret = dump_refs(c, &rv, &cow.refs);
+	free(rs.r);
+	free(cow.refs.r);
+	return ret;
+}
+
+/* Fields 26-28 and 45-51 of /proc/PID/stat. */
+static int stat_mm_fields(pid_t pid, struct rec_mm *m)
+{
+	unsigned long long f[PROC_STAT_FIELDS];
+	int ret = proc_stat(pid, NULL, f);
+
+	if (ret)
+		return ret;
+	m->start_code = f[26];
+	m->end_code = f[27];
+	m->start_stack = f[28];
+	m->start_data = f[45];
+	m->end_data = f[46];
+	m->start_brk = f[47];
+	m->arg_start = f[48];
+	m->arg_end = f[49];
+	m->env_start = f[50];
+	m->env_end = f[51];
+	return 0;
+}
+
+static int dump_mm_fields(struct cpt_ctx *c, struct cpt_task *t)
+{
+	struct rec_mm m = { 0 };
+	char exe[CKPT_PATH_MAX], *auxv = NULL;
+	size_t auxv_len;
+	long brk;
+	int ret;
+
+	ret = stat_mm_fields(t->pid, &m);
+	if (ret)
+		return log_err(c->log, -ret, "pid %d: reading stat:", t->pid);
+	ret = remote_call(&t->rm, &brk, SYS_brk, 0, 0, 0, 0, 0, 0);
+	if (ret)
+		return ret;
+	m.brk = brk;
+	ret = proc_readlink(t->pid, "exe", exe, sizeof(exe));
+	if (ret)
+		return log_err(c->log, -ret, "pid %d: exe link:", t->pid);
+	if (ends_with(exe, " (deleted)"))
+		return log_err(c->log, EOPNOTSUPP,
+			       "pid %d: its executable %s was deleted", t->pid, exe);
+	ret = proc_read(t->pid, "auxv", &auxv, &auxv_len);
+	if (ret)
+		return log_err(c->log, -ret, "pid %d: reading auxv:", t->pid);
+	m.auxv_len = auxv_len;
+	m.exe_len = strlen(exe) + 1;
+	ret = iw_begin(&c->w, REC_MM, sizeof(m) + m.auxv_len + m.exe_len);
+	if (!ret)
+		ret = iw_write(&c->w, &m, sizeof(m));
+	if (!ret)
+		ret = iw_write(&c->w, auxv, auxv_len);
+	if (!ret)
+		ret = iw_write(&c->w, exe, m.exe_len);
+	free(auxv);
+	return ret ? ret : iw_end(&c->w);
+}
+
+static const struct cpt_task *live_parent(struct cpt_ctx *c,
+					  const struct cpt_task *t)
+{
+	for (int i = 0; t->ppid && i < c->nr_tasks; i++)
+		if (c->tasks[i]->pid == t->ppid && !c->tasks[i]->zombie)
+			return c->tasks[i];
+	return NULL;
+}
+
+int mm_dump(struct cpt_ctx *c, struct cpt_task *t)
+{
+	const struct cpt_task *par = live_parent(c, t);
+	char path[64];
+	int pmfd, ppmfd = -1, ret;
+
+	if (t->shares_vm)
+		return 0;	/* its parent's memory, saved with the parent */
+	ret = dump_mm_fields(c, t);
+	if (ret)
+		return ret;
+	snprintf(path, sizeof(path), "/proc/%d/pagemap", t->pid);
+	pmfd = open(path, O_RDONLY | O_CLOEXEC);
+	if (pmfd < 0)
+		return log_err(c->log, errno, "open %s:", path);
+	if (par) {
+		/* without it pages are saved twice, which is only slower */
+		snprintf(path, sizeof(path), "/proc/%d/pagemap", par->pid);
+		ppmfd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	for (int i = 0; i < t->maps.n && !ret; i++)
+		ret = dump_vma(c, t, pmfd, &t->maps.v[i], par, ppmfd);
+	close(pmfd);
+	if (ppmfd >= 0)
+		close(ppmfd);
+	return ret;
+}

@@ -1,0 +1,256 @@
+/* mm_restore.c - the address space rebuilt in the puppet: everything it
+ * inherited unmapped but the trampoline, the vdso put back, the mm
+ * fields set (PR_SET_MM_MAP), then every area mapped again and its pages
+ * read straight from the image (pread in the puppet, from its image fd),
+ * advised, named, locked and sealed as it was.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "../arch/x86/vdso.h"
+#include "../files.h"
+#include "mm.h"
+#include "sysvshm.h"
+
+#define PAGE		4096ULL
+#ifndef PR_SET_VMA
+#define PR_SET_VMA		0x53564d41
+#define PR_SET_VMA_ANON_NAME	0
+#endif
+#ifndef MADV_WIPEONFORK
+#define MADV_WIPEONFORK 18
+#endif
+
+struct prctl_mm_map_ {
+	uint64_t start_code, end_code, start_data, end_data;
+	uint64_t start_brk, brk, start_stack;
+	uint64_t arg_start, arg_end, env_start, env_end;
+	uint64_t auxv;
+	uint32_t auxv_size, exe_fd;
+};
+
+static int mm_open_file(struct rst_task *t, const char *path, int flags,
+			long *fd)
+{
+	uint64_t addr;
+	int ret = rst_scratch_put(t, 0, path, strlen(path) + 1, &addr);
+
+	if (ret)
+		return ret;
+	ret = remote_call(&t->rm, fd, SYS_openat, AT_FDCWD, addr,
+			  flags | O_CLOEXEC, 0, 0, 0);
+	if (!ret && *fd < 0)
+		ret = log_err(t->rm.log, (int)-*fd, "pid %d: open %s:", t->pid, path);
+	return ret;
+}
+
+static int fill_pages(struct rst_task *t, const struct rst_vma *v)
+{
+	for (uint32_t i = 0; i < v->nr_segs; i++) {
+		uint64_t a = v->segs[i].addr, left = v->segs[i].npages * PAGE;
+		uint64_t off = v->segs[i].off;
+
+		while (left) {
+			/* read(2) moves at most 0x7ffff000 bytes a call */
+			uint64_t n = left < 0x40000000 ? left : 0x40000000;
+			long got;
+			int ret = remote_call(&t->rm, &got, SYS_pread64, t->img_fd,
+					      a, n, off, 0, 0);
+
+			if (ret)
+				return ret;
+			if (got <= 0)
+				return log_err(t->rm.log, got < 0 ? (int)-got : ENODATA,
+					       "pid %d: reading pages for 0x%llx from the image:",
+					       t->pid, (unsigned long long)a);
+			a += got;
+			off += got;
+			left -= got;
+		}
+	}
+	return 0;
+}
+
+static int vma_advise(struct rst_task *t, const struct rst_vma *v)
+{
+	static const struct { uint32_t bit; int advice; } adv[] = {
+		{ VMA_MADV_DONTFORK, MADV_DONTFORK },
+		{ VMA_MADV_WIPEONFORK, MADV_WIPEONFORK },
+		{ VMA_MADV_DONTDUMP, MADV_DONTDUMP },
+		{ VMA_MADV_HUGEPAGE, MADV_HUGEPAGE },
+		{ VMA_MADV_NOHUGEPAGE, MADV_NOHUGEPAGE },
+		{ VMA_MADV_MERGEABLE, MADV_MERGEABLE },
+	};
+	uint64_t len = v->v.end - v->v.start, addr;
+	int ret = 0;
+
+	for (size_t i = 0; i < sizeof(adv) / sizeof(adv[0]) && !ret; i++)
+		if (v->v.madv & adv[i].bit)
+			ret = rcheck(&t->rm, NULL, "madvise", SYS_madvise,
+				     v->v.start, len, adv[i].advice);
+	if (!ret && (v->v.madv & VMA_MLOCKED))
+		ret = rcheck(&t->rm, NULL, "mlock", SYS_mlock, v->v.start, len);
+	if (!ret && !strncmp(v->path, "[anon:", 6)) {
+		char name[256];
+
+		snprintf(name, sizeof(name), "%.*s", (int)strlen(v->path) - 7,
+			 v->path + 6);
+		ret = rst_scratch_put(t, 0, name, strlen(name) + 1, &addr);
+		if (!ret)
+			ret = rcheck(&t->rm, NULL, "naming an area", SYS_prctl,
+				     PR_SET_VMA, PR_SET_VMA_ANON_NAME,
+				     v->v.start, len, addr);
+	}
+	return ret;
+}
+
+/* The object ckpt made for a memfd or deleted file, the one its fds and
+ * other areas have; read-only for a shared area that could never be
+ * made writable, as it was. */
+static int noname_fd(struct rst_ctx *c, struct rst_task *t,
+		     const struct rst_vma *v, long *fd)
+{
+	int obj = fobj_fd(c, v->v.shm_id), ro;
+	char path[64];
+
+	if (obj < 0)
+		return obj;
+	if (!(v->v.flags & MAP_SHARED) || (v->v.madv & VMA_MAYWRITE) ||
+	    (v->v.prot & PROT_WRITE))
+		return files_give(t, obj, fd);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", obj);
+	ro = open(path, O_RDONLY | O_CLOEXEC);
+	if (ro < 0)
+		return log_err(c->log, errno, "reopening %s:", v->path);
+	obj = files_give(t, ro, fd);
+	close(ro);
+	return obj;
+}
+
+static int map_vma(struct rst_ctx *c, struct rst_task *t, const struct rst_vma *v)
+{
+	uint64_t len = v->v.end - v->v.start, off = v->v.pgoff;
+	int prot = v->v.prot | (v->pages_len ? PROT_WRITE : 0);
+	int flags = v->v.flags | MAP_FIXED |
+		    (v->v.madv & VMA_NORESERVE ? MAP_NORESERVE : 0);
+	const struct shm_first *first = v->v.shm_id ? mm_shm_first(c, v->v.shm_id) : NULL;
+	long fd = -1, res;
+	int ret;
+
+	if (v->v.kind == VMA_SYSV) {
+		ret = sysv_attach(c, t, &v->v, &prot);
+		if (!ret && prot != (int)v->v.prot)
+			ret = rcheck(&t->rm, NULL, "mprotect", SYS_mprotect,
+				     v->v.start, len, v->v.prot);
+		return ret ? ret : vma_advise(t, v);
+	}
+	if (first && (first->pid != t->pid || first->start != v->v.start)) {
+		char path[128];
+
+		snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx", first->pid,
+			 (unsigned long long)first->start, (unsigned long long)first->end);
+		ret = mm_open_file(t, path, O_RDWR, &fd);
+		if (ret)
+			return ret;
+		off = v->v.pgoff - first->pgoff;
+	} else if (v->v.kind == VMA_NONAME) {
+		/* the object ckpt made, the one its fds and other areas have */
+		ret = noname_fd(c, t, v, &fd);
+		if (ret)
+			return ret;
+	} else if (v->v.kind == VMA_FILE) {
+		/* a shared area that may become writable needs a rw file */
+		bool rw = (v->v.flags & MAP_SHARED) &&
+			  ((v->v.madv & VMA_MAYWRITE) || (v->v.prot & PROT_WRITE));
+
+		ret = mm_open_file(t, v->path, rw ? O_RDWR : O_RDONLY, &fd);
+		if (ret)
+			return ret;
+	}
+	if (fd < 0)
+		flags |= MAP_ANONYMOUS;
+	ret = rcheck(&t->rm, &res, "mmap", SYS_mmap, v->v.start, len, prot,
+		     flags, fd, fd >= 0 ? off : 0);
+	if (fd >= 0)
+		rcall(&t->rm, &fd, SYS_close, fd);
+	if (ret)
+		return log_err(t->rm.log, t->rm.log->err, "pid %d: mapping 0x%llx-0x%llx %s failed",
+			       t->pid, (unsigned long long)v->v.start,
+			       (unsigned long long)v->v.end, v->path);
+	if ((uint64_t)res != v->v.start)
+		return log_err(t->rm.log, EFAULT, "pid %d: area 0x%llx landed at 0x%lx",
+			       t->pid, (unsigned long long)v->v.start, res);
+	ret = fill_pages(t, v);
+	if (!ret && prot != (int)v->v.prot)
+		ret = rcheck(&t->rm, NULL, "mprotect", SYS_mprotect, v->v.start,
+			     len, v->v.prot);
+	return ret ? ret : vma_advise(t, v);
+}
+
+static int set_mm_fields(struct rst_task *t, const struct mm_state *s)
+{
+	const struct rec_mm *m = &s->mm;
+	struct prctl_mm_map_ map = {
+		.start_code = m->start_code, .end_code = m->end_code,
+		.start_data = m->start_data, .end_data = m->end_data,
+		.start_brk = m->start_brk, .brk = m->brk,
+		.start_stack = m->start_stack,
+		.arg_start = m->arg_start, .arg_end = m->arg_end,
+		.env_start = m->env_start, .env_end = m->env_end,
+		.auxv_size = m->auxv_len,
+	};
+	uint64_t addr;
+	long exe_fd;
+	int ret;
+
+	ret = mm_open_file(t, s->exe, O_RDONLY, &exe_fd);
+	if (ret)
+		return ret;
+	map.exe_fd = exe_fd;
+	ret = rst_scratch_put(t, 4096, s->auxv, m->auxv_len, &map.auxv);
+	if (!ret)
+		ret = rst_scratch_put(t, 0, &map, sizeof(map), &addr);
+	if (!ret)
+		ret = rcheck(&t->rm, NULL, "prctl(PR_SET_MM_MAP)", SYS_prctl,
+			     PR_SET_MM, PR_SET_MM_MAP, addr, sizeof(map));
+	rcall(&t->rm, &exe_fd, SYS_close, exe_fd);
+	return ret;
+}
+
+int mm_restore(struct rst_ctx *c, struct rst_task *t)
+{
+	struct mm_state *s = t->kind_state[kind_index(&kind_mm)];
+	uint64_t lo = t->tramp, hi = t->tramp + t->tramp_len;
+	int ret = 0;
+
+	if (t->t.flags & TASK_SHARES_VM)
+		return 0;	/* its parent's, which its parent restores */
+	/* Everything the puppet inherited goes, but the trampoline. */
+	if (lo)
+		ret = rcheck(&t->rm, NULL, "munmap", SYS_munmap, 0, lo);
+	if (!ret)
+		ret = rcheck(&t->rm, NULL, "munmap", SYS_munmap, hi,
+			     TASK_SIZE_64 - hi);
+	if (!ret)
+		ret = vdso_map(t, s);
+	/* The exe link can change only while the old exe (our own binary,
+	 * perhaps the very file the saved process runs) is not mapped: now. */
+	if (!ret)
+		ret = set_mm_fields(t, s);
+	for (int i = 0; i < s->nr && !ret; i++)
+		if (s->vmas[i].v.kind == VMA_ANON || s->vmas[i].v.kind == VMA_FILE ||
+		    s->vmas[i].v.kind == VMA_NONAME || s->vmas[i].v.kind == VMA_SYSV)
+			ret = map_vma(c, t, &s->vmas[i]);
+	for (int i = 0; i < s->nr && !ret; i++)
+		if (s->vmas[i].v.madv & VMA_SEALED)
+			ret = rcheck(&t->rm, NULL, "mseal", 462, s->vmas[i].v.start,
+				     s->vmas[i].v.end - s->vmas[i].v.start, 0);
+	return ret;
+}
