@@ -8,7 +8,7 @@ CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN    := -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -pthread
 SRCS    := $(wildcard src/*.c src/kinds/*.c src/files/*.c src/arch/x86/*.c)
-LIBSRCS := $(filter-out src/ckpt.c src/demo.c src/pidns.c,$(SRCS))
+LIBSRCS := $(filter-out src/ckpt.c src/demo.c,$(SRCS))
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
 all: build/ckpt build/libckpt.a
