@@ -1,5 +1,7 @@
 # ckpt - checkpoint/restart of running Linux processes.
 #   make          build build/ckpt, build/libckpt.a, build/libckpt.so (release)
+#   make install  install them, the header, ckpt.pc and the man pages
+#                 (PREFIX=/usr/local, DESTDIR=; make uninstall undoes it)
 #   make demo     build and run the demo
 #   make test     build with ASan/UBSan and run the whole test suite
 #   make test-gpu build the CUDA test programs (nvcc) and run tests/gpu/
@@ -7,7 +9,7 @@
 # `make test` (CI) always have it.
 
 # The one place the version is written is the header the library's users
-# compile against; the soname takes it from there.
+# compile against; the soname, ckpt.pc and the man pages take it from there.
 VERSION := $(shell awk -F'"' '/define CKPT_VERSION_STRING/ { print $$2 }' include/ckpt.h)
 SOMAJOR := $(firstword $(subst ., ,$(VERSION)))
 SONAME  := libckpt.so.$(SOMAJOR)
@@ -37,7 +39,7 @@ TOBJS    := $(patsubst src/%.c,build/test/obj/%.o,$(LIBSRCS))
 TCLIOBJS := $(patsubst src/%.c,build/test/obj/%.o,$(CLISRCS))
 LIBS     := -pthread
 
-all: build/ckpt build/libckpt.a build/libckpt.so
+all: build/ckpt build/libckpt.a build/libckpt.so build/man/ckpt.1 build/man/ckpt.3
 
 build/obj/%.o: src/%.c
 	@mkdir -p $(@D)
@@ -70,6 +72,11 @@ build/test/ckpt: $(TCLIOBJS) $(TOBJS)
 build/test/libckpt.a: $(TOBJS)
 	rm -f $@
 	$(AR) rcs $@ $^
+
+# The man pages get their version from ckpt.h, as everything else does.
+build/man/%: man/% include/ckpt.h
+	@mkdir -p $(@D)
+	sed 's/@VERSION@/$(VERSION)/g' $< > $@
 
 TESTPROGS := $(patsubst tests/progs/%.c,build/test/progs/%,$(wildcard tests/progs/*.c))
 build/test/progs/%: tests/progs/%.c tests/progs/tp.h
@@ -148,9 +155,47 @@ test-gpu: build/ckpt build/gpu/fake/libcuda.so.1
 		$(MAKE) build/gpu/memhold && bash tests/gpu/run.sh; \
 	fi
 
+# Installation: the GNU directory variables, DESTDIR for staging.
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR     ?= $(PREFIX)/share/man
+PCDIR      ?= $(LIBDIR)/pkgconfig
+INSTALL    ?= install
+
+# ckpt.pc names the directories it is installed for: made at install
+# time, never kept in build/ where another PREFIX would find it stale.
+# Installing only copies what `all` built.
+install: all
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PCDIR) \
+		$(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3
+	$(INSTALL) -m 755 build/ckpt $(DESTDIR)$(BINDIR)/ckpt
+	$(INSTALL) -m 755 build/libckpt.so.$(VERSION) $(DESTDIR)$(LIBDIR)/
+	ln -sf libckpt.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libckpt.so
+	$(INSTALL) -m 644 build/libckpt.a $(DESTDIR)$(LIBDIR)/libckpt.a
+	$(INSTALL) -m 644 include/ckpt.h $(DESTDIR)$(INCLUDEDIR)/ckpt.h
+	$(INSTALL) -m 644 build/man/ckpt.1 $(DESTDIR)$(MANDIR)/man1/ckpt.1
+	$(INSTALL) -m 644 build/man/ckpt.3 $(DESTDIR)$(MANDIR)/man3/ckpt.3
+	sed -e 's|@PREFIX@|$(PREFIX)|g' \
+	    -e 's|@LIBDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))|g' \
+	    -e 's|@INCLUDEDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))|g' \
+	    -e 's|@VERSION@|$(VERSION)|g' -e 's|@LIBS@|$(LIBS)|g' \
+	    ckpt.pc.in > $(DESTDIR)$(PCDIR)/ckpt.pc
+	chmod 644 $(DESTDIR)$(PCDIR)/ckpt.pc
+	@if [ -z "$(DESTDIR)" ]; then PATH=$$PATH:/sbin:/usr/sbin ldconfig 2> /dev/null || :; fi
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/ckpt $(DESTDIR)$(LIBDIR)/libckpt.so.$(VERSION) \
+	      $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libckpt.so \
+	      $(DESTDIR)$(LIBDIR)/libckpt.a $(DESTDIR)$(INCLUDEDIR)/ckpt.h \
+	      $(DESTDIR)$(PCDIR)/ckpt.pc $(DESTDIR)$(MANDIR)/man1/ckpt.1 \
+	      $(DESTDIR)$(MANDIR)/man3/ckpt.3
+
 clean:
 	rm -rf build
 
-.PHONY: all demo test test-gpu clean
+.PHONY: all demo test test-gpu install uninstall clean
 
 -include $(patsubst %.o,%.d,$(OBJS) $(CLIOBJS) $(TOBJS) $(TCLIOBJS)) $(UNITS:=.d)
