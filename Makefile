@@ -129,7 +129,8 @@ demo: build/ckpt
 	./build/ckpt demo
 
 # T=NAME (or a glob, or part of names): only those tests.  The release
-# build comes first, under -Werror as in CI.
+# build comes first, under -Werror as in CI: the install test installs it
+# and must find nothing left to build.
 test: WERROR = 1
 test: all build/test/ckpt $(TESTPROGS) $(TESTPROGS32) $(AUXPROGS) $(UNITS)
 	bash tests/setup.sh
@@ -166,7 +167,7 @@ INSTALL    ?= install
 
 # ckpt.pc names the directories it is installed for: made at install
 # time, never kept in build/ where another PREFIX would find it stale.
-# Installing only copies what `all` built.
+# Installing only copies what `all` built (the install test relies on it).
 install: all
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PCDIR) \
 		$(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3
