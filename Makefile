@@ -1,36 +1,82 @@
 # ckpt - checkpoint/restart of running Linux processes.
-#   make          build build/ckpt (release) and build/libckpt.a
+#   make          build build/ckpt, build/libckpt.a, build/libckpt.so (release)
+#   make install  install them, the header, ckpt.pc and the man pages
+#                 (PREFIX=/usr/local, DESTDIR=; make uninstall undoes it)
 #   make demo     build and run the demo
 #   make test     build with ASan/UBSan and run the whole test suite
 #   make test-gpu build the CUDA test programs (nvcc) and run tests/gpu/
+# WERROR=1 makes warnings errors in the release build; the test build and
+# `make test` (CI) always have it.
+
+# The one place the version is written is the header the library's users
+# compile against; the soname, ckpt.pc and the man pages take it from there.
+VERSION := $(shell awk -F'"' '/define CKPT_VERSION_STRING/ { print $$2 }' include/ckpt.h)
+SOMAJOR := $(firstword $(subst ., ,$(VERSION)))
+SONAME  := libckpt.so.$(SOMAJOR)
 
 CC      ?= cc
 CFLAGS  ?= -O2 -g
-WARN    := -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -pthread
-SRCS    := $(wildcard src/*.c src/kinds/*.c src/files/*.c src/arch/x86/*.c)
-LIBSRCS := $(filter-out src/ckpt.c src/demo.c src/pidns.c,$(SRCS))
+WARN    := -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2 \
+	   -Wmissing-prototypes -Wstrict-prototypes -Wvla -Wundef -pthread
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+# (recursive: `test` sets WERROR for the release objects it builds too)
+RELFLAGS = $(WARN) $(if $(filter 1,$(WERROR)),-Werror) $(CFLAGS) -fPIC
+TESTFLAGS := $(WARN) -Werror -O1 -g $(SAN) -DCKPT_TEST_HOOKS
+DEPFLAGS = -MMD -MP -MF $(@:.o=.d)
 
-all: build/ckpt build/libckpt.a
+SRCS    := $(wildcard src/*.c src/kinds/*.c src/files/*.c src/arch/x86/*.c)
+CLISRCS := src/ckpt.c src/demo.c
+LIBSRCS := $(filter-out $(CLISRCS),$(SRCS))
 
-build/ckpt: $(SRCS) $(wildcard src/*.h src/kinds/*.h src/files/*.h src/arch/x86/*.h include/*.h)
-	@mkdir -p build
-	$(CC) $(WARN) $(CFLAGS) -Iinclude -o $@ $(SRCS)
+# Release: one set of objects, position-independent, for the program and
+# both libraries.
+OBJS    := $(patsubst src/%.c,build/obj/%.o,$(LIBSRCS))
+CLIOBJS := $(patsubst src/%.c,build/obj/%.o,$(CLISRCS))
+# Test: one set of objects under the sanitizers, with the test hooks
+# (CKPT_TEST_NO_IA32: act as a kernel that cannot run 32-bit programs,
+# see tests/README.md), for build/test/ckpt and the unit tests.
+TOBJS    := $(patsubst src/%.c,build/test/obj/%.o,$(LIBSRCS))
+TCLIOBJS := $(patsubst src/%.c,build/test/obj/%.o,$(CLISRCS))
+LIBS     := -pthread
 
-build/libckpt.a: $(LIBSRCS) $(wildcard src/*.h src/kinds/*.h src/files/*.h src/arch/x86/*.h include/*.h)
-	@mkdir -p build/obj
+all: build/ckpt build/libckpt.a build/libckpt.so build/man/ckpt.1 build/man/ckpt.3
+
+build/obj/%.o: src/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(RELFLAGS) $(DEPFLAGS) -Iinclude -c $< -o $@
+
+build/test/obj/%.o: src/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(TESTFLAGS) $(DEPFLAGS) -Iinclude -c $< -o $@
+
+build/ckpt: $(CLIOBJS) $(OBJS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+build/libckpt.a: $(OBJS)
 	rm -f $@
-	for f in $(LIBSRCS); do \
-		$(CC) $(WARN) $(CFLAGS) -Iinclude -c $$f -o build/obj/$$(echo $$f | tr / _).o || exit 1; \
-	done
-	ar rcs $@ build/obj/*.o
+	$(AR) rcs $@ $^
 
-# The test build: the same sources under the sanitizers, with the test
-# hooks (CKPT_TEST_NO_IA32: act as a kernel that cannot run 32-bit
-# programs, see tests/README.md); the release build has none.
-build/test/ckpt: $(SRCS) $(wildcard src/*.h src/kinds/*.h src/files/*.h src/arch/x86/*.h include/*.h)
-	@mkdir -p build/test
-	$(CC) $(WARN) -O1 -g $(SAN) -DCKPT_TEST_HOOKS -Iinclude -o $@ $(SRCS)
+# Only the calls of ckpt.h are exported (src/libckpt.map): the rest are
+# the library's own and would clash with its users' names.
+build/libckpt.so.$(VERSION): $(OBJS) src/libckpt.map
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,$(SONAME) \
+		-Wl,--version-script=src/libckpt.map -o $@ $(OBJS) $(LIBS)
+build/$(SONAME): build/libckpt.so.$(VERSION)
+	ln -sf $(<F) $@
+build/libckpt.so: build/$(SONAME)
+	ln -sf $(<F) $@
+
+build/test/ckpt: $(TCLIOBJS) $(TOBJS)
+	$(CC) $(SAN) -o $@ $^ $(LIBS)
+
+build/test/libckpt.a: $(TOBJS)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+# The man pages get their version from ckpt.h, as everything else does.
+build/man/%: man/% include/ckpt.h
+	@mkdir -p $(@D)
+	sed 's/@VERSION@/$(VERSION)/g' $< > $@
 
 TESTPROGS := $(patsubst tests/progs/%.c,build/test/progs/%,$(wildcard tests/progs/*.c))
 build/test/progs/%: tests/progs/%.c tests/progs/tp.h
@@ -75,15 +121,18 @@ build/test/aux/true32: tests/aux/true32.c | build/test/m32
 build/test/progs/mixed_tree: tests/aux/worker.h build/test/aux/child32
 
 UNITS := $(patsubst tests/unit/%.c,build/test/unit/%,$(wildcard tests/unit/*.c))
-build/test/unit/%: tests/unit/%.c $(LIBSRCS)
-	@mkdir -p build/test/unit
-	$(CC) $(WARN) -O1 -g $(SAN) -Iinclude -Isrc -o $@ $< $(LIBSRCS)
+build/test/unit/%: tests/unit/%.c build/test/libckpt.a
+	@mkdir -p $(@D)
+	$(CC) $(TESTFLAGS) -MMD -MP -MF $@.d -Iinclude -Isrc -o $@ $< build/test/libckpt.a $(LIBS)
 
 demo: build/ckpt
 	./build/ckpt demo
 
-# T=NAME (or a glob, or part of names): only those tests
-test: build/test/ckpt $(TESTPROGS) $(TESTPROGS32) $(AUXPROGS) $(UNITS)
+# T=NAME (or a glob, or part of names): only those tests.  The release
+# build comes first, under -Werror as in CI: the install test installs it
+# and must find nothing left to build.
+test: WERROR = 1
+test: all build/test/ckpt $(TESTPROGS) $(TESTPROGS32) $(AUXPROGS) $(UNITS)
 	bash tests/setup.sh
 	bash tests/run.sh $(T)
 
@@ -107,7 +156,47 @@ test-gpu: build/ckpt build/gpu/fake/libcuda.so.1
 		$(MAKE) build/gpu/memhold && bash tests/gpu/run.sh; \
 	fi
 
+# Installation: the GNU directory variables, DESTDIR for staging.
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR     ?= $(PREFIX)/share/man
+PCDIR      ?= $(LIBDIR)/pkgconfig
+INSTALL    ?= install
+
+# ckpt.pc names the directories it is installed for: made at install
+# time, never kept in build/ where another PREFIX would find it stale.
+# Installing only copies what `all` built (the install test relies on it).
+install: all
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PCDIR) \
+		$(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3
+	$(INSTALL) -m 755 build/ckpt $(DESTDIR)$(BINDIR)/ckpt
+	$(INSTALL) -m 755 build/libckpt.so.$(VERSION) $(DESTDIR)$(LIBDIR)/
+	ln -sf libckpt.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libckpt.so
+	$(INSTALL) -m 644 build/libckpt.a $(DESTDIR)$(LIBDIR)/libckpt.a
+	$(INSTALL) -m 644 include/ckpt.h $(DESTDIR)$(INCLUDEDIR)/ckpt.h
+	$(INSTALL) -m 644 build/man/ckpt.1 $(DESTDIR)$(MANDIR)/man1/ckpt.1
+	$(INSTALL) -m 644 build/man/ckpt.3 $(DESTDIR)$(MANDIR)/man3/ckpt.3
+	sed -e 's|@PREFIX@|$(PREFIX)|g' \
+	    -e 's|@LIBDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))|g' \
+	    -e 's|@INCLUDEDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))|g' \
+	    -e 's|@VERSION@|$(VERSION)|g' -e 's|@LIBS@|$(LIBS)|g' \
+	    ckpt.pc.in > $(DESTDIR)$(PCDIR)/ckpt.pc
+	chmod 644 $(DESTDIR)$(PCDIR)/ckpt.pc
+	@if [ -z "$(DESTDIR)" ]; then PATH=$$PATH:/sbin:/usr/sbin ldconfig 2> /dev/null || :; fi
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/ckpt $(DESTDIR)$(LIBDIR)/libckpt.so.$(VERSION) \
+	      $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libckpt.so \
+	      $(DESTDIR)$(LIBDIR)/libckpt.a $(DESTDIR)$(INCLUDEDIR)/ckpt.h \
+	      $(DESTDIR)$(PCDIR)/ckpt.pc $(DESTDIR)$(MANDIR)/man1/ckpt.1 \
+	      $(DESTDIR)$(MANDIR)/man3/ckpt.3
+
 clean:
 	rm -rf build
 
-.PHONY: all demo test test-gpu clean
+.PHONY: all demo test test-gpu install uninstall clean
+
+-include $(patsubst %.o,%.d,$(OBJS) $(CLIOBJS) $(TOBJS) $(TCLIOBJS)) $(UNITS:=.d)

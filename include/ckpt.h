@@ -1,14 +1,17 @@
-/* ckpt.h - checkpoint and restart running Linux processes.
+/* ckpt.h - checkpoint and restart running Linux processes (ckpt(3)).
  *
  * The two calls mirror the Linux-CR system calls: checkpoint(2) writes an
  * image of a running process to a file descriptor, restart(2) brings it
- * back from one.  All messages go to logfd (or nowhere if logfd < 0) in
- * the form "ckpt: [err E][pos P][pid N] text".
+ * back from one; ckpt_info() shows what an image holds.  All messages go
+ * to logfd (or nowhere if logfd < 0) in the form
+ * "ckpt: [err E][pos P][pid N] text".
+ * Link with `pkg-config --cflags --libs ckpt` (-lckpt).
  */
 #ifndef CKPT_H
 #define CKPT_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #ifdef __cplusplus
@@ -26,11 +29,15 @@ extern "C" {
 					  * (datagram: connected to its name) */
 /* Flags of ckpt_restart(). */
 #define CKPT_DETACH		0x0100UL /* hand the restored root to init */
+#define CKPT_PIDNS		0x0200UL /* restore in a new pid namespace, whose
+					  * init is the caller's child */
 /* Flags of both. */
 #define CKPT_VERBOSE		0x1000UL /* log each step, not only errors */
 #define CKPT_SHELL_JOB		0x2000UL /* a job of an interactive shell: its
 					  * terminal becomes the restart
 					  * caller's (docs/design.md) */
+/* Flags of ckpt_info(). */
+#define CKPT_INFO_JSON		0x10000UL /* JSON for scripts, not text */
 
 /* What a call reports beyond its return value (optional). */
 struct ckpt_result {
@@ -63,6 +70,14 @@ int ckpt_checkpoint(pid_t pid, int fd, unsigned long flags, int logfd);
  * bad or corrupt image, -ENODATA truncated image, -ECANCELED the image
  * records a failed checkpoint, -EEXIST the pid is in use, -ENOEXEC the
  * image is for another architecture or CPU, others as the failing step.
+ * With CKPT_PIDNS the image is restored in a new pid namespace (and mount
+ * namespace, for its /proc), where its pids are free: the caller's child
+ * is the namespace's init, which restores the tree as its children,
+ * passes SIGINT/SIGTERM/SIGHUP on to the restored root and reaps orphans
+ * until the root ends, then exits with the root's status (128+N if it was
+ * killed by signal N).  Without CKPT_DETACH that init's pid is returned;
+ * with it, the root's pid as the caller sees it (init stays behind, a
+ * child of the caller).
  */
 int ckpt_restart(pid_t pid, int fd, unsigned long flags, int logfd);
 
@@ -71,6 +86,16 @@ int ckpt_checkpoint_r(pid_t pid, int fd, unsigned long flags, int logfd,
 		      struct ckpt_result *res);
 int ckpt_restart_r(pid_t pid, int fd, unsigned long flags, int logfd,
 		   struct ckpt_result *res);
+
+/*
+ * ckpt_info - verify the image read from @fd whole (as ckpt_restart()
+ * would, but for the checks against this machine), then describe it on
+ * @out record by record: a line per record, or with CKPT_INFO_JSON one
+ * JSON object.  Nothing is shown of an image that fails verification.
+ * Returns 0 for a complete and valid image, or a negative errno as
+ * ckpt_restart() (-EBADMSG, -ENODATA, -ECANCELED...).
+ */
+int ckpt_info(int fd, unsigned long flags, FILE *out, int logfd);
 
 /*
  * ckpt_cancel - make the checkpoint in progress fail at its next step,

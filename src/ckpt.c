@@ -5,6 +5,7 @@
 #include <getopt.h>
 #include <libgen.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -238,7 +239,7 @@ static void forward_signals(pid_t pid)
 	sigaction(SIGHUP, &sa, NULL);
 }
 
-int wait_child(pid_t pid)
+static int wait_child(pid_t pid)
 {
 	int status;
 
@@ -346,13 +347,12 @@ static int cmd_restart(int argc, char **argv)
 	struct common o = { 0 };
 	struct ckpt_result r = { 0 };
 	struct term_save ts;
-	bool pidns = false;
 	int c, fd, ret;
 
 	while ((c = getopt_long(argc, argv, "v", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd': o.flags |= CKPT_DETACH; break;
-		case 'p': pidns = true; break;
+		case 'p': o.flags |= CKPT_PIDNS; break;
 		case 'j': o.flags |= CKPT_SHELL_JOB; break;
 		case 'l': o.log = optarg; break;
 		case 'v': o.flags |= CKPT_VERBOSE; break;
@@ -376,11 +376,6 @@ static int cmd_restart(int argc, char **argv)
 		}
 	}
 	term_save(&ts, o.flags);
-	if (pidns) {
-		ret = restart_in_pidns(fd, o.flags, o.logfd);
-		term_restore(&ts, o.flags & CKPT_DETACH);
-		return ret;
-	}
 	ret = ckpt_restart_r(0, fd, o.flags, o.logfd, &r);
 	if (fd != 0)
 		close(fd);
@@ -394,7 +389,8 @@ static int cmd_restart(int argc, char **argv)
 		printf("%d\n", ret);
 		return 0;
 	}
-	ret = ts.fg ? wait_job(ret, &ts) : wait_child(ret);
+	/* (with --pidns our child is the namespace's init, no job) */
+	ret = ts.fg && !(o.flags & CKPT_PIDNS) ? wait_job(ret, &ts) : wait_child(ret);
 	term_restore(&ts, false);
 	return ret;
 }
@@ -426,7 +422,7 @@ static int cmd_info(int argc, char **argv)
 		return 1;
 	}
 	fflush(stdout);
-	ret = ckpt_info(fd, json, stdout, 2);
+	ret = ckpt_info(fd, json ? CKPT_INFO_JSON : 0, stdout, 2);
 	fflush(stdout);
 	return ret ? 1 : 0;
 }

@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../include/ckpt.h"
 #include "info.h"
 #include "kinds.h"
 
@@ -160,8 +161,9 @@ static int validate(int img, struct ckpt_log *log)
 	return ret;
 }
 
-int ckpt_info(int fd, bool json, FILE *out, int logfd)
+int ckpt_info(int fd, unsigned long flags, FILE *out, int logfd)
 {
+	bool json = flags & CKPT_INFO_JSON;
 	struct ckpt_log log = { .fd = logfd };
 	struct info_out o = { .f = out, .json = json };
 	struct img_reader r;

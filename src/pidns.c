@@ -1,12 +1,13 @@
-/* pidns.c - `ckpt restart --pidns`: restart the tree in a fresh pid
- * namespace, where its pids are always free (the seeds restarted
- * containers this way).  ckpt forks the namespace's init (pid 1), which
- * mounts its own /proc, restores the tree as its children and reaps
- * whatever is orphaned there until the restored root ends; its status is
- * then ckpt's.  With --detach, init stays behind as the reaper and ckpt
- * prints the root's pid as seen from outside. */
+/* pidns.c - CKPT_PIDNS (`ckpt restart --pidns`): restart the tree in a
+ * fresh pid namespace, where its pids are always free (the seeds
+ * restarted containers this way).  The caller's child is the namespace's
+ * init (pid 1), which mounts its own /proc, restores the tree as its
+ * children and reaps whatever is orphaned there until the restored root
+ * ends; its status is then init's.  With CKPT_DETACH, init stays behind
+ * as the reaper and the caller gets the root's pid as seen from outside. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,9 +18,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../include/ckpt.h"
-#include "cli.h"
+#include "log.h"
+#include "pidns.h"
 #include "proc.h"
+
+/* What init tells the caller once the tree is restored, or is not: the
+ * failure is init's, but the caller's to report. */
+struct ns_report {
+	long pid;		/* the root's pid inside, or -errno */
+	struct ckpt_result res;
+};
 
 static volatile pid_t ns_root;
 
@@ -29,35 +37,33 @@ static void forward(int sig)
 		kill(ns_root, sig);
 }
 
-/* pid 1 of the namespace.  Reports the restored root's pid (or -errno)
- * on @report, then reaps until the root is gone. */
-static int ns_init(int fd, unsigned long flags, int logfd, int report)
+/* pid 1 of the namespace.  Reports the restored root on @report, then
+ * reaps until the root is gone; returns the status ckpt restart exits
+ * with. */
+static int ns_init(pid_t want, int fd, unsigned long flags, int logfd, int report)
 {
-	struct ckpt_result r = { 0 };
+	struct ckpt_log log = { .fd = logfd };
+	struct ns_report rep = { 0 };
 	int status, code = 0;
-	long pid;
 
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
 	    mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL)) {
-		fprintf(stderr, "ckpt: restart failed: mounting /proc for the new pid namespace: %s\n",
-			strerror(errno));
-		pid = -errno;
-		if (write(report, &pid, sizeof(pid)) < 0)
-			return 125;
-		return 125;
+		rep.pid = log_err(&log, errno, "mounting /proc for the new pid namespace:");
+		rep.res.err = log.err;
+		snprintf(rep.res.msg, sizeof(rep.res.msg), "%s", log.msg);
+	} else {
+		/* The caller's session and group are outside the namespace,
+		 * where the restored root could not see them (getsid() gives
+		 * 0): they become ours, which the root then stands in. */
+		if (!(flags & CKPT_SHELL_JOB))
+			setsid();
+		rep.pid = ckpt_restart_r(want, fd, flags & ~(CKPT_DETACH | CKPT_PIDNS),
+					 logfd, &rep.res);
 	}
-	/* The caller's session and group are outside the namespace, where
-	 * the restored root could not see them (getsid() gives 0): they
-	 * become ours, which the root then stands in. */
-	if (!(flags & CKPT_SHELL_JOB))
-		setsid();
-	pid = ckpt_restart_r(0, fd, flags & ~CKPT_DETACH, logfd, &r);
-	if (pid < 0 && logfd != 2)
-		fprintf(stderr, "ckpt: restart failed: %s\n", r.msg);
-	if (write(report, &pid, sizeof(pid)) != sizeof(pid) || pid < 0)
+	if (write(report, &rep, sizeof(rep)) != sizeof(rep) || rep.pid < 0)
 		return 125;
 	close(report);
-	ns_root = pid;
+	ns_root = rep.pid;
 	signal(SIGINT, forward);
 	signal(SIGTERM, forward);
 	signal(SIGHUP, forward);
@@ -68,10 +74,10 @@ static int ns_init(int fd, unsigned long flags, int logfd, int report)
 			continue;
 		if (p < 0)
 			return code;
-		if (p == pid)
+		if (p == rep.pid)
 			code = WIFSIGNALED(status) ? 128 + WTERMSIG(status)
 						   : WEXITSTATUS(status);
-		if (p == pid)
+		if (p == rep.pid)
 			return code;	/* the namespace dies with its init */
 	}
 }
@@ -90,42 +96,61 @@ static pid_t outside_pid(pid_t init)
 	return pid;
 }
 
-int restart_in_pidns(int fd, unsigned long flags, int logfd)
+static void result(struct ckpt_result *res, pid_t pid, const struct ckpt_log *log)
 {
-	int p[2], status;
-	pid_t init;
-	long got = -EIO;
+	if (!res)
+		return;
+	res->pid = pid;
+	res->err = log->err;
+	snprintf(res->msg, sizeof(res->msg), "%s", log->msg);
+}
 
+int pidns_restart(pid_t pid, int fd, unsigned long flags, int logfd,
+		  struct ckpt_result *res)
+{
+	struct ckpt_log log = { .fd = logfd };
+	struct ns_report rep = { .pid = -EIO };
 	struct clone_args ca = {
 		.flags = CLONE_NEWPID | CLONE_NEWNS,
 		.exit_signal = SIGCHLD,
 	};
+	int p[2], status, ret;
+	pid_t init, root;
 
-	if (pipe2(p, O_CLOEXEC))
-		return 125;
+	if (pipe2(p, O_CLOEXEC)) {
+		ret = log_err(&log, errno, "a pipe to the new pid namespace:");
+		result(res, 0, &log);
+		return ret;
+	}
 	/* clone3, not unshare(): our own later children (a sanitizer's, say)
 	 * must not land in a namespace whose init may be gone */
 	init = syscall(SYS_clone3, &ca, sizeof(ca));
 	if (init < 0) {
-		fprintf(stderr, "ckpt: restart failed: new pid namespace: %s\n",
-			strerror(errno));
-		return 125;
+		ret = log_err(&log, errno, "new pid namespace:");
+		close(p[0]);
+		close(p[1]);
+		result(res, 0, &log);
+		return ret;
 	}
 	if (init == 0) {
 		close(p[0]);
-		_exit(ns_init(fd, flags, logfd, p[1]));
+		_exit(ns_init(pid, fd, flags, logfd, p[1]));
 	}
 	close(p[1]);
-	if (read(p[0], &got, sizeof(got)) != sizeof(got))
-		got = -EIO;
+	if (read(p[0], &rep, sizeof(rep)) != sizeof(rep)) {
+		rep.pid = log_err(&log, EIO, "the new pid namespace's init ended before it reported");
+		rep.res.err = log.err;
+		snprintf(rep.res.msg, sizeof(rep.res.msg), "%s", log.msg);
+	}
 	close(p[0]);
-	if (got < 0) {
-		waitpid(init, &status, 0);
-		return 125;
+	if (rep.pid < 0) {
+		while (waitpid(init, &status, 0) < 0 && errno == EINTR)
+			;
+		if (res)
+			*res = rep.res;
+		return rep.pid;
 	}
-	if (flags & CKPT_DETACH) {
-		printf("%d\n", outside_pid(init));
-		return 0;
-	}
-	return wait_child(init);
+	root = outside_pid(init);
+	result(res, root, &log);
+	return flags & CKPT_DETACH ? root : init;
 }

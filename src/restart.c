@@ -31,6 +31,7 @@
 #include "arch/x86/cpu.h"
 #include "arch/x86/puppet.h"
 #include "kinds.h"
+#include "pidns.h"
 #include "testpoint.h"
 #include "pageverify.h"
 #include "kinds/mm.h"
@@ -1034,6 +1035,8 @@ int ckpt_restart_r(pid_t pid, int fd, unsigned long flags, int logfd,
 	int ret, img;
 	pid_t got = 0;
 
+	if (flags & CKPT_PIDNS)
+		return pidns_restart(pid, fd, flags, logfd, res);
 	img = img_seekable(fd, &log);
 	ret = img < 0 ? img : 0;
 	c.img_fd = img;

@@ -3,7 +3,9 @@
 # installed from Debian's packages only if missing (run by `make test`):
 # - gcc-multilib, if `gcc -m32` cannot link: the 32-bit test programs;
 # - iptables: the network lock of TCP connections (src/files/netlock.c;
-#   tcp_peer_outside, tcp_checkpoint_live and tcp_netlock check its rules).
+#   tcp_peer_outside, tcp_checkpoint_live and tcp_netlock check its rules);
+# - pkg-config: the install test builds a program against the installed
+#   library with it.
 set -eu
 cc=${CC:-cc}
 t=$(mktemp -d)
@@ -12,6 +14,7 @@ need=()
 echo 'int main(void) { return 0; }' > "$t/m.c"
 $cc -m32 -o "$t/m" "$t/m.c" 2> /dev/null || need+=(gcc-multilib)
 PATH=$PATH:/usr/sbin:/sbin command -v iptables > /dev/null || need+=(iptables)
+command -v pkg-config > /dev/null || need+=(pkg-config)
 [ ${#need[@]} = 0 ] && exit 0
 echo "setup: installing ${need[*]}"
 export DEBIAN_FRONTEND=noninteractive
