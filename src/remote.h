@@ -10,6 +10,7 @@
 #include <sys/user.h>
 
 #include "log.h"
+#include "sfilter.h"
 
 #define REMOTE_MAX_STOLEN 64
 
@@ -33,6 +34,10 @@ struct remote {
 	uint64_t ret_ip;	/* the return gadget */
 	uint64_t page;		/* a 32-bit task's gadget page (0: none) */
 	struct user_regs_struct park;
+	/* Its seccomp, if any (sfilter.h): a call it would not let through
+	 * is entered as one it would, and made the real one at the entry
+	 * stop.  Freed by remote_close(). */
+	struct sfilter_set *seccomp;
 	bool stop_on_release;	/* leave it in a group stop (SIGSTOP) */
 	bool group_stop;	/* it was in a group stop when seized */
 	/* Signals caught in delivery when we stopped the task; they are

@@ -8,7 +8,8 @@
 # POINTS of them spread over the checkpoint (the first and last always),
 # start PROG afresh, SIGKILL ckpt at that point (CKPT_TEST_KILL_AT), and
 # have PROG check itself.  With --kill the checkpoints are --kill ones:
-# the target must still be there, and intact.
+# the target must still be there, and intact.  KP_MATCH (a grep -E
+# pattern of point names) takes every point of those names instead.
 # Prints one line per failing case and "killpoints: N cases ok, M failed".
 set -u
 CKPT=$1
@@ -86,12 +87,23 @@ for prog in "$@"; do
 	# counted in the same mode (a --kill checkpoint has no release)
 	CKPT_TEST_POINTS=1 timeout 60 "$CKPT" checkpoint $KILLOPT -o "$d/img" $pid 2> "$d/points"
 	n=$(grep -c '^testpoint ' "$d/points")
+	cp "$d/points" "$d.points"
 	touch "$d/go"
 	timeout 30 tail --pid=$pid -f /dev/null
 	kill -9 $pid 2>/dev/null
 	{ wait $pid; } 2>/dev/null
 	rm -rf "$d"
 	[ "$n" -gt 0 ] || { echo "FAIL $prog: no test points (not the test build?)"; FAILED=$((FAILED + 1)); continue; }
+	if [ -n "${KP_MATCH:-}" ]; then
+		# every point of those names (KP_MATCH: a grep -E pattern)
+		for k in $(grep -E "^testpoint [0-9]+ ($KP_MATCH)\$" "$d.points" |
+			   cut -d' ' -f2); do
+			one "$prog" $k
+		done
+		rm -f "$d.points"
+		continue
+	fi
+	rm -f "$d.points"
 	step=$(( n / POINTS > 0 ? n / POINTS : 1 ))
 	for ((k = 1; k <= n; k += step)); do one "$prog" $k; done
 	[ $(( (n - 1) % step )) = 0 ] || one "$prog" $n

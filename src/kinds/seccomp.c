@@ -173,6 +173,26 @@ static int get_chain(struct ckpt_log *log, pid_t pid, pid_t tid,
 	return 0;
 }
 
+/* The remote calls to come are checked against the thread's filters
+ * (sfilter.h): they take the programs. */
+static int hand_to_remote(struct remote *rm, uint64_t mode, struct cpt_filter *v, int n)
+{
+	int k = mode == SECCOMP_MODE_FILTER_ ? n : 0;
+	struct sfilter_set *s = calloc(1, sizeof(*s) + k * sizeof(s->prog[0]));
+
+	if (!s)
+		return -ENOMEM;
+	s->mode = mode;
+	for (int i = 0; i < k; i++) {
+		s->prog[i] = (struct sfilter_prog){ v[i].insns, v[i].n };
+		v[i].insns = NULL;
+	}
+	s->n = k;
+	sfilter_set_free(rm->seccomp);
+	rm->seccomp = s;
+	return 0;
+}
+
 int seccomp_hold(struct cpt_ctx *c, struct cpt_task *t)
 {
 	for (int i = 0; i < t->nr_threads; i++) {
@@ -191,12 +211,16 @@ int seccomp_hold(struct cpt_ctx *c, struct cpt_task *t)
 			return log_err(c->log, errno,
 				       "pid %d tid %d runs under seccomp, whose filters ckpt must suspend (PTRACE_O_SUSPEND_SECCOMP: needs CAP_SYS_ADMIN and a ckpt not itself under seccomp):",
 				       t->pid, tid);
-		if (mode != SECCOMP_MODE_FILTER_)
-			continue;
-		ret = get_chain(c->log, t->pid, tid, &v, &n);	/* refused early */
-		if (ret)
-			return ret;
+		v = NULL;
+		n = 0;
+		if (mode == SECCOMP_MODE_FILTER_)	/* refused early */
+			ret = get_chain(c->log, t->pid, tid, &v, &n);
+		if (!ret)
+			ret = hand_to_remote(t->threads[i].rm, mode, v, n);
 		free_chain(v, n);
+		if (ret)
+			return log_err(c->log, -ret, "pid %d tid %d: seccomp filters:",
+				       t->pid, tid);
 	}
 	return 0;
 }
