@@ -22,6 +22,7 @@
 #include <sys/ptrace.h>
 #include <unistd.h>
 
+#include "../../testpoint.h"
 #include "cpu.h"
 #include "guard.h"
 
@@ -271,6 +272,8 @@ static int map_page(struct remote *r, const struct guard32_gadgets *g)
 
 	if (!ret && page < 0 && page > -4096)
 		ret = log_err(r->log, (int)-page, "pid %d: mapping a guard page:", r->pid);
+	/* a ckpt killed in that call leaves the page: the tests say so */
+	test_point(r->log, "guard page mapped");
 	if (ret)
 		return ret;
 	page_code(code, page, g->int80_ip);
