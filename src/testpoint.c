@@ -13,7 +13,7 @@ void test_point(struct ckpt_log *l, const char *name)
 	const char *at = getenv("CKPT_TEST_KILL_AT");
 	unsigned int n = ++l->test_points;
 	char line[128];
-	int len;
+	int len, sig;
 
 	if (getenv("CKPT_TEST_POINTS")) {
 		len = snprintf(line, sizeof(line), "testpoint %u %s\n", n, name);
@@ -24,10 +24,12 @@ void test_point(struct ckpt_log *l, const char *name)
 		return;
 	if (strtoul(at, NULL, 10) != n)
 		return;
+	sig = getenv("CKPT_TEST_KILL_SIG") ? atoi(getenv("CKPT_TEST_KILL_SIG")) : SIGKILL;
 	len = snprintf(line, sizeof(line), "ckpt: test: killed at point %u (%s)\n",
 		       n, name);
 	if (write(STDERR_FILENO, line, len) < 0)
 		return;
-	raise(SIGKILL);
+	/* another signal (SIGINT...) is taken as ckpt takes it */
+	raise(sig > 0 && sig < NSIG ? sig : SIGKILL);
 }
 #endif

@@ -4,7 +4,7 @@
  *
  * In the test build (CKPT_TEST_HOOKS) the environment decides:
  *   CKPT_TEST_KILL_AT=N       SIGKILL ckpt at the N-th point passed (1-based)
- *   CKPT_TEST_KILL_AT=NAME:N  ... at the N-th pass of the point named NAME
+ *   CKPT_TEST_KILL_SIG=S      ... with signal S instead (2: as a ^C)
  *   CKPT_TEST_POINTS=1        list each point passed on stderr
  * The release build has no such points. */
 #ifndef CKPT_TESTPOINT_H

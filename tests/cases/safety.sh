@@ -10,6 +10,8 @@ done
 t killpoints_kill          timeout 300
 t killpoints_32            needs ia32  timeout 400
 t killpoints_seccomp       timeout 300
+t signalpoints             timeout 300
+t signalpoints_restart     timeout 300
 t killpoints_restart       timeout 300
 t killpoints_tcp           needs iptables tcp_repair  group iptables  timeout 300
 t killtimes                timeout 300
@@ -54,6 +56,23 @@ test_killpoints_32() {
 test_killpoints_seccomp() {
 	KP_MATCH='call set|call entry stop' bash "$ROOT/tests/killpoints.sh" "$CKPT" \
 		"$WORK/kp" "$PROGS/seccomp_kill"
+}
+
+# ^C, SIGTERM and SIGHUP at points spread over a checkpoint: ckpt
+# unwinds it as a failure, then ends by that signal; the target runs on.
+test_signalpoints() {
+	CKPT_TEST_KILL_SIG=2 POINTS=6 bash "$ROOT/tests/killpoints.sh" "$CKPT" "$WORK/kp" \
+		"$PROGS/tree" "$PROGS/threads" "$PROGS/files" &&
+	CKPT_TEST_KILL_SIG=15 POINTS=4 bash "$ROOT/tests/killpoints.sh" "$CKPT" "$WORK/kp" \
+		"$PROGS/signals" &&
+	CKPT_TEST_KILL_SIG=1 POINTS=4 bash "$ROOT/tests/killpoints.sh" "$CKPT" "$WORK/kp" \
+		--kill "$PROGS/timers"
+}
+
+# the same over a restart: nothing is left
+test_signalpoints_restart() {
+	CKPT_TEST_KILL_SIG=2 POINTS=4 bash "$ROOT/tests/killpoints_restart.sh" "$CKPT" \
+		"$WORK/kpr" "$PROGS/tree" "$PROGS/threads"
 }
 
 test_killpoints_restart() {
