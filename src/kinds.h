@@ -16,7 +16,7 @@
 #include <sys/types.h>
 
 #include "image.h"
-#include "info.h"
+#include "show.h"
 #include "log.h"
 #include "proc.h"
 #include "remote.h"
