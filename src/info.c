@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "../include/ckpt.h"
-#include "kinds.h"
+#include "model.h"
 
 static void show_head(struct info_out *o, const struct rec *r)
 {

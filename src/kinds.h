@@ -261,19 +261,6 @@ void *kind_state(struct rst_task *t, const struct kind_ops *k, size_t size);
 /* ... and of its current (last loaded) thread; NULL before any THREAD. */
 void *kind_thread_state(struct rst_task *t, const struct kind_ops *k,
 			size_t size);
-/* restart.c: every record of an image, read and checksummed; then the
- * model built from them (with @here: checked against this machine too). */
-struct records {
-	struct rec *r;
-	size_t n;
-};
-int image_read(struct rst_ctx *c, struct records *rs, bool defer);
-int image_model(struct rst_ctx *c, struct records *rs, bool here);
-void records_free(struct records *rs);
-
-/* The process whose fd table, fs info or memory (@share: TASK_SHARES_*)
- * @t uses: itself, or up the chain of parents it shares it with. */
-struct rst_task *rst_owner(struct rst_ctx *c, struct rst_task *t, uint32_t share);
 /* Add a thread (from its THREAD record) to the model. */
 int rst_thread_add(struct rst_task *t, pid_t tid);
 void rst_task_free(struct rst_task *t);

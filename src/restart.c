@@ -31,6 +31,7 @@
 #include "arch/x86/cpu.h"
 #include "arch/x86/puppet.h"
 #include "kinds.h"
+#include "model.h"
 #include "pidns.h"
 #include "testpoint.h"
 #include "pageverify.h"
@@ -41,190 +42,6 @@
 #endif
 #define TRAMP_LEN	(16 * 4096)
 #define ZOMBIE_WAIT_MS	5000
-
-void records_free(struct records *rs)
-{
-	for (size_t i = 0; i < rs->n; i++)
-		free(rs->r[i].data);
-	free(rs->r);
-}
-
-/* Pass 1: every record read, its checksum verified, the tail found;
- * with @defer, PAGES checksums are left to pageverify.c (c->spans). */
-int image_read(struct rst_ctx *c, struct records *rs, bool defer)
-{
-	struct img_reader r;
-	struct rec rec;
-	size_t cap = 0;
-	int ret = ir_init(&r, c->img_fd, c->log);
-
-	r.defer = defer;
-
-	while (!ret && (ret = ir_next(&r, &rec)) > 0) {
-		if (rec.type == REC_ERROR) {
-			ret = log_err(c->log, ECANCELED,
-				      "the image records a failed checkpoint: %s",
-				      rec_str(&rec, 0, rec.data_len) ?: "(no reason given)");
-			free(rec.data);
-			break;
-		}
-		if (rs->n == cap) {
-			void *p = realloc(rs->r, (cap = cap ? cap * 2 : 256) * sizeof(rec));
-
-			if (!p) {
-				free(rec.data);
-				ret = log_err(c->log, ENOMEM, "record table:");
-				break;
-			}
-			rs->r = p;
-		}
-		rs->r[rs->n++] = rec;
-		ret = 0;
-	}
-	if (!ret && r.nr_spans) {
-		c->spans = r.spans;	/* pv_start checks them */
-		r.spans = NULL;
-		ret = pv_start(c, c->spans, r.nr_spans, r.span_bytes);
-	}
-	ir_free(&r);
-	return ret;
-}
-
-static struct rst_task *task_by_pid(struct rst_ctx *c, pid_t pid)
-{
-	for (int i = 0; i < c->nr_tasks; i++)
-		if (c->tasks[i]->pid == pid)
-			return c->tasks[i];
-	return NULL;
-}
-
-static int load_task(struct rst_ctx *c, struct rec *r)
-{
-	const struct rec_task *rt = r->data;
-	struct rst_task *t, **n;
-	bool zombie;
-
-	if (r->data_len != sizeof(*rt))
-		return log_err(c->log, EBADMSG, "bad TASK record");
-	zombie = rt->flags & TASK_ZOMBIE;
-	if (rt->pid <= 1 || rt->flags & ~TASK_FLAGS || rt->reserved ||
-	    (zombie ? rt->nr_threads != 0 : rt->nr_threads < 1) ||
-	    rt->nr_threads > MAX_THREADS || rt->exit_signal > 64 ||
-	    (!zombie && rt->exit_code) || !memchr(rt->comm, 0, sizeof(rt->comm)))
-		return log_err(c->log, EBADMSG, "TASK record %llu: bad pid or fields",
-			       (unsigned long long)r->index);
-	/* a session leader leads its group (setsid makes both, and neither
-	 * changes after); an id of 0 (a session or group outside the pid
-	 * namespace of the checkpoint) can only be the root's */
-	if ((rt->sid == rt->pid && rt->pgid != rt->pid) ||
-	    (c->nr_tasks && ((!rt->sid && c->tasks[0]->t.sid) ||
-			     (!rt->pgid && c->tasks[0]->t.pgid))))
-		return log_err(c->log, EBADMSG, "TASK %u: bad session %u or group %u",
-			       rt->pid, rt->sid, rt->pgid);
-	if ((rt->flags & (TASK_SHARES_FILES | TASK_SHARES_FS | TASK_SHARES_VM |
-			  TASK_SHARES_SIGHAND)) && (!c->nr_tasks || zombie))
-		return log_err(c->log, EBADMSG, "TASK %u: the root or a zombie cannot share",
-			       rt->pid);
-	if ((rt->flags & TASK_SHARES_SIGHAND) && !(rt->flags & TASK_SHARES_VM))
-		return log_err(c->log, EBADMSG, "TASK %u: shared signal handlers need shared memory",
-			       rt->pid);
-	if (task_by_pid(c, rt->pid))
-		return log_err(c->log, EBADMSG, "pid %u twice in the image", rt->pid);
-	/* the tree is written parents first: the root, then children of
-	 * processes already seen */
-	if (c->nr_tasks ? !task_by_pid(c, rt->ppid) || task_by_pid(c, rt->ppid)->t.flags & TASK_ZOMBIE
-			: rt->pid != c->head.root_pid || zombie)
-		return log_err(c->log, EBADMSG, "TASK %u: parent %u is not before it in the image",
-			       rt->pid, rt->ppid);
-	if (c->nr_tasks >= (int)c->head.nr_tasks)
-		return log_err(c->log, EBADMSG, "more TASK records than HEAD's %u",
-			       c->head.nr_tasks);
-	n = realloc(c->tasks, (c->nr_tasks + 1) * sizeof(*n));
-	t = calloc(1, sizeof(*t));
-	if (n)
-		c->tasks = n;
-	if (!n || !t) {
-		free(t);
-		return log_err(c->log, ENOMEM, "task:");
-	}
-	t->t = *rt;
-	t->pid = rt->pid;
-	t->rm.memfd = -1;
-	c->tasks[c->nr_tasks++] = t;
-	c->task = t;
-	return 0;
-}
-
-/* Pass 2: records into the model, each checked by the kind that owns it;
- * with @here, also against this machine. */
-/* The first 32-bit process of the image, or NULL. */
-static struct rst_task *first_ia32(struct rst_ctx *c)
-{
-	for (int i = 0; i < c->nr_tasks; i++)
-		if (task_ia32(c->tasks[i]))
-			return c->tasks[i];
-	return NULL;
-}
-
-static bool any_ia32(struct rst_ctx *c)
-{
-	return first_ia32(c) != NULL;
-}
-
-int image_model(struct rst_ctx *c, struct records *rs, bool here)
-{
-	int ret;
-
-	if (!rs->n || rs->r[0].type != REC_HEAD)
-		return log_err(c->log, EBADMSG, "image has no HEAD record");
-	c->here = here;
-	ret = head_check(c->log, &rs->r[0], here);
-	if (ret)
-		return ret;
-	memcpy(&c->head, rs->r[0].data, sizeof(c->head));
-	for (size_t i = 1; i < rs->n && !ret; i++) {
-		struct rec *r = &rs->r[i];
-		const struct kind_ops *k;
-
-		if (r->type == REC_TASK) {
-			ret = load_task(c, r);
-			continue;
-		}
-		k = kind_for_type(r->type);
-		if (!k || !c->task || (c->task->t.flags & TASK_ZOMBIE)) {
-			ret = log_err(c->log, EBADMSG, "record %s out of place",
-				      rec_type_name(r->type));
-			break;
-		}
-		if (r->type == REC_THREAD && r->data_len >= 4) {
-			ret = rst_thread_add(c->task, *(uint32_t *)r->data);
-			if (ret) {
-				ret = log_err(c->log, -ret, "thread table:");
-				continue;
-			}
-		}
-		if (r->type == REC_FD && r->data_len >= 4 &&
-		    *(uint32_t *)r->data >= c->fd_floor)
-			c->fd_floor = *(uint32_t *)r->data + 1;
-		ret = k->load(c, c->task, r);
-	}
-	if (!ret && c->nr_tasks != (int)c->head.nr_tasks)
-		ret = log_err(c->log, EBADMSG, "HEAD says %u processes, image has %d",
-			      c->head.nr_tasks, c->nr_tasks);
-	/* Each record is sound (a bad image is refused for what is wrong
-	 * with it, whatever the kernel); before it is compared with this
-	 * machine (its 32-bit vdso, say), whether it can run here at all. */
-	if (!ret && here && any_ia32(c))
-		ret = ia32_exec_check(c, first_ia32(c)->pid);
-	for (int j = 0; j < c->nr_tasks && !ret; j++) {
-		if (c->tasks[j]->t.flags & TASK_ZOMBIE)
-			continue;
-		for (int i = 0; i < ckpt_nr_kinds && !ret; i++)
-			if (ckpt_kinds[i]->check)
-				ret = ckpt_kinds[i]->check(c, c->tasks[j]);
-	}
-	return ret;
-}
 
 static int pid_state(pid_t pid, char *state)
 {
@@ -377,7 +194,7 @@ static int setup_puppet(struct rst_ctx *c, struct rst_task *t)
 	ret = mm_find_gap(c, &busy, TRAMP_LEN, &gap);
 	vma_list_free(&busy);
 	/* the arguments of a 32-bit call are 32 bits */
-	if (ret || (any_ia32(c) && gap + TRAMP_LEN > IA32_LIMIT))
+	if (ret || (rst_first_ia32(c) && gap + TRAMP_LEN > IA32_LIMIT))
 		return log_err(c->log, ENOMEM, "no room for the trampoline");
 	ret = rcheck(&t->rm, &res, "mmap trampoline", SYS_mmap, gap, TRAMP_LEN,
 		     PROT_READ | PROT_WRITE | PROT_EXEC,
@@ -700,7 +517,7 @@ static int fork_child(struct rst_ctx *c, struct helpers *hs,
 	int ret = 0;
 
 	/* a parent in that session forks it into the session itself */
-	if (sid != (pid_t)c->tasks[0]->t.sid && sid != t->pid && !task_by_pid(c, sid) &&
+	if (sid != (pid_t)c->tasks[0]->t.sid && sid != t->pid && !rst_task_by_pid(c, sid) &&
 	    (pid_t)parent->t.sid != sid) {
 		struct helper *h = helper_of(hs, sid);
 
@@ -812,7 +629,7 @@ static int set_ids(struct rst_ctx *c, struct helpers *hs)
 		.root_sid = root->t.sid,
 		.root_pgid = root->t.pgid,
 		.sid_out = root->t.sid != (uint32_t)root->pid,
-		.pgid_out = !task_by_pid(c, root->t.pgid),
+		.pgid_out = !rst_task_by_pid(c, root->t.pgid),
 	};
 	pid_t pgid, sid;
 	int ret = stat_ids(root->pid, &m.pgid_now, &m.sid_now);
@@ -823,7 +640,7 @@ static int set_ids(struct rst_ctx *c, struct helpers *hs)
 		struct rst_task *t = c->tasks[k % c->nr_tasks];	/* the root last */
 		pid_t want = pgid_of(&m, t->t.pgid);
 
-		if (!task_by_pid(c, t->t.pgid) && !(m.pgid_out && t->t.pgid == m.root_pgid) &&
+		if (!rst_task_by_pid(c, t->t.pgid) && !(m.pgid_out && t->t.pgid == m.root_pgid) &&
 		    !helper_of(hs, want))
 			new_helper(c, hs, t, want, false, &ret);	/* its leader exited */
 		if (!ret)
@@ -888,15 +705,6 @@ static int end_zombie(struct rst_ctx *c, struct rst_task *parent,
 	return ret ? ret : forget_child(parent, t->pid, false);
 }
 
-struct rst_task *rst_owner(struct rst_ctx *c, struct rst_task *t, uint32_t share)
-{
-	/* image_model() checked each parent is in the image before its
-	 * child: the walk ends */
-	while (t->t.flags & share)
-		t = task_by_pid(c, t->t.ppid);
-	return t;
-}
-
 /* The image fd goes with the last process built on each fd table, the
  * trampoline with the last one built on each memory. */
 static void mark_last_users(struct rst_ctx *c)
@@ -945,7 +753,7 @@ static int build_tree(struct rst_ctx *c)
 		ret = root_ids(c);
 
 	for (int i = 1; i < c->nr_tasks && !ret; i++) {
-		ret = fork_child(c, hs, task_by_pid(c, c->tasks[i]->t.ppid), c->tasks[i]);
+		ret = fork_child(c, hs, rst_task_by_pid(c, c->tasks[i]->t.ppid), c->tasks[i]);
 		if (!ret)
 			ret = make_session(c, c->tasks[i]);
 	}
@@ -956,7 +764,7 @@ static int build_tree(struct rst_ctx *c)
 	free(hs);
 	for (int i = 1; i < c->nr_tasks && !ret; i++)
 		if (c->tasks[i]->t.flags & TASK_ZOMBIE)
-			ret = end_zombie(c, task_by_pid(c, c->tasks[i]->t.ppid),
+			ret = end_zombie(c, rst_task_by_pid(c, c->tasks[i]->t.ppid),
 					 c->tasks[i]);
 	for (int i = 0; i < c->nr_tasks && !ret; i++) {
 		c->log->pid = c->tasks[i]->pid;
