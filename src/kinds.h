@@ -239,6 +239,15 @@ struct kind_ops {
 	/* Checkpoint over, before the tree is let go: @killed, the tree is
 	 * dead and its image safe; else it runs on as before. */
 	void (*dump_end)(struct cpt_ctx *c, bool killed);
+	/* Restart, while the tree is forked (sessions.c): @t, the root or
+	 * a process of the tree, has just made its session (setsid), and
+	 * no process is forked into it yet; what its members must inherit
+	 * (a controlling terminal) is set up now. */
+	int (*session_made)(struct rst_ctx *c, struct rst_task *t);
+	/* Restart: every process is built and every page verified; runs
+	 * for every kind before the first restore_end, which may let a
+	 * process's threads run (the CUDA kind's). */
+	int (*restore_built)(struct rst_ctx *c);
 	/* Restart: every process is built, none is released yet. */
 	int (*restore_end)(struct rst_ctx *c);
 };
@@ -266,12 +275,6 @@ int rst_thread_add(struct rst_task *t, pid_t tid);
 void rst_task_free(struct rst_task *t);
 /* Per-kind state of the whole image (objects shared across the tree). */
 void *kind_ctx_state(struct rst_ctx *c, const struct kind_ops *k, size_t size);
-/* tty.c: with --shell-job, give the terminal to the restored job (its
- * termios, the foreground) just before it is let go. */
-int tty_job_start(struct rst_ctx *c);
-/* tty.c: a session leader just made its session: it takes its pty as its
- * controlling terminal now, so that its members inherit it. */
-int tty_session_made(struct rst_ctx *c, struct rst_task *t);
 /* signals.c: takes the saved pending signal @signo of POSIX timer @id
  * off @t's queues to restore (the timer queues its own again); false if
  * none is pending. */

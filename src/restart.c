@@ -367,8 +367,9 @@ static int release_tree(struct rst_ctx *c, int ret)
 	if (!ret)
 		ret = pv_finish(c);
 	test_point(c->log, "pages verified");
-	if (!ret)
-		ret = tty_job_start(c);
+	for (int i = 0; i < ckpt_nr_kinds && !ret; i++)
+		if (ckpt_kinds[i]->restore_built)
+			ret = ckpt_kinds[i]->restore_built(c);
 	for (int i = 0; i < ckpt_nr_kinds && !ret; i++)
 		if (ckpt_kinds[i]->restore_end)
 			ret = ckpt_kinds[i]->restore_end(c);

@@ -35,6 +35,17 @@ int rst_pid_holder(struct rst_ctx *c, pid_t pid)
 		       pid, comm, state);
 }
 
+/* @t has made its session: the kinds set up what its members inherit. */
+static int session_made(struct rst_ctx *c, struct rst_task *t)
+{
+	int ret = 0;
+
+	for (int i = 0; i < ckpt_nr_kinds && !ret; i++)
+		if (ckpt_kinds[i]->session_made)
+			ret = ckpt_kinds[i]->session_made(c, t);
+	return ret;
+}
+
 /* A child is forked by its (puppet) parent, with its pid: it is then a
  * copy of the parent puppet, trampoline and image fd included, and held
  * by us from its first instant (PTRACE_O_TRACEFORK). */
@@ -269,7 +280,7 @@ static int root_ids(struct rst_ctx *c)
 	if (!job && (root->t.sid == (uint32_t)root->pid || (c->flags & CKPT_DETACH))) {
 		ret = rcheck(&root->rm, NULL, "setsid", SYS_setsid, 0);
 		if (!ret && root->t.sid == (uint32_t)root->pid)
-			ret = tty_session_made(c, root);
+			ret = session_made(c, root);
 	} else if (root->t.pgid == (uint32_t)root->pid) {
 		ret = rcheck(&root->rm, NULL, "setpgid", SYS_setpgid, 0, 0);
 	}
@@ -310,7 +321,7 @@ static int make_session(struct rst_ctx *c, struct rst_task *t)
 	if (ret)
 		return log_err(c->log, -ret, "pid %d: stat:", t->pid);
 	ret = sid == t->pid ? 0 : rcheck(&t->rm, NULL, "setsid", SYS_setsid, 0);
-	return ret ? ret : tty_session_made(c, t);
+	return ret ? ret : session_made(c, t);
 }
 
 /* Process groups, once every process exists; then a check that sessions
