@@ -28,6 +28,7 @@
 
 struct rst_ctx;
 struct rst_task;
+struct spans;
 
 /* A thread held for checkpoint; threads[0] is the main thread, whose
  * remote is the task's own. */
@@ -244,6 +245,11 @@ struct kind_ops {
 	 * no process is forked into it yet; what its members must inherit
 	 * (a controlling terminal) is set up now. */
 	int (*session_made)(struct rst_ctx *c, struct rst_task *t);
+	/* Restart, after load: adds to @l (spans_add(), model.h) the
+	 * address ranges the kind will map in @t, which ckpt's own
+	 * mappings in the puppets (the trampoline, a SysV segment attached
+	 * for a moment) keep clear of: rst_find_gap(). */
+	int (*areas)(struct rst_ctx *c, struct rst_task *t, struct spans *l);
 	/* Restart: every process is built and every page verified; runs
 	 * for every kind before the first restore_end, which may let a
 	 * process's threads run (the CUDA kind's). */

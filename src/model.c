@@ -2,16 +2,20 @@
  * checksummed (pass 1), then loaded by the kind that owns it into the
  * tasks of the tree and checked (pass 2), before any process exists.
  * Restart builds from it; `ckpt info` validates with it; the kinds look
- * things up in it (rst_owner()), so it calls nothing above the kinds:
- * their load() and check() it reaches through the table (kinds.c).
+ * things up in it (rst_owner(), rst_find_gap()), so it calls nothing
+ * above the kinds: their load(), check() and areas() it reaches through
+ * the table (kinds.c).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "arch/x86/compat.h"
+#include "arch/x86/cpu.h"
 #include "model.h"
 #include "pageverify.h"
+
+#define PAGE		4096ULL
 
 void records_free(struct records *rs)
 {
@@ -198,4 +202,66 @@ struct rst_task *rst_owner(struct rst_ctx *c, struct rst_task *t, uint32_t share
 	while (t->t.flags & share)
 		t = rst_task_by_pid(c, t->t.ppid);
 	return t;
+}
+
+int spans_add(struct spans *l, uint64_t start, uint64_t end)
+{
+	if (l->n == l->cap) {
+		int cap = l->cap ? 2 * l->cap : 256;
+		struct span *n = realloc(l->s, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		l->s = n;
+		l->cap = cap;
+	}
+	l->s[l->n++] = (struct span){ start, end };
+	return 0;
+}
+
+static int span_cmp(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* The lowest range of @len bytes above 1 MiB clear of every span of @l,
+ * with a page to spare either side. */
+static int gap_in(struct spans *l, uint64_t len, uint64_t *addr)
+{
+	uint64_t cand = 1ULL << 20;
+
+	if (l->n)
+		qsort(l->s, l->n, sizeof(*l->s), span_cmp);
+	for (int i = 0; i < l->n; i++) {
+		/* a guard page either side keeps the kernel from merging */
+		if (l->s[i].end + PAGE <= cand)
+			continue;
+		if (l->s[i].start >= cand + len + PAGE)
+			break;
+		cand = l->s[i].end + PAGE;
+	}
+	if (cand + len > CPU_TASK_SIZE)
+		return -ENOMEM;
+	*addr = cand;
+	return 0;
+}
+
+int rst_find_gap(struct rst_ctx *c, const struct vma_list *busy,
+		 uint64_t len, uint64_t *addr)
+{
+	struct spans l = { 0 };
+	int ret = 0;
+
+	for (int j = 0; j < c->nr_tasks && !ret; j++)
+		for (int i = 0; i < ckpt_nr_kinds && !ret; i++)
+			if (ckpt_kinds[i]->areas)
+				ret = ckpt_kinds[i]->areas(c, c->tasks[j], &l);
+	for (int i = 0; i < busy->n && !ret; i++)
+		ret = spans_add(&l, busy->v[i].start, busy->v[i].end);
+	if (!ret)
+		ret = gap_in(&l, len, addr);
+	free(l.s);
+	return ret;
 }

@@ -24,4 +24,18 @@ struct rst_task *rst_task_by_pid(struct rst_ctx *c, pid_t pid);
 /* The first 32-bit process of the image, or NULL. */
 struct rst_task *rst_first_ia32(struct rst_ctx *c);
 
+/* Address ranges [start, end), in no order. */
+struct span {
+	uint64_t start, end;
+};
+struct spans {
+	struct span *s;
+	int n, cap;
+};
+int spans_add(struct spans *l, uint64_t start, uint64_t end);
+/* A free range of @len bytes above 1 MiB, in no process's saved layout
+ * (the kinds' areas()) nor in @busy: -ENOMEM if none. */
+int rst_find_gap(struct rst_ctx *c, const struct vma_list *busy,
+		 uint64_t len, uint64_t *addr);
+
 #endif

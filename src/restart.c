@@ -40,7 +40,6 @@
 #include "pidns.h"
 #include "testpoint.h"
 #include "pageverify.h"
-#include "kinds/mm.h"
 
 #ifndef PTRACE_GET_RSEQ_CONFIGURATION
 #define PTRACE_GET_RSEQ_CONFIGURATION 0x420f
@@ -173,7 +172,7 @@ static int setup_puppet(struct rst_ctx *c, struct rst_task *t)
 	ret = proc_smaps(t->pid, &busy);
 	if (ret)
 		return log_err(c->log, -ret, "reading puppet maps:");
-	ret = mm_find_gap(c, &busy, TRAMP_LEN, &gap);
+	ret = rst_find_gap(c, &busy, TRAMP_LEN, &gap);
 	vma_list_free(&busy);
 	/* the arguments of a 32-bit call are 32 bits */
 	if (ret || (rst_first_ia32(c) && gap + TRAMP_LEN > IA32_LIMIT))
