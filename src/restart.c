@@ -451,7 +451,7 @@ int ckpt_restart_r(pid_t pid, int fd, unsigned long flags, int logfd,
 	pid_t got = 0;
 
 	if (flags & CKPT_PIDNS)
-		return pidns_restart(pid, fd, flags, logfd, res);
+		return pidns_restart(pid, fd, flags, logfd, res, ckpt_restart_r);
 	img = img_seekable(fd, &log);
 	ret = img < 0 ? img : 0;
 	c.img_fd = img;
