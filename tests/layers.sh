@@ -13,8 +13,8 @@
 # likes.  It fails, listing each, for
 #   - a circle: groups that call each other, directly or round a longer
 #     loop (a strongly connected component of more than one group);
-#   - a call up: a file that is not an orchestrator (ORCHESTRATORS) into
-#     one that is.
+#   - a call up: a file that is not an orchestrator (ORCHESTRATORS, with
+#     their parts) into one that is.
 # A reference to a kind's table of hooks (global data named kind_* or
 # file_*: the only global data there is, but for kinds.c's table of
 # them) is no call: it is how a registry plugs a kind in, to call it
@@ -28,8 +28,9 @@ OBJ=${1:-build/obj}
 
 # The tops: the command line and the demo; the calls of ckpt.h
 # (checkpoint, restart, info), and pidns.c, which runs a restart in a new
-# pid namespace.  Nothing below may call them.
-ORCHESTRATORS="ckpt demo checkpoint restart pidns info"
+# pid namespace; with their own parts, tree.c (checkpoint's) and
+# sessions.c (restart's).  Nothing below may call them.
+ORCHESTRATORS="ckpt demo checkpoint tree restart sessions pidns info"
 
 # Files of one kind whose names the rule does not bring together.
 JOIN="files/fifo=files/pipe files/pipebuf=files/pipe
