@@ -16,7 +16,7 @@
 #include <sys/types.h>
 
 #include "image.h"
-#include "info.h"
+#include "show.h"
 #include "log.h"
 #include "proc.h"
 #include "remote.h"
@@ -28,6 +28,7 @@
 
 struct rst_ctx;
 struct rst_task;
+struct spans;
 
 /* A thread held for checkpoint; threads[0] is the main thread, whose
  * remote is the task's own. */
@@ -239,6 +240,20 @@ struct kind_ops {
 	/* Checkpoint over, before the tree is let go: @killed, the tree is
 	 * dead and its image safe; else it runs on as before. */
 	void (*dump_end)(struct cpt_ctx *c, bool killed);
+	/* Restart, while the tree is forked (sessions.c): @t, the root or
+	 * a process of the tree, has just made its session (setsid), and
+	 * no process is forked into it yet; what its members must inherit
+	 * (a controlling terminal) is set up now. */
+	int (*session_made)(struct rst_ctx *c, struct rst_task *t);
+	/* Restart, after load: adds to @l (spans_add(), model.h) the
+	 * address ranges the kind will map in @t, which ckpt's own
+	 * mappings in the puppets (the trampoline, a SysV segment attached
+	 * for a moment) keep clear of: rst_find_gap(). */
+	int (*areas)(struct rst_ctx *c, struct rst_task *t, struct spans *l);
+	/* Restart: every process is built and every page verified; runs
+	 * for every kind before the first restore_end, which may let a
+	 * process's threads run (the CUDA kind's). */
+	int (*restore_built)(struct rst_ctx *c);
 	/* Restart: every process is built, none is released yet. */
 	int (*restore_end)(struct rst_ctx *c);
 };
@@ -261,30 +276,11 @@ void *kind_state(struct rst_task *t, const struct kind_ops *k, size_t size);
 /* ... and of its current (last loaded) thread; NULL before any THREAD. */
 void *kind_thread_state(struct rst_task *t, const struct kind_ops *k,
 			size_t size);
-/* restart.c: every record of an image, read and checksummed; then the
- * model built from them (with @here: checked against this machine too). */
-struct records {
-	struct rec *r;
-	size_t n;
-};
-int image_read(struct rst_ctx *c, struct records *rs, bool defer);
-int image_model(struct rst_ctx *c, struct records *rs, bool here);
-void records_free(struct records *rs);
-
-/* The process whose fd table, fs info or memory (@share: TASK_SHARES_*)
- * @t uses: itself, or up the chain of parents it shares it with. */
-struct rst_task *rst_owner(struct rst_ctx *c, struct rst_task *t, uint32_t share);
 /* Add a thread (from its THREAD record) to the model. */
 int rst_thread_add(struct rst_task *t, pid_t tid);
 void rst_task_free(struct rst_task *t);
 /* Per-kind state of the whole image (objects shared across the tree). */
 void *kind_ctx_state(struct rst_ctx *c, const struct kind_ops *k, size_t size);
-/* tty.c: with --shell-job, give the terminal to the restored job (its
- * termios, the foreground) just before it is let go. */
-int tty_job_start(struct rst_ctx *c);
-/* tty.c: a session leader just made its session: it takes its pty as its
- * controlling terminal now, so that its members inherit it. */
-int tty_session_made(struct rst_ctx *c, struct rst_task *t);
 /* signals.c: takes the saved pending signal @signo of POSIX timer @id
  * off @t's queues to restore (the timer queues its own again); false if
  * none is pending. */

@@ -40,7 +40,8 @@ static void forward(int sig)
 /* pid 1 of the namespace.  Reports the restored root on @report, then
  * reaps until the root is gone; returns the status ckpt restart exits
  * with. */
-static int ns_init(pid_t want, int fd, unsigned long flags, int logfd, int report)
+static int ns_init(pid_t want, int fd, unsigned long flags, int logfd, int report,
+		   restart_fn restart)
 {
 	struct ckpt_log log = { .fd = logfd };
 	struct ns_report rep = { 0 };
@@ -57,8 +58,8 @@ static int ns_init(pid_t want, int fd, unsigned long flags, int logfd, int repor
 		 * 0): they become ours, which the root then stands in. */
 		if (!(flags & CKPT_SHELL_JOB))
 			setsid();
-		rep.pid = ckpt_restart_r(want, fd, flags & ~(CKPT_DETACH | CKPT_PIDNS),
-					 logfd, &rep.res);
+		rep.pid = restart(want, fd, flags & ~(CKPT_DETACH | CKPT_PIDNS),
+				  logfd, &rep.res);
 	}
 	if (write(report, &rep, sizeof(rep)) != sizeof(rep) || rep.pid < 0)
 		return 125;
@@ -106,7 +107,7 @@ static void result(struct ckpt_result *res, pid_t pid, const struct ckpt_log *lo
 }
 
 int pidns_restart(pid_t pid, int fd, unsigned long flags, int logfd,
-		  struct ckpt_result *res)
+		  struct ckpt_result *res, restart_fn restart)
 {
 	struct ckpt_log log = { .fd = logfd };
 	struct ns_report rep = { .pid = -EIO };
@@ -134,7 +135,7 @@ int pidns_restart(pid_t pid, int fd, unsigned long flags, int logfd,
 	}
 	if (init == 0) {
 		close(p[0]);
-		_exit(ns_init(pid, fd, flags, logfd, p[1]));
+		_exit(ns_init(pid, fd, flags, logfd, p[1], restart));
 	}
 	close(p[1]);
 	if (read(p[0], &rep, sizeof(rep)) != sizeof(rep)) {

@@ -225,3 +225,10 @@ bool vmflag(const struct vma *v, const char *flag)
 	}
 	return false;
 }
+
+int proc_state(pid_t pid, char *state)
+{
+	unsigned long long f[PROC_STAT_FIELDS];
+
+	return proc_stat(pid, state, f);
+}

@@ -34,6 +34,8 @@ int proc_status_u64(pid_t pid, const char *key, int base, uint64_t *v);
 /* The numbered fields of /proc/PID/stat (f[4] is ppid, as in proc(5));
  * *state gets field 3. */
 int proc_stat(pid_t pid, char *state, unsigned long long f[PROC_STAT_FIELDS]);
+/* Only *state (R, S, Z...); an error for a pid no process has. */
+int proc_state(pid_t pid, char *state);
 int proc_readlink(pid_t pid, const char *name, char *out, size_t n);
 
 #endif

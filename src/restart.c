@@ -9,6 +9,10 @@
  * process: each kind of state in the order of the kinds table.  Last, its
  * registers are set and it is released.  Any failure kills it: a half
  * restored process never runs.
+ *
+ * The image is read and checked into the model by model.c; the other
+ * processes of a tree are forked from the puppet, in their sessions and
+ * groups, by sessions.c; here is the order of it all.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -31,222 +35,16 @@
 #include "arch/x86/cpu.h"
 #include "arch/x86/puppet.h"
 #include "kinds.h"
+#include "model.h"
+#include "sessions.h"
 #include "pidns.h"
 #include "testpoint.h"
 #include "pageverify.h"
-#include "kinds/mm.h"
 
 #ifndef PTRACE_GET_RSEQ_CONFIGURATION
 #define PTRACE_GET_RSEQ_CONFIGURATION 0x420f
 #endif
 #define TRAMP_LEN	(16 * 4096)
-#define ZOMBIE_WAIT_MS	5000
-
-void records_free(struct records *rs)
-{
-	for (size_t i = 0; i < rs->n; i++)
-		free(rs->r[i].data);
-	free(rs->r);
-}
-
-/* Pass 1: every record read, its checksum verified, the tail found;
- * with @defer, PAGES checksums are left to pageverify.c (c->spans). */
-int image_read(struct rst_ctx *c, struct records *rs, bool defer)
-{
-	struct img_reader r;
-	struct rec rec;
-	size_t cap = 0;
-	int ret = ir_init(&r, c->img_fd, c->log);
-
-	r.defer = defer;
-
-	while (!ret && (ret = ir_next(&r, &rec)) > 0) {
-		if (rec.type == REC_ERROR) {
-			ret = log_err(c->log, ECANCELED,
-				      "the image records a failed checkpoint: %s",
-				      rec_str(&rec, 0, rec.data_len) ?: "(no reason given)");
-			free(rec.data);
-			break;
-		}
-		if (rs->n == cap) {
-			void *p = realloc(rs->r, (cap = cap ? cap * 2 : 256) * sizeof(rec));
-
-			if (!p) {
-				free(rec.data);
-				ret = log_err(c->log, ENOMEM, "record table:");
-				break;
-			}
-			rs->r = p;
-		}
-		rs->r[rs->n++] = rec;
-		ret = 0;
-	}
-	if (!ret && r.nr_spans) {
-		c->spans = r.spans;	/* pv_start checks them */
-		r.spans = NULL;
-		ret = pv_start(c, c->spans, r.nr_spans, r.span_bytes);
-	}
-	ir_free(&r);
-	return ret;
-}
-
-static struct rst_task *task_by_pid(struct rst_ctx *c, pid_t pid)
-{
-	for (int i = 0; i < c->nr_tasks; i++)
-		if (c->tasks[i]->pid == pid)
-			return c->tasks[i];
-	return NULL;
-}
-
-static int load_task(struct rst_ctx *c, struct rec *r)
-{
-	const struct rec_task *rt = r->data;
-	struct rst_task *t, **n;
-	bool zombie;
-
-	if (r->data_len != sizeof(*rt))
-		return log_err(c->log, EBADMSG, "bad TASK record");
-	zombie = rt->flags & TASK_ZOMBIE;
-	if (rt->pid <= 1 || rt->flags & ~TASK_FLAGS || rt->reserved ||
-	    (zombie ? rt->nr_threads != 0 : rt->nr_threads < 1) ||
-	    rt->nr_threads > MAX_THREADS || rt->exit_signal > 64 ||
-	    (!zombie && rt->exit_code) || !memchr(rt->comm, 0, sizeof(rt->comm)))
-		return log_err(c->log, EBADMSG, "TASK record %llu: bad pid or fields",
-			       (unsigned long long)r->index);
-	/* a session leader leads its group (setsid makes both, and neither
-	 * changes after); an id of 0 (a session or group outside the pid
-	 * namespace of the checkpoint) can only be the root's */
-	if ((rt->sid == rt->pid && rt->pgid != rt->pid) ||
-	    (c->nr_tasks && ((!rt->sid && c->tasks[0]->t.sid) ||
-			     (!rt->pgid && c->tasks[0]->t.pgid))))
-		return log_err(c->log, EBADMSG, "TASK %u: bad session %u or group %u",
-			       rt->pid, rt->sid, rt->pgid);
-	if ((rt->flags & (TASK_SHARES_FILES | TASK_SHARES_FS | TASK_SHARES_VM |
-			  TASK_SHARES_SIGHAND)) && (!c->nr_tasks || zombie))
-		return log_err(c->log, EBADMSG, "TASK %u: the root or a zombie cannot share",
-			       rt->pid);
-	if ((rt->flags & TASK_SHARES_SIGHAND) && !(rt->flags & TASK_SHARES_VM))
-		return log_err(c->log, EBADMSG, "TASK %u: shared signal handlers need shared memory",
-			       rt->pid);
-	if (task_by_pid(c, rt->pid))
-		return log_err(c->log, EBADMSG, "pid %u twice in the image", rt->pid);
-	/* the tree is written parents first: the root, then children of
-	 * processes already seen */
-	if (c->nr_tasks ? !task_by_pid(c, rt->ppid) || task_by_pid(c, rt->ppid)->t.flags & TASK_ZOMBIE
-			: rt->pid != c->head.root_pid || zombie)
-		return log_err(c->log, EBADMSG, "TASK %u: parent %u is not before it in the image",
-			       rt->pid, rt->ppid);
-	if (c->nr_tasks >= (int)c->head.nr_tasks)
-		return log_err(c->log, EBADMSG, "more TASK records than HEAD's %u",
-			       c->head.nr_tasks);
-	n = realloc(c->tasks, (c->nr_tasks + 1) * sizeof(*n));
-	t = calloc(1, sizeof(*t));
-	if (n)
-		c->tasks = n;
-	if (!n || !t) {
-		free(t);
-		return log_err(c->log, ENOMEM, "task:");
-	}
-	t->t = *rt;
-	t->pid = rt->pid;
-	t->rm.memfd = -1;
-	c->tasks[c->nr_tasks++] = t;
-	c->task = t;
-	return 0;
-}
-
-/* Pass 2: records into the model, each checked by the kind that owns it;
- * with @here, also against this machine. */
-/* The first 32-bit process of the image, or NULL. */
-static struct rst_task *first_ia32(struct rst_ctx *c)
-{
-	for (int i = 0; i < c->nr_tasks; i++)
-		if (task_ia32(c->tasks[i]))
-			return c->tasks[i];
-	return NULL;
-}
-
-static bool any_ia32(struct rst_ctx *c)
-{
-	return first_ia32(c) != NULL;
-}
-
-int image_model(struct rst_ctx *c, struct records *rs, bool here)
-{
-	int ret;
-
-	if (!rs->n || rs->r[0].type != REC_HEAD)
-		return log_err(c->log, EBADMSG, "image has no HEAD record");
-	c->here = here;
-	ret = head_check(c->log, &rs->r[0], here);
-	if (ret)
-		return ret;
-	memcpy(&c->head, rs->r[0].data, sizeof(c->head));
-	for (size_t i = 1; i < rs->n && !ret; i++) {
-		struct rec *r = &rs->r[i];
-		const struct kind_ops *k;
-
-		if (r->type == REC_TASK) {
-			ret = load_task(c, r);
-			continue;
-		}
-		k = kind_for_type(r->type);
-		if (!k || !c->task || (c->task->t.flags & TASK_ZOMBIE)) {
-			ret = log_err(c->log, EBADMSG, "record %s out of place",
-				      rec_type_name(r->type));
-			break;
-		}
-		if (r->type == REC_THREAD && r->data_len >= 4) {
-			ret = rst_thread_add(c->task, *(uint32_t *)r->data);
-			if (ret) {
-				ret = log_err(c->log, -ret, "thread table:");
-				continue;
-			}
-		}
-		if (r->type == REC_FD && r->data_len >= 4 &&
-		    *(uint32_t *)r->data >= c->fd_floor)
-			c->fd_floor = *(uint32_t *)r->data + 1;
-		ret = k->load(c, c->task, r);
-	}
-	if (!ret && c->nr_tasks != (int)c->head.nr_tasks)
-		ret = log_err(c->log, EBADMSG, "HEAD says %u processes, image has %d",
-			      c->head.nr_tasks, c->nr_tasks);
-	/* Each record is sound (a bad image is refused for what is wrong
-	 * with it, whatever the kernel); before it is compared with this
-	 * machine (its 32-bit vdso, say), whether it can run here at all. */
-	if (!ret && here && any_ia32(c))
-		ret = ia32_exec_check(c, first_ia32(c)->pid);
-	for (int j = 0; j < c->nr_tasks && !ret; j++) {
-		if (c->tasks[j]->t.flags & TASK_ZOMBIE)
-			continue;
-		for (int i = 0; i < ckpt_nr_kinds && !ret; i++)
-			if (ckpt_kinds[i]->check)
-				ret = ckpt_kinds[i]->check(c, c->tasks[j]);
-	}
-	return ret;
-}
-
-static int pid_state(pid_t pid, char *state)
-{
-	unsigned long long f[PROC_STAT_FIELDS];
-
-	return proc_stat(pid, state, f);
-}
-
-/* Who holds @pid: 0 nobody, 1 a zombie (about to be reaped), or an
- * error (logged, naming it) for a live process. */
-static int pid_holder(struct rst_ctx *c, pid_t pid)
-{
-	char state = '?', comm[64] = "?";
-
-	if (pid_state(pid, &state))
-		return 0;
-	if (state == 'Z' || state == 'X')
-		return 1;
-	proc_status_str(pid, "Name", comm, sizeof(comm));
-	return log_err(c->log, EEXIST, "pid %d is in use by another process (%s, state %c)",
-		       pid, comm, state);
-}
 
 /* Clone the puppet with the saved pid.  A pid still held by a zombie (a
  * `checkpoint --kill` just before, whose parent has not reaped it yet) is
@@ -274,7 +72,7 @@ static int clone_puppet(struct rst_ctx *c, pid_t pid)
 			return r;
 		if (r != -EEXIST)
 			return log_err(c->log, (int)-r, "creating pid %d:", pid);
-		held = pid_holder(c, pid);
+		held = rst_pid_holder(c, pid);
 		if (held < 0)
 			return held;
 		if (waited >= ZOMBIE_WAIT_MS)
@@ -374,10 +172,10 @@ static int setup_puppet(struct rst_ctx *c, struct rst_task *t)
 	ret = proc_smaps(t->pid, &busy);
 	if (ret)
 		return log_err(c->log, -ret, "reading puppet maps:");
-	ret = mm_find_gap(c, &busy, TRAMP_LEN, &gap);
+	ret = rst_find_gap(c, &busy, TRAMP_LEN, &gap);
 	vma_list_free(&busy);
 	/* the arguments of a 32-bit call are 32 bits */
-	if (ret || (any_ia32(c) && gap + TRAMP_LEN > IA32_LIMIT))
+	if (ret || (rst_first_ia32(c) && gap + TRAMP_LEN > IA32_LIMIT))
 		return log_err(c->log, ENOMEM, "no room for the trampoline");
 	ret = rcheck(&t->rm, &res, "mmap trampoline", SYS_mmap, gap, TRAMP_LEN,
 		     PROT_READ | PROT_WRITE | PROT_EXEC,
@@ -485,7 +283,7 @@ static int wait_ids_free(struct rst_ctx *c)
 			pid_t id = j < 0 ? t->pid : t->threads[j].tid;
 			int held;
 
-			while ((held = pid_holder(c, id)) != 0) {
+			while ((held = rst_pid_holder(c, id)) != 0) {
 				if (held < 0)
 					return held;
 				clock_gettime(CLOCK_MONOTONIC, &now);
@@ -519,382 +317,6 @@ static int build(struct rst_ctx *c, struct rst_task *t)
 		ret = run_phase(c, t, PHASE_LAST, true);
 	t->rm.stop_on_release = t->t.flags & TASK_STOPPED;
 	return ret;
-}
-
-/* A child is forked by its (puppet) parent, with its pid: it is then a
- * copy of the parent puppet, trampoline and image fd included, and held
- * by us from its first instant (PTRACE_O_TRACEFORK). */
-static int puppet_fork(struct rst_ctx *c, struct rst_task *parent, pid_t pid,
-		       uint64_t flags, int exit_signal, struct remote *child)
-{
-	struct clone_args ca = {
-		.flags = flags,
-		.exit_signal = exit_signal,
-		.set_tid_size = 1,
-	};
-	uint64_t ca_at, tid_at;
-	long got;
-	int ret;
-
-	if (ptrace(PTRACE_SETOPTIONS, parent->pid, 0, PTRACE_O_TRACESYSGOOD |
-		   PTRACE_O_EXITKILL | PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK))
-		return log_err(c->log, errno, "pid %d: PTRACE_SETOPTIONS:", parent->pid);
-	ret = rst_scratch_put(parent, 128, &pid, sizeof(pid), &tid_at);
-	ca.set_tid = tid_at;
-	if (!ret)
-		ret = rst_scratch_put(parent, 0, &ca, sizeof(ca), &ca_at);
-	/* a pid whose zombie is being reaped is a moment from free */
-	for (int tries = 0; !ret; tries++) {
-		struct timespec tick = { 0, 10 * 1000 * 1000 };
-
-		ret = remote_call(&parent->rm, &got, SYS_clone3, ca_at, sizeof(ca),
-				  0, 0, 0, 0);
-		if (ret || got != -EEXIST || tries * 10 >= ZOMBIE_WAIT_MS)
-			break;
-		ret = pid_holder(c, pid);
-		if (ret < 0)
-			return ret;
-		ret = 0;
-		nanosleep(&tick, NULL);
-	}
-	if (!ret && got != pid)
-		return log_err(c->log, got == -EEXIST ? EEXIST : (int)-got,
-			       got == -EEXIST ? "pid %d is in use by another process"
-					      : "creating pid %d:", pid);
-	return ret ? ret : remote_adopt(child, pid, &parent->rm);
-}
-
-/* Let a held task run to its end, passing on the signals it stops for. */
-static int run_to_death(struct rst_ctx *c, struct remote *r)
-{
-	int status, sig = 0;
-
-	for (;;) {
-		if (ptrace(PTRACE_CONT, r->pid, 0, sig))
-			return log_err(c->log, errno, "pid %d: PTRACE_CONT:", r->pid);
-		while (waitpid(r->pid, &status, __WALL) < 0 && errno == EINTR)
-			;
-		if (WIFEXITED(status) || WIFSIGNALED(status))
-			break;
-		sig = (status >> 16) ? 0 : WSTOPSIG(status);
-	}
-	r->seized = false;
-	return 0;
-}
-
-/* A held task exits with @code. */
-static int exit_with(struct rst_ctx *c, struct remote *r, int code)
-{
-	struct user_regs_struct regs = r->regs;
-
-	regs.rax = SYS_exit_group;
-	regs.rdi = code;
-	regs.orig_rax = -1;
-	regs.rip = r->sc_ip;
-	if (ptrace(PTRACE_SETREGS, r->pid, 0, &regs))
-		return log_err(c->log, errno, "pid %d: regs:", r->pid);
-	return run_to_death(c, r);
-}
-
-/* The parent of a child that just died forgets the SIGCHLD it brings
- * (and, with @reap, reaps it). */
-static int forget_child(struct rst_task *parent, pid_t child, bool reap)
-{
-	uint64_t set = 1ULL << (SIGCHLD - 1), zero[2] = { 0, 0 }, at, zat;
-	long got;
-	int ret = 0;
-
-	if (reap)
-		ret = rcheck(&parent->rm, NULL, "wait4", SYS_wait4, child, 0, __WALL, 0);
-	if (!ret)
-		ret = rst_scratch_put(parent, 0, &set, sizeof(set), &at);
-	if (!ret)
-		ret = rst_scratch_put(parent, 64, zero, sizeof(zero), &zat);
-	if (!ret)
-		ret = remote_call(&parent->rm, &got, SYS_rt_sigtimedwait, at, 0,
-				  zat, 8, 0, 0);
-	return ret;
-}
-
-#define MAX_HELPERS 64
-
-/* A stand-in for a session or group leader that has exited. */
-struct helper {
-	struct remote rm;
-	struct rst_task *parent;
-	struct rst_task as;	/* seen as a task, to fork from it */
-};
-
-struct helpers {
-	struct helper h[MAX_HELPERS];
-	int n;
-};
-
-static struct helper *helper_of(struct helpers *hs, pid_t pid)
-{
-	for (int i = 0; i < hs->n; i++)
-		if (hs->h[i].rm.pid == pid)
-			return &hs->h[i];
-	return NULL;
-}
-
-/* A helper with @pid forked by @parent; with @session it makes a session
- * (and so a group), else a group. */
-static struct helper *new_helper(struct rst_ctx *c, struct helpers *hs,
-				 struct rst_task *parent, pid_t pid, bool session,
-				 int *ret)
-{
-	struct helper *n;
-
-	if (hs->n == MAX_HELPERS) {
-		*ret = log_err(c->log, E2BIG, "too many groups and sessions without a leader");
-		return NULL;
-	}
-	n = &hs->h[hs->n++];
-	memset(n, 0, sizeof(*n));
-	n->rm.memfd = -1;
-	n->parent = parent;
-	*ret = puppet_fork(c, parent, pid, 0, SIGCHLD, &n->rm);
-	if (!*ret)
-		*ret = session ? rcheck(&n->rm, NULL, "setsid", SYS_setsid, 0)
-			       : rcheck(&n->rm, NULL, "setpgid", SYS_setpgid, 0, 0);
-	n->as = *parent;	/* same trampoline and scratch as its parent */
-	n->as.rm = n->rm;
-	n->as.pid = pid;
-	return *ret ? NULL : n;
-}
-
-static int end_helpers(struct rst_ctx *c, struct helpers *hs)
-{
-	int ret = 0;
-
-	for (int i = 0; i < hs->n; i++) {
-		struct helper *h = &hs->h[i];
-		bool made = h->rm.seized;
-		int r = made ? exit_with(c, &h->rm, 0) : 0;
-
-		/* one never made has no pid (0): wait4(0) would wait for
-		 * any child of its parent, and hang */
-		if (made && !r && !ret)
-			r = forget_child(h->parent, h->rm.pid, true);
-		remote_close(&h->rm);
-		ret = ret ? ret : r;
-	}
-	hs->n = 0;
-	return ret;
-}
-
-/* A process in a session whose leader has exited is forked, with
- * CLONE_PARENT, by a stand-in leader of that session that its parent
- * forked: so it has its parent, and is in that session (unless its
- * parent is in the session: then the parent forks it as usual). */
-static int fork_child(struct rst_ctx *c, struct helpers *hs,
-		      struct rst_task *parent, struct rst_task *t)
-{
-	uint64_t flags = (t->t.flags & TASK_SHARES_FILES ? CLONE_FILES : 0) |
-			 (t->t.flags & TASK_SHARES_FS ? CLONE_FS : 0) |
-			 (t->t.flags & TASK_SHARES_VM ? CLONE_VM : 0) |
-			 (t->t.flags & TASK_SHARES_SIGHAND ? CLONE_SIGHAND : 0);
-	struct rst_task *forker = parent;
-	pid_t sid = t->t.sid;
-	int ret = 0;
-
-	/* a parent in that session forks it into the session itself */
-	if (sid != (pid_t)c->tasks[0]->t.sid && sid != t->pid && !task_by_pid(c, sid) &&
-	    (pid_t)parent->t.sid != sid) {
-		struct helper *h = helper_of(hs, sid);
-
-		if (!h)
-			h = new_helper(c, hs, parent, sid, true, &ret);
-		if (ret)
-			return ret;
-		if (h->parent != parent)
-			return log_err(c->log, EOPNOTSUPP,
-				       "session %d: its members have different parents (not supported yet)",
-				       sid);
-		forker = &h->as;
-		flags |= CLONE_PARENT;
-	}
-	/* with CLONE_PARENT the exit signal is the forker's (clone3 wants 0) */
-	ret = puppet_fork(c, forker, t->pid, flags,
-			  flags & CLONE_PARENT ? 0 : t->t.exit_signal, &t->rm);
-
-	t->tramp = parent->tramp;
-	t->tramp_len = parent->tramp_len;
-	t->scratch = parent->scratch;
-	t->scratch_len = parent->scratch_len;
-	t->img_fd = parent->img_fd;
-	return ret;
-}
-
-static int stat_ids(pid_t pid, pid_t *pgid, pid_t *sid)
-{
-	unsigned long long f[PROC_STAT_FIELDS];
-	int ret = proc_stat(pid, NULL, f);
-
-	*pgid = f[5];
-	*sid = f[6];
-	return ret;
-}
-
-/* The root's own session and group, made before any child is forked
- * into them.  A root that led its session leads it again (setsid: its
- * group too).  A root in a session led outside the tree goes on in
- * restart's caller's session, as a job or a command run by ckpt restart
- * would, unless it is detached (--detach, not --shell-job): a daemon, it
- * gets a session and a group of its own, so that a hangup of restart's
- * terminal does not reach it.  A shell job, or any root that led its
- * group, leads its group again (the group of a root led elsewhere: it
- * joins that one with the other groups, in set_ids()). */
-static int root_ids(struct rst_ctx *c)
-{
-	struct rst_task *root = c->tasks[0];
-	bool job = c->flags & CKPT_SHELL_JOB;
-	int ret = 0;
-
-	if (!job && (root->t.sid == (uint32_t)root->pid || (c->flags & CKPT_DETACH))) {
-		ret = rcheck(&root->rm, NULL, "setsid", SYS_setsid, 0);
-		if (!ret && root->t.sid == (uint32_t)root->pid)
-			ret = tty_session_made(c, root);
-	} else if (root->t.pgid == (uint32_t)root->pid) {
-		ret = rcheck(&root->rm, NULL, "setpgid", SYS_setpgid, 0, 0);
-	}
-	return ret;
-}
-
-/* What a saved session or group id is now.  One led by a process of the
- * tree keeps its number, as does one whose leader has exited (a
- * stand-in makes it); the root's own, if led outside the tree, is
- * whatever the root has now (see root_ids(); 0 where restart's caller's
- * is outside restart's pid namespace). */
-struct id_map {
-	uint32_t root_sid, root_pgid;	/* the root's, as saved */
-	bool sid_out, pgid_out;		/* led outside the tree */
-	pid_t sid_now, pgid_now;	/* the root's, now */
-};
-
-static pid_t sid_of(const struct id_map *m, uint32_t sid)
-{
-	return m->sid_out && sid == m->root_sid ? m->sid_now : (pid_t)sid;
-}
-
-static pid_t pgid_of(const struct id_map *m, uint32_t pgid)
-{
-	return m->pgid_out && pgid == m->root_pgid ? m->pgid_now : (pid_t)pgid;
-}
-
-/* A session leader makes its session as soon as it exists, before its
- * children are forked into it. */
-static int make_session(struct rst_ctx *c, struct rst_task *t)
-{
-	pid_t pgid, sid;
-	int ret;
-
-	if (t == c->tasks[0] || t->t.sid != (uint32_t)t->pid)
-		return 0;
-	ret = stat_ids(t->pid, &pgid, &sid);
-	if (ret)
-		return log_err(c->log, -ret, "pid %d: stat:", t->pid);
-	ret = sid == t->pid ? 0 : rcheck(&t->rm, NULL, "setsid", SYS_setsid, 0);
-	return ret ? ret : tty_session_made(c, t);
-}
-
-/* Process groups, once every process exists; then a check that sessions
- * and groups came out as saved.  A process group whose leader has exited
- * gets a stand-in leader with its pid, forked by its first member (so in
- * the members' session): it makes the group, the members join, and it
- * goes again.  The root joins a group led by another process of the
- * tree last, once that one has made it. */
-static int set_ids(struct rst_ctx *c, struct helpers *hs)
-{
-	struct rst_task *root = c->tasks[0];
-	struct id_map m = {
-		.root_sid = root->t.sid,
-		.root_pgid = root->t.pgid,
-		.sid_out = root->t.sid != (uint32_t)root->pid,
-		.pgid_out = !task_by_pid(c, root->t.pgid),
-	};
-	pid_t pgid, sid;
-	int ret = stat_ids(root->pid, &m.pgid_now, &m.sid_now);
-
-	if (ret)
-		return log_err(c->log, -ret, "pid %d: stat:", root->pid);
-	for (int k = 1; k <= c->nr_tasks && !ret; k++) {
-		struct rst_task *t = c->tasks[k % c->nr_tasks];	/* the root last */
-		pid_t want = pgid_of(&m, t->t.pgid);
-
-		if (!task_by_pid(c, t->t.pgid) && !(m.pgid_out && t->t.pgid == m.root_pgid) &&
-		    !helper_of(hs, want))
-			new_helper(c, hs, t, want, false, &ret);	/* its leader exited */
-		if (!ret)
-			ret = stat_ids(t->pid, &pgid, &sid);
-		/* 0: the root's, outside restart's pid namespace, where it
-		 * cannot be named (its members are in it already) */
-		if (!ret && want != pgid && want)
-			ret = rcheck(&t->rm, NULL, "setpgid", SYS_setpgid, 0, want);
-	}
-	{
-		int r = end_helpers(c, hs);
-
-		ret = ret ? ret : r;
-	}
-	for (int i = 0; i < c->nr_tasks && !ret; i++) {	/* did it all work out? */
-		struct rst_task *t = c->tasks[i];
-
-		ret = stat_ids(t->pid, &pgid, &sid);
-		if (!ret && (sid_of(&m, t->t.sid) != sid || pgid_of(&m, t->t.pgid) != pgid))
-			ret = log_err(c->log, EOPNOTSUPP,
-				      "pid %d: cannot rebuild its session %u / group %u (it is in %d / %d)",
-				      t->pid, t->t.sid, t->t.pgid, sid, pgid);
-	}
-	return ret;
-}
-
-/* A zombie exits again with its status, and its parent forgets the
- * SIGCHLD that brings: it had had that one already. */
-static int end_zombie(struct rst_ctx *c, struct rst_task *parent,
-		      struct rst_task *t)
-{
-	int code = t->t.exit_code, ret;
-	uint64_t at;
-
-	if (WIFSIGNALED(code) && WTERMSIG(code) == SIGKILL) {
-		/* it cannot be blocked nor sent by the task to itself while
-		 * we hold it: it ends the task on the spot */
-		int st;
-
-		ret = kill(t->pid, SIGKILL) ?
-		      log_err(c->log, errno, "pid %d: kill:", t->pid) : 0;
-		while (!ret && waitpid(t->pid, &st, __WALL) < 0 && errno == EINTR)
-			;
-		t->rm.seized = false;
-	} else if (WIFSIGNALED(code)) {
-		int sig = WTERMSIG(code);
-		uint64_t dfl[4] = { 0 }, unblock = ~(1ULL << (sig - 1));
-
-		ret = rst_scratch_put(t, 0, dfl, sizeof(dfl), &at);
-		if (!ret)
-			ret = rcheck(&t->rm, NULL, "rt_sigaction", SYS_rt_sigaction,
-				     sig, at, 0, 8);
-		if (!ret)
-			ret = rcheck(&t->rm, NULL, "kill", SYS_kill, t->pid, sig);
-		if (!ret && ptrace(PTRACE_SETSIGMASK, t->pid, 8, &unblock))
-			ret = log_err(c->log, errno, "pid %d: mask:", t->pid);
-		if (!ret)
-			ret = run_to_death(c, &t->rm);
-	} else {
-		ret = exit_with(c, &t->rm, WEXITSTATUS(code));
-	}
-	return ret ? ret : forget_child(parent, t->pid, false);
-}
-
-struct rst_task *rst_owner(struct rst_ctx *c, struct rst_task *t, uint32_t share)
-{
-	/* image_model() checked each parent is in the image before its
-	 * child: the walk ends */
-	while (t->t.flags & share)
-		t = task_by_pid(c, t->t.ppid);
-	return t;
 }
 
 /* The image fd goes with the last process built on each fd table, the
@@ -934,44 +356,19 @@ static int watch_release(struct rst_ctx *c)
 	return ret;
 }
 
-/* The whole tree, held; nothing runs until every process is built. */
-static int build_tree(struct rst_ctx *c)
+/* Every process is built (unless @ret, an error): once their pages are
+ * all known good, the kinds' last steps, then each is let go.  A
+ * failure passes the same test points and ends the keeper too. */
+static int release_tree(struct rst_ctx *c, int ret)
 {
-	struct helpers *hs = calloc(1, sizeof(*hs));
-	int ret = hs ? setup_puppet(c, c->tasks[0]) : log_err(c->log, ENOMEM, "helpers:");
-
-	mark_last_users(c);
-	if (!ret)
-		ret = root_ids(c);
-
-	for (int i = 1; i < c->nr_tasks && !ret; i++) {
-		ret = fork_child(c, hs, task_by_pid(c, c->tasks[i]->t.ppid), c->tasks[i]);
-		if (!ret)
-			ret = make_session(c, c->tasks[i]);
-	}
-	if (!ret)
-		ret = set_ids(c, hs);
-	else if (hs)
-		end_helpers(c, hs);
-	free(hs);
-	for (int i = 1; i < c->nr_tasks && !ret; i++)
-		if (c->tasks[i]->t.flags & TASK_ZOMBIE)
-			ret = end_zombie(c, task_by_pid(c, c->tasks[i]->t.ppid),
-					 c->tasks[i]);
-	for (int i = 0; i < c->nr_tasks && !ret; i++) {
-		c->log->pid = c->tasks[i]->pid;
-		if (!(c->tasks[i]->t.flags & TASK_ZOMBIE))
-			ret = build(c, c->tasks[i]);
-		test_point(c->log, "task built");
-	}
-	c->log->pid = 0;
 	/* every page is in place: they must all be good before anything
 	 * runs or is seen outside the tree */
 	if (!ret)
 		ret = pv_finish(c);
 	test_point(c->log, "pages verified");
-	if (!ret)
-		ret = tty_job_start(c);
+	for (int i = 0; i < ckpt_nr_kinds && !ret; i++)
+		if (ckpt_kinds[i]->restore_built)
+			ret = ckpt_kinds[i]->restore_built(c);
 	for (int i = 0; i < ckpt_nr_kinds && !ret; i++)
 		if (ckpt_kinds[i]->restore_end)
 			ret = ckpt_kinds[i]->restore_end(c);
@@ -998,6 +395,24 @@ static int build_tree(struct rst_ctx *c)
 	return ret;
 }
 
+/* The whole tree, held; nothing runs until every process is built. */
+static int build_tree(struct rst_ctx *c)
+{
+	int ret = setup_puppet(c, c->tasks[0]);
+
+	mark_last_users(c);
+	if (!ret)
+		ret = rst_fork_tree(c);
+	for (int i = 0; i < c->nr_tasks && !ret; i++) {
+		c->log->pid = c->tasks[i]->pid;
+		if (!(c->tasks[i]->t.flags & TASK_ZOMBIE))
+			ret = build(c, c->tasks[i]);
+		test_point(c->log, "task built");
+	}
+	c->log->pid = 0;
+	return release_tree(c, ret);
+}
+
 /* Every process made so far is killed and gone before we return: we
  * reap our child the root, and (being a subreaper while we build) the
  * others it leaves orphaned. */
@@ -1018,7 +433,7 @@ static void destroy_tree(struct rst_ctx *c)
 		for (; ms < ZOMBIE_WAIT_MS; ms += 2) {	/* all in one bound */
 			pid_t r = waitpid(t->pid, &status, __WALL | WNOHANG);
 
-			if (r < 0 && errno != EINTR && pid_state(t->pid, &state))
+			if (r < 0 && errno != EINTR && proc_state(t->pid, &state))
 				break;	/* gone */
 			nanosleep(&tick, NULL);
 		}
@@ -1036,7 +451,7 @@ int ckpt_restart_r(pid_t pid, int fd, unsigned long flags, int logfd,
 	pid_t got = 0;
 
 	if (flags & CKPT_PIDNS)
-		return pidns_restart(pid, fd, flags, logfd, res);
+		return pidns_restart(pid, fd, flags, logfd, res, ckpt_restart_r);
 	img = img_seekable(fd, &log);
 	ret = img < 0 ? img : 0;
 	c.img_fd = img;

@@ -798,7 +798,7 @@ static int slave_ioctl(struct rst_ctx *c, struct rst_task *t, struct rst_tty *e,
  * session, before any member is forked.  ckpt keeps a slave description
  * open meanwhile (the session would lose its terminal when the last
  * slave description closes). */
-int tty_session_made(struct rst_ctx *c, struct rst_task *t)
+static int ttyk_session_made(struct rst_ctx *c, struct rst_task *t)
 {
 	struct tty_table *tt = KCSTATE(c, kind_tty);
 	int ret = 0;
@@ -822,7 +822,9 @@ static int ttyk_restore(struct rst_ctx *c, struct rst_task *t)
 	return ret;
 }
 
-int tty_job_start(struct rst_ctx *c)
+/* With --shell-job, the terminal goes to the restored job (its termios,
+ * the foreground) just before it is let go. */
+static int ttyk_job_start(struct rst_ctx *c)
 {
 	struct tty_table *tt = KCSTATE(c, kind_tty);
 	pid_t pg;
@@ -910,6 +912,8 @@ const struct kind_ops kind_tty = {
 	.load = ttyk_load,
 	.check = ttyk_check,
 	.restore = ttyk_restore,
+	.session_made = ttyk_session_made,
+	.restore_built = ttyk_job_start,
 	.free_ctx = ttyk_free_ctx,
 	.show = ttyk_show,
 };

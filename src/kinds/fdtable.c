@@ -22,6 +22,7 @@
 #include "../../include/ckpt.h"
 #include "../arch/x86/compat.h"
 #include "../files.h"
+#include "../model.h"
 #include "cuda.h"
 
 #define MAX_FDS (1 << 20)

@@ -17,66 +17,26 @@
  * The kind's parts: mm_dump.c (checkpoint), mm_load.c (restart: the
  * records checked into the model, and against this machine),
  * mm_restore.c (the puppet's address space rebuilt), the vdso in
- * arch/x86/vdso.c; here the table, `ckpt info`, and the gaps restart
- * finds for mappings of its own.
+ * arch/x86/vdso.c; here the table, `ckpt info`, and the saved layout
+ * that restart's own mappings keep clear of (areas()).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 
+#include "../model.h"
 #include "mm.h"
 
-#define PAGE		4096ULL
-
-struct span {
-	uint64_t start, end;
-};
-
-static int span_cmp(const void *a, const void *b)
+/* The saved layout, which restart's own mappings keep clear of. */
+static int mm_areas(struct rst_ctx *c, struct rst_task *t, struct spans *l)
 {
-	const struct span *x = a, *y = b;
+	struct mm_state *s = KSTATE(t, kind_mm);
+	int ret = 0;
 
-	return x->start < y->start ? -1 : x->start > y->start;
-}
-
-int mm_find_gap(struct rst_ctx *c, const struct vma_list *busy,
-		uint64_t len, uint64_t *addr)
-{
-	int n = 0, total = busy->n;
-	struct span *sp;
-	uint64_t cand = 1ULL << 20;
-
-	for (int j = 0; j < c->nr_tasks; j++) {
-		struct mm_state *s = KSTATE(c->tasks[j], kind_mm);
-
-		total += s ? s->nr : 0;
-	}
-	sp = malloc((total + 1) * sizeof(*sp));
-	if (!sp)
-		return -ENOMEM;
-	for (int j = 0; j < c->nr_tasks; j++) {
-		struct mm_state *s = KSTATE(c->tasks[j], kind_mm);
-
-		for (int i = 0; s && i < s->nr; i++)
-			sp[n++] = (struct span){ s->vmas[i].v.start, s->vmas[i].v.end };
-	}
-	for (int i = 0; i < busy->n; i++)
-		sp[n++] = (struct span){ busy->v[i].start, busy->v[i].end };
-	qsort(sp, n, sizeof(*sp), span_cmp);
-	for (int i = 0; i < n; i++) {
-		/* a guard page either side keeps the kernel from merging */
-		if (sp[i].end + PAGE <= cand)
-			continue;
-		if (sp[i].start >= cand + len + PAGE)
-			break;
-		cand = sp[i].end + PAGE;
-	}
-	free(sp);
-	if (cand + len > TASK_SIZE_64)
-		return -ENOMEM;
-	*addr = cand;
-	return 0;
+	for (int i = 0; s && i < s->nr && !ret; i++)
+		ret = spans_add(l, s->vmas[i].v.start, s->vmas[i].v.end);
+	return ret;
 }
 
 static void mm_show(struct info_out *o, const struct rec *r)
@@ -137,6 +97,7 @@ const struct kind_ops kind_mm = {
 	.load = mm_load,		/* mm_load.c */
 	.check = mm_check,
 	.restore = mm_restore,		/* mm_restore.c */
+	.areas = mm_areas,
 	.free = mm_free,
 	.free_ctx = mm_free_ctx,
 	.show = mm_show,

@@ -1,6 +1,6 @@
-/* mm.h - what the mm kind keeps of an image, shared with restart.c, and
- * what the kind's parts (mm.c, mm_dump.c, mm_load.c, mm_restore.c) give
- * each other. */
+/* mm.h - what the mm kind keeps of an image, and what the kind's parts
+ * (mm.c, mm_dump.c, mm_load.c, mm_restore.c, and the vdso's,
+ * arch/x86/vdso.c) give each other. */
 #ifndef CKPT_MM_H
 #define CKPT_MM_H
 
@@ -55,9 +55,5 @@ void mm_free_ctx(void *state);
 /* mm_load.c: the first area of shared anonymous object @id, NULL if
  * none. */
 const struct shm_first *mm_shm_first(struct rst_ctx *c, uint32_t id);
-/* A free range of len bytes, in no process's layout of the image nor in
- * @busy. */
-int mm_find_gap(struct rst_ctx *c, const struct vma_list *busy,
-		uint64_t len, uint64_t *addr);
 
 #endif

@@ -36,7 +36,7 @@
 #include <unistd.h>
 
 #include "../dataruns.h"
-#include "mm.h"
+#include "../model.h"
 #include "sysvshm.h"
 
 #define PAGE		4096ULL
@@ -426,7 +426,7 @@ static int attach_part(struct rst_ctx *c, struct rst_task *t,
 
 	if (ret)
 		return log_err(c->log, -ret, "pid %d: reading maps:", t->pid);
-	ret = mm_find_gap(c, &busy, seglen, &gap);
+	ret = rst_find_gap(c, &busy, seglen, &gap);
 	vma_list_free(&busy);
 	if (ret)
 		return log_err(c->log, ENOMEM, "pid %d: no room to attach SysV shared memory id %d",

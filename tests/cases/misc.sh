@@ -1,6 +1,8 @@
-# misc.sh - the unit tests of tests/unit/ and the demo.
+# misc.sh - the unit tests of tests/unit/, the demo, and the layers of
+# the code (tests/layers.sh).
 t unit                     noroot
 t demo
+t layers                   noroot
 
 # The demo, non-interactively.
 test_demo() {
@@ -15,4 +17,10 @@ test_unit() {
 		"$u" || rc=1
 	done
 	return $rc
+}
+
+# Calls between the release objects go only downward: no circle between
+# groups of files, no call up into an orchestrator (tests/layers.sh).
+test_layers() {
+	bash tests/layers.sh
 }

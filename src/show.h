@@ -1,6 +1,7 @@
-/* info.h - `ckpt info` output, as text for people or JSON for scripts. */
-#ifndef CKPT_INFO_H
-#define CKPT_INFO_H
+/* show.h - `ckpt info` output, as text for people or JSON for scripts:
+ * what each kind's show() prints a record's fields with. */
+#ifndef CKPT_SHOW_H
+#define CKPT_SHOW_H
 
 #include <stdbool.h>
 #include <stdint.h>
