@@ -66,6 +66,10 @@ static int wait_first_stop(struct remote *r, int *status)
 	for (;;) {
 		pid_t p = waitpid(r->pid, status, __WALL | WNOHANG);
 
+		if (p > 0 && (WIFEXITED(*status) || WIFSIGNALED(*status))) {
+			r->seized = false;	/* it ended before it stopped */
+			return -ESRCH;
+		}
 		if (p != 0)
 			return p < 0 && errno == EINTR ? wait_stop(r, status) :
 			       p < 0 ? log_err(r->log, errno, "waitpid %d:", r->pid) :
@@ -154,8 +158,13 @@ int remote_seize(struct remote *r, pid_t pid, bool exitkill,
 	r->log = log;
 	r->memfd = -1;
 	if (ptrace(PTRACE_SEIZE, pid, 0, opts)) {
-		if (errno == ESRCH)
-			return -ESRCH;	/* gone: the caller knows if that matters */
+		char state = 0;
+
+		/* gone, or ending (a zombie cannot be traced): the caller
+		 * knows if that matters */
+		if (errno == ESRCH || (errno == EPERM &&
+				       (proc_state(pid, &state) || state == 'Z' || state == 'X')))
+			return -ESRCH;
 		if (errno == EPERM)
 			return log_err(log, EPERM,
 				       "cannot trace pid %d: not permitted (traced by another tool, or protected)",

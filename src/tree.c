@@ -67,8 +67,7 @@ static int seize_threads(struct cpt_ctx *c, struct cpt_task *t)
 	bool more = true;
 
 	if (ret == -ESRCH)
-		return log_err(c->log, ESRCH, "pid %d exited while being checkpointed",
-			       t->pid);
+		return ret;	/* the caller says if that matters */
 	if (!ret)
 		ret = add_thread(c, t, t->pid);
 	while (!ret && more) {
@@ -142,12 +141,21 @@ static int add_task(struct cpt_ctx *c, pid_t pid, pid_t ppid)
 	t->ppid = ppid;
 	t->rm.memfd = -1;
 	c->tasks[c->nr_tasks++] = t;
+	if (state != 'Z')
+		ret = seize_threads(c, t);
+	/* A child that ended before it stopped stays a zombie: its parent,
+	 * held already, cannot reap it. */
+	if (ret == -ESRCH && ppid && !preflight(c->log, pid, &state, f) && state == 'Z') {
+		t->nr_threads = 0;
+		ret = 0;
+	}
+	if (ret == -ESRCH)
+		return log_err(c->log, ESRCH, "pid %d exited while being checkpointed", pid);
 	if (state == 'Z') {
 		t->zombie = true;
 		t->exit_code = f[52];	/* as wait() would report it */
 		return 0;
 	}
-	ret = seize_threads(c, t);
 	return ret ? ret : seccomp_hold(c, t);
 }
 
