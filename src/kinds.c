@@ -65,6 +65,32 @@ const struct kind_ops *kind_for_type(uint32_t type)
 	return NULL;
 }
 
+int kind_dump_init(struct cpt_ctx *c)
+{
+	for (int i = 0; i < ckpt_nr_kinds; i++) {
+		size_t size = ckpt_kinds[i]->dump_size;
+
+		if (size && !(c->kind_state[i] = calloc(1, size)))
+			return log_err(c->log, ENOMEM, "%s state:", ckpt_kinds[i]->name);
+	}
+	return 0;
+}
+
+void kind_dump_free(struct cpt_ctx *c)
+{
+	for (int i = 0; i < ckpt_nr_kinds; i++) {
+		if (c->kind_state[i] && ckpt_kinds[i]->dump_free)
+			ckpt_kinds[i]->dump_free(c, c->kind_state[i]);
+		free(c->kind_state[i]);
+		c->kind_state[i] = NULL;
+	}
+}
+
+void *kind_dump_state(struct cpt_ctx *c, const struct kind_ops *k)
+{
+	return c->kind_state[kind_index(k)];
+}
+
 void *kind_state(struct rst_task *t, const struct kind_ops *k, size_t size)
 {
 	int i = kind_index(k);

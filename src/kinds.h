@@ -63,81 +63,10 @@ struct cpt_ctx {
 	unsigned long flags;
 	struct cpt_task **tasks;	/* the tree, parents before children */
 	int nr_tasks;
-	uint32_t next_objref;
-	struct cpt_file *files;	/* descriptions written so far (objrefs) */
-	int nr_files;
-	struct cpt_shm *shm;	/* shared memory objects seen so far */
-	int nr_shm;
-	struct cpt_shm *fifos;	/* FIFOs (by inode) whose buffer is written */
-	int nr_fifos;
-	struct cpt_pipe *pipes;	/* every pipe the tree holds an end of */
-	int nr_pipes;
-	bool pipes_scanned;
-	struct cpt_pty *ptys;	/* every pty master the tree holds */
-	int nr_ptys;
-	bool ptys_scanned;
-	uint32_t job_tty;	/* the job's terminal's TTY record, once written */
-	struct cpt_sock *socks;	/* TCP sockets ckpt holds in repair mode */
-	int nr_socks;
-	struct unix_cpt *unix_sk;	/* unix_graph.c: every unix socket, once asked */
-	struct cpt_sysv *sysv;	/* SysV shm segments written so far */
-	int nr_sysv;
-	struct seccomp_cpt *seccomp;	/* seccomp.c: filters written so far */
+	uint32_t next_objref;	/* the last objref given out, by any kind */
 	struct guard_cache guard;	/* gadgets found per file (guard.h) */
 	struct keeper keeper;	/* undoes TCP repair if we die (keeper.h) */
-	struct cuda_cpt *cuda;	/* cuda.c: processes the CUDA driver holds */
-};
-
-/* A SysV shared memory segment in the image (src/kinds/sysvshm.c). */
-struct cpt_sysv {
-	int32_t shmid;
-	uint32_t id;		/* its SYSV_SHM record */
-};
-
-struct cpt_pty {
-	uint32_t index;		/* /dev/pts/N */
-	pid_t pid;		/* a process of the tree with the master */
-	int fd;
-	uint32_t id;		/* its TTY record, once written */
-};
-
-/* A TCP connection taken into repair mode to be read
- * (src/files/tcp_repair.c): ckpt's own copy of it, and what was read,
- * checked again at the end. */
-struct cpt_sock {
-	int sk;
-	pid_t pid;
-	int fd;
-	int reuse;		/* SO_REUSEADDR, which repair mode overrides */
-	uint32_t rcv_nxt, write_seq;
-	bool locked;		/* its network lock made (src/files/netlock.c) */
-	bool opening;		/* SYN_SENT: held only to be checked, not in
-				 * repair mode, not locked */
-	struct rec_inet conn;	/* its addresses, for the lock */
-};
-
-struct cpt_pipe {
-	uint64_t ino;
-	bool has_read, has_write;
-	pid_t reader;		/* a process of the tree with the read end */
-	int reader_fd;
-	uint32_t id;		/* its PIPE record, once written */
-};
-
-/* A shared anonymous memory object, or a file with no name (a memfd, a
- * deleted file: its FILE_OBJ is written), found again by its inode. */
-struct cpt_shm {
-	uint64_t dev, ino;
-	uint32_t id;
-	uint32_t file_kind;	/* 0: shared anonymous; else FILE_* */
-};
-
-/* A file description already in the image, found again through kcmp. */
-struct cpt_file {
-	pid_t pid;
-	int fd;
-	uint32_t id;
-	uint64_t dev, ino;
+	void *kind_state[MAX_KINDS];	/* each kind's (kind_dump_state()) */
 };
 
 /* tree.c: find and hold the tree rooted at @root, every thread of every
@@ -150,9 +79,6 @@ void tree_free(struct cpt_ctx *c);
  * their filters while we hold them (PTRACE_O_SUSPEND_SECCOMP), and what
  * cannot be restored is refused now. */
 int seccomp_hold(struct cpt_ctx *c, struct cpt_task *t);
-/* files/unix_graph.c: what checkpoint found of unix sockets
- * (cpt_ctx.unix_sk) */
-void unix_cpt_free(struct unix_cpt *u);
 
 /* A thread to restore: its tid, what each kind loaded for it, and once
  * it exists, its remote (threads[0] is the main thread, t->rm). */
@@ -241,6 +167,12 @@ struct kind_ops {
 	void (*dump_end)(struct cpt_ctx *c, bool killed);
 	/* Restart: every process is built, none is released yet. */
 	int (*restore_end)(struct rst_ctx *c);
+	/* Checkpoint: the bytes of the kind's state for the whole
+	 * checkpoint (kind_dump_state()), zeroed before anything is done;
+	 * at the end dump_free frees what it holds, then the state is
+	 * freed. */
+	size_t dump_size;
+	void (*dump_free)(struct cpt_ctx *c, void *state);
 };
 
 extern const struct kind_ops kind_task, kind_pipe, kind_fobj, kind_fifo, kind_tty,
@@ -251,6 +183,14 @@ extern const struct kind_ops *const ckpt_kinds[];
 extern const int ckpt_nr_kinds;
 int kind_index(const struct kind_ops *k);
 const struct kind_ops *kind_for_type(uint32_t type);
+
+/* The state of each kind that has one (dump_size), for a checkpoint:
+ * made zeroed, 0 or -ENOMEM (reported); freed, each kind's dump_free
+ * first. */
+int kind_dump_init(struct cpt_ctx *c);
+void kind_dump_free(struct cpt_ctx *c);
+/* Kind @k's state in @c: never NULL once kind_dump_init() succeeded. */
+void *kind_dump_state(struct cpt_ctx *c, const struct kind_ops *k);
 
 /* checkpoint.c: whether ckpt_cancel() was called (a signal): the
  * checkpoint fails at its next step, undoing what it did. */

@@ -332,12 +332,5 @@ void tree_free(struct cpt_ctx *c)
 		free(t);
 	}
 	free(c->tasks);
-	free(c->files);
-	free(c->shm);
-	free(c->pipes);
-	free(c->ptys);
-	free(c->fifos);
-	free(c->sysv);
-	unix_cpt_free(c->unix_sk);
 	guard_cache_free(&c->guard);
 }

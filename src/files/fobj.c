@@ -41,6 +41,18 @@
 
 /* ---- checkpoint ---- */
 
+/* An object in the image, found again by its inode. */
+struct cpt_fobj {
+	uint64_t dev, ino;
+	uint32_t id;
+};
+
+/* The checkpoint's: every object written so far. */
+struct fobj_cpt {
+	struct cpt_fobj *e;
+	int n;
+};
+
 /* What the link names, without "/memfd:" and " (deleted)". */
 static int obj_name(const char *link, uint32_t kind, char *name, size_t n)
 {
@@ -134,7 +146,8 @@ static int write_obj(struct cpt_ctx *c, pid_t pid, int fd, const char *link,
 int fobj_ref(struct cpt_ctx *c, pid_t pid, const char *proc_path,
 	     const char *link, uint32_t *id)
 {
-	struct cpt_shm *n;
+	struct fobj_cpt *fc = kind_dump_state(c, &kind_fobj);
+	struct cpt_fobj *n;
 	struct stat st;
 	uint32_t kind = 0;
 	int fd, ret;
@@ -145,28 +158,34 @@ int fobj_ref(struct cpt_ctx *c, pid_t pid, const char *proc_path,
 			      proc_path, link);
 		goto out;
 	}
-	for (int i = 0; i < c->nr_shm; i++)
-		if (c->shm[i].dev == st.st_dev && c->shm[i].ino == st.st_ino &&
-		    c->shm[i].file_kind) {
-			*id = c->shm[i].id;
+	for (int i = 0; i < fc->n; i++)
+		if (fc->e[i].dev == st.st_dev && fc->e[i].ino == st.st_ino) {
+			*id = fc->e[i].id;
 			ret = 0;
 			goto out;
 		}
 	ret = obj_kind(c, pid, fd, link, &st, &kind);
-	n = ret ? NULL : realloc(c->shm, (c->nr_shm + 1) * sizeof(*n));
+	n = ret ? NULL : realloc(fc->e, (fc->n + 1) * sizeof(*n));
 	if (!ret && !n)
 		ret = log_err(c->log, ENOMEM, "file objects:");
 	if (ret)
 		goto out;
-	c->shm = n;
+	fc->e = n;
 	*id = ++c->next_objref;
 	ret = write_obj(c, pid, fd, link, &st, kind, *id);
 	if (!ret)
-		n[c->nr_shm++] = (struct cpt_shm){ st.st_dev, st.st_ino, *id, kind };
+		n[fc->n++] = (struct cpt_fobj){ st.st_dev, st.st_ino, *id };
 out:
 	if (fd >= 0)
 		close(fd);
 	return ret;
+}
+
+static void fobj_dump_free(struct cpt_ctx *c, void *state)
+{
+	struct fobj_cpt *fc = state;
+
+	free(fc->e);
 }
 
 /* ---- restart ---- */
@@ -468,6 +487,8 @@ const struct kind_ops kind_fobj = {
 	.name = "fobj",
 	.types = { REC_FILE_OBJ, REC_FILE_DATA },
 	.phase = PHASE_IMAGE,
+	.dump_size = sizeof(struct fobj_cpt),
+	.dump_free = fobj_dump_free,
 	.load = fobj_load,
 	.check = fobj_check,
 	.free_ctx = fobj_free_ctx,

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "../kinds.h"
+#include "inet.h"
 #include "keeper.h"
 #include "netlock.h"
 

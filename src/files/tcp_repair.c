@@ -62,19 +62,26 @@ static bool fin_rcvd(int state)
 
 /* ---- checkpoint ---- */
 
+/* The checkpoint's: the connections ckpt holds. */
+struct inet_cpt {
+	struct cpt_sock *socks;
+	int nr_socks;
+};
+
 /* The peer's packets are dropped before the connection is read, and
  * until it is restored or the checkpoint ends (netlock.c).  Without a
  * lock the checkpoint goes on: one warning. */
 static void conn_lock(struct cpt_ctx *c, struct cpt_sock *s)
 {
+	const struct inet_cpt *ic = kind_dump_state(c, &kind_inet);
 	bool ready = false, warned = false;
 	char why[160];
 
-	for (int i = 0; i < c->nr_socks - 1; i++) {
-		if (c->socks[i].opening)
+	for (int i = 0; i < ic->nr_socks - 1; i++) {
+		if (ic->socks[i].opening)
 			continue;
-		ready |= c->socks[i].locked && c->socks[i].conn.family == s->conn.family;
-		warned |= !c->socks[i].locked;
+		ready |= ic->socks[i].locked && ic->socks[i].conn.family == s->conn.family;
+		warned |= !ic->socks[i].locked;
 	}
 	s->locked = !netlock_add(&s->conn, ready, why, sizeof(why));
 	if (!s->locked && !warned)
@@ -97,16 +104,17 @@ static void conn_unlock(struct cpt_ctx *c, struct cpt_sock *s)
 static int add_sock(struct cpt_ctx *c, const struct fd_probe *p, int sk,
 		    const struct rec_inet *ri, struct cpt_sock **out)
 {
-	struct cpt_sock *n = realloc(c->socks, (c->nr_socks + 1) * sizeof(*n));
+	struct inet_cpt *ic = kind_dump_state(c, &kind_inet);
+	struct cpt_sock *n = realloc(ic->socks, (ic->nr_socks + 1) * sizeof(*n));
 	int copy;
 
 	if (!n)
 		return log_err(c->log, ENOMEM, "socket table:");
-	c->socks = n;
+	ic->socks = n;
 	copy = fcntl(sk, F_DUPFD_CLOEXEC, 3);
 	if (copy < 0)
 		return log_err(c->log, errno, "pid %d fd %d: dup:", p->pid, p->fd);
-	n = &c->socks[c->nr_socks++];
+	n = &ic->socks[ic->nr_socks++];
 	*n = (struct cpt_sock){ .sk = copy, .pid = p->pid, .fd = p->fd,
 				.reuse = ri->opt[INET_OPT_REUSEADDR], .conn = *ri };
 	*out = n;
@@ -116,6 +124,7 @@ static int add_sock(struct cpt_ctx *c, const struct fd_probe *p, int sk,
 static int conn_hold(struct cpt_ctx *c, const struct fd_probe *p, int sk,
 		     const struct rec_inet *ri, struct cpt_sock **out)
 {
+	struct inet_cpt *ic = kind_dump_state(c, &kind_inet);
 	struct cpt_sock *n;
 	int err, ret = add_sock(c, p, sk, ri, &n);
 
@@ -128,14 +137,14 @@ static int conn_hold(struct cpt_ctx *c, const struct fd_probe *p, int sk,
 	if (ret) {
 		conn_unlock(c, n);
 		close(n->sk);
-		c->nr_socks--;
+		ic->nr_socks--;
 		return ret;
 	}
 	if (sock_set_int(n->sk, IPPROTO_TCP, TCP_REPAIR, TCP_REPAIR_ON)) {
 		err = errno;
 		conn_unlock(c, n);
 		close(n->sk);
-		c->nr_socks--;
+		ic->nr_socks--;
 		return log_err(c->log, err, "pid %d fd %d: TCP_REPAIR:", p->pid, p->fd);
 	}
 	*out = n;
@@ -329,8 +338,10 @@ int tcp_hold_opening(struct cpt_ctx *c, const struct fd_probe *p, int sk,
  * sent again.) */
 static int inet_dump_check(struct cpt_ctx *c)
 {
-	for (int i = 0; i < c->nr_socks; i++) {
-		struct cpt_sock *s = &c->socks[i];
+	struct inet_cpt *ic = kind_dump_state(c, &kind_inet);
+
+	for (int i = 0; i < ic->nr_socks; i++) {
+		struct cpt_sock *s = &ic->socks[i];
 		uint32_t rcv = 0, wr = 0;
 		struct tcp_info ti;
 		socklen_t len = sizeof(ti);
@@ -371,8 +382,10 @@ static int inet_dump_check(struct cpt_ctx *c)
  * at all.  (A half-closed connection still waits for a retransmission.) */
 static void inet_dump_end(struct cpt_ctx *c, bool killed)
 {
-	for (int i = 0; i < c->nr_socks; i++) {
-		struct cpt_sock *s = &c->socks[i];
+	struct inet_cpt *ic = kind_dump_state(c, &kind_inet);
+
+	for (int i = 0; i < ic->nr_socks; i++) {
+		struct cpt_sock *s = &ic->socks[i];
 
 		if (!killed)
 			conn_unlock(c, s);
@@ -383,9 +396,9 @@ static void inet_dump_end(struct cpt_ctx *c, bool killed)
 				 s->fd, strerror(errno));
 		close(s->sk);
 	}
-	free(c->socks);
-	c->socks = NULL;
-	c->nr_socks = 0;
+	free(ic->socks);
+	ic->socks = NULL;
+	ic->nr_socks = 0;
 	keeper_done(c);
 }
 
@@ -610,6 +623,7 @@ static void inet_free_ctx(void *state)
 
 const struct kind_ops kind_inet = {
 	.name = "inet",
+	.dump_size = sizeof(struct inet_cpt),
 	.dump_check = inet_dump_check,
 	.dump_end = inet_dump_end,
 	.restore_end = inet_restore_end,

@@ -526,13 +526,17 @@ static int cuda_undo(struct cpt_ctx *c, struct cuda_cpt *cc)
 	return ret;
 }
 
-static void cuda_cpt_free(struct cuda_cpt *cc)
+/* Back to holding nothing. */
+static void cuda_cpt_reset(struct cuda_cpt *cc)
 {
-	if (!cc)
-		return;
 	free(cc->p);
 	free(cc->tree);
-	free(cc);
+	*cc = (struct cuda_cpt){ 0 };
+}
+
+static void cuda_dump_free(struct cpt_ctx *c, void *state)
+{
+	cuda_cpt_reset(state);
 }
 
 /* The tree's processes with a CUDA device open, into cc->p. */
@@ -652,20 +656,17 @@ static int lock_and_checkpoint(struct cpt_ctx *c, struct cuda_cpt *cc)
 
 int cuda_freeze(struct cpt_ctx *c, pid_t root)
 {
-	struct cuda_cpt *cc = calloc(1, sizeof(*cc));
+	struct cuda_cpt *cc = kind_dump_state(c, &kind_cuda);
 	uint64_t t0 = now_ns();
 	int ret;
 
-	if (!cc)
-		return log_err(c->log, ENOMEM, "CUDA:");
 	ret = walk_tree(c, cc, root);
 	if (!ret)
 		ret = find_procs(c, cc);
 	if (ret || !cc->n) {
-		cuda_cpt_free(cc);
+		cuda_cpt_reset(cc);
 		return ret;
 	}
-	c->cuda = cc;
 	ret = precheck(c, cc);
 	if (!ret)
 		ret = lock_and_checkpoint(c, cc);
@@ -691,8 +692,7 @@ int cuda_freeze(struct cpt_ctx *c, pid_t root)
 	}
 	if (ret) {
 		cuda_undo(c, cc);
-		c->cuda = NULL;
-		cuda_cpt_free(cc);
+		cuda_cpt_reset(cc);
 	} else {
 		log_info(c->log, "CUDA: %d processes checkpointed by the driver in %.1f ms",
 			 cc->n, (now_ns() - t0) / 1e6);
@@ -702,14 +702,14 @@ int cuda_freeze(struct cpt_ctx *c, pid_t root)
 
 int cuda_thaw(struct cpt_ctx *c, bool killed)
 {
+	struct cuda_cpt *cc = kind_dump_state(c, &kind_cuda);
 	int ret = 0;
 
-	if (!c->cuda)
+	if (!cc->n)
 		return 0;
 	if (!killed)
-		ret = cuda_undo(c, c->cuda);
-	cuda_cpt_free(c->cuda);
-	c->cuda = NULL;
+		ret = cuda_undo(c, cc);
+	cuda_cpt_reset(cc);
 	return ret;
 }
 
@@ -724,13 +724,14 @@ const char *cuda_why_not(struct cpt_ctx *c, pid_t pid)
 
 static int cuda_dump(struct cpt_ctx *c, struct cpt_task *t)
 {
-	struct cuda_proc *p = NULL;
+	const struct cuda_cpt *cc = kind_dump_state(c, &kind_cuda);
+	const struct cuda_proc *p = NULL;
 	struct rec_cuda r = { .version = CUDA_REC_VERSION };
 	bool found = false;
 
-	for (int i = 0; c->cuda && i < c->cuda->n; i++)
-		if (c->cuda->p[i].pid == t->pid && c->cuda->p[i].done == CU_CHECKPOINTED)
-			p = &c->cuda->p[i];
+	for (int i = 0; i < cc->n; i++)
+		if (cc->p[i].pid == t->pid && cc->p[i].done == CU_CHECKPOINTED)
+			p = &cc->p[i];
 	if (!p)
 		return 0;
 	for (int i = 0; i < t->nr_threads; i++)
@@ -901,6 +902,8 @@ const struct kind_ops kind_cuda = {
 	.types = { REC_CUDA },
 	.phase = PHASE_STATE,
 	.dump = cuda_dump,
+	.dump_size = sizeof(struct cuda_cpt),
+	.dump_free = cuda_dump_free,
 	.load = cuda_load,
 	.check = cuda_check,
 	.restore_end = cuda_restore_end,

@@ -28,6 +28,20 @@
 
 /* ---- checkpoint ---- */
 
+/* A file description already in the image, found again through kcmp. */
+struct cpt_file {
+	pid_t pid;
+	int fd;
+	uint32_t id;
+	uint64_t dev, ino;
+};
+
+/* The checkpoint's: every description written so far. */
+struct files_cpt {
+	struct cpt_file *files;
+	int n;
+};
+
 static const struct file_ops *const file_kinds[] = {
 	&file_pipe,	/* before inherit: a pipe inside the tree at fd 0-2 */
 	&file_tty,	/* before inherit: a pty inside the tree, the job's tty */
@@ -213,8 +227,10 @@ static int list_fds(struct cpt_ctx *c, pid_t pid, int **out, int *n)
 static uint32_t known_file(struct cpt_ctx *c, pid_t pid, int fd,
 			   const struct stat *st)
 {
-	for (int i = 0; i < c->nr_files; i++) {
-		const struct cpt_file *f = &c->files[i];
+	const struct files_cpt *fc = kind_dump_state(c, &kind_files);
+
+	for (int i = 0; i < fc->n; i++) {
+		const struct cpt_file *f = &fc->files[i];
 
 		if (f->dev == st->st_dev && f->ino == st->st_ino &&
 		    syscall(SYS_kcmp, f->pid, pid, KCMP_FILE, f->fd, fd) == 0)
@@ -226,12 +242,13 @@ static uint32_t known_file(struct cpt_ctx *c, pid_t pid, int fd,
 static int remember_file(struct cpt_ctx *c, pid_t pid, int fd,
 			 const struct stat *st, uint32_t id)
 {
-	struct cpt_file *n = realloc(c->files, (c->nr_files + 1) * sizeof(*n));
+	struct files_cpt *fc = kind_dump_state(c, &kind_files);
+	struct cpt_file *n = realloc(fc->files, (fc->n + 1) * sizeof(*n));
 
 	if (!n)
 		return log_err(c->log, ENOMEM, "file table:");
-	c->files = n;
-	n[c->nr_files++] = (struct cpt_file){ pid, fd, id, st->st_dev, st->st_ino };
+	fc->files = n;
+	n[fc->n++] = (struct cpt_file){ pid, fd, id, st->st_dev, st->st_ino };
 	return 0;
 }
 
@@ -624,6 +641,13 @@ static void files_free_ctx(void *state)
 	free(ft);
 }
 
+static void files_dump_free(struct cpt_ctx *c, void *state)
+{
+	struct files_cpt *fc = state;
+
+	free(fc->files);
+}
+
 static void files_show(struct info_out *o, const struct rec *r)
 {
 	if (r->type == REC_FILE) {
@@ -653,6 +677,8 @@ const struct kind_ops kind_files = {
 	.types = { REC_FILE, REC_FD },
 	.phase = PHASE_IMAGE,
 	.dump = files_dump,
+	.dump_size = sizeof(struct files_cpt),
+	.dump_free = files_dump_free,
 	.load = files_load,
 	.check = files_check,
 	.restore = files_restore,

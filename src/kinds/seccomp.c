@@ -205,7 +205,7 @@ int seccomp_hold(struct cpt_ctx *c, struct cpt_task *t)
 static int filter_id(struct cpt_ctx *c, uint32_t parent, struct cpt_filter *f,
 		     uint32_t *id)
 {
-	struct seccomp_cpt *s = c->seccomp;
+	struct seccomp_cpt *s = kind_dump_state(c, &kind_seccomp);
 	struct rec_seccomp_filter rf = { 0 };
 	struct cpt_filter *nf;
 	int ret;
@@ -256,8 +256,6 @@ static int seccomp_dump_thread(struct cpt_ctx *c, struct cpt_task *t,
 		return log_err(c->log, -ret, "pid %d: reading status:", t->pid);
 	if (!mode && nnp == main_nnp)
 		return 0;	/* CREDS says it all */
-	if (!c->seccomp && !(c->seccomp = calloc(1, sizeof(*c->seccomp))))
-		return log_err(c->log, ENOMEM, "seccomp:");
 	if (mode == SECCOMP_MODE_FILTER_)
 		ret = get_chain(c->log, t->pid, th->tid, &v, &n);
 	for (int i = 0; i < n && !ret; i++)
@@ -268,16 +266,13 @@ static int seccomp_dump_thread(struct cpt_ctx *c, struct cpt_task *t,
 	return ret ? ret : iw_record(&c->w, REC_SECCOMP, &rs, sizeof(rs));
 }
 
-static void seccomp_dump_end(struct cpt_ctx *c, bool killed)
+static void seccomp_dump_free(struct cpt_ctx *c, void *state)
 {
-	(void)killed;
-	if (!c->seccomp)
-		return;
-	for (uint32_t i = 0; i < c->seccomp->nr; i++)
-		free(c->seccomp->f[i].insns);
-	free(c->seccomp->f);
-	free(c->seccomp);
-	c->seccomp = NULL;
+	struct seccomp_cpt *s = state;
+
+	for (uint32_t i = 0; i < s->nr; i++)
+		free(s->f[i].insns);
+	free(s->f);
 }
 
 /* ---- restart ---------------------------------------------------------- */
@@ -532,5 +527,6 @@ const struct kind_ops kind_seccomp = {
 	.restore_thread = seccomp_restore_thread,
 	.free_ctx = seccomp_free_ctx,
 	.show = seccomp_show,
-	.dump_end = seccomp_dump_end,
+	.dump_size = sizeof(struct seccomp_cpt),
+	.dump_free = seccomp_dump_free,
 };

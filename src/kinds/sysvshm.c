@@ -48,6 +48,18 @@
 
 /* ---- checkpoint ---- */
 
+/* A SysV shared memory segment in the image. */
+struct cpt_sysv {
+	int32_t shmid;
+	uint32_t id;		/* its SYSV_SHM record */
+};
+
+/* The checkpoint's: every segment written so far. */
+struct sysv_cpt {
+	struct cpt_sysv *e;
+	int n;
+};
+
 static bool same_ipc_ns(pid_t pid)
 {
 	char path[64];
@@ -142,23 +154,31 @@ out:
 
 int sysv_ref(struct cpt_ctx *c, pid_t pid, const struct vma *v, uint32_t *id)
 {
+	struct sysv_cpt *sc = kind_dump_state(c, &kind_sysvshm);
 	struct cpt_sysv *n;
 	int ret;
 
-	for (int i = 0; i < c->nr_sysv; i++)
-		if ((uint64_t)c->sysv[i].shmid == v->ino) {
-			*id = c->sysv[i].id;
+	for (int i = 0; i < sc->n; i++)
+		if ((uint64_t)sc->e[i].shmid == v->ino) {
+			*id = sc->e[i].id;
 			return 0;
 		}
-	n = realloc(c->sysv, (c->nr_sysv + 1) * sizeof(*n));
+	n = realloc(sc->e, (sc->n + 1) * sizeof(*n));
 	if (!n)
 		return log_err(c->log, ENOMEM, "SysV segments:");
-	c->sysv = n;
+	sc->e = n;
 	*id = ++c->next_objref;
 	ret = write_seg(c, pid, v, *id);
 	if (!ret)
-		n[c->nr_sysv++] = (struct cpt_sysv){ (int32_t)v->ino, *id };
+		n[sc->n++] = (struct cpt_sysv){ (int32_t)v->ino, *id };
 	return ret;
+}
+
+static void sysv_dump_free(struct cpt_ctx *c, void *state)
+{
+	struct sysv_cpt *sc = state;
+
+	free(sc->e);
 }
 
 /* ---- restart: load and validate ---- */
@@ -536,6 +556,8 @@ const struct kind_ops kind_sysvshm = {
 	.name = "sysvshm",
 	.types = { REC_SYSV_SHM, REC_SYSV_DATA },
 	.phase = PHASE_IMAGE,
+	.dump_size = sizeof(struct sysv_cpt),
+	.dump_free = sysv_dump_free,
 	.load = sysv_load,
 	.check = sysv_check,
 	.restore_end = sysv_restore_end,
