@@ -20,7 +20,6 @@
 #include "arch/x86/cpu.h"
 #include "kinds.h"
 #include "testpoint.h"
-#include "kinds/cuda.h"
 
 #define SCRATCH_LEN (2 * 4096)
 
@@ -271,15 +270,14 @@ static int check_cancel(struct cpt_ctx *c)
 	return cancelled ? log_err(c->log, EINTR, "checkpoint interrupted by a signal") : 0;
 }
 
-/* The tree rooted at @pid into @c's image, then let go or (CKPT_KILL)
- * killed. */
-static int checkpoint(struct cpt_ctx *c, pid_t pid, int fd)
+/* Every record of the tree rooted at @pid, through TAIL, synced. */
+static int write_image(struct cpt_ctx *c, pid_t pid, int fd)
 {
-	bool kill = c->flags & CKPT_KILL;
-	int ret, r;
+	int ret = 0, r;
 
-	/* the CUDA driver works on the tree while it runs: before the seize */
-	ret = cuda_freeze(c, pid);
+	for (int i = 0; i < ckpt_nr_kinds && !ret; i++)
+		if (ckpt_kinds[i]->dump_begin)
+			ret = ckpt_kinds[i]->dump_begin(c, pid);
 	if (!ret)
 		ret = check_cancel(c);
 	if (!ret)
@@ -301,12 +299,22 @@ static int checkpoint(struct cpt_ctx *c, pid_t pid, int fd)
 	if (!ret)
 		ret = sync_image(c, fd);
 	test_point(c->log, "image synced");
-	if (!ret)
-		ret = check_cancel(c);
+	return ret ? ret : check_cancel(c);
+}
+
+/* The end, however the image went (@ret): the tree let go, or killed
+ * (CKPT_KILL) once its image is safe. */
+static int finish(struct cpt_ctx *c, int ret)
+{
+	bool kill = c->flags & CKPT_KILL;
+	int r;
+
 	if (ret && c->log->err && c->nr_tasks)
 		write_error(c);
 	if (!ret && kill) {
-		keeper_killing(c);
+		for (int i = 0; i < ckpt_nr_kinds; i++)
+			if (ckpt_kinds[i]->dump_kill)
+				ckpt_kinds[i]->dump_kill(c);
 		ret = tree_kill(c);
 	}
 	for (int i = 0; i < ckpt_nr_kinds; i++)
@@ -314,17 +322,19 @@ static int checkpoint(struct cpt_ctx *c, pid_t pid, int fd)
 			ckpt_kinds[i]->dump_end(c, !ret && kill);
 	r = tree_release(c);
 	ret = ret ? ret : r;
-	/* the tree runs again: the driver puts back what it took (unless
-	 * the tree is dead) */
-	r = cuda_thaw(c, !ret && kill);
-	return ret ? ret : r;
+	kill = !ret && kill;	/* and dead */
+	for (int i = 0; i < ckpt_nr_kinds; i++) {
+		r = ckpt_kinds[i]->dump_finish ? ckpt_kinds[i]->dump_finish(c, kill) : 0;
+		ret = ret ? ret : r;
+	}
+	return ret;
 }
 
 int ckpt_checkpoint_r(pid_t pid, int fd, unsigned long flags, int logfd,
 		      struct ckpt_result *res)
 {
 	struct ckpt_log log = { .fd = logfd, .verbose = flags & CKPT_VERBOSE };
-	struct cpt_ctx c = { .log = &log, .flags = flags, .keeper.fd = -1 };
+	struct cpt_ctx c = { .log = &log, .flags = flags };
 	int ret;
 
 	cancelled = 0;
@@ -332,7 +342,7 @@ int ckpt_checkpoint_r(pid_t pid, int fd, unsigned long flags, int logfd,
 	if (!ret)
 		ret = kind_dump_init(&c);
 	if (!ret)
-		ret = checkpoint(&c, pid, fd);
+		ret = finish(&c, write_image(&c, pid, fd));
 	tree_free(&c);
 	kind_dump_free(&c);
 	iw_free(&c.w);

@@ -65,7 +65,6 @@ struct cpt_ctx {
 	int nr_tasks;
 	uint32_t next_objref;	/* the last objref given out, by any kind */
 	struct guard_cache guard;	/* gadgets found per file (guard.h) */
-	struct keeper keeper;	/* undoes TCP repair if we die (keeper.h) */
 	void *kind_state[MAX_KINDS];	/* each kind's (kind_dump_state()) */
 };
 
@@ -75,10 +74,6 @@ int tree_collect(struct cpt_ctx *c, pid_t root);
 int tree_release(struct cpt_ctx *c);
 int tree_kill(struct cpt_ctx *c);
 void tree_free(struct cpt_ctx *c);
-/* seccomp.c: @t is held; its threads under seccomp are made to skip
- * their filters while we hold them (PTRACE_O_SUSPEND_SECCOMP), and what
- * cannot be restored is refused now. */
-int seccomp_hold(struct cpt_ctx *c, struct cpt_task *t);
 
 /* A thread to restore: its tid, what each kind loaded for it, and once
  * it exists, its remote (threads[0] is the main thread, t->rm). */
@@ -159,12 +154,23 @@ struct kind_ops {
 	void (*free_thread)(void *state);	/* default: free() */
 	void (*free_ctx)(void *state);		/* default: free() */
 	void (*show)(struct info_out *o, const struct rec *r);
+	/* Checkpoint, before the tree rooted at @root is seized: it still
+	 * runs. */
+	int (*dump_begin)(struct cpt_ctx *c, pid_t root);
+	/* Checkpoint: @t is held, every thread, and nothing of it changed
+	 * yet (not called for a zombie). */
+	int (*hold)(struct cpt_ctx *c, struct cpt_task *t);
 	/* Checkpoint: every record is written (before TAIL); a last check
 	 * that may still fail the checkpoint. */
 	int (*dump_check)(struct cpt_ctx *c);
+	/* Checkpoint: the image is complete and synced, the tree is killed
+	 * next (CKPT_KILL). */
+	void (*dump_kill)(struct cpt_ctx *c);
 	/* Checkpoint over, before the tree is let go: @killed, the tree is
 	 * dead and its image safe; else it runs on as before. */
 	void (*dump_end)(struct cpt_ctx *c, bool killed);
+	/* Checkpoint over, the tree let go (or @killed). */
+	int (*dump_finish)(struct cpt_ctx *c, bool killed);
 	/* Restart: every process is built, none is released yet. */
 	int (*restore_end)(struct rst_ctx *c);
 	/* Checkpoint: the bytes of the kind's state for the whole

@@ -148,7 +148,10 @@ static int add_task(struct cpt_ctx *c, pid_t pid, pid_t ppid)
 		return 0;
 	}
 	ret = seize_threads(c, t);
-	return ret ? ret : seccomp_hold(c, t);
+	for (int i = 0; i < ckpt_nr_kinds && !ret; i++)
+		if (ckpt_kinds[i]->hold)
+			ret = ckpt_kinds[i]->hold(c, t);
+	return ret;
 }
 
 /* Children of every thread of @t not yet in the tree; *found is set if

@@ -62,10 +62,12 @@ static bool fin_rcvd(int state)
 
 /* ---- checkpoint ---- */
 
-/* The checkpoint's: the connections ckpt holds. */
+/* The checkpoint's: the connections ckpt holds, and the keeper that
+ * puts them back if ckpt dies (keeper.h). */
 struct inet_cpt {
 	struct cpt_sock *socks;
 	int nr_socks;
+	struct keeper keeper;
 };
 
 /* The peer's packets are dropped before the connection is read, and
@@ -133,7 +135,7 @@ static int conn_hold(struct cpt_ctx *c, const struct fd_probe *p, int sk,
 	conn_lock(c, n);
 	/* the keeper holds it before it is changed: a ckpt that dies from
 	 * here on leaves it unlocked and out of repair mode */
-	ret = keeper_hold(c, n);
+	ret = keeper_hold(&ic->keeper, c->log, n);
 	if (ret) {
 		conn_unlock(c, n);
 		close(n->sk);
@@ -399,7 +401,15 @@ static void inet_dump_end(struct cpt_ctx *c, bool killed)
 	free(ic->socks);
 	ic->socks = NULL;
 	ic->nr_socks = 0;
-	keeper_done(c);
+	keeper_end(&ic->keeper, c->log, true);
+}
+
+/* Killed from now on: the keeper leaves their connections as they are. */
+static void inet_dump_kill(struct cpt_ctx *c)
+{
+	struct inet_cpt *ic = kind_dump_state(c, &kind_inet);
+
+	keeper_killing(&ic->keeper, c->log);
 }
 
 /* ---- restart ---- */
@@ -625,6 +635,7 @@ const struct kind_ops kind_inet = {
 	.name = "inet",
 	.dump_size = sizeof(struct inet_cpt),
 	.dump_check = inet_dump_check,
+	.dump_kill = inet_dump_kill,
 	.dump_end = inet_dump_end,
 	.restore_end = inet_restore_end,
 	.free_ctx = inet_free_ctx,

@@ -654,7 +654,13 @@ static int lock_and_checkpoint(struct cpt_ctx *c, struct cuda_cpt *cc)
 	return ret;
 }
 
-int cuda_freeze(struct cpt_ctx *c, pid_t root)
+/* Checkpoint, before the tree is seized (the driver needs it running):
+ * every process of the tree rooted at @root that has a CUDA device open
+ * is locked, then checkpointed by the driver (its GPU state moved into
+ * its memory, its device files closed).  Refused (reported, naming pid,
+ * fd, device and why) if the driver cannot do it; then nothing is left
+ * changed. */
+static int cuda_freeze(struct cpt_ctx *c, pid_t root)
 {
 	struct cuda_cpt *cc = kind_dump_state(c, &kind_cuda);
 	uint64_t t0 = now_ns();
@@ -700,7 +706,9 @@ int cuda_freeze(struct cpt_ctx *c, pid_t root)
 	return ret;
 }
 
-int cuda_thaw(struct cpt_ctx *c, bool killed)
+/* After the tree is let go: unless @killed, each such process is put
+ * back on its GPU and unlocked, running as before. */
+static int cuda_thaw(struct cpt_ctx *c, bool killed)
 {
 	struct cuda_cpt *cc = kind_dump_state(c, &kind_cuda);
 	int ret = 0;
@@ -901,7 +909,11 @@ const struct kind_ops kind_cuda = {
 	.name = "cuda",
 	.types = { REC_CUDA },
 	.phase = PHASE_STATE,
+	/* the driver works on the tree while it runs: before the seize,
+	 * after the release */
+	.dump_begin = cuda_freeze,
 	.dump = cuda_dump,
+	.dump_finish = cuda_thaw,
 	.dump_size = sizeof(struct cuda_cpt),
 	.dump_free = cuda_dump_free,
 	.load = cuda_load,

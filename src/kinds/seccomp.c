@@ -173,7 +173,10 @@ static int get_chain(struct ckpt_log *log, pid_t pid, pid_t tid,
 	return 0;
 }
 
-int seccomp_hold(struct cpt_ctx *c, struct cpt_task *t)
+/* Its threads under seccomp are made to skip their filters while we hold
+ * them (PTRACE_O_SUSPEND_SECCOMP), and what cannot be restored is refused
+ * now. */
+static int seccomp_hold(struct cpt_ctx *c, struct cpt_task *t)
 {
 	for (int i = 0; i < t->nr_threads; i++) {
 		pid_t tid = t->threads[i].tid;
@@ -521,6 +524,7 @@ const struct kind_ops kind_seccomp = {
 	.name = "seccomp",
 	.types = { REC_SECCOMP_FILTER, REC_SECCOMP },
 	.phase = PHASE_STATE,
+	.hold = seccomp_hold,
 	.dump_thread = seccomp_dump_thread,
 	.load = seccomp_load,
 	.restore = seccomp_restore,
