@@ -139,7 +139,7 @@ enum kind_phase {
 
 struct kind_ops {
 	const char *name;
-	uint32_t types[6];	/* record types it owns, 0-terminated */
+	const struct rec_desc *recs;	/* the records it owns, to a { 0 } */
 	enum kind_phase phase;
 	int (*dump)(struct cpt_ctx *c, struct cpt_task *t);
 	int (*load)(struct rst_ctx *c, struct rst_task *t, struct rec *r);

@@ -138,9 +138,14 @@ static int fifo_prime(struct rst_ctx *c, struct rst_pipebuf *q, const char *path
 	return 0;
 }
 
+static const struct rec_desc fifo_recs[] = {
+	{ REC_FIFO, "FIFO", sizeof(struct rec_pipe) },
+	{ 0 }
+};
+
 const struct kind_ops kind_fifo = {
 	.name = "fifo",
-	.types = { REC_FIFO },
+	.recs = fifo_recs,
 	.phase = PHASE_IMAGE,
 	.dump_size = sizeof(struct fifo_cpt),
 	.dump_free = fifo_dump_free,

@@ -483,9 +483,15 @@ static void fobj_show(struct info_out *o, const struct rec *r)
 	}
 }
 
+static const struct rec_desc fobj_recs[] = {
+	{ REC_FILE_OBJ, "FILE_OBJ", 0 },
+	{ REC_FILE_DATA, "FILE_DATA", 0 },
+	{ 0 }
+};
+
 const struct kind_ops kind_fobj = {
 	.name = "fobj",
-	.types = { REC_FILE_OBJ, REC_FILE_DATA },
+	.recs = fobj_recs,
 	.phase = PHASE_IMAGE,
 	.dump_size = sizeof(struct fobj_cpt),
 	.dump_free = fobj_dump_free,

@@ -207,9 +207,14 @@ static int pipe_take(struct rst_ctx *c, struct rst_task *t, uint32_t id, int fla
 	return ret;
 }
 
+static const struct rec_desc pipe_recs[] = {
+	{ REC_PIPE, "PIPE", sizeof(struct rec_pipe) },
+	{ 0 }
+};
+
 const struct kind_ops kind_pipe = {
 	.name = "pipe",
-	.types = { REC_PIPE },
+	.recs = pipe_recs,
 	.phase = PHASE_IMAGE,
 	.dump_size = sizeof(struct pipe_cpt),
 	.dump_free = pipe_dump_free,

@@ -931,9 +931,15 @@ static void tty_file_show(struct info_out *o, const struct rec_file *f,
 			    : x.role == TTY_TERM ? "terminal" : "?");
 }
 
+static const struct rec_desc tty_recs[] = {
+	{ REC_TTY, "TTY", sizeof(struct rec_tty) },
+	{ REC_TTY_DATA, "TTY_DATA", sizeof(struct rec_tty_data) },
+	{ 0 }
+};
+
 const struct kind_ops kind_tty = {
 	.name = "tty",
-	.types = { REC_TTY, REC_TTY_DATA },
+	.recs = tty_recs,
 	.phase = PHASE_STATE,	/* controlling terminals, once groups exist */
 	.dump_size = sizeof(struct tty_cpt),
 	.dump_free = tty_dump_free,

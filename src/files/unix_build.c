@@ -370,9 +370,14 @@ static void usk_show(struct info_out *o, const struct rec *r)
 	info_u64(o, "bytes", rs->data_len);
 }
 
+static const struct rec_desc unix_recs[] = {
+	{ REC_UNIX_SK, "UNIX_SK", sizeof(struct rec_unix_sk) },
+	{ 0 }
+};
+
 const struct kind_ops kind_unix = {
 	.name = "unix",
-	.types = { REC_UNIX_SK },
+	.recs = unix_recs,
 	.phase = PHASE_IMAGE,
 	.dump_size = sizeof(struct unix_cpt),	/* unix_graph.c */
 	.dump_free = unix_dump_free,

@@ -905,9 +905,14 @@ static void cuda_show(struct info_out *o, const struct rec *r)
 	info_u64(o, "checkpoint_us", rc->checkpoint_ns / 1000);
 }
 
+static const struct rec_desc cuda_recs[] = {
+	{ REC_CUDA, "CUDA", 0 },
+	{ 0 }
+};
+
 const struct kind_ops kind_cuda = {
 	.name = "cuda",
-	.types = { REC_CUDA },
+	.recs = cuda_recs,
 	.phase = PHASE_STATE,
 	/* the driver works on the tree while it runs: before the seize,
 	 * after the release */

@@ -672,9 +672,15 @@ static void files_show(struct info_out *o, const struct rec *r)
 	}
 }
 
+static const struct rec_desc files_recs[] = {
+	{ REC_FILE, "FILE", sizeof(struct rec_file) },
+	{ REC_FD, "FD", sizeof(struct rec_fd) },
+	{ 0 }
+};
+
 const struct kind_ops kind_files = {
 	.name = "files",
-	.types = { REC_FILE, REC_FD },
+	.recs = files_recs,
 	.phase = PHASE_IMAGE,
 	.dump = files_dump,
 	.dump_size = sizeof(struct files_cpt),

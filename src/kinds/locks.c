@@ -339,9 +339,15 @@ static void locks_show(struct info_out *o, const struct rec *r)
 	}
 }
 
+static const struct rec_desc locks_recs[] = {
+	{ REC_LOCK, "LOCK", sizeof(struct rec_lock) },
+	{ REC_FOWN, "FOWN", sizeof(struct rec_fown) },
+	{ 0 }
+};
+
 const struct kind_ops kind_locks = {
 	.name = "locks",
-	.types = { REC_LOCK, REC_FOWN },
+	.recs = locks_recs,
 	.phase = PHASE_STATE,
 	.dump = locks_dump,
 	.load = locks_load,

@@ -520,9 +520,15 @@ static void seccomp_show(struct info_out *o, const struct rec *r)
 	}
 }
 
+static const struct rec_desc seccomp_recs[] = {
+	{ REC_SECCOMP_FILTER, "SECCOMP_FILTER", 0 },
+	{ REC_SECCOMP, "SECCOMP", 0 },
+	{ 0 }
+};
+
 const struct kind_ops kind_seccomp = {
 	.name = "seccomp",
-	.types = { REC_SECCOMP_FILTER, REC_SECCOMP },
+	.recs = seccomp_recs,
 	.phase = PHASE_STATE,
 	.hold = seccomp_hold,
 	.dump_thread = seccomp_dump_thread,

@@ -552,9 +552,15 @@ static void sysv_show(struct info_out *o, const struct rec *r)
 	}
 }
 
+static const struct rec_desc sysvshm_recs[] = {
+	{ REC_SYSV_SHM, "SYSV_SHM", sizeof(struct rec_sysv_shm) },
+	{ REC_SYSV_DATA, "SYSV_DATA", sizeof(struct rec_file_data) },
+	{ 0 }
+};
+
 const struct kind_ops kind_sysvshm = {
 	.name = "sysvshm",
-	.types = { REC_SYSV_SHM, REC_SYSV_DATA },
+	.recs = sysvshm_recs,
 	.phase = PHASE_IMAGE,
 	.dump_size = sizeof(struct sysv_cpt),
 	.dump_free = sysv_dump_free,

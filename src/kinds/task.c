@@ -260,9 +260,14 @@ static void task_show(struct info_out *o, const struct rec *r)
 		info_hex(o, "xcomp_perm", th->xcomp_perm);
 }
 
+static const struct rec_desc task_recs[] = {
+	{ REC_THREAD, "THREAD", sizeof(struct rec_thread) },
+	{ 0 }
+};
+
 const struct kind_ops kind_task = {
 	.name = "task",
-	.types = { REC_THREAD },
+	.recs = task_recs,
 	.phase = PHASE_STATE,
 	.dump = task_dump,
 	.dump_thread = task_dump_thread,

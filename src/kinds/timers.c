@@ -286,9 +286,15 @@ static void timers_show(struct info_out *o, const struct rec *r)
 	}
 }
 
+static const struct rec_desc timers_recs[] = {
+	{ REC_ITIMERS, "ITIMERS", sizeof(struct rec_itimers) },
+	{ REC_POSIX_TIMER, "POSIX_TIMER", sizeof(struct rec_posix_timer) },
+	{ 0 }
+};
+
 const struct kind_ops kind_timers = {
 	.name = "timers",
-	.types = { REC_ITIMERS, REC_POSIX_TIMER },
+	.recs = timers_recs,
 	.phase = PHASE_STATE,
 	.dump = timers_dump,
 	.load = timers_load,
