@@ -181,10 +181,9 @@ struct kind_ops {
 	void (*dump_free)(struct cpt_ctx *c, void *state);
 };
 
-extern const struct kind_ops kind_task, kind_pipe, kind_fobj, kind_fifo, kind_tty,
-	kind_mm, kind_files, kind_fs, kind_rlimits, kind_timers, kind_signals,
-	kind_creds, kind_locks, kind_regs, kind_inet,
-	kind_unix, kind_ia32, kind_sysvshm, kind_seccomp, kind_cuda;
+#define KIND(x) extern const struct kind_ops kind_##x;
+#include "kinds.def"
+#undef KIND
 extern const struct kind_ops *const ckpt_kinds[];
 extern const int ckpt_nr_kinds;
 int kind_index(const struct kind_ops *k);
