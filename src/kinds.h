@@ -20,6 +20,7 @@
 #include "log.h"
 #include "proc.h"
 #include "remote.h"
+#include "vec.h"
 #include "arch/x86/guard.h"
 #include "files/keeper.h"
 
@@ -49,6 +50,8 @@ struct cpt_task {
 	struct remote rm;	/* the main thread: process-wide calls */
 	struct cpt_thread *threads;
 	int nr_threads;
+	size_t cap_threads;
+	struct id_table tids;	/* those held, by tid: index in threads */
 	uint64_t scratch;	/* room for remote calls' in/out arguments:
 				 * below the guard's frame on its stack, or
 				 * a private page mapped in the task */
@@ -63,6 +66,8 @@ struct cpt_ctx {
 	unsigned long flags;
 	struct cpt_task **tasks;	/* the tree, parents before children */
 	int nr_tasks;
+	size_t cap_tasks;
+	struct id_table pids;	/* index in tasks, by pid */
 	uint32_t next_objref;	/* the last objref given out, by any kind */
 	struct guard_cache guard;	/* gadgets found per file (guard.h) */
 	void *kind_state[MAX_KINDS];	/* each kind's (kind_dump_state()) */

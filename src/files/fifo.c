@@ -42,6 +42,7 @@ struct cpt_fifo {
 struct fifo_cpt {
 	struct cpt_fifo *e;
 	int n;
+	size_t cap;
 };
 
 static bool fifo_match(struct cpt_ctx *c, const struct fd_probe *p)
@@ -73,14 +74,12 @@ static int fifo_write(struct cpt_ctx *c, const struct fd_probe *p, uint32_t *id)
 			       p->fd, p->link);
 	ret = pipebuf_dump(c, REC_FIFO, rfd, p->pid, p->fd, id);
 	close(rfd);
-	n = ret ? NULL : realloc(fc->e, (fc->n + 1) * sizeof(*n));
+	n = ret ? NULL : VEC_PUSH(fc->e, fc->n, fc->cap);
 	if (!ret && !n)
 		ret = log_err(c->log, ENOMEM, "fifo table:");
 	if (ret)
 		return ret;
-	fc->e = n;
-	n[fc->n++] = (struct cpt_fifo){ .dev = p->st.st_dev, .ino = p->st.st_ino,
-					.id = *id };
+	*n = (struct cpt_fifo){ .dev = p->st.st_dev, .ino = p->st.st_ino, .id = *id };
 	return 0;
 }
 

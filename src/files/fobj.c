@@ -51,6 +51,7 @@ struct cpt_fobj {
 struct fobj_cpt {
 	struct cpt_fobj *e;
 	int n;
+	size_t cap;
 };
 
 /* What the link names, without "/memfd:" and " (deleted)". */
@@ -147,7 +148,6 @@ int fobj_ref(struct cpt_ctx *c, pid_t pid, const char *proc_path,
 	     const char *link, uint32_t *id)
 {
 	struct fobj_cpt *fc = kind_dump_state(c, &kind_fobj);
-	struct cpt_fobj *n;
 	struct stat st;
 	uint32_t kind = 0;
 	int fd, ret;
@@ -165,16 +165,14 @@ int fobj_ref(struct cpt_ctx *c, pid_t pid, const char *proc_path,
 			goto out;
 		}
 	ret = obj_kind(c, pid, fd, link, &st, &kind);
-	n = ret ? NULL : realloc(fc->e, (fc->n + 1) * sizeof(*n));
-	if (!ret && !n)
+	if (!ret && VEC_ROOM(fc->e, fc->n, fc->cap))
 		ret = log_err(c->log, ENOMEM, "file objects:");
 	if (ret)
 		goto out;
-	fc->e = n;
 	*id = ++c->next_objref;
 	ret = write_obj(c, pid, fd, link, &st, kind, *id);
 	if (!ret)
-		n[fc->n++] = (struct cpt_fobj){ st.st_dev, st.st_ino, *id };
+		fc->e[fc->n++] = (struct cpt_fobj){ st.st_dev, st.st_ino, *id };
 out:
 	if (fd >= 0)
 		close(fd);

@@ -34,6 +34,7 @@ struct cpt_pipe {
 struct pipe_cpt {
 	struct cpt_pipe *pipes;
 	int n;
+	size_t cap;
 	bool scanned;
 };
 
@@ -53,12 +54,9 @@ static int note_end(struct cpt_ctx *c, pid_t pid, int fd, uint64_t ino)
 	int acc;
 
 	if (!p) {
-		p = realloc(pc->pipes, (pc->n + 1) * sizeof(*p));
+		p = VEC_PUSH(pc->pipes, pc->n, pc->cap);
 		if (!p)
 			return log_err(c->log, ENOMEM, "pipe table:");
-		pc->pipes = p;
-		p = &pc->pipes[pc->n++];
-		memset(p, 0, sizeof(*p));
 		p->ino = ino;
 	}
 	snprintf(name, sizeof(name), "fdinfo/%d", fd);

@@ -67,6 +67,7 @@ static bool fin_rcvd(int state)
 struct inet_cpt {
 	struct cpt_sock *socks;
 	int nr_socks;
+	size_t cap_socks;
 	struct keeper keeper;
 };
 
@@ -107,12 +108,11 @@ static int add_sock(struct cpt_ctx *c, const struct fd_probe *p, int sk,
 		    const struct rec_inet *ri, struct cpt_sock **out)
 {
 	struct inet_cpt *ic = kind_dump_state(c, &kind_inet);
-	struct cpt_sock *n = realloc(ic->socks, (ic->nr_socks + 1) * sizeof(*n));
+	struct cpt_sock *n;
 	int copy;
 
-	if (!n)
+	if (VEC_ROOM(ic->socks, ic->nr_socks, ic->cap_socks))
 		return log_err(c->log, ENOMEM, "socket table:");
-	ic->socks = n;
 	copy = fcntl(sk, F_DUPFD_CLOEXEC, 3);
 	if (copy < 0)
 		return log_err(c->log, errno, "pid %d fd %d: dup:", p->pid, p->fd);
@@ -401,6 +401,7 @@ static void inet_dump_end(struct cpt_ctx *c, bool killed)
 	free(ic->socks);
 	ic->socks = NULL;
 	ic->nr_socks = 0;
+	ic->cap_socks = 0;
 	keeper_end(&ic->keeper, c->log, true);
 }
 

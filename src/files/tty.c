@@ -87,6 +87,7 @@ struct cpt_pty {
 struct tty_cpt {
 	struct cpt_pty *ptys;
 	int nr_ptys;
+	size_t cap_ptys;
 	bool scanned;
 	uint32_t job_tty;	/* the job's terminal's TTY record, once written */
 };
@@ -101,13 +102,9 @@ static struct cpt_pty *pty_find(struct cpt_ctx *c, uint32_t index, bool add)
 			return &tc->ptys[i];
 	if (!add)
 		return NULL;
-	p = realloc(tc->ptys, (tc->nr_ptys + 1) * sizeof(*p));
-	if (!p)
-		return NULL;
-	tc->ptys = p;
-	p = &p[tc->nr_ptys++];
-	memset(p, 0, sizeof(*p));
-	p->index = index;
+	p = VEC_PUSH(tc->ptys, tc->nr_ptys, tc->cap_ptys);
+	if (p)
+		p->index = index;
 	return p;
 }
 

@@ -269,25 +269,26 @@ struct cuda_proc {
 struct cuda_cpt {
 	struct cuda_proc *p;
 	int n;
+	size_t cap;
 	pid_t *tree;
 	int nr_tree;
+	size_t cap_tree;
 };
 
-static int pid_add(pid_t **v, int *n, pid_t pid)
+static int pid_add(struct cuda_cpt *cc, pid_t pid)
 {
-	pid_t *m = realloc(*v, (*n + 1) * sizeof(**v));
+	pid_t *m = VEC_PUSH(cc->tree, cc->nr_tree, cc->cap_tree);
 
 	if (!m)
 		return -ENOMEM;
-	*v = m;
-	m[(*n)++] = pid;
+	*m = pid;
 	return 0;
 }
 
 /* The tree as it is now, running: each process, then its children. */
 static int walk_tree(struct cpt_ctx *c, struct cuda_cpt *cc, pid_t root)
 {
-	int ret = pid_add(&cc->tree, &cc->nr_tree, root);
+	int ret = pid_add(cc, root);
 
 	for (int i = 0; i < cc->nr_tree && !ret; i++) {
 		char path[64];
@@ -315,7 +316,7 @@ static int walk_tree(struct cpt_ctx *c, struct cuda_cpt *cc, pid_t root)
 
 				if (end == p)
 					break;
-				ret = pid_add(&cc->tree, &cc->nr_tree, v);
+				ret = pid_add(cc, v);
 			}
 			free(s);
 		}
@@ -544,17 +545,14 @@ static int find_procs(struct cpt_ctx *c, struct cuda_cpt *cc)
 {
 	for (int i = 0; i < cc->nr_tree; i++) {
 		struct cuda_proc p = { .pid = cc->tree[i] };
-		struct cuda_proc *m;
 
 		p.nr_fds = device_fds(p.pid, &p.fd, p.dev, sizeof(p.dev),
 				      p.devices, sizeof(p.devices));
 		if (!p.nr_fds)
 			continue;
 		p.has_lib = maps_libcuda(p.pid);
-		m = realloc(cc->p, (cc->n + 1) * sizeof(*m));
-		if (!m)
+		if (VEC_ROOM(cc->p, cc->n, cc->cap))
 			return log_err(c->log, ENOMEM, "CUDA processes:");
-		cc->p = m;
 		cc->p[cc->n++] = p;
 	}
 	return 0;

@@ -34,13 +34,23 @@ struct cpt_file {
 	int fd;
 	uint32_t id;
 	uint64_t dev, ino;
+	int next;		/* the next one of the same inode key, -1 */
 };
 
-/* The checkpoint's: every description written so far. */
+/* The checkpoint's: every description written so far, and the first of
+ * each inode key (descriptions of one file are few; a process's fds
+ * are many: only kcmp tells them apart). */
 struct files_cpt {
 	struct cpt_file *files;
 	int n;
+	size_t cap;
+	struct id_table by_ino;
 };
+
+static uint32_t ino_key(const struct stat *st)
+{
+	return (uint32_t)(st->st_ino ^ (st->st_ino >> 32) ^ st->st_dev);
+}
 
 static const struct file_ops *const file_kinds[] = {
 	&file_pipe,	/* before inherit: a pipe inside the tree at fd 0-2 */
@@ -229,7 +239,7 @@ static uint32_t known_file(struct cpt_ctx *c, pid_t pid, int fd,
 {
 	const struct files_cpt *fc = kind_dump_state(c, &kind_files);
 
-	for (int i = 0; i < fc->n; i++) {
+	for (long i = id_find(&fc->by_ino, ino_key(st)); i >= 0; i = fc->files[i].next) {
 		const struct cpt_file *f = &fc->files[i];
 
 		if (f->dev == st->st_dev && f->ino == st->st_ino &&
@@ -243,12 +253,17 @@ static int remember_file(struct cpt_ctx *c, pid_t pid, int fd,
 			 const struct stat *st, uint32_t id)
 {
 	struct files_cpt *fc = kind_dump_state(c, &kind_files);
-	struct cpt_file *n = realloc(fc->files, (fc->n + 1) * sizeof(*n));
+	long i = id_find(&fc->by_ino, ino_key(st));
+	struct cpt_file *n = VEC_PUSH(fc->files, fc->n, fc->cap);
 
-	if (!n)
+	if (!n || (i < 0 && id_add(&fc->by_ino, ino_key(st), fc->n - 1)))
 		return log_err(c->log, ENOMEM, "file table:");
-	fc->files = n;
-	n[fc->n++] = (struct cpt_file){ pid, fd, id, st->st_dev, st->st_ino };
+	*n = (struct cpt_file){ pid, fd, id, st->st_dev, st->st_ino, -1 };
+	/* last of its key: known_file() meets them in the order written */
+	while (i >= 0 && fc->files[i].next >= 0)
+		i = fc->files[i].next;
+	if (i >= 0)
+		fc->files[i].next = fc->n - 1;
 	return 0;
 }
 
@@ -646,6 +661,7 @@ static void files_dump_free(struct cpt_ctx *c, void *state)
 	struct files_cpt *fc = state;
 
 	free(fc->files);
+	id_table_free(&fc->by_ino);
 }
 
 static void files_show(struct info_out *o, const struct rec *r)

@@ -53,6 +53,7 @@ struct cpt_shm {
 struct mm_cpt {
 	struct cpt_shm *shm;
 	int nr_shm;
+	size_t cap_shm;
 };
 
 #define TASK_SIZE_64	0x7ffffffff000ULL

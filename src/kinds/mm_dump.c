@@ -286,12 +286,11 @@ static int shm_id(struct cpt_ctx *c, pid_t pid, const struct vma *v,
 			*id = mc->shm[i].id;
 			return 0;
 		}
-	n = realloc(mc->shm, (mc->nr_shm + 1) * sizeof(*n));
+	n = VEC_PUSH(mc->shm, mc->nr_shm, mc->cap_shm);
 	if (!n)
 		return log_err(c->log, ENOMEM, "shared memory table:");
-	mc->shm = n;
 	*id = ++c->next_objref;
-	n[mc->nr_shm++] = (struct cpt_shm){ st.st_dev, st.st_ino, *id };
+	*n = (struct cpt_shm){ st.st_dev, st.st_ino, *id };
 	return 0;
 }
 

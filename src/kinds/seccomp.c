@@ -48,6 +48,7 @@ struct cpt_filter {
 struct seccomp_cpt {
 	struct cpt_filter *f;
 	uint32_t nr;
+	size_t cap;
 };
 
 /* Why a program cannot be restored as it is, or NULL. */
@@ -128,10 +129,11 @@ static int get_chain(struct ckpt_log *log, pid_t pid, pid_t tid,
 		     struct cpt_filter **out, int *nr)
 {
 	struct cpt_filter *v = NULL;
+	size_t cap = 0;
 	int n = 0, ret = 0;
 
 	for (;;) {
-		struct cpt_filter f = { 0 }, *nv;
+		struct cpt_filter f = { 0 };
 		const char *why;
 
 		if (n == MAX_CHAIN) {
@@ -152,13 +154,11 @@ static int get_chain(struct ckpt_log *log, pid_t pid, pid_t tid,
 				      pid, tid, n, why ? why : "has unknown flags");
 			break;
 		}
-		nv = realloc(v, (n + 1) * sizeof(*v));
-		if (!nv) {
+		if (VEC_ROOM(v, n, cap)) {
 			free(f.insns);
 			ret = log_err(log, ENOMEM, "seccomp filters:");
 			break;
 		}
-		v = nv;
 		v[n++] = f;
 	}
 	if (!ret && !n)
@@ -224,20 +224,19 @@ static int filter_id(struct cpt_ctx *c, uint32_t parent, struct cpt_filter *f,
 	}
 	if (s->nr == MAX_FILTERS)
 		return log_err(c->log, E2BIG, "more than %d seccomp filters", MAX_FILTERS);
-	nf = realloc(s->f, (s->nr + 1) * sizeof(*nf));
+	nf = VEC_PUSH(s->f, s->nr, s->cap);
 	if (!nf)
 		return log_err(c->log, ENOMEM, "seccomp filters:");
-	s->f = nf;
-	nf[s->nr] = *f;
-	nf[s->nr].parent = parent;
+	*nf = *f;
+	nf->parent = parent;
 	f->insns = NULL;	/* kept by the table now */
-	*id = ++s->nr;
-	rf = (struct rec_seccomp_filter){ *id, parent, nf[s->nr - 1].flags, nf[s->nr - 1].n };
+	*id = s->nr;
+	rf = (struct rec_seccomp_filter){ *id, parent, nf->flags, nf->n };
 	ret = iw_begin(&c->w, REC_SECCOMP_FILTER, sizeof(rf) + rf.nr_insns * 8ULL);
 	if (!ret)
 		ret = iw_write(&c->w, &rf, sizeof(rf));
 	if (!ret)
-		ret = iw_write(&c->w, nf[s->nr - 1].insns, rf.nr_insns * 8ULL);
+		ret = iw_write(&c->w, nf->insns, rf.nr_insns * 8ULL);
 	return ret ? ret : iw_end(&c->w);
 }
 

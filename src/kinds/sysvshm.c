@@ -58,6 +58,7 @@ struct cpt_sysv {
 struct sysv_cpt {
 	struct cpt_sysv *e;
 	int n;
+	size_t cap;
 };
 
 static bool same_ipc_ns(pid_t pid)
@@ -155,7 +156,6 @@ out:
 int sysv_ref(struct cpt_ctx *c, pid_t pid, const struct vma *v, uint32_t *id)
 {
 	struct sysv_cpt *sc = kind_dump_state(c, &kind_sysvshm);
-	struct cpt_sysv *n;
 	int ret;
 
 	for (int i = 0; i < sc->n; i++)
@@ -163,14 +163,12 @@ int sysv_ref(struct cpt_ctx *c, pid_t pid, const struct vma *v, uint32_t *id)
 			*id = sc->e[i].id;
 			return 0;
 		}
-	n = realloc(sc->e, (sc->n + 1) * sizeof(*n));
-	if (!n)
+	if (VEC_ROOM(sc->e, sc->n, sc->cap))
 		return log_err(c->log, ENOMEM, "SysV segments:");
-	sc->e = n;
 	*id = ++c->next_objref;
 	ret = write_seg(c, pid, v, *id);
 	if (!ret)
-		n[sc->n++] = (struct cpt_sysv){ (int32_t)v->ino, *id };
+		sc->e[sc->n++] = (struct cpt_sysv){ (int32_t)v->ino, *id };
 	return ret;
 }
 
