@@ -199,16 +199,16 @@ struct rst_fobj {
 struct fobj_table {
 	struct rst_fobj *e;
 	int n;
+	size_t cap;
+	struct id_table ids;	/* index in e, by id */
 };
 
 static struct rst_fobj *fobj_by_id(struct rst_ctx *c, uint32_t id)
 {
 	struct fobj_table *ft = KCSTATE(c, kind_fobj);
+	long i = ft ? id_find(&ft->ids, id) : -1;
 
-	for (int i = 0; ft && i < ft->n; i++)
-		if (ft->e[i].o.id == id)
-			return &ft->e[i];
-	return NULL;
+	return i < 0 ? NULL : &ft->e[i];
 }
 
 uint32_t fobj_kind(struct rst_ctx *c, uint32_t id)
@@ -251,10 +251,8 @@ static int load_obj(struct rst_ctx *c, struct fobj_table *ft, struct rec *r)
 	if (why)
 		return log_err(c->log, EBADMSG, "FILE_OBJ record %llu: %s",
 			       (unsigned long long)r->index, why);
-	n = realloc(ft->e, (ft->n + 1) * sizeof(*n));
-	if (!n)
+	if (VEC_ROOM(ft->e, ft->n, ft->cap) || id_add(&ft->ids, o->id, ft->n))
 		return log_err(c->log, ENOMEM, "file objects:");
-	ft->e = n;
 	n = &ft->e[ft->n++];
 	memset(n, 0, sizeof(*n));
 	n->o = *o;
@@ -461,6 +459,7 @@ static void fobj_free_ctx(void *state)
 		free(ft->e[i].data.rec);
 	}
 	free(ft->e);
+	id_table_free(&ft->ids);
 	free(ft);
 }
 

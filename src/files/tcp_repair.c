@@ -425,6 +425,7 @@ struct inet_pending {
 struct inet_rst {
 	struct inet_pending *p;
 	int n;
+	size_t cap;
 };
 
 /* Fill one queue in repair mode: the receive queue as if received, the
@@ -540,12 +541,11 @@ int tcp_rebuild_conn(int sk, const struct rec_inet *ri, uint32_t ts)
 int tcp_keep_pending(struct rst_ctx *c, int sk, const struct rst_file *f)
 {
 	struct inet_rst *st = kind_ctx_state(c, &kind_inet, sizeof(*st));
-	struct inet_pending *n = st ? realloc(st->p, (st->n + 1) * sizeof(*n)) : NULL;
+	struct inet_pending *n = st ? VEC_PUSH(st->p, st->n, st->cap) : NULL;
 
 	if (!n)
 		return -ENOMEM;
-	st->p = n;
-	n[st->n++] = (struct inet_pending){ sk, f };
+	*n = (struct inet_pending){ sk, f };
 	return 0;
 }
 

@@ -514,6 +514,9 @@ struct rst_tty {
 struct tty_table {
 	struct rst_tty *e;
 	int n;
+	size_t cap;
+	struct id_table ids;	/* index in e, by id */
+	bool job;		/* a TTY_JOB is loaded (there is one at most) */
 };
 
 static bool tty_valid(const struct rec_tty *t)
@@ -530,11 +533,9 @@ static bool tty_valid(const struct rec_tty *t)
 static struct rst_tty *tty_by_id(struct rst_ctx *c, uint32_t id)
 {
 	struct tty_table *tt = KCSTATE(c, kind_tty);
+	long i = tt ? id_find(&tt->ids, id) : -1;
 
-	for (int i = 0; tt && i < tt->n; i++)
-		if (tt->e[i].t.id == id)
-			return &tt->e[i];
-	return NULL;
+	return i < 0 ? NULL : &tt->e[i];
 }
 
 /* Input as ptyq_take_input() makes it for the TTY's termios. */
@@ -589,18 +590,15 @@ static int ttyk_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 	if (r->data_len != sizeof(*rt) || !tty_valid(rt))
 		return log_err(c->log, EBADMSG, "bad TTY record %llu",
 			       (unsigned long long)r->index);
-	for (int i = 0; i < tt->n; i++)
-		if (tt->e[i].t.id == rt->id ||
-		    (rt->kind == TTY_JOB && tt->e[i].t.kind == TTY_JOB))
-			return log_err(c->log, EBADMSG, "TTY %u: twice", rt->id);
-	n = realloc(tt->e, (tt->n + 1) * sizeof(*n));
-	if (!n)
+	if (id_find(&tt->ids, rt->id) >= 0 || (rt->kind == TTY_JOB && tt->job))
+		return log_err(c->log, EBADMSG, "TTY %u: twice", rt->id);
+	if (VEC_ROOM(tt->e, tt->n, tt->cap) || id_add(&tt->ids, rt->id, tt->n))
 		return log_err(c->log, ENOMEM, "tty table:");
-	tt->e = n;
 	n = &tt->e[tt->n++];
 	memset(n, 0, sizeof(*n));
 	n->t = *rt;
 	n->fd = n->slave = -1;
+	tt->job |= rt->kind == TTY_JOB;
 	return 0;
 }
 
@@ -886,6 +884,7 @@ static void ttyk_free_ctx(void *state)
 		free(tt->e[i].q[1]);
 	}
 	free(tt->e);
+	id_table_free(&tt->ids);
 	free(tt);
 }
 

@@ -77,6 +77,8 @@ struct rst_usk {
 struct unix_table {
 	struct rst_usk *e;
 	int n;
+	size_t cap;
+	struct id_table ids;	/* index in e, by id */
 	bool made;
 };
 

@@ -18,6 +18,7 @@ struct rst_vma {
 	const char *path;
 	struct page_seg *segs;	/* by address, not overlapping */
 	uint32_t nr_segs;
+	size_t cap_segs;
 	bool have_pages, have_refs;
 	uint64_t pages_len;	/* bytes over all segs */
 };

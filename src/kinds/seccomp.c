@@ -289,6 +289,7 @@ struct rst_filter {
 struct seccomp_rst {
 	struct rst_filter *f;	/* by id - 1 */
 	uint32_t nr;
+	size_t cap;
 };
 
 struct seccomp_thread {
@@ -310,7 +311,7 @@ static int filter_load(struct rst_ctx *c, struct rec *r)
 {
 	struct seccomp_rst *s = kind_ctx_state(c, &kind_seccomp, sizeof(*s));
 	const struct rec_seccomp_filter *rf = r->data;
-	struct rst_filter nf = { 0 }, *n;
+	struct rst_filter nf = { 0 };
 	const char *why;
 	int ret = rec_want(c->log, r, sizeof(*rf), "SECCOMP_FILTER");
 
@@ -339,10 +340,8 @@ static int filter_load(struct rst_ctx *c, struct rec *r)
 	why = prog_refused((const void *)(rf + 1), rf->nr_insns);
 	if (why)
 		return log_err(c->log, EBADMSG, "SECCOMP_FILTER %u %s", rf->id, why);
-	n = realloc(s->f, (s->nr + 1) * sizeof(*n));
-	if (!n)
+	if (VEC_ROOM(s->f, s->nr, s->cap))
 		return log_err(c->log, ENOMEM, "seccomp filters:");
-	s->f = n;
 	nf.rec = r->data;
 	r->data = NULL;
 	s->f[s->nr++] = nf;

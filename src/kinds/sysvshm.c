@@ -196,6 +196,9 @@ struct rst_seg {
 struct seg_table {
 	struct rst_seg *e;
 	int n;
+	size_t cap;
+	struct id_table ids;	/* index in e, by id */
+	struct id_table shmids;	/* ... by shmid */
 	bool checked;
 	const bool *released;	/* the restart succeeded: ours no longer */
 };
@@ -203,11 +206,9 @@ struct seg_table {
 static struct rst_seg *seg_by_id(struct rst_ctx *c, uint32_t id)
 {
 	struct seg_table *st = KCSTATE(c, kind_sysvshm);
+	long i = st ? id_find(&st->ids, id) : -1;
 
-	for (int i = 0; st && i < st->n; i++)
-		if (st->e[i].s.id == id)
-			return &st->e[i];
-	return NULL;
+	return i < 0 ? NULL : &st->e[i];
 }
 
 int sysv_seg_len(struct rst_ctx *c, uint32_t id, uint64_t *len)
@@ -224,9 +225,8 @@ static const char *seg_bad(struct seg_table *st, const struct rec_sysv_shm *s)
 {
 	if (!s->id || s->reserved)
 		return "bad id";
-	for (int i = 0; i < st->n; i++)
-		if (st->e[i].s.id == s->id || st->e[i].s.shmid == s->shmid)
-			return "segment saved twice";
+	if (id_find(&st->ids, s->id) >= 0 || id_find(&st->shmids, s->shmid) >= 0)
+		return "segment saved twice";
 	if (s->shmid < 0)
 		return "bad shmid";
 	if (s->size == 0 || s->size > MAX_SIZE)
@@ -251,10 +251,9 @@ static int load_seg(struct rst_ctx *c, struct seg_table *st, struct rec *r)
 	if (why)
 		return log_err(c->log, EBADMSG, "SYSV_SHM record %llu: %s",
 			       (unsigned long long)r->index, why);
-	n = realloc(st->e, (st->n + 1) * sizeof(*n));
-	if (!n)
+	if (VEC_ROOM(st->e, st->n, st->cap) || id_add(&st->shmids, s->shmid, st->n) ||
+	    id_add(&st->ids, s->id, st->n))
 		return log_err(c->log, ENOMEM, "SysV segments:");
-	st->e = n;
 	n = &st->e[st->n++];
 	memset(n, 0, sizeof(*n));
 	n->s = *s;
@@ -526,6 +525,8 @@ static void sysv_free_ctx(void *state)
 		free(st->e[i].data.rec);
 	}
 	free(st->e);
+	id_table_free(&st->ids);
+	id_table_free(&st->shmids);
 	free(st);
 }
 
