@@ -8,7 +8,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kinds.h"
+#include "ctx.h"
+#include "info.h"
 
 /* Checkpoint: the runs of a file that hold data. */
 struct data_runs {

@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../kinds.h"
+#include "../ctx.h"
 #include "inet.h"
 #include "keeper.h"
 #include "netlock.h"
