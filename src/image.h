@@ -100,7 +100,7 @@ const char *rec_str(const struct rec *rec, size_t off, uint32_t len);
 bool field_str_ok(const char *s, size_t n);
 
 /* A record type as the kind that owns it describes it (kind_ops.recs;
- * the image's frame and TASK are kinds.c's).  Its number and payload
+ * the image's frame and TASK are records.c's).  Its number and payload
  * are the format's (image_format.h). */
 struct rec_desc {
 	uint32_t type;
@@ -109,7 +109,7 @@ struct rec_desc {
 				 * fields of (0: its show checks) */
 };
 
-/* kinds.c: the description of @type, NULL if the format has no such
+/* records.c: the description of @type, NULL if the format has no such
  * record. */
 const struct rec_desc *rec_desc_of(uint32_t type);
 /* Its name, "?" if none. */

@@ -1,5 +1,5 @@
-/* kinds.c - the registry of resource kinds: the table (kinds.def), their
- * state per checkpoint, task, thread and image, their records. */
+/* kinds.c - the registry of resource kinds: the table (kinds.def), and
+ * their state per checkpoint, task, thread and image. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,39 +24,6 @@ int kind_index(const struct kind_ops *k)
 		if (ckpt_kinds[i] == k)
 			return i;
 	return -1;
-}
-
-static const struct rec_desc *desc_in(const struct rec_desc *d, uint32_t type)
-{
-	for (; d && d->type; d++)
-		if (d->type == type)
-			return d;
-	return NULL;
-}
-
-const struct kind_ops *kind_for_type(uint32_t type)
-{
-	for (int i = 0; i < ckpt_nr_kinds; i++)
-		if (desc_in(ckpt_kinds[i]->recs, type))
-			return ckpt_kinds[i];
-	return NULL;
-}
-
-/* The records no kind owns: the image's frame, and the processes
- * (restart.c's own). */
-static const struct rec_desc core_recs[] = {
-	{ REC_HEAD, "HEAD", sizeof(struct rec_head) },
-	{ REC_TASK, "TASK", sizeof(struct rec_task) },
-	{ REC_TAIL, "TAIL", 0 },
-	{ REC_ERROR, "ERROR", 0 },
-	{ 0 }
-};
-
-const struct rec_desc *rec_desc_of(uint32_t type)
-{
-	const struct kind_ops *k = kind_for_type(type);
-
-	return k ? desc_in(k->recs, type) : desc_in(core_recs, type);
 }
 
 int kind_dump_init(struct cpt_ctx *c)

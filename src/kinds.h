@@ -76,6 +76,7 @@ struct kind_ops {
 extern const struct kind_ops *const ckpt_kinds[];
 extern const int ckpt_nr_kinds;
 int kind_index(const struct kind_ops *k);
+/* records.c: the kind that owns record type @type, NULL if none. */
 const struct kind_ops *kind_for_type(uint32_t type);
 
 /* The state of each kind that has one (dump_size), for a checkpoint:
