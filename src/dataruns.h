@@ -8,8 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "ctx.h"
-#include "info.h"
+#include "kinds.h"
 
 /* Checkpoint: the runs of a file that hold data. */
 struct data_runs {
