@@ -260,11 +260,6 @@ void ckpt_cancel(void)
 	cancelled = 1;
 }
 
-bool ckpt_cancelled(void)
-{
-	return cancelled;
-}
-
 static int check_cancel(struct cpt_ctx *c)
 {
 	return cancelled ? log_err(c->log, EINTR, "checkpoint interrupted by a signal") : 0;
@@ -334,7 +329,7 @@ int ckpt_checkpoint_r(pid_t pid, int fd, unsigned long flags, int logfd,
 		      struct ckpt_result *res)
 {
 	struct ckpt_log log = { .fd = logfd, .verbose = flags & CKPT_VERBOSE };
-	struct cpt_ctx c = { .log = &log, .flags = flags };
+	struct cpt_ctx c = { .log = &log, .flags = flags, .cancelled = &cancelled };
 	int ret;
 
 	cancelled = 0;

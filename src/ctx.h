@@ -6,6 +6,7 @@
 #ifndef CKPT_CTX_H
 #define CKPT_CTX_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -62,6 +63,9 @@ struct cpt_ctx {
 	uint32_t next_objref;	/* the last objref given out, by any kind */
 	struct guard_cache guard;	/* gadgets found per file (guard.h) */
 	void *kind_state[MAX_KINDS];	/* each kind's (kind_dump_state()) */
+	/* set by ckpt_cancel() (a signal): the checkpoint fails at its
+	 * next step, undoing what it did */
+	const volatile sig_atomic_t *cancelled;
 };
 
 /* tree.c: find and hold the tree rooted at @root, every thread of every
@@ -127,9 +131,6 @@ struct rst_ctx {
  * it makes the kernel enlarge the task's xstate buffer for AMX. */
 #define TRAMP_AMX	16
 
-/* checkpoint.c: whether ckpt_cancel() was called (a signal): the
- * checkpoint fails at its next step, undoing what it did. */
-bool ckpt_cancelled(void);
 
 /* restart.c: every record of an image, read and checksummed; then the
  * model built from them (with @here: checked against this machine too). */

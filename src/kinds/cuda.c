@@ -621,7 +621,7 @@ static int lock_and_checkpoint(struct cpt_ctx *c, struct cuda_cpt *cc)
 				      p->pid, p->fd, p->dev, lock_timeout_ms(),
 				      cu_err(j[i].res, buf, sizeof(buf)));
 	}
-	if (!ret && ckpt_cancelled())
+	if (!ret && *c->cancelled)
 		ret = log_err(c->log, EINTR, "checkpoint interrupted by a signal");
 	if (!ret) {
 		for (int i = 0; i < cc->n; i++)
