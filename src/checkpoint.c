@@ -20,7 +20,6 @@
 #include "arch/x86/cpu.h"
 #include "kinds.h"
 #include "testpoint.h"
-#include "kinds/cuda.h"
 
 #define SCRATCH_LEN (2 * 4096)
 
@@ -261,67 +260,86 @@ void ckpt_cancel(void)
 	cancelled = 1;
 }
 
-bool ckpt_cancelled(void)
-{
-	return cancelled;
-}
-
 static int check_cancel(struct cpt_ctx *c)
 {
 	return cancelled ? log_err(c->log, EINTR, "checkpoint interrupted by a signal") : 0;
+}
+
+/* Every record of the tree rooted at @pid, through TAIL, synced. */
+static int write_image(struct cpt_ctx *c, pid_t pid, int fd)
+{
+	int ret = 0, r;
+
+	for (int i = 0; i < ckpt_nr_kinds && !ret; i++)
+		if (ckpt_kinds[i]->dump_begin)
+			ret = ckpt_kinds[i]->dump_begin(c, pid);
+	if (!ret)
+		ret = check_cancel(c);
+	if (!ret)
+		ret = tree_collect(c, pid);
+	if (!ret) {
+		c->log->pos = &c->w.pos;
+		ret = dump_all(c);
+	}
+	if (!ret)
+		ret = check_cancel(c);
+	for (int i = 0; i < ckpt_nr_kinds && !ret; i++)
+		if (ckpt_kinds[i]->dump_check)
+			ret = ckpt_kinds[i]->dump_check(c);
+	r = unmap_scratch(c);
+	ret = ret ? ret : r;
+	test_point(c->log, "all written");
+	if (!ret)
+		ret = iw_tail(&c->w);
+	if (!ret)
+		ret = sync_image(c, fd);
+	test_point(c->log, "image synced");
+	return ret ? ret : check_cancel(c);
+}
+
+/* The end, however the image went (@ret): the tree let go, or killed
+ * (CKPT_KILL) once its image is safe. */
+static int finish(struct cpt_ctx *c, int ret)
+{
+	bool kill = c->flags & CKPT_KILL;
+	int r;
+
+	if (ret && c->log->err && c->nr_tasks)
+		write_error(c);
+	if (!ret && kill) {
+		for (int i = 0; i < ckpt_nr_kinds; i++)
+			if (ckpt_kinds[i]->dump_kill)
+				ckpt_kinds[i]->dump_kill(c);
+		ret = tree_kill(c);
+	}
+	for (int i = 0; i < ckpt_nr_kinds; i++)
+		if (ckpt_kinds[i]->dump_end)
+			ckpt_kinds[i]->dump_end(c, !ret && kill);
+	r = tree_release(c);
+	ret = ret ? ret : r;
+	kill = !ret && kill;	/* and dead */
+	for (int i = 0; i < ckpt_nr_kinds; i++) {
+		r = ckpt_kinds[i]->dump_finish ? ckpt_kinds[i]->dump_finish(c, kill) : 0;
+		ret = ret ? ret : r;
+	}
+	return ret;
 }
 
 int ckpt_checkpoint_r(pid_t pid, int fd, unsigned long flags, int logfd,
 		      struct ckpt_result *res)
 {
 	struct ckpt_log log = { .fd = logfd, .verbose = flags & CKPT_VERBOSE };
-	struct cpt_ctx c = { .log = &log, .flags = flags, .keeper.fd = -1 };
-	int ret, r;
+	struct cpt_ctx c = { .log = &log, .flags = flags, .cancelled = &cancelled };
+	int ret;
 
 	cancelled = 0;
 	ret = iw_init(&c.w, fd, &log);
-	/* the CUDA driver works on the tree while it runs: before the seize */
 	if (!ret)
-		ret = cuda_freeze(&c, pid);
+		ret = kind_dump_init(&c);
 	if (!ret)
-		ret = check_cancel(&c);
-	if (!ret)
-		ret = tree_collect(&c, pid);
-	if (!ret) {
-		log.pos = &c.w.pos;
-		ret = dump_all(&c);
-	}
-	if (!ret)
-		ret = check_cancel(&c);
-	for (int i = 0; i < ckpt_nr_kinds && !ret; i++)
-		if (ckpt_kinds[i]->dump_check)
-			ret = ckpt_kinds[i]->dump_check(&c);
-	r = unmap_scratch(&c);
-	ret = ret ? ret : r;
-	test_point(&log, "all written");
-	if (!ret)
-		ret = iw_tail(&c.w);
-	if (!ret)
-		ret = sync_image(&c, fd);
-	test_point(&log, "image synced");
-	if (!ret)
-		ret = check_cancel(&c);
-	if (ret && log.err && c.nr_tasks)
-		write_error(&c);
-	if (!ret && (flags & CKPT_KILL)) {
-		keeper_killing(&c);
-		ret = tree_kill(&c);
-	}
-	for (int i = 0; i < ckpt_nr_kinds; i++)
-		if (ckpt_kinds[i]->dump_end)
-			ckpt_kinds[i]->dump_end(&c, !ret && (flags & CKPT_KILL));
-	r = tree_release(&c);
-	ret = ret ? ret : r;
-	/* the tree runs again: the driver puts back what it took (unless
-	 * the tree is dead) */
-	r = cuda_thaw(&c, !ret && (flags & CKPT_KILL));
-	ret = ret ? ret : r;
+		ret = finish(&c, write_image(&c, pid, fd));
 	tree_free(&c);
+	kind_dump_free(&c);
 	iw_free(&c.w);
 	if (ret)
 		log_info(&log, "checkpoint of pid %d failed; it runs on as before", pid);

@@ -332,11 +332,6 @@ static int crc_range(struct img_reader *r, uint32_t *crc, uint64_t off,
 	return 0;
 }
 
-static bool type_known(uint32_t t)
-{
-	return strcmp(rec_type_name(t), "?") != 0;
-}
-
 /* PAGES, FILE_DATA and SYSV_DATA: the head (and its runs) in memory, the data not. */
 _Static_assert(sizeof(struct rec_file_data) == sizeof(struct rec_pages) &&
 	       sizeof(struct rec_data_run) == sizeof(struct rec_pages_run),
@@ -504,7 +499,7 @@ int ir_next(struct img_reader *r, struct rec *rec)
 		return log_err(r->log, EBADMSG,
 			       "corrupt record header at offset %llu",
 			       (unsigned long long)r->pos);
-	if (!type_known(h.type))
+	if (!rec_desc_of(h.type))
 		return log_err(r->log, EBADMSG,
 			       "unknown record type %u at offset %llu", h.type,
 			       (unsigned long long)r->pos);
@@ -585,43 +580,7 @@ bool field_str_ok(const char *s, size_t n)
 
 const char *rec_type_name(uint32_t t)
 {
-	switch (t) {
-	case REC_HEAD: return "HEAD";
-	case REC_TASK: return "TASK";
-	case REC_THREAD: return "THREAD";
-	case REC_REGS: return "REGS";
-	case REC_XSTATE: return "XSTATE";
-	case REC_SIGPENDING: return "SIGPENDING";
-	case REC_MM: return "MM";
-	case REC_VMA: return "VMA";
-	case REC_PAGES: return "PAGES";
-	case REC_PAGES_REF: return "PAGES_REF";
-	case REC_SIGHAND: return "SIGHAND";
-	case REC_ITIMERS: return "ITIMERS";
-	case REC_POSIX_TIMER: return "POSIX_TIMER";
-	case REC_RLIMITS: return "RLIMITS";
-	case REC_FS: return "FS";
-	case REC_CREDS: return "CREDS";
-	case REC_FILE: return "FILE";
-	case REC_FD: return "FD";
-	case REC_PIPE: return "PIPE";
-	case REC_FILE_OBJ: return "FILE_OBJ";
-	case REC_FILE_DATA: return "FILE_DATA";
-	case REC_TTY: return "TTY";
-	case REC_TTY_DATA: return "TTY_DATA";
-	case REC_FIFO: return "FIFO";
-	case REC_LOCK: return "LOCK";
-	case REC_FOWN: return "FOWN";
-	case REC_UNIX_SK: return "UNIX_SK";
-	case REC_IA32: return "IA32";
-	case REC_IA32_THREAD: return "IA32_THREAD";
-	case REC_SYSV_SHM: return "SYSV_SHM";
-	case REC_SYSV_DATA: return "SYSV_DATA";
-	case REC_SECCOMP_FILTER: return "SECCOMP_FILTER";
-	case REC_SECCOMP: return "SECCOMP";
-	case REC_CUDA: return "CUDA";
-	case REC_TAIL: return "TAIL";
-	case REC_ERROR: return "ERROR";
-	}
-	return "?";
+	const struct rec_desc *d = rec_desc_of(t);
+
+	return d ? d->name : "?";
 }

@@ -98,6 +98,21 @@ const char *rec_str(const struct rec *rec, size_t off, uint32_t len);
 /* Whether the fixed-size string field @s has its NUL within its @n
  * bytes. */
 bool field_str_ok(const char *s, size_t n);
+
+/* A record type as the kind that owns it describes it (kind_ops.recs;
+ * the image's frame and TASK are records.c's).  Its number and payload
+ * are the format's (image_format.h). */
+struct rec_desc {
+	uint32_t type;
+	const char *name;	/* in messages and `ckpt info` */
+	size_t min_len;		/* the least payload `ckpt info` shows the
+				 * fields of (0: its show checks) */
+};
+
+/* records.c: the description of @type, NULL if the format has no such
+ * record. */
+const struct rec_desc *rec_desc_of(uint32_t type);
+/* Its name, "?" if none. */
 const char *rec_type_name(uint32_t type);
 
 #endif

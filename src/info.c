@@ -46,34 +46,9 @@ static void show_task(struct info_out *o, const struct rec *r)
  * changed since). */
 static size_t min_len(uint32_t type)
 {
-	switch (type) {
-	case REC_HEAD: return sizeof(struct rec_head);
-	case REC_TASK: return sizeof(struct rec_task);
-	case REC_THREAD: return sizeof(struct rec_thread);
-	case REC_REGS: return sizeof(struct rec_regs);
-	case REC_MM: return sizeof(struct rec_mm);
-	case REC_VMA: return sizeof(struct rec_vma);
-	case REC_PAGES: return sizeof(struct rec_pages);
-	case REC_PAGES_REF: return sizeof(struct rec_pages_ref);
-	case REC_SIGHAND: return sizeof(struct rec_sighand);
-	case REC_ITIMERS: return sizeof(struct rec_itimers);
-	case REC_POSIX_TIMER: return sizeof(struct rec_posix_timer);
-	case REC_RLIMITS: return sizeof(struct rec_rlimits);
-	case REC_FS: return sizeof(struct rec_fs);
-	case REC_CREDS: return sizeof(struct rec_creds);
-	case REC_FILE: return sizeof(struct rec_file);
-	case REC_FD: return sizeof(struct rec_fd);
-	case REC_PIPE: return sizeof(struct rec_pipe);
-	case REC_TTY: return sizeof(struct rec_tty);
-	case REC_TTY_DATA: return sizeof(struct rec_tty_data);
-	case REC_FIFO: return sizeof(struct rec_pipe);
-	case REC_LOCK: return sizeof(struct rec_lock);
-	case REC_FOWN: return sizeof(struct rec_fown);
-	case REC_UNIX_SK: return sizeof(struct rec_unix_sk);
-	case REC_SYSV_SHM: return sizeof(struct rec_sysv_shm);
-	case REC_SYSV_DATA: return sizeof(struct rec_file_data);
-	}
-	return 0;
+	const struct rec_desc *d = rec_desc_of(type);
+
+	return d ? d->min_len : 0;
 }
 
 static void show(struct info_out *o, const struct rec *r)

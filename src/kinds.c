@@ -1,4 +1,5 @@
-/* kinds.c - the table of resource kinds, in dump and restore order. */
+/* kinds.c - the registry of resource kinds: the table (kinds.def), and
+ * their state per checkpoint, task, thread and image. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,42 +7,11 @@
 #include "kinds.h"
 #include "pageverify.h"
 
-/* Order matters.  Dump: files before memory, so that an fd ckpt cannot
- * save fails the checkpoint before gigabytes are written.  Restore:
- * files and memory while the image fd is open in the puppet (phase
- * IMAGE), credentials after everything that needs privilege, registers
- * last of all. */
+/* In kinds.def, which says why in that order. */
 const struct kind_ops *const ckpt_kinds[] = {
-	&kind_task,
-	&kind_ia32,	/* a 32-bit process says so before its other records */
-	/* GPU state: checked first at restart, so that a machine without
-	 * the driver says so rather than that its libcuda is missing; its
-	 * restore_end (once every process is built) puts the GPU state back
-	 * before the other kinds' make anything visible outside the tree */
-	&kind_cuda,
-	&kind_pipe,
-	&kind_fobj,	/* before files and mm, which name its objects */
-	&kind_fifo,
-	&kind_unix,
-	&kind_files,
-	&kind_tty,
-	&kind_mm,
-	&kind_fs,
-	&kind_rlimits,
-	&kind_timers,
-	&kind_signals,
-	/* before creds: installing a filter needs CAP_SYS_ADMIN (or
-	 * no_new_privs); the filters are suspended until the release */
-	&kind_seccomp,
-	&kind_creds,
-	/* on the fds files made, by then held by every thread an fd owner
-	 * may name, and with the credentials F_SETOWN records */
-	&kind_locks,
-	&kind_regs,
-	&kind_inet,	/* no records: its hooks end what file_inet began */
-	/* last: its restore_end lets go of ckpt's own attach of the
-	 * segments it made (they are the processes' once released) */
-	&kind_sysvshm,
+#define KIND(x) &kind_##x,
+#include "kinds.def"
+#undef KIND
 };
 const int ckpt_nr_kinds = sizeof(ckpt_kinds) / sizeof(ckpt_kinds[0]);
 _Static_assert(sizeof(ckpt_kinds) / sizeof(ckpt_kinds[0]) <=
@@ -56,13 +26,30 @@ int kind_index(const struct kind_ops *k)
 	return -1;
 }
 
-const struct kind_ops *kind_for_type(uint32_t type)
+int kind_dump_init(struct cpt_ctx *c)
 {
-	for (int i = 0; i < ckpt_nr_kinds; i++)
-		for (int j = 0; ckpt_kinds[i]->types[j]; j++)
-			if (ckpt_kinds[i]->types[j] == type)
-				return ckpt_kinds[i];
-	return NULL;
+	for (int i = 0; i < ckpt_nr_kinds; i++) {
+		size_t size = ckpt_kinds[i]->dump_size;
+
+		if (size && !(c->kind_state[i] = calloc(1, size)))
+			return log_err(c->log, ENOMEM, "%s state:", ckpt_kinds[i]->name);
+	}
+	return 0;
+}
+
+void kind_dump_free(struct cpt_ctx *c)
+{
+	for (int i = 0; i < ckpt_nr_kinds; i++) {
+		if (c->kind_state[i] && ckpt_kinds[i]->dump_free)
+			ckpt_kinds[i]->dump_free(c, c->kind_state[i]);
+		free(c->kind_state[i]);
+		c->kind_state[i] = NULL;
+	}
+}
+
+void *kind_dump_state(struct cpt_ctx *c, const struct kind_ops *k)
+{
+	return c->kind_state[kind_index(k)];
 }
 
 void *kind_state(struct rst_task *t, const struct kind_ops *k, size_t size)

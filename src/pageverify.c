@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "image.h"
-#include "kinds.h"
+#include "ctx.h"
 #include "pageverify.h"
 
 /* below this, a child costs more than it saves */

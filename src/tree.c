@@ -37,12 +37,12 @@ static int preflight(struct ckpt_log *log, pid_t pid, char *state,
 
 static int add_thread(struct cpt_ctx *c, struct cpt_task *t, pid_t tid)
 {
-	struct cpt_thread *n = realloc(t->threads, (t->nr_threads + 1) * sizeof(*n));
+	struct cpt_thread *n;
 
-	if (!n)
+	if (VEC_ROOM(t->threads, t->nr_threads, t->cap_threads))
 		return log_err(c->log, ENOMEM, "thread table:");
-	t->threads = n;
-	/* the table moved: the remotes it holds moved with it */
+	n = t->threads;
+	/* the table may have moved: the remotes it holds moved with it */
 	for (int i = 1; i < t->nr_threads; i++)
 		n[i].rm = &n[i].own;
 	n[t->nr_threads] = (struct cpt_thread){ .tid = tid };
@@ -51,12 +51,14 @@ static int add_thread(struct cpt_ctx *c, struct cpt_task *t, pid_t tid)
 	return 0;
 }
 
-static bool held(const struct cpt_task *t, pid_t tid)
+/* The last thread added is held: found again by its tid. */
+static int keep_thread(struct cpt_ctx *c, struct cpt_task *t)
 {
-	for (int i = 0; i < t->nr_threads; i++)
-		if (t->threads[i].tid == tid)
-			return true;
-	return false;
+	int i = t->nr_threads - 1;
+
+	if (id_add(&t->tids, t->threads[i].tid, i))
+		return log_err(c->log, ENOMEM, "thread table:");
+	return 0;
 }
 
 /* Hold every thread of @t; one that exits before we get to it is simply
@@ -70,6 +72,8 @@ static int seize_threads(struct cpt_ctx *c, struct cpt_task *t)
 		return ret;	/* the caller says if that matters */
 	if (!ret)
 		ret = add_thread(c, t, t->pid);
+	if (!ret)
+		ret = keep_thread(c, t);
 	while (!ret && more) {
 		char path[64];
 		struct dirent *de;
@@ -83,7 +87,7 @@ static int seize_threads(struct cpt_ctx *c, struct cpt_task *t)
 		while (!ret && (de = readdir(d))) {
 			pid_t tid = atoi(de->d_name);
 
-			if (tid <= 0 || held(t, tid))
+			if (tid <= 0 || id_find(&t->tids, tid) >= 0)
 				continue;
 			if (t->nr_threads == MAX_THREADS) {
 				ret = log_err(c->log, E2BIG, "pid %d: too many threads", t->pid);
@@ -99,6 +103,8 @@ static int seize_threads(struct cpt_ctx *c, struct cpt_task *t)
 				ret = 0;
 				continue;
 			}
+			if (!ret)
+				ret = keep_thread(c, t);
 			more = true;
 		}
 		closedir(d);
@@ -106,18 +112,10 @@ static int seize_threads(struct cpt_ctx *c, struct cpt_task *t)
 	return ret;
 }
 
-static bool in_tree(const struct cpt_ctx *c, pid_t pid)
-{
-	for (int i = 0; i < c->nr_tasks; i++)
-		if (c->tasks[i]->pid == pid)
-			return true;
-	return false;
-}
-
 static int add_task(struct cpt_ctx *c, pid_t pid, pid_t ppid)
 {
 	unsigned long long f[PROC_STAT_FIELDS];
-	struct cpt_task *t, **n;
+	struct cpt_task *t;
 	char state = '?';
 	int ret = preflight(c->log, pid, &state, f);
 
@@ -129,11 +127,8 @@ static int add_task(struct cpt_ctx *c, pid_t pid, pid_t ppid)
 		return log_err(c->log, ESRCH,
 			       "pid %d has exited (or its main thread has, leaving others)",
 			       pid);
-	n = realloc(c->tasks, (c->nr_tasks + 1) * sizeof(*n));
 	t = calloc(1, sizeof(*t));
-	if (n)
-		c->tasks = n;
-	if (!n || !t) {
+	if (!t || VEC_ROOM(c->tasks, c->nr_tasks, c->cap_tasks)) {
 		free(t);
 		return log_err(c->log, ENOMEM, "task table:");
 	}
@@ -141,6 +136,8 @@ static int add_task(struct cpt_ctx *c, pid_t pid, pid_t ppid)
 	t->ppid = ppid;
 	t->rm.memfd = -1;
 	c->tasks[c->nr_tasks++] = t;
+	if (id_add(&c->pids, pid, c->nr_tasks - 1))
+		return log_err(c->log, ENOMEM, "task table:");
 	if (state != 'Z')
 		ret = seize_threads(c, t);
 	/* A child that ended before it stopped stays a zombie: its parent,
@@ -156,7 +153,10 @@ static int add_task(struct cpt_ctx *c, pid_t pid, pid_t ppid)
 		t->exit_code = f[52];	/* as wait() would report it */
 		return 0;
 	}
-	return ret ? ret : seccomp_hold(c, t);
+	for (int i = 0; i < ckpt_nr_kinds && !ret; i++)
+		if (ckpt_kinds[i]->hold)
+			ret = ckpt_kinds[i]->hold(c, t);
+	return ret;
 }
 
 /* Children of every thread of @t not yet in the tree; *found is set if
@@ -178,7 +178,7 @@ static int add_children(struct cpt_ctx *c, struct cpt_task *t, bool *found)
 
 			if (end == p)
 				break;
-			if (in_tree(c, child))
+			if (id_find(&c->pids, child) >= 0)
 				continue;
 			*found = true;
 			ret = add_task(c, child, t->pid);
@@ -336,16 +336,11 @@ void tree_free(struct cpt_ctx *c)
 		for (int j = 0; j < t->nr_threads; j++)
 			remote_close(t->threads[j].rm);
 		free(t->threads);
+		id_table_free(&t->tids);
 		vma_list_free(&t->maps);
 		free(t);
 	}
 	free(c->tasks);
-	free(c->files);
-	free(c->shm);
-	free(c->pipes);
-	free(c->ptys);
-	free(c->fifos);
-	free(c->sysv);
-	unix_cpt_free(c->unix_sk);
+	id_table_free(&c->pids);
 	guard_cache_free(&c->guard);
 }

@@ -40,11 +40,6 @@ JOIN="files/fifo=files/pipe files/pipebuf=files/pipe
 # Every entry must still be met (a stale one fails): empty it as the
 # calls go.
 ALLOW=(
-	# ckpt_cancelled(): the CUDA kind asks checkpoint.c whether the
-	# checkpoint was cancelled.  The checkpoint side's to move below
-	# the kinds (branch kstate), which also ends the circle checkpoint
-	# -> tree -> files/unix -> kinds/fdtable -> kinds/cuda -> checkpoint.
-	"kinds/cuda -> checkpoint"
 )
 
 # "def FILE TYPE SYMBOL" and "use FILE SYMBOL", for every source file

@@ -32,6 +32,19 @@
 
 /* ---- checkpoint ---- */
 
+/* A FIFO whose buffer is in the image, found again by its inode. */
+struct cpt_fifo {
+	uint64_t dev, ino;
+	uint32_t id;
+};
+
+/* The checkpoint's: every FIFO written so far. */
+struct fifo_cpt {
+	struct cpt_fifo *e;
+	int n;
+	size_t cap;
+};
+
 static bool fifo_match(struct cpt_ctx *c, const struct fd_probe *p)
 {
 	return S_ISFIFO(p->st.st_mode) && p->link[0] == '/' &&
@@ -52,7 +65,8 @@ static int fifo_reader(const struct fd_probe *p)
 
 static int fifo_write(struct cpt_ctx *c, const struct fd_probe *p, uint32_t *id)
 {
-	struct cpt_shm *n;
+	struct fifo_cpt *fc = kind_dump_state(c, &kind_fifo);
+	struct cpt_fifo *n;
 	int rfd = fifo_reader(p), ret;
 
 	if (rfd < 0)
@@ -60,31 +74,37 @@ static int fifo_write(struct cpt_ctx *c, const struct fd_probe *p, uint32_t *id)
 			       p->fd, p->link);
 	ret = pipebuf_dump(c, REC_FIFO, rfd, p->pid, p->fd, id);
 	close(rfd);
-	n = ret ? NULL : realloc(c->fifos, (c->nr_fifos + 1) * sizeof(*n));
+	n = ret ? NULL : VEC_PUSH(fc->e, fc->n, fc->cap);
 	if (!ret && !n)
 		ret = log_err(c->log, ENOMEM, "fifo table:");
 	if (ret)
 		return ret;
-	c->fifos = n;
-	n[c->nr_fifos++] = (struct cpt_shm){ .dev = p->st.st_dev, .ino = p->st.st_ino,
-						.id = *id };
+	*n = (struct cpt_fifo){ .dev = p->st.st_dev, .ino = p->st.st_ino, .id = *id };
 	return 0;
 }
 
 static int fifo_dump(struct cpt_ctx *c, const struct fd_probe *p,
 		     struct rec_file *f, void **extra, uint32_t *extra_len)
 {
+	const struct fifo_cpt *fc = kind_dump_state(c, &kind_fifo);
 	uint32_t id = 0;
 	int ret = 0;
 
-	for (int i = 0; i < c->nr_fifos && !id; i++)
-		if (c->fifos[i].dev == p->st.st_dev && c->fifos[i].ino == p->st.st_ino)
-			id = c->fifos[i].id;
+	for (int i = 0; i < fc->n && !id; i++)
+		if (fc->e[i].dev == p->st.st_dev && fc->e[i].ino == p->st.st_ino)
+			id = fc->e[i].id;
 	if (!id)
 		ret = fifo_write(c, p, &id);
 	f->pos = 0;
 	f->rdev = id;	/* the FIFO record of its buffer */
 	return ret;
+}
+
+static void fifo_dump_free(struct cpt_ctx *c, void *state)
+{
+	struct fifo_cpt *fc = state;
+
+	free(fc->e);
 }
 
 /* ---- restart ---- */
@@ -117,10 +137,17 @@ static int fifo_prime(struct rst_ctx *c, struct rst_pipebuf *q, const char *path
 	return 0;
 }
 
+static const struct rec_desc fifo_recs[] = {
+	{ REC_FIFO, "FIFO", sizeof(struct rec_pipe) },
+	{ 0 }
+};
+
 const struct kind_ops kind_fifo = {
 	.name = "fifo",
-	.types = { REC_FIFO },
+	.recs = fifo_recs,
 	.phase = PHASE_IMAGE,
+	.dump_size = sizeof(struct fifo_cpt),
+	.dump_free = fifo_dump_free,
 	.load = fifo_rec_load,
 	.free_ctx = pipebuf_free_ctx,
 	.show = pipebuf_show,

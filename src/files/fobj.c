@@ -41,6 +41,19 @@
 
 /* ---- checkpoint ---- */
 
+/* An object in the image, found again by its inode. */
+struct cpt_fobj {
+	uint64_t dev, ino;
+	uint32_t id;
+};
+
+/* The checkpoint's: every object written so far. */
+struct fobj_cpt {
+	struct cpt_fobj *e;
+	int n;
+	size_t cap;
+};
+
 /* What the link names, without "/memfd:" and " (deleted)". */
 static int obj_name(const char *link, uint32_t kind, char *name, size_t n)
 {
@@ -134,7 +147,7 @@ static int write_obj(struct cpt_ctx *c, pid_t pid, int fd, const char *link,
 int fobj_ref(struct cpt_ctx *c, pid_t pid, const char *proc_path,
 	     const char *link, uint32_t *id)
 {
-	struct cpt_shm *n;
+	struct fobj_cpt *fc = kind_dump_state(c, &kind_fobj);
 	struct stat st;
 	uint32_t kind = 0;
 	int fd, ret;
@@ -145,28 +158,32 @@ int fobj_ref(struct cpt_ctx *c, pid_t pid, const char *proc_path,
 			      proc_path, link);
 		goto out;
 	}
-	for (int i = 0; i < c->nr_shm; i++)
-		if (c->shm[i].dev == st.st_dev && c->shm[i].ino == st.st_ino &&
-		    c->shm[i].file_kind) {
-			*id = c->shm[i].id;
+	for (int i = 0; i < fc->n; i++)
+		if (fc->e[i].dev == st.st_dev && fc->e[i].ino == st.st_ino) {
+			*id = fc->e[i].id;
 			ret = 0;
 			goto out;
 		}
 	ret = obj_kind(c, pid, fd, link, &st, &kind);
-	n = ret ? NULL : realloc(c->shm, (c->nr_shm + 1) * sizeof(*n));
-	if (!ret && !n)
+	if (!ret && VEC_ROOM(fc->e, fc->n, fc->cap))
 		ret = log_err(c->log, ENOMEM, "file objects:");
 	if (ret)
 		goto out;
-	c->shm = n;
 	*id = ++c->next_objref;
 	ret = write_obj(c, pid, fd, link, &st, kind, *id);
 	if (!ret)
-		n[c->nr_shm++] = (struct cpt_shm){ st.st_dev, st.st_ino, *id, kind };
+		fc->e[fc->n++] = (struct cpt_fobj){ st.st_dev, st.st_ino, *id };
 out:
 	if (fd >= 0)
 		close(fd);
 	return ret;
+}
+
+static void fobj_dump_free(struct cpt_ctx *c, void *state)
+{
+	struct fobj_cpt *fc = state;
+
+	free(fc->e);
 }
 
 /* ---- restart ---- */
@@ -182,16 +199,16 @@ struct rst_fobj {
 struct fobj_table {
 	struct rst_fobj *e;
 	int n;
+	size_t cap;
+	struct id_table ids;	/* index in e, by id */
 };
 
 static struct rst_fobj *fobj_by_id(struct rst_ctx *c, uint32_t id)
 {
 	struct fobj_table *ft = KCSTATE(c, kind_fobj);
+	long i = ft ? id_find(&ft->ids, id) : -1;
 
-	for (int i = 0; ft && i < ft->n; i++)
-		if (ft->e[i].o.id == id)
-			return &ft->e[i];
-	return NULL;
+	return i < 0 ? NULL : &ft->e[i];
 }
 
 uint32_t fobj_kind(struct rst_ctx *c, uint32_t id)
@@ -234,10 +251,8 @@ static int load_obj(struct rst_ctx *c, struct fobj_table *ft, struct rec *r)
 	if (why)
 		return log_err(c->log, EBADMSG, "FILE_OBJ record %llu: %s",
 			       (unsigned long long)r->index, why);
-	n = realloc(ft->e, (ft->n + 1) * sizeof(*n));
-	if (!n)
+	if (VEC_ROOM(ft->e, ft->n, ft->cap) || id_add(&ft->ids, o->id, ft->n))
 		return log_err(c->log, ENOMEM, "file objects:");
-	ft->e = n;
 	n = &ft->e[ft->n++];
 	memset(n, 0, sizeof(*n));
 	n->o = *o;
@@ -444,6 +459,7 @@ static void fobj_free_ctx(void *state)
 		free(ft->e[i].data.rec);
 	}
 	free(ft->e);
+	id_table_free(&ft->ids);
 	free(ft);
 }
 
@@ -464,10 +480,18 @@ static void fobj_show(struct info_out *o, const struct rec *r)
 	}
 }
 
+static const struct rec_desc fobj_recs[] = {
+	{ REC_FILE_OBJ, "FILE_OBJ", 0 },
+	{ REC_FILE_DATA, "FILE_DATA", 0 },
+	{ 0 }
+};
+
 const struct kind_ops kind_fobj = {
 	.name = "fobj",
-	.types = { REC_FILE_OBJ, REC_FILE_DATA },
+	.recs = fobj_recs,
 	.phase = PHASE_IMAGE,
+	.dump_size = sizeof(struct fobj_cpt),
+	.dump_free = fobj_dump_free,
 	.load = fobj_load,
 	.check = fobj_check,
 	.free_ctx = fobj_free_ctx,

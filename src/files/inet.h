@@ -29,6 +29,20 @@ int inet_bind(int sk, const struct rec_inet *ri);
 int inet_set_opt(int sk, const struct rec_inet *ri, int i);
 
 /* tcp_repair.c */
+/* A TCP connection taken into repair mode to be read: ckpt's own copy of
+ * it, and what was read, checked again at the end. */
+struct cpt_sock {
+	int sk;
+	pid_t pid;
+	int fd;
+	int reuse;		/* SO_REUSEADDR, which repair mode overrides */
+	uint32_t rcv_nxt, write_seq;
+	bool locked;		/* its network lock made (netlock.c) */
+	bool opening;		/* SYN_SENT: held only to be checked, not in
+				 * repair mode, not locked */
+	struct rec_inet conn;	/* its addresses, for the lock */
+};
+
 /* Checkpoint: the connection @p holds (@sk, our copy) held in repair mode
  * to the end of the checkpoint, and read into @ri and *data (its send
  * then receive queue, malloc()ed).  0, or -errno (reported). */

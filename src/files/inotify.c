@@ -195,19 +195,18 @@ static int in_dump(struct cpt_ctx *c, const struct fd_probe *p,
 		   struct rec_file *f, void **extra, uint32_t *extra_len)
 {
 	const char *line = p->fdinfo;
-	struct watch *ws = NULL, *n;
+	struct watch *ws = NULL;
 	uint32_t nr = 0;
+	size_t cap = 0;
 	int ret = 0;
 
 	while (!ret && (line = strstr(line, "\ninotify wd:"))) {
 		line++;
-		n = nr < IN_MAX_WATCHES ? realloc(ws, (nr + 1) * sizeof(*ws)) : NULL;
-		if (!n) {
+		if (nr >= IN_MAX_WATCHES || VEC_ROOM(ws, nr, cap)) {
 			ret = log_err(c->log, ENOMEM, "pid %d fd %d: inotify watches",
 				      p->pid, p->fd);
 			break;
 		}
-		ws = n;
 		ret = parse_watch(c, p, line, &ws[nr++]);
 	}
 	if (!ret) {

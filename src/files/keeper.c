@@ -15,7 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../kinds.h"
+#include "../ctx.h"
+#include "inet.h"
 #include "keeper.h"
 #include "netlock.h"
 
@@ -168,28 +169,28 @@ static int send_msg(struct keeper *k, struct ckpt_log *log,
 	return 0;
 }
 
-int keeper_hold(struct cpt_ctx *c, const struct cpt_sock *s)
+int keeper_hold(struct keeper *k, struct ckpt_log *log, const struct cpt_sock *s)
 {
 	struct keeper_msg m = { .type = MSG_HOLD, .reuse = s->reuse,
 				.locked = s->locked, .conn = s->conn };
-	int pidfd, ret = c->keeper.pid ? 0 : keeper_start(&c->keeper, c->log);
+	int pidfd, ret = k->pid ? 0 : keeper_start(k, log);
 
 	if (ret)
 		return ret;
 	pidfd = syscall(SYS_pidfd_open, s->pid, 0);
 	if (pidfd < 0)
-		return log_err(c->log, errno, "pid %d: pidfd_open:", s->pid);
-	ret = send_msg(&c->keeper, c->log, &m, s->sk, pidfd);
+		return log_err(log, errno, "pid %d: pidfd_open:", s->pid);
+	ret = send_msg(k, log, &m, s->sk, pidfd);
 	close(pidfd);
 	return ret;
 }
 
-void keeper_killing(struct cpt_ctx *c)
+void keeper_killing(struct keeper *k, struct ckpt_log *log)
 {
 	struct keeper_msg m = { .type = MSG_KILLING };
 
-	if (c->keeper.pid)
-		send_msg(&c->keeper, c->log, &m, -1, -1);
+	if (k->pid)
+		send_msg(k, log, &m, -1, -1);
 }
 
 int keeper_watch(struct keeper *k, struct ckpt_log *log, pid_t pid)
@@ -207,8 +208,6 @@ int keeper_watch(struct keeper *k, struct ckpt_log *log, pid_t pid)
 	return ret;
 }
 
-/* @done: it exits doing nothing; or else it does what it is there for,
- * now, before we go on. */
 void keeper_end(struct keeper *k, struct ckpt_log *log, bool done)
 {
 	struct keeper_msg m = { .type = MSG_DONE };
@@ -222,9 +221,4 @@ void keeper_end(struct keeper *k, struct ckpt_log *log, bool done)
 		;
 	k->pid = 0;
 	k->fd = -1;
-}
-
-void keeper_done(struct cpt_ctx *c)
-{
-	keeper_end(&c->keeper, c->log, true);
 }

@@ -19,28 +19,27 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-struct cpt_ctx;
 struct ckpt_log;
 struct cpt_sock;
 
 struct keeper {
-	int fd;		/* our end of the channel, -1: none yet */
-	pid_t pid;
+	int fd;		/* our end of the channel (once pid is set) */
+	pid_t pid;	/* 0: not started */
 };
 
-/* Hand @s (in repair mode, locked or not) to the keeper, started on
- * first use. */
-int keeper_hold(struct cpt_ctx *c, const struct cpt_sock *s);
+/* Checkpoint: hand @s (in repair mode, locked or not) to the keeper @k,
+ * started on first use. */
+int keeper_hold(struct keeper *k, struct ckpt_log *log, const struct cpt_sock *s);
 /* The image is complete and the tree is about to be killed: sockets of
  * processes that die from now on stay as they are. */
-void keeper_killing(struct cpt_ctx *c);
-/* All undone (or left on purpose): the keeper exits doing nothing. */
-void keeper_done(struct cpt_ctx *c);
+void keeper_killing(struct keeper *k, struct ckpt_log *log);
 
 /* Restart: @pid is about to be let go; if we die before keeper_end(done),
  * the keeper kills it (the processes not yet let go die with us, by
  * PTRACE_O_EXITKILL): a restart either ends or leaves nothing. */
 int keeper_watch(struct keeper *k, struct ckpt_log *log, pid_t pid);
+/* @done: all undone (or left on purpose), the keeper exits doing
+ * nothing; else it does what it is there for, now. */
 void keeper_end(struct keeper *k, struct ckpt_log *log, bool done);
 
 #endif

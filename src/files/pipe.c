@@ -22,27 +22,41 @@
 
 /* ---- checkpoint ---- */
 
-static struct cpt_pipe *pipe_find(struct cpt_ctx *c, uint64_t ino)
+struct cpt_pipe {
+	uint64_t ino;
+	bool has_read, has_write;
+	pid_t reader;		/* a process of the tree with the read end */
+	int reader_fd;
+	uint32_t id;		/* its PIPE record, once written */
+};
+
+/* The checkpoint's: every pipe the tree holds an end of, once scanned. */
+struct pipe_cpt {
+	struct cpt_pipe *pipes;
+	int n;
+	size_t cap;
+	bool scanned;
+};
+
+static struct cpt_pipe *pipe_find(struct pipe_cpt *pc, uint64_t ino)
 {
-	for (int i = 0; i < c->nr_pipes; i++)
-		if (c->pipes[i].ino == ino)
-			return &c->pipes[i];
+	for (int i = 0; i < pc->n; i++)
+		if (pc->pipes[i].ino == ino)
+			return &pc->pipes[i];
 	return NULL;
 }
 
 static int note_end(struct cpt_ctx *c, pid_t pid, int fd, uint64_t ino)
 {
-	struct cpt_pipe *p = pipe_find(c, ino);
+	struct pipe_cpt *pc = kind_dump_state(c, &kind_pipe);
+	struct cpt_pipe *p = pipe_find(pc, ino);
 	char name[64], *info, *f;
 	int acc;
 
 	if (!p) {
-		p = realloc(c->pipes, (c->nr_pipes + 1) * sizeof(*p));
+		p = VEC_PUSH(pc->pipes, pc->n, pc->cap);
 		if (!p)
 			return log_err(c->log, ENOMEM, "pipe table:");
-		c->pipes = p;
-		p = &c->pipes[c->nr_pipes++];
-		memset(p, 0, sizeof(*p));
 		p->ino = ino;
 	}
 	snprintf(name, sizeof(name), "fdinfo/%d", fd);
@@ -64,6 +78,7 @@ static int note_end(struct cpt_ctx *c, pid_t pid, int fd, uint64_t ino)
 /* Every pipe end every process of the tree holds. */
 static int scan_pipe_ends(struct cpt_ctx *c)
 {
+	struct pipe_cpt *pc = kind_dump_state(c, &kind_pipe);
 	int ret = 0;
 
 	for (int i = 0; i < c->nr_tasks && !ret; i++) {
@@ -92,16 +107,17 @@ static int scan_pipe_ends(struct cpt_ctx *c)
 		}
 		closedir(d);
 	}
-	c->pipes_scanned = true;
+	pc->scanned = true;
 	return ret;
 }
 
 static int pipe_inside(struct cpt_ctx *c, uint64_t ino, bool *inside)
 {
+	struct pipe_cpt *pc = kind_dump_state(c, &kind_pipe);
 	struct cpt_pipe *p;
-	int ret = c->pipes_scanned ? 0 : scan_pipe_ends(c);
+	int ret = pc->scanned ? 0 : scan_pipe_ends(c);
 
-	p = pipe_find(c, ino);
+	p = pipe_find(pc, ino);
 	*inside = p && p->has_read && p->has_write;
 	return ret;
 }
@@ -109,7 +125,7 @@ static int pipe_inside(struct cpt_ctx *c, uint64_t ino, bool *inside)
 /* The pipe's buffer, read through a copy of a read end the tree holds. */
 static int pipe_dump(struct cpt_ctx *c, uint64_t ino, uint32_t *id)
 {
-	struct cpt_pipe *p = pipe_find(c, ino);
+	struct cpt_pipe *p = pipe_find(kind_dump_state(c, &kind_pipe), ino);
 	int rfd, ret;
 
 	if (p->id) {
@@ -124,6 +140,13 @@ static int pipe_dump(struct cpt_ctx *c, uint64_t ino, uint32_t *id)
 	close(rfd);
 	*id = p->id;
 	return ret;
+}
+
+static void pipe_dump_free(struct cpt_ctx *c, void *state)
+{
+	struct pipe_cpt *pc = state;
+
+	free(pc->pipes);
 }
 
 /* ---- restart ---- */
@@ -182,10 +205,17 @@ static int pipe_take(struct rst_ctx *c, struct rst_task *t, uint32_t id, int fla
 	return ret;
 }
 
+static const struct rec_desc pipe_recs[] = {
+	{ REC_PIPE, "PIPE", sizeof(struct rec_pipe) },
+	{ 0 }
+};
+
 const struct kind_ops kind_pipe = {
 	.name = "pipe",
-	.types = { REC_PIPE },
+	.recs = pipe_recs,
 	.phase = PHASE_IMAGE,
+	.dump_size = sizeof(struct pipe_cpt),
+	.dump_free = pipe_dump_free,
 	.load = pipe_rec_load,
 	.free_ctx = pipebuf_free_ctx,
 	.show = pipebuf_show,

@@ -112,6 +112,8 @@ int pipebuf_dump(struct cpt_ctx *c, uint32_t type, int rfd, pid_t pid, int fd,
 struct pipebuf_table {
 	struct rst_pipebuf *e;
 	int n;
+	size_t cap;
+	struct id_table ids;	/* index in e, by id */
 };
 
 static int pipebuf_rec_check(struct ckpt_log *log, const struct rec *r,
@@ -134,23 +136,19 @@ int pipebuf_load(struct rst_ctx *c, const struct kind_ops *k, struct rec *r,
 {
 	struct pipebuf_table *pt = kind_ctx_state(c, k, sizeof(*pt));
 	const struct rec_pipe *rp = r->data;
-	struct rst_pipebuf *n;
 	int ret = pipebuf_rec_check(c->log, r, what);
 
 	if (!pt)
 		return log_err(c->log, ENOMEM, "%s table:", what);
 	if (ret)
 		return ret;
-	for (int i = 0; i < pt->n; i++)
-		if (pt->e[i].p.id == rp->id)
-			return log_err(c->log, EBADMSG, "%s %u twice", what, rp->id);
-	n = realloc(pt->e, (pt->n + 1) * sizeof(*n));
-	if (!n)
+	if (id_find(&pt->ids, rp->id) >= 0)
+		return log_err(c->log, EBADMSG, "%s %u twice", what, rp->id);
+	if (VEC_ROOM(pt->e, pt->n, pt->cap) || id_add(&pt->ids, rp->id, pt->n))
 		return log_err(c->log, ENOMEM, "%s table:", what);
-	pt->e = n;
-	n = &pt->e[pt->n++];
-	*n = (struct rst_pipebuf){ .p = *rp, .rec = r->data, .fd = { -1, -1 },
-				   .data = (const char *)r->data + sizeof(*rp) };
+	pt->e[pt->n++] = (struct rst_pipebuf){
+		.p = *rp, .rec = r->data, .fd = { -1, -1 },
+		.data = (const char *)r->data + sizeof(*rp) };
 	r->data = NULL;
 	return 0;
 }
@@ -159,11 +157,9 @@ struct rst_pipebuf *pipebuf_by_id(struct rst_ctx *c, const struct kind_ops *k,
 				  uint64_t id)
 {
 	struct pipebuf_table *pt = c->kind_state[kind_index(k)];
+	long i = pt && id <= UINT32_MAX ? id_find(&pt->ids, id) : -1;
 
-	for (int i = 0; pt && i < pt->n; i++)
-		if (pt->e[i].p.id == id)
-			return &pt->e[i];
-	return NULL;
+	return i < 0 ? NULL : &pt->e[i];
 }
 
 int pipebuf_fill(int fd, const char *data, uint32_t len)
@@ -191,6 +187,7 @@ void pipebuf_free_ctx(void *state)
 		free(pt->e[i].rec);
 	}
 	free(pt->e);
+	id_table_free(&pt->ids);
 	free(pt);
 }
 

@@ -62,19 +62,29 @@ static bool fin_rcvd(int state)
 
 /* ---- checkpoint ---- */
 
+/* The checkpoint's: the connections ckpt holds, and the keeper that
+ * puts them back if ckpt dies (keeper.h). */
+struct inet_cpt {
+	struct cpt_sock *socks;
+	int nr_socks;
+	size_t cap_socks;
+	struct keeper keeper;
+};
+
 /* The peer's packets are dropped before the connection is read, and
  * until it is restored or the checkpoint ends (netlock.c).  Without a
  * lock the checkpoint goes on: one warning. */
 static void conn_lock(struct cpt_ctx *c, struct cpt_sock *s)
 {
+	const struct inet_cpt *ic = kind_dump_state(c, &kind_inet);
 	bool ready = false, warned = false;
 	char why[160];
 
-	for (int i = 0; i < c->nr_socks - 1; i++) {
-		if (c->socks[i].opening)
+	for (int i = 0; i < ic->nr_socks - 1; i++) {
+		if (ic->socks[i].opening)
 			continue;
-		ready |= c->socks[i].locked && c->socks[i].conn.family == s->conn.family;
-		warned |= !c->socks[i].locked;
+		ready |= ic->socks[i].locked && ic->socks[i].conn.family == s->conn.family;
+		warned |= !ic->socks[i].locked;
 	}
 	s->locked = !netlock_add(&s->conn, ready, why, sizeof(why));
 	if (!s->locked && !warned)
@@ -97,16 +107,16 @@ static void conn_unlock(struct cpt_ctx *c, struct cpt_sock *s)
 static int add_sock(struct cpt_ctx *c, const struct fd_probe *p, int sk,
 		    const struct rec_inet *ri, struct cpt_sock **out)
 {
-	struct cpt_sock *n = realloc(c->socks, (c->nr_socks + 1) * sizeof(*n));
+	struct inet_cpt *ic = kind_dump_state(c, &kind_inet);
+	struct cpt_sock *n;
 	int copy;
 
-	if (!n)
+	if (VEC_ROOM(ic->socks, ic->nr_socks, ic->cap_socks))
 		return log_err(c->log, ENOMEM, "socket table:");
-	c->socks = n;
 	copy = fcntl(sk, F_DUPFD_CLOEXEC, 3);
 	if (copy < 0)
 		return log_err(c->log, errno, "pid %d fd %d: dup:", p->pid, p->fd);
-	n = &c->socks[c->nr_socks++];
+	n = &ic->socks[ic->nr_socks++];
 	*n = (struct cpt_sock){ .sk = copy, .pid = p->pid, .fd = p->fd,
 				.reuse = ri->opt[INET_OPT_REUSEADDR], .conn = *ri };
 	*out = n;
@@ -116,6 +126,7 @@ static int add_sock(struct cpt_ctx *c, const struct fd_probe *p, int sk,
 static int conn_hold(struct cpt_ctx *c, const struct fd_probe *p, int sk,
 		     const struct rec_inet *ri, struct cpt_sock **out)
 {
+	struct inet_cpt *ic = kind_dump_state(c, &kind_inet);
 	struct cpt_sock *n;
 	int err, ret = add_sock(c, p, sk, ri, &n);
 
@@ -124,18 +135,18 @@ static int conn_hold(struct cpt_ctx *c, const struct fd_probe *p, int sk,
 	conn_lock(c, n);
 	/* the keeper holds it before it is changed: a ckpt that dies from
 	 * here on leaves it unlocked and out of repair mode */
-	ret = keeper_hold(c, n);
+	ret = keeper_hold(&ic->keeper, c->log, n);
 	if (ret) {
 		conn_unlock(c, n);
 		close(n->sk);
-		c->nr_socks--;
+		ic->nr_socks--;
 		return ret;
 	}
 	if (sock_set_int(n->sk, IPPROTO_TCP, TCP_REPAIR, TCP_REPAIR_ON)) {
 		err = errno;
 		conn_unlock(c, n);
 		close(n->sk);
-		c->nr_socks--;
+		ic->nr_socks--;
 		return log_err(c->log, err, "pid %d fd %d: TCP_REPAIR:", p->pid, p->fd);
 	}
 	*out = n;
@@ -329,8 +340,10 @@ int tcp_hold_opening(struct cpt_ctx *c, const struct fd_probe *p, int sk,
  * sent again.) */
 static int inet_dump_check(struct cpt_ctx *c)
 {
-	for (int i = 0; i < c->nr_socks; i++) {
-		struct cpt_sock *s = &c->socks[i];
+	struct inet_cpt *ic = kind_dump_state(c, &kind_inet);
+
+	for (int i = 0; i < ic->nr_socks; i++) {
+		struct cpt_sock *s = &ic->socks[i];
 		uint32_t rcv = 0, wr = 0;
 		struct tcp_info ti;
 		socklen_t len = sizeof(ti);
@@ -371,8 +384,10 @@ static int inet_dump_check(struct cpt_ctx *c)
  * at all.  (A half-closed connection still waits for a retransmission.) */
 static void inet_dump_end(struct cpt_ctx *c, bool killed)
 {
-	for (int i = 0; i < c->nr_socks; i++) {
-		struct cpt_sock *s = &c->socks[i];
+	struct inet_cpt *ic = kind_dump_state(c, &kind_inet);
+
+	for (int i = 0; i < ic->nr_socks; i++) {
+		struct cpt_sock *s = &ic->socks[i];
 
 		if (!killed)
 			conn_unlock(c, s);
@@ -383,10 +398,19 @@ static void inet_dump_end(struct cpt_ctx *c, bool killed)
 				 s->fd, strerror(errno));
 		close(s->sk);
 	}
-	free(c->socks);
-	c->socks = NULL;
-	c->nr_socks = 0;
-	keeper_done(c);
+	free(ic->socks);
+	ic->socks = NULL;
+	ic->nr_socks = 0;
+	ic->cap_socks = 0;
+	keeper_end(&ic->keeper, c->log, true);
+}
+
+/* Killed from now on: the keeper leaves their connections as they are. */
+static void inet_dump_kill(struct cpt_ctx *c)
+{
+	struct inet_cpt *ic = kind_dump_state(c, &kind_inet);
+
+	keeper_killing(&ic->keeper, c->log);
 }
 
 /* ---- restart ---- */
@@ -401,6 +425,7 @@ struct inet_pending {
 struct inet_rst {
 	struct inet_pending *p;
 	int n;
+	size_t cap;
 };
 
 /* Fill one queue in repair mode: the receive queue as if received, the
@@ -516,12 +541,11 @@ int tcp_rebuild_conn(int sk, const struct rec_inet *ri, uint32_t ts)
 int tcp_keep_pending(struct rst_ctx *c, int sk, const struct rst_file *f)
 {
 	struct inet_rst *st = kind_ctx_state(c, &kind_inet, sizeof(*st));
-	struct inet_pending *n = st ? realloc(st->p, (st->n + 1) * sizeof(*n)) : NULL;
+	struct inet_pending *n = st ? VEC_PUSH(st->p, st->n, st->cap) : NULL;
 
 	if (!n)
 		return -ENOMEM;
-	st->p = n;
-	n[st->n++] = (struct inet_pending){ sk, f };
+	*n = (struct inet_pending){ sk, f };
 	return 0;
 }
 
@@ -610,7 +634,9 @@ static void inet_free_ctx(void *state)
 
 const struct kind_ops kind_inet = {
 	.name = "inet",
+	.dump_size = sizeof(struct inet_cpt),
 	.dump_check = inet_dump_check,
+	.dump_kill = inet_dump_kill,
 	.dump_end = inet_dump_end,
 	.restore_end = inet_restore_end,
 	.free_ctx = inet_free_ctx,

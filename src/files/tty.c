@@ -75,22 +75,36 @@ static dev_t ctty_of(pid_t pid)
 	return nr ? makedev((nr >> 8) & 0xfff, (nr & 0xff) | ((nr >> 12) & 0xfff00)) : 0;
 }
 
+struct cpt_pty {
+	uint32_t index;		/* /dev/pts/N */
+	pid_t pid;		/* a process of the tree with the master */
+	int fd;
+	uint32_t id;		/* its TTY record, once written */
+};
+
+/* The checkpoint's: every pty master the tree holds, once scanned, and
+ * the job's terminal. */
+struct tty_cpt {
+	struct cpt_pty *ptys;
+	int nr_ptys;
+	size_t cap_ptys;
+	bool scanned;
+	uint32_t job_tty;	/* the job's terminal's TTY record, once written */
+};
+
 static struct cpt_pty *pty_find(struct cpt_ctx *c, uint32_t index, bool add)
 {
+	struct tty_cpt *tc = kind_dump_state(c, &kind_tty);
 	struct cpt_pty *p;
 
-	for (int i = 0; i < c->nr_ptys; i++)
-		if (c->ptys[i].index == index)
-			return &c->ptys[i];
+	for (int i = 0; i < tc->nr_ptys; i++)
+		if (tc->ptys[i].index == index)
+			return &tc->ptys[i];
 	if (!add)
 		return NULL;
-	p = realloc(c->ptys, (c->nr_ptys + 1) * sizeof(*p));
-	if (!p)
-		return NULL;
-	c->ptys = p;
-	p = &p[c->nr_ptys++];
-	memset(p, 0, sizeof(*p));
-	p->index = index;
+	p = VEC_PUSH(tc->ptys, tc->nr_ptys, tc->cap_ptys);
+	if (p)
+		p->index = index;
 	return p;
 }
 
@@ -135,7 +149,9 @@ static int note_fd(struct cpt_ctx *c, pid_t pid, int fd, void *arg)
  * master is (its slave is opened by ckpt itself, TIOCGPTPEER). */
 static int scan_ptys(struct cpt_ctx *c)
 {
-	c->ptys_scanned = true;
+	struct tty_cpt *tc = kind_dump_state(c, &kind_tty);
+
+	tc->scanned = true;
 	return files_each_fd(c, note_fd, NULL);
 }
 
@@ -144,12 +160,13 @@ enum tty_class { CL_NONE, CL_MASTER, CL_SLAVE, CL_JOB, CL_REFUSE };
 static enum tty_class tty_class_of(struct cpt_ctx *c, const struct fd_probe *p,
 				   struct cpt_pty **pty)
 {
+	const struct tty_cpt *tc = kind_dump_state(c, &kind_tty);
 	dev_t dev = p->st.st_rdev;
 	uint32_t index;
 
 	*pty = NULL;
 	if (!S_ISCHR(p->st.st_mode) || !is_terminal(dev) ||
-	    (!c->ptys_scanned && scan_ptys(c)))
+	    (!tc->scanned && scan_ptys(c)))
 		return CL_NONE;
 	if (is_master(dev))
 		return master_index(p->pid, p->fd, &index) ||
@@ -425,11 +442,12 @@ static int pty_dump(struct cpt_ctx *c, struct cpt_pty *p, uint32_t *id)
  * used in its place, with its own size and line). */
 static int job_dump(struct cpt_ctx *c, const struct fd_probe *p, uint32_t *id)
 {
+	struct tty_cpt *tc = kind_dump_state(c, &kind_tty);
 	struct rec_tty rt = { .kind = TTY_JOB };
 	int fd, ret;
 
-	if (c->job_tty) {
-		*id = c->job_tty;
+	if (tc->job_tty) {
+		*id = tc->job_tty;
 		return 0;
 	}
 	fd = grab(c, p->pid, p->fd);
@@ -442,7 +460,7 @@ static int job_dump(struct cpt_ctx *c, const struct fd_probe *p, uint32_t *id)
 	rt.line = 0;
 	if (is_pts(p->st.st_rdev))
 		rt.index = pts_index(p->st.st_rdev);
-	rt.id = c->job_tty = ++c->next_objref;
+	rt.id = tc->job_tty = ++c->next_objref;
 	*id = rt.id;
 	return iw_record(&c->w, REC_TTY, &rt, sizeof(rt));
 }
@@ -476,6 +494,13 @@ static int tty_dump(struct cpt_ctx *c, const struct fd_probe *p,
 	return 0;
 }
 
+static void tty_dump_free(struct cpt_ctx *c, void *state)
+{
+	struct tty_cpt *tc = state;
+
+	free(tc->ptys);
+}
+
 /* ---- restart ---- */
 
 struct rst_tty {
@@ -489,6 +514,9 @@ struct rst_tty {
 struct tty_table {
 	struct rst_tty *e;
 	int n;
+	size_t cap;
+	struct id_table ids;	/* index in e, by id */
+	bool job;		/* a TTY_JOB is loaded (there is one at most) */
 };
 
 static bool tty_valid(const struct rec_tty *t)
@@ -505,11 +533,9 @@ static bool tty_valid(const struct rec_tty *t)
 static struct rst_tty *tty_by_id(struct rst_ctx *c, uint32_t id)
 {
 	struct tty_table *tt = KCSTATE(c, kind_tty);
+	long i = tt ? id_find(&tt->ids, id) : -1;
 
-	for (int i = 0; tt && i < tt->n; i++)
-		if (tt->e[i].t.id == id)
-			return &tt->e[i];
-	return NULL;
+	return i < 0 ? NULL : &tt->e[i];
 }
 
 /* Input as ptyq_take_input() makes it for the TTY's termios. */
@@ -564,18 +590,15 @@ static int ttyk_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 	if (r->data_len != sizeof(*rt) || !tty_valid(rt))
 		return log_err(c->log, EBADMSG, "bad TTY record %llu",
 			       (unsigned long long)r->index);
-	for (int i = 0; i < tt->n; i++)
-		if (tt->e[i].t.id == rt->id ||
-		    (rt->kind == TTY_JOB && tt->e[i].t.kind == TTY_JOB))
-			return log_err(c->log, EBADMSG, "TTY %u: twice", rt->id);
-	n = realloc(tt->e, (tt->n + 1) * sizeof(*n));
-	if (!n)
+	if (id_find(&tt->ids, rt->id) >= 0 || (rt->kind == TTY_JOB && tt->job))
+		return log_err(c->log, EBADMSG, "TTY %u: twice", rt->id);
+	if (VEC_ROOM(tt->e, tt->n, tt->cap) || id_add(&tt->ids, rt->id, tt->n))
 		return log_err(c->log, ENOMEM, "tty table:");
-	tt->e = n;
 	n = &tt->e[tt->n++];
 	memset(n, 0, sizeof(*n));
 	n->t = *rt;
 	n->fd = n->slave = -1;
+	tt->job |= rt->kind == TTY_JOB;
 	return 0;
 }
 
@@ -863,6 +886,7 @@ static void ttyk_free_ctx(void *state)
 		free(tt->e[i].q[1]);
 	}
 	free(tt->e);
+	id_table_free(&tt->ids);
 	free(tt);
 }
 
@@ -905,10 +929,18 @@ static void tty_file_show(struct info_out *o, const struct rec_file *f,
 			    : x.role == TTY_TERM ? "terminal" : "?");
 }
 
+static const struct rec_desc tty_recs[] = {
+	{ REC_TTY, "TTY", sizeof(struct rec_tty) },
+	{ REC_TTY_DATA, "TTY_DATA", sizeof(struct rec_tty_data) },
+	{ 0 }
+};
+
 const struct kind_ops kind_tty = {
 	.name = "tty",
-	.types = { REC_TTY, REC_TTY_DATA },
+	.recs = tty_recs,
 	.phase = PHASE_STATE,	/* controlling terminals, once groups exist */
+	.dump_size = sizeof(struct tty_cpt),
+	.dump_free = tty_dump_free,
 	.load = ttyk_load,
 	.check = ttyk_check,
 	.restore = ttyk_restore,

@@ -63,7 +63,7 @@ static void show_name(const struct usk *s, char *out, size_t len)
 
 static int refuse_outside(struct cpt_ctx *c, const struct usk *s)
 {
-	struct usk *p = usk_find(c->unix_sk, s->peer_ino);
+	struct usk *p = usk_find(kind_dump_state(c, &kind_unix), s->peer_ino);
 	char name[UNIX_NAME_MAX + 2];
 
 	show_name(p, name, sizeof(name));
@@ -80,7 +80,7 @@ static int refuse_outside(struct cpt_ctx *c, const struct usk *s)
 /* The state of @s as the image says it, and whom it names. */
 static int usk_state(struct cpt_ctx *c, const struct usk *s, struct rec_unix_sk *r)
 {
-	struct unix_cpt *u = c->unix_sk;
+	struct unix_cpt *u = kind_dump_state(c, &kind_unix);
 	struct usk *p = usk_find(u, s->peer_ino);
 
 	if (s->kstate == K_LISTEN) {
@@ -328,7 +328,7 @@ static int write_one(struct cpt_ctx *c, const struct usk *s)
 	if (!ret && (r.state == UNIX_ST_UNCONN || r.state == UNIX_ST_LISTEN))
 		ret = own_name(c, s, &r, name);
 	if (!ret && r.state == UNIX_ST_REMOTE) {
-		const struct usk *p = usk_find(c->unix_sk, s->peer_ino);
+		const struct usk *p = usk_find(kind_dump_state(c, &kind_unix), s->peer_ino);
 
 		r.name_len = p->name_len;
 		memcpy(name, p->name, p->name_len);
@@ -351,7 +351,7 @@ static int write_one(struct cpt_ctx *c, const struct usk *s)
 			 s->pid, s->fd, r.state == UNIX_ST_REMOTE ? "connected to its name again at restart" :
 			 "restored with its peer gone");
 	if (!ret && q.nr && !(r.state == UNIX_ST_PEER_GONE ||
-			      (r.state == UNIX_ST_CONNECTED && usk_find(c->unix_sk, s->peer_ino)->peer_ino == s->ino) ||
+			      (r.state == UNIX_ST_CONNECTED && usk_find(kind_dump_state(c, &kind_unix), s->peer_ino)->peer_ino == s->ino) ||
 			      (r.state == UNIX_ST_UNCONN && r.name_len)))
 		ret = log_err(c->log, EOPNOTSUPP,
 			      "pid %d fd %d: data queued on a unix socket no restored peer can send to",
@@ -380,7 +380,7 @@ static int write_one(struct cpt_ctx *c, const struct usk *s)
  * their backlogs last and in their order, as restart connects them. */
 static int write_every_usk(struct cpt_ctx *c)
 {
-	struct unix_cpt *u = c->unix_sk;
+	struct unix_cpt *u = kind_dump_state(c, &kind_unix);
 	int ret = 0;
 
 	u->written = true;
@@ -413,28 +413,30 @@ static int write_every_usk(struct cpt_ctx *c)
 
 static bool unix_match(struct cpt_ctx *c, const struct fd_probe *p)
 {
+	struct unix_cpt *u = kind_dump_state(c, &kind_unix);
 	unsigned long long ino;
 	struct usk *s;
 
 	if (!S_ISSOCK(p->st.st_mode) || sscanf(p->link, "socket:[%llu]", &ino) != 1)
 		return false;
-	if (!c->unix_sk && unix_scan(c))
+	if (!u->scanned && unix_scan(c))
 		return false;
-	s = usk_find(c->unix_sk, ino);
+	s = usk_find(u, ino);
 	/* stdio connected outside the tree is the caller's: inherit.c */
-	return s && s->pid && !(p->fd <= 2 && unix_peer_outside(c->unix_sk, s));
+	return s && s->pid && !(p->fd <= 2 && unix_peer_outside(u, s));
 }
 
 static int unix_dump(struct cpt_ctx *c, const struct fd_probe *p,
 		     struct rec_file *f, void **extra, uint32_t *extra_len)
 {
+	struct unix_cpt *u = kind_dump_state(c, &kind_unix);
 	unsigned long long ino = 0;
 	int ret = 0;
 
 	sscanf(p->link, "socket:[%llu]", &ino);
-	if (!c->unix_sk->written)
+	if (!u->written)
 		ret = write_every_usk(c);
-	f->rdev = usk_find(c->unix_sk, ino)->id;
+	f->rdev = usk_find(u, ino)->id;
 	return ret;
 }
 

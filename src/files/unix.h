@@ -39,16 +39,18 @@ struct usk {			/* a socket as sock_diag and the tree show it */
 				 * backlog: that listener */
 };
 
-/* What checkpoint found of unix sockets (cpt_ctx.unix_sk). */
+/* What checkpoint found of unix sockets: the kind's checkpoint state. */
 struct unix_cpt {
+	bool scanned;		/* unix_scan() was called */
 	struct usk *s;		/* every unix socket, sorted by inode */
 	size_t n, cap;
 	bool written;
 };
 
 /* Every unix socket sock_diag knows, and which the tree's fds hold, into
- * c->unix_sk.  0, or -errno (reported). */
+ * the kind's state.  0, or -errno (reported). */
 int unix_scan(struct cpt_ctx *c);
+void unix_dump_free(struct cpt_ctx *c, void *state);
 /* The socket of inode @ino, NULL if none. */
 struct usk *usk_find(struct unix_cpt *u, uint64_t ino);
 /* Its peer is closed. */
@@ -75,6 +77,8 @@ struct rst_usk {
 struct unix_table {
 	struct rst_usk *e;
 	int n;
+	size_t cap;
+	struct id_table ids;	/* index in e, by id */
 	bool made;
 };
 

@@ -69,10 +69,9 @@ static bool rec_ok(const struct rec_unix_sk *r, uint64_t len)
 
 struct rst_usk *usk_by_id(struct unix_table *ut, uint32_t id)
 {
-	for (int i = 0; ut && i < ut->n; i++)
-		if (ut->e[i].r.id == id)
-			return &ut->e[i];
-	return NULL;
+	long i = ut ? id_find(&ut->ids, id) : -1;
+
+	return i < 0 ? NULL : &ut->e[i];
 }
 
 static int usk_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
@@ -91,10 +90,8 @@ static int usk_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 	    usk_by_id(ut, rs->id))
 		return log_err(c->log, EBADMSG, "bad UNIX_SK record %llu",
 			       (unsigned long long)r->index);
-	n = realloc(ut->e, (ut->n + 1) * sizeof(*n));
-	if (!n)
+	if (VEC_ROOM(ut->e, ut->n, ut->cap))
 		return log_err(c->log, ENOMEM, "unix sockets:");
-	ut->e = n;
 	n = &ut->e[ut->n];
 	memset(n, 0, sizeof(*n));
 	n->r = *rs;
@@ -107,6 +104,8 @@ static int usk_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 	if (sum != rs->data_len)
 		return log_err(c->log, EBADMSG, "UNIX_SK %u: messages of %llu bytes, not %u",
 			       rs->id, (unsigned long long)sum, rs->data_len);
+	if (id_add(&ut->ids, rs->id, ut->n))
+		return log_err(c->log, ENOMEM, "unix sockets:");
 	n->rec = r->data;
 	r->data = NULL;
 	ut->n++;
@@ -339,6 +338,7 @@ static void usk_free_ctx(void *state)
 		free(ut->e[i].rec);
 	}
 	free(ut->e);
+	id_table_free(&ut->ids);
 	free(ut);
 }
 
@@ -370,10 +370,17 @@ static void usk_show(struct info_out *o, const struct rec *r)
 	info_u64(o, "bytes", rs->data_len);
 }
 
+static const struct rec_desc unix_recs[] = {
+	{ REC_UNIX_SK, "UNIX_SK", sizeof(struct rec_unix_sk) },
+	{ 0 }
+};
+
 const struct kind_ops kind_unix = {
 	.name = "unix",
-	.types = { REC_UNIX_SK },
+	.recs = unix_recs,
 	.phase = PHASE_IMAGE,
+	.dump_size = sizeof(struct unix_cpt),	/* unix_graph.c */
+	.dump_free = unix_dump_free,
 	.load = usk_load,
 	.free_ctx = usk_free_ctx,
 	.show = usk_show,

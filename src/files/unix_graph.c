@@ -87,13 +87,13 @@ struct usk *usk_find(struct unix_cpt *u, uint64_t ino)
 	return ino && u->n ? bsearch(&key, u->s, u->n, sizeof(key), ino_cmp) : NULL;
 }
 
-void unix_cpt_free(struct unix_cpt *u)
+void unix_dump_free(struct cpt_ctx *c, void *state)
 {
-	for (size_t i = 0; u && i < u->n; i++)
+	struct unix_cpt *u = state;
+
+	for (size_t i = 0; i < u->n; i++)
 		free(u->s[i].icons);
-	if (u)
-		free(u->s);
-	free(u);
+	free(u->s);
 }
 
 /* Which sockets the tree's fds hold: the first fd of each. */
@@ -123,12 +123,10 @@ int unix_scan(struct cpt_ctx *c)
 		.udiag_show = UDIAG_SHOW_NAME | UDIAG_SHOW_VFS | UDIAG_SHOW_PEER |
 			      UDIAG_SHOW_ICONS | UDIAG_SHOW_RQLEN,	/* shutdown: always */
 	};
-	struct unix_cpt *u = calloc(1, sizeof(*u));
+	struct unix_cpt *u = kind_dump_state(c, &kind_unix);
 	int ret;
 
-	if (!u)
-		return log_err(c->log, ENOMEM, "unix sockets:");
-	c->unix_sk = u;
+	u->scanned = true;
 	ret = sockdiag_dump(&req, sizeof(req), diag_one, u);
 	if (ret) {
 		u->n = 0;	/* knows none, rather than some unsorted */

@@ -207,9 +207,14 @@ static void creds_show(struct info_out *o, const struct rec *r)
 	info_u64(o, "no_new_privs", rc->no_new_privs);
 }
 
+static const struct rec_desc creds_recs[] = {
+	{ REC_CREDS, "CREDS", sizeof(struct rec_creds) },
+	{ 0 }
+};
+
 const struct kind_ops kind_creds = {
 	.name = "creds",
-	.types = { REC_CREDS },
+	.recs = creds_recs,
 	.phase = PHASE_STATE,
 	.dump = creds_dump,
 	.load = creds_load,

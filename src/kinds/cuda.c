@@ -269,25 +269,26 @@ struct cuda_proc {
 struct cuda_cpt {
 	struct cuda_proc *p;
 	int n;
+	size_t cap;
 	pid_t *tree;
 	int nr_tree;
+	size_t cap_tree;
 };
 
-static int pid_add(pid_t **v, int *n, pid_t pid)
+static int pid_add(struct cuda_cpt *cc, pid_t pid)
 {
-	pid_t *m = realloc(*v, (*n + 1) * sizeof(**v));
+	pid_t *m = VEC_PUSH(cc->tree, cc->nr_tree, cc->cap_tree);
 
 	if (!m)
 		return -ENOMEM;
-	*v = m;
-	m[(*n)++] = pid;
+	*m = pid;
 	return 0;
 }
 
 /* The tree as it is now, running: each process, then its children. */
 static int walk_tree(struct cpt_ctx *c, struct cuda_cpt *cc, pid_t root)
 {
-	int ret = pid_add(&cc->tree, &cc->nr_tree, root);
+	int ret = pid_add(cc, root);
 
 	for (int i = 0; i < cc->nr_tree && !ret; i++) {
 		char path[64];
@@ -315,7 +316,7 @@ static int walk_tree(struct cpt_ctx *c, struct cuda_cpt *cc, pid_t root)
 
 				if (end == p)
 					break;
-				ret = pid_add(&cc->tree, &cc->nr_tree, v);
+				ret = pid_add(cc, v);
 			}
 			free(s);
 		}
@@ -526,13 +527,17 @@ static int cuda_undo(struct cpt_ctx *c, struct cuda_cpt *cc)
 	return ret;
 }
 
-static void cuda_cpt_free(struct cuda_cpt *cc)
+/* Back to holding nothing. */
+static void cuda_cpt_reset(struct cuda_cpt *cc)
 {
-	if (!cc)
-		return;
 	free(cc->p);
 	free(cc->tree);
-	free(cc);
+	*cc = (struct cuda_cpt){ 0 };
+}
+
+static void cuda_dump_free(struct cpt_ctx *c, void *state)
+{
+	cuda_cpt_reset(state);
 }
 
 /* The tree's processes with a CUDA device open, into cc->p. */
@@ -540,17 +545,14 @@ static int find_procs(struct cpt_ctx *c, struct cuda_cpt *cc)
 {
 	for (int i = 0; i < cc->nr_tree; i++) {
 		struct cuda_proc p = { .pid = cc->tree[i] };
-		struct cuda_proc *m;
 
 		p.nr_fds = device_fds(p.pid, &p.fd, p.dev, sizeof(p.dev),
 				      p.devices, sizeof(p.devices));
 		if (!p.nr_fds)
 			continue;
 		p.has_lib = maps_libcuda(p.pid);
-		m = realloc(cc->p, (cc->n + 1) * sizeof(*m));
-		if (!m)
+		if (VEC_ROOM(cc->p, cc->n, cc->cap))
 			return log_err(c->log, ENOMEM, "CUDA processes:");
-		cc->p = m;
 		cc->p[cc->n++] = p;
 	}
 	return 0;
@@ -619,7 +621,7 @@ static int lock_and_checkpoint(struct cpt_ctx *c, struct cuda_cpt *cc)
 				      p->pid, p->fd, p->dev, lock_timeout_ms(),
 				      cu_err(j[i].res, buf, sizeof(buf)));
 	}
-	if (!ret && ckpt_cancelled())
+	if (!ret && *c->cancelled)
 		ret = log_err(c->log, EINTR, "checkpoint interrupted by a signal");
 	if (!ret) {
 		for (int i = 0; i < cc->n; i++)
@@ -650,22 +652,25 @@ static int lock_and_checkpoint(struct cpt_ctx *c, struct cuda_cpt *cc)
 	return ret;
 }
 
-int cuda_freeze(struct cpt_ctx *c, pid_t root)
+/* Checkpoint, before the tree is seized (the driver needs it running):
+ * every process of the tree rooted at @root that has a CUDA device open
+ * is locked, then checkpointed by the driver (its GPU state moved into
+ * its memory, its device files closed).  Refused (reported, naming pid,
+ * fd, device and why) if the driver cannot do it; then nothing is left
+ * changed. */
+static int cuda_freeze(struct cpt_ctx *c, pid_t root)
 {
-	struct cuda_cpt *cc = calloc(1, sizeof(*cc));
+	struct cuda_cpt *cc = kind_dump_state(c, &kind_cuda);
 	uint64_t t0 = now_ns();
 	int ret;
 
-	if (!cc)
-		return log_err(c->log, ENOMEM, "CUDA:");
 	ret = walk_tree(c, cc, root);
 	if (!ret)
 		ret = find_procs(c, cc);
 	if (ret || !cc->n) {
-		cuda_cpt_free(cc);
+		cuda_cpt_reset(cc);
 		return ret;
 	}
-	c->cuda = cc;
 	ret = precheck(c, cc);
 	if (!ret)
 		ret = lock_and_checkpoint(c, cc);
@@ -691,8 +696,7 @@ int cuda_freeze(struct cpt_ctx *c, pid_t root)
 	}
 	if (ret) {
 		cuda_undo(c, cc);
-		c->cuda = NULL;
-		cuda_cpt_free(cc);
+		cuda_cpt_reset(cc);
 	} else {
 		log_info(c->log, "CUDA: %d processes checkpointed by the driver in %.1f ms",
 			 cc->n, (now_ns() - t0) / 1e6);
@@ -700,16 +704,18 @@ int cuda_freeze(struct cpt_ctx *c, pid_t root)
 	return ret;
 }
 
-int cuda_thaw(struct cpt_ctx *c, bool killed)
+/* After the tree is let go: unless @killed, each such process is put
+ * back on its GPU and unlocked, running as before. */
+static int cuda_thaw(struct cpt_ctx *c, bool killed)
 {
+	struct cuda_cpt *cc = kind_dump_state(c, &kind_cuda);
 	int ret = 0;
 
-	if (!c->cuda)
+	if (!cc->n)
 		return 0;
 	if (!killed)
-		ret = cuda_undo(c, c->cuda);
-	cuda_cpt_free(c->cuda);
-	c->cuda = NULL;
+		ret = cuda_undo(c, cc);
+	cuda_cpt_reset(cc);
 	return ret;
 }
 
@@ -724,13 +730,14 @@ const char *cuda_why_not(struct cpt_ctx *c, pid_t pid)
 
 static int cuda_dump(struct cpt_ctx *c, struct cpt_task *t)
 {
-	struct cuda_proc *p = NULL;
+	const struct cuda_cpt *cc = kind_dump_state(c, &kind_cuda);
+	const struct cuda_proc *p = NULL;
 	struct rec_cuda r = { .version = CUDA_REC_VERSION };
 	bool found = false;
 
-	for (int i = 0; c->cuda && i < c->cuda->n; i++)
-		if (c->cuda->p[i].pid == t->pid && c->cuda->p[i].done == CU_CHECKPOINTED)
-			p = &c->cuda->p[i];
+	for (int i = 0; i < cc->n; i++)
+		if (cc->p[i].pid == t->pid && cc->p[i].done == CU_CHECKPOINTED)
+			p = &cc->p[i];
 	if (!p)
 		return 0;
 	for (int i = 0; i < t->nr_threads; i++)
@@ -896,11 +903,22 @@ static void cuda_show(struct info_out *o, const struct rec *r)
 	info_u64(o, "checkpoint_us", rc->checkpoint_ns / 1000);
 }
 
+static const struct rec_desc cuda_recs[] = {
+	{ REC_CUDA, "CUDA", 0 },
+	{ 0 }
+};
+
 const struct kind_ops kind_cuda = {
 	.name = "cuda",
-	.types = { REC_CUDA },
+	.recs = cuda_recs,
 	.phase = PHASE_STATE,
+	/* the driver works on the tree while it runs: before the seize,
+	 * after the release */
+	.dump_begin = cuda_freeze,
 	.dump = cuda_dump,
+	.dump_finish = cuda_thaw,
+	.dump_size = sizeof(struct cuda_cpt),
+	.dump_free = cuda_dump_free,
 	.load = cuda_load,
 	.check = cuda_check,
 	.restore_end = cuda_restore_end,

@@ -29,6 +29,30 @@
 
 /* ---- checkpoint ---- */
 
+/* A file description already in the image, found again through kcmp. */
+struct cpt_file {
+	pid_t pid;
+	int fd;
+	uint32_t id;
+	uint64_t dev, ino;
+	int next;		/* the next one of the same inode key, -1 */
+};
+
+/* The checkpoint's: every description written so far, and the first of
+ * each inode key (descriptions of one file are few; a process's fds
+ * are many: only kcmp tells them apart). */
+struct files_cpt {
+	struct cpt_file *files;
+	int n;
+	size_t cap;
+	struct id_table by_ino;
+};
+
+static uint32_t ino_key(const struct stat *st)
+{
+	return (uint32_t)(st->st_ino ^ (st->st_ino >> 32) ^ st->st_dev);
+}
+
 static const struct file_ops *const file_kinds[] = {
 	&file_pipe,	/* before inherit: a pipe inside the tree at fd 0-2 */
 	&file_tty,	/* before inherit: a pty inside the tree, the job's tty */
@@ -214,8 +238,10 @@ static int list_fds(struct cpt_ctx *c, pid_t pid, int **out, int *n)
 static uint32_t known_file(struct cpt_ctx *c, pid_t pid, int fd,
 			   const struct stat *st)
 {
-	for (int i = 0; i < c->nr_files; i++) {
-		const struct cpt_file *f = &c->files[i];
+	const struct files_cpt *fc = kind_dump_state(c, &kind_files);
+
+	for (long i = id_find(&fc->by_ino, ino_key(st)); i >= 0; i = fc->files[i].next) {
+		const struct cpt_file *f = &fc->files[i];
 
 		if (f->dev == st->st_dev && f->ino == st->st_ino &&
 		    syscall(SYS_kcmp, f->pid, pid, KCMP_FILE, f->fd, fd) == 0)
@@ -227,12 +253,18 @@ static uint32_t known_file(struct cpt_ctx *c, pid_t pid, int fd,
 static int remember_file(struct cpt_ctx *c, pid_t pid, int fd,
 			 const struct stat *st, uint32_t id)
 {
-	struct cpt_file *n = realloc(c->files, (c->nr_files + 1) * sizeof(*n));
+	struct files_cpt *fc = kind_dump_state(c, &kind_files);
+	long i = id_find(&fc->by_ino, ino_key(st));
+	struct cpt_file *n = VEC_PUSH(fc->files, fc->n, fc->cap);
 
-	if (!n)
+	if (!n || (i < 0 && id_add(&fc->by_ino, ino_key(st), fc->n - 1)))
 		return log_err(c->log, ENOMEM, "file table:");
-	c->files = n;
-	n[c->nr_files++] = (struct cpt_file){ pid, fd, id, st->st_dev, st->st_ino };
+	*n = (struct cpt_file){ pid, fd, id, st->st_dev, st->st_ino, -1 };
+	/* last of its key: known_file() meets them in the order written */
+	while (i >= 0 && fc->files[i].next >= 0)
+		i = fc->files[i].next;
+	if (i >= 0)
+		fc->files[i].next = fc->n - 1;
 	return 0;
 }
 
@@ -332,13 +364,16 @@ static int files_dump(struct cpt_ctx *c, struct cpt_task *t)
  * has one opens it (the holder); the others take the very same
  * description from the holder with pidfd_getfd(). */
 struct file_table {
-	struct rst_file *files;
+	struct rst_file *files;	/* by objref, increasing */
 	uint32_t n;
+	size_t cap;
+	struct id_table ids;	/* objref: index in files */
 };
 
 struct fd_table {		/* a process's */
-	struct rec_fd *fds;
+	struct rec_fd *fds;	/* by fd, increasing */
 	uint32_t n;
+	size_t cap;
 };
 
 #define MAX_PASS 2
@@ -358,10 +393,8 @@ static int load_file(struct rst_ctx *c, struct file_table *ft, struct rec *r)
 	    (ft->n && f->id <= ft->files[ft->n - 1].f.id))
 		return log_err(c->log, EBADMSG, "bad FILE record %llu",
 			       (unsigned long long)r->index);
-	nf = realloc(ft->files, (ft->n + 1) * sizeof(*nf));
-	if (!nf)
+	if (VEC_ROOM(ft->files, ft->n, ft->cap))
 		return log_err(c->log, ENOMEM, "files:");
-	ft->files = nf;
 	nf = &ft->files[ft->n];
 	memset(nf, 0, sizeof(*nf));
 	nf->f = *f;
@@ -373,15 +406,16 @@ static int load_file(struct rst_ctx *c, struct file_table *ft, struct rec *r)
 	nf->rec = r->data;
 	r->data = NULL;
 	ft->n++;	/* from here on freed with the table */
+	if (id_add(&ft->ids, nf->f.id, ft->n - 1))
+		return log_err(c->log, ENOMEM, "files:");
 	return nf->ops->load ? nf->ops->load(c, nf) : 0;
 }
 
 static struct rst_file *file_by_id(const struct file_table *ft, uint32_t id)
 {
-	for (uint32_t i = 0; ft && i < ft->n; i++)
-		if (ft->files[i].f.id == id)
-			return &ft->files[i];
-	return NULL;
+	long i = ft ? id_find(&ft->ids, id) : -1;
+
+	return i < 0 ? NULL : &ft->files[i];
 }
 
 struct rst_file *files_by_id(struct rst_ctx *c, uint32_t id)
@@ -407,17 +441,14 @@ static int load_fd(struct rst_ctx *c, const struct file_table *ft,
 		   struct fd_table *s, struct rec *r)
 {
 	const struct rec_fd *fd = r->data;
-	struct rec_fd *nfd;
 
 	if (r->data_len != sizeof(*fd) || fd->cloexec > 1 || fd->reserved ||
 	    fd->fd >= MAX_FDS || !file_by_id(ft, fd->file_id) ||
 	    (s->n && s->fds[s->n - 1].fd >= fd->fd))
 		return log_err(c->log, EBADMSG, "bad FD record %llu",
 			       (unsigned long long)r->index);
-	nfd = realloc(s->fds, (s->n + 1) * sizeof(*nfd));
-	if (!nfd)
+	if (VEC_ROOM(s->fds, s->n, s->cap))
 		return log_err(c->log, ENOMEM, "fds:");
-	s->fds = nfd;
 	s->fds[s->n++] = *fd;
 	return 0;
 }
@@ -466,25 +497,38 @@ int files_fd_of(struct rst_ctx *c, struct rst_task *t, uint32_t id)
 	return -1;
 }
 
+static int rec_fd_cmp(const void *a, const void *b)
+{
+	uint32_t x = ((const struct rec_fd *)a)->fd, y = ((const struct rec_fd *)b)->fd;
+
+	return x < y ? -1 : x > y;
+}
+
+/* @fd's slot in @s, NULL if none. */
+static const struct rec_fd *fd_slot(const struct fd_table *s, int fd)
+{
+	struct rec_fd key = { .fd = fd };
+
+	if (!s || !s->n || fd < 0)
+		return NULL;
+	return bsearch(&key, s->fds, s->n, sizeof(key), rec_fd_cmp);
+}
+
 uint32_t files_id_at(struct rst_ctx *c, struct rst_task *t, int fd)
 {
-	const struct fd_table *s = fd_table_of(c, t);
+	const struct rec_fd *d = fd_slot(fd_table_of(c, t), fd);
 
-	for (uint32_t i = 0; s && i < s->n; i++)
-		if ((int)s->fds[i].fd == fd)
-			return s->fds[i].file_id;
-	return 0;
+	return d ? d->file_id : 0;
 }
 
 static bool fd_kept(const struct file_table *ft, const struct fd_table *s,
 		    int fd, int img_fd)
 {
+	const struct rec_fd *d = fd == img_fd ? NULL : fd_slot(s, fd);
+
 	if (fd == img_fd)
 		return true;
-	for (uint32_t i = 0; s && i < s->n; i++)
-		if ((int)s->fds[i].fd == fd)
-			return !file_by_id(ft, s->fds[i].file_id)->ops->open;
-	return false;
+	return d && !file_by_id(ft, d->file_id)->ops->open;
 }
 
 /* Close what the puppet inherited from us, but the image and stdio the
@@ -547,27 +591,51 @@ int files_give(struct rst_task *t, int ours, long *fd)
 	return take_from(t, getpid(), ours, fd);
 }
 
-/* Every fd of this task naming description @f. */
-static int install_desc(struct rst_ctx *c, struct rst_task *t,
-			const struct fd_table *s, struct rst_file *f)
+static int by_file_cmp(const void *a, const void *b, void *arg)
 {
-	bool keep = !f->ops->open, tmp_used = false, have = false;
+	const struct fd_table *s = arg;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	uint32_t fx = s->fds[x].file_id, fy = s->fds[y].file_id;
+
+	if (fx != fy)
+		return fx < fy ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/* @s's fds by the description they name, each one's in fd order, as
+ * indexes into s->fds in *@by: a description's fds are found without
+ * going through all of them (100k fds, 100k descriptions).  0 or
+ * -ENOMEM. */
+static int fds_by_file(const struct fd_table *s, uint32_t **by)
+{
+	*by = s->n ? malloc(s->n * sizeof(**by)) : NULL;
+	if (s->n && !*by)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < s->n; i++)
+		(*by)[i] = i;
+	if (s->n)
+		qsort_r(*by, s->n, sizeof(**by), by_file_cmp, (void *)s);
+	return 0;
+}
+
+/* The @n fds of this task naming description @f: s->fds[@by[0..n)]. */
+static int install_desc(struct rst_ctx *c, struct rst_task *t,
+			const struct fd_table *s, const uint32_t *by, uint32_t n,
+			struct rst_file *f)
+{
+	bool keep = !f->ops->open, tmp_used = false;
 	long tmp = -1;
 	int ret = 0;
 
-	for (uint32_t i = 0; i < s->n && !have; i++)
-		have = s->fds[i].file_id == f->f.id;
-	if (!have)
+	if (!n)
 		return 0;
 	if (f->holder && !f->ops->own_sharing)
 		ret = take_from(t, f->holder, f->holder_fd, &tmp);
 	else if (!keep)
 		ret = f->ops->open(c, t, f, &tmp);
-	for (uint32_t i = 0; i < s->n && !ret; i++) {
-		const struct rec_fd *d = &s->fds[i];
+	for (uint32_t i = 0; i < n && !ret; i++) {
+		const struct rec_fd *d = &s->fds[by[i]];
 
-		if (d->file_id != f->f.id)
-			continue;
 		if (keep || (long)d->fd == tmp) {
 			tmp_used |= (long)d->fd == tmp;
 			ret = rcheck(&t->rm, NULL, "fcntl(F_SETFD)", SYS_fcntl, d->fd,
@@ -590,6 +658,7 @@ static int files_restore(struct rst_ctx *c, struct rst_task *t)
 {
 	struct file_table *ft = KCSTATE(c, kind_files);
 	struct fd_table empty = { 0 }, *s = KSTATE(t, kind_files);
+	uint32_t *by = NULL;
 	int ret;
 
 	if (t->t.flags & TASK_SHARES_FILES)
@@ -597,10 +666,19 @@ static int files_restore(struct rst_ctx *c, struct rst_task *t)
 	if (!s)
 		s = &empty;
 	ret = close_inherited(t, ft, s);
+	if (!ret && fds_by_file(s, &by))
+		ret = log_err(c->log, ENOMEM, "fds:");
+	/* both by objref: each description's fds follow the last one's */
 	for (int pass = 0; pass <= MAX_PASS; pass++)
-		for (uint32_t i = 0; ft && i < ft->n && !ret; i++)
-			if (ft->files[i].ops->pass == pass)
-				ret = install_desc(c, t, s, &ft->files[i]);
+		for (uint32_t i = 0, j = 0, k; ft && i < ft->n && !ret; i++, j = k) {
+			struct rst_file *f = &ft->files[i];
+
+			for (k = j; k < s->n && s->fds[by[k]].file_id == f->f.id; k++)
+				;
+			if (f->ops->pass == pass)
+				ret = install_desc(c, t, s, by + j, k - j, f);
+		}
+	free(by);
 	return ret;
 }
 
@@ -622,7 +700,16 @@ static void files_free_ctx(void *state)
 		free(ft->files[i].rec);
 	}
 	free(ft->files);
+	id_table_free(&ft->ids);
 	free(ft);
+}
+
+static void files_dump_free(struct cpt_ctx *c, void *state)
+{
+	struct files_cpt *fc = state;
+
+	free(fc->files);
+	id_table_free(&fc->by_ino);
 }
 
 static void files_show(struct info_out *o, const struct rec *r)
@@ -649,11 +736,19 @@ static void files_show(struct info_out *o, const struct rec *r)
 	}
 }
 
+static const struct rec_desc files_recs[] = {
+	{ REC_FILE, "FILE", sizeof(struct rec_file) },
+	{ REC_FD, "FD", sizeof(struct rec_fd) },
+	{ 0 }
+};
+
 const struct kind_ops kind_files = {
 	.name = "files",
-	.types = { REC_FILE, REC_FD },
+	.recs = files_recs,
 	.phase = PHASE_IMAGE,
 	.dump = files_dump,
+	.dump_size = sizeof(struct files_cpt),
+	.dump_free = files_dump_free,
 	.load = files_load,
 	.check = files_check,
 	.restore = files_restore,

@@ -162,9 +162,14 @@ static void fs_show(struct info_out *o, const struct rec *r)
 	info_hex(o, "umask", fs->umask);
 }
 
+static const struct rec_desc fs_recs[] = {
+	{ REC_FS, "FS", sizeof(struct rec_fs) },
+	{ 0 }
+};
+
 const struct kind_ops kind_fs = {
 	.name = "fs",
-	.types = { REC_FS },
+	.recs = fs_recs,
 	.phase = PHASE_STATE,
 	.dump = fs_dump,
 	.load = fs_load,

@@ -159,14 +159,15 @@ static int locks_dump(struct cpt_ctx *c, struct cpt_task *t)
 struct locks_state {
 	struct rec_lock *l;
 	uint32_t nl;
+	size_t cap_l;
 	struct rec_fown *o;
 	uint32_t no;
+	size_t cap_o;
 };
 
 static int load_lock(struct rst_ctx *c, struct locks_state *s, struct rec *r)
 {
 	const struct rec_lock *l = r->data;
-	struct rec_lock *n;
 
 	if (r->data_len != sizeof(*l) || l->fd >= MAX_FD_NUM || l->reserved ||
 	    l->kind < LOCK_POSIX || l->kind > LOCK_OFD ||
@@ -175,10 +176,8 @@ static int load_lock(struct rst_ctx *c, struct locks_state *s, struct rec *r)
 	    (l->kind == LOCK_FLOCK && (l->start || l->len)))
 		return log_err(c->log, EBADMSG, "bad LOCK record %llu",
 			       (unsigned long long)r->index);
-	n = realloc(s->l, (s->nl + 1) * sizeof(*n));
-	if (!n)
+	if (VEC_ROOM(s->l, s->nl, s->cap_l))
 		return log_err(c->log, ENOMEM, "locks:");
-	s->l = n;
 	s->l[s->nl++] = *l;
 	return 0;
 }
@@ -186,7 +185,6 @@ static int load_lock(struct rst_ctx *c, struct locks_state *s, struct rec *r)
 static int load_fown(struct rst_ctx *c, struct locks_state *s, struct rec *r)
 {
 	const struct rec_fown *o = r->data;
-	struct rec_fown *n;
 
 	if (r->data_len != sizeof(*o) || o->fd >= MAX_FD_NUM || o->owner < 0 ||
 	    o->owner >= MAX_OWNER || o->signo > 64 || s->no >= MAX_FD_NUM ||
@@ -194,10 +192,8 @@ static int load_fown(struct rst_ctx *c, struct locks_state *s, struct rec *r)
 	     o->owner_type != F_OWNER_PGRP))
 		return log_err(c->log, EBADMSG, "bad FOWN record %llu",
 			       (unsigned long long)r->index);
-	n = realloc(s->o, (s->no + 1) * sizeof(*n));
-	if (!n)
+	if (VEC_ROOM(s->o, s->no, s->cap_o))
 		return log_err(c->log, ENOMEM, "fd owners:");
-	s->o = n;
 	s->o[s->no++] = *o;
 	return 0;
 }
@@ -339,9 +335,15 @@ static void locks_show(struct info_out *o, const struct rec *r)
 	}
 }
 
+static const struct rec_desc locks_recs[] = {
+	{ REC_LOCK, "LOCK", sizeof(struct rec_lock) },
+	{ REC_FOWN, "FOWN", sizeof(struct rec_fown) },
+	{ 0 }
+};
+
 const struct kind_ops kind_locks = {
 	.name = "locks",
-	.types = { REC_LOCK, REC_FOWN },
+	.recs = locks_recs,
 	.phase = PHASE_STATE,
 	.dump = locks_dump,
 	.load = locks_load,

@@ -89,11 +89,21 @@ static void mm_show(struct info_out *o, const struct rec *r)
 	}
 }
 
+static const struct rec_desc mm_recs[] = {
+	{ REC_MM, "MM", sizeof(struct rec_mm) },
+	{ REC_VMA, "VMA", sizeof(struct rec_vma) },
+	{ REC_PAGES, "PAGES", sizeof(struct rec_pages) },
+	{ REC_PAGES_REF, "PAGES_REF", sizeof(struct rec_pages_ref) },
+	{ 0 }
+};
+
 const struct kind_ops kind_mm = {
 	.name = "mm",
-	.types = { REC_MM, REC_VMA, REC_PAGES, REC_PAGES_REF },
+	.recs = mm_recs,
 	.phase = PHASE_IMAGE,
 	.dump = mm_dump,		/* mm_dump.c */
+	.dump_size = sizeof(struct mm_cpt),
+	.dump_free = mm_dump_free,
 	.load = mm_load,		/* mm_load.c */
 	.check = mm_check,
 	.restore = mm_restore,		/* mm_restore.c */

@@ -18,6 +18,7 @@ struct rst_vma {
 	const char *path;
 	struct page_seg *segs;	/* by address, not overlapping */
 	uint32_t nr_segs;
+	size_t cap_segs;
 	bool have_pages, have_refs;
 	uint64_t pages_len;	/* bytes over all segs */
 };
@@ -42,11 +43,26 @@ struct shm_first {
 	uint64_t start, end, pgoff;
 };
 
+/* A shared anonymous memory object in the image, found again by its
+ * inode. */
+struct cpt_shm {
+	uint64_t dev, ino;
+	uint32_t id;
+};
+
+/* The checkpoint's (mm_dump.c): every such object seen so far. */
+struct mm_cpt {
+	struct cpt_shm *shm;
+	int nr_shm;
+	size_t cap_shm;
+};
+
 #define TASK_SIZE_64	0x7ffffffff000ULL
 
 extern const struct kind_ops kind_mm;
 /* The kind's sides (struct kind_ops). */
 int mm_dump(struct cpt_ctx *c, struct cpt_task *t);
+void mm_dump_free(struct cpt_ctx *c, void *state);
 int mm_load(struct rst_ctx *c, struct rst_task *t, struct rec *r);
 int mm_check(struct rst_ctx *c, struct rst_task *t);
 int mm_restore(struct rst_ctx *c, struct rst_task *t);

@@ -272,6 +272,7 @@ static int dump_pages(struct cpt_ctx *c, struct cpt_task *t,
 static int shm_id(struct cpt_ctx *c, pid_t pid, const struct vma *v,
 		  uint32_t *id)
 {
+	struct mm_cpt *mc = kind_dump_state(c, &kind_mm);
 	char path[128];
 	struct cpt_shm *n;
 	struct stat st;
@@ -280,18 +281,16 @@ static int shm_id(struct cpt_ctx *c, pid_t pid, const struct vma *v,
 		 pid, v->start, v->end);
 	if (stat(path, &st))
 		return log_err(c->log, errno, "pid %d: %s:", pid, path);
-	for (int i = 0; i < c->nr_shm; i++)
-		if (c->shm[i].dev == st.st_dev && c->shm[i].ino == st.st_ino &&
-		    !c->shm[i].file_kind) {
-			*id = c->shm[i].id;
+	for (int i = 0; i < mc->nr_shm; i++)
+		if (mc->shm[i].dev == st.st_dev && mc->shm[i].ino == st.st_ino) {
+			*id = mc->shm[i].id;
 			return 0;
 		}
-	n = realloc(c->shm, (c->nr_shm + 1) * sizeof(*n));
+	n = VEC_PUSH(mc->shm, mc->nr_shm, mc->cap_shm);
 	if (!n)
 		return log_err(c->log, ENOMEM, "shared memory table:");
-	c->shm = n;
 	*id = ++c->next_objref;
-	n[c->nr_shm++] = (struct cpt_shm){ st.st_dev, st.st_ino, *id, 0 };
+	*n = (struct cpt_shm){ st.st_dev, st.st_ino, *id };
 	return 0;
 }
 
@@ -509,4 +508,11 @@ int mm_dump(struct cpt_ctx *c, struct cpt_task *t)
 	if (ppmfd >= 0)
 		close(ppmfd);
 	return ret;
+}
+
+void mm_dump_free(struct cpt_ctx *c, void *state)
+{
+	struct mm_cpt *mc = state;
+
+	free(mc->shm);
 }

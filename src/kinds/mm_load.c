@@ -52,37 +52,34 @@ static int load_mm(struct rst_ctx *c, struct mm_state *s, struct rec *r)
 struct shm_table {
 	struct shm_first *e;
 	int n;
+	size_t cap;
+	struct id_table ids;	/* index in e, by id */
 };
 
 static int shm_note(struct rst_ctx *c, pid_t pid, const struct rec_vma *v)
 {
 	struct shm_table *st = kind_ctx_state(c, &kind_mm, sizeof(*st));
-	struct shm_first *n;
+	long i = st ? id_find(&st->ids, v->shm_id) : -1;
 
 	if (!st)
 		return log_err(c->log, ENOMEM, "shared memory table:");
-	for (int i = 0; i < st->n; i++)
-		if (st->e[i].id == v->shm_id)
-			return v->pgoff < st->e[i].pgoff ?
-			       log_err(c->log, EOPNOTSUPP,
-				       "shared memory %u: an area below the first one's offset (not supported yet)",
-				       v->shm_id) : 0;
-	n = realloc(st->e, (st->n + 1) * sizeof(*n));
-	if (!n)
+	if (i >= 0)
+		return v->pgoff < st->e[i].pgoff ?
+		       log_err(c->log, EOPNOTSUPP,
+			       "shared memory %u: an area below the first one's offset (not supported yet)",
+			       v->shm_id) : 0;
+	if (VEC_ROOM(st->e, st->n, st->cap) || id_add(&st->ids, v->shm_id, st->n))
 		return log_err(c->log, ENOMEM, "shared memory table:");
-	st->e = n;
-	n[st->n++] = (struct shm_first){ v->shm_id, pid, v->start, v->end, v->pgoff };
+	st->e[st->n++] = (struct shm_first){ v->shm_id, pid, v->start, v->end, v->pgoff };
 	return 0;
 }
 
 const struct shm_first *mm_shm_first(struct rst_ctx *c, uint32_t id)
 {
 	struct shm_table *st = KCSTATE(c, kind_mm);
+	long i = st ? id_find(&st->ids, id) : -1;
 
-	for (int i = 0; st && i < st->n; i++)
-		if (st->e[i].id == id)
-			return &st->e[i];
-	return NULL;
+	return i < 0 ? NULL : &st->e[i];
 }
 
 void mm_free_ctx(void *state)
@@ -90,6 +87,7 @@ void mm_free_ctx(void *state)
 	struct shm_table *st = state;
 
 	free(st->e);
+	id_table_free(&st->ids);
 	free(st);
 }
 
@@ -161,15 +159,11 @@ static int load_vma(struct rst_ctx *c, struct rst_task *t, struct mm_state *s,
 static int segs_add(struct rst_vma *v, uint64_t addr, uint64_t npages,
 		    uint64_t off)
 {
-	struct page_seg *n;
-
 	if (v->nr_segs >= MAX_RUNS * 2)
 		return -E2BIG;
-	n = realloc(v->segs, (v->nr_segs + 1) * sizeof(*n));
-	if (!n)
+	if (VEC_ROOM(v->segs, v->nr_segs, v->cap_segs))
 		return -ENOMEM;
-	v->segs = n;
-	n[v->nr_segs++] = (struct page_seg){ addr, npages, off };
+	v->segs[v->nr_segs++] = (struct page_seg){ addr, npages, off };
 	v->pages_len += npages * PAGE;
 	return 0;
 }

@@ -124,9 +124,14 @@ static void rl_show(struct info_out *o, const struct rec *r)
 	}
 }
 
+static const struct rec_desc rlimits_recs[] = {
+	{ REC_RLIMITS, "RLIMITS", sizeof(struct rec_rlimits) },
+	{ 0 }
+};
+
 const struct kind_ops kind_rlimits = {
 	.name = "rlimits",
-	.types = { REC_RLIMITS },
+	.recs = rlimits_recs,
 	.phase = PHASE_STATE,
 	.dump = rl_dump,
 	.load = rl_load,

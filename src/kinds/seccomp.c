@@ -48,6 +48,7 @@ struct cpt_filter {
 struct seccomp_cpt {
 	struct cpt_filter *f;
 	uint32_t nr;
+	size_t cap;
 };
 
 /* Why a program cannot be restored as it is, or NULL. */
@@ -128,10 +129,11 @@ static int get_chain(struct ckpt_log *log, pid_t pid, pid_t tid,
 		     struct cpt_filter **out, int *nr)
 {
 	struct cpt_filter *v = NULL;
+	size_t cap = 0;
 	int n = 0, ret = 0;
 
 	for (;;) {
-		struct cpt_filter f = { 0 }, *nv;
+		struct cpt_filter f = { 0 };
 		const char *why;
 
 		if (n == MAX_CHAIN) {
@@ -152,13 +154,11 @@ static int get_chain(struct ckpt_log *log, pid_t pid, pid_t tid,
 				      pid, tid, n, why ? why : "has unknown flags");
 			break;
 		}
-		nv = realloc(v, (n + 1) * sizeof(*v));
-		if (!nv) {
+		if (VEC_ROOM(v, n, cap)) {
 			free(f.insns);
 			ret = log_err(log, ENOMEM, "seccomp filters:");
 			break;
 		}
-		v = nv;
 		v[n++] = f;
 	}
 	if (!ret && !n)
@@ -193,7 +193,10 @@ static int hand_to_remote(struct remote *rm, uint64_t mode, struct cpt_filter *v
 	return 0;
 }
 
-int seccomp_hold(struct cpt_ctx *c, struct cpt_task *t)
+/* Its threads under seccomp are made to skip their filters while we hold
+ * them (PTRACE_O_SUSPEND_SECCOMP), and what cannot be restored is refused
+ * now. */
+static int seccomp_hold(struct cpt_ctx *c, struct cpt_task *t)
 {
 	for (int i = 0; i < t->nr_threads; i++) {
 		pid_t tid = t->threads[i].tid;
@@ -229,7 +232,7 @@ int seccomp_hold(struct cpt_ctx *c, struct cpt_task *t)
 static int filter_id(struct cpt_ctx *c, uint32_t parent, struct cpt_filter *f,
 		     uint32_t *id)
 {
-	struct seccomp_cpt *s = c->seccomp;
+	struct seccomp_cpt *s = kind_dump_state(c, &kind_seccomp);
 	struct rec_seccomp_filter rf = { 0 };
 	struct cpt_filter *nf;
 	int ret;
@@ -245,20 +248,19 @@ static int filter_id(struct cpt_ctx *c, uint32_t parent, struct cpt_filter *f,
 	}
 	if (s->nr == MAX_FILTERS)
 		return log_err(c->log, E2BIG, "more than %d seccomp filters", MAX_FILTERS);
-	nf = realloc(s->f, (s->nr + 1) * sizeof(*nf));
+	nf = VEC_PUSH(s->f, s->nr, s->cap);
 	if (!nf)
 		return log_err(c->log, ENOMEM, "seccomp filters:");
-	s->f = nf;
-	nf[s->nr] = *f;
-	nf[s->nr].parent = parent;
+	*nf = *f;
+	nf->parent = parent;
 	f->insns = NULL;	/* kept by the table now */
-	*id = ++s->nr;
-	rf = (struct rec_seccomp_filter){ *id, parent, nf[s->nr - 1].flags, nf[s->nr - 1].n };
+	*id = s->nr;
+	rf = (struct rec_seccomp_filter){ *id, parent, nf->flags, nf->n };
 	ret = iw_begin(&c->w, REC_SECCOMP_FILTER, sizeof(rf) + rf.nr_insns * 8ULL);
 	if (!ret)
 		ret = iw_write(&c->w, &rf, sizeof(rf));
 	if (!ret)
-		ret = iw_write(&c->w, nf[s->nr - 1].insns, rf.nr_insns * 8ULL);
+		ret = iw_write(&c->w, nf->insns, rf.nr_insns * 8ULL);
 	return ret ? ret : iw_end(&c->w);
 }
 
@@ -280,8 +282,6 @@ static int seccomp_dump_thread(struct cpt_ctx *c, struct cpt_task *t,
 		return log_err(c->log, -ret, "pid %d: reading status:", t->pid);
 	if (!mode && nnp == main_nnp)
 		return 0;	/* CREDS says it all */
-	if (!c->seccomp && !(c->seccomp = calloc(1, sizeof(*c->seccomp))))
-		return log_err(c->log, ENOMEM, "seccomp:");
 	if (mode == SECCOMP_MODE_FILTER_)
 		ret = get_chain(c->log, t->pid, th->tid, &v, &n);
 	for (int i = 0; i < n && !ret; i++)
@@ -292,16 +292,13 @@ static int seccomp_dump_thread(struct cpt_ctx *c, struct cpt_task *t,
 	return ret ? ret : iw_record(&c->w, REC_SECCOMP, &rs, sizeof(rs));
 }
 
-static void seccomp_dump_end(struct cpt_ctx *c, bool killed)
+static void seccomp_dump_free(struct cpt_ctx *c, void *state)
 {
-	(void)killed;
-	if (!c->seccomp)
-		return;
-	for (uint32_t i = 0; i < c->seccomp->nr; i++)
-		free(c->seccomp->f[i].insns);
-	free(c->seccomp->f);
-	free(c->seccomp);
-	c->seccomp = NULL;
+	struct seccomp_cpt *s = state;
+
+	for (uint32_t i = 0; i < s->nr; i++)
+		free(s->f[i].insns);
+	free(s->f);
 }
 
 /* ---- restart ---------------------------------------------------------- */
@@ -316,6 +313,7 @@ struct rst_filter {
 struct seccomp_rst {
 	struct rst_filter *f;	/* by id - 1 */
 	uint32_t nr;
+	size_t cap;
 };
 
 struct seccomp_thread {
@@ -337,7 +335,7 @@ static int filter_load(struct rst_ctx *c, struct rec *r)
 {
 	struct seccomp_rst *s = kind_ctx_state(c, &kind_seccomp, sizeof(*s));
 	const struct rec_seccomp_filter *rf = r->data;
-	struct rst_filter nf = { 0 }, *n;
+	struct rst_filter nf = { 0 };
 	const char *why;
 	int ret = rec_want(c->log, r, sizeof(*rf), "SECCOMP_FILTER");
 
@@ -366,10 +364,8 @@ static int filter_load(struct rst_ctx *c, struct rec *r)
 	why = prog_refused((const void *)(rf + 1), rf->nr_insns);
 	if (why)
 		return log_err(c->log, EBADMSG, "SECCOMP_FILTER %u %s", rf->id, why);
-	n = realloc(s->f, (s->nr + 1) * sizeof(*n));
-	if (!n)
+	if (VEC_ROOM(s->f, s->nr, s->cap))
 		return log_err(c->log, ENOMEM, "seccomp filters:");
-	s->f = n;
 	nf.rec = r->data;
 	r->data = NULL;
 	s->f[s->nr++] = nf;
@@ -546,15 +542,23 @@ static void seccomp_show(struct info_out *o, const struct rec *r)
 	}
 }
 
+static const struct rec_desc seccomp_recs[] = {
+	{ REC_SECCOMP_FILTER, "SECCOMP_FILTER", 0 },
+	{ REC_SECCOMP, "SECCOMP", 0 },
+	{ 0 }
+};
+
 const struct kind_ops kind_seccomp = {
 	.name = "seccomp",
-	.types = { REC_SECCOMP_FILTER, REC_SECCOMP },
+	.recs = seccomp_recs,
 	.phase = PHASE_STATE,
+	.hold = seccomp_hold,
 	.dump_thread = seccomp_dump_thread,
 	.load = seccomp_load,
 	.restore = seccomp_restore,
 	.restore_thread = seccomp_restore_thread,
 	.free_ctx = seccomp_free_ctx,
 	.show = seccomp_show,
-	.dump_end = seccomp_dump_end,
+	.dump_size = sizeof(struct seccomp_cpt),
+	.dump_free = seccomp_dump_free,
 };

@@ -343,9 +343,15 @@ static void sig_show(struct info_out *o, const struct rec *r)
 	}
 }
 
+static const struct rec_desc signals_recs[] = {
+	{ REC_SIGHAND, "SIGHAND", sizeof(struct rec_sighand) },
+	{ REC_SIGPENDING, "SIGPENDING", 0 },
+	{ 0 }
+};
+
 const struct kind_ops kind_signals = {
 	.name = "signals",
-	.types = { REC_SIGHAND, REC_SIGPENDING },
+	.recs = signals_recs,
 	.phase = PHASE_STATE,
 	.dump = sig_dump,
 	.dump_thread = sig_dump_thread,

@@ -48,6 +48,19 @@
 
 /* ---- checkpoint ---- */
 
+/* A SysV shared memory segment in the image. */
+struct cpt_sysv {
+	int32_t shmid;
+	uint32_t id;		/* its SYSV_SHM record */
+};
+
+/* The checkpoint's: every segment written so far. */
+struct sysv_cpt {
+	struct cpt_sysv *e;
+	int n;
+	size_t cap;
+};
+
 static bool same_ipc_ns(pid_t pid)
 {
 	char path[64];
@@ -142,23 +155,28 @@ out:
 
 int sysv_ref(struct cpt_ctx *c, pid_t pid, const struct vma *v, uint32_t *id)
 {
-	struct cpt_sysv *n;
+	struct sysv_cpt *sc = kind_dump_state(c, &kind_sysvshm);
 	int ret;
 
-	for (int i = 0; i < c->nr_sysv; i++)
-		if ((uint64_t)c->sysv[i].shmid == v->ino) {
-			*id = c->sysv[i].id;
+	for (int i = 0; i < sc->n; i++)
+		if ((uint64_t)sc->e[i].shmid == v->ino) {
+			*id = sc->e[i].id;
 			return 0;
 		}
-	n = realloc(c->sysv, (c->nr_sysv + 1) * sizeof(*n));
-	if (!n)
+	if (VEC_ROOM(sc->e, sc->n, sc->cap))
 		return log_err(c->log, ENOMEM, "SysV segments:");
-	c->sysv = n;
 	*id = ++c->next_objref;
 	ret = write_seg(c, pid, v, *id);
 	if (!ret)
-		n[c->nr_sysv++] = (struct cpt_sysv){ (int32_t)v->ino, *id };
+		sc->e[sc->n++] = (struct cpt_sysv){ (int32_t)v->ino, *id };
 	return ret;
+}
+
+static void sysv_dump_free(struct cpt_ctx *c, void *state)
+{
+	struct sysv_cpt *sc = state;
+
+	free(sc->e);
 }
 
 /* ---- restart: load and validate ---- */
@@ -178,6 +196,9 @@ struct rst_seg {
 struct seg_table {
 	struct rst_seg *e;
 	int n;
+	size_t cap;
+	struct id_table ids;	/* index in e, by id */
+	struct id_table shmids;	/* ... by shmid */
 	bool checked;
 	const bool *released;	/* the restart succeeded: ours no longer */
 };
@@ -185,11 +206,9 @@ struct seg_table {
 static struct rst_seg *seg_by_id(struct rst_ctx *c, uint32_t id)
 {
 	struct seg_table *st = KCSTATE(c, kind_sysvshm);
+	long i = st ? id_find(&st->ids, id) : -1;
 
-	for (int i = 0; st && i < st->n; i++)
-		if (st->e[i].s.id == id)
-			return &st->e[i];
-	return NULL;
+	return i < 0 ? NULL : &st->e[i];
 }
 
 int sysv_seg_len(struct rst_ctx *c, uint32_t id, uint64_t *len)
@@ -206,9 +225,8 @@ static const char *seg_bad(struct seg_table *st, const struct rec_sysv_shm *s)
 {
 	if (!s->id || s->reserved)
 		return "bad id";
-	for (int i = 0; i < st->n; i++)
-		if (st->e[i].s.id == s->id || st->e[i].s.shmid == s->shmid)
-			return "segment saved twice";
+	if (id_find(&st->ids, s->id) >= 0 || id_find(&st->shmids, s->shmid) >= 0)
+		return "segment saved twice";
 	if (s->shmid < 0)
 		return "bad shmid";
 	if (s->size == 0 || s->size > MAX_SIZE)
@@ -233,10 +251,9 @@ static int load_seg(struct rst_ctx *c, struct seg_table *st, struct rec *r)
 	if (why)
 		return log_err(c->log, EBADMSG, "SYSV_SHM record %llu: %s",
 			       (unsigned long long)r->index, why);
-	n = realloc(st->e, (st->n + 1) * sizeof(*n));
-	if (!n)
+	if (VEC_ROOM(st->e, st->n, st->cap) || id_add(&st->shmids, s->shmid, st->n) ||
+	    id_add(&st->ids, s->id, st->n))
 		return log_err(c->log, ENOMEM, "SysV segments:");
-	st->e = n;
 	n = &st->e[st->n++];
 	memset(n, 0, sizeof(*n));
 	n->s = *s;
@@ -508,6 +525,8 @@ static void sysv_free_ctx(void *state)
 		free(st->e[i].data.rec);
 	}
 	free(st->e);
+	id_table_free(&st->ids);
+	id_table_free(&st->shmids);
 	free(st);
 }
 
@@ -532,10 +551,18 @@ static void sysv_show(struct info_out *o, const struct rec *r)
 	}
 }
 
+static const struct rec_desc sysvshm_recs[] = {
+	{ REC_SYSV_SHM, "SYSV_SHM", sizeof(struct rec_sysv_shm) },
+	{ REC_SYSV_DATA, "SYSV_DATA", sizeof(struct rec_file_data) },
+	{ 0 }
+};
+
 const struct kind_ops kind_sysvshm = {
 	.name = "sysvshm",
-	.types = { REC_SYSV_SHM, REC_SYSV_DATA },
+	.recs = sysvshm_recs,
 	.phase = PHASE_IMAGE,
+	.dump_size = sizeof(struct sysv_cpt),
+	.dump_free = sysv_dump_free,
 	.load = sysv_load,
 	.check = sysv_check,
 	.restore_end = sysv_restore_end,

@@ -247,22 +247,26 @@ static void task_show(struct info_out *o, const struct rec *r)
 {
 	const struct rec_thread *th = r->data;
 
-
-		info_u64(o, "tid", th->tid);
+	info_u64(o, "tid", th->tid);
 	info_str(o, "comm", th->comm);
-		info_hex(o, "clear_child_tid", th->clear_child_tid);
-		info_hex(o, "rseq", th->rseq_ptr);
-		info_u64(o, "rseq_len", th->rseq_len);
-		info_hex(o, "sigmask", th->sigmask);
-		info_hex(o, "altstack", th->ss_sp);
+	info_hex(o, "clear_child_tid", th->clear_child_tid);
+	info_hex(o, "rseq", th->rseq_ptr);
+	info_u64(o, "rseq_len", th->rseq_len);
+	info_hex(o, "sigmask", th->sigmask);
+	info_hex(o, "altstack", th->ss_sp);
 	info_u64(o, "altstack_size", th->ss_size);
 	if (th->xcomp_perm_set)
 		info_hex(o, "xcomp_perm", th->xcomp_perm);
 }
 
+static const struct rec_desc task_recs[] = {
+	{ REC_THREAD, "THREAD", sizeof(struct rec_thread) },
+	{ 0 }
+};
+
 const struct kind_ops kind_task = {
 	.name = "task",
-	.types = { REC_THREAD },
+	.recs = task_recs,
 	.phase = PHASE_STATE,
 	.dump = task_dump,
 	.dump_thread = task_dump_thread,

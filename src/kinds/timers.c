@@ -28,6 +28,7 @@ struct timer_state {
 	struct rec_itimers it;
 	struct rec_posix_timer *pt;
 	uint32_t nr_pt;
+	size_t cap_pt;
 };
 
 static int64_t tv_ns(struct timeval tv)
@@ -121,7 +122,6 @@ static int timers_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 {
 	struct timer_state *s = kind_state(t, &kind_timers, sizeof(*s));
 	const struct rec_posix_timer *pt = r->data;
-	void *p;
 
 	if (!s)
 		return log_err(c->log, ENOMEM, "timer state:");
@@ -144,10 +144,8 @@ static int timers_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 	for (uint32_t i = 0; i < s->nr_pt; i++)
 		if (s->pt[i].id == pt->id)
 			return log_err(c->log, EBADMSG, "POSIX timer id %d twice", pt->id);
-	p = realloc(s->pt, (s->nr_pt + 1) * sizeof(*pt));
-	if (!p)
+	if (VEC_ROOM(s->pt, s->nr_pt, s->cap_pt))
 		return log_err(c->log, ENOMEM, "timers:");
-	s->pt = p;
 	s->pt[s->nr_pt++] = *pt;
 	return 0;
 }
@@ -286,9 +284,15 @@ static void timers_show(struct info_out *o, const struct rec *r)
 	}
 }
 
+static const struct rec_desc timers_recs[] = {
+	{ REC_ITIMERS, "ITIMERS", sizeof(struct rec_itimers) },
+	{ REC_POSIX_TIMER, "POSIX_TIMER", sizeof(struct rec_posix_timer) },
+	{ 0 }
+};
+
 const struct kind_ops kind_timers = {
 	.name = "timers",
-	.types = { REC_ITIMERS, REC_POSIX_TIMER },
+	.recs = timers_recs,
 	.phase = PHASE_STATE,
 	.dump = timers_dump,
 	.load = timers_load,

@@ -337,9 +337,15 @@ static void ia32_show(struct info_out *o, const struct rec *r)
 	info_hex(o, "robust_list", a->robust_list);
 }
 
+static const struct rec_desc ia32_recs[] = {
+	{ REC_IA32, "IA32", 0 },
+	{ REC_IA32_THREAD, "IA32_THREAD", 0 },
+	{ 0 }
+};
+
 const struct kind_ops kind_ia32 = {
 	.name = "ia32",
-	.types = { REC_IA32, REC_IA32_THREAD },
+	.recs = ia32_recs,
 	.phase = PHASE_STATE,
 	.dump = ia32_dump,
 	.dump_thread = ia32_dump_thread,

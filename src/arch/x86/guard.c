@@ -10,6 +10,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "../../vec.h"
 #include "cpu.h"
 #include "guard.h"
 
@@ -156,7 +157,7 @@ static struct guard_cache_entry *cached(struct guard_cache *c,
 static int lookup(int memfd, const struct vma *v, struct guard_cache *c,
 		  uint8_t *buf, struct guard_cache_entry *out)
 {
-	struct guard_cache_entry *e, *n;
+	struct guard_cache_entry *e;
 	bool file = v->ino && v->path[0] == '/';
 
 	if (file && (e = cached(c, v))) {
@@ -172,11 +173,10 @@ static int lookup(int memfd, const struct vma *v, struct guard_cache *c,
 	scan_vma(memfd, v, buf, out);
 	if (!file)
 		return 0;
-	n = realloc(c->e, (c->n + 1) * sizeof(*n));
-	if (!n)
+	e = VEC_PUSH(c->e, c->n, c->cap);
+	if (!e)
 		return -ENOMEM;
-	c->e = n;
-	c->e[c->n++] = *out;
+	*e = *out;
 	return 0;
 }
 
@@ -221,8 +221,7 @@ int guard_find(int memfd, const struct vma_list *maps, struct guard_cache *cache
 void guard_cache_free(struct guard_cache *cache)
 {
 	free(cache->e);
-	cache->e = NULL;
-	cache->n = 0;
+	*cache = (struct guard_cache){ 0 };
 }
 
 /* What the kernel itself does to a task that leaves a system call with

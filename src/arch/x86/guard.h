@@ -42,6 +42,7 @@ struct guard_cache_entry {
 struct guard_cache {
 	struct guard_cache_entry *e;
 	int n;
+	size_t cap;
 };
 
 /* Find both gadgets in the executable mappings of @maps (read through

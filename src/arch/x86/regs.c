@@ -231,9 +231,15 @@ static void regs_show(struct info_out *o, const struct rec *r)
 	}
 }
 
+static const struct rec_desc regs_recs[] = {
+	{ REC_REGS, "REGS", sizeof(struct rec_regs) },
+	{ REC_XSTATE, "XSTATE", 0 },
+	{ 0 }
+};
+
 const struct kind_ops kind_regs = {
 	.name = "regs",
-	.types = { REC_REGS, REC_XSTATE },
+	.recs = regs_recs,
 	.phase = PHASE_LAST,
 	.dump_thread = regs_dump_thread,
 	.load = regs_load,

@@ -1,0 +1,144 @@
+/* ctx.h - the contexts passed down: a checkpoint's (struct cpt_ctx, its
+ * tasks and threads) and a restart's (struct rst_ctx, the model of the
+ * image: its tasks and threads), and the calls that make and end them.
+ * What each kind keeps in them is the kinds' business (kinds.h).
+ */
+#ifndef CKPT_CTX_H
+#define CKPT_CTX_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "image.h"
+#include "log.h"
+#include "proc.h"
+#include "remote.h"
+#include "vec.h"
+#include "arch/x86/guard.h"
+#include "files/keeper.h"
+
+#define MAX_THREADS	65536
+#define MAX_KINDS	32	/* slots for per-kind state: more than the table has */
+
+/* A thread held for checkpoint; threads[0] is the main thread, whose
+ * remote is the task's own. */
+struct cpt_thread {
+	pid_t tid;
+	struct remote *rm;
+	struct remote own;
+};
+
+struct cpt_task {
+	pid_t pid;
+	pid_t ppid;		/* parent, in the tree (0 for the root) */
+	bool zombie;		/* exited, waiting for its parent */
+	bool shares_files;	/* its fd table is its parent's */
+	bool shares_fs;		/* its fs info is its parent's */
+	bool shares_vm;		/* its memory is its parent's */
+	bool shares_sighand;	/* its signal handlers are its parent's */
+	int exit_code;		/* a zombie's wait status */
+	struct remote rm;	/* the main thread: process-wide calls */
+	struct cpt_thread *threads;
+	int nr_threads;
+	size_t cap_threads;
+	struct id_table tids;	/* those held, by tid: index in threads */
+	uint64_t scratch;	/* room for remote calls' in/out arguments:
+				 * below the guard's frame on its stack, or
+				 * a private page mapped in the task */
+	size_t scratch_len;
+	bool scratch_mapped;	/* the page, to unmap at the end */
+	struct vma_list maps;	/* as found before we touched it */
+};
+
+struct cpt_ctx {
+	struct ckpt_log *log;
+	struct img_writer w;
+	unsigned long flags;
+	struct cpt_task **tasks;	/* the tree, parents before children */
+	int nr_tasks;
+	size_t cap_tasks;
+	struct id_table pids;	/* index in tasks, by pid */
+	uint32_t next_objref;	/* the last objref given out, by any kind */
+	struct guard_cache guard;	/* gadgets found per file (guard.h) */
+	void *kind_state[MAX_KINDS];	/* each kind's (kind_dump_state()) */
+	/* set by ckpt_cancel() (a signal): the checkpoint fails at its
+	 * next step, undoing what it did */
+	const volatile sig_atomic_t *cancelled;
+};
+
+/* tree.c: find and hold the tree rooted at @root, every thread of every
+ * process; let it go again, or end it. */
+int tree_collect(struct cpt_ctx *c, pid_t root);
+int tree_release(struct cpt_ctx *c);
+int tree_kill(struct cpt_ctx *c);
+void tree_free(struct cpt_ctx *c);
+
+/* A thread to restore: its tid, what each kind loaded for it, and once
+ * it exists, its remote (threads[0] is the main thread, t->rm). */
+struct rst_thread {
+	pid_t tid;
+	struct remote *rm;
+	struct remote own;
+	void *kind_state[MAX_KINDS];
+};
+
+/* The restart side: every record is loaded and checked into this model
+ * before any process is created. */
+struct rst_task {
+	pid_t pid;
+	struct rec_task t;
+	struct remote rm;
+	struct rst_thread *threads;
+	int nr_threads;		/* THREAD records loaded so far */
+	uint64_t tramp;		/* our mapping in the puppet: a page with a
+				 * syscall instruction, then scratch space */
+	size_t tramp_len;
+	uint64_t scratch;	/* scratch part of it, for call arguments */
+	size_t scratch_len;
+	int img_fd;		/* image fd inside the puppet */
+	bool close_img;		/* the last of those sharing its fd table */
+	bool keep_tramp;	/* a later process sharing its memory (CLONE_VM)
+				 * still needs the trampoline */
+	void *kind_state[MAX_KINDS];	/* what each kind loaded, by kind index */
+};
+
+struct rst_ctx {
+	struct ckpt_log *log;
+	int img_fd;		/* our seekable image fd */
+	unsigned long flags;
+	struct rec_head head;
+	struct rst_task *task;	/* the one being loaded */
+	struct rst_task **tasks;	/* the tree, parents before children */
+	int nr_tasks;
+	uint32_t fd_floor;	/* above every saved fd number */
+	bool here;		/* checks against this machine too (not for
+				 * `ckpt info`) */
+	void *kind_state[MAX_KINDS];	/* what kinds keep for the whole image */
+	/* the PAGES checksums left for later (pageverify.c) */
+	struct ir_span *spans;
+	pid_t pv_pid;		/* the child checking them, or 0 */
+	int pv_fd;		/* its pipe, if pv_open */
+	bool pv_open;
+	const struct ir_span *pv_spans;
+	size_t pv_nr;
+	bool released;		/* every task let go: the restart is done */
+	struct keeper keeper;	/* kills what was let go if we die (keeper.h) */
+};
+
+/* In the trampoline, a syscall preceded by an AMX instruction: running
+ * it makes the kernel enlarge the task's xstate buffer for AMX. */
+#define TRAMP_AMX	16
+
+
+/* Add a thread (from its THREAD record) to the model. */
+int rst_thread_add(struct rst_task *t, pid_t tid);
+void rst_task_free(struct rst_task *t);
+void rst_ctx_free(struct rst_ctx *c);
+
+/* The scratch area of a task, for in/out arguments of remote calls. */
+int rst_scratch_put(struct rst_task *t, size_t off, const void *p, size_t n,
+		    uint64_t *addr);
+
+#endif

@@ -1,0 +1,50 @@
+/* records.c - what each record type of an image is: the kinds describe
+ * their own (kind_ops.recs), this file the image's frame and TASK.
+ *
+ * The record stream (image.c) asks here for the names and the known
+ * types, below every kind: the kinds' tables are read as data, never
+ * called, so that the stream needs nothing of the kinds' code.
+ */
+#include "kinds.h"
+
+/* kinds.def's kinds, for their records (kinds.c has the same table for
+ * their hooks) */
+static const struct kind_ops *const owners[] = {
+#define KIND(x) &kind_##x,
+#include "kinds.def"
+#undef KIND
+};
+#define NR_OWNERS (int)(sizeof(owners) / sizeof(owners[0]))
+
+/* The records no kind owns: the image's frame, and the processes
+ * (the restart model's own). */
+static const struct rec_desc core_recs[] = {
+	{ REC_HEAD, "HEAD", sizeof(struct rec_head) },
+	{ REC_TASK, "TASK", sizeof(struct rec_task) },
+	{ REC_TAIL, "TAIL", 0 },
+	{ REC_ERROR, "ERROR", 0 },
+	{ 0 }
+};
+
+static const struct rec_desc *desc_in(const struct rec_desc *d, uint32_t type)
+{
+	for (; d && d->type; d++)
+		if (d->type == type)
+			return d;
+	return NULL;
+}
+
+const struct kind_ops *kind_for_type(uint32_t type)
+{
+	for (int i = 0; i < NR_OWNERS; i++)
+		if (desc_in(owners[i]->recs, type))
+			return owners[i];
+	return NULL;
+}
+
+const struct rec_desc *rec_desc_of(uint32_t type)
+{
+	const struct kind_ops *k = kind_for_type(type);
+
+	return k ? desc_in(k->recs, type) : desc_in(core_recs, type);
+}
