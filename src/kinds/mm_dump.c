@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -79,11 +80,66 @@ static int pm_read(int pmfd, uint64_t *pm, uint64_t a, uint64_t n)
 	return 0;
 }
 
+/* PAGEMAP_SCAN (Linux 6.7; the uapi headers here are older): the kernel
+ * walks the page tables and reports only the ranges that have pages, so
+ * that a sparse area of terabytes (a sanitizer's shadow, a reserved
+ * heap) costs what it holds, not 8 bytes of pagemap per page. */
+struct pm_region {
+	uint64_t start, end, categories;
+};
+
+struct pm_scan {
+	uint64_t size, flags, start, end, walk_end, vec, vec_len, max_pages;
+	uint64_t category_inverted, category_mask, category_anyof_mask, return_mask;
+};
+
+#define PM_SCAN_IOCTL	_IOWR('f', 16, struct pm_scan)
+#define PM_IS_PRESENT	(1ULL << 3)
+#define PM_IS_SWAPPED	(1ULL << 4)
+#define PM_SCAN_REGIONS	512
+
+static int pagemap_range(int pmfd, uint64_t start, uint64_t end,
+			 bool anon_only, struct runs *rs, struct cow_src *cow);
+
+/* The same as pagemap_range() over [start, end), but only where the
+ * kernel says there are pages; all of it where it cannot say. */
+static int pagemap_runs(int pmfd, uint64_t start, uint64_t end,
+			bool anon_only, struct runs *rs, struct cow_src *cow)
+{
+	struct pm_region *v = malloc(PM_SCAN_REGIONS * sizeof(*v));
+	struct pm_scan a = { .size = sizeof(a), .end = end,
+			     .vec_len = PM_SCAN_REGIONS,
+			     .category_anyof_mask = PM_IS_PRESENT | PM_IS_SWAPPED,
+			     .return_mask = PM_IS_PRESENT | PM_IS_SWAPPED };
+	int ret = 0;
+
+	if (!v)
+		return -ENOMEM;
+	a.vec = (uintptr_t)v;
+	for (uint64_t at = start; at < end && !ret;) {
+		long n;
+
+		a.start = at;
+		n = ioctl(pmfd, PM_SCAN_IOCTL, &a);
+		if (n < 0) {	/* an older kernel: every page asked */
+			ret = pagemap_range(pmfd, at, end, anon_only, rs, cow);
+			break;
+		}
+		for (long i = 0; i < n && !ret; i++)
+			ret = pagemap_range(pmfd, v[i].start, v[i].end, anon_only, rs, cow);
+		if (a.walk_end <= at)
+			break;
+		at = a.walk_end;
+	}
+	free(v);
+	return ret;
+}
+
 /* Pages of [start, end) that pagemap says exist; with anon_only, only
  * those that are not file pages (written copies in a private mapping).
  * Those @cow says the parent has too go to cow->refs instead. */
-static int pagemap_runs(int pmfd, uint64_t start, uint64_t end,
-			bool anon_only, struct runs *rs, struct cow_src *cow)
+static int pagemap_range(int pmfd, uint64_t start, uint64_t end,
+			 bool anon_only, struct runs *rs, struct cow_src *cow)
 {
 	enum { N = 8192 };
 	uint64_t *pm = malloc(2 * N * sizeof(*pm)), *ppm = pm + N;
