@@ -12,17 +12,7 @@
 #include "crc32c.h"
 #include "image.h"
 
-static int checks, failures;
-
-#define CHECK(cond, ...) do { \
-	checks++; \
-	if (!(cond)) { \
-		failures++; \
-		printf("unit FAIL %s:%d: ", __FILE__, __LINE__); \
-		printf(__VA_ARGS__); \
-		printf("\n"); \
-	} \
-} while (0)
+#include "check.h"
 
 static uint32_t crc_bitwise(const uint8_t *p, size_t n)
 {

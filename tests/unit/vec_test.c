@@ -5,17 +5,7 @@
 
 #include "vec.h"
 
-static int checks, failures;
-
-#define CHECK(cond, ...) do { \
-	checks++; \
-	if (!(cond)) { \
-		failures++; \
-		printf("unit FAIL %s:%d: ", __FILE__, __LINE__); \
-		printf(__VA_ARGS__); \
-		printf("\n"); \
-	} \
-} while (0)
+#include "check.h"
 
 struct item {
 	uint32_t id;
