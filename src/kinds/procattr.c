@@ -274,27 +274,25 @@ static int pa_restore_thread(struct rst_ctx *c, struct rst_task *t,
 	return 0;
 }
 
-/* After creds: a credential change resets both. */
-static int late_restore(struct rst_ctx *c, struct rst_task *t)
-{
-	struct pa_state *s = KSTATE(t, kind_procattr);
-
-	(void)c;
-	if (s->a.dumpable > 1)	/* suid_dumpable's: the kernel's own doing */
-		return 0;
-	return rcheck(&t->rm, NULL, "prctl(PR_SET_DUMPABLE)", SYS_prctl,
-		      PR_SET_DUMPABLE, s->a.dumpable);
-}
-
+/* After creds, each thread's: its credential change resets its
+ * parent-death signal, and the dumpable flag of their common mm, so that
+ * is set after the last thread's. */
 static int late_restore_thread(struct rst_ctx *c, struct rst_task *t,
 			       struct rst_thread *th)
 {
+	struct pa_state *s = KSTATE(t, kind_procattr);
 	struct pa_thread *ta = KTSTATE(th, kind_procattr);
+	int ret;
 
 	(void)c;
-	(void)t;
-	return rcheck(th->rm, NULL, "prctl(PR_SET_PDEATHSIG)", SYS_prctl,
-		      PR_SET_PDEATHSIG, ta->a.pdeathsig);
+	ret = rcheck(th->rm, NULL, "prctl(PR_SET_PDEATHSIG)", SYS_prctl,
+		     PR_SET_PDEATHSIG, ta->a.pdeathsig);
+	if (ret || th != &t->threads[t->nr_threads - 1])
+		return ret;
+	if (s->a.dumpable > 1)	/* suid_dumpable's: the kernel's own doing */
+		return 0;
+	return rcheck(th->rm, NULL, "prctl(PR_SET_DUMPABLE)", SYS_prctl,
+		      PR_SET_DUMPABLE, s->a.dumpable);
 }
 
 static void pa_show(struct info_out *o, const struct rec *r)
@@ -344,6 +342,5 @@ const struct kind_ops kind_procattr = {
 const struct kind_ops kind_procattr_late = {
 	.name = "procattr_late",
 	.phase = PHASE_STATE,
-	.restore = late_restore,
 	.restore_thread = late_restore_thread,
 };
