@@ -169,22 +169,15 @@ static bool have_cap(int cap)
 	       eff & (1ULL << cap);
 }
 
-/* A value below ckpt's own (which the puppet starts at) would be
+/* Images of an older ckpt have neither record: nothing is set then.
+ * A value below ckpt's own (which the puppet starts at) would be
  * refused with EACCES at restore: say so before anything is made. */
 static int pa_check(struct rst_ctx *c, struct rst_task *t)
 {
 	struct pa_state *s = KSTATE(t, kind_procattr);
 	long long own;
 
-	if (!s || !s->have)
-		return log_err(c->log, EBADMSG, "pid %d: image has no PROCATTR record",
-			       t->pid);
-	for (int i = 0; i < t->nr_threads; i++)
-		if (!t->threads[i].kind_state[kind_index(&kind_procattr)])
-			return log_err(c->log, EBADMSG,
-				       "pid %d: thread %d has no THREAD_ATTR record",
-				       t->pid, t->threads[i].tid);
-	if (!c->here || read_int(getpid(), "oom_score_adj", &own) ||
+	if (!s || !c->here || read_int(getpid(), "oom_score_adj", &own) ||
 	    s->a.oom_score_adj >= own || have_cap(CAP_SYS_RESOURCE_BIT))
 		return 0;
 	return log_err(c->log, EPERM,
@@ -239,8 +232,11 @@ static int set_loginuid(struct rst_task *t, struct rst_thread *th, uint32_t v)
 static int pa_restore(struct rst_ctx *c, struct rst_task *t)
 {
 	struct pa_state *s = KSTATE(t, kind_procattr);
-	int ret = write_oom(c, t, s->a.oom_score_adj);
+	int ret;
 
+	if (!s)
+		return 0;
+	ret = write_oom(c, t, s->a.oom_score_adj);
 	if (!ret && s->a.thp_disable)
 		ret = rcheck(&t->rm, NULL, "prctl(PR_SET_THP_DISABLE)", SYS_prctl,
 			     PR_SET_THP_DISABLE, 1,
@@ -248,30 +244,36 @@ static int pa_restore(struct rst_ctx *c, struct rst_task *t)
 	return ret;
 }
 
+/* From ckpt, with its CAP_SYS_NICE: before creds or after, the same. */
+static int set_sched(struct rst_ctx *c, struct rst_thread *th,
+		     const struct rec_thread_attr *a)
+{
+	struct sched_attr sa = {
+		.size = sizeof(sa),
+		.sched_policy = a->policy,
+		.sched_flags = a->flags,
+		.sched_nice = a->nice,
+		.sched_priority = a->priority,
+		.sched_runtime = a->runtime,
+		.sched_deadline = a->deadline,
+		.sched_period = a->period,
+	};
+
+	if (syscall(SYS_sched_setattr, th->rm->pid, &sa, 0))
+		return log_err(c->log, errno,
+			       "tid %d: restoring scheduling policy %u priority %u nice %d:",
+			       th->tid, a->policy, a->priority, a->nice);
+	return 0;
+}
+
 static int pa_restore_thread(struct rst_ctx *c, struct rst_task *t,
 			     struct rst_thread *th)
 {
 	struct pa_state *s = KSTATE(t, kind_procattr);
 	struct pa_thread *ta = KTSTATE(th, kind_procattr);
-	struct sched_attr sa = {
-		.size = sizeof(sa),
-		.sched_policy = ta->a.policy,
-		.sched_flags = ta->a.flags,
-		.sched_nice = ta->a.nice,
-		.sched_priority = ta->a.priority,
-		.sched_runtime = ta->a.runtime,
-		.sched_deadline = ta->a.deadline,
-		.sched_period = ta->a.period,
-	};
-	int ret = set_loginuid(t, th, s->a.loginuid);
+	int ret = s ? set_loginuid(t, th, s->a.loginuid) : 0;
 
-	if (ret)
-		return ret;
-	if (syscall(SYS_sched_setattr, th->rm->pid, &sa, 0))
-		return log_err(c->log, errno,
-			       "tid %d: restoring scheduling policy %u priority %u nice %d:",
-			       th->tid, ta->a.policy, ta->a.priority, ta->a.nice);
-	return 0;
+	return ret || !ta ? ret : set_sched(c, th, &ta->a);
 }
 
 /* After creds, each thread's: its credential change resets its
@@ -285,9 +287,9 @@ static int late_restore_thread(struct rst_ctx *c, struct rst_task *t,
 	int ret;
 
 	(void)c;
-	ret = rcheck(th->rm, NULL, "prctl(PR_SET_PDEATHSIG)", SYS_prctl,
-		     PR_SET_PDEATHSIG, ta->a.pdeathsig);
-	if (ret || th != &t->threads[t->nr_threads - 1])
+	ret = !ta ? 0 : rcheck(th->rm, NULL, "prctl(PR_SET_PDEATHSIG)", SYS_prctl,
+			       PR_SET_PDEATHSIG, ta->a.pdeathsig);
+	if (ret || !s || th != &t->threads[t->nr_threads - 1])
 		return ret;
 	if (s->a.dumpable > 1)	/* suid_dumpable's: the kernel's own doing */
 		return 0;
