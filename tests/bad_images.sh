@@ -473,7 +473,9 @@ forged "PROCATTR oom_score_adj 1001" edit -r PROCATTR --set oom_score_adj=1001
 forged "PROCATTR oom_score_adj -1001" edit -r PROCATTR --set oom_score_adj=-1001
 forged "PROCATTR dumpable 3"       edit -r PROCATTR --set dumpable=3
 forged "PROCATTR thp_disable 2"    edit -r PROCATTR --set thp_disable=2
-forged "PROCATTR twice"            insert --at after:PROCATTR --type PROCATTR --payload "$(zeros 16)"
+forged "PROCATTR membarrier 0x8"   edit -r PROCATTR --set membarrier=8
+forged "PROCATTR reserved 1"       edit -r PROCATTR --set reserved=1
+forged "PROCATTR twice"            insert --at after:PROCATTR --type PROCATTR --payload "$(zeros 24)"
 forged "THREAD_ATTR pdeathsig 65"  edit -r THREAD_ATTR --set pdeathsig=65
 forged "THREAD_ATTR policy 4"      edit -r THREAD_ATTR --set policy=4
 forged "THREAD_ATTR flags 2"       edit -r THREAD_ATTR --set flags=2
@@ -483,8 +485,9 @@ forged "THREAD_ATTR FIFO priority 0" edit -r THREAD_ATTR --set policy=1 --set pr
 forged "THREAD_ATTR OTHER priority 5" edit -r THREAD_ATTR --set priority=5
 forged "THREAD_ATTR deadline runtime 0" edit -r THREAD_ATTR --set policy=6 --set deadline=1000000
 forged "THREAD_ATTR OTHER with a period" edit -r THREAD_ATTR --set period=1000000
-forged "THREAD_ATTR before THREAD" insert --at after:TASK --type THREAD_ATTR --payload "$(zeros 48)"
-forged "THREAD_ATTR twice"         insert --at after:THREAD_ATTR --type THREAD_ATTR --payload "$(zeros 48)"
+forged "THREAD_ATTR robust_len 16" edit -r THREAD_ATTR --set robust_len=16
+forged "THREAD_ATTR before THREAD" insert --at after:TASK --type THREAD_ATTR --payload "$(zeros 56)$(le 8 24)"
+forged "THREAD_ATTR twice"         insert --at after:THREAD_ATTR --type THREAD_ATTR --payload "$(zeros 56)$(le 8 24)"
 # seccomp (inserted after the THREAD: the holder has none).  A filter
 # record: ID PARENT FLAGS NR-INSNS PROGRAM-HEX; an instruction: CODE K.
 insn() { printf '%s' "$(le 2 "$1")0000$(le 4 "$2")"; }

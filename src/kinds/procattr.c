@@ -1,7 +1,8 @@
 /* procattr.c - per-process and per-thread attributes (PROCATTR,
  * THREAD_ATTR): oom_score_adj, loginuid, transparent huge pages
- * disabled, dumpable; each thread's parent-death signal and scheduling
- * (policy, priority, nice).
+ * disabled, dumpable, membarrier registrations; each thread's
+ * parent-death signal, scheduling (policy, priority, nice) and robust
+ * futex list.
  *
  * Two kinds, for the order: kind_procattr, before seccomp and creds,
  * sets what needs the puppet's privilege (loginuid needs
@@ -29,7 +30,11 @@
 
 #define CAP_SYS_RESOURCE_BIT	24
 #define THP_EXCEPT_ADVISED	2	/* PR_THP_DISABLE_EXCEPT_ADVISED */
-#define LOGINUID_UNSET		0xffffffffu
+#define ROBUST_LEN		24	/* struct robust_list_head */
+#define MEMBARRIER_GET_REGS	(1 << 9)	/* MEMBARRIER_CMD_GET_REGISTRATIONS */
+/* the REGISTER_* commands: GLOBAL_EXPEDITED, PRIVATE_EXPEDITED, its
+ * SYNC_CORE and RSEQ */
+#define MEMBARRIER_REGS		((1 << 2) | (1 << 4) | (1 << 6) | (1 << 8))
 
 struct pa_state {
 	bool have;
@@ -59,7 +64,7 @@ static int pa_dump(struct cpt_ctx *c, struct cpt_task *t)
 {
 	struct rec_procattr a = { 0 };
 	long long oom, luid;
-	long dumpable, thp;
+	long dumpable, thp, mb;
 	int ret = read_int(t->pid, "oom_score_adj", &oom);
 
 	if (!ret)
@@ -72,8 +77,12 @@ static int pa_dump(struct cpt_ctx *c, struct cpt_task *t)
 	if (!ret)
 		ret = rcheck(&t->rm, &thp, "prctl(PR_GET_THP_DISABLE)", SYS_prctl,
 			     PR_GET_THP_DISABLE, 0, 0, 0, 0);
+	/* a kernel before 6.3 cannot say: none then */
+	if (!ret)
+		ret = rcall(&t->rm, &mb, SYS_membarrier, MEMBARRIER_GET_REGS, 0, 0);
 	if (ret)
 		return ret;
+	a.membarrier = mb < 0 ? 0 : mb & MEMBARRIER_REGS;
 	a.oom_score_adj = oom;
 	a.loginuid = luid;
 	a.dumpable = dumpable;
@@ -96,6 +105,8 @@ static int pa_dump_thread(struct cpt_ctx *c, struct cpt_task *t,
 		return ret;
 	if (syscall(SYS_sched_getattr, thr->tid, &sa, sizeof(sa), 0))
 		return log_err(c->log, errno, "tid %d: sched_getattr:", thr->tid);
+	if (syscall(SYS_get_robust_list, thr->tid, &a.robust_list, &a.robust_len))
+		return log_err(c->log, errno, "tid %d: get_robust_list:", thr->tid);
 	a.pdeathsig = sig;
 	a.policy = sa.sched_policy;
 	a.flags = sa.sched_flags & SCHED_FLAG_RESET_ON_FORK;
@@ -114,7 +125,8 @@ static int pa_dump_thread(struct cpt_ctx *c, struct cpt_task *t,
 static int check_procattr(const struct rec_procattr *a)
 {
 	return a->oom_score_adj < -1000 || a->oom_score_adj > 1000 ||
-	       a->dumpable > 2 || a->thp_disable > 3 ||
+	       a->dumpable > 2 || a->thp_disable > 3 || a->reserved ||
+	       a->membarrier & ~MEMBARRIER_REGS ||
 	       (a->thp_disable & THP_EXCEPT_ADVISED && !(a->thp_disable & 1));
 }
 
@@ -122,7 +134,8 @@ static int check_sched(const struct rec_thread_attr *a)
 {
 	bool rt = a->policy == SCHED_FIFO || a->policy == SCHED_RR;
 
-	if (a->pdeathsig > 64 || a->flags & ~(uint64_t)SCHED_FLAG_RESET_ON_FORK ||
+	if (a->pdeathsig > 64 || a->robust_len != ROBUST_LEN ||
+	    a->flags & ~(uint64_t)SCHED_FLAG_RESET_ON_FORK ||
 	    a->nice < -20 || a->nice > 19 || a->priority > 99 ||
 	    rt != (a->priority != 0))
 		return -1;
@@ -241,6 +254,10 @@ static int pa_restore(struct rst_ctx *c, struct rst_task *t)
 		ret = rcheck(&t->rm, NULL, "prctl(PR_SET_THP_DISABLE)", SYS_prctl,
 			     PR_SET_THP_DISABLE, 1,
 			     s->a.thp_disable & THP_EXCEPT_ADVISED, 0, 0);
+	for (int cmd = 1; cmd <= MEMBARRIER_REGS && !ret; cmd <<= 1)
+		if (s->a.membarrier & cmd)
+			ret = rcheck(&t->rm, NULL, "membarrier(REGISTER)", SYS_membarrier,
+				     cmd, 0, 0);
 	return ret;
 }
 
@@ -273,7 +290,12 @@ static int pa_restore_thread(struct rst_ctx *c, struct rst_task *t,
 	struct pa_thread *ta = KTSTATE(th, kind_procattr);
 	int ret = s ? set_loginuid(t, th, s->a.loginuid) : 0;
 
-	return ret || !ta ? ret : set_sched(c, th, &ta->a);
+	if (ret || !ta)
+		return ret;
+	if (ta->a.robust_list)
+		ret = rcheck(th->rm, NULL, "set_robust_list", SYS_set_robust_list,
+			     ta->a.robust_list, ta->a.robust_len);
+	return ret ? ret : set_sched(c, th, &ta->a);
 }
 
 /* After creds, each thread's: its credential change resets its
@@ -306,6 +328,7 @@ static void pa_show(struct info_out *o, const struct rec *r)
 		info_i64(o, "loginuid", (int32_t)a->loginuid);
 		info_u64(o, "dumpable", a->dumpable);
 		info_u64(o, "thp_disable", a->thp_disable);
+		info_hex(o, "membarrier", a->membarrier);
 		return;
 	}
 	const struct rec_thread_attr *a = r->data;
@@ -315,6 +338,7 @@ static void pa_show(struct info_out *o, const struct rec *r)
 	info_hex(o, "flags", a->flags);
 	info_i64(o, "nice", a->nice);
 	info_u64(o, "priority", a->priority);
+	info_hex(o, "robust_list", a->robust_list);
 	if (a->policy == SCHED_DEADLINE) {
 		info_u64(o, "runtime", a->runtime);
 		info_u64(o, "deadline", a->deadline);
