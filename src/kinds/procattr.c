@@ -29,7 +29,9 @@
 #include "../kinds.h"
 
 #define CAP_SYS_RESOURCE_BIT	24
+#define CAP_AUDIT_CONTROL_BIT	30
 #define THP_EXCEPT_ADVISED	2	/* PR_THP_DISABLE_EXCEPT_ADVISED */
+#define LOGINUID_UNSET		0xffffffffu
 #define ROBUST_LEN		24	/* struct robust_list_head */
 #define MEMBARRIER_GET_REGS	(1 << 9)	/* MEMBARRIER_CMD_GET_REGISTRATIONS */
 /* the REGISTER_* commands: GLOBAL_EXPEDITED, PRIVATE_EXPEDITED, its
@@ -67,11 +69,10 @@ static int pa_dump(struct cpt_ctx *c, struct cpt_task *t)
 	long dumpable, thp, mb;
 	int ret = read_int(t->pid, "oom_score_adj", &oom);
 
-	if (!ret)
-		ret = read_int(t->pid, "loginuid", &luid);
 	if (ret)
-		return log_err(c->log, -ret, "pid %d: oom_score_adj or loginuid:",
-			       t->pid);
+		return log_err(c->log, -ret, "pid %d: oom_score_adj:", t->pid);
+	if (read_int(t->pid, "loginuid", &luid))
+		luid = LOGINUID_UNSET;	/* a kernel without audit */
 	ret = rcheck(&t->rm, &dumpable, "prctl(PR_GET_DUMPABLE)", SYS_prctl,
 		     PR_GET_DUMPABLE);
 	if (!ret)
@@ -182,6 +183,20 @@ static bool have_cap(int cap)
 	       eff & (1ULL << cap);
 }
 
+/* The loginuid ckpt has is the puppet's; another needs ckpt's
+ * CAP_AUDIT_CONTROL. */
+static int check_loginuid(struct rst_ctx *c, struct rst_task *t, uint32_t v)
+{
+	long long own;
+
+	if (read_int(getpid(), "loginuid", &own) || (uint32_t)own == v ||
+	    have_cap(CAP_AUDIT_CONTROL_BIT))
+		return 0;
+	return log_err(c->log, EPERM,
+		       "pid %d: cannot restore loginuid %u: ckpt's own is %u, and changing it needs CAP_AUDIT_CONTROL",
+		       t->pid, v, (uint32_t)own);
+}
+
 /* Images of an older ckpt have neither record: nothing is set then.
  * A value below ckpt's own (which the puppet starts at) would be
  * refused with EACCES at restore: say so before anything is made. */
@@ -189,8 +204,14 @@ static int pa_check(struct rst_ctx *c, struct rst_task *t)
 {
 	struct pa_state *s = KSTATE(t, kind_procattr);
 	long long own;
+	int ret;
 
-	if (!s || !c->here || read_int(getpid(), "oom_score_adj", &own) ||
+	if (!s || !c->here)
+		return 0;
+	ret = check_loginuid(c, t, s->a.loginuid);
+	if (ret)
+		return ret;
+	if (read_int(getpid(), "oom_score_adj", &own) ||
 	    s->a.oom_score_adj >= own || have_cap(CAP_SYS_RESOURCE_BIT))
 		return 0;
 	return log_err(c->log, EPERM,
@@ -221,11 +242,13 @@ static int set_loginuid(struct rst_task *t, struct rst_thread *th, uint32_t v)
 	char val[16], name[64];
 	long long cur;
 	uint64_t pa, va;
-	long fd;
+	long fd, res;
 	int n = snprintf(val, sizeof(val), "%d", (int)v), ret;
 
 	snprintf(name, sizeof(name), "task/%d/loginuid", th->rm->pid);
-	if (!read_int(t->rm.pid, name, &cur) && (uint32_t)cur == v)
+	if (read_int(t->rm.pid, name, &cur))
+		cur = LOGINUID_UNSET;	/* a kernel without audit */
+	if ((uint32_t)cur == v)
 		return 0;	/* inherited from ckpt */
 	ret = rst_scratch_put(t, 0, path, sizeof(path), &pa);
 	if (!ret)
@@ -235,9 +258,10 @@ static int set_loginuid(struct rst_task *t, struct rst_thread *th, uint32_t v)
 			     SYS_openat, AT_FDCWD, pa, O_WRONLY);
 	if (ret)
 		return ret;
-	ret = rcheck(th->rm, NULL, "write(loginuid)", SYS_write, fd, va, n);
-	if (ret)
-		log_err(th->rm->log, 0, "tid %d: restoring loginuid %u", th->tid, v);
+	ret = rcall(th->rm, &res, SYS_write, fd, va, n);
+	if (!ret && res != n)
+		ret = log_err(th->rm->log, res < 0 ? (int)-res : EIO,
+			      "tid %d: restoring loginuid %u:", th->tid, v);
 	rcall(th->rm, &fd, SYS_close, fd);
 	return ret;
 }
