@@ -53,9 +53,6 @@ struct file_ops {
 	/* Install order at restart: every description of a lower pass is in
 	 * place before any of a higher one (an epoll needs its targets). */
 	int pass;
-	/* Keeps its own sharing: open() is called for every process that
-	 * has the description, not only the first. */
-	bool own_sharing;
 	/* Checkpoint: is this fd of this kind?  Kinds are asked in table
 	 * order; the first to say yes dumps it. */
 	bool (*match)(struct cpt_ctx *c, const struct fd_probe *p);

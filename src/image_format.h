@@ -35,6 +35,10 @@ enum ckpt_rec_type {
 	REC_RLIMITS	= 130,
 	REC_FS		= 131,	/* cwd, umask */
 	REC_CREDS	= 132,
+	REC_PROCATTR	= 133,	/* dumpable, THP, oom_score_adj, loginuid,
+				 * membarrier registrations */
+	REC_THREAD_ATTR	= 134,	/* the last THREAD's pdeathsig, scheduling,
+				 * robust list */
 	REC_FILE	= 140,	/* an open file description (objref) */
 	REC_FD		= 141,	/* an fd-table slot referring to a FILE */
 	REC_PIPE	= 142,	/* a pipe: capacity, the data in it */
@@ -289,6 +293,32 @@ struct rec_fs {
 	uint32_t root_len;	/* then bytes of root (with NUL): "/" unless
 				 * chrooted */
 	uint32_t reserved;
+};
+
+/* REC_PROCATTR: process-wide attributes the task's own calls set. */
+struct rec_procattr {
+	int32_t oom_score_adj;	/* -1000..1000 */
+	uint32_t loginuid;	/* (uint32_t)-1: unset */
+	uint32_t dumpable;	/* PR_GET_DUMPABLE: 0..2 (2: suid_dumpable's) */
+	uint32_t thp_disable;	/* PR_GET_THP_DISABLE: bit 0, and bit 1
+				 * PR_THP_DISABLE_EXCEPT_ADVISED */
+	uint32_t membarrier;	/* MEMBARRIER_CMD_GET_REGISTRATIONS: the
+				 * REGISTER_* commands made */
+	uint32_t reserved;
+};
+
+/* REC_THREAD_ATTR: the last THREAD's parent-death signal and scheduling
+ * (sched_getattr: policy, flags, nice, priority, deadline times). */
+struct rec_thread_attr {
+	uint32_t pdeathsig;	/* 0..64 */
+	uint32_t policy;	/* SCHED_OTHER..SCHED_DEADLINE, not 4 */
+	uint64_t flags;		/* SCHED_FLAG_RESET_ON_FORK only */
+	int32_t nice;		/* -20..19 */
+	uint32_t priority;	/* 1..99 for FIFO and RR, else 0 */
+	uint64_t runtime, deadline, period;	/* SCHED_DEADLINE, ns */
+	uint64_t robust_list;	/* set_robust_list(): the 64-bit list (a
+				 * 32-bit task's is in IA32_THREAD) */
+	uint64_t robust_len;	/* what get_robust_list says: 24 */
 };
 
 struct rec_creds {

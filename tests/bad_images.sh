@@ -469,6 +469,25 @@ forged "SIGPENDING signo 65"       insert --at after:THREAD --type SIGPENDING --
 forged "RLIMITS soft > hard"       edit -r RLIMITS --set lim0.cur=10 --set lim0.max=5
 forged "ITIMERS negative value"    edit -r ITIMERS --set t0.value_ns=-1
 forged "CREDS nr_groups 1e6"       edit -r CREDS --set nr_groups=1000000
+forged "PROCATTR oom_score_adj 1001" edit -r PROCATTR --set oom_score_adj=1001
+forged "PROCATTR oom_score_adj -1001" edit -r PROCATTR --set oom_score_adj=-1001
+forged "PROCATTR dumpable 3"       edit -r PROCATTR --set dumpable=3
+forged "PROCATTR thp_disable 2"    edit -r PROCATTR --set thp_disable=2
+forged "PROCATTR membarrier 0x8"   edit -r PROCATTR --set membarrier=8
+forged "PROCATTR reserved 1"       edit -r PROCATTR --set reserved=1
+forged "PROCATTR twice"            insert --at after:PROCATTR --type PROCATTR --payload "$(zeros 24)"
+forged "THREAD_ATTR pdeathsig 65"  edit -r THREAD_ATTR --set pdeathsig=65
+forged "THREAD_ATTR policy 4"      edit -r THREAD_ATTR --set policy=4
+forged "THREAD_ATTR flags 2"       edit -r THREAD_ATTR --set flags=2
+forged "THREAD_ATTR nice 20"       edit -r THREAD_ATTR --set nice=20
+forged "THREAD_ATTR nice -21"      edit -r THREAD_ATTR --set nice=-21
+forged "THREAD_ATTR FIFO priority 0" edit -r THREAD_ATTR --set policy=1 --set priority=0
+forged "THREAD_ATTR OTHER priority 5" edit -r THREAD_ATTR --set priority=5
+forged "THREAD_ATTR deadline runtime 0" edit -r THREAD_ATTR --set policy=6 --set deadline=1000000
+forged "THREAD_ATTR OTHER with a period" edit -r THREAD_ATTR --set period=1000000
+forged "THREAD_ATTR robust_len 16" edit -r THREAD_ATTR --set robust_len=16
+forged "THREAD_ATTR before THREAD" insert --at after:TASK --type THREAD_ATTR --payload "$(zeros 56)$(le 8 24)"
+forged "THREAD_ATTR twice"         insert --at after:THREAD_ATTR --type THREAD_ATTR --payload "$(zeros 56)$(le 8 24)"
 # seccomp (inserted after the THREAD: the holder has none).  A filter
 # record: ID PARENT FLAGS NR-INSNS PROGRAM-HEX; an instruction: CODE K.
 insn() { printf '%s' "$(le 2 "$1")0000$(le 4 "$2")"; }

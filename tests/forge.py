@@ -76,6 +76,7 @@ TYPES = {
 TYPES.update({'FILE_OBJ': 143, 'FILE_DATA': 144})
 TYPES.update({'SYSV_SHM': 170, 'SYSV_DATA': 171})
 TYPES.update({'SECCOMP_FILTER': 180, 'SECCOMP': 181})
+TYPES.update({'PROCATTR': 133, 'THREAD_ATTR': 134})
 NAMES = {v: k for k, v in TYPES.items()}
 
 # ---- CRC32C (Castagnoli, reflected), zlib-style crc(crc, data) ----
@@ -206,6 +207,13 @@ FIELDS = {
                   cap_eff=(48, 'Q'), cap_bnd=(56, 'Q'), cap_amb=(64, 'Q'),
                   securebits=(72, 'I'), no_new_privs=(76, 'I'),
                   nr_groups=(80, 'I'), reserved=(84, 'I')),
+    'PROCATTR': dict(oom_score_adj=(0, 'i'), loginuid=(4, 'I'),
+                     dumpable=(8, 'I'), thp_disable=(12, 'I'),
+                     membarrier=(16, 'I'), reserved=(20, 'I')),
+    'THREAD_ATTR': dict(pdeathsig=(0, 'I'), policy=(4, 'I'), flags=(8, 'Q'),
+                        nice=(16, 'i'), priority=(20, 'I'), runtime=(24, 'Q'),
+                        deadline=(32, 'Q'), period=(40, 'Q'),
+                        robust_list=(48, 'Q'), robust_len=(56, 'Q')),
     'FILE': dict(id=(0, 'I'), kind=(4, 'I'), flags=(8, 'I'), mode=(12, 'I'),
                  pos=(16, 'Q'), size=(24, 'Q'), mtime_ns=(32, 'q'),
                  rdev=(40, 'Q'), path_len=(48, 'I'), extra_len=(52, 'I')),

@@ -265,7 +265,6 @@ static void end_show(struct info_out *o, const struct rec_file *f,
 const struct file_ops file_pipe = {
 	.kind = FILE_PIPE,
 	.name = "pipe",
-	.own_sharing = true,	/* pipe_take() opens further descriptions */
 	.match = end_match,
 	.dump = end_dump,
 	.load = end_load,

@@ -629,7 +629,7 @@ static int install_desc(struct rst_ctx *c, struct rst_task *t,
 
 	if (!n)
 		return 0;
-	if (f->holder && !f->ops->own_sharing)
+	if (f->holder)
 		ret = take_from(t, f->holder, f->holder_fd, &tmp);
 	else if (!keep)
 		ret = f->ops->open(c, t, f, &tmp);

@@ -1,5 +1,6 @@
 # restart.sh - restarts that must fail cleanly (bad pages, files changed,
-# locks taken, FIFOs open elsewhere, a session leader's pid taken) and
+# locks taken, FIFOs open elsewhere, a session leader's pid taken, an
+# oom_score_adj below restart's own) and
 # one that must not.  orphan_session sets ns_last_pid, which every fork
 # of the machine uses: it runs alone.
 t restart_bad_pages
@@ -7,6 +8,7 @@ t open_file_changed
 t lock_conflict            group pidns
 t fifo_open_elsewhere      group pidns
 t orphan_session           group alone
+t oom_score_refused
 
 # A big image's page checksums are checked while the tree is built
 # (pageverify.c): a flipped byte deep in its page data still fails the
@@ -31,6 +33,22 @@ f.seek(int(sys.argv[2])); f.write(bytes([b[0] ^ 0x20]))' $d/img $((size * 3 / 4)
 	ckpt restart $d/img > $d/rout 2>&1 && grep -q '^PASS' $d/out || { cat $d/rout $d/out; return 1; }
 }
 
+# An oom_score_adj below restart's own cannot be set without
+# CAP_SYS_RESOURCE: refused in one line naming pid and value, before any
+# process exists; restarted from where it may be, the value is back.
+test_oom_score_refused() {
+	local d=$WORK/oomrefused pid
+	mkdir -p $d
+	$PROGS/oom_score $d/go > $d/out 2>&1 < /dev/null &
+	pid=$!
+	wait_for $d/out READY || return 1
+	checkpoint_kill $d $pid || return 1
+	(echo 900 > /proc/self/oom_score_adj &&
+	 refused_restart $d $pid "pid $pid: cannot restore oom_score_adj 537: below ckpt's own 900") ||
+		return 1
+	touch $d/go
+	ckpt restart $d/img > $d/rout 2>&1 && grep -q '^PASS' $d/out || { cat $d/rout $d/out; return 1; }
+}
 # Open files must still be there at restart, and one the process only
 # reads must be unchanged; one it writes to may have changed (see reg.c).
 test_open_file_changed() {
