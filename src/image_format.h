@@ -111,7 +111,8 @@ struct rec_task {
 	uint32_t flags;		/* TASK_* */
 	char comm[16];
 	int32_t exit_code;	/* TASK_ZOMBIE: its wait status */
-	uint32_t reserved;
+	uint32_t stop_sig;	/* TASK_STOPPED: the signal that stopped it
+				 * (0: SIGSTOP, as older images mean) */
 };
 
 #define TASK_STOPPED	0x1	/* in a group stop (SIGSTOP) */

@@ -7,6 +7,7 @@
  * the table (kinds.c).
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,6 +74,17 @@ struct rst_task *rst_task_by_pid(struct rst_ctx *c, pid_t pid)
 	return NULL;
 }
 
+/* Only a stop signal, and only for a stopped task. */
+static bool bad_stop_sig(const struct rec_task *rt)
+{
+	if (!rt->stop_sig)
+		return false;
+	if (!(rt->flags & TASK_STOPPED))
+		return true;
+	return rt->stop_sig != SIGSTOP && rt->stop_sig != SIGTSTP &&
+	       rt->stop_sig != SIGTTIN && rt->stop_sig != SIGTTOU;
+}
+
 static int load_task(struct rst_ctx *c, struct rec *r)
 {
 	const struct rec_task *rt = r->data;
@@ -82,7 +94,7 @@ static int load_task(struct rst_ctx *c, struct rec *r)
 	if (r->data_len != sizeof(*rt))
 		return log_err(c->log, EBADMSG, "bad TASK record");
 	zombie = rt->flags & TASK_ZOMBIE;
-	if (rt->pid <= 1 || rt->flags & ~TASK_FLAGS || rt->reserved ||
+	if (rt->pid <= 1 || rt->flags & ~TASK_FLAGS || bad_stop_sig(rt) ||
 	    (zombie ? rt->nr_threads != 0 : rt->nr_threads < 1) ||
 	    rt->nr_threads > MAX_THREADS || rt->exit_signal > 64 ||
 	    (!zombie && rt->exit_code) || !memchr(rt->comm, 0, sizeof(rt->comm)))

@@ -111,6 +111,12 @@ static bool is_syscall_stop(int status)
 	return (status >> 16) == 0 && WSTOPSIG(status) == (SIGTRAP | 0x80);
 }
 
+/* A signal-delivery stop (not a ptrace event, nor a syscall stop) */
+static bool is_signal_stop(int status)
+{
+	return (status >> 16) == 0 && WSTOPSIG(status) != (SIGTRAP | 0x80);
+}
+
 /* A signal-delivery stop: keep the signal to queue it back later. */
 static int steal_signal(struct remote *r)
 {
@@ -118,6 +124,17 @@ static int steal_signal(struct remote *r)
 
 	if (ptrace(PTRACE_GETSIGINFO, r->pid, 0, &si))
 		return log_err(r->log, errno, "PTRACE_GETSIGINFO:");
+	/* SIGSTOP cannot be blocked while it waits to be queued back, nor
+	 * kept pending in the image (the next call would take it again): it
+	 * makes the task one to stop, which it is already if it was in a
+	 * group stop (where SIGCONT would have discarded it anyway). */
+	if (si.si_signo == SIGSTOP) {
+		if (!r->group_stop)
+			r->stop_sig = SIGSTOP;
+		r->group_stop = true;
+		r->stop_on_release = true;
+		return 0;
+	}
 	if (r->nr_stolen == REMOTE_MAX_STOLEN)
 		return log_err(r->log, EBUSY, "too many signals in flight");
 	r->stolen[r->nr_stolen++] = si;
@@ -181,6 +198,7 @@ int remote_seize(struct remote *r, pid_t pid, bool exitkill,
 		return ret;
 	/* the event stop of a task in a group stop carries the stop signal */
 	r->group_stop = WSTOPSIG(status) != SIGTRAP;
+	r->stop_sig = r->group_stop ? WSTOPSIG(status) : 0;
 	if (ptrace(PTRACE_GETREGS, pid, 0, &r->regs))
 		return log_err(log, errno, "PTRACE_GETREGS %d:", pid);
 	if (ptrace(PTRACE_GETSIGMASK, pid, sizeof(uint64_t), &r->sigmask))
@@ -346,15 +364,20 @@ static int run_call(struct remote *r, struct user_regs_struct *regs,
 	test_point(r->log, "call set");
 	/* Two stops: syscall entry, then exit.  A task in a group stop
 	 * (SIGSTOP) reports it again when resumed before it gets to the
-	 * call: resume it once more. */
+	 * call: resume it once more.  So does one that takes a signal
+	 * before the call (a SIGSTOP sent again to a stopped task waits
+	 * for it to run): the signal is kept, as when it was seized. */
 	for (int stop = 0, again = 0; stop < 2; stop++) {
 		if (ptrace(PTRACE_SYSCALL, r->pid, 0, 0))
 			return log_err(r->log, errno, "PTRACE_SYSCALL %d:", r->pid);
 		ret = wait_stop(r, &status);
 		if (ret)
 			return ret;
-		if ((is_event_stop(status) || is_clone_stop(status)) &&
-		    again++ < 16) {
+		if ((is_event_stop(status) || is_clone_stop(status) ||
+		     (!stop && is_signal_stop(status))) && again++ < 16) {
+			if (!is_event_stop(status) && !is_clone_stop(status) &&
+			    (ret = steal_signal(r)))
+				return ret;
 			stop--;
 			continue;
 		}
@@ -504,7 +527,7 @@ int remote_unhold(struct remote *r)
 		ret = log_err(r->log, errno, "restoring registers of %d:", r->pid);
 	test_point(r->log, "release regs");
 	/* taken in the signal delivery we release it into */
-	if (!ret && r->stop_on_release && kill(r->pid, SIGSTOP))
+	if (!ret && r->stop_on_release && kill(r->pid, r->stop_sig ? r->stop_sig : SIGSTOP))
 		ret = log_err(r->log, errno, "stopping %d:", r->pid);
 	return ret;
 }

@@ -40,6 +40,8 @@ struct remote {
 	struct sfilter_set *seccomp;
 	bool stop_on_release;	/* leave it in a group stop (SIGSTOP) */
 	bool group_stop;	/* it was in a group stop when seized */
+	int stop_sig;		/* the signal of that stop; at restart, the
+				 * one stop_on_release stops it with */
 	/* Signals caught in delivery when we stopped the task; they are
 	 * queued back before we let go of it. */
 	siginfo_t stolen[REMOTE_MAX_STOLEN];

@@ -315,7 +315,9 @@ static int build(struct rst_ctx *c, struct rst_task *t)
 			     t->tramp, t->tramp_len);
 	if (!ret)
 		ret = run_phase(c, t, PHASE_LAST, true);
-	t->rm.stop_on_release = t->t.flags & TASK_STOPPED;
+	t->rm.stop_on_release |= !!(t->t.flags & TASK_STOPPED);
+	if (t->t.stop_sig)
+		t->rm.stop_sig = t->t.stop_sig;
 	return ret;
 }
 

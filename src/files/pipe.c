@@ -2,9 +2,10 @@
  * data sitting in them, read without consuming it (tee() from a copy of
  * the read end), and put back.  At restart ckpt itself makes each pipe,
  * fills it, and every process takes its ends from ckpt with
- * pidfd_getfd(), so each end is one description wherever it is.  A pipe
- * with an end outside the tree is stdio held by the caller (inherit.c) or
- * refused.  Each end is a file kind (file_pipe) naming its PIPE; the
+ * pidfd_getfd(), so each end is one description wherever it is; an end
+ * no one in the tree took (closed everywhere at checkpoint) closes with
+ * ckpt's copy.  A pipe with an end held outside the tree is stdio held by
+ * the caller (inherit.c) or refused.  Each end is a file kind (file_pipe) naming its PIPE; the
  * buffer's own code is pipebuf.c, shared with FIFOs. */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -25,8 +26,12 @@
 struct cpt_pipe {
 	uint64_t ino;
 	bool has_read, has_write;
+	bool looked_outside;	/* held_outside() asked, answer in outside */
+	bool outside;
 	pid_t reader;		/* a process of the tree with the read end */
 	int reader_fd;
+	pid_t writer;		/* one with the write end, if no reader */
+	int writer_fd;
 	uint32_t id;		/* its PIPE record, once written */
 };
 
@@ -69,8 +74,10 @@ static int note_end(struct cpt_ctx *c, pid_t pid, int fd, uint64_t ino)
 		p->has_read = true;
 		p->reader = pid;
 		p->reader_fd = fd;
-	} else if (acc == O_WRONLY) {
+	} else if (acc == O_WRONLY && !p->has_write) {
 		p->has_write = true;
+		p->writer = pid;
+		p->writer_fd = fd;
 	}
 	return 0;
 }
@@ -111,6 +118,62 @@ static int scan_pipe_ends(struct cpt_ctx *c)
 	return ret;
 }
 
+static bool in_tree(struct cpt_ctx *c, pid_t pid)
+{
+	for (int i = 0; i < c->nr_tasks; i++)
+		if (c->tasks[i]->pid == pid)
+			return true;
+	return false;
+}
+
+static bool holds_pipe(pid_t pid, uint64_t ino)
+{
+	char path[64], link[64], want[40];
+	struct dirent *de;
+	bool found = false;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", pid);
+	d = opendir(path);
+	if (!d)
+		return false;	/* gone, or no fds to look at */
+	snprintf(want, sizeof(want), "pipe:[%llu]", (unsigned long long)ino);
+	while (!found && (de = readdir(d))) {
+		char name[32];
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(name, sizeof(name), "fd/%.20s", de->d_name);
+		found = !proc_readlink(pid, name, link, sizeof(link)) && !strcmp(link, want);
+	}
+	closedir(d);
+	return found;
+}
+
+/* Whether a process outside the tree (and other than ckpt) holds the
+ * pipe: an end found nowhere in the tree is then held there, else it
+ * was closed everywhere and the pipe is the tree's alone. */
+static bool held_outside(struct cpt_ctx *c, uint64_t ino)
+{
+	struct dirent *de;
+	bool found = false;
+	DIR *d = opendir("/proc");
+
+	if (!d)
+		return true;	/* cannot tell: refused, as before */
+	while (!found && (de = readdir(d))) {
+		pid_t pid = atoi(de->d_name);
+
+		if (pid > 0 && pid != getpid() && !in_tree(c, pid))
+			found = holds_pipe(pid, ino);
+	}
+	closedir(d);
+	return found;
+}
+
+/* A pipe is the tree's when both ends are in it, or when the missing one
+ * is closed everywhere (a writer gone, say): it is then made at restart
+ * with that end closed as soon as the processes have theirs. */
 static int pipe_inside(struct cpt_ctx *c, uint64_t ino, bool *inside)
 {
 	struct pipe_cpt *pc = kind_dump_state(c, &kind_pipe);
@@ -118,25 +181,50 @@ static int pipe_inside(struct cpt_ctx *c, uint64_t ino, bool *inside)
 	int ret = pc->scanned ? 0 : scan_pipe_ends(c);
 
 	p = pipe_find(pc, ino);
-	*inside = p && p->has_read && p->has_write;
+	*inside = false;
+	if (!p || (!p->has_read && !p->has_write))
+		return ret;
+	if (p->has_read && p->has_write) {
+		*inside = true;
+		return ret;
+	}
+	if (!p->looked_outside) {
+		p->outside = held_outside(c, ino);
+		p->looked_outside = true;
+	}
+	*inside = !p->outside;
 	return ret;
+}
+
+/* A read end for the buffer: the tree's own, or, with no reader left, one
+ * opened through the writer's fd (a pipe opens either way by /proc). */
+static int pipe_read_fd(const struct cpt_pipe *p)
+{
+	char path[64];
+
+	if (p->has_read)
+		return pipebuf_holder_fd(p->reader, p->reader_fd);
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", p->writer, p->writer_fd);
+	return open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 }
 
 /* The pipe's buffer, read through a copy of a read end the tree holds. */
 static int pipe_dump(struct cpt_ctx *c, uint64_t ino, uint32_t *id)
 {
 	struct cpt_pipe *p = pipe_find(kind_dump_state(c, &kind_pipe), ino);
-	int rfd, ret;
+	int rfd, ret, fd;
+	pid_t pid;
 
 	if (p->id) {
 		*id = p->id;
 		return 0;
 	}
-	rfd = pipebuf_holder_fd(p->reader, p->reader_fd);
+	rfd = pipe_read_fd(p);
+	pid = p->has_read ? p->reader : p->writer;
+	fd = p->has_read ? p->reader_fd : p->writer_fd;
 	if (rfd < 0)
-		return log_err(c->log, errno, "pid %d fd %d: reading its pipe:", p->reader,
-			       p->reader_fd);
-	ret = pipebuf_dump(c, REC_PIPE, rfd, p->reader, p->reader_fd, &p->id);
+		return log_err(c->log, errno, "pid %d fd %d: reading its pipe:", pid, fd);
+	ret = pipebuf_dump(c, REC_PIPE, rfd, pid, fd, &p->id);
 	close(rfd);
 	*id = p->id;
 	return ret;

@@ -15,6 +15,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 
@@ -83,11 +84,38 @@ static int same_content(struct rst_ctx *c, const struct rst_file *f,
 	return 0;
 }
 
+/* /proc/PID/... of a process or thread of the image: it exists once that
+ * process does, after this check, and is opened by the process holding it. */
+static bool proc_of_image(const struct rst_ctx *c, const char *path)
+{
+	char *end;
+	long pid;
+
+	if (strncmp(path, "/proc/", 6) || path[6] < '1' || path[6] > '9')
+		return false;
+	pid = strtol(path + 6, &end, 10);
+	if (*end != '/' && *end)
+		return false;
+	for (int i = 0; i < c->nr_tasks; i++) {
+		const struct rst_task *t = c->tasks[i];
+
+		if (t->t.pid == pid)
+			return true;
+		for (int j = 0; j < t->nr_threads; j++)
+			if (t->threads[j].tid == pid)
+				return true;
+	}
+	return false;
+}
+
 static int path_check(struct rst_ctx *c, const struct rst_file *f)
 {
 	struct stat st;
-	int ret = (f->f.flags & O_NOFOLLOW) ? lstat(f->path, &st) : stat(f->path, &st);
+	int ret;
 
+	if (proc_of_image(c, f->path))
+		return 0;
+	ret = (f->f.flags & O_NOFOLLOW) ? lstat(f->path, &st) : stat(f->path, &st);
 	if (ret)
 		return log_err(c->log, errno, "open file %s:", f->path);
 	if ((st.st_mode & S_IFMT) != (f->f.mode & S_IFMT))

@@ -325,7 +325,10 @@ static int write_one(struct cpt_ctx *c, const struct usk *s)
 	struct queue q = { 0 };
 	int sk = -1, ret = usk_state(c, s, &r);
 
-	if (!ret && (r.state == UNIX_ST_UNCONN || r.state == UNIX_ST_LISTEN))
+	/* a datagram socket connected to its own name needs that name to
+	 * connect to it again */
+	if (!ret && (r.state == UNIX_ST_UNCONN || r.state == UNIX_ST_LISTEN ||
+		     (r.state == UNIX_ST_CONNECTED && s->peer_ino == s->ino)))
 		ret = own_name(c, s, &r, name);
 	if (!ret && r.state == UNIX_ST_REMOTE) {
 		const struct usk *p = usk_find(kind_dump_state(c, &kind_unix), s->peer_ino);

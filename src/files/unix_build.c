@@ -41,6 +41,13 @@ static bool name_ok(const struct rec_unix_sk *r, const char *name)
 	       !memchr(name, 0, r->name_len);
 }
 
+/* Connected to itself: a bound datagram socket that connect()ed to its
+ * own name, made again the same way. */
+static bool self_ok(const struct rec_unix_sk *r)
+{
+	return r->state == UNIX_ST_CONNECTED && r->type == SOCK_DGRAM && r->name_len;
+}
+
 /* What one record says on its own. */
 static bool rec_ok(const struct rec_unix_sk *r, uint64_t len)
 {
@@ -60,7 +67,7 @@ static bool rec_ok(const struct rec_unix_sk *r, uint64_t len)
 	       (r->state == UNIX_ST_LISTEN ? r->name_len && r->type != SOCK_DGRAM :
 		!r->backlog) && r->backlog <= UNIX_MAX_BACKLOG &&
 	       ((r->state == UNIX_ST_CONNECTED || r->state == UNIX_ST_PENDING) ?
-		r->peer && r->peer != r->id : !r->peer) &&
+		r->peer && (r->peer != r->id || self_ok(r)) : !r->peer) &&
 	       (r->state != UNIX_ST_PENDING || r->type != SOCK_DGRAM) && data_ok &&
 	       (r->state == UNIX_ST_REMOTE ? r->type == SOCK_DGRAM && r->name_len &&
 		(r->flags & UNIX_EXTERNAL) : !(r->flags & UNIX_EXTERNAL) ||
@@ -298,6 +305,14 @@ static int make_one(struct rst_ctx *c, struct unix_table *ut, struct rst_usk *e,
 		ret = new_socket(c, e);
 		return ret ? ret : connect_name(c, e, e);
 	case UNIX_ST_CONNECTED:
+		if (p == e) {
+			if (step)
+				return 0;
+			ret = new_socket(c, e);
+			if (!ret)
+				ret = bind_name(c, e);
+			return ret ? ret : connect_name(c, e, e);
+		}
 		if (p->r.state == UNIX_ST_CONNECTED)
 			return step || e->fd >= 0 ? 0 : new_pair(c, e, &p->fd);
 		/* one way, to a bound datagram socket: */

@@ -35,12 +35,15 @@ struct mm_state {
 };
 
 /* Shared anonymous memory across the tree: the first area of an object
- * is mapped fresh; every later one maps the same object, which it opens
- * through the first one's /proc/PID/map_files. */
+ * is mapped fresh (the object made as large as all its areas need, with
+ * offset 0 at the lowest one); every later one maps the same object,
+ * which it opens through the first one's /proc/PID/map_files. */
 struct shm_first {
 	uint32_t id;
 	pid_t pid;
 	uint64_t start, end, pgoff;
+	uint64_t base, size;	/* the object: the lowest offset any area
+				 * maps, and how far beyond it they reach */
 };
 
 /* A shared anonymous memory object in the image, found again by its

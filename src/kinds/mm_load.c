@@ -63,14 +63,22 @@ static int shm_note(struct rst_ctx *c, pid_t pid, const struct rec_vma *v)
 
 	if (!st)
 		return log_err(c->log, ENOMEM, "shared memory table:");
-	if (i >= 0)
-		return v->pgoff < st->e[i].pgoff ?
-		       log_err(c->log, EOPNOTSUPP,
-			       "shared memory %u: an area below the first one's offset (not supported yet)",
-			       v->shm_id) : 0;
+	if (i >= 0) {
+		struct shm_first *f = &st->e[i];
+		uint64_t end = f->base + f->size, vend = v->pgoff + (v->end - v->start);
+
+		if (v->pgoff > UINT64_MAX - (v->end - v->start))
+			return log_err(c->log, EBADMSG, "shared memory %u: bad offset", v->shm_id);
+		f->base = v->pgoff < f->base ? v->pgoff : f->base;
+		f->size = (vend > end ? vend : end) - f->base;
+		return 0;
+	}
+	if (v->pgoff > UINT64_MAX - (v->end - v->start))
+		return log_err(c->log, EBADMSG, "shared memory %u: bad offset", v->shm_id);
 	if (VEC_ROOM(st->e, st->n, st->cap) || id_add(&st->ids, v->shm_id, st->n))
 		return log_err(c->log, ENOMEM, "shared memory table:");
-	st->e[st->n++] = (struct shm_first){ v->shm_id, pid, v->start, v->end, v->pgoff };
+	st->e[st->n++] = (struct shm_first){ v->shm_id, pid, v->start, v->end, v->pgoff,
+					     v->pgoff, v->end - v->start };
 	return 0;
 }
 

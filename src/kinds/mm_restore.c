@@ -134,6 +134,29 @@ static int noname_fd(struct rst_ctx *c, struct rst_task *t,
 	return obj;
 }
 
+/* The first area of a shared anonymous object that other areas map below
+ * or beyond it: the whole object is made (anywhere), this area's part of
+ * it moved into place, and the rest of the mapping dropped; the object
+ * keeps its size for the later areas. */
+static int map_shm_whole(struct rst_task *t, const struct rst_vma *v,
+			 const struct shm_first *first, int prot, int flags, long *res)
+{
+	uint64_t len = v->v.end - v->v.start, at = v->v.pgoff - first->base;
+	long tmp, r;
+	int ret = rcheck(&t->rm, &tmp, "mmap", SYS_mmap, 0, first->size, prot,
+			 flags & ~(MAP_FIXED | MAP_GROWSDOWN), -1, 0);
+
+	if (ret)
+		return ret;
+	ret = rcheck(&t->rm, res, "mremap", SYS_mremap, tmp + at, len, len,
+		     MREMAP_MAYMOVE | MREMAP_FIXED, v->v.start);
+	if (at)
+		rcall(&t->rm, &r, SYS_munmap, tmp, at);
+	if (at + len < first->size)
+		rcall(&t->rm, &r, SYS_munmap, tmp + at + len, first->size - at - len);
+	return ret;
+}
+
 static int map_vma(struct rst_ctx *c, struct rst_task *t, const struct rst_vma *v)
 {
 	uint64_t len = v->v.end - v->v.start, off = v->v.pgoff;
@@ -159,7 +182,7 @@ static int map_vma(struct rst_ctx *c, struct rst_task *t, const struct rst_vma *
 		ret = mm_open_file(t, path, O_RDWR, &fd);
 		if (ret)
 			return ret;
-		off = v->v.pgoff - first->pgoff;
+		off = v->v.pgoff - first->base;
 	} else if (v->v.kind == VMA_NONAME) {
 		/* the object ckpt made, the one its fds and other areas have */
 		ret = noname_fd(c, t, v, &fd);
@@ -176,8 +199,11 @@ static int map_vma(struct rst_ctx *c, struct rst_task *t, const struct rst_vma *
 	}
 	if (fd < 0)
 		flags |= MAP_ANONYMOUS;
-	ret = rcheck(&t->rm, &res, "mmap", SYS_mmap, v->v.start, len, prot,
-		     flags, fd, fd >= 0 ? off : 0);
+	if (first && fd < 0 && (first->base != v->v.pgoff || first->size != len))
+		ret = map_shm_whole(t, v, first, prot, flags, &res);
+	else
+		ret = rcheck(&t->rm, &res, "mmap", SYS_mmap, v->v.start, len, prot,
+			     flags, fd, fd >= 0 ? off : 0);
 	if (fd >= 0)
 		rcall(&t->rm, &fd, SYS_close, fd);
 	if (ret)

@@ -94,6 +94,16 @@ static int task_dump_thread(struct cpt_ctx *c, struct cpt_task *t,
 	return iw_record(&c->w, REC_THREAD, &th, sizeof(th));
 }
 
+/* A SIGSTOP one of its threads took while ckpt worked (see
+ * steal_signal()) stops the whole process. */
+static bool stopped_thread(const struct cpt_task *t)
+{
+	for (int i = 0; i < t->nr_threads; i++)
+		if (t->threads[i].rm->group_stop)
+			return true;
+	return false;
+}
+
 static int task_dump(struct cpt_ctx *c, struct cpt_task *t)
 {
 	struct rec_task rt = { .pid = t->pid, .nr_threads = t->nr_threads };
@@ -115,8 +125,10 @@ static int task_dump(struct cpt_ctx *c, struct cpt_task *t)
 		rt.exit_code = t->exit_code;
 		return iw_record(&c->w, REC_TASK, &rt, sizeof(rt));
 	}
-	if (t->rm.group_stop)
+	if (t->rm.group_stop || stopped_thread(t)) {
 		rt.flags |= TASK_STOPPED;
+		rt.stop_sig = t->rm.group_stop ? t->rm.stop_sig : SIGSTOP;
+	}
 	ret = rcheck(&t->rm, NULL, "prctl(PR_GET_CHILD_SUBREAPER)", SYS_prctl,
 		     PR_GET_CHILD_SUBREAPER, t->scratch);
 	if (!ret)

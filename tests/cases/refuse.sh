@@ -47,14 +47,16 @@ test_refuse_lease() { refused_checkpoint lease 'fd [0-9]*: a LEASE READ lock (or
 
 # A pipe above stdio whose other end is outside the tree: refused, saying so.
 test_refuse_outside_pipe() {
-	local d=$WORK/outpipe pid
+	local d=$WORK/outpipe pid keep
 	mkdir -p $d
-	# (a process substitution's writer would be the holder's own child)
-	true | "$AUX/holder" plain $d/go 3<&0 > $d/out 2>&1 < /dev/null &
+	# the writer is this shell, outside the tree: a pipe whose writer had
+	# exited (true | holder) would be the tree's, its write end closed
+	exec {keep}> >(exec "$AUX/holder" plain $d/go 3<&0 > $d/out 2>&1 < /dev/null)
 	pid=$!
-	wait_for $d/out READY || return 1
+	wait_for $d/out READY || { exec {keep}>&-; return 1; }
 	ckpt checkpoint --kill -o $d/img $pid 2> $d/err
 	local rc=$?
+	exec {keep}>&-
 	cat $d/err
 	[ $rc = 1 ] && [ "$(wc -l < $d/err)" = 1 ] &&
 		grep -q "pid $pid fd 3: .*a pipe whose other end is outside the tree" $d/err || return 1
