@@ -337,6 +337,17 @@ struct rec_pipe {
 	uint32_t reserved;
 };
 
+/* FILE_FIFO extra payload, only for an end of a FIFO whose last name
+ * was removed (the path then ends in " (deleted)"): made again at
+ * restart by the name it had, opened, and removed. */
+#define FIFO_GHOST	0x1
+
+struct rec_fifo_ghost {
+	uint32_t flags;		/* FIFO_GHOST */
+	uint32_t uid, gid;	/* its owner */
+	uint32_t reserved;
+};
+
 /* A terminal (REC_TTY), named by the FILE_TTY descriptions of it. */
 enum tty_kind {
 	TTY_PTY		= 1,	/* a pty pair with its master in the tree */
