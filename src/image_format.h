@@ -570,7 +570,9 @@ enum unix_state {
 #define UNIX_SHUT_WR	2	/* SEND_SHUTDOWN */
 #define UNIX_PASSCRED	0x1	/* SO_PASSCRED */
 #define UNIX_EXTERNAL	0x2	/* its peer was outside the tree */
-#define UNIX_FLAGS	0x3
+#define UNIX_GHOST	0x4	/* bound to a path that no longer leads to
+				 * it (removed, or another file there) */
+#define UNIX_FLAGS	0x7
 
 struct rec_unix_sk {
 	uint32_t id;		/* objref, named by its FILE's rdev */
