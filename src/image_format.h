@@ -337,6 +337,19 @@ struct rec_pipe {
 	uint32_t reserved;
 };
 
+/* FILE_REG / FILE_DIR extra payload, only for an O_PATH fd on a symlink
+ * or an fd on a directory whose last name was removed (the path then
+ * ends in " (deleted)"): made again at restart by the name it had,
+ * opened, and removed.  A symlink's target follows, with its NUL. */
+#define PATH_GHOST	0x1
+
+struct rec_path_ghost {
+	uint32_t flags;		/* PATH_GHOST */
+	uint32_t uid, gid;	/* its owner */
+	uint32_t reserved;
+	/* char target[]; a symlink's */
+};
+
 /* FILE_FIFO extra payload, only for an end of a FIFO whose last name
  * was removed (the path then ends in " (deleted)"): made again at
  * restart by the name it had, opened, and removed. */
