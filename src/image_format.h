@@ -288,15 +288,17 @@ struct rec_fs {
 	uint32_t cwd_len;	/* bytes of cwd (with NUL) that follow */
 	uint32_t root_len;	/* then bytes of root (with NUL): "/" unless
 				 * chrooted */
-	uint32_t flags;		/* FS_CWD_DELETED */
+	uint32_t flags;		/* FS_CWD_* */
 	uint32_t cwd_mode;	/* a deleted cwd's permission bits, owner */
 	uint32_t cwd_uid;
 	uint32_t cwd_gid;
-	uint32_t reserved;
+	uint32_t cwd_fd;	/* FS_CWD_FD: an fd of the process on it */
 };
 
 /* The cwd's last name was removed: cwd is the name it had. */
 #define FS_CWD_DELETED	1u
+/* ... and the process has an fd on that directory: cwd_fd. */
+#define FS_CWD_FD	2u
 
 struct rec_creds {
 	uint32_t uid[4];	/* real, effective, saved, fs */

@@ -13,12 +13,15 @@
  * "PATH (deleted)", and it has no links) is saved by that name, its mode
  * and owner.  At restart a directory is made there again, the process
  * enters it, and it is removed: the process sees the same deleted cwd.
- * A deleted /proc/PID directory (a process that has ended) cannot be
- * made again: refused.
+ * If the process has an fd on that directory, it enters the directory
+ * that fd is at restart (fchdir), so both stay one.  A deleted /proc/PID
+ * directory (a process that has ended) cannot be made again: refused.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +37,35 @@ struct fs_state {
 	char *rec;
 	const char *cwd, *root;
 };
+
+/* An fd of @pid on its deleted cwd @cwd: at restart the process enters
+ * the directory that fd is, so the two stay one directory. */
+static void cwd_fd(pid_t pid, const struct stat *cwd, struct rec_fs *fs)
+{
+	char path[64];
+	struct dirent *d;
+	struct stat st;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", pid);
+	dir = opendir(path);
+	while (dir && (d = readdir(dir))) {
+		char *end;
+		long fd = strtol(d->d_name, &end, 10);
+
+		if (*end || end == d->d_name || fd < 0 || fd > INT_MAX)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/fd/%ld", pid, fd);
+		if (stat(path, &st) ||
+		    st.st_dev != cwd->st_dev || st.st_ino != cwd->st_ino)
+			continue;
+		fs->flags |= FS_CWD_FD;
+		fs->cwd_fd = fd;
+		break;
+	}
+	if (dir)
+		closedir(dir);
+}
 
 /* Strips " (deleted)" from @cwd if its directory has no name left, and
  * notes its mode and owner for restart. */
@@ -62,6 +94,7 @@ static int fs_cwd_deleted(struct cpt_ctx *c, struct cpt_task *t, char *cwd,
 	fs->cwd_mode = st.st_mode & 07777;
 	fs->cwd_uid = st.st_uid;
 	fs->cwd_gid = st.st_gid;
+	cwd_fd(t->pid, &st, fs);
 	return 0;
 }
 
@@ -123,8 +156,10 @@ static int fs_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 		return log_err(c->log, ENOMEM, "fs state:");
 	if (ret)
 		return ret;
-	if (s->have || fs->umask > 0777 || fs->reserved ||
-	    (fs->flags & ~FS_CWD_DELETED) || fs->cwd_mode > 07777 ||
+	if (s->have || fs->umask > 0777 ||
+	    (fs->flags & ~(FS_CWD_DELETED | FS_CWD_FD)) || fs->cwd_mode > 07777 ||
+	    (fs->flags & FS_CWD_FD ? !(fs->flags & FS_CWD_DELETED) || fs->cwd_fd > INT_MAX :
+	     fs->cwd_fd != 0) ||
 	    fs->cwd_len > CKPT_PATH_MAX || fs->root_len > CKPT_PATH_MAX ||
 	    r->data_len != sizeof(*fs) + fs->cwd_len + fs->root_len)
 		return log_err(c->log, EBADMSG, "bad or repeated FS record");
@@ -178,6 +213,8 @@ static int fs_check(struct rst_ctx *c, struct rst_task *t)
 	if (!c->here)
 		return 0;
 	errno = 0;
+	if (s->fs.flags & FS_CWD_FD)
+		return dir_check(c, "root directory", s->root);
 	if (s->fs.flags & FS_CWD_DELETED)
 		return parent_check(c, t, s->cwd) ?: dir_check(c, "root directory", s->root);
 	return dir_check(c, "working directory", s->cwd) ?:
@@ -219,7 +256,9 @@ static int fs_restore(struct rst_ctx *c, struct rst_task *t)
 
 	if (!s)
 		return 0;	/* shares its parent's (CLONE_FS) */
-	if (s->fs.flags & FS_CWD_DELETED)
+	if (s->fs.flags & FS_CWD_FD)
+		ret = rcheck(&t->rm, NULL, "fchdir", SYS_fchdir, s->fs.cwd_fd);
+	else if (s->fs.flags & FS_CWD_DELETED)
 		ret = fs_deleted_cwd(c, t, s);
 	else
 		ret = rst_scratch_put(t, 0, s->cwd, s->fs.cwd_len, &addr) ?:
