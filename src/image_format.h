@@ -344,6 +344,10 @@ struct rec_pipe {
  * ends in " (deleted)"): made again at restart by the name it had,
  * opened, and removed.  A symlink's target follows, with its NUL. */
 #define PATH_GHOST	0x1
+/* FILE_REG only: a regular file whose open name was removed but which
+ * has another name in the same directory: that name (absolute, with its
+ * NUL) follows, and the file is reopened by it. */
+#define PATH_RELINK	0x2
 
 struct rec_path_ghost {
 	uint32_t flags;		/* PATH_GHOST */

@@ -18,8 +18,13 @@
  * the FILE's extra bytes.  At restart ckpt makes it again by the name it
  * had (beside it, with a suffix, if the name is taken), opens it with
  * the saved flags, removes the name and gives the fd to the process: a
- * new inode, but the same kind of nameless thing. */
+ * new inode, but the same kind of nameless thing.
+ *
+ * A regular file whose open name was removed but which has other links
+ * is reopened by one of them, if one is in the directory the removed
+ * name was in (the only one ckpt can search cheaply); else refused. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -55,11 +60,44 @@ static bool is_ghost(const struct fd_probe *p)
 	       (S_ISDIR(p->st.st_mode) || ((p->flags & O_PATH) && S_ISLNK(p->st.st_mode)));
 }
 
+/* A regular file with its open name removed but links left. */
+static bool is_relink(const struct fd_probe *p)
+{
+	return S_ISREG(p->st.st_mode) && p->st.st_nlink && is_deleted_path(p->link);
+}
+
 static bool reg_match(struct cpt_ctx *c, const struct fd_probe *p)
 {
 	return (S_ISREG(p->st.st_mode) ||
 		((p->flags & O_PATH) && !S_ISDIR(p->st.st_mode))) &&
-	       p->link[0] == '/' && (!strstr(p->link, " (deleted)") || is_ghost(p));
+	       p->link[0] == '/' &&
+	       (!strstr(p->link, " (deleted)") || is_ghost(p) || is_relink(p));
+}
+
+/* Another name of @p's file in the directory of its removed name, into
+ * @buf (PATH_MAX); refused if there is none. */
+static int other_link(struct cpt_ctx *c, const struct fd_probe *p, char *buf)
+{
+	char dir[PATH_MAX];
+	struct dirent *d;
+	struct stat st;
+	DIR *dp;
+	int found = 0;
+
+	snprintf(dir, sizeof(dir), "%.*s", (int)(strlen(p->link) - DELETED_LEN), p->link);
+	*(strrchr(dir, '/') + 1) = '\0';
+	dp = opendir(dir);
+	while (dp && !found && (d = readdir(dp)))
+		found = snprintf(buf, PATH_MAX, "%s%s", dir, d->d_name) < PATH_MAX &&
+			!lstat(buf, &st) && S_ISREG(st.st_mode) &&
+			st.st_dev == p->st.st_dev && st.st_ino == p->st.st_ino;
+	if (dp)
+		closedir(dp);
+	if (!found)
+		return log_err(c->log, EOPNOTSUPP,
+			       "pid %d fd %d: %s: its name was removed, but %lu other links to it remain, none in %s (not supported)",
+			       p->pid, p->fd, p->link, (unsigned long)p->st.st_nlink, dir);
+	return 0;
 }
 
 static bool dir_match(struct cpt_ctx *c, const struct fd_probe *p)
@@ -91,16 +129,19 @@ static int path_dump(struct cpt_ctx *c, const struct fd_probe *p,
 	size_t tlen;
 	int ret;
 
-	if (!is_deleted_path(p->link) || !is_ghost(p))
+	if (!is_deleted_path(p->link) || !(is_ghost(p) || is_relink(p)))
 		return 0;
-	ret = S_ISLNK(p->st.st_mode) ? ghost_target(c, p, target) : 0;
+	if (is_relink(p))
+		ret = other_link(c, p, target);
+	else
+		ret = S_ISLNK(p->st.st_mode) ? ghost_target(c, p, target) : 0;
 	if (ret)
 		return ret;
-	tlen = S_ISLNK(p->st.st_mode) ? strlen(target) + 1 : 0;
+	tlen = target[0] ? strlen(target) + 1 : 0;
 	g = calloc(1, sizeof(*g) + tlen);
 	if (!g)
 		return log_err(c->log, ENOMEM, "pid %d fd %d: deleted %s:", p->pid, p->fd, p->link);
-	g->flags = PATH_GHOST;
+	g->flags = is_relink(p) ? PATH_RELINK : PATH_GHOST;
 	g->uid = p->st.st_uid;
 	g->gid = p->st.st_gid;
 	memcpy(g + 1, target, tlen);
@@ -126,13 +167,17 @@ static int ghost_load(struct rst_ctx *c, struct rst_file *f)
 	if (f->f.extra_len < sizeof(g) || !is_deleted_path(f->path))
 		return log_err(c->log, EBADMSG, "FILE %u: bad extra bytes", f->f.id);
 	memcpy(&g, f->extra, sizeof(g));
-	if (g.flags != PATH_GHOST || g.reserved ||
-	    (type == S_IFDIR ? f->f.kind != FILE_DIR || tlen :
-	     type != S_IFLNK || !(f->f.flags & O_PATH) || tlen < 2 || tlen > PATH_MAX ||
-	     memchr(target, 0, tlen) != target + tlen - 1))
-		return log_err(c->log, EBADMSG, "FILE %u: bad deleted symlink or directory",
+	if (g.reserved || (g.flags != PATH_GHOST && g.flags != PATH_RELINK) ||
+	    (type != S_IFDIR &&
+	     (tlen < 2 || tlen > PATH_MAX || memchr(target, 0, tlen) != target + tlen - 1)) ||
+	    (g.flags == PATH_RELINK ? type != S_IFREG || f->f.kind != FILE_REG || target[0] != '/' :
+	     type == S_IFDIR ? f->f.kind != FILE_DIR || tlen :
+	     type != S_IFLNK || !(f->f.flags & O_PATH)))
+		return log_err(c->log, EBADMSG, "FILE %u: bad deleted file, symlink or directory",
 			       f->f.id);
-	f->priv = strndup(f->path, strlen(f->path) - DELETED_LEN);
+	/* a relinked file is opened by its other name */
+	f->priv = g.flags == PATH_RELINK ? strdup(target) :
+		  strndup(f->path, strlen(f->path) - DELETED_LEN);
 	return f->priv ? 0 : log_err(c->log, ENOMEM, "FILE %u:", f->f.id);
 }
 
@@ -190,20 +235,27 @@ static int ghost_check(struct rst_ctx *c, const struct rst_file *f)
 	return 0;
 }
 
+/* Relinked (see the top): reopened by its other name, f->priv. */
+static bool relinked(const struct rst_file *f)
+{
+	return f->priv && S_ISREG(f->f.mode);
+}
+
 static int path_check(struct rst_ctx *c, const struct rst_file *f)
 {
+	const char *path = relinked(f) ? f->priv : f->path;
 	struct stat st;
 	int ret;
 
-	if (f->priv)
+	if (f->priv && !relinked(f))
 		return ghost_check(c, f);
-	ret = (f->f.flags & O_NOFOLLOW) ? lstat(f->path, &st) : stat(f->path, &st);
+	ret = (f->f.flags & O_NOFOLLOW) ? lstat(path, &st) : stat(path, &st);
 	if (ret)
-		return log_err(c->log, errno, "open file %s:", f->path);
+		return log_err(c->log, errno, "open file %s:", path);
 	if ((st.st_mode & S_IFMT) != (f->f.mode & S_IFMT))
 		return log_err(c->log, ESTALE,
 			       "open file %s is no longer the same kind of file",
-			       f->path);
+			       path);
 	if (writes(f->f.flags) || (f->f.flags & O_PATH))
 		return 0;
 	return same_content(c, f, &st);
@@ -250,7 +302,8 @@ static int ghost_open(struct rst_ctx *c, struct rst_task *t, const struct rst_fi
 static int path_open(struct rst_ctx *c, struct rst_task *t, struct rst_file *f,
 		     long *fd)
 {
-	int ret = f->priv ? ghost_open(c, t, f, fd) : files_open_path(t, f->path, f->f.flags, fd);
+	int ret = relinked(f) ? files_open_path(t, f->priv, f->f.flags, fd) :
+		  f->priv ? ghost_open(c, t, f, fd) : files_open_path(t, f->path, f->f.flags, fd);
 
 	if (!ret && f->f.pos && !(f->f.flags & O_PATH))
 		ret = rcheck(&t->rm, NULL, "lseek", SYS_lseek, *fd, f->f.pos, SEEK_SET);
