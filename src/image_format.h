@@ -293,7 +293,11 @@ struct rec_fs {
 	uint32_t cwd_len;	/* bytes of cwd (with NUL) that follow */
 	uint32_t root_len;	/* then bytes of root (with NUL): "/" unless
 				 * chrooted */
-	uint32_t reserved;
+	uint32_t flags;		/* FS_CWD_* */
+	uint32_t cwd_mode;	/* a deleted cwd's permission bits, owner */
+	uint32_t cwd_uid;
+	uint32_t cwd_gid;
+	uint32_t cwd_fd;	/* FS_CWD_FD: an fd of the process on it */
 };
 
 /* REC_PROCATTR: process-wide attributes the task's own calls set. */
@@ -321,6 +325,10 @@ struct rec_thread_attr {
 				 * 32-bit task's is in IA32_THREAD) */
 	uint64_t robust_len;	/* what get_robust_list says: 24 */
 };
+/* The cwd's last name was removed: cwd is the name it had. */
+#define FS_CWD_DELETED	1u
+/* ... and the process has an fd on that directory: cwd_fd. */
+#define FS_CWD_FD	2u
 
 struct rec_creds {
 	uint32_t uid[4];	/* real, effective, saved, fs */
@@ -358,6 +366,34 @@ struct rec_pipe {
 	uint32_t id;		/* objref, named by the FILEs of its ends */
 	uint32_t capacity;	/* F_GETPIPE_SZ */
 	uint32_t data_len;	/* bytes in it, which follow */
+	uint32_t reserved;
+};
+
+/* FILE_REG / FILE_DIR extra payload, only for an O_PATH fd on a symlink
+ * or an fd on a directory whose last name was removed (the path then
+ * ends in " (deleted)"): made again at restart by the name it had,
+ * opened, and removed.  A symlink's target follows, with its NUL. */
+#define PATH_GHOST	0x1
+/* FILE_REG only: a regular file whose open name was removed but which
+ * has another name in the same directory: that name (absolute, with its
+ * NUL) follows, and the file is reopened by it. */
+#define PATH_RELINK	0x2
+
+struct rec_path_ghost {
+	uint32_t flags;		/* PATH_GHOST */
+	uint32_t uid, gid;	/* its owner */
+	uint32_t reserved;
+	/* char target[]; a symlink's */
+};
+
+/* FILE_FIFO extra payload, only for an end of a FIFO whose last name
+ * was removed (the path then ends in " (deleted)"): made again at
+ * restart by the name it had, opened, and removed. */
+#define FIFO_GHOST	0x1
+
+struct rec_fifo_ghost {
+	uint32_t flags;		/* FIFO_GHOST */
+	uint32_t uid, gid;	/* its owner */
 	uint32_t reserved;
 };
 
@@ -583,7 +619,9 @@ enum unix_state {
 #define UNIX_SHUT_WR	2	/* SEND_SHUTDOWN */
 #define UNIX_PASSCRED	0x1	/* SO_PASSCRED */
 #define UNIX_EXTERNAL	0x2	/* its peer was outside the tree */
-#define UNIX_FLAGS	0x3
+#define UNIX_GHOST	0x4	/* bound to a path that no longer leads to
+				 * it (removed, or another file there) */
+#define UNIX_FLAGS	0x7
 
 struct rec_unix_sk {
 	uint32_t id;		/* objref, named by its FILE's rdev */

@@ -803,7 +803,10 @@ forged "FS cwd_len 0"              edit -r FS --set cwd_len=0 --resize 8
 forged "FS cwd_len 0, cwd kept"    edit -r FS --set cwd_len=0
 forged "FS root_len 0"             edit -r FS --set root_len=0
 forged "FS root_len past end"      edit -r FS --add root_len=8
-forged "FS reserved 1"             edit -r FS --set reserved=1
+forged "FS flags unknown"           edit -r FS --set flags=4
+forged "FS cwd fd, not deleted"     edit -r FS --set flags=2
+forged "FS cwd_fd without flag"     edit -r FS --set cwd_fd=3
+forged "FS cwd_mode 010000"         edit -r FS --set flags=1 --set cwd_mode=4096
 forged "FS root relative"          edit -r FS --offset -2 --bytes 41
 forged "FS root unterminated"      edit -r FS --offset -1 --bytes 41
 # locks, fd owners (locks.c): a lock and an owner on fd 1, which the

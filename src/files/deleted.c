@@ -2,8 +2,8 @@
  * O_TMPFILE files: content, size, mode and owner are saved (src/files/
  * fobj.c) and the file comes back unnamed in the directory it was in;
  * each description its flags and offset.  A file whose open name was
- * removed but which has other links is refused: its content lives on
- * under a name we do not know. */
+ * removed but which has other links is reg.c's (reopened by one of
+ * them), or refused. */
 #define _GNU_SOURCE
 #include <string.h>
 

@@ -13,6 +13,13 @@
  * putting the data back would double it, so restart refuses it.
  * An end elsewhere (a reader outside the tree) just meets the restored
  * ends by the name again.
+ *
+ * A FIFO whose last name was removed (a ghost) has its owner in the
+ * FILE's extra bytes.  At restart ckpt makes a FIFO by the name it had
+ * (or beside it, with a suffix, if the name is taken), opens it as
+ * above, and removes the name at once; each end is then opened through
+ * ckpt's own fd (/proc/self/fd/N reopens the inode) and given to the
+ * process, so the ends meet on one unnamed FIFO as before.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -21,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -45,10 +53,23 @@ struct fifo_cpt {
 	size_t cap;
 };
 
+#define DELETED_SUFFIX " (deleted)"
+#define DELETED_LEN 10
+
+static bool is_deleted_path(const char *path)
+{
+	size_t n = strlen(path);
+
+	return n > DELETED_LEN && !strcmp(path + n - DELETED_LEN, DELETED_SUFFIX);
+}
+
+/* A FIFO with no name left is a ghost; one named "... (deleted)" but
+ * still linked is refused (its name is not what the link says). */
 static bool fifo_match(struct cpt_ctx *c, const struct fd_probe *p)
 {
 	return S_ISFIFO(p->st.st_mode) && p->link[0] == '/' &&
-	       !(p->flags & O_PATH) && !strstr(p->link, " (deleted)");
+	       !(p->flags & O_PATH) &&
+	       (!is_deleted_path(p->link) || !p->st.st_nlink);
 }
 
 /* A descriptor of ours that reads the FIFO: the tree's own description
@@ -83,6 +104,21 @@ static int fifo_write(struct cpt_ctx *c, const struct fd_probe *p, uint32_t *id)
 	return 0;
 }
 
+static int fifo_ghost_dump(struct cpt_ctx *c, const struct fd_probe *p,
+			   void **extra, uint32_t *extra_len)
+{
+	struct rec_fifo_ghost *g = calloc(1, sizeof(*g));
+
+	if (!g)
+		return log_err(c->log, ENOMEM, "pid %d fd %d: ghost FIFO:", p->pid, p->fd);
+	g->flags = FIFO_GHOST;
+	g->uid = p->st.st_uid;
+	g->gid = p->st.st_gid;
+	*extra = g;
+	*extra_len = sizeof(*g);
+	return 0;
+}
+
 static int fifo_dump(struct cpt_ctx *c, const struct fd_probe *p,
 		     struct rec_file *f, void **extra, uint32_t *extra_len)
 {
@@ -97,6 +133,8 @@ static int fifo_dump(struct cpt_ctx *c, const struct fd_probe *p,
 		ret = fifo_write(c, p, &id);
 	f->pos = 0;
 	f->rdev = id;	/* the FIFO record of its buffer */
+	if (!ret && is_deleted_path(p->link))
+		ret = fifo_ghost_dump(c, p, extra, extra_len);
 	return ret;
 }
 
@@ -155,12 +193,46 @@ const struct kind_ops kind_fifo = {
 
 /* ---- the ends, as a file kind ---- */
 
+/* A ghost's name, as it was before " (deleted)" (f->priv), and its
+ * owner, checked. */
+static int fifo_ghost_load(struct rst_ctx *c, struct rst_file *f)
+{
+	struct rec_fifo_ghost g;
+	size_t n = strlen(f->path);
+
+	if (f->f.extra_len != sizeof(g) || !is_deleted_path(f->path))
+		return log_err(c->log, EBADMSG, "FILE %u: bad FIFO end", f->f.id);
+	memcpy(&g, f->extra, sizeof(g));
+	if (g.flags != FIFO_GHOST || g.reserved)
+		return log_err(c->log, EBADMSG, "FILE %u: bad ghost FIFO", f->f.id);
+	f->priv = strndup(f->path, n - DELETED_LEN);
+	if (!f->priv)
+		return log_err(c->log, ENOMEM, "FILE %u: ghost FIFO:", f->f.id);
+	return 0;
+}
+
 static int fifo_load(struct rst_ctx *c, struct rst_file *f)
 {
-	if (f->path[0] != '/' || f->f.extra_len || (f->f.flags & ~FIFO_FLAGS) ||
+	if (f->f.extra_len && fifo_ghost_load(c, f))
+		return -EBADMSG;
+	if (f->path[0] != '/' || (f->f.flags & ~FIFO_FLAGS) ||
 	    (f->f.flags & O_ACCMODE) == O_ACCMODE || !S_ISFIFO(f->f.mode) ||
 	    f->f.pos || !pipebuf_by_id(c, &kind_fifo, f->f.rdev))
 		return log_err(c->log, EBADMSG, "FILE %u: bad FIFO end", f->f.id);
+	return 0;
+}
+
+/* A ghost is made again in its directory: that must be there. */
+static int fifo_ghost_check(struct rst_ctx *c, const struct rst_file *f)
+{
+	char dir[CKPT_PATH_MAX];
+	struct stat st;
+
+	snprintf(dir, sizeof(dir), "%s", (const char *)f->priv);
+	*(strrchr(dir, '/') + 1) = '\0';
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode))
+		return log_err(c->log, errno ? errno : ENOTDIR,
+			       "deleted FIFO %s: its directory %s:", f->path, dir);
 	return 0;
 }
 
@@ -168,6 +240,8 @@ static int fifo_check(struct rst_ctx *c, const struct rst_file *f)
 {
 	struct stat st;
 
+	if (f->priv)
+		return fifo_ghost_check(c, f);
 	if (stat(f->path, &st))
 		return log_err(c->log, errno, "FIFO %s:", f->path);
 	if (!S_ISFIFO(st.st_mode))
@@ -175,14 +249,62 @@ static int fifo_check(struct rst_ctx *c, const struct rst_file *f)
 	return 0;
 }
 
+/* The ghost made again, primed as any FIFO, and its name removed. */
+static int fifo_ghost_make(struct rst_ctx *c, struct rst_pipebuf *q,
+			   const struct rst_file *f)
+{
+	const char *name = f->priv;
+	char path[CKPT_PATH_MAX + 32];
+	struct rec_fifo_ghost g;
+	int ret;
+
+	memcpy(&g, f->extra, sizeof(g));
+	snprintf(path, sizeof(path), "%s", name);
+	ret = mkfifo(path, 0600) ? errno : 0;
+	if (ret == EEXIST) {
+		snprintf(path, sizeof(path), "%s.ckpt-fifo-%u", name, f->f.id);
+		ret = mkfifo(path, 0600) ? errno : 0;
+	}
+	if (ret)
+		return log_err(c->log, ret, "deleted FIFO %s: make it again:", path);
+	if (chown(path, g.uid, g.gid) || chmod(path, f->f.mode & 07777))
+		ret = log_err(c->log, errno, "deleted FIFO %s: owner/mode:", path);
+	else
+		ret = fifo_prime(c, q, path);
+	if (unlink(path) && !ret)
+		ret = log_err(c->log, errno, "deleted FIFO %s: remove it again:", path);
+	return ret;
+}
+
+/* An end of a ghost: ckpt's O_RDWR fd reopened with the end's flags
+ * (never blocks: that fd is a reader and a writer), given to @t. */
+static int fifo_ghost_open(struct rst_ctx *c, struct rst_task *t,
+			   const struct rst_pipebuf *q, const struct rst_file *f,
+			   long *fd)
+{
+	char path[64];
+	int ours, ret;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", q->fd[0]);
+	ours = open(path, (f->f.flags & ~O_ASYNC) | O_CLOEXEC);
+	if (ours < 0)
+		return log_err(c->log, errno, "pid %d: deleted FIFO %s:", t->pid, f->path);
+	ret = files_give(t, ours, fd);
+	close(ours);
+	return ret;
+}
+
 static int fifo_open(struct rst_ctx *c, struct rst_task *t, struct rst_file *f,
 		     long *fd)
 {
 	struct rst_pipebuf *q = pipebuf_by_id(c, &kind_fifo, f->f.rdev);
-	int ret = q->fd[0] < 0 ? fifo_prime(c, q, f->path) : 0;
+	int ret = 0;
 
+	if (q->fd[0] < 0)
+		ret = f->priv ? fifo_ghost_make(c, q, f) : fifo_prime(c, q, f->path);
 	if (!ret)
-		ret = files_open_path(t, f->path, f->f.flags, fd);
+		ret = f->priv ? fifo_ghost_open(c, t, q, f, fd) :
+		      files_open_path(t, f->path, f->f.flags, fd);
 	if (!ret && (f->f.flags & O_ASYNC))
 		ret = rcheck(&t->rm, NULL, "fcntl(F_SETFL)", SYS_fcntl, *fd, F_SETFL,
 			     f->f.flags & ~O_ACCMODE);
@@ -193,6 +315,13 @@ static void fifo_show(struct info_out *o, const struct rec_file *f,
 		      const void *extra, uint32_t extra_len)
 {
 	info_u64(o, "fifo", f->rdev);
+	if (extra_len == sizeof(struct rec_fifo_ghost))
+		info_str(o, "ghost", "yes");
+}
+
+static void fifo_free(struct rst_file *f)
+{
+	free(f->priv);
 }
 
 const struct file_ops file_fifo = {
@@ -203,5 +332,6 @@ const struct file_ops file_fifo = {
 	.load = fifo_load,
 	.check = fifo_check,
 	.open = fifo_open,
+	.free = fifo_free,
 	.show = fifo_show,
 };

@@ -4,8 +4,12 @@
  * Checkpoint: fdinfo lists each watch as "inotify wd:W ino:I sdev:D
  * mask:M ... f_handle:H"; the handle, opened with open_by_handle_at()
  * on a mount of that device, gives the inode's path now (checked to be
- * that inode).  A watched inode with no path (deleted) or on a file
- * system without handles is refused.  Events queued at checkpoint time
+ * that inode).  A watched inode with no path (deleted) is kept if the
+ * tree has it open as a deleted file: the watch names its FILE_OBJ
+ * ("fobj:N" for a path) and is added at restart through ckpt's fd on
+ * the object made again, the very inode the tree's fds are on.  Other
+ * inodes with no path, or on a file system without handles, are
+ * refused.  Events queued at checkpoint time
  * cannot be read without consuming them: they are not kept (a warning
  * says how many bytes were lost).
  *
@@ -18,6 +22,7 @@
  * may have been further on: fdinfo does not show it).
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -25,6 +30,7 @@
 #include <string.h>
 #include <sys/inotify.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -111,6 +117,50 @@ static int handle_path(struct file_handle *fh, struct watch *w)
 	return ret;
 }
 
+#define FOBJ_PREFIX "fobj:"
+
+struct deleted_probe {
+	const struct rec_inotify_watch *w;
+	uint32_t id;
+};
+
+/* files_each_fd(): is @fd of @pid a deleted file that is @arg's inode?
+ * Then its FILE_OBJ (written now if not yet) and 1. */
+static int deleted_fd(struct cpt_ctx *c, pid_t pid, int fd, void *arg)
+{
+	struct deleted_probe *d = arg;
+	char path[64], link[CKPT_PATH_MAX];
+	ssize_t n;
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", pid, fd);
+	if (stat(path, &st) || !S_ISREG(st.st_mode) || st.st_nlink || st.st_ino != d->w->ino ||
+	    major(st.st_dev) != d->w->sdev >> 20 || minor(st.st_dev) != (d->w->sdev & 0xfffff))
+		return 0;
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n <= 0)
+		return 0;
+	link[n] = '\0';
+	if (strncmp(link, "/", 1) || !strstr(link, " (deleted)"))
+		return 0;
+	return fobj_ref(c, pid, path, link, &d->id) ?: 1;
+}
+
+/* A watch on an inode with no path: one the tree has open as a deleted
+ * file is kept by its FILE_OBJ (see the top). */
+static int watch_deleted(struct cpt_ctx *c, struct watch *w)
+{
+	struct deleted_probe d = { .w = &w->w };
+	int ret = files_each_fd(c, deleted_fd, &d);
+
+	if (ret < 0)
+		return ret;
+	if (!ret)
+		return -ENOENT;
+	snprintf(w->path, sizeof(w->path), FOBJ_PREFIX "%u", d.id);
+	return 0;
+}
+
 static int parse_watch(struct cpt_ctx *c, const struct fd_probe *p,
 		       const char *line, struct watch *w)
 {
@@ -138,6 +188,8 @@ static int parse_watch(struct cpt_ctx *c, const struct fd_probe *p,
 		sscanf(hex + 2 * i, "%2hhx", &fh->f_handle[i]);
 	ret = handle_path(fh, w);
 	free(fh);
+	if (ret)
+		ret = watch_deleted(c, w);
 	if (ret)
 		return log_err(c->log, -ret, "pid %d fd %d: inotify wd %u: no path to inode %llu on %u:%u (deleted?):",
 			       p->pid, p->fd, wd, ino, sdev >> 20, sdev & 0xfffff);
@@ -231,6 +283,22 @@ static size_t watch_at(const char *extra, size_t off, struct rec_inotify_watch *
 	return off + sizeof(*w) + w->path_len;
 }
 
+/* The FILE_OBJ of a watch on a deleted file ("fobj:N", the image's
+ * deleted file N), 0 if @path is not one. */
+static uint32_t watch_obj(struct rst_ctx *c, const char *path)
+{
+	char *end;
+	unsigned long id;
+
+	if (strncmp(path, FOBJ_PREFIX, strlen(FOBJ_PREFIX)) ||
+	    !isdigit((unsigned char)path[strlen(FOBJ_PREFIX)]))
+		return 0;
+	id = strtoul(path + strlen(FOBJ_PREFIX), &end, 10);
+	if (*end || !id || id > UINT32_MAX || fobj_kind(c, id) != FILE_DELETED)
+		return 0;
+	return id;
+}
+
 static int in_load(struct rst_ctx *c, struct rst_file *f)
 {
 	const char *x = f->extra;
@@ -258,7 +326,8 @@ static int in_load(struct rst_ctx *c, struct rst_file *f)
 			return log_err(c->log, EBADMSG, "FILE %u: bad inotify watch %u (wd %d, mask %#x, path_len %u)",
 				       f->f.id, i, w.wd, w.mask, w.path_len);
 		off = watch_at(x, off, &w, &path);
-		if (path[0] != '/' || strnlen(path, w.path_len) != w.path_len - 1)
+		if (strnlen(path, w.path_len) != w.path_len - 1 ||
+		    (path[0] != '/' && !watch_obj(c, path)))
 			return log_err(c->log, EBADMSG, "FILE %u: inotify watch %d: bad path",
 				       f->f.id, w.wd);
 		last = w.wd;
@@ -281,7 +350,7 @@ static int in_check(struct rst_ctx *c, const struct rst_file *f)
 		const char *path;
 
 		off = watch_at(f->extra, off, &w, &path);
-		if (lstat(path, &st))
+		if (path[0] == '/' && lstat(path, &st))
 			return log_err(c->log, errno, "inotify watch %d on %s:", w.wd, path);
 	}
 	return 0;
@@ -316,6 +385,7 @@ static int add_watch(struct rst_ctx *c, int ifd, int *next,
 		     const struct rec_inotify_watch *w, const char *path)
 {
 	uint32_t mask = w->mask;
+	char objpath[64];
 	struct stat st;
 	int wd, ret = 0, n = 0;
 
@@ -327,8 +397,16 @@ static int add_watch(struct rst_ctx *c, int ifd, int *next,
 	drain(ifd);
 	if (ret)
 		return log_err(c->log, -ret, "inotify: reaching wd %d:", w->wd);
-	if (!lstat(path, &st) && S_ISLNK(st.st_mode))
+	if (path[0] != '/') {	/* a deleted file's, through our fd on it */
+		int obj = fobj_fd(c, watch_obj(c, path));
+
+		if (obj < 0)
+			return obj;
+		snprintf(objpath, sizeof(objpath), "/proc/self/fd/%d", obj);
+		path = objpath;
+	} else if (!lstat(path, &st) && S_ISLNK(st.st_mode)) {
 		mask |= IN_DONT_FOLLOW;	/* the watch was on the link itself */
+	}
 	wd = inotify_add_watch(ifd, path, mask);
 	if (wd < 0)
 		return log_err(c->log, errno, "inotify watch %d on %s:", w->wd, path);

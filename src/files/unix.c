@@ -21,6 +21,10 @@
  * takes its sockets with pidfd_getfd().  A path name's stale socket file
  * (its old owner was killed) is unlinked and bound anew.  Names of
  * connected sockets are not kept (socketpair() makes unnamed ones).
+ * A socket whose path no longer leads to it (a ghost: its file removed
+ * or replaced) is bound to it again, connected to and refilled by name,
+ * then its file removed, what was there put back (unix_build.c):
+ * getsockname() says what it said, and the path is as it was.
  *
  * The graph of sockets comes from unix_graph.c, the restart's sockets
  * from unix_build.c; here, the records written and the file kind. */
@@ -144,16 +148,20 @@ static int own_name(struct cpt_ctx *c, const struct usk *s, struct rec_unix_sk *
 			return log_err(c->log, errno, "pid %d: cwd:", s->pid);
 		snprintf(path, sizeof(path), "%s/%.*s", cwd, s->name_len, s->name);
 	}
-	if (stat(path, &st) || !s->has_vfs || st.st_ino != s->vfs_ino ||
-	    st.st_dev != makedev(s->vfs_dev >> 20, s->vfs_dev & 0xfffff))
-		return log_err(c->log, ENOENT,
-			       "pid %d fd %d: unix socket bound to %s, which is no longer its socket file",
+	if (!s->has_vfs)
+		return log_err(c->log, ENOENT, "pid %d fd %d: unix socket bound to %s, but has no socket file",
 			       s->pid, s->fd, path);
 	if (strlen(path) >= (size_t)UNIX_NAME_MAX)
 		return log_err(c->log, ENAMETOOLONG, "pid %d fd %d: unix socket path %s too long",
 			       s->pid, s->fd, path);
 	r->name_len = strlen(path);
 	memcpy(name, path, r->name_len);
+	/* its file removed or replaced: bound again and removed at restart */
+	if (stat(path, &st) || st.st_ino != s->vfs_ino ||
+	    st.st_dev != makedev(s->vfs_dev >> 20, s->vfs_dev & 0xfffff)) {
+		r->flags |= UNIX_GHOST;
+		return 0;
+	}
 	r->file_mode = st.st_mode & 07777;
 	r->file_uid = st.st_uid;
 	r->file_gid = st.st_gid;
@@ -455,6 +463,21 @@ static int unix_load(struct rst_ctx *c, struct rst_file *f)
 	return unix_cross_check(c, ut);
 }
 
+/* A ghost's directory may be gone too: it is made for the bind, if its
+ * own directory is there.  @dir is cut at its last slash. */
+static int ghost_dir_check(struct rst_ctx *c, char *dir, const char *base)
+{
+	char *slash = strrchr(dir, '/');
+	struct stat st;
+
+	if (slash)
+		*slash = 0;
+	if (!slash || stat(slash == dir ? "/" : dir, &st) || !S_ISDIR(st.st_mode))
+		return log_err(c->log, ENOENT, "unix socket %s/.../%s: no such directory", dir,
+			       base);
+	return 0;
+}
+
 /* Before any process exists: a path to bind again is free, or the socket
  * file its killed owner left (which bind_name() unlinks), in a directory
  * that is there. */
@@ -468,12 +491,13 @@ static int unix_check(struct rst_ctx *c, const struct rst_file *f)
 	    (e->r.state != UNIX_ST_UNCONN && e->r.state != UNIX_ST_LISTEN))
 		return 0;
 	memcpy(path, e->name, e->r.name_len);
-	if (!lstat(path, &st) && !S_ISSOCK(st.st_mode))
+	if (!(e->r.flags & UNIX_GHOST) && !lstat(path, &st) && !S_ISSOCK(st.st_mode))
 		return log_err(c->log, EEXIST, "unix socket %s: in the way, not a socket", path);
 	slash = strrchr(path, '/');
 	*slash = 0;
 	if (stat(slash == path ? "/" : path, &st) || !S_ISDIR(st.st_mode))
-		return log_err(c->log, ENOENT, "unix socket %s/%s: no such directory", path,
+		return (e->r.flags & UNIX_GHOST) ? ghost_dir_check(c, path, slash + 1) :
+		       log_err(c->log, ENOENT, "unix socket %s/%s: no such directory", path,
 			       slash + 1);
 	return 0;
 }

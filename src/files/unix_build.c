@@ -69,6 +69,8 @@ static bool rec_ok(const struct rec_unix_sk *r, uint64_t len)
 	       ((r->state == UNIX_ST_CONNECTED || r->state == UNIX_ST_PENDING) ?
 		r->peer && (r->peer != r->id || self_ok(r)) : !r->peer) &&
 	       (r->state != UNIX_ST_PENDING || r->type != SOCK_DGRAM) && data_ok &&
+	       (!(r->flags & UNIX_GHOST) ||
+		(r->name_len && (r->state == UNIX_ST_UNCONN || r->state == UNIX_ST_LISTEN))) &&
 	       (r->state == UNIX_ST_REMOTE ? r->type == SOCK_DGRAM && r->name_len &&
 		(r->flags & UNIX_EXTERNAL) : !(r->flags & UNIX_EXTERNAL) ||
 		r->state == UNIX_ST_PEER_GONE);
@@ -94,6 +96,7 @@ static int usk_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 	if (ret)
 		return ret;
 	if (!rec_ok(rs, r->data_len) || !name_ok(rs, (const char *)(rs + 1)) ||
+	    ((rs->flags & UNIX_GHOST) && !((const char *)(rs + 1))[0]) ||
 	    usk_by_id(ut, rs->id))
 		return log_err(c->log, EBADMSG, "bad UNIX_SK record %llu",
 			       (unsigned long long)r->index);
@@ -166,7 +169,8 @@ static int bind_name(struct rst_ctx *c, struct rst_usk *e)
 		 e->r.name_len + path))
 		return log_err(c->log, errno, "unix socket %s%s: bind:", path ? "" : "@",
 			       a.sun_path + !path);
-	if (path && (chown(a.sun_path, e->r.file_uid, e->r.file_gid) ||
+	if (path && !(e->r.flags & UNIX_GHOST) &&
+	    (chown(a.sun_path, e->r.file_uid, e->r.file_gid) ||
 		     chmod(a.sun_path, e->r.file_mode)))
 		return log_err(c->log, errno, "unix socket %s:", a.sun_path);
 	return 0;
@@ -281,11 +285,22 @@ static int finish(struct rst_ctx *c, struct rst_usk *e)
 	return ret;
 }
 
+/* Does @e reach @p by @p's name (a pending connection, or a one-way
+ * datagram client)? */
+static bool by_name(const struct rst_usk *e, const struct rst_usk *p)
+{
+	return p && (e->r.state == UNIX_ST_PENDING ||
+		     (e->r.state == UNIX_ST_CONNECTED && p->r.state != UNIX_ST_CONNECTED));
+}
+
 static int make_one(struct rst_ctx *c, struct unix_table *ut, struct rst_usk *e, int step)
 {
 	struct rst_usk *p = usk_by_id(ut, e->r.peer);
 	int ret = 0;
 
+	/* a ghost and those that reach it by name: ghost_make() */
+	if ((e->r.flags & UNIX_GHOST) || (by_name(e, p) && (p->r.flags & UNIX_GHOST)))
+		return 0;
 	switch (e->r.state) {
 	case UNIX_ST_UNCONN:
 	case UNIX_ST_LISTEN:
@@ -325,6 +340,83 @@ static int make_one(struct rst_ctx *c, struct unix_table *ut, struct rst_usk *e,
 	}
 }
 
+/* What was at a ghost's path while it is bound there. */
+struct ghost_spot {
+	char path[UNIX_NAME_MAX + 1];
+	char aside[UNIX_NAME_MAX + 48];	/* the file there, moved aside */
+	char dir[UNIX_NAME_MAX + 1];	/* the directory made for it */
+	bool moved, made_dir;
+};
+
+/* Frees @e's path for its bind: whatever is there moved aside, a missing
+ * directory made. */
+static int ghost_clear(struct rst_ctx *c, const struct rst_usk *e, struct ghost_spot *g)
+{
+	struct stat st;
+	char *slash;
+
+	memset(g, 0, sizeof(*g));
+	memcpy(g->path, e->name, e->r.name_len);
+	snprintf(g->dir, sizeof(g->dir), "%s", g->path);
+	slash = strrchr(g->dir, '/');
+	*(slash == g->dir ? slash + 1 : slash) = 0;
+	if (stat(g->dir, &st)) {
+		if (mkdir(g->dir, 0700))
+			return log_err(c->log, errno, "unix socket %s: making %s:", g->path,
+				       g->dir);
+		g->made_dir = true;
+	}
+	if (!lstat(g->path, &st)) {
+		snprintf(g->aside, sizeof(g->aside), "%s.ckpt-aside-%u", g->path, e->r.id);
+		if (rename(g->path, g->aside))
+			return log_err(c->log, errno, "unix socket %s: moving aside what is there:",
+				       g->path);
+		g->moved = true;
+	}
+	return 0;
+}
+
+/* The ghost's file goes, what was there comes back. */
+static int ghost_restore(struct rst_ctx *c, const struct ghost_spot *g, bool bound)
+{
+	int ret = 0;
+
+	if (bound && unlink(g->path))
+		ret = log_err(c->log, errno, "unix socket %s: removing it again:", g->path);
+	if (g->moved && rename(g->aside, g->path) && !ret)
+		ret = log_err(c->log, errno, "unix socket %s: putting back %s:", g->path,
+			      g->aside);
+	if (g->made_dir && rmdir(g->dir) && !ret)
+		ret = log_err(c->log, errno, "unix socket %s: removing %s again:", g->path,
+			      g->dir);
+	return ret;
+}
+
+/* A ghost bound to its path again, listening, reached by name by its
+ * clients and its senders, in their order, while the name leads to it. */
+static int ghost_make(struct rst_ctx *c, struct unix_table *ut, struct rst_usk *g)
+{
+	struct ghost_spot spot;
+	bool bound = false;
+	int ret = new_socket(c, g) ?: ghost_clear(c, g, &spot);
+
+	if (ret)
+		return ret;
+	ret = bind_name(c, g);
+	bound = !ret;
+	if (!ret && g->r.state == UNIX_ST_LISTEN && listen(g->fd, g->r.backlog))
+		ret = log_err(c->log, errno, "UNIX_SK %u: listen:", g->r.id);
+	for (int i = 0; i < ut->n && !ret; i++) {
+		struct rst_usk *e = &ut->e[i];
+
+		if (e->r.peer == g->r.id && by_name(e, g))
+			ret = new_socket(c, e) ?: connect_name(c, e, g);
+	}
+	if (!ret && g->r.nr_msgs)
+		ret = usk_refill(c, ut, g);
+	return ghost_restore(c, &spot, bound) ?: ret;
+}
+
 int unix_make_all(struct rst_ctx *c, struct unix_table *ut)
 {
 	int ret = unix_cross_check(c, ut);
@@ -334,7 +426,10 @@ int unix_make_all(struct rst_ctx *c, struct unix_table *ut)
 		for (int i = 0; i < ut->n && !ret; i++)
 			ret = make_one(c, ut, &ut->e[i], step);
 	for (int i = 0; i < ut->n && !ret; i++)
-		if (ut->e[i].r.nr_msgs)
+		if (ut->e[i].r.flags & UNIX_GHOST)
+			ret = ghost_make(c, ut, &ut->e[i]);
+	for (int i = 0; i < ut->n && !ret; i++)
+		if (ut->e[i].r.nr_msgs && !(ut->e[i].r.flags & UNIX_GHOST))
 			ret = usk_refill(c, ut, &ut->e[i]);
 	for (int i = 0; i < ut->n && !ret; i++)
 		ret = finish(c, &ut->e[i]);

@@ -9,7 +9,8 @@
  * wait in vfork() for our child; vmsibling: two children sharing memory
  * with each other, not with us; evfds: an eventfd, a timerfd and a
  * signalfd, at fds 3, 4, 5)
- * (linkeddel: a file open under a removed name that has another link;
+ * (linkeddel: a file open under a removed name that has another link,
+ * not in the removed name's directory;
  * deleted: a deleted file in GOFILE's directory's sub/)
  * (futurewrite: a writable shared mapping of a memfd sealed afterwards
  * with F_SEAL_FUTURE_WRITE)
@@ -175,7 +176,8 @@ static void deleted_file(int link_too)
 
 	snprintf(sub, sizeof(sub), "%s/sub", dirname(copy));
 	snprintf(name, sizeof(name), "%s/file", sub);
-	snprintf(other, sizeof(other), "%s/other", sub);
+	/* linkeddel's other name is outside sub/: ckpt cannot find it */
+	snprintf(other, sizeof(other), "%s/../linkeddel-other", sub);
 	mkdir(sub, 0755);
 	fd = open(name, O_RDWR | O_CREAT | O_TRUNC, 0600);
 	if (fd < 0 || write(fd, "content", 7) != 7 || (link_too && link(name, other)))
