@@ -767,4 +767,62 @@ struct rec_cuda {
 	uint64_t reserved[2];
 };
 
+/* The records' sizes on disk, pinned: a change to any of them is a
+ * change of the image format (records grow only at their end, so that
+ * older images still read; docs/image-format.md says so), never an
+ * accident of a compiler or of a field added in passing. */
+_Static_assert(sizeof(struct rec_hdr) == 24, "rec_hdr size");
+_Static_assert(sizeof(struct rec_trailer) == 8, "rec_trailer size");
+_Static_assert(sizeof(struct rec_head) == 208, "rec_head size");
+_Static_assert(sizeof(struct rec_tail) == 32, "rec_tail size");
+_Static_assert(sizeof(struct rec_task) == 56, "rec_task size");
+_Static_assert(sizeof(struct rec_thread) == 88, "rec_thread size");
+_Static_assert(sizeof(struct rec_regs) == 216, "rec_regs size");
+_Static_assert(sizeof(struct rec_ia32) == 8, "rec_ia32 size");
+_Static_assert(sizeof(struct rec_tls_desc) == 16, "rec_tls_desc size");
+_Static_assert(sizeof(struct rec_ia32_thread) == 56, "rec_ia32_thread size");
+_Static_assert(sizeof(struct rec_siginfo) == 136, "rec_siginfo size");
+_Static_assert(sizeof(struct rec_mm) == 96, "rec_mm size");
+_Static_assert(sizeof(struct rec_vma) == 64, "rec_vma size");
+_Static_assert(sizeof(struct rec_pages_run) == 16, "rec_pages_run size");
+_Static_assert(sizeof(struct rec_pages) == 24, "rec_pages size");
+_Static_assert(sizeof(struct rec_pages_ref) == 24, "rec_pages_ref size");
+_Static_assert(sizeof(struct rec_sigaction) == 32, "rec_sigaction size");
+_Static_assert(sizeof(struct rec_sighand) == 2048, "rec_sighand size");
+_Static_assert(sizeof(struct rec_timerval) == 16, "rec_timerval size");
+_Static_assert(sizeof(struct rec_itimers) == 48, "rec_itimers size");
+_Static_assert(sizeof(struct rec_posix_timer) == 48, "rec_posix_timer size");
+_Static_assert(sizeof(struct rec_rlimits) == 264, "rec_rlimits size");
+_Static_assert(sizeof(struct rec_fs) == 32, "rec_fs size");
+_Static_assert(sizeof(struct rec_procattr) == 24, "rec_procattr size");
+_Static_assert(sizeof(struct rec_thread_attr) == 64, "rec_thread_attr size");
+_Static_assert(sizeof(struct rec_creds) == 88, "rec_creds size");
+_Static_assert(sizeof(struct rec_pipe) == 16, "rec_pipe size");
+_Static_assert(sizeof(struct rec_path_ghost) == 16, "rec_path_ghost size");
+_Static_assert(sizeof(struct rec_fifo_ghost) == 16, "rec_fifo_ghost size");
+_Static_assert(sizeof(struct rec_tty) == 96, "rec_tty size");
+_Static_assert(sizeof(struct rec_tty_data) == 16, "rec_tty_data size");
+_Static_assert(sizeof(struct rec_tty_file) == 8, "rec_tty_file size");
+_Static_assert(sizeof(struct rec_lock) == 32, "rec_lock size");
+_Static_assert(sizeof(struct rec_fown) == 16, "rec_fown size");
+_Static_assert(sizeof(struct rec_file_obj) == 40, "rec_file_obj size");
+_Static_assert(sizeof(struct rec_sysv_shm) == 48, "rec_sysv_shm size");
+_Static_assert(sizeof(struct rec_data_run) == 16, "rec_data_run size");
+_Static_assert(sizeof(struct rec_file_data) == 24, "rec_file_data size");
+_Static_assert(sizeof(struct rec_inet) == 192, "rec_inet size");
+_Static_assert(sizeof(struct rec_dgram) == 24, "rec_dgram size");
+_Static_assert(sizeof(struct rec_unix_sk) == 80, "rec_unix_sk size");
+_Static_assert(sizeof(struct rec_file) == 56, "rec_file size");
+_Static_assert(sizeof(struct rec_eventfd) == 16, "rec_eventfd size");
+_Static_assert(sizeof(struct rec_timerfd) == 40, "rec_timerfd size");
+_Static_assert(sizeof(struct rec_signalfd) == 8, "rec_signalfd size");
+_Static_assert(sizeof(struct rec_epoll) == 8, "rec_epoll size");
+_Static_assert(sizeof(struct rec_epoll_tfd) == 24, "rec_epoll_tfd size");
+_Static_assert(sizeof(struct rec_inotify) == 8, "rec_inotify size");
+_Static_assert(sizeof(struct rec_inotify_watch) == 24, "rec_inotify_watch size");
+_Static_assert(sizeof(struct rec_fd) == 16, "rec_fd size");
+_Static_assert(sizeof(struct rec_seccomp_filter) == 16, "rec_seccomp_filter size");
+_Static_assert(sizeof(struct rec_seccomp) == 16, "rec_seccomp size");
+_Static_assert(sizeof(struct rec_cuda) == 216, "rec_cuda size");
+
 #endif
