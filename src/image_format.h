@@ -300,6 +300,10 @@ struct rec_fs {
 	uint32_t cwd_fd;	/* FS_CWD_FD: an fd of the process on it */
 };
 
+/* Images written before the deleted-cwd fields: umask, cwd_len,
+ * root_len and a 0 there, then the strings (kinds/fs.c reads both). */
+#define FS_OLD_SIZE	16
+
 /* REC_PROCATTR: process-wide attributes the task's own calls set. */
 struct rec_procattr {
 	int32_t oom_score_adj;	/* -1000..1000 */

@@ -146,25 +146,41 @@ static int fs_dump(struct cpt_ctx *c, struct cpt_task *t)
 	return ret ? ret : iw_end(&c->w);
 }
 
+/* The FS record's fixed part: an image written before the deleted-cwd
+ * fields has 16 bytes of it (umask, the two lengths, 0), the strings
+ * right after; the lengths say which (0 if neither fits). */
+static size_t fs_fixed(const struct rec *r, struct rec_fs *out)
+{
+	const struct rec_fs *fs = r->data;
+	uint64_t strs = (uint64_t)fs->cwd_len + fs->root_len;
+	size_t fixed = r->data_len == FS_OLD_SIZE + strs ? FS_OLD_SIZE :
+		       r->data_len == sizeof(*fs) + strs ? sizeof(*fs) : 0;
+
+	memset(out, 0, sizeof(*out));
+	memcpy(out, fs, fixed ? fixed : FS_OLD_SIZE);
+	return fixed;
+}
+
 static int fs_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 {
 	struct fs_state *s = kind_state(t, &kind_fs, sizeof(*s));
-	const struct rec_fs *fs = r->data;
-	int ret = rec_want(c->log, r, sizeof(*fs), "FS");
+	struct rec_fs f, *fs = &f;
+	int ret = rec_want(c->log, r, FS_OLD_SIZE, "FS");
+	size_t fixed;
 
 	if (!s)
 		return log_err(c->log, ENOMEM, "fs state:");
 	if (ret)
 		return ret;
-	if (s->have || fs->umask > 0777 ||
+	fixed = fs_fixed(r, fs);
+	if (!fixed || s->have || fs->umask > 0777 ||
 	    (fs->flags & ~(FS_CWD_DELETED | FS_CWD_FD)) || fs->cwd_mode > 07777 ||
 	    (fs->flags & FS_CWD_FD ? !(fs->flags & FS_CWD_DELETED) || fs->cwd_fd > INT_MAX :
 	     fs->cwd_fd != 0) ||
-	    fs->cwd_len > CKPT_PATH_MAX || fs->root_len > CKPT_PATH_MAX ||
-	    r->data_len != sizeof(*fs) + fs->cwd_len + fs->root_len)
+	    fs->cwd_len > CKPT_PATH_MAX || fs->root_len > CKPT_PATH_MAX)
 		return log_err(c->log, EBADMSG, "bad or repeated FS record");
-	s->cwd = rec_str(r, sizeof(*fs), fs->cwd_len);
-	s->root = rec_str(r, sizeof(*fs) + fs->cwd_len, fs->root_len);
+	s->cwd = rec_str(r, fixed, fs->cwd_len);
+	s->root = rec_str(r, fixed + fs->cwd_len, fs->root_len);
 	if (!s->cwd || s->cwd[0] != '/' || !s->root || s->root[0] != '/')
 		return log_err(c->log, EBADMSG, "FS: bad cwd or root");
 	s->fs = *fs;
@@ -282,18 +298,19 @@ static void fs_free(struct rst_task *t, void *state)
 
 static void fs_show(struct info_out *o, const struct rec *r)
 {
-	const struct rec_fs *fs = r->data;
+	struct rec_fs f, *fs = &f;
+	size_t fixed = fs_fixed(r, fs);
 
-	info_str(o, "cwd", rec_str(r, sizeof(*fs), fs->cwd_len) ?: "?");
-	if (fs->cwd_len <= CKPT_PATH_MAX)
-		info_str(o, "root", rec_str(r, sizeof(*fs) + fs->cwd_len, fs->root_len) ?: "?");
+	info_str(o, "cwd", fixed ? rec_str(r, fixed, fs->cwd_len) ?: "?" : "?");
+	if (fixed && fs->cwd_len <= CKPT_PATH_MAX)
+		info_str(o, "root", rec_str(r, fixed + fs->cwd_len, fs->root_len) ?: "?");
 	info_hex(o, "umask", fs->umask);
 	if (fs->flags & FS_CWD_DELETED)
 		info_str(o, "cwd_deleted", "yes");
 }
 
 static const struct rec_desc fs_recs[] = {
-	{ REC_FS, "FS", sizeof(struct rec_fs) },
+	{ REC_FS, "FS", FS_OLD_SIZE },
 	{ 0 }
 };
 
