@@ -105,11 +105,10 @@ static int arm(struct cpt_ctx *c, struct remote *rm, bool ia32,
 	       const struct guard_gadgets *g, const struct guard32_gadgets *g32,
 	       uint64_t stack_lo, uint64_t *low)
 {
-	uint64_t mode = 0;
-
 	if (!ia32)
 		return guard_arm(rm, g, stack_lo, low);
-	if (!proc_status_u64(rm->pid, "Seccomp", 10, &mode) && mode == 1) {
+	/* seccomp's hold read the mode already (rm->seccomp) */
+	if (rm->seccomp && rm->seccomp->mode == SECCOMP_MODE_STRICT) {
 		log_info(c->log, "tid %d: 32-bit, in seccomp strict mode: unguarded", rm->pid);
 		return -EPERM;
 	}

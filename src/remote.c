@@ -311,8 +311,10 @@ static bool stand_in(const struct remote *r, const struct user_regs_struct *regs
 		as->rax = k ? read_nr[compat] : getpid_nr[compat];
 		as->rdi = as->rsi = as->rdx = as->r10 = as->r8 = as->r9 = 0;
 		as->rbx = as->rcx = as->rbp = 0;
-		if (k)
-			*(compat ? &as->rbx : &as->rdi) = compat ? 0xffffffff : (uint64_t)-1;
+		if (k && compat)
+			as->rbx = 0xffffffff;	/* fd -1, as 32 bits */
+		else if (k)
+			as->rdi = -1;
 		call_data(as, compat, &d);
 		if (sfilter_harmless(r->seccomp, &d))
 			return true;
