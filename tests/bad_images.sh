@@ -119,7 +119,9 @@ good_image() {	# HOLDER IMAGE
 	rm -f "$W/go"
 	"$1" plain "$W/go" > "$W/out" 2>&1 < /dev/null &
 	HPID=$!
-	for ((i = 0; i < 1000; i++)); do
+	# a deadline in seconds, not a count of tries: under the full suite's
+	# load an ASan holder took longer than 1000 tries of 10 ms to start
+	for ((i = SECONDS + 60; SECONDS < i; )); do
 		grep -q READY "$W/out" 2>/dev/null && break
 		sleep 0.01
 	done
@@ -400,7 +402,16 @@ forged "TASK comm unterminated"    edit -r TASK --offset comm --bytes "$(printf 
 forged "TASK session leader in another group" --expect "bad session" \
 	edit -r TASK --set sid=$PID --set pgid=$((PID + 1))
 forged "two TASK records"          dup -r TASK
-forged "THREAD twice"              dup -r THREAD
+forged "THREAD twice"              --expect "more THREAD records" dup -r THREAD
+# pids the kernel cannot give: 2^31 would be a negative pid_t
+forged "TASK pid 2^31"             --expect "bad pid" edit -r TASK --set pid=0x80000000
+forged "TASK sid 2^31-1"           --expect "bad pid" edit -r TASK --set sid=0x7fffffff
+forged "TASK pgid past PID_MAX_LIMIT" --expect "bad pid" edit -r TASK --set pgid=0x400001
+forged "TASK ppid 2^31"            --expect "bad pid" edit -r TASK --set ppid=0x80000000
+forged "THREAD tid 2^31"           --expect "bad tid" edit -r THREAD --set tid=0x80000000
+# a count that claims 65,536 threads costs nothing until they come
+forged "TASK nr_threads 65536, one THREAD" --expect "TASK says 65536 threads" \
+	edit -r TASK --set nr_threads=65536
 forged "THREAD tid +1"             edit -r THREAD --add tid=1
 forged "REGS before any THREAD"    move -r REGS --at after:TASK
 # VMA
