@@ -17,7 +17,7 @@ jobs=${2:-1}
 corpus=${FUZZ_CORPUS:-$B/corpus}
 mkdir -p "$corpus"
 cd "$B"
-log=$B/fuzz.log
+log=${FUZZ_LOG:-$B/fuzz.log}
 ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:quarantine_size_mb=32} \
 "$B/image_fuzz" -max_total_time="$secs" -rss_limit_mb=384 -malloc_limit_mb=256 \
 	-timeout="${FUZZ_TIMEOUT:-1}" -max_len=4194304 -len_control=0 \

@@ -10,5 +10,6 @@ test_fuzz_images() {
 	step "fuzz for 60 s"
 	# a new corpus each run (the seeds are made once, in build/fuzz);
 	# the machine is loaded by the other tests: 10 s an input
-	FUZZ_CORPUS=$WORK/corpus FUZZ_TIMEOUT=10 bash "$ROOT/fuzz/run.sh" 60
+	FUZZ_CORPUS=$WORK/corpus FUZZ_LOG=$WORK/fuzz.log FUZZ_TIMEOUT=10 \
+		bash "$ROOT/fuzz/run.sh" 60 || { tail -30 $WORK/fuzz.log; return 1; }
 }
