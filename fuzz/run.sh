@@ -21,7 +21,7 @@ log=${FUZZ_LOG:-$B/fuzz.log}
 ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:quarantine_size_mb=32} \
 "$B/image_fuzz" -max_total_time="$secs" -rss_limit_mb=384 -malloc_limit_mb=256 \
 	-timeout="${FUZZ_TIMEOUT:-1}" -max_len=4194304 -len_control=0 \
-	-print_final_stats=1 -jobs="$jobs" -workers="$jobs" \
+	-print_final_stats=1 $([ "$jobs" -gt 1 ] && echo "-jobs=$jobs -workers=$jobs") \
 	"$corpus" "$B/seeds" > "$log" 2>&1
 rc=$?
 [ "$jobs" -gt 1 ] && cat "$B"/fuzz-*.log >> "$log" 2>/dev/null
