@@ -1,5 +1,5 @@
 /* pidfd.c - pidfds: on itself (O_NONBLOCK kept, one description shared
- * with its child), on a live child (signalled and waited for through it
+ * with its child; another with PIDFD_THREAD), on a live child (signalled and waited for through it
  * after the restart), and on processes that died and were reaped, which
  * must still read as dead: two descriptions and a dup on one, sharing
  * its inode, another on a second dead process, with an inode of its own.
@@ -15,6 +15,8 @@
 
 #include "tp.h"
 
+#define PIDFD_THREAD_ O_EXCL
+
 #ifndef P_PIDFD
 #define P_PIDFD 3
 #endif
@@ -29,21 +31,26 @@ static int send_sig(int pidfd, int sig)
 	return syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, 0);
 }
 
-/* fdinfo's "Pid:", or -2 */
-static int fdinfo_pid(int fd)
+/* fdinfo's field @key (a number in @base), or -2 */
+static long fdinfo(int fd, const char *key, int base)
 {
 	char path[64], line[128];
-	int pid = -2;
+	long v = -2;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
 	f = fopen(path, "r");
 	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, "Pid:", 4))
-			pid = atoi(line + 4);
+		if (!strncmp(line, key, strlen(key)))
+			v = strtol(line + strlen(key), NULL, base);
 	if (f)
 		fclose(f);
-	return pid;
+	return v;
+}
+
+static int fdinfo_pid(int fd)
+{
+	return fdinfo(fd, "Pid:", 10);
 }
 
 static ino_t ino(int fd)
@@ -71,7 +78,7 @@ static int dead(int *fds, int n)
 
 int main(int argc, char **argv)
 {
-	int self, live, d1[2], d1dup, d2, st;
+	int self, thr, live, d1[2], d1dup, d2, st;
 	siginfo_t si = { 0 };
 	pid_t child;
 
@@ -80,6 +87,7 @@ int main(int argc, char **argv)
 	if (self < 0 || dead(d1, 2) || dead(&d2, 1) || d1[0] < 0 || d1[1] < 0 || d2 < 0)
 		return 1;
 	d1dup = dup(d1[0]);
+	thr = pidfd_open(getpid(), PIDFD_THREAD_);	/* -1 before Linux 6.9 */
 	child = fork();
 	if (child == 0) {
 		tp_wait_go();
@@ -96,6 +104,10 @@ int main(int argc, char **argv)
 		 fdinfo_pid(self), getpid());
 	tp_check(fcntl(self, F_GETFL) & O_NONBLOCK, "self pidfd: O_NONBLOCK lost");
 	tp_check(send_sig(self, 0) == 0, "self pidfd: signal 0: %m");
+	tp_check(thr < 0 || (fdinfo(thr, "flags:", 8) & PIDFD_THREAD_),
+		 "PIDFD_THREAD lost (flags 0%lo)", fdinfo(thr, "flags:", 8));
+	tp_check(thr < 0 || fdinfo_pid(thr) == getpid(), "thread pidfd: Pid %d",
+		 fdinfo_pid(thr));
 	st = syscall(SYS_kcmp, getpid(), child, KCMP_FILE, self, self);
 	tp_check(st == 0, "the child's self pidfd is another description (kcmp %d)", st);
 
