@@ -280,8 +280,11 @@ static int dump_mark(struct cpt_ctx *c, const struct fd_probe *p, const char *li
 
 	if (ret == -ENOMEM)
 		return log_err(c->log, ENOMEM, "fanotify:");
+	if (!m->m.type)
+		return log_err(c->log, EOPNOTSUPP, "pid %d fd %d: fanotify mark of an unknown kind: %.120s",
+			       p->pid, p->fd, line);
 	if (ret)
-		return log_err(c->log, -ret, "pid %d fd %d: fanotify %s mark with no path to it (deleted? out of reach?): %.120s",
+		return log_err(c->log, -ret, "pid %d fd %d: fanotify %s mark with no path to it (deleted, out of reach, or no file handle): %.120s",
 			       p->pid, p->fd, mark_kind[m->m.type], line);
 	if ((m->m.mflags & ~FA_MFLAGS) || !(m->m.mask | m->m.ignored_mask))
 		return log_err(c->log, EOPNOTSUPP, "pid %d fd %d: fanotify mark with flags %#x, masks %#x/%#x",
