@@ -6,7 +6,9 @@
  * restart); one outside the tree is refused.  "Pid: -1" is a process
  * that has died and been reaped: all the pidfds on one such process
  * (one pidfs inode) are a group, each description naming the first
- * written of its group.
+ * written of its group.  (Before pidfs, Linux 6.9, every pidfd is on
+ * one anon inode: all the dead ones become one group, which nothing on
+ * such a kernel can tell from several.)
  *
  * Restart: a live one is pidfd_open()ed by the restored process itself,
  * with its flags (O_NONBLOCK, PIDFD_THREAD).  For a dead group ckpt
