@@ -363,6 +363,9 @@ enum file_kind {
 	FILE_TTY	= 14,
 	FILE_UNIX	= 15,
 	FILE_INET	= 16,
+	FILE_PIDFD	= 17,
+	FILE_FANOTIFY	= 18,
+	FILE_NSFS	= 19,	/* an fd on a namespace (/proc/PID/ns/NAME) */
 	FILE_KIND_MAX	= 31,
 };
 
@@ -718,6 +721,45 @@ struct rec_inotify_watch {
 	uint32_t path_len;
 };
 
+/* FILE_PIDFD's extra (the FILE's flags: O_RDWR, maybe O_NONBLOCK and
+ * PIDFD_THREAD, which is O_EXCL). */
+struct rec_pidfd {
+	int32_t pid;		/* a process of the tree, or -1: one that had
+				 * died and been reaped */
+	uint32_t dead_with;	/* pid -1: the FILE of the first description
+				 * on the same dead process (0: this one) */
+};
+
+/* FILE_FANOTIFY's extra: this, then nr marks, each a
+ * rec_fanotify_mark followed by its path (path_len bytes with the NUL;
+ * the next mark follows unaligned). */
+struct rec_fanotify {
+	uint32_t init_flags;	/* fanotify_init() flags, as fdinfo shows them */
+	uint32_t event_f_flags;	/* its event_f_flags */
+	uint32_t nr;
+	uint32_t reserved;
+};
+
+#define FANOTIFY_MARK_INODE	1	/* path: the inode */
+#define FANOTIFY_MARK_MOUNT	2	/* path: where the mount is mounted */
+#define FANOTIFY_MARK_FS	3	/* path: a mount of the file system */
+
+struct rec_fanotify_mark {
+	uint32_t type;		/* FANOTIFY_MARK_* */
+	uint32_t mflags;	/* FAN_MARK_IGNORED_SURV_MODIFY, _EVICTABLE, _IGNORE */
+	uint32_t mask;		/* FAN_* events, FAN_ONDIR, FAN_EVENT_ON_CHILD */
+	uint32_t ignored_mask;
+	uint32_t path_len;
+	uint32_t reserved;
+};
+
+/* FILE_NSFS's extra: whose namespace the fd is on. */
+struct rec_nsfs {
+	int32_t pid;		/* a process of the tree in it; 0: restart's own */
+	uint32_t reserved;
+	char name[24];		/* NUL-terminated: its name in /proc/PID/ns */
+};
+
 struct rec_fd {
 	uint32_t fd;
 	uint32_t file_id;
@@ -824,6 +866,10 @@ _Static_assert(sizeof(struct rec_epoll) == 8, "rec_epoll size");
 _Static_assert(sizeof(struct rec_epoll_tfd) == 24, "rec_epoll_tfd size");
 _Static_assert(sizeof(struct rec_inotify) == 8, "rec_inotify size");
 _Static_assert(sizeof(struct rec_inotify_watch) == 24, "rec_inotify_watch size");
+_Static_assert(sizeof(struct rec_pidfd) == 8, "rec_pidfd size");
+_Static_assert(sizeof(struct rec_fanotify) == 16, "rec_fanotify size");
+_Static_assert(sizeof(struct rec_fanotify_mark) == 24, "rec_fanotify_mark size");
+_Static_assert(sizeof(struct rec_nsfs) == 32, "rec_nsfs size");
 _Static_assert(sizeof(struct rec_fd) == 16, "rec_fd size");
 _Static_assert(sizeof(struct rec_seccomp_filter) == 16, "rec_seccomp_filter size");
 _Static_assert(sizeof(struct rec_seccomp) == 16, "rec_seccomp size");

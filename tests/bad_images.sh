@@ -656,6 +656,69 @@ incase "inotify path_len 2^32-1"        "$(le 4 1)$(zeros 4)$(inwatch 1 4 / 0xff
 incase "inotify path relative"          "$(le 4 1)$(zeros 4)$(inwatch 1 4 etc)"
 incase "inotify path NUL inside"        "$(le 4 1)$(zeros 4)$(inwatch 1 4 /e 5)7400"
 incase "inotify bytes after watches"    "$(le 4 1)$(zeros 4)$(inwatch 1 4 /)0000"
+# pidfds, fanotify groups and namespace fds, likewise
+kfile() {	# ID KIND FLAGS PATH EXTRA-HEX: a FILE payload
+	local p; p=$(strhex "$4")
+	printf '%s' "$(le 4 "$1")$(le 4 "$2")$(le 4 "$3")$(zeros 36)$(le 4 $((${#p} / 2)))$(le 4 $((${#5} / 2)))$p$5"
+}
+pdcase() {	# NAME PID DEAD_WITH [FLAGS]
+	forged "$1" --expect pidfd insert --at after:'FILE#-1' --type FILE \
+		--payload "$(kfile 1000 17 "${4:-2}" 'anon_inode:[pidfd]' "$(le 4 "$2")$(le 4 "$3")")"
+}
+fafile() {	# EXTRA-HEX [FLAGS]
+	kfile 1000 18 "${2:-2}" 'anon_inode:[fanotify]' "$1"
+}
+famark() {	# TYPE MFLAGS MASK IGNORED PATH [PATH_LEN [RESERVED]]: one mark
+	local p; p=$(strhex "$5")
+	printf '%s' "$(le 4 "$1")$(le 4 "$2")$(le 4 "$3")$(le 4 "$4")$(le 4 "${6:-$((${#p} / 2))}")$(le 4 "${7:-0}")$p"
+}
+facase() { forged "$1" --expect fanotify insert --at after:'FILE#-1' --type FILE --payload "$(fafile "$2" "${3:-2}")"; }
+nscase() {	# NAME PID NAME-HEX [FLAGS [RESERVED]]
+	forged "$1" --expect namespace insert --at after:'FILE#-1' --type FILE \
+		--payload "$(kfile 1000 19 "${4:-0}" 'net:[1]' "$(le 4 "$2")$(le 4 "${5:-0}")$3")"
+}
+NSNET=$(strhex net)$(zeros 20)
+forged "control: a dead pidfd" --control insert --at after:'FILE#-1' --type FILE \
+	--payload "$(kfile 1000 17 2 'anon_inode:[pidfd]' "$(le 4 0xffffffff)$(le 4 0)")"
+pdcase "pidfd pid 0"                    0 0
+pdcase "pidfd pid -2"                   0xfffffffe 0
+pdcase "pidfd pid 2^23"                 0x800000 0
+pdcase "pidfd live, dead_with set"      5 1
+pdcase "pidfd dead with a later FILE"   0xffffffff 2000
+pdcase "pidfd dead with itself"         0xffffffff 1000
+pdcase "pidfd dead with no pidfd"       0xffffffff 1
+pdcase "pidfd flags O_RDONLY"           0xffffffff 0 0
+pdcase "pidfd flags O_APPEND"           0xffffffff 0 0x402
+forged "pidfd state 4 bytes" --expect pidfd insert --at after:'FILE#-1' --type FILE \
+	--payload "$(kfile 1000 17 2 'anon_inode:[pidfd]' "$(le 4 0xffffffff)")"
+forged "control: a fanotify group" --control insert --at after:'FILE#-1' --type FILE \
+	--payload "$(fafile "$(le 4 2)$(le 4 0x8000)$(le 4 2)$(zeros 4)$(famark 2 0 8 0 /)$(famark 1 0x40 0x20 1 /tmp)")"
+facase "fanotify state 8 bytes"         "$(le 4 0)$(le 4 0)"
+facase "fanotify reserved"              "$(le 4 0)$(le 4 0)$(le 4 0)$(le 4 1)"
+facase "fanotify count 2, one there"    "$(le 4 0)$(le 4 0)$(le 4 2)$(zeros 4)$(famark 2 0 8 0 /)"
+facase "fanotify count 2^20"            "$(le 4 0)$(le 4 0)$(le 4 0x100000)$(zeros 4)$(famark 2 0 8 0 /)"
+facase "fanotify init flags 2^16"       "$(le 4 0x10000)$(le 4 0)$(le 4 0)$(zeros 4)"
+facase "fanotify event flags O_CREAT"   "$(le 4 0)$(le 4 0100)$(le 4 0)$(zeros 4)"
+facase "fanotify file flags O_APPEND"   "$(le 4 0)$(le 4 0)$(le 4 0)$(zeros 4)" 0x402
+facase "fanotify mark type 0"           "$(le 4 0)$(le 4 0)$(le 4 1)$(zeros 4)$(famark 0 0 8 0 /)"
+facase "fanotify mark type 4"           "$(le 4 0)$(le 4 0)$(le 4 1)$(zeros 4)$(famark 4 0 8 0 /)"
+facase "fanotify mark flags 0x1"        "$(le 4 0)$(le 4 0)$(le 4 1)$(zeros 4)$(famark 2 1 8 0 /)"
+facase "fanotify mark masks 0"          "$(le 4 0)$(le 4 0)$(le 4 1)$(zeros 4)$(famark 2 0 0 0 /)"
+facase "fanotify mark reserved"         "$(le 4 0)$(le 4 0)$(le 4 1)$(zeros 4)$(famark 2 0 8 0 / 2 1)"
+facase "fanotify path_len past end"     "$(le 4 0)$(le 4 0)$(le 4 1)$(zeros 4)$(famark 2 0 8 0 / 100)"
+facase "fanotify path_len 2^32-1"       "$(le 4 0)$(le 4 0)$(le 4 1)$(zeros 4)$(famark 2 0 8 0 / 0xffffffff)"
+facase "fanotify path relative"         "$(le 4 0)$(le 4 0)$(le 4 1)$(zeros 4)$(famark 2 0 8 0 etc)"
+facase "fanotify path NUL inside"       "$(le 4 0)$(le 4 0)$(le 4 1)$(zeros 4)$(famark 2 0 8 0 /e 5)7400"
+facase "fanotify bytes after marks"     "$(le 4 0)$(le 4 0)$(le 4 1)$(zeros 4)$(famark 2 0 8 0 /)0000"
+forged "control: a namespace fd" --control insert --at after:'FILE#-1' --type FILE \
+	--payload "$(kfile 1000 19 0 'net:[1]' "$(le 4 0)$(le 4 0)$NSNET")"
+nscase "namespace fd pid -1"            0xffffffff "$NSNET"
+nscase "namespace fd pid 2^23"          0x800000 "$NSNET"
+nscase "namespace fd reserved"          0 "$NSNET" 0 1
+nscase "namespace fd name bogus"        0 "$(strhex bogus)$(zeros 18)"
+nscase "namespace fd name unended"      0 "$(printf '61%.0s' $(seq 24))"
+nscase "namespace fd name short"        0 "$(strhex net)"
+nscase "namespace fd flags O_RDWR"      0 "$NSNET" 2
 forged "FD number repeated"        edit -r 'FD#-1' --set fd=0
 forged "FD numbers out of order"   move -r FD --at after:'FD#-1'
 # files with no name: a FILE_OBJ (memfd 77, 10 bytes, 0600, named "x")
