@@ -472,13 +472,21 @@ enum lock_kind {
 	LOCK_POSIX	= 1,	/* fcntl F_SETLK */
 	LOCK_FLOCK	= 2,	/* flock() */
 	LOCK_OFD	= 3,	/* fcntl F_OFD_SETLK */
+	LOCK_LEASE	= 4,	/* fcntl F_SETLEASE: the description's, written
+				 * once (start and len 0) */
 };
+
+/* rec_lock.lease_break: a lease being broken (F_GETLEASE then reads the
+ * type it goes to; its own type is READ for an O_RDONLY description,
+ * else WRITE) */
+#define LEASE_TO_READ	1	/* a WRITE lease being downgraded */
+#define LEASE_TO_NONE	2	/* being removed */
 
 struct rec_lock {
 	uint32_t fd;
 	uint32_t kind;		/* enum lock_kind */
 	uint32_t type;		/* F_RDLCK or F_WRLCK */
-	uint32_t reserved;
+	uint32_t lease_break;	/* LOCK_LEASE: LEASE_TO_* or 0; else 0 */
 	uint64_t start;		/* bytes from the file's start */
 	uint64_t len;		/* 0: to the end, however far */
 };
