@@ -16,7 +16,9 @@
  * (CKPT_SHELL_JOB): then every fd of the job's controlling terminal, at
  * any number, is the TTY_JOB, and at restart opens restart's terminal
  * (/dev/tty), which gets the job's termios and hands the foreground to
- * the job's group.  An outside terminal at fd > 2 is refused otherwise.
+ * the job's group.  A console or virtual terminal opened by its path is
+ * reopened by it (chr.c).  An outside terminal at fd > 2 is refused
+ * otherwise.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -157,6 +159,19 @@ static int scan_ptys(struct cpt_ctx *c)
 
 enum tty_class { CL_NONE, CL_MASTER, CL_SLAVE, CL_JOB, CL_REFUSE };
 
+/* A console or a virtual terminal (or serial line) opened by a path that
+ * still names it, not its holder's controlling terminal: reopened by
+ * that path (chr.c). */
+static bool by_path(const struct fd_probe *p)
+{
+	dev_t dev = p->st.st_rdev;
+	struct stat st;
+
+	return (major(dev) == 4 || dev == makedev(5, 1)) && p->link[0] == '/' &&
+	       !strstr(p->link, " (deleted)") && !stat(p->link, &st) &&
+	       S_ISCHR(st.st_mode) && st.st_rdev == dev && dev != ctty_of(p->pid);
+}
+
 static enum tty_class tty_class_of(struct cpt_ctx *c, const struct fd_probe *p,
 				   struct cpt_pty **pty)
 {
@@ -179,8 +194,8 @@ static enum tty_class tty_class_of(struct cpt_ctx *c, const struct fd_probe *p,
 	*pty = NULL;
 	if ((c->flags & CKPT_SHELL_JOB) && dev && dev == ctty_of(c->tasks[0]->pid))
 		return CL_JOB;
-	if (p->fd <= 2 || (c->flags & CKPT_SKIP_UNSUPPORTED))
-		return CL_NONE;	/* stdio (inherit.c), or skipped */
+	if (p->fd <= 2 || (c->flags & CKPT_SKIP_UNSUPPORTED) || by_path(p))
+		return CL_NONE;	/* stdio (inherit.c), skipped, or chr.c's */
 	return CL_REFUSE;
 }
 
