@@ -11,6 +11,10 @@
  * slave, are read out and put back at once (ptyq.c), and saved in
  * TTY_DATA records (not in packet mode: refused).
  *
+ * A pty slave whose master was closed (hung up, its /dev/pts/N gone) is
+ * a TTY_HUNGUP: a new pair whose master ckpt closes once all is built.
+ * The slave's owner and mode come back with it (TTY_OWNER).
+ *
  * Any other terminal is outside the tree.  At fds 0-2 it is stdio that
  * restart's own replaces (inherit.c), unless the tree is a shell job
  * (CKPT_SHELL_JOB): then every fd of the job's controlling terminal, at
@@ -157,7 +161,7 @@ static int scan_ptys(struct cpt_ctx *c)
 	return files_each_fd(c, note_fd, NULL);
 }
 
-enum tty_class { CL_NONE, CL_MASTER, CL_SLAVE, CL_JOB, CL_REFUSE };
+enum tty_class { CL_NONE, CL_MASTER, CL_SLAVE, CL_JOB, CL_HUNGUP, CL_REFUSE };
 
 /* A console or a virtual terminal (or serial line) opened by a path that
  * still names it, not its holder's controlling terminal: reopened by
@@ -191,6 +195,11 @@ static enum tty_class tty_class_of(struct cpt_ctx *c, const struct fd_probe *p,
 	if (dev && is_pts(dev) && (*pty = pty_find(c, pts_index(dev), false)) &&
 	    (*pty)->pid)
 		return CL_SLAVE;
+	*pty = NULL;
+	/* its /dev/pts/N went with its master: hung up */
+	if (is_pts(p->st.st_rdev) && strstr(p->link, " (deleted)") &&
+	    !((*pty = pty_find(c, pts_index(p->st.st_rdev), false)) && (*pty)->pid))
+		return CL_HUNGUP;
 	*pty = NULL;
 	if ((c->flags & CKPT_SHELL_JOB) && dev && dev == ctty_of(c->tasks[0]->pid))
 		return CL_JOB;
@@ -347,6 +356,7 @@ static int pty_state(struct cpt_ctx *c, const struct cpt_pty *p, int m,
 {
 	int n = 0, pkt = 0, lck = 0, s, ret;
 	pid_t sid = 0, pg = 0;
+	struct stat st;
 
 	if (read_termios(m, rt) < 0 || ioctl(m, TIOCGPKT, &pkt) ||
 	    ioctl(m, TIOCGPTLCK, &lck) || ioctl(m, FIONREAD, &n))
@@ -359,6 +369,8 @@ static int pty_state(struct cpt_ctx *c, const struct cpt_pty *p, int m,
 	if (s < 0)
 		return log_err(c->log, errno, "pty %u: opening its slave:", p->index);
 	ret = pkt ? pkt_queues(c, p, s, n) : save_queues(c, p, m, s, n, q);
+	if (!ret && fstat(s, &st))
+		ret = log_err(c->log, errno, "pty %u: its slave's owner:", p->index);
 	close(s);
 	if (ret)
 		return ret;
@@ -366,7 +378,10 @@ static int pty_state(struct cpt_ctx *c, const struct cpt_pty *p, int m,
 		sid = 0;	/* nobody's controlling terminal */
 	if (ioctl(m, TIOCGPGRP, &pg))
 		pg = 0;
-	rt->flags = (pkt ? TTY_PKT : 0) | (lck ? TTY_LOCKED : 0);
+	rt->flags = (pkt ? TTY_PKT : 0) | (lck ? TTY_LOCKED : 0) | TTY_OWNER;
+	rt->slave_uid = st.st_uid;
+	rt->slave_gid = st.st_gid;
+	rt->slave_mode = st.st_mode & 07777;
 	rt->sid = sid;
 	rt->fg_pgrp = pg;
 	return 0;
@@ -480,11 +495,29 @@ static int job_dump(struct cpt_ctx *c, const struct fd_probe *p, uint32_t *id)
 	return iw_record(&c->w, REC_TTY, &rt, sizeof(rt));
 }
 
+/* A hung-up slave: its TTY says only that (its termios cannot be read),
+ * once for all the descriptions of it. */
+static int hungup_dump(struct cpt_ctx *c, const struct fd_probe *p, uint32_t *id)
+{
+	struct rec_tty rt = { .kind = TTY_HUNGUP, .index = pts_index(p->st.st_rdev) };
+	struct cpt_pty *pty = pty_find(c, rt.index, true);
+
+	if (!pty)
+		return log_err(c->log, ENOMEM, "pty table:");
+	if (pty->id) {
+		*id = pty->id;
+		return 0;
+	}
+	rt.id = pty->id = ++c->next_objref;
+	*id = rt.id;
+	return iw_record(&c->w, REC_TTY, &rt, sizeof(rt));
+}
+
 static int tty_dump(struct cpt_ctx *c, const struct fd_probe *p,
 		    struct rec_file *f, void **extra, uint32_t *extra_len)
 {
 	static const uint32_t roles[] = { [CL_MASTER] = TTY_MASTER,
-		[CL_SLAVE] = TTY_SLAVE, [CL_JOB] = TTY_TERM };
+		[CL_SLAVE] = TTY_SLAVE, [CL_JOB] = TTY_TERM, [CL_HUNGUP] = TTY_SLAVE };
 	enum tty_class cl;
 	struct rec_tty_file *e;
 	struct cpt_pty *pty;
@@ -496,7 +529,8 @@ static int tty_dump(struct cpt_ctx *c, const struct fd_probe *p,
 		return log_err(c->log, EOPNOTSUPP,
 			       "pid %d fd %d: %s is a terminal outside the tree (if it is the shell job's terminal, use --shell-job)",
 			       p->pid, p->fd, p->link);
-	ret = cl == CL_JOB ? job_dump(c, p, &id) : pty_dump(c, pty, &id);
+	ret = cl == CL_JOB ? job_dump(c, p, &id) : cl == CL_HUNGUP ? hungup_dump(c, p, &id) :
+	      pty_dump(c, pty, &id);
 	if (ret)
 		return ret;
 	e = malloc(sizeof(*e));
@@ -536,7 +570,9 @@ struct tty_table {
 
 static bool tty_valid(const struct rec_tty *t)
 {
-	return t->id && (t->kind == TTY_PTY || t->kind == TTY_JOB) &&
+	return t->id && t->kind >= TTY_PTY && t->kind <= TTY_HUNGUP &&
+	       !(t->slave_mode & ~07777u) && !t->reserved2 &&
+	       ((t->flags & TTY_OWNER) || (!t->slave_uid && !t->slave_gid && !t->slave_mode)) &&
 	       !(t->flags & ~TTY_FLAGS) && !t->reserved && !t->pad[0] &&
 	       !t->pad[1] && !t->pad[2] && !t->line && t->iflag <= 0x7fff &&
 	       t->oflag <= 0xffff && t->lflag <= 0x1ffff &&
@@ -590,7 +626,7 @@ static int data_load(struct rst_ctx *c, struct tty_table *tt, struct rec *r)
 static int ttyk_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 {
 	struct tty_table *tt = kind_ctx_state(c, &kind_tty, sizeof(*tt));
-	const struct rec_tty *rt = r->data;
+	struct rec_tty rt_, *rt = &rt_;
 	struct rst_tty *n;
 	int ret;
 
@@ -599,10 +635,14 @@ static int ttyk_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 		return log_err(c->log, ENOMEM, "tty table:");
 	if (r->type == REC_TTY_DATA)
 		return data_load(c, tt, r);
-	ret = rec_want(c->log, r, sizeof(*rt), "TTY");
+	ret = rec_want(c->log, r, TTY_V1_LEN, "TTY");
 	if (ret)
 		return ret;
-	if (r->data_len != sizeof(*rt) || !tty_valid(rt))
+	/* an older image's has no slave owner (nor TTY_OWNER) */
+	memset(rt, 0, sizeof(*rt));
+	memcpy(rt, r->data, r->data_len < sizeof(*rt) ? r->data_len : sizeof(*rt));
+	if ((r->data_len != sizeof(*rt) && r->data_len != TTY_V1_LEN) || !tty_valid(rt) ||
+	    (r->data_len == TTY_V1_LEN && (rt->flags & TTY_OWNER)))
 		return log_err(c->log, EBADMSG, "bad TTY record %llu",
 			       (unsigned long long)r->index);
 	if (id_find(&tt->ids, rt->id) >= 0 || (rt->kind == TTY_JOB && tt->job))
@@ -726,7 +766,22 @@ static int pty_refill(struct rst_ctx *c, struct rst_tty *e)
 			     e->t.id) : 0;
 }
 
-/* The pty, made in ckpt: its master is ckpt's until a process takes it. */
+/* /dev/pts/N's owner and mode (ckpt's and devpts' own otherwise). */
+static int pty_owner(struct rst_ctx *c, struct rst_tty *e)
+{
+	int s = ptyq_peer(e->fd, O_RDWR | O_NOCTTY, false), err = 0;
+
+	if (s < 0 || fchown(s, e->t.slave_uid, e->t.slave_gid) ||
+	    fchmod(s, e->t.slave_mode))
+		err = errno;
+	if (s >= 0)
+		close(s);
+	return err ? log_err(c->log, err, "pty %u: its slave's owner %u:%u and mode %o:",
+			     e->t.id, e->t.slave_uid, e->t.slave_gid, e->t.slave_mode) : 0;
+}
+
+/* The pty, made in ckpt: its master is ckpt's until a process takes it
+ * (a TTY_HUNGUP's is closed once all is built). */
 static int pty_make(struct rst_ctx *c, struct rst_tty *e)
 {
 	struct winsize ws = { e->t.ws_row, e->t.ws_col, e->t.ws_xpixel, e->t.ws_ypixel };
@@ -735,10 +790,13 @@ static int pty_make(struct rst_ctx *c, struct rst_tty *e)
 	if (e->fd >= 0)
 		return 0;
 	e->fd = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
-	if (e->fd < 0 || ioctl(e->fd, TIOCSPTLCK, &zero) || set_termios(e->fd, &e->t, false) ||
-	    ioctl(e->fd, TIOCSWINSZ, &ws))
+	if (e->fd < 0 || ioctl(e->fd, TIOCSPTLCK, &zero) ||
+	    (e->t.kind == TTY_PTY &&
+	     (set_termios(e->fd, &e->t, false) || ioctl(e->fd, TIOCSWINSZ, &ws))))
 		return log_err(c->log, errno, "making pty %u:", e->t.id);
 	ret = pty_refill(c, e);
+	if (!ret && (e->t.flags & TTY_OWNER))
+		ret = pty_owner(c, e);
 	if (ret)
 		return ret;
 	if (((e->t.flags & TTY_PKT) && ioctl(e->fd, TIOCPKT, &one)) ||
@@ -770,7 +828,7 @@ static int tty_file_load(struct rst_ctx *c, struct rst_file *f)
 	e = tty_by_id(c, x.tty_id);
 	if (!e || (f->f.flags & O_ACCMODE) == O_ACCMODE ||
 	    (e->t.kind == TTY_PTY ? x.role != TTY_MASTER && x.role != TTY_SLAVE
-				  : x.role != TTY_TERM))
+	     : e->t.kind == TTY_HUNGUP ? x.role != TTY_SLAVE : x.role != TTY_TERM))
 		return log_err(c->log, EBADMSG, "FILE %u: bad tty %u or role %u", f->f.id,
 			       x.tty_id, x.role);
 	if (x.role == TTY_MASTER && e->masters++)
@@ -888,6 +946,20 @@ static int ttyk_job_start(struct rst_ctx *c)
 	return ret;
 }
 
+/* Every slave of a hung-up pty is open: its master goes, which hangs
+ * them up (nobody's controlling terminal: no SIGHUP). */
+static int ttyk_built(struct rst_ctx *c)
+{
+	struct tty_table *tt = KCSTATE(c, kind_tty);
+
+	for (int i = 0; tt && i < tt->n; i++)
+		if (tt->e[i].t.kind == TTY_HUNGUP && tt->e[i].fd >= 0) {
+			close(tt->e[i].fd);
+			tt->e[i].fd = -1;
+		}
+	return ttyk_job_start(c);
+}
+
 static void ttyk_free_ctx(void *state)
 {
 	struct tty_table *tt = state;
@@ -921,7 +993,8 @@ static void ttyk_show(struct info_out *o, const struct rec *r)
 	}
 
 	info_u64(o, "id", t->id);
-	info_str(o, "kind", t->kind == TTY_PTY ? "pty" : t->kind == TTY_JOB ? "job" : "?");
+	info_str(o, "kind", t->kind == TTY_PTY ? "pty" : t->kind == TTY_JOB ? "job" :
+			    t->kind == TTY_HUNGUP ? "hung up" : "?");
 	info_u64(o, "index", t->index);
 	info_hex(o, "flags", t->flags);
 	info_u64(o, "sid", t->sid);
@@ -929,6 +1002,11 @@ static void ttyk_show(struct info_out *o, const struct rec *r)
 	info_hex(o, "lflag", t->lflag);
 	info_u64(o, "rows", t->ws_row);
 	info_u64(o, "cols", t->ws_col);
+	if (r->data_len >= sizeof(*t) && (t->flags & TTY_OWNER)) {
+		info_u64(o, "slave_uid", t->slave_uid);
+		info_u64(o, "slave_gid", t->slave_gid);
+		info_hex(o, "slave_mode", t->slave_mode);
+	}
 }
 
 static void tty_file_show(struct info_out *o, const struct rec_file *f,
@@ -960,7 +1038,7 @@ const struct kind_ops kind_tty = {
 	.check = ttyk_check,
 	.restore = ttyk_restore,
 	.session_made = ttyk_session_made,
-	.restore_built = ttyk_job_start,
+	.restore_built = ttyk_built,
 	.free_ctx = ttyk_free_ctx,
 	.show = ttyk_show,
 };
