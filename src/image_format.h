@@ -408,6 +408,8 @@ enum tty_kind {
 				 * restart's own terminal in its place */
 	TTY_HUNGUP	= 3,	/* a pty whose master was closed, its slave
 				 * hung up: a new pair, its master closed */
+	TTY_CTTY_PATH	= 4,	/* a console or vt, reopened by its path, the
+				 * controlling terminal of a session */
 };
 
 #define TTY_PKT		0x1	/* master in packet mode (TIOCPKT) */

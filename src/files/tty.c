@@ -21,8 +21,10 @@
  * any number, is the TTY_JOB, and at restart opens restart's terminal
  * (/dev/tty), which gets the job's termios and hands the foreground to
  * the job's group.  A console or virtual terminal opened by its path is
- * reopened by it (chr.c).  An outside terminal at fd > 2 is refused
- * otherwise.
+ * reopened by it (chr.c); if it is its holder's controlling terminal, it
+ * is a TTY_CTTY_PATH, which its session's leader, in the tree, takes
+ * again (as a pty's), with its foreground group.  An outside terminal at
+ * fd > 2 is refused otherwise.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -96,6 +98,9 @@ struct tty_cpt {
 	size_t cap_ptys;
 	bool scanned;
 	uint32_t job_tty;	/* the job's terminal's TTY record, once written */
+	struct cpt_ctty { dev_t dev; uint32_t id; } *cttys;	/* TTY_CTTY_PATH */
+	int nr_cttys;
+	size_t cap_cttys;
 };
 
 static struct cpt_pty *pty_find(struct cpt_ctx *c, uint32_t index, bool add)
@@ -161,11 +166,11 @@ static int scan_ptys(struct cpt_ctx *c)
 	return files_each_fd(c, note_fd, NULL);
 }
 
-enum tty_class { CL_NONE, CL_MASTER, CL_SLAVE, CL_JOB, CL_HUNGUP, CL_REFUSE };
+enum tty_class { CL_NONE, CL_MASTER, CL_SLAVE, CL_JOB, CL_HUNGUP, CL_CTTY_PATH, CL_REFUSE };
 
 /* A console or a virtual terminal (or serial line) opened by a path that
- * still names it, not its holder's controlling terminal: reopened by
- * that path (chr.c). */
+ * still names it: reopened by that path (chr.c's, unless it is its
+ * holder's controlling terminal: a TTY_CTTY_PATH). */
 static bool by_path(const struct fd_probe *p)
 {
 	dev_t dev = p->st.st_rdev;
@@ -173,7 +178,7 @@ static bool by_path(const struct fd_probe *p)
 
 	return (major(dev) == 4 || dev == makedev(5, 1)) && p->link[0] == '/' &&
 	       !strstr(p->link, " (deleted)") && !stat(p->link, &st) &&
-	       S_ISCHR(st.st_mode) && st.st_rdev == dev && dev != ctty_of(p->pid);
+	       S_ISCHR(st.st_mode) && st.st_rdev == dev;
 }
 
 static enum tty_class tty_class_of(struct cpt_ctx *c, const struct fd_probe *p,
@@ -203,8 +208,10 @@ static enum tty_class tty_class_of(struct cpt_ctx *c, const struct fd_probe *p,
 	*pty = NULL;
 	if ((c->flags & CKPT_SHELL_JOB) && dev && dev == ctty_of(c->tasks[0]->pid))
 		return CL_JOB;
-	if (p->fd <= 2 || (c->flags & CKPT_SKIP_UNSUPPORTED) || by_path(p))
-		return CL_NONE;	/* stdio (inherit.c), skipped, or chr.c's */
+	if (p->fd <= 2 || (c->flags & CKPT_SKIP_UNSUPPORTED))
+		return CL_NONE;	/* stdio (inherit.c), or skipped */
+	if (by_path(p))
+		return p->st.st_rdev == ctty_of(p->pid) ? CL_CTTY_PATH : CL_NONE;
 	return CL_REFUSE;
 }
 
@@ -513,11 +520,47 @@ static int hungup_dump(struct cpt_ctx *c, const struct fd_probe *p, uint32_t *id
 	return iw_record(&c->w, REC_TTY, &rt, sizeof(rt));
 }
 
+/* A console or vt that is its holder's controlling terminal: its
+ * session (led in the tree) takes it again, and its foreground group
+ * (the holder's tpgid). */
+static int ctty_dump(struct cpt_ctx *c, const struct fd_probe *p, uint32_t *id)
+{
+	struct tty_cpt *tc = kind_dump_state(c, &kind_tty);
+	struct rec_tty rt = { .kind = TTY_CTTY_PATH };
+	unsigned long long f[PROC_STAT_FIELDS];
+	struct cpt_ctty *e;
+
+	for (int i = 0; i < tc->nr_cttys; i++)
+		if (tc->cttys[i].dev == p->st.st_rdev) {
+			*id = tc->cttys[i].id;
+			return 0;
+		}
+	if (proc_stat(p->pid, NULL, f))
+		return log_err(c->log, ESRCH, "pid %d: its stat:", p->pid);
+	rt.sid = f[6];
+	rt.fg_pgrp = (pid_t)f[8] > 0 ? f[8] : 0;
+	rt.index = (major(p->st.st_rdev) << 20) | minor(p->st.st_rdev);
+	if (!tree_task(c, rt.sid))
+		return log_err(c->log, EOPNOTSUPP,
+			       "pid %d fd %d: %s is the controlling terminal of session %u, led by a process outside the tree (restart cannot rebuild that)",
+			       p->pid, p->fd, p->link, rt.sid);
+	if (rt.fg_pgrp && !group_in_session(c, rt.fg_pgrp, rt.sid))
+		rt.fg_pgrp = 0;
+	e = VEC_PUSH(tc->cttys, tc->nr_cttys, tc->cap_cttys);
+	if (!e)
+		return log_err(c->log, ENOMEM, "tty:");
+	e->dev = p->st.st_rdev;
+	rt.id = e->id = ++c->next_objref;
+	*id = rt.id;
+	return iw_record(&c->w, REC_TTY, &rt, sizeof(rt));
+}
+
 static int tty_dump(struct cpt_ctx *c, const struct fd_probe *p,
 		    struct rec_file *f, void **extra, uint32_t *extra_len)
 {
 	static const uint32_t roles[] = { [CL_MASTER] = TTY_MASTER,
-		[CL_SLAVE] = TTY_SLAVE, [CL_JOB] = TTY_TERM, [CL_HUNGUP] = TTY_SLAVE };
+		[CL_SLAVE] = TTY_SLAVE, [CL_JOB] = TTY_TERM, [CL_HUNGUP] = TTY_SLAVE,
+		[CL_CTTY_PATH] = TTY_TERM };
 	enum tty_class cl;
 	struct rec_tty_file *e;
 	struct cpt_pty *pty;
@@ -530,7 +573,7 @@ static int tty_dump(struct cpt_ctx *c, const struct fd_probe *p,
 			       "pid %d fd %d: %s is a terminal outside the tree (if it is the shell job's terminal, use --shell-job)",
 			       p->pid, p->fd, p->link);
 	ret = cl == CL_JOB ? job_dump(c, p, &id) : cl == CL_HUNGUP ? hungup_dump(c, p, &id) :
-	      pty_dump(c, pty, &id);
+	      cl == CL_CTTY_PATH ? ctty_dump(c, p, &id) : pty_dump(c, pty, &id);
 	if (ret)
 		return ret;
 	e = malloc(sizeof(*e));
@@ -548,6 +591,7 @@ static void tty_dump_free(struct cpt_ctx *c, void *state)
 	struct tty_cpt *tc = state;
 
 	free(tc->ptys);
+	free(tc->cttys);
 }
 
 /* ---- restart ---- */
@@ -558,6 +602,7 @@ struct rst_tty {
 	int slave;		/* ckpt's slave, for its session leader, or -1 */
 	int masters;		/* descriptions of its master: one at most */
 	struct rec_tty_data *q[2];	/* TTY_DATA to the master, to the slave */
+	char *path;		/* TTY_CTTY_PATH: a FILE's path of it */
 };
 
 struct tty_table {
@@ -570,14 +615,15 @@ struct tty_table {
 
 static bool tty_valid(const struct rec_tty *t)
 {
-	return t->id && t->kind >= TTY_PTY && t->kind <= TTY_HUNGUP &&
+	return t->id && t->kind >= TTY_PTY && t->kind <= TTY_CTTY_PATH &&
 	       !(t->slave_mode & ~07777u) && !t->reserved2 &&
 	       ((t->flags & TTY_OWNER) || (!t->slave_uid && !t->slave_gid && !t->slave_mode)) &&
 	       !(t->flags & ~TTY_FLAGS) && !t->reserved && !t->pad[0] &&
 	       !t->pad[1] && !t->pad[2] && !t->line && t->iflag <= 0x7fff &&
 	       t->oflag <= 0xffff && t->lflag <= 0x1ffff &&
 	       !(t->ispeed & ~SPEED_BITS) && !(t->ospeed & ~SPEED_BITS) &&
-	       (t->kind == TTY_PTY || (!t->flags && !t->sid && !t->fg_pgrp)) &&
+	       (t->kind == TTY_PTY || (!t->flags && (t->kind == TTY_CTTY_PATH ? !!t->sid :
+								   !t->sid && !t->fg_pgrp))) &&
 	       (t->sid || !t->fg_pgrp);
 }
 
@@ -703,6 +749,12 @@ static int job_check(struct rst_ctx *c, bool in_image)
 	return 0;
 }
 
+/* Is it a session's terminal, which restart gives it again? */
+static bool has_session(const struct rec_tty *t)
+{
+	return t->kind == TTY_PTY || t->kind == TTY_CTTY_PATH;
+}
+
 /* Once for the whole image (at its root). */
 static int ttyk_check(struct rst_ctx *c, struct rst_task *t)
 {
@@ -714,7 +766,7 @@ static int ttyk_check(struct rst_ctx *c, struct rst_task *t)
 		return 0;
 	for (int i = 0; tt && i < tt->n && !ret; i++) {
 		job |= tt->e[i].t.kind == TTY_JOB;
-		if (tt->e[i].t.kind == TTY_PTY)
+		if (has_session(&tt->e[i].t))
 			ret = session_check(c, &tt->e[i].t);
 	}
 	return ret ? ret : job_check(c, job);
@@ -809,8 +861,13 @@ static int pty_make(struct rst_ctx *c, struct rst_tty *e)
  * >= 0, or -errno. */
 static int slave_open(struct rst_ctx *c, struct rst_tty *e, int acc)
 {
-	int ret = pty_make(c, e), fd;
+	int ret, fd;
 
+	if (e->t.kind == TTY_CTTY_PATH) {
+		fd = open(e->path, acc | O_NOCTTY | O_CLOEXEC);
+		return fd >= 0 ? fd : log_err(c->log, errno, "reopening terminal %s:", e->path);
+	}
+	ret = pty_make(c, e);
 	if (ret)
 		return ret;
 	fd = ptyq_peer(e->fd, acc, e->t.flags & TTY_LOCKED);
@@ -828,9 +885,12 @@ static int tty_file_load(struct rst_ctx *c, struct rst_file *f)
 	e = tty_by_id(c, x.tty_id);
 	if (!e || (f->f.flags & O_ACCMODE) == O_ACCMODE ||
 	    (e->t.kind == TTY_PTY ? x.role != TTY_MASTER && x.role != TTY_SLAVE
-	     : e->t.kind == TTY_HUNGUP ? x.role != TTY_SLAVE : x.role != TTY_TERM))
+	     : e->t.kind == TTY_HUNGUP ? x.role != TTY_SLAVE : x.role != TTY_TERM) ||
+	    (e->t.kind == TTY_CTTY_PATH && (f->path[0] != '/' || !S_ISCHR(f->f.mode))))
 		return log_err(c->log, EBADMSG, "FILE %u: bad tty %u or role %u", f->f.id,
 			       x.tty_id, x.role);
+	if (e->t.kind == TTY_CTTY_PATH && !e->path && !(e->path = strdup(f->path)))
+		return log_err(c->log, ENOMEM, "FILE %u:", f->f.id);
 	if (x.role == TTY_MASTER && e->masters++)
 		return log_err(c->log, EBADMSG, "TTY %u: two descriptions of its master",
 			       e->t.id);
@@ -843,15 +903,19 @@ static int tty_file_open(struct rst_ctx *c, struct rst_task *t, struct rst_file 
 	int acc = f->f.flags & O_ACCMODE, ours, ret;
 	struct rec_tty_file x;
 	struct rst_tty *e;
+	const char *term;
 
 	memcpy(&x, f->extra, sizeof(x));
 	e = tty_by_id(c, x.tty_id);
+	/* the job's terminal is restart's, a console's or vt's its own */
+	term = e->t.kind == TTY_CTTY_PATH ? f->path : "/dev/tty";
+
 	if (x.role == TTY_MASTER)
 		ours = pty_make(c, e) ?: e->fd;
 	else if (x.role == TTY_SLAVE)
 		ours = slave_open(c, e, acc);
-	else if ((ours = open("/dev/tty", acc | O_NOCTTY | O_CLOEXEC)) < 0)
-		ours = log_err(c->log, errno, "pid %d: opening the terminal:", t->pid);
+	else if ((ours = open(term, acc | O_NOCTTY | O_CLOEXEC)) < 0)
+		ours = log_err(c->log, errno, "pid %d: opening the terminal %s:", t->pid, term);
 	if (ours < 0)
 		return ours;
 	ret = files_give(t, ours, fd);
@@ -900,7 +964,7 @@ static int ttyk_session_made(struct rst_ctx *c, struct rst_task *t)
 	int ret = 0;
 
 	for (int i = 0; tt && i < tt->n && !ret; i++)
-		if (tt->e[i].t.kind == TTY_PTY && tt->e[i].t.sid == (uint32_t)t->pid)
+		if (has_session(&tt->e[i].t) && tt->e[i].t.sid == (uint32_t)t->pid)
 			ret = slave_ioctl(c, t, &tt->e[i], TIOCSCTTY, 0);
 	return ret;
 }
@@ -912,7 +976,7 @@ static int ttyk_restore(struct rst_ctx *c, struct rst_task *t)
 	int ret = 0;
 
 	for (int i = 0; tt && i < tt->n && !ret; i++)
-		if (tt->e[i].t.kind == TTY_PTY && tt->e[i].t.sid == (uint32_t)t->pid &&
+		if (has_session(&tt->e[i].t) && tt->e[i].t.sid == (uint32_t)t->pid &&
 		    tt->e[i].t.fg_pgrp)
 			ret = slave_ioctl(c, t, &tt->e[i], TIOCSPGRP, tt->e[i].t.fg_pgrp);
 	return ret;
@@ -971,6 +1035,7 @@ static void ttyk_free_ctx(void *state)
 			close(tt->e[i].slave);
 		free(tt->e[i].q[0]);
 		free(tt->e[i].q[1]);
+		free(tt->e[i].path);
 	}
 	free(tt->e);
 	id_table_free(&tt->ids);
@@ -994,7 +1059,8 @@ static void ttyk_show(struct info_out *o, const struct rec *r)
 
 	info_u64(o, "id", t->id);
 	info_str(o, "kind", t->kind == TTY_PTY ? "pty" : t->kind == TTY_JOB ? "job" :
-			    t->kind == TTY_HUNGUP ? "hung up" : "?");
+			    t->kind == TTY_HUNGUP ? "hung up" :
+			    t->kind == TTY_CTTY_PATH ? "terminal by path" : "?");
 	info_u64(o, "index", t->index);
 	info_hex(o, "flags", t->flags);
 	info_u64(o, "sid", t->sid);
@@ -1043,12 +1109,32 @@ const struct kind_ops kind_tty = {
 	.show = ttyk_show,
 };
 
+/* A terminal reopened by its path: still that device. */
+static int tty_file_check(struct rst_ctx *c, const struct rst_file *f)
+{
+	struct rec_tty_file x;
+	struct rst_tty *e;
+	struct stat st;
+
+	memcpy(&x, f->extra, sizeof(x));
+	e = tty_by_id(c, x.tty_id);
+	if (e->t.kind != TTY_CTTY_PATH)
+		return 0;
+	if (stat(f->path, &st))
+		return log_err(c->log, errno, "open terminal %s:", f->path);
+	if (!S_ISCHR(st.st_mode) || st.st_rdev != f->f.rdev)
+		return log_err(c->log, ESTALE, "open terminal %s is no longer the same device",
+			       f->path);
+	return 0;
+}
+
 const struct file_ops file_tty = {
 	.kind = FILE_TTY,
 	.name = "tty",
 	.match = tty_match,
 	.dump = tty_dump,
 	.load = tty_file_load,
+	.check = tty_file_check,
 	.open = tty_file_open,
 	.show = tty_file_show,
 };
