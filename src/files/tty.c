@@ -768,6 +768,9 @@ static int ttyk_check(struct rst_ctx *c, struct rst_task *t)
 		job |= tt->e[i].t.kind == TTY_JOB;
 		if (has_session(&tt->e[i].t))
 			ret = session_check(c, &tt->e[i].t);
+		/* its path is its FILEs' */
+		if (!ret && tt->e[i].t.kind == TTY_CTTY_PATH && !tt->e[i].path)
+			ret = log_err(c->log, EBADMSG, "TTY %u: no FILE names it", tt->e[i].t.id);
 	}
 	return ret ? ret : job_check(c, job);
 }

@@ -110,15 +110,18 @@ struct locks_cpt {
 static int lease_seen(struct cpt_ctx *c, pid_t pid, int fd, bool *seen)
 {
 	struct locks_cpt *lc = kind_dump_state(c, &kind_locks);
-	uint32_t id = files_known(c, pid, fd);
+	uint32_t id = files_known(c, pid, fd), *slot;
 
 	*seen = false;
 	for (int i = 0; i < lc->n && !*seen; i++)
 		*seen = lc->leased[i] == id;
 	if (*seen)
 		return 0;
-	return VEC_PUSH(lc->leased, lc->n, lc->cap) ? (lc->leased[lc->n - 1] = id, 0)
-						     : log_err(c->log, ENOMEM, "leases:");
+	slot = VEC_PUSH(lc->leased, lc->n, lc->cap);
+	if (!slot)
+		return log_err(c->log, ENOMEM, "leases:");
+	*slot = id;
+	return 0;
 }
 
 static int dump_fd_locks(struct cpt_ctx *c, struct cpt_task *t, int fd,
