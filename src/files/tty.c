@@ -825,9 +825,13 @@ static int pty_refill(struct rst_ctx *c, struct rst_tty *e)
 static int pty_owner(struct rst_ctx *c, struct rst_tty *e)
 {
 	int s = ptyq_peer(e->fd, O_RDWR | O_NOCTTY, false), err = 0;
+	struct stat st;
 
-	if (s < 0 || fchown(s, e->t.slave_uid, e->t.slave_gid) ||
-	    fchmod(s, e->t.slave_mode))
+	/* only what differs: an unprivileged restart may keep its own */
+	if (s < 0 || fstat(s, &st) ||
+	    ((st.st_uid != e->t.slave_uid || st.st_gid != e->t.slave_gid) &&
+	     fchown(s, e->t.slave_uid, e->t.slave_gid)) ||
+	    ((st.st_mode & 07777) != e->t.slave_mode && fchmod(s, e->t.slave_mode)))
 		err = errno;
 	if (s >= 0)
 		close(s);
