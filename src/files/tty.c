@@ -1066,8 +1066,8 @@ static void ttyk_show(struct info_out *o, const struct rec *r)
 
 	info_u64(o, "id", t->id);
 	info_str(o, "kind", t->kind == TTY_PTY ? "pty" : t->kind == TTY_JOB ? "job" :
-			    t->kind == TTY_HUNGUP ? "hung up" :
-			    t->kind == TTY_CTTY_PATH ? "terminal by path" : "?");
+			    t->kind == TTY_HUNGUP ? "hungup" :
+			    t->kind == TTY_CTTY_PATH ? "ctty_path" : "?");
 	info_u64(o, "index", t->index);
 	info_hex(o, "flags", t->flags);
 	info_u64(o, "sid", t->sid);
