@@ -409,11 +409,16 @@ enum tty_kind {
 	TTY_PTY		= 1,	/* a pty pair with its master in the tree */
 	TTY_JOB		= 2,	/* the shell job's terminal (--shell-job):
 				 * restart's own terminal in its place */
+	TTY_HUNGUP	= 3,	/* a pty whose master was closed, its slave
+				 * hung up: a new pair, its master closed */
+	TTY_CTTY_PATH	= 4,	/* a console or vt, reopened by its path, the
+				 * controlling terminal of a session */
 };
 
 #define TTY_PKT		0x1	/* master in packet mode (TIOCPKT) */
 #define TTY_LOCKED	0x2	/* slave locked (TIOCSPTLCK) */
-#define TTY_FLAGS	0x3
+#define TTY_OWNER	0x4	/* slave_uid, slave_gid, slave_mode are set */
+#define TTY_FLAGS	0x7
 
 struct rec_tty {
 	uint32_t id;		/* objref */
@@ -430,7 +435,12 @@ struct rec_tty {
 	uint8_t pad[3];
 	uint16_t ws_row, ws_col, ws_xpixel, ws_ypixel;	/* winsize */
 	uint32_t reserved;
+	/* older images end here (TTY_V1_LEN bytes) */
+	uint32_t slave_uid, slave_gid;	/* pty, TTY_OWNER: /dev/pts/N's owner */
+	uint32_t slave_mode;		/* and permission bits */
+	uint32_t reserved2;
 };
+#define TTY_V1_LEN	96
 
 /* REC_TTY_DATA: the bytes queued one way in the pty of the TTY record
  * just before it (at most one record each way), data[len] after. */
@@ -475,13 +485,21 @@ enum lock_kind {
 	LOCK_POSIX	= 1,	/* fcntl F_SETLK */
 	LOCK_FLOCK	= 2,	/* flock() */
 	LOCK_OFD	= 3,	/* fcntl F_OFD_SETLK */
+	LOCK_LEASE	= 4,	/* fcntl F_SETLEASE: the description's, written
+				 * once (start and len 0) */
 };
+
+/* rec_lock.lease_break: a lease being broken (F_GETLEASE then reads the
+ * type it goes to; its own type is READ for an O_RDONLY description,
+ * else WRITE) */
+#define LEASE_TO_READ	1	/* a WRITE lease being downgraded */
+#define LEASE_TO_NONE	2	/* being removed */
 
 struct rec_lock {
 	uint32_t fd;
 	uint32_t kind;		/* enum lock_kind */
 	uint32_t type;		/* F_RDLCK or F_WRLCK */
-	uint32_t reserved;
+	uint32_t lease_break;	/* LOCK_LEASE: LEASE_TO_* or 0; else 0 */
 	uint64_t start;		/* bytes from the file's start */
 	uint64_t len;		/* 0: to the end, however far */
 };
@@ -846,7 +864,7 @@ _Static_assert(sizeof(struct rec_creds) == 88, "rec_creds size");
 _Static_assert(sizeof(struct rec_pipe) == 16, "rec_pipe size");
 _Static_assert(sizeof(struct rec_path_ghost) == 16, "rec_path_ghost size");
 _Static_assert(sizeof(struct rec_fifo_ghost) == 16, "rec_fifo_ghost size");
-_Static_assert(sizeof(struct rec_tty) == 96, "rec_tty size");
+_Static_assert(sizeof(struct rec_tty) == 112, "rec_tty size");
 _Static_assert(sizeof(struct rec_tty_data) == 16, "rec_tty_data size");
 _Static_assert(sizeof(struct rec_tty_file) == 8, "rec_tty_file size");
 _Static_assert(sizeof(struct rec_lock) == 32, "rec_lock size");
