@@ -392,8 +392,8 @@ static int write_props(struct cpt_ctx *c, const struct hier *h, int dfd,
 }
 
 /* Group @path of hierarchy @hi, written if it is new: its id. */
-static int write_group(struct cpt_ctx *c, struct cg_cpt *s, int hi,
-		       const char *path, uint32_t *id)
+static int write_one(struct cpt_ctx *c, struct cg_cpt *s, int hi,
+		     const char *path, uint32_t *id)
 {
 	const struct hier *h = &s->hs.e[hi];
 	struct rec_cgroup g = { .flags = h->v2 ? CGROUP_V2 : 0 };
@@ -439,6 +439,30 @@ static int write_group(struct cpt_ctx *c, struct cg_cpt *s, int hi,
 	if (!ret && path[1])
 		ret = write_props(c, h, dfd, g.id);
 	close(dfd);
+	return ret;
+}
+
+/* Group @path and, first, each of its parents (made again as they were
+ * if they too are missing at restart): @path's id. */
+static int write_group(struct cpt_ctx *c, struct cg_cpt *s, int hi,
+		       const char *path, uint32_t *id)
+{
+	char *p = strdup(path);
+	int ret = p ? 0 : log_err(c->log, ENOMEM, "cgroups:");
+
+	*id = p ? group_find(s, hi, path) : 0;
+	if (*id) {
+		free(p);
+		return 0;
+	}
+	for (char *slash = p; !ret && (slash = strchr(slash + 1, '/'));) {
+		*slash = 0;
+		ret = write_one(c, s, hi, p, id);
+		*slash = '/';
+	}
+	if (!ret)
+		ret = write_one(c, s, hi, p, id);
+	free(p);
 	return ret;
 }
 
