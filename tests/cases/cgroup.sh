@@ -2,6 +2,7 @@
 # processes and threads, the groups' files, a cgroup namespace; also run
 # as the state tests state_cgroup and state32_cgroup).
 t cgroup_recreated         needs cgroup group cgroup
+t cgroup_refuse_outside_ns needs cgroup group cgroup
 
 # Whatever the program made in name=ckpt_test and pids, gone (it removes
 # its groups itself once it has checked them).
@@ -51,4 +52,49 @@ test_cgroup_recreated() {
 	cat $d/out $d/rout
 	cg_exists $d $pid && { note "the program left its groups"; cg_remove $d $pid; rc=1; }
 	[ $rc = 0 ] && grep -q '^PASS' $d/out && ! grep -q '^FAIL' $d/out && sanitizer_clean $d/rout
+}
+
+# A process moved out of its cgroup namespace's root (it made the
+# namespace in c, then moved to its sibling b: it sees itself in /../b)
+# cannot be put back so: the checkpoint is refused, naming it, and it
+# runs on untraced.
+test_cgroup_refuse_outside_ns() {
+	local d=$WORK/cgns cg= top pid rc=0 dir
+	for dir in /sys/fs/cgroup/unified /sys/fs/cgroup /sys/fs/cgroup/freezer; do
+		[ -d $dir ] && mkdir $dir/ckpt-test.$$ 2>/dev/null && { cg=$dir; break; }
+	done
+	[ -n "$cg" ] || { note "no writable hierarchy"; return 1; }
+	top=$cg/ckpt-test.$$
+	mkdir -p $d $top/b $top/c
+	$PYTHON - $top $d/go > $d/out 2>&1 < /dev/null <<'PY' &
+import ctypes, os, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+top, go = sys.argv[1:3]
+open(top + "/c/cgroup.procs", "w").write(str(os.getpid()))
+if libc.unshare(0x02000000) != 0:       # CLONE_NEWCGROUP
+    sys.exit("unshare: %s" % os.strerror(ctypes.get_errno()))
+open(top + "/b/cgroup.procs", "w").write(str(os.getpid()))
+print("READY", open("/proc/self/cgroup").read().replace("\n", " "), flush=True)
+while not os.path.exists(go):
+    time.sleep(0.01)
+print("PASS")
+PY
+	pid=$!
+	if wait_for $d/out READY; then
+		ckpt checkpoint --kill -o $d/img $pid 2> $d/err
+		[ $? = 1 ] || { note "checkpoint did not fail"; rc=1; }
+		cat $d/out $d/err
+		[ "$(wc -l < $d/err)" = 1 ] && grep -q "pid $pid: cgroup .* is outside the root of its cgroup namespace" $d/err || rc=1
+		sanitizer_clean $d/err || rc=1
+		[ "$(awk '/TracerPid/ {print $2}' /proc/$pid/status)" = 0 ] || rc=1
+		touch $d/go
+		wait $pid || rc=1
+		grep -q '^PASS' $d/out || rc=1
+	else
+		rc=1
+	fi
+	kill -9 $pid 2>/dev/null
+	wait $pid 2>/dev/null
+	rmdir $top/b $top/c $top
+	return $rc
 }
