@@ -59,6 +59,12 @@ struct cg_cpt {
 	uint32_t cur_root[MAX_HIERS];
 };
 
+/* A hierarchy's name in messages. */
+static inline const char *cg_name(const struct hier *h)
+{
+	return h->v2 ? "(v2)" : h->ctrl;
+}
+
 /* cgroup.c */
 /* The files ckpt saves the value of, in the order they are written. */
 const char *const *cg_props(bool v2);

@@ -42,12 +42,12 @@ static int hier_open(struct cpt_ctx *c, struct cg_cpt *s, pid_t pid,
 	 * destroyed) is where any process starts: nothing to keep */
 	if (fd < 0 && !l->path[1]) {
 		log_warn(c->log, "pid %d: cgroup hierarchy %s cannot be mounted (%s): its place there, the root, is not saved",
-			 pid, h->v2 ? "(v2)" : h->ctrl, strerror(-fd));
+			 pid, cg_name(h), strerror(-fd));
 		return 1;
 	}
 	if (fd < 0)
 		return log_err(c->log, -fd, "pid %d: cgroup hierarchy %s: cannot mount it to read its groups:",
-			       pid, h->v2 ? "(v2)" : h->ctrl);
+			       pid, cg_name(h));
 	h->fd = fd;
 	return 0;
 }
@@ -135,42 +135,44 @@ static bool owner_changed(int root, const char *name, const struct stat *st)
 }
 
 /* The files of a group: the values of those props_* lists, and the
- * owner and mode of any file changed. */
+ * owner and mode of any file changed.  A value the kernel will not
+ * read is left out, with a warning. */
 static int write_props(struct cpt_ctx *c, const struct hier *h, int dfd,
-		       uint32_t id)
+		       const char *path, uint32_t id)
 {
 	char *buf = malloc(MAX_VALUE + 1);
-	int ret = buf ? 0 : -ENOMEM, nr = 0;
+	int ret = 0, got, nr = 0;
 	struct dirent *e;
 	struct stat st;
 	size_t len = 0;
 	DIR *d;
 
+	if (!buf)
+		return log_err(c->log, ENOMEM, "cgroups:");
 	for (const char *const *p = cg_props(h->v2); *p && !ret; p++) {
-		ret = read_prop(dfd, *p, buf, &len);
-		if (ret == 1 && !fstatat(dfd, *p, &st, 0)) {
-			ret = write_prop(c, id, CGPROP_VALUE |
-					 (owner_changed(h->fd, *p, &st) ? CGPROP_OWNER : 0),
-					 &st, *p, buf, len);
-			nr++;
-		} else if (ret > 0) {
-			ret = -errno;
-		}
-		if (ret < 0)
-			ret = log_err(c->log, -ret, "cgroup %s: reading %s:", h->ctrl, *p);
+		got = read_prop(dfd, *p, buf, &len);
+		if (got < 0)
+			log_warn(c->log, "cgroup %s:%s: %s not saved: %s", cg_name(h), path,
+				 *p, strerror(-got));
+		if (got <= 0 || fstatat(dfd, *p, &st, 0))
+			continue;
+		ret = write_prop(c, id, CGPROP_VALUE |
+				 (owner_changed(h->fd, *p, &st) ? CGPROP_OWNER : 0),
+				 &st, *p, buf, len);
+		nr++;
 	}
 	free(buf);
 	d = ret ? NULL : fdopendir(dup(dfd));
 	if (!ret && !d)
-		return log_err(c->log, errno, "cgroup %s: listing a group:", h->ctrl);
+		return log_err(c->log, errno, "cgroup %s:%s: listing its files:", cg_name(h), path);
 	while (!ret && d && (e = readdir(d))) {
 		if (e->d_name[0] == '.' || cg_known_prop(e->d_name, h->v2) ||
 		    fstatat(dfd, e->d_name, &st, 0) || !S_ISREG(st.st_mode) ||
 		    !owner_changed(h->fd, e->d_name, &st))
 			continue;
 		if (++nr > MAX_PROPS)
-			ret = log_err(c->log, E2BIG, "cgroup %s: more than %d files changed",
-				      h->ctrl, MAX_PROPS);
+			ret = log_err(c->log, E2BIG, "cgroup %s:%s: more than %d files changed",
+				      cg_name(h), path, MAX_PROPS);
 		else
 			ret = write_prop(c, id, CGPROP_OWNER, &st, e->d_name, NULL, 0);
 	}
@@ -193,12 +195,13 @@ static int write_one(struct cpt_ctx *c, struct cg_cpt *s, int hi,
 		return 0;
 	if (s->ng >= MAX_GROUPS)
 		return log_err(c->log, E2BIG, "more than %d cgroups to save", MAX_GROUPS);
-	if (strlen(path) > MAX_PATH || path[0] != '/' || strstr(path, "/.."))
-		return log_err(c->log, EINVAL, "cgroup %s:%s: outside ckpt's cgroup namespace, or a path too long",
-			       h->ctrl, path);
+	if (strlen(path) > MAX_PATH || path[0] != '/' || strstr(path, "/..") ||
+	    strchr(path, '\n'))
+		return log_err(c->log, EINVAL, "cgroup %s:%s: outside ckpt's cgroup namespace, a path too long or with a newline: not supported",
+			       cg_name(h), path);
 	dfd = openat(h->fd, cg_rel(path), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0 || fstat(dfd, &st)) {
-		ret = log_err(c->log, errno, "cgroup %s:%s:", h->ctrl, path);
+		ret = log_err(c->log, errno, "cgroup %s:%s:", cg_name(h), path);
 		if (dfd >= 0)
 			close(dfd);
 		return ret;
@@ -225,7 +228,7 @@ static int write_one(struct cpt_ctx *c, struct cg_cpt *s, int hi,
 		ret = iw_end(&c->w);
 	/* the root's files are the machine's, never made again */
 	if (!ret && path[1])
-		ret = write_props(c, h, dfd, g.id);
+		ret = write_props(c, h, dfd, path, g.id);
 	close(dfd);
 	return ret;
 }
@@ -266,22 +269,22 @@ static int walk(struct cpt_ctx *c, struct cg_cpt *s, int hi, const char *path,
 	DIR *d;
 
 	if (dfd < 0)
-		return log_err(c->log, errno, "cgroup %s:%s:", s->hs.e[hi].ctrl, path);
+		return log_err(c->log, errno, "cgroup %s:%s:", cg_name(&s->hs.e[hi]), path);
 	d = fdopendir(dfd);
 	if (!d) {
 		close(dfd);
-		return log_err(c->log, errno, "cgroup %s:%s:", s->hs.e[hi].ctrl, path);
+		return log_err(c->log, errno, "cgroup %s:%s:", cg_name(&s->hs.e[hi]), path);
 	}
 	while (!ret && (e = readdir(d))) {
 		if (e->d_type != DT_DIR || e->d_name[0] == '.')
 			continue;
 		if (depth >= MAX_DEPTH)
 			ret = log_err(c->log, E2BIG, "cgroup %s:%s: groups nested more than %d deep",
-				      s->hs.e[hi].ctrl, path, MAX_DEPTH);
+				      cg_name(&s->hs.e[hi]), path, MAX_DEPTH);
 		else if (snprintf(sub, sizeof(sub), "%s/%s", path[1] ? path : "",
 				  e->d_name) > MAX_PATH)
 			ret = log_err(c->log, ENAMETOOLONG, "cgroup %s:%s/%s:",
-				      s->hs.e[hi].ctrl, path, e->d_name);
+				      cg_name(&s->hs.e[hi]), path, e->d_name);
 		else
 			ret = write_group(c, s, hi, sub, &id);
 		if (!ret)

@@ -332,12 +332,12 @@ static int mount_all(struct rst_ctx *c, struct cg_rst *st)
 
 		if (fd < 0 && only_root(st, i)) {
 			log_warn(c->log, "cgroup hierarchy %s cannot be mounted here (%s): the processes stay in restart's own group there",
-				 h->v2 ? "(v2)" : h->ctrl, strerror(-fd));
+				 cg_name(h), strerror(-fd));
 			continue;
 		}
 		if (fd < 0)
 			return log_err(c->log, -fd, "cgroup hierarchy %s cannot be mounted here (a controller this kernel lacks, or has on cgroup v2 only?):",
-				       h->v2 ? "(v2)" : h->ctrl);
+				       cg_name(h));
 		h->fd = fd;
 	}
 	return 0;
@@ -365,11 +365,11 @@ int cg_check(struct rst_ctx *c, struct rst_task *t)
 		} else if (!fstatat(st->hs.e[g->hier].fd, cg_rel(g->path), &sb, 0)) {
 			if (!S_ISDIR(sb.st_mode))
 				return log_err(c->log, ENOTDIR, "cgroup %s:%s is not a group here",
-					       st->hs.e[g->hier].ctrl, g->path);
+					       cg_name(&st->hs.e[g->hier]), g->path);
 			g->exists = true;
 		} else if (errno != ENOENT) {
 			return log_err(c->log, errno, "cgroup %s:%s:",
-				       st->hs.e[g->hier].ctrl, g->path);
+				       cg_name(&st->hs.e[g->hier]), g->path);
 		}
 	}
 	for (int i = 0; i < st->ng && !ret; i++)
@@ -443,7 +443,7 @@ static int set_props(struct rst_ctx *c, struct cg_rst *st, struct rst_group *g)
 	int dfd = openat(h->fd, cg_rel(g->path), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	int ret = 0;
 
-	snprintf(where, sizeof(where), "%s:%s", h->ctrl, g->path);
+	snprintf(where, sizeof(where), "%s:%s", cg_name(h), g->path);
 	if (dfd < 0)
 		return log_err(c->log, errno, "cgroup %s:", where);
 	for (int i = 0; i < g->np && !ret; i++)
@@ -498,7 +498,7 @@ static int make_parent(struct rst_ctx *c, struct cg_rst *st, int hier,
 		return 0;
 	ret = make_parent(c, st, hier, parent);
 	if (!ret && mkdirat(h->fd, cg_rel(parent), 0755) && errno != EEXIST)
-		return log_err(c->log, errno, "cgroup %s:%s: making it:", h->ctrl, parent);
+		return log_err(c->log, errno, "cgroup %s:%s: making it:", cg_name(h), parent);
 	return ret ? ret : note_made(c, st, hier, parent);
 }
 
@@ -516,12 +516,12 @@ static int make_group(struct rst_ctx *c, struct cg_rst *st, int i)
 	if (mkdirat(h->fd, cg_rel(g->path), 0700)) {
 		if (errno != EEXIST)
 			return log_err(c->log, errno, "cgroup %s:%s: making it:",
-				       h->ctrl, g->path);
+				       cg_name(h), g->path);
 		g->exists = true;	/* made meanwhile by someone else */
 		return 0;
 	}
 	g->made = true;
-	log_info(c->log, "cgroup %s:%s made", h->ctrl, g->path);
+	log_info(c->log, "cgroup %s:%s made", cg_name(h), g->path);
 	ret = note_made(c, st, g->hier, g->path);
 	return ret ? ret : set_props(c, st, g);
 }
@@ -543,7 +543,7 @@ static int join(struct rst_ctx *c, struct cg_rst *st, uint32_t id, pid_t tid,
 	ret = write_at(h->fd, file, num, n);
 	if (ret)
 		return log_err(c->log, -ret, "tid %d: joining cgroup %s:%s:", tid,
-			       h->v2 ? "(v2)" : h->ctrl, g->path);
+			       cg_name(h), g->path);
 	return 0;
 }
 
