@@ -62,7 +62,7 @@ static const char *const props_v1[] = {
 };
 
 static const char *const props_v2[] = {
-	"cgroup.subtree_control", "cpuset.cpus", "cpuset.mems", "memory.min",
+	"cgroup.type", "cgroup.subtree_control", "cpuset.cpus", "cpuset.mems", "memory.min",
 	"memory.low", "memory.high", "memory.max", "memory.swap.max",
 	"pids.max", "cpu.max", "cpu.weight", "io.weight", NULL
 };

@@ -419,7 +419,10 @@ static int set_value(struct rst_ctx *c, const char *where, int dfd,
 {
 	int ret;
 
-	if (!p->p.value_len || !strcmp(p->val, "\n"))
+	/* a domain is what a group is made as; only "threaded" is written */
+	if (!strcmp(p->name, "cgroup.type") && strncmp(p->val, "threaded", 8))
+		ret = 0;
+	else if (!p->p.value_len || !strcmp(p->val, "\n"))
 		ret = strncmp(p->name, "cpuset.", 7) ? 0 : write_at(dfd, p->name, "\n", 1);
 	else if (!strcmp(p->name, "devices.list"))
 		/* the saved list exactly: all denied, then each allowed */
