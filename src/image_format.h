@@ -58,6 +58,10 @@ enum ckpt_rec_type {
 	REC_SECCOMP	= 181,	/* the last THREAD's seccomp mode and filters */
 	REC_CUDA	= 190,	/* the last TASK's GPU state, checkpointed by
 				 * the CUDA driver into its memory */
+	REC_CGROUP	= 200,	/* a cgroup, once per image */
+	REC_CGROUP_MEMBER = 201,	/* the cgroups of the last THREAD */
+	REC_CGROUP_PROP	= 202,	/* a file of the last CGROUP: its value,
+				 * owner and mode */
 	/* set aside, unused so far: 148-149 (epoll and inotify keep all
 	 * in their FILE), 153-155 unix sockets, 156-159 TCP/UDP (FILE_INET
 	 * keeps all in its FILE), 162-169 32-bit tasks, 172-179 SysV IPC,
@@ -831,6 +835,59 @@ struct rec_cuda {
 	uint64_t reserved[2];
 };
 
+/* REC_CGROUP: a cgroup the tree's threads are in, one of its
+ * descendants (below the root process's group), or the root of a
+ * cgroup namespace.  Written once, before the first record naming it,
+ * parents before children; its PROP records follow it. */
+#define CGROUP_V2		0x1	/* of the unified hierarchy */
+#define CGROUP_FLAGS		0x1
+
+struct rec_cgroup {
+	uint32_t id;		/* 1 + the number of earlier CGROUPs */
+	uint32_t flags;		/* CGROUP_V2 */
+	uint32_t uid;		/* its directory's owner and mode */
+	uint32_t gid;
+	uint32_t mode;		/* permission bits only */
+	uint32_t ctrl_len;	/* bytes of the hierarchy's name that follow:
+				 * its controllers and name= as
+				 * /proc/PID/cgroup says ("cpu,cpuacct",
+				 * "name=x"; empty for v2), no NUL */
+	uint32_t path_len;	/* then the path in it, from its root
+				 * ("/a/b"; "/" is the root), no NUL */
+	uint32_t reserved;
+};
+
+#define CGPROP_VALUE		0x1	/* value_len bytes to write back */
+#define CGPROP_OWNER		0x2	/* uid, gid and mode to set */
+#define CGPROP_FLAGS		0x3
+
+/* REC_CGROUP_PROP: one file of the last CGROUP, set when restart makes
+ * the group again. */
+struct rec_cgroup_prop {
+	uint32_t group;		/* the last CGROUP's id */
+	uint32_t flags;		/* CGPROP_* */
+	uint32_t uid;
+	uint32_t gid;
+	uint32_t mode;		/* permission bits */
+	uint32_t name_len;	/* bytes of the file's name that follow */
+	uint32_t value_len;	/* then the value, as read */
+	uint32_t reserved;
+};
+
+/* REC_CGROUP_MEMBER: the last THREAD's cgroups, one per hierarchy, and
+ * its cgroup namespace. */
+struct rec_cgroup_member {
+	uint32_t nr;		/* struct rec_cgroup_ref that follow */
+	uint32_t ns;		/* 0: restart's own cgroup namespace (the one
+				 * ckpt had); N: the N-th other one met */
+};
+
+struct rec_cgroup_ref {
+	uint32_t group;		/* its CGROUP */
+	uint32_t ns_root;	/* ns: the namespace's root in that
+				 * hierarchy, a CGROUP; else 0 */
+};
+
 /* The records' sizes on disk, pinned: a change to any of them is a
  * change of the image format (records grow only at their end, so that
  * older images still read; docs/image-format.md says so), never an
@@ -892,5 +949,9 @@ _Static_assert(sizeof(struct rec_fd) == 16, "rec_fd size");
 _Static_assert(sizeof(struct rec_seccomp_filter) == 16, "rec_seccomp_filter size");
 _Static_assert(sizeof(struct rec_seccomp) == 16, "rec_seccomp size");
 _Static_assert(sizeof(struct rec_cuda) == 216, "rec_cuda size");
+_Static_assert(sizeof(struct rec_cgroup) == 32, "rec_cgroup size");
+_Static_assert(sizeof(struct rec_cgroup_prop) == 32, "rec_cgroup_prop size");
+_Static_assert(sizeof(struct rec_cgroup_member) == 8, "rec_cgroup_member size");
+_Static_assert(sizeof(struct rec_cgroup_ref) == 8, "rec_cgroup_ref size");
 
 #endif

@@ -980,6 +980,27 @@ usk_case "UNIX_SK data_len past payload"     2 1 0 0 0 0 00616263 1 300 "$(le 4 
 forged "UNIX_SK twice" insert --at after:TASK --type UNIX_SK --payload "$(usk 1 1 0 0 0 0 "" 0 0 "")" \
 	--type UNIX_SK --payload "$(usk 1 1 0 0 0 0 "" 0 0 "")"
 forged "FILE unix without its UNIX_SK"   edit -r FILE --set kind=15 --set rdev=4242
+# cgroups (the holder is in a group of every hierarchy, the root at least)
+cgprop() {	# GROUP FLAGS MODE NAME VALUE
+	printf '%s' "$(le 4 $1)$(le 4 $2)$(zeros 8)$(le 4 $3)$(le 4 ${#4})$(le 4 ${#5})$(zeros 4)"
+	printf '%s%s' "$4" "$5" | od -An -tx1 -v | tr -d ' \n'
+}
+forged "CGROUP id 0"                edit -r CGROUP --set id=0
+forged "CGROUP flags 2"             edit -r CGROUP --set flags=2
+forged "CGROUP mode 010000"         edit -r CGROUP --set mode=0x1000
+forged "CGROUP reserved 1"          edit -r CGROUP --set reserved=1
+forged "CGROUP path_len past payload" edit -r CGROUP --add path_len=100
+forged "CGROUP ctrl_len 1000"       edit -r CGROUP --set ctrl_len=1000
+forged "CGROUP twice"               dup -r CGROUP
+forged "CGROUP path ../x"           insert --at after:CGROUP --type CGROUP --payload "$(le 4 2)$(zeros 16)$(le 4 0)$(le 4 5)$(zeros 4)$(strhex /../x | sed 's/00$//')"
+forged "CGROUP_MEMBER group 9999"   edit -r CGROUP_MEMBER --set group0=9999
+forged "CGROUP_MEMBER nr +1"        edit -r CGROUP_MEMBER --add nr=1
+forged "CGROUP_MEMBER ns, no root"  edit -r CGROUP_MEMBER --set ns=1
+forged "CGROUP_MEMBER twice"        insert --at after:CGROUP_MEMBER --type CGROUP_MEMBER --payload "$(zeros 8)"
+forged "CGROUP_MEMBER before THREAD" insert --at after:TASK --type CGROUP_MEMBER --payload "$(zeros 8)"
+forged "CGROUP_PROP tasks"          insert --at after:CGROUP --type CGROUP_PROP --payload "$(cgprop 1 1 0 tasks 1)"
+forged "CGROUP_PROP name ../x"      insert --at after:CGROUP --type CGROUP_PROP --payload "$(cgprop 1 2 0644 ../x '')"
+forged "CGROUP_PROP of no group"    insert --at after:CGROUP --type CGROUP_PROP --payload "$(cgprop 7 2 0644 x '')"
 # the record stream
 forged "header len 2^63 (VMA)"     setlen -r 'VMA#0' --len 0x8000000000000000
 forged "header len 2^63 (PAGES)"   setlen -r "$big_i" --len 0x8000000000000000
