@@ -186,7 +186,8 @@ static int netlink_dump(struct cpt_ctx *c, const struct fd_probe *p,
 	if (!ret) {
 		memcpy(out, &rn, sizeof(rn));
 		memcpy(out + sizeof(rn), groups, rn.nr_groups * 4);
-		memcpy(out + sizeof(rn) + rn.nr_groups * 4, filter, rn.nr_filter * 8);
+		if (rn.nr_filter)
+			memcpy(out + sizeof(rn) + rn.nr_groups * 4, filter, rn.nr_filter * 8);
 		*extra = out;
 		*extra_len = len;
 	}

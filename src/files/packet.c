@@ -153,8 +153,6 @@ static int diag_one(void *arg, const void *msg, uint32_t len)
 	rp->opt[PACKET_OPT_COPY_THRESH] = info.pdi_copy_thresh;
 	ring_in(&rp->rx, &a, PACKET_DIAG_RX_RING);
 	ring_in(&rp->tx, &a, PACKET_DIAG_TX_RING);
-	if (a.data[PACKET_DIAG_FANOUT] && a.len[PACKET_DIAG_FANOUT] >= 4)
-		memcpy(&rp->fanout, a.data[PACKET_DIAG_FANOUT], 4);
 	d->err = mc_in(d, &a);
 	return 0;
 }
@@ -165,7 +163,7 @@ static int diag_find(uint32_t ino, struct rec_packet *rp,
 	struct packet_diag_req req = {
 		.sdiag_family = AF_PACKET, .pdiag_ino = ino,
 		.pdiag_show = PACKET_SHOW_INFO | PACKET_SHOW_MCLIST |
-			      PACKET_SHOW_RING_CFG | PACKET_SHOW_FANOUT,
+			      PACKET_SHOW_RING_CFG,
 	};
 	struct pk_diag d = { .ino = ino, .rp = rp };
 	int ret = sockdiag_dump(&req, sizeof(req), diag_one, &d);
@@ -186,6 +184,8 @@ static int get_opts(int sk, struct rec_packet *rp)
 {
 	int ret = 0;
 
+	/* packet_diag leaves out the group's flags */
+	ret = sock_get_int(sk, SOL_PACKET, PACKET_FANOUT, (int *)&rp->fanout);
 	for (int i = 0; i < PACKET_NR_OPTS && !ret; i++) {
 		if (i == PACKET_OPT_COPY_THRESH)
 			continue;	/* no getsockopt: packet_diag's */
@@ -206,11 +206,11 @@ static int get_opts(int sk, struct rec_packet *rp)
 static int tx_pending(int sk, const struct rec_packet *rp, uint32_t *n)
 {
 	uint64_t rx = ring_bytes(&rp->rx), tx = ring_bytes(&rp->tx);
-	uint32_t per_block = rp->tx.block_size / rp->tx.frame_size;
+	uint32_t per_block;
 	char *m;
 
 	*n = 0;
-	if (!tx || !per_block)
+	if (!tx || !rp->tx.frame_size || !(per_block = rp->tx.block_size / rp->tx.frame_size))
 		return 0;
 	m = mmap(NULL, rx + tx, PROT_READ, MAP_SHARED, sk, 0);
 	if (m == MAP_FAILED)
@@ -307,8 +307,11 @@ static int packet_dump(struct cpt_ctx *c, const struct fd_probe *p,
 		ret = log_err(c->log, ENOMEM, "packet socket:");
 	if (!ret) {
 		memcpy(out, &rp, sizeof(rp));
-		memcpy(out + sizeof(rp), mc, rp.nr_mc * sizeof(*mc));
-		memcpy(out + sizeof(rp) + rp.nr_mc * sizeof(*mc), filter, rp.nr_filter * 8);
+		if (rp.nr_mc)
+			memcpy(out + sizeof(rp), mc, rp.nr_mc * sizeof(*mc));
+		if (rp.nr_filter)
+			memcpy(out + sizeof(rp) + rp.nr_mc * sizeof(*mc), filter,
+			       rp.nr_filter * 8);
 		*extra = out;
 		*extra_len = len;
 	}
