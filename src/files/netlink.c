@@ -145,8 +145,10 @@ static int describe(struct cpt_ctx *c, const struct fd_probe *p, int sk,
 		return log_err(c->log, EOPNOTSUPP,
 			       "pid %d fd %d: netlink socket of another network namespace (not supported)",
 			       p->pid, p->fd);
-	if (ret > 0)
-		ret = get_addrs(sk, rn);
+	if (ret < 0)
+		return log_err(c->log, -ret, "pid %d fd %d: netlink socket's network namespace:",
+			       p->pid, p->fd);
+	ret = get_addrs(sk, rn);
 	if (!ret)
 		ret = get_opts(sk, rn);
 	if (!ret)

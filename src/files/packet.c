@@ -259,8 +259,10 @@ static int describe(struct cpt_ctx *c, const struct fd_probe *p, int sk,
 		return log_err(c->log, EOPNOTSUPP,
 			       "pid %d fd %d: packet socket of another network namespace (not supported)",
 			       p->pid, p->fd);
-	if (ret > 0)
-		ret = diag_find(p->st.st_ino, rp, mc);
+	if (ret < 0)
+		return log_err(c->log, -ret, "pid %d fd %d: packet socket's network namespace:",
+			       p->pid, p->fd);
+	ret = diag_find(p->st.st_ino, rp, mc);
 	if (ret)
 		return log_err(c->log, -ret, "pid %d fd %d: packet socket, by packet_diag:",
 			       p->pid, p->fd);
