@@ -137,6 +137,23 @@ test: all build/test/ckpt $(TESTPROGS) $(TESTPROGS32) $(AUXPROGS) $(UNITS)
 	bash tests/setup.sh
 	bash tests/run.sh $(T)
 
+# libFuzzer over the image reader, the kinds' load() and checks and
+# `ckpt info` (fuzz/image_fuzz.c), built with clang (tests/setup.sh
+# installs it).  `make fuzz` runs it FUZZ_TIME seconds (default 600).
+FUZZCC    := clang
+# (warnings are the gcc builds' to enforce: clang's differ, -w here)
+FUZZFLAGS := -std=gnu11 -w -O1 -g -fno-omit-frame-pointer \
+	     -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
+FOBJS := $(patsubst src/%.c,build/fuzz/obj/%.o,$(LIBSRCS))
+build/fuzz/obj/%.o: src/%.c
+	@mkdir -p $(@D)
+	$(FUZZCC) $(CPPFLAGS) $(FUZZFLAGS) $(DEPFLAGS) -Iinclude -c $< -o $@
+build/fuzz/image_fuzz: fuzz/image_fuzz.c $(FOBJS)
+	$(FUZZCC) -std=gnu11 -Wall -Werror -O1 -g -fsanitize=fuzzer,address,undefined \
+		-Iinclude -Isrc -o $@ $^ $(LIBS)
+fuzz: all build/fuzz/image_fuzz $(TESTPROGS)
+	bash fuzz/run.sh $(or $(FUZZ_TIME),600)
+
 # CUDA processes on a real GPU (tests/gpu/run.sh): the release build,
 # the test program built with nvcc for the GPU at hand, a libcuda.so.1
 # from before r570 to be refused.
@@ -198,6 +215,6 @@ uninstall:
 clean:
 	rm -rf build
 
-.PHONY: all demo test test-gpu install uninstall clean
+.PHONY: all demo test test-gpu fuzz install uninstall clean
 
--include $(patsubst %.o,%.d,$(OBJS) $(CLIOBJS) $(TOBJS) $(TCLIOBJS)) $(UNITS:=.d)
+-include $(patsubst %.o,%.d,$(OBJS) $(CLIOBJS) $(TOBJS) $(TCLIOBJS) $(FOBJS)) $(UNITS:=.d)

@@ -366,6 +366,9 @@ enum file_kind {
 	FILE_TTY	= 14,
 	FILE_UNIX	= 15,
 	FILE_INET	= 16,
+	FILE_PIDFD	= 17,
+	FILE_FANOTIFY	= 18,
+	FILE_NSFS	= 19,	/* an fd on a namespace (/proc/PID/ns/NAME) */
 	FILE_PACKET	= 20,	/* an AF_PACKET socket: struct rec_packet */
 	FILE_NETLINK	= 21,	/* an AF_NETLINK socket: struct rec_netlink */
 	FILE_KIND_MAX	= 31,
@@ -411,11 +414,16 @@ enum tty_kind {
 	TTY_PTY		= 1,	/* a pty pair with its master in the tree */
 	TTY_JOB		= 2,	/* the shell job's terminal (--shell-job):
 				 * restart's own terminal in its place */
+	TTY_HUNGUP	= 3,	/* a pty whose master was closed, its slave
+				 * hung up: a new pair, its master closed */
+	TTY_CTTY_PATH	= 4,	/* a console or vt, reopened by its path, the
+				 * controlling terminal of a session */
 };
 
 #define TTY_PKT		0x1	/* master in packet mode (TIOCPKT) */
 #define TTY_LOCKED	0x2	/* slave locked (TIOCSPTLCK) */
-#define TTY_FLAGS	0x3
+#define TTY_OWNER	0x4	/* slave_uid, slave_gid, slave_mode are set */
+#define TTY_FLAGS	0x7
 
 struct rec_tty {
 	uint32_t id;		/* objref */
@@ -432,7 +440,12 @@ struct rec_tty {
 	uint8_t pad[3];
 	uint16_t ws_row, ws_col, ws_xpixel, ws_ypixel;	/* winsize */
 	uint32_t reserved;
+	/* older images end here (TTY_V1_LEN bytes) */
+	uint32_t slave_uid, slave_gid;	/* pty, TTY_OWNER: /dev/pts/N's owner */
+	uint32_t slave_mode;		/* and permission bits */
+	uint32_t reserved2;
 };
+#define TTY_V1_LEN	96
 
 /* REC_TTY_DATA: the bytes queued one way in the pty of the TTY record
  * just before it (at most one record each way), data[len] after. */
@@ -477,13 +490,21 @@ enum lock_kind {
 	LOCK_POSIX	= 1,	/* fcntl F_SETLK */
 	LOCK_FLOCK	= 2,	/* flock() */
 	LOCK_OFD	= 3,	/* fcntl F_OFD_SETLK */
+	LOCK_LEASE	= 4,	/* fcntl F_SETLEASE: the description's, written
+				 * once (start and len 0) */
 };
+
+/* rec_lock.lease_break: a lease being broken (F_GETLEASE then reads the
+ * type it goes to; its own type is READ for an O_RDONLY description,
+ * else WRITE) */
+#define LEASE_TO_READ	1	/* a WRITE lease being downgraded */
+#define LEASE_TO_NONE	2	/* being removed */
 
 struct rec_lock {
 	uint32_t fd;
 	uint32_t kind;		/* enum lock_kind */
 	uint32_t type;		/* F_RDLCK or F_WRLCK */
-	uint32_t reserved;
+	uint32_t lease_break;	/* LOCK_LEASE: LEASE_TO_* or 0; else 0 */
 	uint64_t start;		/* bytes from the file's start */
 	uint64_t len;		/* 0: to the end, however far */
 };
@@ -723,6 +744,45 @@ struct rec_inotify_watch {
 	uint32_t path_len;
 };
 
+/* FILE_PIDFD's extra (the FILE's flags: O_RDWR, maybe O_NONBLOCK and
+ * PIDFD_THREAD, which is O_EXCL). */
+struct rec_pidfd {
+	int32_t pid;		/* a process of the tree, or -1: one that had
+				 * died and been reaped */
+	uint32_t dead_with;	/* pid -1: the FILE of the first description
+				 * on the same dead process (0: this one) */
+};
+
+/* FILE_FANOTIFY's extra: this, then nr marks, each a
+ * rec_fanotify_mark followed by its path (path_len bytes with the NUL;
+ * the next mark follows unaligned). */
+struct rec_fanotify {
+	uint32_t init_flags;	/* fanotify_init() flags, as fdinfo shows them */
+	uint32_t event_f_flags;	/* its event_f_flags */
+	uint32_t nr;
+	uint32_t reserved;
+};
+
+#define FANOTIFY_MARK_INODE	1	/* path: the inode */
+#define FANOTIFY_MARK_MOUNT	2	/* path: where the mount is mounted */
+#define FANOTIFY_MARK_FS	3	/* path: a mount of the file system */
+
+struct rec_fanotify_mark {
+	uint32_t type;		/* FANOTIFY_MARK_* */
+	uint32_t mflags;	/* FAN_MARK_IGNORED_SURV_MODIFY, _EVICTABLE, _IGNORE */
+	uint32_t mask;		/* FAN_* events, FAN_ONDIR, FAN_EVENT_ON_CHILD */
+	uint32_t ignored_mask;
+	uint32_t path_len;
+	uint32_t reserved;
+};
+
+/* FILE_NSFS's extra: whose namespace the fd is on. */
+struct rec_nsfs {
+	int32_t pid;		/* a process of the tree in it; 0: restart's own */
+	uint32_t reserved;
+	char name[24];		/* NUL-terminated: its name in /proc/PID/ns */
+};
+
 struct rec_fd {
 	uint32_t fd;
 	uint32_t file_id;
@@ -886,7 +946,7 @@ _Static_assert(sizeof(struct rec_creds) == 88, "rec_creds size");
 _Static_assert(sizeof(struct rec_pipe) == 16, "rec_pipe size");
 _Static_assert(sizeof(struct rec_path_ghost) == 16, "rec_path_ghost size");
 _Static_assert(sizeof(struct rec_fifo_ghost) == 16, "rec_fifo_ghost size");
-_Static_assert(sizeof(struct rec_tty) == 96, "rec_tty size");
+_Static_assert(sizeof(struct rec_tty) == 112, "rec_tty size");
 _Static_assert(sizeof(struct rec_tty_data) == 16, "rec_tty_data size");
 _Static_assert(sizeof(struct rec_tty_file) == 8, "rec_tty_file size");
 _Static_assert(sizeof(struct rec_lock) == 32, "rec_lock size");
@@ -906,6 +966,10 @@ _Static_assert(sizeof(struct rec_epoll) == 8, "rec_epoll size");
 _Static_assert(sizeof(struct rec_epoll_tfd) == 24, "rec_epoll_tfd size");
 _Static_assert(sizeof(struct rec_inotify) == 8, "rec_inotify size");
 _Static_assert(sizeof(struct rec_inotify_watch) == 24, "rec_inotify_watch size");
+_Static_assert(sizeof(struct rec_pidfd) == 8, "rec_pidfd size");
+_Static_assert(sizeof(struct rec_fanotify) == 16, "rec_fanotify size");
+_Static_assert(sizeof(struct rec_fanotify_mark) == 24, "rec_fanotify_mark size");
+_Static_assert(sizeof(struct rec_nsfs) == 32, "rec_nsfs size");
 _Static_assert(sizeof(struct rec_fd) == 16, "rec_fd size");
 _Static_assert(sizeof(struct rec_packet_ring) == 32, "rec_packet_ring size");
 _Static_assert(sizeof(struct rec_packet) == 160, "rec_packet size");

@@ -119,7 +119,9 @@ good_image() {	# HOLDER IMAGE
 	rm -f "$W/go"
 	"$1" plain "$W/go" > "$W/out" 2>&1 < /dev/null &
 	HPID=$!
-	for ((i = 0; i < 1000; i++)); do
+	# a deadline in seconds, not a count of tries: under the full suite's
+	# load an ASan holder took longer than 1000 tries of 10 ms to start
+	for ((i = SECONDS + 60; SECONDS < i; )); do
 		grep -q READY "$W/out" 2>/dev/null && break
 		sleep 0.01
 	done
@@ -400,7 +402,16 @@ forged "TASK comm unterminated"    edit -r TASK --offset comm --bytes "$(printf 
 forged "TASK session leader in another group" --expect "bad session" \
 	edit -r TASK --set sid=$PID --set pgid=$((PID + 1))
 forged "two TASK records"          dup -r TASK
-forged "THREAD twice"              dup -r THREAD
+forged "THREAD twice"              --expect "more THREAD records" dup -r THREAD
+# pids the kernel cannot give: 2^31 would be a negative pid_t
+forged "TASK pid 2^31"             --expect "bad pid" edit -r TASK --set pid=0x80000000
+forged "TASK sid 2^31-1"           --expect "bad pid" edit -r TASK --set sid=0x7fffffff
+forged "TASK pgid past PID_MAX_LIMIT" --expect "bad pid" edit -r TASK --set pgid=0x400001
+forged "TASK ppid 2^31"            --expect "bad pid" edit -r TASK --set ppid=0x80000000
+forged "THREAD tid 2^31"           --expect "bad tid" edit -r THREAD --set tid=0x80000000
+# a count that claims 65,536 threads costs nothing until they come
+forged "TASK nr_threads 65536, one THREAD" --expect "TASK says 65536 threads" \
+	edit -r TASK --set nr_threads=65536
 forged "THREAD tid +1"             edit -r THREAD --add tid=1
 forged "REGS before any THREAD"    move -r REGS --at after:TASK
 # VMA
@@ -543,7 +554,15 @@ ttyrec() {	# ID KIND FLAGS SID FG_PGRP LFLAG ISPEED LINE RESERVED
 	printf '%s' "$(le 4 "$1")$(le 4 "$2")$(zeros 4)$(le 4 "$3")$(le 4 "$4")$(le 4 "$5")$(zeros 12)$(le 4 "$6")$(le 4 "$7")$(zeros 4)$(zeros 32)$(le 1 "$8")$(zeros 11)$(le 4 "$9")"
 }
 forged "control: an unused pty"    --control insert --at before:FILE --type TTY --payload "$(ttyrec 99 1 3 0 0 0x8a3b 15 0 0)"
-forged "TTY kind 3"                insert --at before:FILE --type TTY --payload "$(ttyrec 99 3 0 0 0 0 0 0 0)"
+forged "TTY kind 5"                insert --at before:FILE --type TTY --payload "$(ttyrec 99 5 0 0 0 0 0 0 0)"
+forged "TTY terminal by path, no session" insert --at before:FILE --type TTY --payload "$(ttyrec 99 4 0 0 0 0 0 0 0)"
+# since slave owners: 16 more bytes (slave_uid, slave_gid, slave_mode, reserved2)
+forged "control: a pty with its slave's owner" --control insert --at before:FILE --type TTY --payload "$(ttyrec 99 1 4 0 0 0 0 0 0)$(le 4 13333)$(le 4 44444)$(le 4 0620)$(zeros 4)"
+forged "TTY slave mode 010000"     insert --at before:FILE --type TTY --payload "$(ttyrec 99 1 4 0 0 0 0 0 0)$(zeros 8)$(le 4 0x1000)$(zeros 4)"
+forged "TTY slave owner, no flag"  insert --at before:FILE --type TTY --payload "$(ttyrec 99 1 0 0 0 0 0 0 0)$(le 4 5)$(zeros 12)"
+forged "TTY reserved2 1"           insert --at before:FILE --type TTY --payload "$(ttyrec 99 1 4 0 0 0 0 0 0)$(zeros 12)$(le 4 1)"
+forged "TTY 100 bytes"             insert --at before:FILE --type TTY --payload "$(ttyrec 99 1 0 0 0 0 0 0 0)$(zeros 4)"
+forged "TTY hung up with flags"    insert --at before:FILE --type TTY --payload "$(ttyrec 99 3 1 0 0 0 0 0 0)"
 forged "TTY id 0"                  insert --at before:FILE --type TTY --payload "$(ttyrec 0 1 0 0 0 0 0 0 0)"
 forged "TTY flags 0x4"             insert --at before:FILE --type TTY --payload "$(ttyrec 99 1 4 0 0 0 0 0 0)"
 forged "TTY reserved 1"            insert --at before:FILE --type TTY --payload "$(ttyrec 99 1 0 0 0 0 0 0 1)"
@@ -645,6 +664,69 @@ incase "inotify path_len 2^32-1"        "$(le 4 1)$(zeros 4)$(inwatch 1 4 / 0xff
 incase "inotify path relative"          "$(le 4 1)$(zeros 4)$(inwatch 1 4 etc)"
 incase "inotify path NUL inside"        "$(le 4 1)$(zeros 4)$(inwatch 1 4 /e 5)7400"
 incase "inotify bytes after watches"    "$(le 4 1)$(zeros 4)$(inwatch 1 4 /)0000"
+# pidfds, fanotify groups and namespace fds, likewise
+kfile() {	# ID KIND FLAGS PATH EXTRA-HEX: a FILE payload
+	local p; p=$(strhex "$4")
+	printf '%s' "$(le 4 "$1")$(le 4 "$2")$(le 4 "$3")$(zeros 36)$(le 4 $((${#p} / 2)))$(le 4 $((${#5} / 2)))$p$5"
+}
+pdcase() {	# NAME PID DEAD_WITH [FLAGS]
+	forged "$1" --expect pidfd insert --at after:'FILE#-1' --type FILE \
+		--payload "$(kfile 1000 17 "${4:-2}" 'anon_inode:[pidfd]' "$(le 4 "$2")$(le 4 "$3")")"
+}
+fafile() {	# EXTRA-HEX [FLAGS]
+	kfile 1000 18 "${2:-2}" 'anon_inode:[fanotify]' "$1"
+}
+famark() {	# TYPE MFLAGS MASK IGNORED PATH [PATH_LEN [RESERVED]]: one mark
+	local p; p=$(strhex "$5")
+	printf '%s' "$(le 4 "$1")$(le 4 "$2")$(le 4 "$3")$(le 4 "$4")$(le 4 "${6:-$((${#p} / 2))}")$(le 4 "${7:-0}")$p"
+}
+facase() { forged "$1" --expect fanotify insert --at after:'FILE#-1' --type FILE --payload "$(fafile "$2" "${3:-2}")"; }
+nscase() {	# NAME PID NAME-HEX [FLAGS [RESERVED]]
+	forged "$1" --expect namespace insert --at after:'FILE#-1' --type FILE \
+		--payload "$(kfile 1000 19 "${4:-0}" 'net:[1]' "$(le 4 "$2")$(le 4 "${5:-0}")$3")"
+}
+NSNET=$(strhex net)$(zeros 20)
+forged "control: a dead pidfd" --control insert --at after:'FILE#-1' --type FILE \
+	--payload "$(kfile 1000 17 2 'anon_inode:[pidfd]' "$(le 4 0xffffffff)$(le 4 0)")"
+pdcase "pidfd pid 0"                    0 0
+pdcase "pidfd pid -2"                   0xfffffffe 0
+pdcase "pidfd pid 2^23"                 0x800000 0
+pdcase "pidfd live, dead_with set"      5 1
+pdcase "pidfd dead with a later FILE"   0xffffffff 2000
+pdcase "pidfd dead with itself"         0xffffffff 1000
+pdcase "pidfd dead with no pidfd"       0xffffffff 1
+pdcase "pidfd flags O_RDONLY"           0xffffffff 0 0
+pdcase "pidfd flags O_APPEND"           0xffffffff 0 0x402
+forged "pidfd state 4 bytes" --expect pidfd insert --at after:'FILE#-1' --type FILE \
+	--payload "$(kfile 1000 17 2 'anon_inode:[pidfd]' "$(le 4 0xffffffff)")"
+forged "control: a fanotify group" --control insert --at after:'FILE#-1' --type FILE \
+	--payload "$(fafile "$(le 4 2)$(le 4 0x8000)$(le 4 2)$(zeros 4)$(famark 2 0 8 0 /)$(famark 1 0x40 0x20 1 /tmp)")"
+facase "fanotify state 8 bytes"         "$(le 4 0)$(le 4 0)"
+facase "fanotify reserved"              "$(le 4 0)$(le 4 0)$(le 4 0)$(le 4 1)"
+facase "fanotify count 2, one there"    "$(le 4 0)$(le 4 0)$(le 4 2)$(zeros 4)$(famark 2 0 8 0 /)"
+facase "fanotify count 2^20"            "$(le 4 0)$(le 4 0)$(le 4 0x100000)$(zeros 4)$(famark 2 0 8 0 /)"
+facase "fanotify init flags 2^16"       "$(le 4 0x10000)$(le 4 0)$(le 4 0)$(zeros 4)"
+facase "fanotify event flags O_CREAT"   "$(le 4 0)$(le 4 0100)$(le 4 0)$(zeros 4)"
+facase "fanotify file flags O_APPEND"   "$(le 4 0)$(le 4 0)$(le 4 0)$(zeros 4)" 0x402
+facase "fanotify mark type 0"           "$(le 4 0)$(le 4 0)$(le 4 1)$(zeros 4)$(famark 0 0 8 0 /)"
+facase "fanotify mark type 4"           "$(le 4 0)$(le 4 0)$(le 4 1)$(zeros 4)$(famark 4 0 8 0 /)"
+facase "fanotify mark flags 0x1"        "$(le 4 0)$(le 4 0)$(le 4 1)$(zeros 4)$(famark 2 1 8 0 /)"
+facase "fanotify mark masks 0"          "$(le 4 0)$(le 4 0)$(le 4 1)$(zeros 4)$(famark 2 0 0 0 /)"
+facase "fanotify mark reserved"         "$(le 4 0)$(le 4 0)$(le 4 1)$(zeros 4)$(famark 2 0 8 0 / 2 1)"
+facase "fanotify path_len past end"     "$(le 4 0)$(le 4 0)$(le 4 1)$(zeros 4)$(famark 2 0 8 0 / 100)"
+facase "fanotify path_len 2^32-1"       "$(le 4 0)$(le 4 0)$(le 4 1)$(zeros 4)$(famark 2 0 8 0 / 0xffffffff)"
+facase "fanotify path relative"         "$(le 4 0)$(le 4 0)$(le 4 1)$(zeros 4)$(famark 2 0 8 0 etc)"
+facase "fanotify path NUL inside"       "$(le 4 0)$(le 4 0)$(le 4 1)$(zeros 4)$(famark 2 0 8 0 /e 5)7400"
+facase "fanotify bytes after marks"     "$(le 4 0)$(le 4 0)$(le 4 1)$(zeros 4)$(famark 2 0 8 0 /)0000"
+forged "control: a namespace fd" --control insert --at after:'FILE#-1' --type FILE \
+	--payload "$(kfile 1000 19 0 'net:[1]' "$(le 4 0)$(le 4 0)$NSNET")"
+nscase "namespace fd pid -1"            0xffffffff "$NSNET"
+nscase "namespace fd pid 2^23"          0x800000 "$NSNET"
+nscase "namespace fd reserved"          0 "$NSNET" 0 1
+nscase "namespace fd name bogus"        0 "$(strhex bogus)$(zeros 18)"
+nscase "namespace fd name unended"      0 "$(printf '61%.0s' $(seq 24))"
+nscase "namespace fd name short"        0 "$(strhex net)"
+nscase "namespace fd flags O_RDWR"      0 "$NSNET" 2
 forged "FD number repeated"        edit -r 'FD#-1' --set fd=0
 forged "FD numbers out of order"   move -r FD --at after:'FD#-1'
 # files with no name: a FILE_OBJ (memfd 77, 10 bytes, 0600, named "x")
@@ -822,7 +904,11 @@ forged "control: flock, OFD lock"  --control insert --at after:'FD#-1' \
 	--type LOCK --payload "$(lock 1 2 0 0 0 0)" --type LOCK --payload "$(lock 1 3 1 0 5 0)"
 forged "control: owner of fd 1"    --control insert --at after:'FD#-1' --type FOWN --payload "$(fown 1 1 1 10)"
 forged "LOCK kind 0"               insert --at after:'FD#-1' --type LOCK --payload "$(lock 1 0 1 0 10 10)"
-forged "LOCK kind 4"               insert --at after:'FD#-1' --type LOCK --payload "$(lock 1 4 1 0 10 10)"
+forged "LOCK kind 5"               insert --at after:'FD#-1' --type LOCK --payload "$(lock 1 5 1 0 10 10)"
+forged "control: a lease"          --control insert --at after:'FD#-1' --type LOCK --payload "$(lock 1 4 1 0 0 0)"
+forged "LOCK lease with a range"   insert --at after:'FD#-1' --type LOCK --payload "$(lock 1 4 1 0 10 10)"
+forged "LOCK lease breaking to 3"  insert --at after:'FD#-1' --type LOCK --payload "$(lock 1 4 1 3 0 0)"
+forged "LOCK read lease to read"   insert --at after:'FD#-1' --type LOCK --payload "$(lock 1 4 0 1 0 0)"
 forged "LOCK type 2 (unlock)"      insert --at after:'FD#-1' --type LOCK --payload "$(lock 1 1 2 0 10 10)"
 forged "LOCK reserved 1"           insert --at after:'FD#-1' --type LOCK --payload "$(lock 1 1 1 1 10 10)"
 forged "LOCK on fd 99 (none)"      insert --at after:'FD#-1' --type LOCK --payload "$(lock 99 1 1 0 10 10)"

@@ -72,6 +72,9 @@ static const struct file_ops *const file_kinds[] = {
 	&file_epoll,
 	&file_inotify,
 	&file_inet,
+	&file_pidfd,
+	&file_fanotify,
+	&file_nsfs,
 };
 #define NR_FILE_KINDS (int)(sizeof(file_kinds) / sizeof(file_kinds[0]))
 
