@@ -198,6 +198,9 @@ enum vma_kind {
 	VMA_NONAME	= 5,	/* a memfd or deleted file: the FILE_OBJ shm_id */
 	VMA_SYSV	= 6,	/* a SysV shm attach: the SYSV_SHM shm_id, pgoff
 				 * bytes into it */
+	VMA_PACKET	= 20,	/* a packet socket's rings mapped: shm_id is
+				 * the FILE (FILE_PACKET) whose rings it maps
+				 * whole; no pages (the number FILE_PACKET's) */
 };
 
 /* vma.madv bits: what madvise()/mlock() state the area carries */
@@ -370,6 +373,8 @@ enum file_kind {
 	FILE_PIDFD	= 17,
 	FILE_FANOTIFY	= 18,
 	FILE_NSFS	= 19,	/* an fd on a namespace (/proc/PID/ns/NAME) */
+	FILE_PACKET	= 20,	/* an AF_PACKET socket: struct rec_packet */
+	FILE_NETLINK	= 21,	/* an AF_NETLINK socket: struct rec_netlink */
 	FILE_KIND_MAX	= 31,
 };
 
@@ -888,6 +893,83 @@ struct rec_cgroup_ref {
 				 * hierarchy, a CGROUP; else 0 */
 };
 
+/* FILE_PACKET: the extra bytes of an AF_PACKET socket's FILE record:
+ * this, then nr_mc rec_packet_mc, then nr_filter classic BPF
+ * instructions (struct sock_filter: u16 code, u8 jt, u8 jf, u32 k). */
+enum packet_opt {		/* rec_packet.opt[]: SOL_PACKET options */
+	PACKET_OPT_VERSION,	/* TPACKET_V1..V3 */
+	PACKET_OPT_RESERVE,
+	PACKET_OPT_AUXDATA,	/* 0/1 */
+	PACKET_OPT_ORIGDEV,
+	PACKET_OPT_VNET_HDR,
+	PACKET_OPT_LOSS,
+	PACKET_OPT_TIMESTAMP,	/* SOF_TIMESTAMPING_* bits */
+	PACKET_OPT_TX_HAS_OFF,
+	PACKET_OPT_QDISC_BYPASS,
+	PACKET_OPT_IGNORE_OUTGOING,
+	PACKET_OPT_COPY_THRESH,
+	PACKET_NR_OPTS,
+	PACKET_OPT_SLOTS = 16	/* the rest are reserved, 0 */
+};
+
+struct rec_packet_ring {	/* PACKET_RX_RING/TX_RING (tpacket_req3) */
+	uint32_t block_size, block_nr;	/* block_nr 0: no ring (all 0) */
+	uint32_t frame_size, frame_nr;
+	uint32_t retire_tmo, sizeof_priv, features;	/* TPACKET_V3 */
+	uint32_t reserved;
+};
+
+struct rec_packet {
+	uint16_t type;		/* SOCK_RAW, SOCK_DGRAM, SOCK_PACKET */
+	uint16_t protocol;	/* as socket() took it (network order) */
+	int32_t ifindex;	/* bound to this interface, 0: none */
+	uint32_t fanout;	/* PACKET_FANOUT as getsockopt reads it:
+				 * id | type << 16 | flags << 24; 0: none */
+	uint32_t nr_mc;		/* memberships (PACKET_ADD_MEMBERSHIP) */
+	uint32_t nr_filter;	/* SO_ATTACH_FILTER instructions, 0: none */
+	uint32_t rcvbuf;	/* SO_RCVBUF, SO_SNDBUF as getsockopt reads */
+	uint32_t sndbuf;
+	uint32_t reserved;
+	int32_t opt[PACKET_OPT_SLOTS];
+	struct rec_packet_ring rx, tx;
+	/* struct rec_packet_mc mc[nr_mc]; struct sock_filter f[nr_filter]; */
+};
+
+struct rec_packet_mc {
+	int32_t ifindex;
+	uint16_t type;		/* PACKET_MR_* */
+	uint16_t alen;		/* bytes of addr, <= 32 */
+	uint32_t count;		/* added this many times */
+	uint32_t reserved;
+	uint8_t addr[32];
+};
+
+/* FILE_NETLINK: the extra bytes of an AF_NETLINK socket's FILE record:
+ * this, then nr_groups u32 words of its groups (bit g-1 of the bitmap:
+ * group g), then nr_filter classic BPF instructions. */
+#define NL_OPT_PKTINFO		0x01	/* NETLINK_PKTINFO */
+#define NL_OPT_BROADCAST_ERROR	0x02
+#define NL_OPT_NO_ENOBUFS	0x04
+#define NL_OPT_LISTEN_ALL_NSID	0x08
+#define NL_OPT_CAP_ACK		0x10
+#define NL_OPT_EXT_ACK		0x20
+#define NL_OPT_GET_STRICT_CHK	0x40
+#define NL_OPT_ALL		0x7f
+
+struct rec_netlink {
+	uint32_t protocol;	/* NETLINK_*, < 32 */
+	uint32_t type;		/* SOCK_RAW, SOCK_DGRAM */
+	uint32_t portid;	/* bound to it; 0: not bound */
+	uint32_t dst_portid;	/* connected to it and dst_group (1..32); */
+	uint32_t dst_group;	/* both 0: not connected */
+	uint32_t flags;		/* NL_OPT_* */
+	uint32_t nr_groups;	/* u32 words of groups that follow */
+	uint32_t nr_filter;	/* SO_ATTACH_FILTER instructions, 0: none */
+	uint32_t rcvbuf;	/* SO_RCVBUF, SO_SNDBUF as getsockopt reads */
+	uint32_t sndbuf;
+	/* uint32_t groups[nr_groups]; struct sock_filter f[nr_filter]; */
+};
+
 /* The records' sizes on disk, pinned: a change to any of them is a
  * change of the image format (records grow only at their end, so that
  * older images still read; docs/image-format.md says so), never an
@@ -946,6 +1028,10 @@ _Static_assert(sizeof(struct rec_fanotify) == 16, "rec_fanotify size");
 _Static_assert(sizeof(struct rec_fanotify_mark) == 24, "rec_fanotify_mark size");
 _Static_assert(sizeof(struct rec_nsfs) == 32, "rec_nsfs size");
 _Static_assert(sizeof(struct rec_fd) == 16, "rec_fd size");
+_Static_assert(sizeof(struct rec_packet_ring) == 32, "rec_packet_ring size");
+_Static_assert(sizeof(struct rec_packet) == 160, "rec_packet size");
+_Static_assert(sizeof(struct rec_packet_mc) == 48, "rec_packet_mc size");
+_Static_assert(sizeof(struct rec_netlink) == 40, "rec_netlink size");
 _Static_assert(sizeof(struct rec_seccomp_filter) == 16, "rec_seccomp_filter size");
 _Static_assert(sizeof(struct rec_seccomp) == 16, "rec_seccomp size");
 _Static_assert(sizeof(struct rec_cuda) == 216, "rec_cuda size");

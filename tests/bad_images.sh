@@ -1001,6 +1001,85 @@ forged "CGROUP_MEMBER before THREAD" insert --at after:TASK --type CGROUP_MEMBER
 forged "CGROUP_PROP tasks"          insert --at after:CGROUP --type CGROUP_PROP --payload "$(cgprop 1 1 0 tasks 1)"
 forged "CGROUP_PROP name ../x"      insert --at after:CGROUP --type CGROUP_PROP --payload "$(cgprop 1 2 0644 ../x '')"
 forged "CGROUP_PROP of no group"    insert --at after:CGROUP --type CGROUP_PROP --payload "$(cgprop 7 2 0644 x '')"
+# packet and netlink sockets (FILE_PACKET, FILE_NETLINK: no fd, loaded
+# and checked all the same), and an area mapping a packet socket's rings
+pkring() {	# BLOCK_SIZE BLOCK_NR FRAME_SIZE FRAME_NR [TMO]: one ring
+	printf '%s' "$(le 4 "$1")$(le 4 "$2")$(le 4 "$3")$(le 4 "$4")$(le 4 "${5:-0}")$(zeros 12)"
+}
+pkopt() {	# INDEX VALUE (INDEX 1..14): opt[16] with one set; 0: version
+	[ "$1" = 0 ] && { printf '%s' "$(le 4 "$2")$(zeros 60)"; return; }
+	printf '%s' "$(zeros $((4 * $1)))$(le 4 "$2")$(zeros $((60 - 4 * $1)))"
+}
+pkrec() {	# TYPE IFINDEX FANOUT NR_MC NR_FILTER [OPTS RX TX RESERVED]
+	printf '%s' "$(le 2 "$1")$(le 2 0x0300)$(le 4 "$2")$(le 4 "$3")$(le 4 "$4")$(le 4 "$5")$(le 4 212992)$(le 4 212992)$(le 4 "${9:-0}")${6:-$(zeros 64)}${7:-$(zeros 32)}${8:-$(zeros 32)}"
+}
+pkmc() {	# IFINDEX TYPE ALEN COUNT
+	printf '%s' "$(le 4 "$1")$(le 2 "$2")$(le 2 "$3")$(le 4 "$4")$(zeros 36)"
+}
+pkcase() {	# NAME [--control] EXTRA-HEX
+	local name=$1 how=(--expect "bad packet socket")
+	shift
+	[ "$1" = --control ] && { how=(--control); shift; }
+	forged "$name" "${how[@]}" insert --at after:'FILE#-1' --type FILE --payload "$(kindfile 1000 20 'socket:[4242]' "$1")"
+}
+V3RX=$(pkring 4096 2 2048 4 60)
+pkcase "control: packet raw"            --control "$(pkrec 3 0 0 0 0)"
+pkcase "control: packet V3 RX ring"     --control "$(pkrec 3 1 0 0 0 "$(pkopt 0 2)" "$V3RX")"
+pkcase "control: packet membership, filter" --control "$(pkrec 2 1 0x80001234 1 1)$(pkmc 1 1 0 2)0600000000000000"
+pkcase "packet type 4"                  "$(pkrec 4 0 0 0 0)"
+pkcase "packet ifindex -1"              "$(pkrec 3 0xffffffff 0 0 0)"
+pkcase "packet reserved 1"              "$(pkrec 3 0 0 0 0 "" "" "" 1)"
+pkcase "packet version 3"               "$(pkrec 3 0 0 0 0 "$(pkopt 0 3)")"
+pkcase "packet vnet header 11"          "$(pkrec 3 0 0 0 0 "$(pkopt 4 11)")"
+pkcase "packet opt slot 12"             "$(pkrec 3 0 0 0 0 "$(pkopt 12 1)")"
+pkcase "packet reserve -1"              "$(pkrec 3 0 0 0 0 "$(pkopt 1 0xffffffff)")"
+pkcase "packet ring frame_nr wrong"     "$(pkrec 3 0 0 0 0 "$(pkopt 0 2)" "$(pkring 4096 2 2048 3 60)")"
+pkcase "packet ring block 1000"         "$(pkrec 3 0 0 0 0 "" "$(pkring 1000 1 1000 1)")"
+pkcase "packet ring 2^40 bytes"         "$(pkrec 3 0 0 0 0 "$(pkopt 0 2)" "$(pkring 0x100000 0x100000 0x100000 0x100000)")"
+pkcase "packet V2 ring with timeout"    "$(pkrec 3 0 0 0 0 "$(pkopt 0 1)" "$(pkring 4096 1 2048 2 60)")"
+pkcase "packet ring with 0 frames"      "$(pkrec 3 0 0 0 0 "" "" "$(pkring 4096 1 0 0)")"
+pkcase "SOCK_PACKET with a ring"        "$(pkrec 10 0 0 0 0 "$(pkopt 0 2)" "$V3RX")"
+pkcase "SOCK_PACKET with an option"     "$(pkrec 10 0 0 0 0 "$(pkopt 2 1)")"
+pkcase "packet fanout by BPF"           "$(pkrec 3 0 0x60001 0 0)"
+pkcase "packet fanout flag 0x40"        "$(pkrec 3 0 0x40000001 0 0)"
+pkcase "packet nr_mc 2^31"              "$(pkrec 3 0 0 0x80000000 0)$(pkmc 1 1 0 1)"
+pkcase "packet nr_mc 1, none there"     "$(pkrec 3 0 0 1 0)"
+pkcase "packet membership alen 33"      "$(pkrec 3 0 0 1 0)$(pkmc 1 1 33 1)"
+pkcase "packet membership count 0"      "$(pkrec 3 0 0 1 0)$(pkmc 1 1 0 0)"
+pkcase "packet membership ifindex 0"    "$(pkrec 3 0 0 1 0)$(pkmc 0 1 0 1)"
+pkcase "packet membership type 9"       "$(pkrec 3 0 0 1 0)$(pkmc 1 9 0 1)"
+pkcase "packet filter 4097 insns"       "$(pkrec 3 0 0 0 4097)$(zeros 32776)"
+pkcase "packet filter past payload"     "$(pkrec 3 0 0 0 2)0600000000000000"
+pkcase "packet a byte after"            "$(pkrec 3 0 0 0 0)00"
+pkcase "packet 159 bytes"               "$(pkrec 3 0 0 0 0 | cut -c3-)"
+nlrec() {	# PROTOCOL TYPE PORTID DST_PORTID DST_GROUP FLAGS NR_GROUPS NR_FILTER
+	printf '%s' "$(le 4 "$1")$(le 4 "$2")$(le 4 "$3")$(le 4 "$4")$(le 4 "$5")$(le 4 "$6")$(le 4 "$7")$(le 4 "$8")$(le 4 212992)$(le 4 212992)"
+}
+nlcase() {	# NAME [--control] EXTRA-HEX
+	local name=$1 how=(--expect "bad netlink socket")
+	shift
+	[ "$1" = --control ] && { how=(--control); shift; }
+	forged "$name" "${how[@]}" insert --at after:'FILE#-1' --type FILE --payload "$(kindfile 1000 21 'socket:[4243]' "$1")"
+}
+nlcase "control: netlink bound, groups" --control "$(nlrec 2 3 4242 0 0 0x41 2 0)$(le 4 0x10)$(le 4 1)"
+nlcase "control: netlink connected"     --control "$(nlrec 2 2 4242 4243 32 0 0 1)0600000000000000"
+nlcase "netlink protocol 32"            "$(nlrec 32 3 0 0 0 0 0 0)"
+nlcase "netlink SOCK_STREAM"            "$(nlrec 2 1 0 0 0 0 0 0)"
+nlcase "netlink dst_group 33"           "$(nlrec 2 3 4242 0 33 0 0 0)"
+nlcase "netlink connected, not bound"   "$(nlrec 2 3 0 4243 0 0 0 0)"
+nlcase "netlink flags 0x80"             "$(nlrec 2 3 0 0 0 0x80 0 0)"
+nlcase "netlink 1025 group words"       "$(nlrec 2 3 0 0 0 0 1025 0)$(zeros 4100)"
+nlcase "netlink groups past payload"    "$(nlrec 2 3 0 0 0 0 1 0)"
+nlcase "netlink filter 4097 insns"      "$(nlrec 2 3 0 0 0 0 0 4097)$(zeros 32776)"
+nlcase "netlink 39 bytes"               "$(nlrec 2 3 0 0 0 0 0 0 | cut -c3-)"
+pkvma() {	# SHM-ID PATH: a kind 20 area at 0x30000, 2 pages
+	local p; p=$(strhex "$2")
+	printf '%s' "$(le 8 0x30000)$(le 8 0x32000)$(zeros 8)$(le 4 3)$(le 4 1)$(le 4 20)$(zeros 20)$(le 4 $((${#p} / 2)))$(le 4 "$1")$p"
+}
+forged "VMA packet of no socket" --expect "bad area" edit -r 'VMA#0' --set kind=20
+forged "VMA packet named a file" --expect "bad path" edit -r 'VMA#0' --set kind=20 --set reserved=1
+forged "VMA packet of a regular file" --expect "packet socket FILE 1" insert --at before:VMA --type VMA --payload "$(pkvma 1 'socket:[4242]')"
+forged "PAGES of a packet area" --expect "does not follow its VMA" insert --at before:VMA --type VMA --payload "$(pkvma 1 'socket:[4242]')" --type PAGES --payload "$(le 8 0x30000)$(le 8 1)$(le 4 1)$(zeros 4)$(le 8 0x30000)$(le 8 1)$(zeros 4096)"
 # the record stream
 forged "header len 2^63 (VMA)"     setlen -r 'VMA#0' --len 0x8000000000000000
 forged "header len 2^63 (PAGES)"   setlen -r "$big_i" --len 0x8000000000000000

@@ -22,7 +22,7 @@ t restart_fails_cleanly
 test_refuse_unknown_fd() { refused_checkpoint iouring 'fd [0-9]*: unsupported kind of file anon_inode:\[io_uring\]'; }
 test_refuse_vfork() { refused_checkpoint vfork 'pid [0-9]* does not stop: it is in vfork()' D; }
 test_refuse_shared_memory() { refused_checkpoint vmsibling 'share their memory (CLONE_VM), and neither has it from its parent'; }
-test_refuse_socket() { refused_checkpoint netlink 'fd [0-9]*: unsupported kind of file socket:'; }
+test_refuse_socket() { refused_checkpoint vsock 'fd [0-9]*: unsupported kind of file socket:'; }
 test_refuse_future_write() { refused_checkpoint futurewrite 'a writable mapping of a memfd sealed with F_SEAL_FUTURE_WRITE'; }
 test_refuse_deleted_with_links() { refused_checkpoint linkeddel 'sub/file (deleted): its name was removed, but 1 other links to it remain, none in'; }
 
