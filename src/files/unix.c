@@ -168,17 +168,32 @@ static int own_name(struct cpt_ctx *c, const struct usk *s, struct rec_unix_sk *
 	return 0;
 }
 
+#ifndef SCM_PIDFD
+#define SCM_PIDFD	4
+#endif
+#define SCM_MAX_FD	253	/* the kernel's, per message */
+
 struct queue {			/* messages peeked from a socket */
 	uint32_t *lens;
 	uint32_t nr, cap;
 	char *data;
 	size_t len, dcap;
+	struct rec_unix_scm_msg *scm;	/* those that carry fds */
+	uint32_t nr_scm;
+	size_t cap_scm;
+	int *fds;		/* theirs: ckpt's own copies, in order */
+	uint32_t nr_fds;
+	size_t cap_fds;
 };
 
 static void queue_free(struct queue *q)
 {
 	free(q->lens);
 	free(q->data);
+	free(q->scm);
+	for (uint32_t i = 0; i < q->nr_fds; i++)
+		close(q->fds[i]);
+	free(q->fds);
 }
 
 static int queue_room(struct queue *q, size_t want)
@@ -205,62 +220,173 @@ static int queue_room(struct queue *q, size_t want)
 	return 0;
 }
 
-/* Fds in flight come with the peek, into ckpt: closed again. */
-static bool fds_in_flight(struct msghdr *m)
-{
-	bool fds = m->msg_flags & MSG_CTRUNC;
+struct got {			/* the fds one peek brought into ckpt */
+	int fd[SCM_MAX_FD];
+	int n;
+	bool lost;		/* some did not fit (MSG_CTRUNC) */
+};
 
-	for (struct cmsghdr *h = CMSG_FIRSTHDR(m); h; h = CMSG_NXTHDR(m, h)) {
-		if (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS)
-			continue;
-		fds = true;
-		for (size_t i = 0; i < (h->cmsg_len - CMSG_LEN(0)) / sizeof(int); i++)
-			close(((int *)CMSG_DATA(h))[i]);
-	}
-	return fds;
+static void got_close(struct got *g)
+{
+	for (int i = 0; i < g->n; i++)
+		close(g->fd[i]);
+	g->n = 0;
 }
 
-/* The next message at @q->len bytes in (a stream: the next bytes):
- * 1 got one, 0 none left, -errno.  A stream reads 0 at its end, and so
- * does a seqpacket socket shut for reading once its @inq bytes are read:
- * else 0 is an empty message. */
+/* The fds in flight that came with a peek, into @g, above stdio (where
+ * fdtable would take them for the caller's); pidfds (SO_PASSPIDFD)
+ * closed; credentials are not kept. */
+static void take_cmsgs(struct msghdr *m, struct got *g)
+{
+	g->n = 0;
+	g->lost = m->msg_flags & MSG_CTRUNC;
+	for (struct cmsghdr *h = CMSG_FIRSTHDR(m); h; h = CMSG_NXTHDR(m, h)) {
+		size_t n = (h->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+
+		if (h->cmsg_level != SOL_SOCKET ||
+		    (h->cmsg_type != SCM_RIGHTS && h->cmsg_type != SCM_PIDFD))
+			continue;
+		for (size_t i = 0; i < n; i++) {
+			int fd, hi;
+
+			memcpy(&fd, CMSG_DATA(h) + i * sizeof(int), sizeof(fd));
+			if (h->cmsg_type != SCM_RIGHTS || g->n == SCM_MAX_FD) {
+				close(fd);
+				continue;
+			}
+			hi = fd < 3 ? fcntl(fd, F_DUPFD_CLOEXEC, 3) : fd;
+			if (hi != fd)
+				close(fd);
+			if (hi < 0)
+				g->lost = true;
+			else
+				g->fd[g->n++] = hi;
+		}
+	}
+}
+
+/* One peek of up to @len bytes at offset @off: their number or -errno,
+ * and the fds that came with them in @g. */
+static ssize_t peek_at(int sk, int off, char *buf, size_t len, int flags, struct got *g)
+{
+	union { char b[CMSG_SPACE(SCM_MAX_FD * sizeof(int)) + 512]; struct cmsghdr h; } ctl;
+	struct iovec iov = { buf, len };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
+			    .msg_control = ctl.b, .msg_controllen = sizeof(ctl.b) };
+	ssize_t n;
+
+	g->n = 0;
+	g->lost = false;
+	if (setsockopt(sk, SOL_SOCKET, SO_PEEK_OFF, &off, sizeof(off)))
+		return -errno;
+	n = recvmsg(sk, &m, MSG_PEEK | MSG_DONTWAIT | MSG_CMSG_CLOEXEC | flags);
+	if (n < 0)
+		return -errno;
+	take_cmsgs(&m, g);
+	return n;
+}
+
+/* A stream peek glues messages (skbs) together but stops after the first
+ * that carries fds: the bytes before that one, found by halving (a peek
+ * of k bytes brings its fds iff it reaches into it).  The fds must go
+ * back with the same byte, and a reader gets them with the read that
+ * reaches it. */
+static ssize_t stream_before_fds(int sk, int off, char *buf, size_t n)
+{
+	size_t lo = 1, hi = n;	/* the least k whose peek brings them */
+	struct got g;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		ssize_t k = peek_at(sk, off, buf, mid, 0, &g);
+		bool fds = g.n || g.lost;
+
+		got_close(&g);
+		if (k < 0)
+			return k;
+		if (fds)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo - 1;
+}
+
+/* Message @q->nr carries the fds in @g: kept, in order. */
+static int queue_fds(struct queue *q, struct got *g)
+{
+	struct rec_unix_scm_msg *e = VEC_PUSH(q->scm, q->nr_scm, q->cap_scm);
+
+	if (!e)
+		return -ENOMEM;
+	*e = (struct rec_unix_scm_msg){ .msg = q->nr, .nr_fds = g->n };
+	for (int i = 0; i < g->n; i++) {
+		if (VEC_ROOM(q->fds, q->nr_fds, q->cap_fds)) {
+			got_close(g);
+			return -ENOMEM;
+		}
+		q->fds[q->nr_fds++] = g->fd[i];
+		g->fd[i] = -1;
+	}
+	g->n = 0;
+	return 0;
+}
+
+/* The next message at @q->len bytes in (a stream: the next bytes, up to
+ * a message with fds or from it): 1 got one, 0 none left, -errno.  A
+ * stream reads 0 at its end, and so does a seqpacket socket shut for
+ * reading once its @inq bytes are read: else 0 is an empty message. */
 static int peek_unix_msg(int sk, const struct usk *s, size_t inq, struct queue *q)
 {
-	bool zero_ends = s->type == SOCK_STREAM ||
+	bool stream = s->type == SOCK_STREAM;
+	bool zero_ends = stream ||
 			 (s->type == SOCK_SEQPACKET && (s->shutdown & UNIX_SHUT_RD) && q->len >= inq);
-	union { char buf[CMSG_SPACE(253 * sizeof(int)) + CMSG_SPACE(64)]; struct cmsghdr h; } ctl;
 	size_t room = 64 * 1024;
 	int off = q->len, ret;
+	struct got g;
 
 	for (;;) {
-		struct iovec iov;
-		struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
-				    .msg_control = ctl.buf, .msg_controllen = sizeof(ctl.buf) };
-		ssize_t n;
+		ssize_t n, before;
+		size_t avail;
 
 		if ((ret = queue_room(q, room)))
 			return ret;
-		iov = (struct iovec){ q->data + q->len, q->dcap - q->len };
-		if (setsockopt(sk, SOL_SOCKET, SO_PEEK_OFF, &off, sizeof(off)))
-			return -errno;
-		n = recvmsg(sk, &m, MSG_PEEK | MSG_DONTWAIT | (s->type == SOCK_STREAM ? 0 : MSG_TRUNC));
-		if (n >= 0 && fds_in_flight(&m))
-			return -EXDEV;
+		avail = q->dcap - q->len;
+		n = peek_at(sk, off, q->data + q->len, avail, stream ? 0 : MSG_TRUNC, &g);
 		if (n < 0)
-			return errno == EAGAIN ? 0 : -errno;
-		if (n == 0 && zero_ends)
-			return 0;
-		if ((size_t)n > iov.iov_len) {	/* a datagram longer than room */
-			room = n;
+			return n == -EAGAIN ? 0 : n;
+		if (g.lost || (n == 0 && zero_ends) || (size_t)n > avail) {
+			got_close(&g);
+			if (g.lost)
+				return -EMFILE;
+			if (n == 0)
+				return 0;
+			room = n;	/* a datagram longer than room */
 			continue;
 		}
+		if (stream && g.n) {
+			before = stream_before_fds(sk, off, q->data + q->len, n);
+			if (before != 0 || (size_t)n == avail)
+				got_close(&g);
+			if (before < 0)
+				return before;
+			if (before > 0) {
+				n = before;	/* the bytes before it, first */
+			} else if ((size_t)n == avail) {
+				room = 2 * avail;	/* it may go on */
+				continue;
+			}
+		}
+		if (g.n && (ret = queue_fds(q, &g)))
+			return ret;
 		q->lens[q->nr++] = n;
 		q->len += n;
 		return q->nr < UNIX_MAX_MSGS ? 1 : -E2BIG;
 	}
 }
 
-/* Everything queued for @s, read without consuming it. */
+/* Everything queued for @s, read without consuming it; the fds in flight
+ * in it come into ckpt (they are the very descriptions). */
 static int peek_unix_queue(struct cpt_ctx *c, const struct usk *s, int sk,
 			   struct rec_unix_sk *r, struct queue *q)
 {
@@ -275,14 +401,86 @@ static int peek_unix_queue(struct cpt_ctx *c, const struct usk *s, int sk,
 	/* the target's own peek offset, whatever happened */
 	if (setsockopt(sk, SOL_SOCKET, SO_PEEK_OFF, &old, sizeof(old)) && !ret)
 		ret = -errno;
-	if (ret == -EXDEV)
-		return log_err(c->log, EOPNOTSUPP,
-			       "pid %d fd %d: unix socket has file descriptors in flight (SCM_RIGHTS): not supported",
+	if (ret == -EMFILE)
+		return log_err(c->log, EMFILE,
+			       "pid %d fd %d: the fds in flight on this unix socket (SCM_RIGHTS) do not fit in ckpt's fd table (RLIMIT_NOFILE)",
 			       s->pid, s->fd);
 	if (ret)
 		return log_err(c->log, -ret, "pid %d fd %d: peeking unix socket data:",
 			       s->pid, s->fd);
 	return 0;
+}
+
+/* A unix socket in flight must be one of the tree's (an fd holds it):
+ * one only in flight would need its own queue and peer found first. */
+static int check_flight(struct cpt_ctx *c, const struct usk *s, const struct queue *q,
+			const struct rec_unix_sk *r)
+{
+	struct unix_cpt *u = kind_dump_state(c, &kind_unix);
+
+	if (q->nr_scm && (r->flags & UNIX_GHOST))
+		return log_err(c->log, EOPNOTSUPP,
+			       "pid %d fd %d: fds in flight (SCM_RIGHTS) on a unix socket whose path was removed or replaced: not supported",
+			       s->pid, s->fd);
+	for (uint32_t i = 0; i < q->nr_fds; i++) {
+		char name[32], link[64];
+		unsigned long long ino;
+		const struct usk *f;
+
+		snprintf(name, sizeof(name), "fd/%d", q->fds[i]);
+		if (proc_readlink(getpid(), name, link, sizeof(link)) ||
+		    sscanf(link, "socket:[%llu]", &ino) != 1 || !(f = usk_find(u, ino)) || f->pid)
+			continue;
+		return log_err(c->log, EOPNOTSUPP,
+			       "pid %d fd %d: unix %s socket:[%llu] in flight on this unix socket (SCM_RIGHTS), held by no fd of the tree: not supported",
+			       s->pid, s->fd, unix_type_name(f->type), ino);
+	}
+	return 0;
+}
+
+/* The fds in flight queued for @s, kept with it until its UNIX_SCM. */
+static void keep_flight(struct usk *s, struct queue *q)
+{
+	s->scm = q->scm;
+	s->nr_scm = q->nr_scm;
+	s->fds = q->fds;
+	s->nr_fds = q->nr_fds;
+	q->scm = NULL;
+	q->fds = NULL;
+	q->nr_scm = q->nr_fds = 0;
+}
+
+/* After every UNIX_SK: the FILE of each fd in flight on @s (written now
+ * from ckpt's copy if the image has not got it), then its UNIX_SCM. */
+static int write_scm(struct cpt_ctx *c, const struct usk *s)
+{
+	long ti = id_find(&c->pids, s->pid);
+	struct rec_unix_scm r = { .sk = s->id, .opener = s->pid, .nr_msgs = s->nr_scm,
+				  .nr_fds = s->nr_fds };
+	uint32_t *ids = calloc(s->nr_fds, sizeof(*ids));
+	int ret = ids && ti >= 0 ? 0 : log_err(c->log, ENOMEM, "pid %d fd %d: fds in flight:",
+					       s->pid, s->fd);
+
+	for (uint32_t k = 0; k < s->nr_fds && !ret; k++) {
+		ret = files_ref_own(c, c->tasks[ti], s->fd, s->fds[k], &ids[k]);
+		if (!ret && !ids[k])
+			ret = log_err(c->log, EOPNOTSUPP,
+				      "pid %d fd %d: a file in flight on this unix socket (SCM_RIGHTS) cannot be left out",
+				      s->pid, s->fd);
+	}
+	if (!ret)
+		ret = iw_begin(&c->w, REC_UNIX_SCM, sizeof(r) + sizeof(*s->scm) * (uint64_t)s->nr_scm +
+			       sizeof(*ids) * (uint64_t)s->nr_fds);
+	if (!ret)
+		ret = iw_write(&c->w, &r, sizeof(r));
+	if (!ret)
+		ret = iw_write(&c->w, s->scm, sizeof(*s->scm) * s->nr_scm);
+	if (!ret)
+		ret = iw_write(&c->w, ids, sizeof(*ids) * s->nr_fds);
+	if (!ret)
+		ret = iw_end(&c->w);
+	free(ids);
+	return ret;
 }
 
 static int64_t timeo_ns(int sk, int opt)
@@ -325,7 +523,7 @@ static int take_socket(struct cpt_ctx *c, const struct usk *s, int *sk)
 	return *sk < 0 ? -EIO : 0;
 }
 
-static int write_one(struct cpt_ctx *c, const struct usk *s)
+static int write_one(struct cpt_ctx *c, struct usk *s)
 {
 	struct rec_unix_sk r = { .id = s->id, .type = s->type, .peek_off = -1,
 				 .shutdown = s->shutdown };
@@ -352,6 +550,8 @@ static int write_one(struct cpt_ctx *c, const struct usk *s)
 	if (!ret && r.state != UNIX_ST_LISTEN &&
 	    (r.state != UNIX_ST_UNCONN || s->type == SOCK_DGRAM))
 		ret = peek_unix_queue(c, s, sk, &r, &q);
+	if (!ret)
+		ret = check_flight(c, s, &q, &r);
 	if (!ret && q.nr && r.state == UNIX_ST_REMOTE) {
 		/* connecting again would drop it: kept, with the peer gone */
 		r.state = UNIX_ST_PEER_GONE;
@@ -381,6 +581,8 @@ static int write_one(struct cpt_ctx *c, const struct usk *s)
 		ret = iw_write(&c->w, q.data, q.len);
 	if (!ret)
 		ret = iw_end(&c->w);
+	if (!ret)
+		keep_flight(s, &q);
 	if (sk >= 0)
 		close(sk);
 	queue_free(&q);
@@ -419,6 +621,9 @@ static int write_every_usk(struct cpt_ctx *c)
 					      l->pid, l->fd);
 		}
 	}
+	for (size_t i = 0; i < u->n && !ret; i++)
+		if (u->s[i].nr_scm)
+			ret = write_scm(c, &u->s[i]);
 	return ret;
 }
 

@@ -37,6 +37,12 @@ struct usk {			/* a socket as sock_diag and the tree show it */
 	uint32_t id;		/* its UNIX_SK record */
 	struct usk *listener;	/* a client waiting in a tree listener's
 				 * backlog: that listener */
+	/* the fds in flight in its queue (SCM_RIGHTS): ckpt's own copies,
+	 * open until the checkpoint ends, @nr_scm messages' worth */
+	struct rec_unix_scm_msg *scm;
+	uint32_t nr_scm;
+	int *fds;
+	uint32_t nr_fds;
 };
 
 /* What checkpoint found of unix sockets: the kind's checkpoint state. */
@@ -63,6 +69,15 @@ const char *unix_type_name(int type);
 
 /* ---- restart: the builder (unix_build.c) ---- */
 
+/* One UNIX_SCM record (unix_scm.c): the messages of a socket's queue
+ * that carry fds, and the files they carry. */
+struct rst_scm {
+	struct rec_unix_scm r;
+	const char *msgs;	/* r.nr_msgs rec_unix_scm_msg, unaligned */
+	const char *ids;	/* r.nr_fds FILE ids, unaligned */
+	void *rec;
+};
+
 /* One UNIX_SK record, and the socket made of it. */
 struct rst_usk {
 	struct rec_unix_sk r;
@@ -72,6 +87,9 @@ struct rst_usk {
 	void *rec;
 	int fd;			/* ckpt's own, once made */
 	int far;		/* PEER_GONE: the end that goes away */
+	const struct rst_scm *scm;	/* the fds in flight in its queue */
+	bool late;		/* its queue, or its peer's, carries fds: filled
+				 * and finished once every process is built */
 };
 
 struct unix_table {
@@ -89,5 +107,15 @@ int unix_cross_check(struct rst_ctx *c, struct unix_table *ut);
 /* Every socket made, in ckpt, with its queued data, options and
  * shutdown state.  0, or -errno (reported). */
 int unix_make_all(struct rst_ctx *c, struct unix_table *ut);
+/* The length of message @i queued for @e. */
+uint32_t usk_msg_len(const struct rst_usk *e, uint32_t i);
+/* The messages queued for @e written again, @fds (ckpt's copies, in the
+ * order of e->scm's FILE ids) with those that carried some; 0, or
+ * -errno (reported). */
+int usk_refill(struct rst_ctx *c, struct unix_table *ut, struct rst_usk *e,
+	       const int *fds);
+/* Options and shutdown state of the late sockets, once their queues are
+ * filled; 0, or -errno (reported). */
+int unix_finish_late(struct rst_ctx *c, struct unix_table *ut);
 
 #endif
