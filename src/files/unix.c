@@ -9,8 +9,10 @@
  * UNIX_SK record naming its peer or listener by objref.  Queued data is
  * peeked, not read: ckpt takes the socket with pidfd_getfd() and peeks
  * message after message at explicit SO_PEEK_OFF offsets (the target's
- * own peek offset is put back).  Fds in flight (SCM_RIGHTS) are refused,
- * as is a socket whose peer is outside the tree unless the user said
+ * own peek offset is put back).  Fds in flight (SCM_RIGHTS) come with the
+ * peek into ckpt; after every UNIX_SK, each is written as a FILE and each
+ * socket's as a UNIX_SCM (restart: unix_scm.c).  A socket whose peer is
+ * outside the tree is refused unless the user said
  * --external-unix (then it is restored with its peer gone); stdio
  * connected outside stays the caller's (inherit.c).
  *
