@@ -271,7 +271,7 @@ static void take_cmsgs(struct msghdr *m, struct got *g)
  * and the fds that came with them in @g. */
 static ssize_t peek_at(int sk, int off, char *buf, size_t len, int flags, struct got *g)
 {
-	union { char b[CMSG_SPACE(SCM_MAX_FD * sizeof(int)) + 512]; struct cmsghdr h; } ctl;
+	union { char b[CMSG_SPACE(SCM_MAX_FD * sizeof(int)) + 4096]; struct cmsghdr h; } ctl;
 	struct iovec iov = { buf, len };
 	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
 			    .msg_control = ctl.b, .msg_controllen = sizeof(ctl.b) };
