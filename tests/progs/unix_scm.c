@@ -12,7 +12,9 @@
  * - a seqpacket pair: a message carrying both its sockets, in two
  *   SCM_RIGHTS headers (the kernel merges them);
  * - a datagram server bound to an abstract name, sent an eventfd (count
- *   42, nothing else holds it) by an unconnected socket.
+ *   42, nothing else holds it) by an unconnected socket;
+ * - a child's socket, sent by us a pipe's read end we keep (with a byte
+ *   in the pipe) and an epoll nothing else holds watching it.
  * After restart each message comes once, whole, in order, with its fds,
  * and they work. */
 #define _GNU_SOURCE
@@ -25,6 +27,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 
 #include "tp.h"
 
@@ -94,6 +97,21 @@ static ino_t ino_of(int fd)
 	return fstat(fd, &st) ? 0 : st.st_ino;
 }
 
+/* The child: its socket's message, once GOFILE exists. */
+static int child(int sk)
+{
+	struct epoll_event e;
+	int fds[MAXFDS];
+	char c;
+
+	tp_wait_go();
+	expect(sk, "kid", 2, fds, "child");
+	tp_check(epoll_wait(fds[1], &e, 1, 0) == 1 && e.data.u64 == 0x5678,
+		 "child: the epoll in flight lost its watch");
+	tp_check(read(fds[0], &c, 1) == 1 && c == 'q', "child: the pipe in flight lost its byte");
+	return tp_failures ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	int st[2], dg[2], sp[2], p1[2], p2[2], file, shared, ep, ev, srv, cl, fds[MAXFDS];
@@ -104,7 +122,26 @@ int main(int argc, char **argv)
 	socklen_t sl;
 	uint64_t cnt = 42;
 
+	int ks[2], p3[2], ep2, status;
+	pid_t kid;
+
 	tp_init(argc, argv);
+	if (socketpair(AF_UNIX, SOCK_DGRAM, 0, ks))
+		return 1;
+	kid = fork();
+	if (kid == 0) {
+		close(ks[0]);
+		return child(ks[1]);
+	}
+	close(ks[1]);
+	e.data.u64 = 0x5678;
+	ep2 = epoll_create1(0);
+	if (kid < 0 || pipe(p3) || ep2 < 0 || epoll_ctl(ep2, EPOLL_CTL_ADD, p3[0], &e) ||
+	    write(p3[1], "q", 1) != 1)
+		return 1;
+	send_fds(ks[0], "kid", (int[]){ p3[0], ep2 }, 2, false, NULL, 0);
+	close(ep2);
+	e.data.u64 = 0x1234;
 	snprintf(path, sizeof(path), "%s/scm.file", tmp ? tmp : "/tmp");
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, st) || socketpair(AF_UNIX, SOCK_DGRAM, 0, dg) ||
 	    socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sp) || pipe(p1) || pipe(p2))
@@ -169,5 +206,7 @@ int main(int argc, char **argv)
 		 buf[0] == 'z', "the socket in flight does not send to its peer");
 	expect(srv, "srv", 1, fds, "server");
 	tp_check(read(fds[0], &cnt, 8) == 8 && cnt == 42, "the eventfd in flight lost its count");
+	tp_check(waitpid(kid, &status, 0) == kid && WIFEXITED(status) && !WEXITSTATUS(status),
+		 "the child failed");
 	return tp_done();
 }
