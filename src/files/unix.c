@@ -175,20 +175,7 @@ static int own_name(struct cpt_ctx *c, const struct usk *s, struct rec_unix_sk *
 #endif
 #define SCM_MAX_FD	253	/* the kernel's, per message */
 
-struct queue {			/* messages peeked from a socket */
-	uint32_t *lens;
-	uint32_t nr, cap;
-	char *data;
-	size_t len, dcap;
-	struct rec_unix_scm_msg *scm;	/* those that carry fds */
-	uint32_t nr_scm;
-	size_t cap_scm;
-	int *fds;		/* theirs: ckpt's own copies, in order */
-	uint32_t nr_fds;
-	size_t cap_fds;
-};
-
-static void queue_free(struct queue *q)
+void usk_queue_free(struct usk_queue *q)
 {
 	free(q->lens);
 	free(q->data);
@@ -198,7 +185,7 @@ static void queue_free(struct queue *q)
 	free(q->fds);
 }
 
-static int queue_room(struct queue *q, size_t want)
+static int queue_room(struct usk_queue *q, size_t want)
 {
 	char *d;
 
@@ -315,7 +302,7 @@ static ssize_t stream_before_fds(int sk, int off, char *buf, size_t n)
 }
 
 /* Message @q->nr carries the fds in @g: kept, in order. */
-static int queue_fds(struct queue *q, struct got *g)
+static int queue_fds(struct usk_queue *q, struct got *g)
 {
 	struct rec_unix_scm_msg *e = VEC_PUSH(q->scm, q->nr_scm, q->cap_scm);
 
@@ -338,7 +325,7 @@ static int queue_fds(struct queue *q, struct got *g)
  * a message with fds or from it): 1 got one, 0 none left, -errno.  A
  * stream reads 0 at its end, and so does a seqpacket socket shut for
  * reading once its @inq bytes are read: else 0 is an empty message. */
-static int peek_unix_msg(int sk, const struct usk *s, size_t inq, struct queue *q)
+static int peek_unix_msg(int sk, const struct usk *s, size_t inq, struct usk_queue *q)
 {
 	bool stream = s->type == SOCK_STREAM;
 	bool zero_ends = stream ||
@@ -389,15 +376,14 @@ static int peek_unix_msg(int sk, const struct usk *s, size_t inq, struct queue *
 
 /* Everything queued for @s, read without consuming it; the fds in flight
  * in it come into ckpt (they are the very descriptions). */
-static int peek_unix_queue(struct cpt_ctx *c, const struct usk *s, int sk,
-			   struct rec_unix_sk *r, struct queue *q)
+static int peek_unix_queue(struct cpt_ctx *c, struct usk *s, int sk, struct usk_queue *q)
 {
 	int old = -1, inq = 0, ret;
 	socklen_t sl = sizeof(old);
 
 	if (getsockopt(sk, SOL_SOCKET, SO_PEEK_OFF, &old, &sl) || ioctl(sk, SIOCINQ, &inq))
 		return log_err(c->log, errno, "pid %d fd %d: SO_PEEK_OFF:", s->pid, s->fd);
-	r->peek_off = old;
+	s->peek_off = old;
 	while ((ret = peek_unix_msg(sk, s, inq, q)) == 1)
 		;
 	/* the target's own peek offset, whatever happened */
@@ -413,43 +399,33 @@ static int peek_unix_queue(struct cpt_ctx *c, const struct usk *s, int sk,
 	return 0;
 }
 
-/* A unix socket in flight must be one of the tree's (an fd holds it):
- * one only in flight would need its own queue and peer found first. */
-static int check_flight(struct cpt_ctx *c, const struct usk *s, const struct queue *q,
-			const struct rec_unix_sk *r)
+/* The unix sockets in flight on @s that no fd of the tree holds are the
+ * tree's too (a connection handed to a worker, its sender's fd closed):
+ * written like the others, their own queues peeked in turn. */
+static int note_flight(struct cpt_ctx *c, const struct usk *s)
 {
 	struct unix_cpt *u = kind_dump_state(c, &kind_unix);
 
-	if (q->nr_scm && (r->flags & UNIX_GHOST))
-		return log_err(c->log, EOPNOTSUPP,
-			       "pid %d fd %d: fds in flight (SCM_RIGHTS) on a unix socket whose path was removed or replaced: not supported",
-			       s->pid, s->fd);
-	for (uint32_t i = 0; i < q->nr_fds; i++) {
+	for (uint32_t i = 0; i < s->q.nr_fds; i++) {
 		char name[32], link[64];
 		unsigned long long ino;
-		const struct usk *f;
+		struct usk *f;
 
-		snprintf(name, sizeof(name), "fd/%d", q->fds[i]);
+		snprintf(name, sizeof(name), "fd/%d", s->q.fds[i]);
 		if (proc_readlink(getpid(), name, link, sizeof(link)) ||
 		    sscanf(link, "socket:[%llu]", &ino) != 1 || !(f = usk_find(u, ino)) || f->pid)
 			continue;
-		return log_err(c->log, EOPNOTSUPP,
-			       "pid %d fd %d: unix %s socket:[%llu] in flight on this unix socket (SCM_RIGHTS), held by no fd of the tree: not supported",
-			       s->pid, s->fd, unix_type_name(f->type), ino);
+		if (f->kstate == K_LISTEN)
+			return log_err(c->log, EOPNOTSUPP,
+				       "pid %d fd %d: a listening unix socket (socket:[%llu]) in flight on this unix socket (SCM_RIGHTS), held by no fd of the tree: not supported",
+				       s->pid, s->fd, ino);
+		f->pid = s->pid;
+		f->fd = s->fd;
+		f->in_flight = true;
+		f->flight_fd = s->q.fds[i];
+		f->id = ++c->next_objref;
 	}
 	return 0;
-}
-
-/* The fds in flight queued for @s, kept with it until its UNIX_SCM. */
-static void keep_flight(struct usk *s, struct queue *q)
-{
-	s->scm = q->scm;
-	s->nr_scm = q->nr_scm;
-	s->fds = q->fds;
-	s->nr_fds = q->nr_fds;
-	q->scm = NULL;
-	q->fds = NULL;
-	q->nr_scm = q->nr_fds = 0;
 }
 
 /* After every UNIX_SK: the FILE of each fd in flight on @s (written now
@@ -457,28 +433,28 @@ static void keep_flight(struct usk *s, struct queue *q)
 static int write_scm(struct cpt_ctx *c, const struct usk *s)
 {
 	long ti = id_find(&c->pids, s->pid);
-	struct rec_unix_scm r = { .sk = s->id, .opener = s->pid, .nr_msgs = s->nr_scm,
-				  .nr_fds = s->nr_fds };
-	uint32_t *ids = calloc(s->nr_fds, sizeof(*ids));
+	struct rec_unix_scm r = { .sk = s->id, .opener = s->pid, .nr_msgs = s->q.nr_scm,
+				  .nr_fds = s->q.nr_fds };
+	uint32_t *ids = calloc(s->q.nr_fds, sizeof(*ids));
 	int ret = ids && ti >= 0 ? 0 : log_err(c->log, ENOMEM, "pid %d fd %d: fds in flight:",
 					       s->pid, s->fd);
 
-	for (uint32_t k = 0; k < s->nr_fds && !ret; k++) {
-		ret = files_ref_own(c, c->tasks[ti], s->fd, s->fds[k], &ids[k]);
+	for (uint32_t k = 0; k < s->q.nr_fds && !ret; k++) {
+		ret = files_ref_own(c, c->tasks[ti], s->fd, s->q.fds[k], &ids[k]);
 		if (!ret && !ids[k])
 			ret = log_err(c->log, EOPNOTSUPP,
 				      "pid %d fd %d: a file in flight on this unix socket (SCM_RIGHTS) cannot be left out",
 				      s->pid, s->fd);
 	}
 	if (!ret)
-		ret = iw_begin(&c->w, REC_UNIX_SCM, sizeof(r) + sizeof(*s->scm) * (uint64_t)s->nr_scm +
-			       sizeof(*ids) * (uint64_t)s->nr_fds);
+		ret = iw_begin(&c->w, REC_UNIX_SCM, sizeof(r) + sizeof(*s->q.scm) * (uint64_t)s->q.nr_scm +
+			       sizeof(*ids) * (uint64_t)s->q.nr_fds);
 	if (!ret)
 		ret = iw_write(&c->w, &r, sizeof(r));
 	if (!ret)
-		ret = iw_write(&c->w, s->scm, sizeof(*s->scm) * s->nr_scm);
+		ret = iw_write(&c->w, s->q.scm, sizeof(*s->q.scm) * s->q.nr_scm);
 	if (!ret)
-		ret = iw_write(&c->w, ids, sizeof(*ids) * s->nr_fds);
+		ret = iw_write(&c->w, ids, sizeof(*ids) * s->q.nr_fds);
 	if (!ret)
 		ret = iw_end(&c->w);
 	free(ids);
@@ -515,7 +491,14 @@ static int read_options(struct cpt_ctx *c, const struct usk *s, int sk,
 
 static int take_socket(struct cpt_ctx *c, const struct usk *s, int *sk)
 {
-	long pidfd = syscall(SYS_pidfd_open, s->pid, 0);
+	long pidfd;
+
+	if (s->in_flight) {
+		*sk = fcntl(s->flight_fd, F_DUPFD_CLOEXEC, 3);
+		return *sk < 0 ? log_err(c->log, errno, "pid %d fd %d: a socket in flight:",
+					 s->pid, s->fd) : 0;
+	}
+	pidfd = syscall(SYS_pidfd_open, s->pid, 0);
 
 	*sk = pidfd < 0 ? -1 : syscall(SYS_pidfd_getfd, pidfd, s->fd, 0);
 	if (*sk < 0)
@@ -530,7 +513,7 @@ static int write_one(struct cpt_ctx *c, struct usk *s)
 	struct rec_unix_sk r = { .id = s->id, .type = s->type, .peek_off = -1,
 				 .shutdown = s->shutdown };
 	char name[UNIX_NAME_MAX];
-	struct queue q = { 0 };
+	struct usk_queue *q = &s->q;
 	int sk = -1, ret = usk_state(c, s, &r);
 
 	/* a datagram socket connected to its own name needs that name to
@@ -548,13 +531,12 @@ static int write_one(struct cpt_ctx *c, struct usk *s)
 		ret = take_socket(c, s, &sk);
 	if (!ret)
 		ret = read_options(c, s, sk, &r);
-	/* an unconnected stream or seqpacket socket cannot be read at all */
-	if (!ret && r.state != UNIX_ST_LISTEN &&
-	    (r.state != UNIX_ST_UNCONN || s->type == SOCK_DGRAM))
-		ret = peek_unix_queue(c, s, sk, &r, &q);
-	if (!ret)
-		ret = check_flight(c, s, &q, &r);
-	if (!ret && q.nr && r.state == UNIX_ST_REMOTE) {
+	r.peek_off = s->peeked ? s->peek_off : -1;
+	if (!ret && q->nr_scm && (r.flags & UNIX_GHOST))
+		ret = log_err(c->log, EOPNOTSUPP,
+			      "pid %d fd %d: fds in flight (SCM_RIGHTS) on a unix socket whose path was removed or replaced: not supported",
+			      s->pid, s->fd);
+	if (!ret && q->nr && r.state == UNIX_ST_REMOTE) {
 		/* connecting again would drop it: kept, with the peer gone */
 		r.state = UNIX_ST_PEER_GONE;
 		r.name_len = 0;
@@ -563,31 +545,71 @@ static int write_one(struct cpt_ctx *c, struct usk *s)
 		log_warn(c->log, "pid %d fd %d: unix socket connected outside the tree: %s",
 			 s->pid, s->fd, r.state == UNIX_ST_REMOTE ? "connected to its name again at restart" :
 			 "restored with its peer gone");
-	if (!ret && q.nr && !(r.state == UNIX_ST_PEER_GONE ||
+	if (!ret && q->nr && !(r.state == UNIX_ST_PEER_GONE ||
 			      (r.state == UNIX_ST_CONNECTED && usk_find(kind_dump_state(c, &kind_unix), s->peer_ino)->peer_ino == s->ino) ||
 			      (r.state == UNIX_ST_UNCONN && r.name_len)))
 		ret = log_err(c->log, EOPNOTSUPP,
 			      "pid %d fd %d: data queued on a unix socket no restored peer can send to",
 			      s->pid, s->fd);
-	r.nr_msgs = q.nr;
-	r.data_len = q.len;
+	r.nr_msgs = q->nr;
+	r.data_len = q->len;
 	if (!ret)
-		ret = iw_begin(&c->w, REC_UNIX_SK, sizeof(r) + r.name_len + 4ULL * q.nr + q.len);
+		ret = iw_begin(&c->w, REC_UNIX_SK, sizeof(r) + r.name_len + 4ULL * q->nr + q->len);
 	if (!ret)
 		ret = iw_write(&c->w, &r, sizeof(r));
 	if (!ret && r.name_len)
 		ret = iw_write(&c->w, name, r.name_len);
-	if (!ret && q.nr)
-		ret = iw_write(&c->w, q.lens, 4 * q.nr);
-	if (!ret && q.len)
-		ret = iw_write(&c->w, q.data, q.len);
+	if (!ret && q->nr)
+		ret = iw_write(&c->w, q->lens, 4 * q->nr);
+	if (!ret && q->len)
+		ret = iw_write(&c->w, q->data, q->len);
 	if (!ret)
 		ret = iw_end(&c->w);
-	if (!ret)
-		keep_flight(s, &q);
 	if (sk >= 0)
 		close(sk);
-	queue_free(&q);
+	/* the data is written; the fds in flight wait for its UNIX_SCM */
+	free(q->lens);
+	free(q->data);
+	q->lens = NULL;
+	q->data = NULL;
+	return ret;
+}
+
+/* The queue of @s, peeked (an unconnected stream or seqpacket socket
+ * cannot be read at all, nor a listener), and the sockets only in flight
+ * in it noted. */
+static int peek_one(struct cpt_ctx *c, struct usk *s)
+{
+	int sk = -1, ret;
+
+	s->peeked = true;
+	s->peek_off = -1;
+	if (s->kstate == K_LISTEN ||
+	    (s->type != SOCK_DGRAM && !(s->kstate == K_ESTABLISHED && s->has_peer)))
+		return 0;
+	ret = take_socket(c, s, &sk);
+	if (!ret)
+		ret = peek_unix_queue(c, s, sk, &s->q);
+	if (sk >= 0)
+		close(sk);
+	return ret ? ret : note_flight(c, s);
+}
+
+/* Every queue of the tree, those of the sockets in flight in them too,
+ * before any state is told: a socket's peer may be one in flight. */
+static int peek_every(struct cpt_ctx *c, struct unix_cpt *u)
+{
+	bool more = true;
+	int ret = 0;
+
+	while (more && !ret) {
+		more = false;
+		for (size_t i = 0; i < u->n && !ret; i++)
+			if (u->s[i].pid && !u->s[i].peeked) {
+				more = true;
+				ret = peek_one(c, &u->s[i]);
+			}
+	}
 	return ret;
 }
 
@@ -602,6 +624,7 @@ static int write_every_usk(struct cpt_ctx *c)
 	for (size_t i = 0; i < u->n; i++)
 		if (u->s[i].pid)
 			u->s[i].id = ++c->next_objref;
+	ret = peek_every(c, u);
 	for (int pass = 0; pass < 2 && !ret; pass++)
 		for (size_t i = 0; i < u->n && !ret; i++) {
 			struct usk *s = &u->s[i];
@@ -624,7 +647,7 @@ static int write_every_usk(struct cpt_ctx *c)
 		}
 	}
 	for (size_t i = 0; i < u->n && !ret; i++)
-		if (u->s[i].nr_scm)
+		if (u->s[i].q.nr_scm)
 			ret = write_scm(c, &u->s[i]);
 	return ret;
 }

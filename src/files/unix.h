@@ -21,6 +21,20 @@
 
 /* ---- checkpoint: the graph (unix_graph.c) ---- */
 
+struct usk_queue {		/* the messages peeked from a socket */
+	uint32_t *lens;
+	uint32_t nr, cap;
+	char *data;
+	size_t len, dcap;
+	struct rec_unix_scm_msg *scm;	/* those that carry fds */
+	uint32_t nr_scm;
+	size_t cap_scm;
+	int *fds;		/* theirs: ckpt's own copies, in order, open
+				 * until the checkpoint ends */
+	uint32_t nr_fds;
+	size_t cap_fds;
+};
+
 struct usk {			/* a socket as sock_diag and the tree show it */
 	uint64_t ino, peer_ino, vfs_ino;
 	uint32_t vfs_dev;
@@ -32,17 +46,19 @@ struct usk {			/* a socket as sock_diag and the tree show it */
 	uint32_t *icons;	/* LISTEN: inodes of the clients whose
 				 * connections wait in its backlog */
 	uint32_t nr_icons;
-	pid_t pid;		/* its first holder in the tree; 0: outside */
-	int fd;
+	pid_t pid;		/* its first holder in the tree; 0: outside (in
+				 * flight only: the holder of the socket it
+				 * waits in) */
+	int fd;			/* (in flight only: that socket's fd) */
+	bool in_flight;		/* no fd of the tree holds it: only a message
+				 * queued in the tree's sockets */
+	int flight_fd;		/* then ckpt's copy of it (in its carrier's q) */
 	uint32_t id;		/* its UNIX_SK record */
 	struct usk *listener;	/* a client waiting in a tree listener's
 				 * backlog: that listener */
-	/* the fds in flight in its queue (SCM_RIGHTS): ckpt's own copies,
-	 * open until the checkpoint ends, @nr_scm messages' worth */
-	struct rec_unix_scm_msg *scm;
-	uint32_t nr_scm;
-	int *fds;
-	uint32_t nr_fds;
+	bool peeked;		/* its queue is in q */
+	int32_t peek_off;	/* its SO_PEEK_OFF, -1 off */
+	struct usk_queue q;
 };
 
 /* What checkpoint found of unix sockets: the kind's checkpoint state. */
@@ -64,6 +80,8 @@ bool unix_peer_gone(const struct usk *s);
 /* Connected to a socket that is neither in the tree nor gone. */
 bool unix_peer_outside(struct unix_cpt *u, const struct usk *s);
 
+/* unix.c: what a queue holds freed, its fds closed. */
+void usk_queue_free(struct usk_queue *q);
 /* unix.c: "stream", "dgram", "seqpacket" */
 const char *unix_type_name(int type);
 

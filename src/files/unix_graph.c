@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <unistd.h>
 
 #include "sockdiag.h"
 #include "unix.h"
@@ -94,10 +93,7 @@ void unix_dump_free(struct cpt_ctx *c, void *state)
 
 	for (size_t i = 0; i < u->n; i++) {
 		free(u->s[i].icons);
-		free(u->s[i].scm);
-		for (uint32_t k = 0; k < u->s[i].nr_fds; k++)
-			close(u->s[i].fds[k]);
-		free(u->s[i].fds);
+		usk_queue_free(&u->s[i].q);
 	}
 	free(u->s);
 }

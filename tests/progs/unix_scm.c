@@ -14,7 +14,10 @@
  * - a datagram server bound to an abstract name, sent an eventfd (count
  *   42, nothing else holds it) by an unconnected socket;
  * - a child's socket, sent by us a pipe's read end we keep (with a byte
- *   in the pipe) and an epoll nothing else holds watching it.
+ *   in the pipe) and an epoll nothing else holds watching it;
+ * - a connection handed over: a socket nothing but a message holds, its
+ *   own queue holding "fromy" with an eventfd (count 7) only in flight,
+ *   its peer ours.
  * After restart each message comes once, whole, in order, with its fds,
  * and they work. */
 #define _GNU_SOURCE
@@ -122,7 +125,7 @@ int main(int argc, char **argv)
 	socklen_t sl;
 	uint64_t cnt = 42;
 
-	int ks[2], p3[2], ep2, status;
+	int ks[2], p3[2], ep2, status, hs[2], xy[2], ev2;
 	pid_t kid;
 
 	tp_init(argc, argv);
@@ -179,6 +182,16 @@ int main(int argc, char **argv)
 		return 1;
 	send_fds(cl, "srv", &ev, 1, false, &sa, sl);
 	close(ev);
+	/* the connection handed over */
+	cnt = 7;
+	ev2 = eventfd(0, 0);
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, hs) || socketpair(AF_UNIX, SOCK_STREAM, 0, xy) ||
+	    ev2 < 0 || write(ev2, &cnt, 8) != 8)
+		return 1;
+	send_fds(xy[1], "fromy", &ev2, 1, false, NULL, 0);
+	send_fds(hs[0], "conn", &xy[0], 1, false, NULL, 0);
+	close(ev2);
+	close(xy[0]);
 
 	tp_ready();
 	tp_wait_go();
@@ -206,6 +219,12 @@ int main(int argc, char **argv)
 		 buf[0] == 'z', "the socket in flight does not send to its peer");
 	expect(srv, "srv", 1, fds, "server");
 	tp_check(read(fds[0], &cnt, 8) == 8 && cnt == 42, "the eventfd in flight lost its count");
+	expect(hs[1], "conn", 1, fds, "handed over");
+	xy[0] = fds[0];
+	expect(xy[0], "fromy", 1, fds, "the connection's own queue");
+	tp_check(read(fds[0], &cnt, 8) == 8 && cnt == 7, "the eventfd in flight lost its count");
+	tp_check(send(xy[0], "x", 1, 0) == 1 && recv(xy[1], buf, 2, MSG_DONTWAIT) == 1 &&
+		 buf[0] == 'x', "the connection handed over does not reach its peer");
 	tp_check(waitpid(kid, &status, 0) == kid && WIFEXITED(status) && !WEXITSTATUS(status),
 		 "the child failed");
 	return tp_done();
