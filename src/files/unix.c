@@ -11,7 +11,9 @@
  * message after message at explicit SO_PEEK_OFF offsets (the target's
  * own peek offset is put back).  Fds in flight (SCM_RIGHTS) come with the
  * peek into ckpt; after every UNIX_SK, each is written as a FILE and each
- * socket's as a UNIX_SCM (restart: unix_scm.c).  A socket whose peer is
+ * socket's as a UNIX_SCM (restart: unix_scm.c).  Every queue is peeked
+ * before any record is written: a unix socket only in flight is the
+ * tree's too (but a listener, refused).  A socket whose peer is
  * outside the tree is refused unless the user said
  * --external-unix (then it is restored with its peer gone); stdio
  * connected outside stays the caller's (inherit.c).

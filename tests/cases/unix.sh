@@ -1,5 +1,6 @@
-# unix.sh - unix sockets: fds in flight, peers outside the tree, a
-# checkpoint that consumes nothing, a file in the way of a socket.
+# unix.sh - unix sockets: a listener only in flight refused, peers
+# outside the tree, a checkpoint that consumes nothing (fds in flight
+# too), a file in the way of a socket.
 t refuse_unix_fds
 t unix_external
 t unix_no_kill
