@@ -188,15 +188,16 @@ static int dump_file(struct cpt_ctx *c, const struct fd_probe *p, uint32_t *id)
 	if (!ops && cuda_device_path(p->link))
 		return log_err(c->log, EOPNOTSUPP, "pid %d fd %d: %s, a CUDA device: %s",
 			       p->pid, p->fd, p->link, cuda_why_not(c, p->pid));
+	/* a message loses no fd: the reader counts on them */
+	if (!ops && p->via_pid)
+		return log_err(c->log, EOPNOTSUPP,
+			       "pid %d fd %d: a file in flight on this unix socket (SCM_RIGHTS) is of an unsupported kind: %s",
+			       p->via_pid, p->via_fd, p->link);
 	if (!ops && (c->flags & CKPT_SKIP_UNSUPPORTED)) {
 		log_warn(c->log, "pid %d fd %d: skipping unsupported %s", p->pid,
 			 p->fd, p->link);
 		return 0;
 	}
-	if (!ops && p->via_pid)
-		return log_err(c->log, EOPNOTSUPP,
-			       "pid %d fd %d: a file in flight on this unix socket (SCM_RIGHTS) is of an unsupported kind: %s",
-			       p->via_pid, p->via_fd, p->link);
 	if (!ops)
 		return log_err(c->log, EOPNOTSUPP,
 			       "pid %d fd %d: unsupported kind of file %s%s (use --skip-unsupported to leave it out)",
