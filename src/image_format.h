@@ -50,6 +50,8 @@ enum ckpt_rec_type {
 	REC_TTY		= 150,	/* a terminal: a pty pair, or the job's */
 	REC_TTY_DATA	= 151,	/* bytes queued in the pty of the last TTY */
 	REC_UNIX_SK	= 152,	/* a unix socket: its connection, queued data */
+	REC_UNIX_SCM	= 153,	/* the fds in flight (SCM_RIGHTS) queued for
+				 * one UNIX_SK, by FILE */
 	REC_IA32	= 160,	/* the last TASK is a 32-bit (IA32) process */
 	REC_IA32_THREAD	= 161,	/* its last THREAD's TLS entries, robust list */
 	REC_SYSV_SHM	= 170,	/* a SysV shared memory segment, once */
@@ -682,6 +684,23 @@ struct rec_unix_sk {
 	 * uint8_t data[data_len]; */
 };
 
+/* REC_UNIX_SCM: after every UNIX_SK and after the FILE records it
+ * names, the messages of one socket's queue that carry fds. */
+struct rec_unix_scm {
+	uint32_t sk;		/* the UNIX_SK whose queue this is */
+	uint32_t opener;	/* pid of the process that makes again, at
+				 * restart, a file in flight no fd holds */
+	uint32_t nr_msgs;	/* rec_unix_scm_msg entries that follow */
+	uint32_t nr_fds;	/* FILE ids after them, in all */
+	/* struct rec_unix_scm_msg msgs[nr_msgs]; uint32_t file_id[nr_fds]; */
+};
+
+struct rec_unix_scm_msg {
+	uint32_t msg;		/* its index in the UNIX_SK's messages,
+				 * increasing */
+	uint32_t nr_fds;	/* its fds: the next file ids, in order */
+};
+
 struct rec_file {
 	uint32_t id;		/* objref: FDs name this */
 	uint32_t kind;
@@ -1015,6 +1034,8 @@ _Static_assert(sizeof(struct rec_file_data) == 24, "rec_file_data size");
 _Static_assert(sizeof(struct rec_inet) == 192, "rec_inet size");
 _Static_assert(sizeof(struct rec_dgram) == 24, "rec_dgram size");
 _Static_assert(sizeof(struct rec_unix_sk) == 80, "rec_unix_sk size");
+_Static_assert(sizeof(struct rec_unix_scm) == 16, "rec_unix_scm size");
+_Static_assert(sizeof(struct rec_unix_scm_msg) == 8, "rec_unix_scm_msg size");
 _Static_assert(sizeof(struct rec_file) == 56, "rec_file size");
 _Static_assert(sizeof(struct rec_eventfd) == 16, "rec_eventfd size");
 _Static_assert(sizeof(struct rec_timerfd) == 40, "rec_timerfd size");

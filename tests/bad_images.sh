@@ -1080,6 +1080,32 @@ forged "VMA packet of no socket" --expect "bad area" edit -r 'VMA#0' --set kind=
 forged "VMA packet named a file" --expect "bad path" edit -r 'VMA#0' --set kind=20 --set reserved=1
 forged "VMA packet of a regular file" --expect "packet socket FILE 1" insert --at before:VMA --type VMA --payload "$(pkvma 1 'socket:[4242]')"
 forged "PAGES of a packet area" --expect "does not follow its VMA" insert --at before:VMA --type VMA --payload "$(pkvma 1 'socket:[4242]')" --type PAGES --payload "$(le 8 0x30000)$(le 8 1)$(le 4 1)$(zeros 4)$(le 8 0x30000)$(le 8 1)$(zeros 4096)"
+# fds in flight (UNIX_SCM, after a datagram server's UNIX_SK with one
+# message, naming the first FILE)
+uscm() {	# SK OPENER NR-MSGS NR-FDS ENTRIES-AND-IDS-HEX
+	printf '%s' "$(le 4 "$1")$(le 4 "$2")$(le 4 "$3")$(le 4 "$4")$5"
+}
+scm_case() {	# NAME [--control] SCM-ARGS...
+	local name=$1 ctl=
+	shift
+	[ "$1" = --control ] && { ctl=--control; shift; }
+	forged "$name" $ctl insert --at after:'FILE#0' \
+		--type UNIX_SK --payload "$(usk 2 1 0 0 0 0 00616263 1 3 "$(le 4 3)616263")" \
+		--type UNIX_SCM --payload "$(uscm "$@")"
+}
+scm_case "control: UNIX_SCM a message, a file" --control 1000 1 1 1 "$(le 4 0)$(le 4 1)$(le 4 1)"
+scm_case "UNIX_SCM no such socket"    999 1 1 1 "$(le 4 0)$(le 4 1)$(le 4 1)"
+scm_case "UNIX_SCM message 1 of 1"    1000 1 1 1 "$(le 4 1)$(le 4 1)$(le 4 1)"
+scm_case "UNIX_SCM message of 0 fds"  1000 1 1 0 "$(le 4 0)$(le 4 0)"
+scm_case "UNIX_SCM fds do not add up" 1000 1 1 2 "$(le 4 0)$(le 4 1)$(le 4 1)$(le 4 1)"
+scm_case "UNIX_SCM no such FILE"      1000 1 1 1 "$(le 4 0)$(le 4 1)$(le 4 4242)"
+scm_case "UNIX_SCM no messages"       1000 1 0 0 ""
+scm_case "UNIX_SCM length short"      1000 1 2 1 "$(le 4 0)$(le 4 1)$(le 4 1)"
+scm_case "UNIX_SCM 254 fds"           1000 1 1 254 "$(le 4 0)$(le 4 254)$(for ((i = 0; i < 254; i++)); do le 4 1; done)"
+forged "UNIX_SCM twice" insert --at after:'FILE#0' \
+	--type UNIX_SK --payload "$(usk 2 1 0 0 0 0 00616263 1 3 "$(le 4 3)616263")" \
+	--type UNIX_SCM --payload "$(uscm 1000 1 1 1 "$(le 4 0)$(le 4 1)$(le 4 1)")" \
+	--type UNIX_SCM --payload "$(uscm 1000 1 1 1 "$(le 4 0)$(le 4 1)$(le 4 1)")"
 # the record stream
 forged "header len 2^63 (VMA)"     setlen -r 'VMA#0' --len 0x8000000000000000
 forged "header len 2^63 (PAGES)"   setlen -r "$big_i" --len 0x8000000000000000

@@ -91,8 +91,10 @@ void unix_dump_free(struct cpt_ctx *c, void *state)
 {
 	struct unix_cpt *u = state;
 
-	for (size_t i = 0; i < u->n; i++)
+	for (size_t i = 0; i < u->n; i++) {
 		free(u->s[i].icons);
+		usk_queue_free(&u->s[i].q);
+	}
 	free(u->s);
 }
 
