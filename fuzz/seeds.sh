@@ -14,7 +14,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 n=0
 for p in tree threads files pipeline unix_stream unix_dgram inet timers signals \
-	 pty sysvshm seccomp epoll eventfd timerfd signalfd inotify locks; do
+	 pty sysvshm seccomp epoll eventfd timerfd signalfd inotify locks unix_scm \
+	 pidfd fanotify nsfs_fd packet_sock netlink_sock cgroup lease; do
 	[ -x "$PROGS/$p" ] || continue
 	d=$work/$p
 	mkdir -p "$d"
