@@ -296,7 +296,7 @@ static int dump_tcp(struct cpt_ctx *c, const struct fd_probe *p, int sk,
 	case TCP_CLOSE:
 		memset(ri->raddr, 0, sizeof(ri->raddr));
 		ri->rport = 0;
-		return 0;
+		return tcp_dump_closed(c, p, sk, ri);
 	case TCP_SYN_SENT:
 		return dump_syn_sent(c, p, sk, ri);
 	case TCP_ESTABLISHED:
@@ -438,7 +438,9 @@ static bool inet_ok(const struct rec_inet *ri, uint32_t extra_len)
 		return false;
 	if (ri->protocol != IPPROTO_TCP && ri->protocol != IPPROTO_UDP)
 		return false;
-	if (ri->reserved || ri->reserved1 ||
+	if ((ri->shut & ~(INET_SHUT_RD | INET_SHUT_WR)) ||
+	    (ri->shut && (ri->protocol != IPPROTO_TCP || ri->state != TCP_CLOSE)) ||
+	    ri->reserved1 ||
 	    (ri->state != TCP_LISTEN && ri->backlog))
 		return false;
 	if (ri->family == AF_INET &&
@@ -586,8 +588,8 @@ static int make_socket(const struct rec_inet *ri, uint32_t ts, int *out)
 	if (ret || ri->protocol == IPPROTO_TCP) {
 		if (!ret && ri->state == TCP_LISTEN)
 			ret = rebuild_listener(sk, ri);
-		else if (!ret && ri->state == TCP_CLOSE && ri->lport)
-			ret = tcp_bind(sk, ri);
+		else if (!ret && ri->state == TCP_CLOSE)
+			ret = tcp_rebuild_closed(sk, ri, tcp_bind);
 		else if (!ret && inet_is_conn(ri))
 			ret = tcp_rebuild_conn(sk, ri, ts);
 		else if (!ret && ri->state == TCP_SYN_SENT)

@@ -52,6 +52,14 @@ int tcp_dump_conn(struct cpt_ctx *c, const struct fd_probe *p, int sk,
  * it is opened meanwhile.  0, or -errno (reported). */
 int tcp_hold_opening(struct cpt_ctx *c, const struct fd_probe *p, int sk,
 		     const struct rec_inet *ri);
+/* Checkpoint: a TCP socket in CLOSE (@ri): shut down, or a connection
+ * that ended (its port released).  0, or -errno (reported). */
+int tcp_dump_closed(struct cpt_ctx *c, const struct fd_probe *p, int sk,
+		    struct rec_inet *ri);
+/* Restart: the CLOSE socket @ri on @sk: bound with @bind if it was,
+ * shut down as it was.  0 or -errno. */
+int tcp_rebuild_closed(int sk, const struct rec_inet *ri,
+		       int (*bind)(int sk, const struct rec_inet *ri));
 /* Restart: @ri's connection rebuilt on @sk, left in repair mode, with
  * TCP timestamps going on from @ts.  0 or -errno. */
 int tcp_rebuild_conn(int sk, const struct rec_inet *ri, uint32_t ts);

@@ -4,6 +4,7 @@ t tcp_peer_outside         needs iptables tcp_repair  group iptables
 t tcp_netlock              needs iptables tcp_repair  group iptables
 t tcp_checkpoint_live      needs iptables tcp_repair  group iptables
 t tcp_connecting           needs iptables tcp_repair  group iptables
+t tcp_closing_states       needs iptables tcp_repair  group iptables
 
 # A Redis-like server (tests/aux/kvserver.c) whose clients are outside
 # the tree (tests/aux/kvclient.py) and keep their connections: what they
@@ -125,4 +126,36 @@ PY
 	cat $d/out $d/lst.out $d/restart.out
 	[ $rc = 0 ] && grep -q '^PASS' $d/out && grep -q '^GOT AB$' $d/lst.out &&
 		sanitizer_clean $d/err $d/restart.out
+}
+# Connections in CLOSING, LAST_ACK and CLOSE_WAIT whose peer is outside
+# the tree, and a pair in CLOSE (tests/aux/tcp_states.c): each comes back
+# in its state, the peer's FIN read after its bytes, ours sent after our
+# bytes, which the peer takes (it drops segments that do not ACK its
+# FIN); the CLOSE pair reads EOF and writes EPIPE.  No lock rule is left.
+test_tcp_closing_states() {
+	local d=$WORK/closing_states pid rpid rc port
+	mkdir -p $d
+	"$AUX/tcp_states" $d/go > $d/out 2>&1 < /dev/null &
+	pid=$!
+	wait_for $d/out '^READY' || { cat $d/out; kill -9 $pid; return 1; }
+	ckpt checkpoint --kill --tcp-established -o $d/img $pid 2> $d/err ||
+		{ cat $d/err; kill -9 $pid; return 1; }
+	wait $pid 2>/dev/null
+	gone $pid || return 1
+	port=$(ckpt info $d/img | grep -o 'state=LISTEN local=[^ ]*' | sed 's/.*://')
+	for st in CLOSING LAST_ACK CLOSE_WAIT; do
+		ckpt info $d/img | grep -q "state=$st " || { echo "no $st in the image"; return 1; }
+	done
+	ckpt_bg restart $d/img > $d/restart.out 2>&1 &
+	rpid=$!
+	for ((i = 0; i < 500; i++)); do
+		kill -0 $pid 2>/dev/null && break
+		sleep 0.01
+	done
+	touch $d/go
+	wait $rpid
+	rc=$?
+	cat $d/out $d/restart.out
+	[ $rc = 0 ] && grep -q '^PASS' $d/out && ! grep -q '^FAIL' $d/out &&
+		lock_rules "$port" "after the restart" && sanitizer_clean $d/err $d/restart.out
 }
