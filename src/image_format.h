@@ -573,7 +573,9 @@ struct rec_inet {
 				 * ESTABLISHED, FIN_WAIT1/2, CLOSE_WAIT,
 				 * LAST_ACK, CLOSING; UDP CLOSE
 				 * or ESTABLISHED (connected) */
-	uint16_t shut;		/* TCP CLOSE: INET_SHUT_*, else 0 */
+	uint16_t shutdown;	/* TCP CLOSE: SHUT_RD 1 | SHUT_WR 2 done
+				 * (3: a connection that ended, its port
+				 * released: lport 0) */
 	uint8_t laddr[16];	/* IPv4: the first 4 bytes, the rest 0 */
 	uint8_t raddr[16];
 	uint16_t lport, rport;	/* host order; lport 0: not bound */
@@ -598,12 +600,6 @@ struct rec_inet {
 	uint32_t snd_wl1, snd_wnd, max_window, rcv_wnd, rcv_wup; /* TCP_REPAIR_WINDOW */
 	/* uint8_t sndq[snd_len], rcvq[rcv_len]; */
 };
-
-#define INET_SHUT_RD	1	/* reads see the end of the stream (the
-				 * kernel's RCV_SHUTDOWN): a connection that
-				 * ended (its port released: lport 0), or
-				 * shutdown() of an unconnected socket */
-#define INET_SHUT_WR	2	/* SEND_SHUTDOWN */
 
 /* A UDP socket's receive queue (rec_inet.rcv_len bytes): datagrams one
  * after another, each this header and then len bytes, unaligned. */

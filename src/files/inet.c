@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../include/ckpt.h"
 #include "../files.h"
 #include "dgram.h"
 #include "inet.h"
@@ -287,9 +288,12 @@ static int dump_tcp(struct cpt_ctx *c, const struct fd_probe *p, int sk,
 	switch (ti.tcpi_state) {
 	case TCP_LISTEN:
 		/* for a listener: the accept queue, and its bound */
-		if (ti.tcpi_unacked)
+		if (ti.tcpi_unacked && (c->flags & CKPT_SKIP_IN_FLIGHT))
+			log_warn(c->log, "pid %d fd %d: %u connections waiting to be accepted on port %u are dropped (--skip-in-flight)",
+				 p->pid, p->fd, ti.tcpi_unacked, ri->lport);
+		else if (ti.tcpi_unacked)
 			return log_err(c->log, EBUSY,
-				       "pid %d fd %d: %u connections wait to be accepted on port %u (not supported yet)",
+				       "pid %d fd %d: %u connections wait to be accepted on port %u (not supported yet; --skip-in-flight drops them)",
 				       p->pid, p->fd, ti.tcpi_unacked, ri->lport);
 		ri->backlog = ti.tcpi_sacked;
 		return 0;
@@ -438,8 +442,8 @@ static bool inet_ok(const struct rec_inet *ri, uint32_t extra_len)
 		return false;
 	if (ri->protocol != IPPROTO_TCP && ri->protocol != IPPROTO_UDP)
 		return false;
-	if ((ri->shut & ~(INET_SHUT_RD | INET_SHUT_WR)) ||
-	    (ri->shut && (ri->protocol != IPPROTO_TCP || ri->state != TCP_CLOSE)) ||
+	if (ri->shutdown > 3 ||
+	    (ri->shutdown && (ri->protocol != IPPROTO_TCP || ri->state != TCP_CLOSE)) ||
 	    ri->reserved1 ||
 	    (ri->state != TCP_LISTEN && ri->backlog))
 		return false;
@@ -623,8 +627,13 @@ static int inet_open(struct rst_ctx *c, struct rst_task *t, struct rst_file *f,
 		     long *fd)
 {
 	const struct rec_inet *ri = f->priv;
-	int sk = -1, ret = make_socket(ri, ri->timestamp + ms_since(c), &sk);
+	struct rec_inet closed;
+	int sk = -1, ret;
 	char where[80];
+
+	if (inet_is_conn(ri) && (c->flags & CKPT_TCP_CLOSE))
+		ri = tcp_as_closed(c, ri, &closed);
+	ret = make_socket(ri, ri->timestamp + ms_since(c), &sk);
 
 	if (!ret && fcntl(sk, F_SETFL, f->f.flags & ~O_ACCMODE))
 		ret = -errno;

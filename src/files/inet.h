@@ -56,6 +56,10 @@ int tcp_hold_opening(struct cpt_ctx *c, const struct fd_probe *p, int sk,
  * that ended (its port released).  0, or -errno (reported). */
 int tcp_dump_closed(struct cpt_ctx *c, const struct fd_probe *p, int sk,
 		    struct rec_inet *ri);
+/* Restart (--tcp-close): the connection @ri as a closed socket, in
+ * *@closed (its network lock removed, so the peer gets a RST).  @closed. */
+const struct rec_inet *tcp_as_closed(struct rst_ctx *c, const struct rec_inet *ri,
+				     struct rec_inet *closed);
 /* Restart: the CLOSE socket @ri on @sk: bound with @bind if it was,
  * shut down as it was.  0 or -errno. */
 int tcp_rebuild_closed(int sk, const struct rec_inet *ri,

@@ -294,6 +294,18 @@ static int read_conn(int sk, struct cpt_sock *s, struct rec_inet *ri, char **dat
 	return ret;
 }
 
+/* A connection that ended: closed both ways, its port released. */
+static void as_closed(struct rec_inet *ri)
+{
+	struct rec_inet z = { .family = ri->family, .protocol = ri->protocol,
+			      .state = TCP_CLOSE, .shutdown = 3 };
+
+	memcpy(z.opt, ri->opt, sizeof(z.opt));
+	z.rcvtimeo_us = ri->rcvtimeo_us;
+	z.sndtimeo_us = ri->sndtimeo_us;
+	*ri = z;
+}
+
 int tcp_dump_conn(struct cpt_ctx *c, const struct fd_probe *p, int sk,
 		  struct rec_inet *ri, char **data)
 {
@@ -303,6 +315,12 @@ int tcp_dump_conn(struct cpt_ctx *c, const struct fd_probe *p, int sk,
 	int ret, tries = 0;
 
 	inet_addr_str(ri, false, peer, sizeof(peer));
+	if (c->flags & CKPT_TCP_CLOSE) {	/* saved as closed, left alone */
+		log_info(c->log, "pid %d fd %d: TCP connection to %s saved as closed (--tcp-close)",
+			 p->pid, p->fd, peer);
+		as_closed(ri);
+		return 0;
+	}
 	if (!(c->flags & CKPT_TCP_ESTABLISHED))
 		return log_err(c->log, EOPNOTSUPP,
 			       "pid %d fd %d: TCP connection to %s (use --tcp-established to save it)",
@@ -430,7 +448,7 @@ int tcp_dump_closed(struct cpt_ctx *c, const struct fd_probe *p, int sk,
 			       p->pid, p->fd);
 	if (!(pfd.revents & POLLRDHUP))
 		return 0;
-	ri->shut = INET_SHUT_RD | INET_SHUT_WR;
+	ri->shutdown = 3;	/* SHUT_RD 1 | SHUT_WR 2 */
 	memset(ri->laddr, 0, sizeof(ri->laddr));
 	ri->lport = 0;
 	ri->scope_id = 0;
@@ -439,14 +457,29 @@ int tcp_dump_closed(struct cpt_ctx *c, const struct fd_probe *p, int sk,
 
 /* ---- restart ---- */
 
+static void restore_unlock(struct rst_ctx *c, const struct rec_inet *ri);
+
+const struct rec_inet *tcp_as_closed(struct rst_ctx *c, const struct rec_inet *ri,
+				     struct rec_inet *closed)
+{
+	char where[80];
+
+	log_info(c->log, "TCP connection %s restored closed (--tcp-close)",
+		 inet_addr_str(ri, true, where, sizeof(where)));
+	restore_unlock(c, ri);
+	*closed = *ri;
+	as_closed(closed);
+	return closed;
+}
+
 int tcp_rebuild_closed(int sk, const struct rec_inet *ri,
 		       int (*bind)(int sk, const struct rec_inet *ri))
 {
-	static const int how[] = { -1, SHUT_RD, SHUT_WR, SHUT_RDWR };
 	int ret = ri->lport ? bind(sk, ri) : 0;
 
-	/* not connected: ENOTCONN, the flags set all the same */
-	if (!ret && ri->shut && shutdown(sk, how[ri->shut & 3]) && errno != ENOTCONN)
+	/* 1, 2, 3: SHUT_RD, SHUT_WR, SHUT_RDWR.  Not connected: ENOTCONN,
+	 * the flags set all the same */
+	if (!ret && ri->shutdown && shutdown(sk, ri->shutdown - 1) && errno != ENOTCONN)
 		ret = -errno;
 	return ret;
 }

@@ -5,6 +5,7 @@ t tcp_netlock              needs iptables tcp_repair  group iptables
 t tcp_checkpoint_live      needs iptables tcp_repair  group iptables
 t tcp_connecting           needs iptables tcp_repair  group iptables
 t tcp_closing_states       needs iptables tcp_repair  group iptables
+t tcp_close_in_flight      needs iptables tcp_repair  group iptables
 
 # A Redis-like server (tests/aux/kvserver.c) whose clients are outside
 # the tree (tests/aux/kvclient.py) and keep their connections: what they
@@ -158,4 +159,48 @@ test_tcp_closing_states() {
 	cat $d/out $d/restart.out
 	[ $rc = 0 ] && grep -q '^PASS' $d/out && ! grep -q '^FAIL' $d/out &&
 		lock_rules "$port" "after the restart" && sanitizer_clean $d/err $d/restart.out
+}
+# A listener with a connection waiting to be accepted, and an accepted
+# connection (tests/aux/tcp_pending.c).  Without --skip-in-flight the
+# checkpoint is refused (the target runs on); checkpoint --tcp-close
+# saves the connections closed, without repair mode or lock; restart
+# --tcp-close of an image made with --tcp-established --skip-in-flight
+# brings them back closed, the waiting one gone, the listener accepting.
+test_tcp_close_in_flight() {
+	local d=$WORK/close_in_flight pid rpid rc port
+	mkdir -p $d
+	"$AUX/tcp_pending" $d/go > $d/out 2>&1 < /dev/null &
+	pid=$!
+	wait_for $d/out '^READY' || { cat $d/out; kill -9 $pid; return 1; }
+	step "refused without --skip-in-flight"
+	if ckpt checkpoint --tcp-established -o $d/img0 $pid 2> $d/err0; then
+		echo "a connection waiting to be accepted was not refused"; kill -9 $pid; return 1
+	fi
+	grep -q 'wait to be accepted on port .*--skip-in-flight' $d/err0 && kill -0 $pid ||
+		{ cat $d/err0; kill -9 $pid; return 1; }
+	step "checkpoint --tcp-close"
+	ckpt checkpoint --tcp-close --skip-in-flight -o $d/img1 $pid 2> $d/err1 ||
+		{ cat $d/err1; kill -9 $pid; return 1; }
+	port=$(ckpt info $d/img1 | grep -o 'state=LISTEN local=[^ ]*' | sed 's/.*://')
+	[ "$(ckpt info $d/img1 | grep -c 'kind=inet .*state=CLOSE ')" = 3 ] &&
+		[ "$(lock_rules $port)" = 0 ] && grep -q 'dropped (--skip-in-flight)' $d/err1 ||
+		{ cat $d/err1; ckpt info $d/img1; kill -9 $pid; return 1; }
+	step "restart --tcp-close"
+	ckpt checkpoint --kill --tcp-established --skip-in-flight -o $d/img $pid 2> $d/err ||
+		{ cat $d/err; kill -9 $pid; return 1; }
+	wait $pid 2>/dev/null
+	gone $pid || return 1
+	ckpt_bg restart --tcp-close $d/img > $d/restart.out 2>&1 &
+	rpid=$!
+	for ((i = 0; i < 500; i++)); do
+		kill -0 $pid 2>/dev/null && break
+		sleep 0.01
+	done
+	touch $d/go
+	wait $rpid
+	rc=$?
+	cat $d/out $d/restart.out
+	[ $rc = 0 ] && grep -q '^PASS' $d/out && ! grep -q '^FAIL' $d/out &&
+		lock_rules "$port" "after the restart" &&
+		sanitizer_clean $d/err0 $d/err1 $d/err $d/restart.out
 }
