@@ -300,7 +300,7 @@ static int dump_tcp(struct cpt_ctx *c, const struct fd_probe *p, int sk,
 	case TCP_CLOSE:
 		memset(ri->raddr, 0, sizeof(ri->raddr));
 		ri->rport = 0;
-		return tcp_dump_closed(c, p, sk, ri);
+		return tcp_dump_closed(c, p, sk, ri, data);
 	case TCP_SYN_SENT:
 		return dump_syn_sent(c, p, sk, ri);
 	case TCP_ESTABLISHED:
@@ -417,6 +417,8 @@ static bool queue_ok(const struct rec_inet *ri, uint32_t extra_len)
 	z.rcv_len = 0;
 	if (!zero(&z.snd_seq, sizeof(z) - offsetof(struct rec_inet, snd_seq)))
 		return false;
+	if (ri->protocol == IPPROTO_TCP && ri->shutdown == 3 && !ri->lport && ri->rcv_len)
+		return ri->rcv_len <= INET_MAX_QUEUE && extra_len == sizeof(*ri) + ri->rcv_len;
 	if (ri->protocol != IPPROTO_UDP || !ri->rcv_len)
 		return extra_len == sizeof(*ri) && !ri->rcv_len;
 	return ri->lport && ri->rcv_len <= INET_MAX_QUEUE &&

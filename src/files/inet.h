@@ -53,9 +53,10 @@ int tcp_dump_conn(struct cpt_ctx *c, const struct fd_probe *p, int sk,
 int tcp_hold_opening(struct cpt_ctx *c, const struct fd_probe *p, int sk,
 		     const struct rec_inet *ri);
 /* Checkpoint: a TCP socket in CLOSE (@ri): shut down, or a connection
- * that ended (its port released).  0, or -errno (reported). */
+ * that ended (its port released), and the bytes it still has to read in
+ * *data (malloc()ed).  0, or -errno (reported). */
 int tcp_dump_closed(struct cpt_ctx *c, const struct fd_probe *p, int sk,
-		    struct rec_inet *ri);
+		    struct rec_inet *ri, char **data);
 /* Restart (--tcp-close): the connection @ri as a closed socket, in
  * *@closed (its network lock removed, so the peer gets a RST).  @closed. */
 const struct rec_inet *tcp_as_closed(struct rst_ctx *c, const struct rec_inet *ri,

@@ -439,9 +439,11 @@ static void inet_dump_kill(struct cpt_ctx *c)
  * (getsockname still shows it) unless bind() had locked it.  That lock
  * cannot be seen: such a socket is restored unbound. */
 int tcp_dump_closed(struct cpt_ctx *c, const struct fd_probe *p, int sk,
-		    struct rec_inet *ri)
+		    struct rec_inet *ri, char **data)
 {
 	struct pollfd pfd = { .fd = sk, .events = POLLRDHUP };
+	int inq = 0;
+	ssize_t k;
 
 	if (poll(&pfd, 1, 0) < 0)
 		return log_err(c->log, errno, "pid %d fd %d: poll of a closed TCP socket:",
@@ -452,6 +454,23 @@ int tcp_dump_closed(struct cpt_ctx *c, const struct fd_probe *p, int sk,
 	memset(ri->laddr, 0, sizeof(ri->laddr));
 	ri->lport = 0;
 	ri->scope_id = 0;
+	/* bytes it received and were not read yet: peeked only if there
+	 * are some, as a peek at nothing would take a pending error */
+	if (ioctl(sk, SIOCINQ, &inq) || inq < 0 || (uint32_t)inq > INET_MAX_QUEUE)
+		return log_err(c->log, inq < 0 || (uint32_t)inq > INET_MAX_QUEUE ? EFBIG : errno,
+			       "pid %d fd %d: the bytes waiting on a closed TCP socket:",
+			       p->pid, p->fd);
+	if (!inq)
+		return 0;
+	*data = malloc(inq);
+	if (!*data)
+		return log_err(c->log, ENOMEM, "closed TCP socket:");
+	k = recv(sk, *data, inq, MSG_PEEK | MSG_DONTWAIT);
+	if (k != inq)
+		return log_err(c->log, k < 0 ? errno : EIO,
+			       "pid %d fd %d: peeking %d bytes waiting on a closed TCP socket:",
+			       p->pid, p->fd, inq);
+	ri->rcv_len = inq;
 	return 0;
 }
 
@@ -472,17 +491,6 @@ const struct rec_inet *tcp_as_closed(struct rst_ctx *c, const struct rec_inet *r
 	return closed;
 }
 
-int tcp_rebuild_closed(int sk, const struct rec_inet *ri,
-		       int (*bind)(int sk, const struct rec_inet *ri))
-{
-	int ret = ri->lport ? bind(sk, ri) : 0;
-
-	/* 1, 2, 3: SHUT_RD, SHUT_WR, SHUT_RDWR.  Not connected: ENOTCONN,
-	 * the flags set all the same */
-	if (!ret && ri->shutdown && shutdown(sk, ri->shutdown - 1) && errno != ENOTCONN)
-		ret = -errno;
-	return ret;
-}
 
 /* Connections rebuilt in repair mode, ckpt's copies: they leave it once
  * every process is built (inet_restore_end). */
@@ -583,10 +591,11 @@ static uint16_t csum_fold(uint32_t sum)
 	return htons((uint16_t)~sum);
 }
 
-/* The peer's FIN (with its ACK of all we had sent then), as the peer
- * would send it: IPv4 for an IPv6 socket talking IPv4. */
-static size_t fin_packet(const struct rec_inet *ri, uint8_t *pkt,
-			 struct sockaddr_storage *to, socklen_t *tolen)
+/* The peer's FIN (with its ACK of all we had sent then), or its RST
+ * (@rst), as the peer would send it: IPv4 for an IPv6 socket talking
+ * IPv4. */
+static size_t peer_packet(const struct rec_inet *ri, bool rst, uint8_t *pkt,
+			  struct sockaddr_storage *to, socklen_t *tolen)
 {
 	const uint8_t *src = ri->raddr, *dst = ri->laddr;
 	bool v4 = ri->family == AF_INET;
@@ -636,14 +645,17 @@ static size_t fin_packet(const struct rec_inet *ri, uint8_t *pkt,
 	th->source = htons(ri->rport);
 	th->dest = htons(ri->lport);
 	th->seq = htonl(ri->rcv_seq + ri->rcv_len);
-	th->ack_seq = htonl(ri->snd_seq);
 	th->doff = sizeof(*th) / 4;
-	th->fin = 1;
-	th->ack = 1;
-	/* the window it offers us, scaled as it scales it */
-	if (ri->tcpi_opts & TCPI_OPT_WSCALE)
-		win >>= ri->snd_wscale;
-	th->window = htons(win > 0xffff ? 0xffff : win);
+	th->rst = rst;
+	if (!rst) {
+		th->ack_seq = htonl(ri->snd_seq);
+		th->fin = 1;
+		th->ack = 1;
+		/* the window it offers us, scaled as it scales it */
+		if (ri->tcpi_opts & TCPI_OPT_WSCALE)
+			win >>= ri->snd_wscale;
+		th->window = htons(win > 0xffff ? 0xffff : win);
+	}
 	sum = csum_add(0, v4 ? pkt + 12 : pkt + 8, v4 ? 8 : 32);
 	sum = csum_add(sum, pseudo, sizeof(pseudo));
 	th->check = csum_fold(csum_add(sum, th, sizeof(*th)));
@@ -670,13 +682,14 @@ static int wait_state(int sk, int want)
 /* The peer's FIN cannot be had again (it has our ACK of it): it is sent
  * to the socket once more, from a raw socket, marked to pass the network
  * lock, as CRIU does.  The socket, in repair mode, takes it as received
- * (and ACKs it, which the peer takes for a duplicate) and goes to @want. */
-static int replay_fin(int sk, const struct rec_inet *ri, int want)
+ * (and ACKs it, which the peer takes for a duplicate) and goes to @want.
+ * Likewise a RST (@rst). */
+static int replay(int sk, const struct rec_inet *ri, bool rst, int want)
 {
 	uint8_t pkt[80] = { 0 };
 	struct sockaddr_storage to;
 	socklen_t tolen;
-	size_t n = fin_packet(ri, pkt, &to, &tolen);
+	size_t n = peer_packet(ri, rst, pkt, &to, &tolen);
 	int raw = socket(to.ss_family, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_RAW), ret = 0;
 	bool pass;
 	char why[160];
@@ -718,9 +731,61 @@ static int replay_fins(int sk, const struct rec_inet *ri)
 	if (ri->state == TCP_CLOSING || (fin_sent(ri->state) && !fin_rcvd(ri->state)))
 		ret = queue_fin(sk);
 	if (!ret && fin_rcvd(ri->state))
-		ret = replay_fin(sk, ri, ri->state == TCP_CLOSING ? TCP_CLOSING : TCP_CLOSE_WAIT);
+		ret = replay(sk, ri, false, ri->state == TCP_CLOSING ? TCP_CLOSING : TCP_CLOSE_WAIT);
 	if (!ret && ri->state == TCP_LAST_ACK)
 		ret = queue_fin(sk);
+	return ret;
+}
+
+/* A connection that ended with bytes not read yet: rebuilt in repair
+ * mode to a made-up peer on the loopback (discard port), its receive
+ * queue filled, then reset by that peer: CLOSE, its port released, the
+ * bytes readable, then ECONNRESET once (whether it had been reset or
+ * closed, which cannot be told apart). */
+static int closed_with_bytes(int sk, const struct rec_inet *ri)
+{
+	struct rec_inet peer = { .family = ri->family, .rport = 9, .rcv_len = ri->rcv_len };
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int ret = sock_set_int(sk, IPPROTO_TCP, TCP_REPAIR, TCP_REPAIR_ON);
+
+	if (ri->family == AF_INET)
+		memcpy(peer.raddr, (uint8_t[]){ 127, 0, 0, 1 }, 4);
+	else
+		peer.raddr[15] = 1;
+	memcpy(peer.laddr, peer.raddr, sizeof(peer.laddr));
+	len = inet_addr_out(&peer, false, &ss);
+	if (!ret)
+		ret = sock_set_int(sk, IPPROTO_TCP, TCP_REPAIR_QUEUE, TCP_RECV_QUEUE);
+	if (!ret)
+		ret = sock_set_int(sk, IPPROTO_TCP, TCP_QUEUE_SEQ, 0);
+	if (!ret && connect(sk, (void *)&ss, len))	/* no SYN in repair mode */
+		ret = -errno;
+	len = sizeof(ss);
+	if (!ret && getsockname(sk, (void *)&ss, &len))
+		ret = -errno;
+	peer.lport = ntohs(ss.ss_family == AF_INET ? ((struct sockaddr_in *)&ss)->sin_port :
+						     ((struct sockaddr_in6 *)&ss)->sin6_port);
+	if (!ret)
+		ret = fill_queue(sk, TCP_RECV_QUEUE, (const char *)(ri + 1), ri->rcv_len);
+	if (!ret)
+		ret = replay(sk, &peer, true, TCP_CLOSE);
+	if (!ret)
+		ret = sock_set_int(sk, IPPROTO_TCP, TCP_REPAIR, TCP_REPAIR_OFF_NO_WP);
+	return ret;
+}
+
+int tcp_rebuild_closed(int sk, const struct rec_inet *ri,
+		       int (*bind)(int sk, const struct rec_inet *ri))
+{
+	int ret = ri->lport ? bind(sk, ri) : 0;
+
+	if (!ret && ri->rcv_len)
+		return closed_with_bytes(sk, ri);
+	/* 1, 2, 3: SHUT_RD, SHUT_WR, SHUT_RDWR.  Not connected: ENOTCONN,
+	 * the flags set all the same */
+	if (!ret && ri->shutdown && shutdown(sk, ri->shutdown - 1) && errno != ENOTCONN)
+		ret = -errno;
 	return ret;
 }
 

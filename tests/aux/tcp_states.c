@@ -9,12 +9,14 @@
  *               and shut down;
  *   CLOSE_WAIT: the peer wrote and shut down.
  * and a pair inside the process, both ends shut down and both FINs
- * acknowledged: CLOSE on both sides.  Prints READY, waits for GOFILE
+ * acknowledged: CLOSE on both sides; and one reset by its peer with
+ * bytes not read yet (CLOSE too).  Prints READY, waits for GOFILE
  * (checkpoint --kill --tcp-established and restart meanwhile), then
  * checks: each state as it was; each reads the peer's bytes, then the
  * end of the stream; the peer gets all our bytes in order, then our FIN
  * (it drains them only now); the CLOSE_WAIT one still sends, and closes;
- * the CLOSE pair reads EOF and refuses to write (EPIPE).  PASS, or FAIL
+ * the CLOSE pair reads EOF and refuses to write (EPIPE); the reset one
+ * reads its bytes, then no more, and refuses to write.  PASS, or FAIL
  * lines and exit 1.
  */
 #define _GNU_SOURCE
@@ -183,8 +185,22 @@ static int closed_pair(int lst, const struct sockaddr_in *a, int sk[2])
 	return wait_state(sk[0], TCP_CLOSE) || wait_state(sk[1], TCP_CLOSE) ? -1 : 0;
 }
 
+/* One whose peer (closed with a zero linger) reset it, with bytes it
+ * has not read. */
+static int reset_one(int lst, const struct sockaddr_in *a, int *sk)
+{
+	struct linger l = { 1, 0 };
+	int c = socket(AF_INET, SOCK_STREAM, 0);
+
+	if (c < 0 || connect(c, (void *)a, sizeof(*a)) || (*sk = accept(lst, NULL, NULL)) < 0 ||
+	    write(c, "unread", 6) != 6 || setsockopt(c, SOL_SOCKET, SO_LINGER, &l, sizeof(l)) ||
+	    close(c))
+		return -1;
+	return wait_state(*sk, TCP_CLOSE);
+}
+
 static int setup(int lst, const struct sockaddr_in *a, int sk[NCONN], long sent[NCONN],
-		 int pair[2])
+		 int pair[2], int *reset)
 {
 	for (int i = 0; i < NCONN; i++)
 		if ((sk[i] = accept(lst, NULL, NULL)) < 0 || small_buf(sk[i], SO_SNDBUF))
@@ -201,14 +217,14 @@ static int setup(int lst, const struct sockaddr_in *a, int sk[NCONN], long sent[
 	if (sent[LAST_ACK] < 0 || shutdown(sk[LAST_ACK], SHUT_WR) ||
 	    wait_state(sk[LAST_ACK], TCP_LAST_ACK) || wait_state(sk[CLOSE_WAIT], TCP_CLOSE_WAIT))
 		return -1;
-	return closed_pair(lst, a, pair);
+	return closed_pair(lst, a, pair) || reset_one(lst, a, reset) ? -1 : 0;
 }
 
 int main(int argc, char **argv)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	socklen_t alen = sizeof(a);
-	int lst, sk[NCONN], pair[2];
+	int lst, sk[NCONN], pair[2], reset;
 	long sent[NCONN] = { 0 }, n1 = -2, n2 = -2;
 	char res[64] = "", word[32] = "";
 	struct pollfd p;
@@ -233,7 +249,7 @@ int main(int argc, char **argv)
 		_exit(0);
 	}
 	waitpid(pid, NULL, 0);
-	if (setup(lst, &a, sk, sent, pair))
+	if (setup(lst, &a, sk, sent, pair, &reset))
 		return printf("FAIL setting up: %s\n", strerror(errno)), 1;
 	printf("READY %d\n", getpid());
 	while (access(argv[1], F_OK))
@@ -244,6 +260,12 @@ int main(int argc, char **argv)
 	expect_state(sk[CLOSE_WAIT], TCP_CLOSE_WAIT, "CLOSE_WAIT");
 	expect_state(pair[0], TCP_CLOSE, "CLOSE (client)");
 	expect_state(pair[1], TCP_CLOSE, "CLOSE (server)");
+	expect_state(reset, TCP_CLOSE, "CLOSE (reset)");
+	k = read(reset, res, sizeof(res));
+	if (k != 6 || memcmp(res, "unread", 6) || read(reset, res, 1) > 0 ||
+	    write(reset, "x", 1) != -1)
+		fail("reset: read %zd bytes (%.6s), or more, or could write", k, res);
+	memset(res, 0, sizeof(res));
 	for (int i = CLOSING; i < NCONN; i++)
 		expect_bytes(sk[i], peer_bytes[i], peer_bytes[i]);
 	if (write(sk[CLOSE_WAIT], "reply", 5) != 5 || close(sk[CLOSE_WAIT]))
