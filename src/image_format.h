@@ -595,11 +595,17 @@ struct rec_inet {
 	uint32_t mss;		/* TCP_MAXSEG */
 	uint32_t tcpi_opts;	/* TCPI_OPT_TIMESTAMPS|SACK|WSCALE */
 	uint8_t snd_wscale, rcv_wscale;
-	uint16_t reserved2;
+	uint16_t conn_flags;	/* INET_CONN_* */
 	uint32_t timestamp;	/* TCP_TIMESTAMP */
 	uint32_t snd_wl1, snd_wnd, max_window, rcv_wnd, rcv_wup; /* TCP_REPAIR_WINDOW */
 	/* uint8_t sndq[snd_len], rcvq[rcv_len]; */
 };
+
+#define INET_CONN_RECONNECT 1	/* ESTABLISHED, its other end waited in the
+				 * accept queue of a listener of the image,
+				 * nothing queued either way: at restart it
+				 * connects to it again, and sends its send
+				 * queue as new bytes */
 
 /* A UDP socket's receive queue (rec_inet.rcv_len bytes): datagrams one
  * after another, each this header and then len bytes, unaligned. */

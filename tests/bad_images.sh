@@ -767,6 +767,8 @@ inet_case "closed bound, bytes"     listen state=7 backlog=0 reserved=3 rcv_len=
 inet_case "closed shut RD, bytes"   listen state=7 backlog=0 reserved=1 lport=0 rcv_len=2
 inet_case "reserved1 1"             reserved1=1
 inet_case "reserved2 1"             reserved2=1
+inet_case "conn_flags 2"            reserved2=2 rcv_len=0
+inet_case "reconnect in FIN_WAIT1"  reserved2=1 rcv_len=0 state=4
 inet_case "IPv4 address, 5th byte"  laddr=7f00000101
 inet_case "IPv4 with a scope id"    scope_id=1
 inet_case "SO_REUSEADDR 2"          opt.reuseaddr=2

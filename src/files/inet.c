@@ -288,15 +288,8 @@ static int dump_tcp(struct cpt_ctx *c, const struct fd_probe *p, int sk,
 	switch (ti.tcpi_state) {
 	case TCP_LISTEN:
 		/* for a listener: the accept queue, and its bound */
-		if (ti.tcpi_unacked && (c->flags & CKPT_SKIP_IN_FLIGHT))
-			log_warn(c->log, "pid %d fd %d: %u connections waiting to be accepted on port %u are dropped (--skip-in-flight)",
-				 p->pid, p->fd, ti.tcpi_unacked, ri->lport);
-		else if (ti.tcpi_unacked)
-			return log_err(c->log, EBUSY,
-				       "pid %d fd %d: %u connections wait to be accepted on port %u (not supported yet; --skip-in-flight drops them)",
-				       p->pid, p->fd, ti.tcpi_unacked, ri->lport);
 		ri->backlog = ti.tcpi_sacked;
-		return 0;
+		return ti.tcpi_unacked ? tcp_note_accept_queue(c, p, ri, ti.tcpi_unacked) : 0;
 	case TCP_CLOSE:
 		memset(ri->raddr, 0, sizeof(ri->raddr));
 		ri->rport = 0;
@@ -434,7 +427,9 @@ static bool conn_ok(const struct rec_inet *ri, uint32_t extra_len)
 	       extra_len == sizeof(*ri) + ri->snd_len + ri->rcv_len &&
 	       ri->unsent_len <= ri->snd_len && ri->mss >= 1 && ri->mss <= 65535 &&
 	       !(ri->tcpi_opts & ~(TCPI_OPT_TIMESTAMPS | TCPI_OPT_SACK | TCPI_OPT_WSCALE)) &&
-	       ri->snd_wscale <= 14 && ri->rcv_wscale <= 14 && !ri->reserved2 &&
+	       ri->snd_wscale <= 14 && ri->rcv_wscale <= 14 &&
+	       !(ri->conn_flags & ~INET_CONN_RECONNECT) &&
+	       (!ri->conn_flags || (ri->state == TCP_ESTABLISHED && !ri->rcv_len)) &&
 	       ((ri->tcpi_opts & TCPI_OPT_WSCALE) || (!ri->snd_wscale && !ri->rcv_wscale));
 }
 

@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/inet_diag.h>
 #include <linux/sockios.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -38,6 +39,7 @@
 #include "../files.h"
 #include "inet.h"
 #include "netlock.h"
+#include "sockdiag.h"
 #include "sockopt.h"
 
 #define CHUNK		(64 * 1024)
@@ -66,10 +68,20 @@ static bool fin_rcvd(int state)
 
 /* The checkpoint's: the connections ckpt holds, and the keeper that
  * puts them back if ckpt dies (keeper.h). */
+struct queued_listener {
+	pid_t pid;
+	int fd;
+	uint32_t n;		/* connections in its accept queue */
+	struct rec_inet ri;
+};
+
 struct inet_cpt {
 	struct cpt_sock *socks;
 	int nr_socks;
 	size_t cap_socks;
+	struct queued_listener *lst;
+	int nr_lst;
+	size_t cap_lst;
 	struct keeper keeper;
 };
 
@@ -306,6 +318,59 @@ static void as_closed(struct rec_inet *ri)
 	*ri = z;
 }
 
+int tcp_note_accept_queue(struct cpt_ctx *c, const struct fd_probe *p,
+			  const struct rec_inet *ri, uint32_t n)
+{
+	struct inet_cpt *ic = kind_dump_state(c, &kind_inet);
+	struct queued_listener *l;
+
+	if (c->flags & CKPT_SKIP_IN_FLIGHT) {
+		log_warn(c->log, "pid %d fd %d: %u connections waiting to be accepted on port %u are dropped (--skip-in-flight)",
+			 p->pid, p->fd, n, ri->lport);
+		return 0;
+	}
+	l = VEC_PUSH(ic->lst, ic->nr_lst, ic->cap_lst);
+	if (!l)
+		return log_err(c->log, ENOMEM, "listener table:");
+	*l = (struct queued_listener){ p->pid, p->fd, n, *ri };
+	return 0;
+}
+
+/* The other end of @ri's connection waits in a listener's accept queue
+ * (sock_diag: established, no file yet) with nothing queued either way,
+ * so that connecting again gives the same. */
+struct queued_find {
+	const struct rec_inet *ri;
+	bool found;
+};
+
+static int queued_one(void *arg, const void *msg, uint32_t len)
+{
+	const struct inet_diag_msg *m = msg;
+	struct queued_find *f = arg;
+	size_t n = f->ri->family == AF_INET ? 4 : 16;
+
+	if (len >= sizeof(*m) && ntohs(m->id.idiag_sport) == f->ri->rport &&
+	    ntohs(m->id.idiag_dport) == f->ri->lport &&
+	    !memcmp(m->id.idiag_src, f->ri->raddr, n) &&
+	    !memcmp(m->id.idiag_dst, f->ri->laddr, n) && !m->idiag_inode &&
+	    !m->idiag_rqueue && !m->idiag_wqueue)
+		f->found = true;
+	return 0;
+}
+
+static bool to_accept_queue(const struct rec_inet *ri)
+{
+	struct inet_diag_req_v2 req = {
+		.sdiag_family = ri->family, .sdiag_protocol = IPPROTO_TCP,
+		.idiag_states = 1 << TCP_ESTABLISHED,
+	};
+	struct queued_find f = { ri, false };
+
+	return ri->state == TCP_ESTABLISHED && !ri->rcv_len &&
+	       !sockdiag_dump(&req, sizeof(req), queued_one, &f) && f.found;
+}
+
 int tcp_dump_conn(struct cpt_ctx *c, const struct fd_probe *p, int sk,
 		  struct rec_inet *ri, char **data)
 {
@@ -338,6 +403,9 @@ int tcp_dump_conn(struct cpt_ctx *c, const struct fd_probe *p, int sk,
 	if (ret)
 		return log_err(c->log, -ret, "pid %d fd %d: reading TCP connection to %s:",
 			       p->pid, p->fd, peer);
+	s->to_queued = to_accept_queue(ri);
+	if (s->to_queued)
+		ri->conn_flags |= INET_CONN_RECONNECT;
 	return 0;
 }
 
@@ -358,10 +426,38 @@ int tcp_hold_opening(struct cpt_ctx *c, const struct fd_probe *p, int sk,
  * it for delivered, and the image lacks it.  (Acknowledgements may come:
  * the image then has bytes the peer has, which it drops when they are
  * sent again.) */
+/* Each connection waiting in an accept queue has its client in the
+ * tree, which connects again at restart; else the checkpoint is refused
+ * (--skip-in-flight drops them). */
+static int check_accept_queues(struct cpt_ctx *c, const struct inet_cpt *ic)
+{
+	for (int i = 0; i < ic->nr_lst; i++) {
+		const struct queued_listener *l = &ic->lst[i];
+		size_t n = l->ri.family == AF_INET ? 4 : 16;
+		uint32_t found = 0;
+
+		for (int j = 0; j < ic->nr_socks; j++) {
+			const struct rec_inet *r = &ic->socks[j].conn;
+
+			found += ic->socks[j].to_queued && r->family == l->ri.family &&
+				 r->rport == l->ri.lport &&
+				 (!memcmp(r->raddr, l->ri.laddr, n) ||
+				  !memcmp(l->ri.laddr, (uint8_t[16]){ 0 }, n));
+		}
+		if (found != l->n)
+			return log_err(c->log, EBUSY,
+				       "pid %d fd %d: %u connections wait to be accepted on port %u, %u of them from a client in the tree with nothing sent (not supported yet; --skip-in-flight drops them)",
+				       l->pid, l->fd, l->n, l->ri.lport, found);
+	}
+	return 0;
+}
+
 static int inet_dump_check(struct cpt_ctx *c)
 {
 	struct inet_cpt *ic = kind_dump_state(c, &kind_inet);
 
+	if (check_accept_queues(c, ic))
+		return -EBUSY;
 	for (int i = 0; i < ic->nr_socks; i++) {
 		struct cpt_sock *s = &ic->socks[i];
 		uint32_t rcv = 0, wr = 0;
@@ -422,6 +518,10 @@ static void inet_dump_end(struct cpt_ctx *c, bool killed)
 	ic->socks = NULL;
 	ic->nr_socks = 0;
 	ic->cap_socks = 0;
+	free(ic->lst);
+	ic->lst = NULL;
+	ic->nr_lst = 0;
+	ic->cap_lst = 0;
 	keeper_end(&ic->keeper, c->log, true);
 }
 
@@ -800,6 +900,10 @@ int tcp_rebuild_conn(int sk, const struct rec_inet *ri, uint32_t ts)
 	socklen_t len = inet_addr_out(ri, false, &ss);
 	int ret = sock_set_int(sk, IPPROTO_TCP, TCP_REPAIR, TCP_REPAIR_ON);
 
+	/* bound only (over what may hold the port): it connects once its
+	 * listener is back (reconnect) */
+	if (!ret && (ri->conn_flags & INET_CONN_RECONNECT))
+		return inet_bind(sk, ri);
 	if (!ret)
 		ret = sock_set_int(sk, IPPROTO_TCP, TCP_REPAIR_QUEUE, TCP_RECV_QUEUE);
 	if (!ret)
@@ -846,8 +950,9 @@ static int send_unsent(int sk, const struct rec_inet *ri)
 	const char *p = (const char *)(ri + 1) + ri->snd_len - ri->unsent_len;
 	uint32_t done = 0;
 
-	if (fin_sent(ri->state))
-		return 0;	/* sent before the FIN, in repair mode */
+	if (fin_sent(ri->state) || (ri->conn_flags & INET_CONN_RECONNECT))
+		return 0;	/* sent before the FIN, in repair mode, or by
+				 * reconnect() */
 	while (done < ri->unsent_len) {
 		ssize_t k = send(sk, p + done, ri->unsent_len - done,
 				 MSG_DONTWAIT | MSG_NOSIGNAL);
@@ -881,6 +986,41 @@ static void relock(struct rst_ctx *c, const struct rec_inet *ri)
 			 inet_addr_str(ri, true, where, sizeof(where)), why);
 }
 
+/* The client of a connection that waited in an accept queue connects to
+ * its listener again, restored by now, and sends what it had sent: the
+ * listener's queue has it back as it was, under new sequence numbers
+ * that no one had seen. */
+static int reconnect(int sk, const struct rec_inet *ri)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = inet_addr_out(ri, false, &ss);
+	struct pollfd pfd = { .fd = sk, .events = POLLOUT };
+	int fl = fcntl(sk, F_GETFL), ret, err = 0;
+	const char *q = (const char *)(ri + 1);
+	uint32_t done = 0;
+
+	ret = sock_set_int(sk, IPPROTO_TCP, TCP_REPAIR, TCP_REPAIR_OFF_NO_WP);
+	if (!ret && (fl < 0 || fcntl(sk, F_SETFL, fl | O_NONBLOCK)))
+		ret = -errno;
+	if (!ret && connect(sk, (void *)&ss, len) && errno != EINPROGRESS)
+		ret = -errno;
+	if (!ret && poll(&pfd, 1, 5000) != 1)
+		ret = -ETIMEDOUT;
+	if (!ret && (sock_get_int(sk, SOL_SOCKET, SO_ERROR, &err) || err))
+		ret = err ? -err : -errno;
+	while (!ret && done < ri->snd_len) {
+		ssize_t k = send(sk, q + done, ri->snd_len - done, MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (k <= 0)
+			ret = k < 0 ? -errno : -EIO;
+		else
+			done += k;
+	}
+	if (fl >= 0)
+		fcntl(sk, F_SETFL, fl);
+	return ret;
+}
+
 static int inet_restore_end(struct rst_ctx *c)
 {
 	struct inet_rst *st = KCSTATE(c, kind_inet);
@@ -893,7 +1033,10 @@ static int inet_restore_end(struct rst_ctx *c)
 		/* leaving repair mode sends a window probe: the peer learns
 		 * our window, and answers, past the lock, with its own */
 		restore_unlock(c, ri);
-		ret = sock_set_int(sk, IPPROTO_TCP, TCP_REPAIR, TCP_REPAIR_OFF);
+		if (ri->conn_flags & INET_CONN_RECONNECT)
+			ret = reconnect(sk, ri);
+		else
+			ret = sock_set_int(sk, IPPROTO_TCP, TCP_REPAIR, TCP_REPAIR_OFF);
 		if (ret)	/* still restartable: the lock comes back */
 			relock(c, ri);
 		if (!ret)

@@ -1,12 +1,15 @@
 /* tcp_pending.c - a target with a loopback listener, one connection
  * waiting in its accept queue (its client end held here), and an
  * accepted connection with bytes sent each way.
- * usage: tcp_pending GOFILE
- * For checkpoint --skip-in-flight and restart --tcp-close: prints READY,
- * waits for GOFILE, then checks that the waiting connection was dropped
- * (nothing to accept), that the accepted one and the client ends are
- * closed (state CLOSE, reads see the end, writes fail with EPIPE), and
- * that the listener accepts a new client.  PASS, or FAIL lines, exit 1.
+ * usage: tcp_pending GOFILE queued|closed
+ * Prints "READY pid port", waits for GOFILE, then checks:
+ *   queued (checkpoint --tcp-established): the waiting connection is in
+ *     the accept queue again and carries bytes both ways, and so does
+ *     the accepted one (its bytes arrive once);
+ *   closed (checkpoint --skip-in-flight, restart --tcp-close): nothing
+ *     to accept, the accepted one and the client ends closed (state
+ *     CLOSE, reads see the end, writes fail with EPIPE);
+ * and that the listener accepts a new client.  PASS, or FAIL lines.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -37,6 +40,17 @@ static int tcp_state(int sk)
 	return getsockopt(sk, IPPROTO_TCP, TCP_INFO, &ti, &len) ? -1 : ti.tcpi_state;
 }
 
+/* @a's bytes arrive on @b. */
+static void expect_flow(int a, int b, const char *what)
+{
+	struct pollfd p = { .fd = b, .events = POLLIN };
+	char buf[8] = "";
+
+	if (write(a, "flow", 4) != 4 || poll(&p, 1, 5000) != 1 || read(b, buf, 8) != 4 ||
+	    memcmp(buf, "flow", 4))
+		fail(what);
+}
+
 static void expect_closed(int sk, const char *what)
 {
 	char c;
@@ -56,7 +70,7 @@ int main(int argc, char **argv)
 	int lst, pending, cli, srv, n, fresh;
 	struct pollfd p;
 
-	if (argc < 2)
+	if (argc < 3)
 		return 2;
 	setvbuf(stdout, NULL, _IONBF, 0);
 	signal(SIGPIPE, SIG_IGN);
@@ -69,15 +83,29 @@ int main(int argc, char **argv)
 	    write(cli, "ping", 4) != 4 || write(srv, "pong", 4) != 4 ||
 	    connect(pending, (void *)&a, sizeof(a)) || fcntl(lst, F_SETFL, O_NONBLOCK))
 		return printf("FAIL setting up: %s\n", strerror(errno)), 1;
-	printf("READY %d\n", getpid());
+	printf("READY %d %d\n", getpid(), ntohs(a.sin_port));
 	while (access(argv[1], F_OK))
 		usleep(2000);
 
-	if ((n = accept(lst, NULL, NULL)) >= 0 || errno != EAGAIN)
-		fail("a waiting connection to accept after --skip-in-flight");
-	expect_closed(cli, "client: not closed");
-	expect_closed(srv, "accepted: not closed");
-	expect_closed(pending, "client of the dropped one: not closed");
+	if (!strcmp(argv[2], "queued")) {
+		char buf[8] = "";
+
+		if (read(srv, buf, 8) != 4 || memcmp(buf, "ping", 4) || read(cli, buf, 8) != 4 ||
+		    memcmp(buf, "pong", 4))
+			fail("accepted: its bytes");
+		expect_flow(cli, srv, "accepted: client to server");
+		expect_flow(srv, cli, "accepted: server to client");
+		if ((n = accept(lst, NULL, NULL)) < 0)
+			fail("the waiting connection is not in the accept queue");
+		expect_flow(pending, n, "the waiting one: client to server");
+		expect_flow(n, pending, "the waiting one: server to client");
+	} else {
+		if ((n = accept(lst, NULL, NULL)) >= 0 || errno != EAGAIN)
+			fail("a waiting connection to accept after --skip-in-flight");
+		expect_closed(cli, "client: not closed");
+		expect_closed(srv, "accepted: not closed");
+		expect_closed(pending, "client of the dropped one: not closed");
+	}
 	fresh = socket(AF_INET, SOCK_STREAM, 0);
 	p = (struct pollfd){ .fd = lst, .events = POLLIN };
 	if (fresh < 0 || connect(fresh, (void *)&a, sizeof(a)) || poll(&p, 1, 5000) != 1 ||
