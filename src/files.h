@@ -81,6 +81,8 @@ extern const struct file_ops file_reg, file_dir, file_chr, file_inherit,
 	file_pipe, file_eventfd, file_timerfd, file_signalfd, file_tty,
 	file_fifo, file_memfd, file_deleted, file_epoll, file_inotify,
 	file_inet, file_unix;
+extern const struct file_ops file_pidfd, file_fanotify, file_nsfs;
+extern const struct file_ops file_packet, file_netlink;
 
 /* Files with no name (src/files/fobj.c): memfds and deleted files, their
  * content in the image (FILE_OBJ, FILE_DATA: dataruns.h), one object

@@ -77,6 +77,7 @@ TYPES.update({'FILE_OBJ': 143, 'FILE_DATA': 144})
 TYPES.update({'SYSV_SHM': 170, 'SYSV_DATA': 171})
 TYPES.update({'SECCOMP_FILTER': 180, 'SECCOMP': 181})
 TYPES.update({'PROCATTR': 133, 'THREAD_ATTR': 134})
+TYPES.update({'CGROUP': 200, 'CGROUP_MEMBER': 201, 'CGROUP_PROP': 202})
 NAMES = {v: k for k, v in TYPES.items()}
 
 # ---- CRC32C (Castagnoli, reflected), zlib-style crc(crc, data) ----
@@ -263,6 +264,15 @@ FIELDS = {
                            nr_insns=(12, 'I')),
     'SECCOMP': dict(mode=(0, 'I'), filter=(4, 'I'), no_new_privs=(8, 'I'),
                     reserved=(12, 'I')),
+    # the hierarchy's name, then the path, follow
+    'CGROUP': dict(id=(0, 'I'), flags=(4, 'I'), uid=(8, 'I'), gid=(12, 'I'),
+                   mode=(16, 'I'), ctrl_len=(20, 'I'), path_len=(24, 'I'),
+                   reserved=(28, 'I')),
+    'CGROUP_PROP': dict(group=(0, 'I'), flags=(4, 'I'), uid=(8, 'I'),
+                        gid=(12, 'I'), mode=(16, 'I'), name_len=(20, 'I'),
+                        value_len=(24, 'I'), reserved=(28, 'I')),
+    'CGROUP_MEMBER': dict(nr=(0, 'I'), ns=(4, 'I'), group0=(8, 'I'),
+                          ns_root0=(12, 'I')),
     # tlsN: the GDT TLS entry 12 + N (struct user_desc)
     'IA32_THREAD': dict(robust_list=(48, 'I'), robust_len=(52, 'I'),
                         **{k: v for i in range(3) for k, v in (

@@ -58,6 +58,8 @@ static const struct file_ops *const file_kinds[] = {
 	&file_tty,	/* before inherit: a pty inside the tree, the job's tty */
 	&file_fifo,	/* and a FIFO, reopened by its name */
 	&file_unix,	/* the same for sockets (not those connected outside) */
+	&file_packet,	/* before inherit: never a caller's stdio */
+	&file_netlink,
 	&file_inherit,	/* before inet: a socket at fd 0-2 is the caller's */
 	&file_reg,
 	&file_memfd,
@@ -70,6 +72,9 @@ static const struct file_ops *const file_kinds[] = {
 	&file_epoll,
 	&file_inotify,
 	&file_inet,
+	&file_pidfd,
+	&file_fanotify,
+	&file_nsfs,
 };
 #define NR_FILE_KINDS (int)(sizeof(file_kinds) / sizeof(file_kinds[0]))
 

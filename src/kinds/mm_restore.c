@@ -220,6 +220,26 @@ static int map_vma(struct rst_ctx *c, struct rst_task *t, const struct rst_vma *
 	return ret ? ret : vma_advise(t, v);
 }
 
+/* A packet socket's rings, mapped again from the restored socket (its
+ * fd in the process, which files restored before). */
+static int map_packet(struct rst_ctx *c, struct rst_task *t, const struct rst_vma *v)
+{
+	uint64_t len = v->v.end - v->v.start;
+	int fd = files_fd_of(c, t, v->v.shm_id);
+	long res;
+	int ret = rcheck(&t->rm, &res, "mmap", SYS_mmap, v->v.start, len, v->v.prot,
+			 v->v.flags | MAP_FIXED, fd, 0);
+
+	if (ret)
+		return log_err(t->rm.log, t->rm.log->err, "pid %d: mapping 0x%llx-0x%llx %s failed",
+			       t->pid, (unsigned long long)v->v.start,
+			       (unsigned long long)v->v.end, v->path);
+	if ((uint64_t)res != v->v.start)
+		return log_err(t->rm.log, EFAULT, "pid %d: area 0x%llx landed at 0x%lx",
+			       t->pid, (unsigned long long)v->v.start, res);
+	return vma_advise(t, v);
+}
+
 static int set_mm_fields(struct rst_task *t, const struct mm_state *s)
 {
 	const struct rec_mm *m = &s->mm;
@@ -274,6 +294,8 @@ int mm_restore(struct rst_ctx *c, struct rst_task *t)
 		if (s->vmas[i].v.kind == VMA_ANON || s->vmas[i].v.kind == VMA_FILE ||
 		    s->vmas[i].v.kind == VMA_NONAME || s->vmas[i].v.kind == VMA_SYSV)
 			ret = map_vma(c, t, &s->vmas[i]);
+		else if (s->vmas[i].v.kind == VMA_PACKET)
+			ret = map_packet(c, t, &s->vmas[i]);
 	for (int i = 0; i < s->nr && !ret; i++)
 		if (s->vmas[i].v.madv & VMA_SEALED)
 			ret = rcheck(&t->rm, NULL, "mseal", 462, s->vmas[i].v.start,
