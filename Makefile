@@ -103,6 +103,7 @@ build/test/m32:
 
 AUXPROGS := build/test/aux/holder build/test/aux/tracer build/test/aux/kvserver \
 	    build/test/aux/connecting \
+	    build/test/aux/tcp_states build/test/aux/tcp_pending \
 	    build/test/aux/sockhold \
 	    build/test/aux/child32 build/test/aux/holder32 build/test/aux/strict \
 	    build/test/aux/true32

@@ -605,7 +605,9 @@ struct rec_inet {
 				 * ESTABLISHED, FIN_WAIT1/2, CLOSE_WAIT,
 				 * LAST_ACK, CLOSING; UDP CLOSE
 				 * or ESTABLISHED (connected) */
-	uint16_t reserved;
+	uint16_t shutdown;	/* TCP CLOSE: SHUT_RD 1 | SHUT_WR 2 done
+				 * (3: a connection that ended, its port
+				 * released: lport 0) */
 	uint8_t laddr[16];	/* IPv4: the first 4 bytes, the rest 0 */
 	uint8_t raddr[16];
 	uint16_t lport, rport;	/* host order; lport 0: not bound */
@@ -625,11 +627,17 @@ struct rec_inet {
 	uint32_t mss;		/* TCP_MAXSEG */
 	uint32_t tcpi_opts;	/* TCPI_OPT_TIMESTAMPS|SACK|WSCALE */
 	uint8_t snd_wscale, rcv_wscale;
-	uint16_t reserved2;
+	uint16_t conn_flags;	/* INET_CONN_* */
 	uint32_t timestamp;	/* TCP_TIMESTAMP */
 	uint32_t snd_wl1, snd_wnd, max_window, rcv_wnd, rcv_wup; /* TCP_REPAIR_WINDOW */
 	/* uint8_t sndq[snd_len], rcvq[rcv_len]; */
 };
+
+#define INET_CONN_RECONNECT 1	/* ESTABLISHED, its other end waited in the
+				 * accept queue of a listener of the image,
+				 * nothing queued either way: at restart it
+				 * connects to it again, and sends its send
+				 * queue as new bytes */
 
 /* A UDP socket's receive queue (rec_inet.rcv_len bytes): datagrams one
  * after another, each this header and then len bytes, unaligned. */

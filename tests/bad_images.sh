@@ -840,8 +840,17 @@ inet_case "listener on port 0"      listen lport=0
 inet_case "listener backlog 1e6"    listen backlog=1000000
 inet_case "backlog on a connection" backlog=5
 inet_case "reserved 1"              reserved=1
+# TCP CLOSE: shutdown (the field once reserved) 1..3, bytes only if 3
+# and unbound (a connection that ended)
+forged "control: inet closed, bytes" --control insert --at after:'FILE#-1' --type FILE --payload "$(inet listen state=7 backlog=0 reserved=3 lport=0 rcv_len=2)"
+inet_case "closed, shutdown 4"      listen state=7 backlog=0 reserved=4
+inet_case "listener shut down"      listen reserved=3
+inet_case "closed bound, bytes"     listen state=7 backlog=0 reserved=3 rcv_len=2
+inet_case "closed shut RD, bytes"   listen state=7 backlog=0 reserved=1 lport=0 rcv_len=2
 inet_case "reserved1 1"             reserved1=1
 inet_case "reserved2 1"             reserved2=1
+inet_case "conn_flags 2"            reserved2=2 rcv_len=0
+inet_case "reconnect in FIN_WAIT1"  reserved2=1 rcv_len=0 state=4
 inet_case "IPv4 address, 5th byte"  laddr=7f00000101
 inet_case "IPv4 with a scope id"    scope_id=1
 inet_case "SO_REUSEADDR 2"          opt.reuseaddr=2

@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../include/ckpt.h"
 #include "../files.h"
 #include "dgram.h"
 #include "inet.h"
@@ -287,16 +288,12 @@ static int dump_tcp(struct cpt_ctx *c, const struct fd_probe *p, int sk,
 	switch (ti.tcpi_state) {
 	case TCP_LISTEN:
 		/* for a listener: the accept queue, and its bound */
-		if (ti.tcpi_unacked)
-			return log_err(c->log, EBUSY,
-				       "pid %d fd %d: %u connections wait to be accepted on port %u (not supported yet)",
-				       p->pid, p->fd, ti.tcpi_unacked, ri->lport);
 		ri->backlog = ti.tcpi_sacked;
-		return 0;
+		return ti.tcpi_unacked ? tcp_note_accept_queue(c, p, ri, ti.tcpi_unacked) : 0;
 	case TCP_CLOSE:
 		memset(ri->raddr, 0, sizeof(ri->raddr));
 		ri->rport = 0;
-		return 0;
+		return tcp_dump_closed(c, p, sk, ri, data);
 	case TCP_SYN_SENT:
 		return dump_syn_sent(c, p, sk, ri);
 	case TCP_ESTABLISHED:
@@ -413,6 +410,8 @@ static bool queue_ok(const struct rec_inet *ri, uint32_t extra_len)
 	z.rcv_len = 0;
 	if (!zero(&z.snd_seq, sizeof(z) - offsetof(struct rec_inet, snd_seq)))
 		return false;
+	if (ri->protocol == IPPROTO_TCP && ri->shutdown == 3 && !ri->lport && ri->rcv_len)
+		return ri->rcv_len <= INET_MAX_QUEUE && extra_len == sizeof(*ri) + ri->rcv_len;
 	if (ri->protocol != IPPROTO_UDP || !ri->rcv_len)
 		return extra_len == sizeof(*ri) && !ri->rcv_len;
 	return ri->lport && ri->rcv_len <= INET_MAX_QUEUE &&
@@ -428,7 +427,9 @@ static bool conn_ok(const struct rec_inet *ri, uint32_t extra_len)
 	       extra_len == sizeof(*ri) + ri->snd_len + ri->rcv_len &&
 	       ri->unsent_len <= ri->snd_len && ri->mss >= 1 && ri->mss <= 65535 &&
 	       !(ri->tcpi_opts & ~(TCPI_OPT_TIMESTAMPS | TCPI_OPT_SACK | TCPI_OPT_WSCALE)) &&
-	       ri->snd_wscale <= 14 && ri->rcv_wscale <= 14 && !ri->reserved2 &&
+	       ri->snd_wscale <= 14 && ri->rcv_wscale <= 14 &&
+	       !(ri->conn_flags & ~INET_CONN_RECONNECT) &&
+	       (!ri->conn_flags || (ri->state == TCP_ESTABLISHED && !ri->rcv_len)) &&
 	       ((ri->tcpi_opts & TCPI_OPT_WSCALE) || (!ri->snd_wscale && !ri->rcv_wscale));
 }
 
@@ -438,7 +439,9 @@ static bool inet_ok(const struct rec_inet *ri, uint32_t extra_len)
 		return false;
 	if (ri->protocol != IPPROTO_TCP && ri->protocol != IPPROTO_UDP)
 		return false;
-	if (ri->reserved || ri->reserved1 ||
+	if (ri->shutdown > 3 ||
+	    (ri->shutdown && (ri->protocol != IPPROTO_TCP || ri->state != TCP_CLOSE)) ||
+	    ri->reserved1 ||
 	    (ri->state != TCP_LISTEN && ri->backlog))
 		return false;
 	if (ri->family == AF_INET &&
@@ -586,8 +589,8 @@ static int make_socket(const struct rec_inet *ri, uint32_t ts, int *out)
 	if (ret || ri->protocol == IPPROTO_TCP) {
 		if (!ret && ri->state == TCP_LISTEN)
 			ret = rebuild_listener(sk, ri);
-		else if (!ret && ri->state == TCP_CLOSE && ri->lport)
-			ret = tcp_bind(sk, ri);
+		else if (!ret && ri->state == TCP_CLOSE)
+			ret = tcp_rebuild_closed(sk, ri, tcp_bind);
 		else if (!ret && inet_is_conn(ri))
 			ret = tcp_rebuild_conn(sk, ri, ts);
 		else if (!ret && ri->state == TCP_SYN_SENT)
@@ -621,8 +624,13 @@ static int inet_open(struct rst_ctx *c, struct rst_task *t, struct rst_file *f,
 		     long *fd)
 {
 	const struct rec_inet *ri = f->priv;
-	int sk = -1, ret = make_socket(ri, ri->timestamp + ms_since(c), &sk);
+	struct rec_inet closed;
+	int sk = -1, ret;
 	char where[80];
+
+	if (inet_is_conn(ri) && (c->flags & CKPT_TCP_CLOSE))
+		ri = tcp_as_closed(c, ri, &closed);
+	ret = make_socket(ri, ri->timestamp + ms_since(c), &sk);
 
 	if (!ret && fcntl(sk, F_SETFL, f->f.flags & ~O_ACCMODE))
 		ret = -errno;

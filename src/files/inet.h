@@ -40,6 +40,7 @@ struct cpt_sock {
 	bool locked;		/* its network lock made (netlock.c) */
 	bool opening;		/* SYN_SENT: held only to be checked, not in
 				 * repair mode, not locked */
+	bool to_queued;		/* its other end waits in an accept queue */
 	struct rec_inet conn;	/* its addresses, for the lock */
 };
 
@@ -52,6 +53,25 @@ int tcp_dump_conn(struct cpt_ctx *c, const struct fd_probe *p, int sk,
  * it is opened meanwhile.  0, or -errno (reported). */
 int tcp_hold_opening(struct cpt_ctx *c, const struct fd_probe *p, int sk,
 		     const struct rec_inet *ri);
+/* Checkpoint: listener @ri has @n connections waiting to be accepted:
+ * dropped with --skip-in-flight, else the end of the checkpoint checks
+ * that each one's client is in the tree (to connect again at restart).
+ * 0, or -errno (reported). */
+int tcp_note_accept_queue(struct cpt_ctx *c, const struct fd_probe *p,
+			  const struct rec_inet *ri, uint32_t n);
+/* Checkpoint: a TCP socket in CLOSE (@ri): shut down, or a connection
+ * that ended (its port released), and the bytes it still has to read in
+ * *data (malloc()ed).  0, or -errno (reported). */
+int tcp_dump_closed(struct cpt_ctx *c, const struct fd_probe *p, int sk,
+		    struct rec_inet *ri, char **data);
+/* Restart (--tcp-close): the connection @ri as a closed socket, in
+ * *@closed (its network lock removed, so the peer gets a RST).  @closed. */
+const struct rec_inet *tcp_as_closed(struct rst_ctx *c, const struct rec_inet *ri,
+				     struct rec_inet *closed);
+/* Restart: the CLOSE socket @ri on @sk: bound with @bind if it was,
+ * shut down as it was.  0 or -errno. */
+int tcp_rebuild_closed(int sk, const struct rec_inet *ri,
+		       int (*bind)(int sk, const struct rec_inet *ri));
 /* Restart: @ri's connection rebuilt on @sk, left in repair mode, with
  * TCP timestamps going on from @ts.  0 or -errno. */
 int tcp_rebuild_conn(int sk, const struct rec_inet *ri, uint32_t ts);
