@@ -760,20 +760,27 @@ static int build_dgram(int sk, const struct rec_inet *ri)
 	return ret;
 }
 
+#ifndef IPV6_FREEBIND
+#define IPV6_FREEBIND	78
+#endif
+
 /* An address not on this host (any longer) is bound as the program
  * bound it, with IP_FREEBIND or not: restart binds with it, then sets
- * it as it was (LATE), or off in an older image that has no value. */
-static int freebind_on(int sk, const struct rec_inet *ri, bool *was_set)
+ * it as it was (LATE), or off in an older image that has no value.
+ * IPV6_FREEBIND is the same flag, and the one raw IPv6 sockets take. */
+static int freebind_on(int sk, const struct rec_inet *ri, int *level, int *name)
 {
 	static const uint8_t any[16];
 	int now = 0;
 
-	*was_set = false;
+	*level = ri->family == AF_INET ? IPPROTO_IP : IPPROTO_IPV6;
+	*name = ri->family == AF_INET ? IP_FREEBIND : IPV6_FREEBIND;
 	if (!memcmp(ri->laddr, any, sizeof(any)) ||
-	    sock_get_int(sk, IPPROTO_IP, IP_FREEBIND, &now) || now)
-		return 0;	/* raw IPv6 has none: binds any address */
-	*was_set = true;
-	return sock_set_int(sk, IPPROTO_IP, IP_FREEBIND, 1);
+	    sock_get_int(sk, *level, *name, &now) || now) {
+		*level = -1;
+		return 0;
+	}
+	return sock_set_int(sk, *level, *name, 1);
 }
 
 static int make_socket(const struct rec_inet *ri, uint32_t extra_len,
@@ -782,8 +789,7 @@ static int make_socket(const struct rec_inet *ri, uint32_t extra_len,
 	uint32_t olen;
 	const char *opts = opts_of(ri, extra_len, &olen);
 	int sk = socket(ri->family, sk_type(ri) | SOCK_CLOEXEC, ri->protocol);
-	int ret, fb = 0;
-	bool fb_set;
+	int ret, fb = 0, fb_level = -1, fb_name = 0;
 
 	if (sk < 0)
 		return -errno;
@@ -793,15 +799,15 @@ static int make_socket(const struct rec_inet *ri, uint32_t extra_len,
 	if (!ret)
 		ret = sockopt_restore(sk, opts, olen, SOCKOPT_EARLY, what);
 	if (!ret)
-		ret = freebind_on(sk, ri, &fb_set);
+		ret = freebind_on(sk, ri, &fb_level, &fb_name);
 	if (!ret)
 		*what = "its addresses";
 	if (!ret)
 		ret = is_tcp(ri) ? build_tcp(sk, ri, ts) : build_dgram(sk, ri);
 	if (!ret)
 		ret = sockopt_restore(sk, opts, olen, SOCKOPT_LATE, what);
-	if (!ret && fb_set && sockopt_find_int(opts, olen, IPPROTO_IP, IP_FREEBIND, &fb))
-		ret = sock_set_int(sk, IPPROTO_IP, IP_FREEBIND, 0);
+	if (!ret && fb_level >= 0 && sockopt_find_int(opts, olen, fb_level, fb_name, &fb))
+		ret = sock_set_int(sk, fb_level, fb_name, 0);
 	return ret;
 }
 

@@ -138,12 +138,20 @@ struct opt_def {
 	uint8_t type, phase;
 	int min, max;
 	const char *str;
+	bool dgram;	/* not of stream sockets, which read it (an accepted
+			 * one its SYN's TTL as IP_MULTICAST_TTL) but
+			 * refuse to set it */
 };
 
-#define B(l, n)		{ l, n, T_INT, SOCKOPT_EARLY, 0, 1, #n }
-#define I(l, n, lo, hi)	{ l, n, T_INT, SOCKOPT_EARLY, lo, hi, #n }
-#define BYTES(l, n, mx)	{ l, n, T_BYTES, SOCKOPT_EARLY, 0, mx, #n }
-#define LATE(l, n, lo, hi) { l, n, T_INT, SOCKOPT_LATE, lo, hi, #n }
+#define DEF_(l, n, s, t, ph, lo, hi, dg) \
+	{ .level = l, .name = n, .type = t, .phase = ph, .min = lo, .max = hi, \
+	  .str = s, .dgram = dg }
+#define DEF(l, n, t, ph, lo, hi, dg) DEF_(l, n, #n, t, ph, lo, hi, dg)
+#define B(l, n)		DEF_(l, n, #n, T_INT, SOCKOPT_EARLY, 0, 1, false)
+#define I(l, n, lo, hi)	DEF_(l, n, #n, T_INT, SOCKOPT_EARLY, lo, hi, false)
+#define BYTES(l, n, mx)	DEF_(l, n, #n, T_BYTES, SOCKOPT_EARLY, 0, mx, false)
+#define LATE(l, n, lo, hi) DEF_(l, n, #n, T_INT, SOCKOPT_LATE, lo, hi, false)
+#define MCAST(l, n, lo, hi) DEF_(l, n, #n, T_INT, SOCKOPT_EARLY, lo, hi, true)
 
 /* In the order restart sets them: IP_TOS before SO_PRIORITY, which it
  * sets too; SO_BUF_LOCK after the buffer sizes (rec_inet.opt[]), which
@@ -167,10 +175,10 @@ static const struct opt_def defs[] = {
 	B(IPPROTO_IP, IP_NODEFRAG),
 	I(IPPROTO_IP, IP_MTU_DISCOVER, 0, 5),
 	B(IPPROTO_IP, IP_TRANSPARENT),
-	I(IPPROTO_IP, IP_MULTICAST_TTL, 0, 255),
-	B(IPPROTO_IP, IP_MULTICAST_LOOP),
-	B(IPPROTO_IP, IP_MULTICAST_ALL),
-	BYTES(IPPROTO_IP, IP_MULTICAST_IF, 4),
+	MCAST(IPPROTO_IP, IP_MULTICAST_TTL, 0, 255),
+	MCAST(IPPROTO_IP, IP_MULTICAST_LOOP, 0, 1),
+	MCAST(IPPROTO_IP, IP_MULTICAST_ALL, 0, 1),
+	DEF(IPPROTO_IP, IP_MULTICAST_IF, T_BYTES, SOCKOPT_EARLY, 0, 4, true),
 	B(IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT),
 	I(IPPROTO_IP, IP_MINTTL, 0, 255),
 	I(IPPROTO_IP, IP_LOCAL_PORT_RANGE, INT_MIN, INT_MAX),
@@ -178,10 +186,10 @@ static const struct opt_def defs[] = {
 	LATE(IPPROTO_IP, IP_FREEBIND, 0, 1),
 
 	I(IPPROTO_IPV6, IPV6_UNICAST_HOPS, -1, 255),
-	I(IPPROTO_IPV6, IPV6_MULTICAST_HOPS, -1, 255),
-	B(IPPROTO_IPV6, IPV6_MULTICAST_LOOP),
-	I(IPPROTO_IPV6, IPV6_MULTICAST_IF, 0, INT_MAX),
-	B(IPPROTO_IPV6, IPV6_MULTICAST_ALL),
+	MCAST(IPPROTO_IPV6, IPV6_MULTICAST_HOPS, -1, 255),
+	MCAST(IPPROTO_IPV6, IPV6_MULTICAST_LOOP, 0, 1),
+	MCAST(IPPROTO_IPV6, IPV6_MULTICAST_IF, 0, INT_MAX),
+	MCAST(IPPROTO_IPV6, IPV6_MULTICAST_ALL, 0, 1),
 	B(IPPROTO_IPV6, IPV6_RECVPKTINFO),
 	B(IPPROTO_IPV6, IPV6_2292PKTINFO),
 	B(IPPROTO_IPV6, IPV6_2292HOPOPTS),
@@ -264,8 +272,8 @@ static const struct opt_def defs[] = {
 	BYTES(SOL_SOCKET, SO_MAX_PACING_RATE, 8),
 	BYTES(SOL_SOCKET, SO_TXTIME, 8),
 	LATE(SOL_SOCKET, SO_BUF_LOCK, 0, 3),
-	{ SOL_SOCKET, SO_BINDTODEVICE, T_BYTES, SOCKOPT_LATE, 0, IFNAMSIZ, "SO_BINDTODEVICE" },
-	{ SOL_SOCKET, SO_ATTACH_FILTER, T_FILTER, SOCKOPT_LATE, 0, BPF_MAXINSNS, "SO_ATTACH_FILTER" },
+	DEF(SOL_SOCKET, SO_BINDTODEVICE, T_BYTES, SOCKOPT_LATE, 0, IFNAMSIZ, false),
+	DEF(SOL_SOCKET, SO_ATTACH_FILTER, T_FILTER, SOCKOPT_LATE, 0, BPF_MAXINSNS, false),
 	LATE(SOL_SOCKET, SO_LOCK_FILTER, 0, 1),
 	LATE(SOL_SOCKET, SO_PEEK_OFF, -1, INT_MAX),
 };
@@ -382,11 +390,15 @@ static int append(char **buf, uint32_t *len, const struct opt_def *d,
 int sockopt_dump(int sk, char **buf, uint32_t *len, const char **what)
 {
 	char *v = malloc(MAX_VALUE);
-	int ret = v ? 0 : -ENOMEM;
+	int type = 0, ret = v ? sock_get_int(sk, SOL_SOCKET, SO_TYPE, &type) : -ENOMEM;
 
+	*what = "SO_TYPE";
 	for (int i = 0; i < NR_DEFS && !ret; i++) {
-		int k = get_value(sk, &defs[i], v);
+		int k;
 
+		if (defs[i].dgram && type == SOCK_STREAM)
+			continue;
+		k = get_value(sk, &defs[i], v);
 		*what = defs[i].str;
 		if (k < 0 && not_here(k))
 			continue;
