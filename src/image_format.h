@@ -667,7 +667,8 @@ enum unix_state {
 #define UNIX_EXTERNAL	0x2	/* its peer was outside the tree */
 #define UNIX_GHOST	0x4	/* bound to a path that no longer leads to
 				 * it (removed, or another file there) */
-#define UNIX_FLAGS	0x7
+#define UNIX_PASSSEC	0x8	/* SO_PASSSEC */
+#define UNIX_FLAGS	0xf
 
 struct rec_unix_sk {
 	uint32_t id;		/* objref, named by its FILE's rdev */

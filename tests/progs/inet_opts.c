@@ -7,7 +7,7 @@
  * ICMPV6_FILTER, UDP with IP_HDRINCL) bound where nothing else sends,
  * and ping sockets (SOCK_DGRAM IPPROTO_ICMP/ICMPV6) where the host lets
  * root make them (net.ipv4.ping_group_range; INET_NEED_PING=1: they
- * must be there).
+ * must be there); SO_PASSSEC on a unix socket.
  *
  * After restart: every option reads as set, the filter is the same
  * program, the kinds and bound addresses are the same, a socket shut
@@ -39,7 +39,7 @@
 #define PING_ID			4242
 
 enum { TCP4, TCP6, UDP_WR, UDP_PEER, UDP_RD, UDP_FREE, LITE, LITE_TX, RAW_ICMP,
-       RAW_ICMP6, RAW_UDP, PING4, PING6, NR };
+       RAW_ICMP6, RAW_UDP, PING4, PING6, UNIX, UNIX_PEER, NR };
 
 static int sk[NR];
 static bool have_ping;
@@ -78,6 +78,7 @@ static const struct opt {
 	{ RAW_UDP, IPPROTO_IP, IP_HDRINCL, 1 },
 	{ PING4, IPPROTO_IP, IP_RECVERR, 1 },
 	{ PING6, IPPROTO_IPV6, IPV6_RECVERR, 1 },
+	{ UNIX, SOL_SOCKET, SO_PASSSEC, 1 },	/* unix sockets keep it too */
 };
 #define NR_OPTS	(int)(sizeof(opts) / sizeof(opts[0]))
 
@@ -234,6 +235,8 @@ static void setup(void)
 	connect_to(sk[LITE_TX], sk[LITE]);
 	setup_raw();
 	setup_ping();
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, &sk[UNIX]))
+		die("socketpair");
 	for (int i = 0; i < NR_OPTS; i++)
 		if (sk[opts[i].s] >= 0)
 			set(sk[opts[i].s], opts[i].level, opts[i].name, opts[i].val);
