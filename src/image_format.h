@@ -599,8 +599,8 @@ struct rec_inet {
 				 * CLOSE, SYN_SENT (addresses only),
 				 * ESTABLISHED, FIN_WAIT1/2, CLOSE_WAIT,
 				 * LAST_ACK, CLOSING; UDP CLOSE
-				 * or ESTABLISHED (connected); the others
-				 * the same */
+				 * or ESTABLISHED (connected); raw and ping
+				 * sockets the same */
 	uint16_t shutdown;	/* not TCP: SHUT_RD 1 | SHUT_WR 2 done */
 	uint8_t laddr[16];	/* IPv4: the first 4 bytes, the rest 0 */
 	uint8_t raddr[16];

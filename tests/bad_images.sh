@@ -846,7 +846,7 @@ inet_case "type 4"                  udp4 type=4
 inet_case "UDP-Lite stream"         type=1 protocol=136
 inet_case "ping on IPv6 as ICMP"    udp6 type=2 protocol=1
 inet_case "raw protocol 263"        udp4 type=3 protocol=263
-inet_case "raw connected"           udp4 type=3 protocol=1 state=1 rport=1
+inet_case "raw listening"           udp4 type=3 protocol=1 state=10
 forged "control: inet raw"          --control insert --at after:'FILE#-1' --type FILE --payload "$(inet udp4 type=3 protocol=1)"
 forged "control: inet UDP-Lite"     --control insert --at after:'FILE#-1' --type FILE --payload "$(inet udp4 type=2 protocol=136)"
 inet_case "reserved2 1"             reserved2=1

@@ -406,6 +406,42 @@ static int dgram_state(const struct fd_probe *p, int sk, struct rec_inet *ri)
 	return sockdiag_dump(&req, sizeof(req), udp_one, &f);
 }
 
+/* A raw or ping socket's peer (connect()): getpeername() does not tell
+ * (no port), inet_diag may not list them; /proc/PID/net/{raw,icmp}[6]
+ * does, "sl local rem st ... inode" with addresses as the kernel's
+ * 32-bit words in hex. */
+static int proc_net_peer(const struct fd_probe *p, struct rec_inet *ri)
+{
+	const char *f = sk_type(ri) == SOCK_RAW ? "raw" : "icmp";
+	char path[64], line[512], rem[40];
+	unsigned long ino;
+	unsigned int st, port, w[4];
+	FILE *fp;
+	int ret = -ENOENT, words = ri->family == AF_INET ? 1 : 4;
+
+	snprintf(path, sizeof(path), "/proc/%d/net/%s%s", p->pid, f,
+		 ri->family == AF_INET ? "" : "6");
+	fp = fopen(path, "re");
+	if (!fp)
+		return -errno;
+	while (ret == -ENOENT && fgets(line, sizeof(line), fp)) {
+		if (sscanf(line, " %*u: %*[0-9A-Fa-f]:%*x %39[0-9A-Fa-f]:%x %x %*x:%*x %*x:%*x %*x %*u %*d %lu",
+			   rem, &port, &st, &ino) != 4 || ino != p->st.st_ino)
+			continue;
+		ret = strlen(rem) == 8u * words ? 0 : -EBADMSG;
+		for (int i = 0; !ret && i < words; i++)
+			if (sscanf(rem + 8 * i, "%8x", &w[i]) != 1)
+				ret = -EBADMSG;
+		if (!ret && st == TCP_ESTABLISHED) {
+			memcpy(ri->raddr, w, 4 * words);	/* as the kernel holds it */
+			ri->rport = port;
+			ri->state = TCP_ESTABLISHED;
+		}
+	}
+	fclose(fp);
+	return ret;
+}
+
 /* Raw and ping sockets: their packets cannot be sent to them again. */
 static int dgram_empty(struct cpt_ctx *c, const struct fd_probe *p, int sk,
 		       const struct rec_inet *ri)
@@ -428,8 +464,13 @@ static int dump_udp(struct cpt_ctx *c, const struct fd_probe *p, int sk,
 	if (ret)
 		return log_err(c->log, -ret, "pid %d fd %d: the state of %s socket on port %u:",
 			       p->pid, p->fd, kind_name(ri), ri->lport);
-	if (!is_udp(ri))
+	if (!is_udp(ri)) {
+		ret = proc_net_peer(p, ri);
+		if (ret)
+			return log_err(c->log, -ret, "pid %d fd %d: %s socket (protocol %u) in /proc/%d/net:",
+				       p->pid, p->fd, kind_name(ri), ri->protocol, p->pid);
 		return dgram_empty(c, p, sk, ri);
+	}
 	ret = dgram_peek(sk, INET_MAX_QUEUE, data, &ri->rcv_len);
 	if (ret)
 		return log_err(c->log, -ret, "pid %d fd %d: reading the datagrams waiting on port %u:",
@@ -531,11 +572,10 @@ static bool state_ok(const struct rec_inet *ri)
 {
 	if (ri->shutdown > 3 || (is_tcp(ri) && ri->shutdown))
 		return false;
-	if (!is_tcp(ri) && !is_udp(ri))	/* raw, ping: connect not read */
-		return ri->state == TCP_CLOSE && !ri->rport;
-	if (is_udp(ri))	/* connected to port 0 is connected */
+	if (!is_tcp(ri))	/* connected to port 0 is connected; raw and
+				 * ping sockets connect unbound */
 		return (ri->state == TCP_CLOSE && !ri->rport) ||
-		       (ri->state == TCP_ESTABLISHED && ri->lport);
+		       (ri->state == TCP_ESTABLISHED && (ri->lport || !is_udp(ri)));
 	if (ri->state == TCP_LISTEN)
 		return ri->lport && ri->backlog <= 65535 && !ri->rport;
 	return (ri->state == TCP_CLOSE && !ri->rport) ||

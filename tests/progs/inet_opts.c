@@ -3,14 +3,16 @@
  * values a new socket does not have, a classic BPF filter (locked),
  * UDP sockets shut down, one bound with IP_FREEBIND to an address the
  * host does not have (IP_FREEBIND cleared since), UDP-Lite sockets with
- * a datagram waiting, raw sockets (ICMP with ICMP_FILTER, ICMPv6 with
- * ICMPV6_FILTER, UDP with IP_HDRINCL) bound where nothing else sends,
+ * a datagram waiting, raw sockets (ICMP with ICMP_FILTER and connected,
+ * ICMPv6 with ICMPV6_FILTER, UDP with IP_HDRINCL) bound where nothing
+ * else sends,
  * and ping sockets (SOCK_DGRAM IPPROTO_ICMP/ICMPV6) where the host lets
  * root make them (net.ipv4.ping_group_range; INET_NEED_PING=1: they
  * must be there); SO_PASSSEC on a unix socket.
  *
  * After restart: every option reads as set, the filter is the same
- * program, the kinds and bound addresses are the same, a socket shut
+ * program, the kinds and bound addresses are the same, the raw socket
+ * sends without an address (connected), a socket shut
  * for writing cannot send but receives, one shut for reading polls
  * RDHUP, the UDP-Lite datagram arrives once from its sender and new ones
  * flow, the ping sockets keep their echo id and get an echo reply.
@@ -189,6 +191,7 @@ static void setup_raw(void)
 	f6.data[0] &= ~(1u << (ICMPV6_ECHO_REPLY & 31));
 	sk[RAW_ICMP] = mk(AF_INET, SOCK_RAW, IPPROTO_ICMP);
 	bind4(sk[RAW_ICMP], "127.0.0.14", 0);
+	connect_to(sk[RAW_ICMP], sk[RAW_ICMP]);
 	if (setsockopt(sk[RAW_ICMP], SOL_RAW, ICMP_FILTER, &f4, sizeof(f4)))
 		die("ICMP_FILTER");
 	sk[RAW_ICMP6] = mk(AF_INET6, SOCK_RAW, IPPROTO_ICMPV6);
@@ -322,11 +325,14 @@ static void check_flows(int lite_tx_port)
 	struct sockaddr_in from;
 	socklen_t l = sizeof(from);
 	struct pollfd pf = { sk[UDP_RD], POLLRDHUP, 0 };
+	struct icmphdr echo = { .type = ICMP_ECHO };
 	char b[16] = "";
 
 	tp_check(bound_to(sk[RAW_ICMP], "127.0.0.14") && bound_to(sk[RAW_UDP], "127.0.0.13") &&
 		 bound_to(sk[RAW_ICMP6], "2001:db8::14") && bound_to(sk[UDP_FREE], "2001:db8::42"),
 		 "a raw or free-bound socket lost its address");
+	tp_check(send(sk[RAW_ICMP], &echo, sizeof(echo), 0) == sizeof(echo),
+		 "the raw socket is no longer connected: %s", strerror(errno));
 	tp_check(send(sk[UDP_WR], "x", 1, MSG_DONTWAIT) < 0 && errno == EPIPE,
 		 "sent on a socket shut for writing");
 	tp_check(send(sk[UDP_PEER], "y", 1, 0) == 1 &&
