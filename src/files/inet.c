@@ -409,7 +409,8 @@ static int dgram_state(const struct fd_probe *p, int sk, struct rec_inet *ri)
 /* A raw or ping socket's peer (connect()): getpeername() does not tell
  * (no port), inet_diag may not list them; /proc/PID/net/{raw,icmp}[6]
  * does, "sl local rem st ... inode" with addresses as the kernel's
- * 32-bit words in hex. */
+ * 32-bit words in hex.  A ping socket not bound yet is not listed (nor
+ * is its peer known anywhere). */
 static int proc_net_peer(const struct fd_probe *p, struct rec_inet *ri)
 {
 	const char *f = sk_type(ri) == SOCK_RAW ? "raw" : "icmp";
@@ -439,7 +440,7 @@ static int proc_net_peer(const struct fd_probe *p, struct rec_inet *ri)
 		}
 	}
 	fclose(fp);
-	return ret;
+	return ret == -ENOENT && sk_type(ri) != SOCK_RAW && !ri->lport ? 0 : ret;
 }
 
 /* Raw and ping sockets: their packets cannot be sent to them again. */

@@ -41,7 +41,7 @@
 #define PING_ID			4242
 
 enum { TCP4, TCP6, UDP_WR, UDP_PEER, UDP_RD, UDP_FREE, LITE, LITE_TX, RAW_ICMP,
-       RAW_ICMP6, RAW_UDP, PING4, PING6, UNIX, UNIX_PEER, NR };
+       RAW_ICMP6, RAW_UDP, PING4, PING6, PING_UNBOUND, UNIX, UNIX_PEER, NR };
 
 static int sk[NR];
 static bool have_ping;
@@ -177,6 +177,7 @@ static void setup_ping(void)
 	if (sk[PING4] < 0)
 		die("ping socket");
 	sk[PING6] = mk(AF_INET6, SOCK_DGRAM, IPPROTO_ICMPV6);
+	sk[PING_UNBOUND] = mk(AF_INET, SOCK_DGRAM, IPPROTO_ICMP);
 	if (bind(sk[PING4], (void *)&a, sizeof(a)) || bind(sk[PING6], (void *)&b, sizeof(b)))
 		die("ping bind");
 	have_ping = true;
@@ -349,14 +350,14 @@ static void check_flows(int lite_tx_port)
 }
 
 /* An echo request from ping socket @s to @to, and its reply. */
-static void ping(int s, const void *to, socklen_t tl, int type, int reply)
+static void ping(int s, const void *to, socklen_t tl, int type, int reply, int id)
 {
 	struct icmphdr h = { .type = type, .un.echo.sequence = htons(7) };
 	struct timeval tv = { 2, 0 };
 	struct icmphdr r = { 0 };
 
 	setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	tp_check(port_of(s) == PING_ID, "ping socket %d: echo id %d", s, port_of(s));
+	tp_check(port_of(s) == id, "ping socket %d: echo id %d", s, port_of(s));
 	tp_check(sendto(s, &h, sizeof(h), 0, to, tl) == sizeof(h) &&
 		 recv(s, &r, sizeof(r), 0) >= (ssize_t)sizeof(r) && r.type == reply &&
 		 ntohs(r.un.echo.sequence) == 7, "ping socket %d: no echo reply", s);
@@ -377,8 +378,10 @@ int main(int argc, char **argv)
 	check_kinds();
 	check_flows(lite_tx_port);
 	if (have_ping) {
-		ping(sk[PING4], &lo4, sizeof(lo4), ICMP_ECHO, ICMP_ECHOREPLY);
-		ping(sk[PING6], &lo6, sizeof(lo6), ICMPV6_ECHO_REQUEST, ICMPV6_ECHO_REPLY);
+		ping(sk[PING4], &lo4, sizeof(lo4), ICMP_ECHO, ICMP_ECHOREPLY, PING_ID);
+		ping(sk[PING6], &lo6, sizeof(lo6), ICMPV6_ECHO_REQUEST, ICMPV6_ECHO_REPLY,
+		     PING_ID);
+		ping(sk[PING_UNBOUND], &lo4, sizeof(lo4), ICMP_ECHO, ICMP_ECHOREPLY, 0);
 	}
 	return tp_done();
 }
