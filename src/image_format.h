@@ -599,21 +599,25 @@ enum inet_opt {			/* rec_inet.opt[]: socket options */
 
 struct rec_inet {
 	uint16_t family;	/* AF_INET, AF_INET6 */
-	uint16_t protocol;	/* IPPROTO_TCP, IPPROTO_UDP */
+	uint16_t protocol;	/* IPPROTO_TCP, IPPROTO_UDP; with type:
+				 * IPPROTO_UDPLITE, IPPROTO_ICMP(V6) (ping
+				 * sockets), any of a raw socket */
 	uint16_t state;		/* the kernel's sk_state (TCP_*): TCP LISTEN,
 				 * CLOSE, SYN_SENT (addresses only),
 				 * ESTABLISHED, FIN_WAIT1/2, CLOSE_WAIT,
 				 * LAST_ACK, CLOSING; UDP CLOSE
-				 * or ESTABLISHED (connected) */
-	uint16_t shutdown;	/* TCP CLOSE: SHUT_RD 1 | SHUT_WR 2 done
-				 * (3: a connection that ended, its port
-				 * released: lport 0) */
+				 * or ESTABLISHED (connected); raw and ping
+				 * sockets the same */
+	uint16_t shutdown;	/* SHUT_RD 1 | SHUT_WR 2 done; TCP only in
+				 * CLOSE (3: a connection that ended, its
+				 * port released: lport 0) */
 	uint8_t laddr[16];	/* IPv4: the first 4 bytes, the rest 0 */
 	uint8_t raddr[16];
 	uint16_t lport, rport;	/* host order; lport 0: not bound */
 	uint32_t scope_id;	/* IPv6 only */
 	uint32_t backlog;	/* LISTEN */
-	uint32_t reserved1;
+	uint32_t type;		/* SOCK_STREAM, SOCK_DGRAM, SOCK_RAW; 0 (older
+				 * images): TCP stream or UDP datagrams */
 	int32_t opt[INET_OPT_SLOTS];
 	int64_t rcvtimeo_us, sndtimeo_us;	/* SO_RCVTIMEO/SNDTIMEO, 0: none */
 	/* a TCP connection (ESTABLISHED or half or both closed), else 0
@@ -630,7 +634,20 @@ struct rec_inet {
 	uint16_t conn_flags;	/* INET_CONN_* */
 	uint32_t timestamp;	/* TCP_TIMESTAMP */
 	uint32_t snd_wl1, snd_wnd, max_window, rcv_wnd, rcv_wup; /* TCP_REPAIR_WINDOW */
-	/* uint8_t sndq[snd_len], rcvq[rcv_len]; */
+	/* uint8_t sndq[snd_len], rcvq[rcv_len];
+	 * then, to the end of the FILE's extra (none in older images), the
+	 * other options as rec_sockopt entries */
+};
+
+/* A socket option (beyond rec_inet.opt[]) as getsockopt() reads it:
+ * level and name as the kernel numbers them, of the table in
+ * src/files/sockopt.c; then len bytes of value (an int, a string, a
+ * struct; SO_ATTACH_FILTER: the struct sock_filter instructions), padded
+ * with zeros to 4 bytes, unaligned. */
+struct rec_sockopt {
+	uint16_t level;
+	uint16_t name;
+	uint32_t len;
 };
 
 #define INET_CONN_RECONNECT 1	/* ESTABLISHED, its other end waited in the
@@ -665,7 +682,8 @@ enum unix_state {
 #define UNIX_EXTERNAL	0x2	/* its peer was outside the tree */
 #define UNIX_GHOST	0x4	/* bound to a path that no longer leads to
 				 * it (removed, or another file there) */
-#define UNIX_FLAGS	0x7
+#define UNIX_PASSSEC	0x8	/* SO_PASSSEC */
+#define UNIX_FLAGS	0xf
 
 struct rec_unix_sk {
 	uint32_t id;		/* objref, named by its FILE's rdev */
@@ -1040,6 +1058,7 @@ _Static_assert(sizeof(struct rec_sysv_shm) == 48, "rec_sysv_shm size");
 _Static_assert(sizeof(struct rec_data_run) == 16, "rec_data_run size");
 _Static_assert(sizeof(struct rec_file_data) == 24, "rec_file_data size");
 _Static_assert(sizeof(struct rec_inet) == 192, "rec_inet size");
+_Static_assert(sizeof(struct rec_sockopt) == 8, "rec_sockopt size");
 _Static_assert(sizeof(struct rec_dgram) == 24, "rec_dgram size");
 _Static_assert(sizeof(struct rec_unix_sk) == 80, "rec_unix_sk size");
 _Static_assert(sizeof(struct rec_unix_scm) == 16, "rec_unix_scm size");

@@ -833,21 +833,29 @@ inet_case "SYN_SENT, no own port"   syn lport=0
 inet_case "SYN_SENT with a sequence" syn snd_seq=1
 inet_case "state TIME_WAIT"         state=6
 inet_case "state 99"                state=99
-inet_case "UDP established, no port" udp6 state=1
+inet_case "UDP established, unbound" udp6 state=1 lport=0 rport=1
 inet_case "UDP in FIN_WAIT1"        udp6 state=4 rport=1
 inet_case "listener with a peer"    listen rport=80
 inet_case "listener on port 0"      listen lport=0
 inet_case "listener backlog 1e6"    listen backlog=1000000
 inet_case "backlog on a connection" backlog=5
-inet_case "reserved 1"              reserved=1
+inet_case "TCP with a shutdown"      shutdown=1
+inet_case "UDP shutdown 4"          udp4 shutdown=4
+inet_case "type 1 for UDP"          udp4 type=1
+inet_case "type 4"                  udp4 type=4
+inet_case "UDP-Lite stream"         type=1 protocol=136
+inet_case "ping on IPv6 as ICMP"    udp6 type=2 protocol=1
+inet_case "raw protocol 263"        udp4 type=3 protocol=263
+inet_case "raw listening"           udp4 type=3 protocol=1 state=10
+forged "control: inet raw"          --control insert --at after:'FILE#-1' --type FILE --payload "$(inet udp4 type=3 protocol=1)"
+forged "control: inet UDP-Lite"     --control insert --at after:'FILE#-1' --type FILE --payload "$(inet udp4 type=2 protocol=136)"
 # TCP CLOSE: shutdown (the field once reserved) 1..3, bytes only if 3
 # and unbound (a connection that ended)
-forged "control: inet closed, bytes" --control insert --at after:'FILE#-1' --type FILE --payload "$(inet listen state=7 backlog=0 reserved=3 lport=0 rcv_len=2)"
-inet_case "closed, shutdown 4"      listen state=7 backlog=0 reserved=4
-inet_case "listener shut down"      listen reserved=3
-inet_case "closed bound, bytes"     listen state=7 backlog=0 reserved=3 rcv_len=2
-inet_case "closed shut RD, bytes"   listen state=7 backlog=0 reserved=1 lport=0 rcv_len=2
-inet_case "reserved1 1"             reserved1=1
+forged "control: inet closed, bytes" --control insert --at after:'FILE#-1' --type FILE --payload "$(inet listen state=7 backlog=0 shutdown=3 lport=0 rcv_len=2)"
+inet_case "closed, shutdown 4"      listen state=7 backlog=0 shutdown=4
+inet_case "listener shut down"      listen shutdown=3
+inet_case "closed bound, bytes"     listen state=7 backlog=0 shutdown=3 rcv_len=2
+inet_case "closed shut RD, bytes"   listen state=7 backlog=0 shutdown=1 lport=0 rcv_len=2
 inet_case "reserved2 1"             reserved2=1
 inet_case "conn_flags 2"            reserved2=2 rcv_len=0
 inet_case "reconnect in FIN_WAIT1"  reserved2=1 rcv_len=0 state=4
@@ -889,6 +897,20 @@ inet_case "datagram reserved"       udp4 queue="$(dg 3 7 1 7f000001 616263)"
 inet_case "datagram header cut"     udp4 queue="$(dg 3 7 0 7f000001 616263)00000000"
 inet_case "datagram v6 from on v4"  udp4 queue="$(dg 3 7 0 00000000000000000000000000000001 616263)"
 inet_case "datagrams, not bound"    udp4 lport=0 queue="$(dg 3 7 0 7f000001 616263)"
+# the options after the queues: rec_sockopt {level, name, len}, value
+so() {	# LEVEL NAME LEN VALUEHEX
+	printf '%s' "$(le 2 "$1")$(le 2 "$2")$(le 4 "$3")$4"
+}
+forged "control: inet options"      --control insert --at after:'FILE#-1' --type FILE --payload "$(inet udp4 queue="$(dg 3 7 0 7f000001 616263)" opts="$(so 1 12 4 05000000)$(so 0 1 4 10000000)$(so 1 26 8 0600000000000000)$(so 1 25 3 6c6f00)00")"
+inet_case "option unknown"          udp4 opts="$(so 1 999 4 01000000)"
+inet_case "option IP_TOS 256"       udp4 opts="$(so 0 1 4 00010000)"
+inet_case "option int of 2 bytes"   udp4 opts="$(so 1 12 2 0100)0000"
+inet_case "option twice"            udp4 opts="$(so 1 12 4 01000000)$(so 1 12 4 02000000)"
+inet_case "option cut"              udp4 opts="$(so 1 12 4 0100)"
+inet_case "option len 2^32-1"       udp4 opts="$(so 1 12 0xffffffff 01000000)"
+inet_case "option not padded"       udp4 opts="$(so 1 25 3 6c6f00)"
+inet_case "filter of 7 bytes"       udp4 opts="$(so 1 26 7 06000000000000)00"
+inet_case "device name of 17 bytes" udp4 opts="$(so 1 25 17 $(zeros 17))$(zeros 3)"
 inet_case "datagrams, rcv_len short" udp6 queue="$(dg 3 7 0 7f000001 616263)" rcv_len=20
 forged "FS cwd_len 0"              edit -r FS --set cwd_len=0 --resize 8
 forged "FS cwd_len 0, cwd kept"    edit -r FS --set cwd_len=0

@@ -1,4 +1,4 @@
-/* inet.h - what inet.c (TCP and UDP sockets, FILE_INET) and
+/* inet.h - what inet.c (TCP, UDP, raw... sockets, FILE_INET) and
  * tcp_repair.c (the TCP connections ckpt holds, in repair mode) give each
  * other. */
 #ifndef CKPT_INET_H
@@ -10,8 +10,10 @@
 
 #include "../files.h"
 
-/* The most bytes of one queue a FILE record's extra carries. */
-#define INET_MAX_QUEUE	((uint32_t)(MAX_FILE_EXTRA - sizeof(struct rec_inet)) / 2)
+/* The most bytes of one queue a FILE record's extra carries, which
+ * leaves room for the options after them. */
+#define INET_OPTS_ROOM	(64u << 10)
+#define INET_MAX_QUEUE	((uint32_t)(MAX_FILE_EXTRA - sizeof(struct rec_inet) - INET_OPTS_ROOM) / 2)
 
 /* inet.c */
 /* A TCP connection, whole or half closed, that ckpt rebuilds. */

@@ -476,16 +476,18 @@ static int64_t timeo_ns(int sk, int opt)
 static int read_options(struct cpt_ctx *c, const struct usk *s, int sk,
 			struct rec_unix_sk *r)
 {
-	int rb = 0, sb = 0, pc = 0;
-	socklen_t l1 = sizeof(rb), l2 = sizeof(sb), l3 = sizeof(pc);
+	int rb = 0, sb = 0, pc = 0, ps = 0;
+	socklen_t l1 = sizeof(rb), l2 = sizeof(sb), l3 = sizeof(pc), l4 = sizeof(ps);
 
 	if (getsockopt(sk, SOL_SOCKET, SO_RCVBUF, &rb, &l1) ||
 	    getsockopt(sk, SOL_SOCKET, SO_SNDBUF, &sb, &l2) ||
-	    getsockopt(sk, SOL_SOCKET, SO_PASSCRED, &pc, &l3))
+	    getsockopt(sk, SOL_SOCKET, SO_PASSCRED, &pc, &l3) ||
+	    getsockopt(sk, SOL_SOCKET, SO_PASSSEC, &ps, &l4))
 		return log_err(c->log, errno, "pid %d fd %d: socket options:", s->pid, s->fd);
 	r->rcvbuf = rb;
 	r->sndbuf = sb;
 	r->flags |= pc ? UNIX_PASSCRED : 0;
+	r->flags |= ps ? UNIX_PASSSEC : 0;
 	r->rcvtimeo_ns = timeo_ns(sk, SO_RCVTIMEO);
 	r->sndtimeo_ns = timeo_ns(sk, SO_SNDTIMEO);
 	return 0;

@@ -316,6 +316,8 @@ static int usk_finish(struct rst_ctx *c, struct rst_usk *e)
 	    set_buf(e->fd, SO_SNDBUFFORCE, SO_SNDBUF, e->r.sndbuf) ||
 	    ((e->r.flags & UNIX_PASSCRED) &&
 	     setsockopt(e->fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one))) ||
+	    ((e->r.flags & UNIX_PASSSEC) &&
+	     setsockopt(e->fd, SOL_SOCKET, SO_PASSSEC, &one, sizeof(one))) ||
 	    (e->r.rcvtimeo_ns && setsockopt(e->fd, SOL_SOCKET, SO_RCVTIMEO, &rt, sizeof(rt))) ||
 	    (e->r.sndtimeo_ns && setsockopt(e->fd, SOL_SOCKET, SO_SNDTIMEO, &st, sizeof(st))) ||
 	    (e->r.peek_off >= 0 &&
