@@ -34,18 +34,23 @@ struct cpt_file {
 	pid_t pid;
 	int fd;
 	uint32_t id;
-	uint64_t dev, ino;
-	int next;		/* the next one of the same inode key, -1 */
 };
 
-/* The checkpoint's: every description written so far, and the first of
- * each inode key (descriptions of one file are few; a process's fds
- * are many: only kcmp tells them apart). */
+/* The descriptions written so far whose files have one inode key, in
+ * kcmp's order of descriptions: one is found among n in log n kcmp
+ * calls (a scan of them made 19,000 fds on /dev/null take 18 minutes). */
+struct file_group {
+	struct cpt_file *f;
+	size_t n, cap;
+};
+
+/* The checkpoint's: every description written so far, by inode key
+ * (descriptions of one file are few; a process's fds are many: only
+ * kcmp tells them apart). */
 struct files_cpt {
-	struct cpt_file *files;
-	int n;
-	size_t cap;
-	struct id_table by_ino;
+	struct file_group *groups;
+	size_t n, cap;
+	struct id_table by_ino;	/* inode key -> group */
 };
 
 static uint32_t ino_key(const struct stat *st)
@@ -250,38 +255,69 @@ static int list_fds(struct cpt_ctx *c, pid_t pid, int **out, int *n)
 	return 0;
 }
 
+/* Where the description behind @pid's @fd is, or would go, in @g: its
+ * index, *found if it is there.  kcmp orders descriptions (0 equal, 1
+ * less, 2 greater); one it cannot compare (gone meanwhile) is taken
+ * for a new one. */
+static size_t group_find(const struct file_group *g, pid_t pid, int fd, bool *found)
+{
+	size_t lo = 0, hi = g->n;
+
+	*found = false;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		long r = syscall(SYS_kcmp, g->f[mid].pid, pid, KCMP_FILE, g->f[mid].fd, fd);
+
+		if (r == 0) {
+			*found = true;
+			return mid;
+		}
+		if (r == 1)
+			lo = mid + 1;
+		else if (r == 2)
+			hi = mid;
+		else
+			return g->n;
+	}
+	return lo;
+}
+
 /* The id of the description behind pid's fd if the image has it already
  * (from this process or an earlier one), else 0. */
 static uint32_t known_file(struct cpt_ctx *c, pid_t pid, int fd,
 			   const struct stat *st)
 {
 	const struct files_cpt *fc = kind_dump_state(c, &kind_files);
+	long gi = id_find(&fc->by_ino, ino_key(st));
+	const struct file_group *g = gi >= 0 ? &fc->groups[gi] : NULL;
+	bool found;
+	size_t i = g ? group_find(g, pid, fd, &found) : 0;
 
-	for (long i = id_find(&fc->by_ino, ino_key(st)); i >= 0; i = fc->files[i].next) {
-		const struct cpt_file *f = &fc->files[i];
-
-		if (f->dev == st->st_dev && f->ino == st->st_ino &&
-		    syscall(SYS_kcmp, f->pid, pid, KCMP_FILE, f->fd, fd) == 0)
-			return f->id;
-	}
-	return 0;
+	return g && found ? g->f[i].id : 0;
 }
 
 static int remember_file(struct cpt_ctx *c, pid_t pid, int fd,
 			 const struct stat *st, uint32_t id)
 {
 	struct files_cpt *fc = kind_dump_state(c, &kind_files);
-	long i = id_find(&fc->by_ino, ino_key(st));
-	struct cpt_file *n = VEC_PUSH(fc->files, fc->n, fc->cap);
+	long gi = id_find(&fc->by_ino, ino_key(st));
+	struct file_group *g;
+	bool found;
+	size_t i;
 
-	if (!n || (i < 0 && id_add(&fc->by_ino, ino_key(st), fc->n - 1)))
+	if (gi < 0) {
+		if (!VEC_PUSH(fc->groups, fc->n, fc->cap) ||
+		    id_add(&fc->by_ino, ino_key(st), fc->n - 1))
+			return log_err(c->log, ENOMEM, "file table:");
+		gi = fc->n - 1;
+	}
+	g = &fc->groups[gi];
+	i = group_find(g, pid, fd, &found);
+	if (VEC_ROOM(g->f, g->n, g->cap))
 		return log_err(c->log, ENOMEM, "file table:");
-	*n = (struct cpt_file){ pid, fd, id, st->st_dev, st->st_ino, -1 };
-	/* last of its key: known_file() meets them in the order written */
-	while (i >= 0 && fc->files[i].next >= 0)
-		i = fc->files[i].next;
-	if (i >= 0)
-		fc->files[i].next = fc->n - 1;
+	memmove(&g->f[i + 1], &g->f[i], (g->n - i) * sizeof(*g->f));
+	g->f[i] = (struct cpt_file){ pid, fd, id };
+	g->n++;
 	return 0;
 }
 
@@ -762,7 +798,9 @@ static void files_dump_free(struct cpt_ctx *c, void *state)
 {
 	struct files_cpt *fc = state;
 
-	free(fc->files);
+	for (size_t i = 0; i < fc->n; i++)
+		free(fc->groups[i].f);
+	free(fc->groups);
 	id_table_free(&fc->by_ino);
 }
 
