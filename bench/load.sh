@@ -10,7 +10,8 @@
 #
 # Environment: CKPT=PATH (default build/ckpt), IMG_DIR (default /dev/shm),
 # and the sizes: PROCS=1000 THREADS=10000 FDS=19000 VMAS=60000 GIB=16
-# PAR=20 (concurrent checkpoints) PARPROCS=20.  The limits of a machine
+# PAR=20 (concurrent checkpoints) PARPROCS=20; ROWS="tree threads fds
+# vmas sparse par" (some of them: only those).  The limits of a machine
 # like this one bound two of them: RLIMIT_NOFILE's hard limit (20,000
 # here, which root without CAP_SYS_RESOURCE cannot raise) and
 # vm.max_map_count (65,530).
@@ -117,9 +118,10 @@ parallel() {
 echo "ckpt $("$CKPT" --version 2>&1 | head -1), $(uname -r), $(nproc) CPUs; images in ${IMG%/*}"
 printf '%-22s %8s %9s %8s %9s %7s  %s\n' "" "ckpt s" "ckpt MiB" \
 	"rst s" "rst MiB" "img MiB" "restored"
-row "tree of $PROCS" tree "$PROCS"
-row "$THREADS threads" threads "$THREADS"
-row "$FDS fds" fds "$FDS"
-row "$VMAS areas" vmas "$VMAS"
-row "$GIB GiB sparse" sparse "$GIB"
-parallel
+want() { [[ " ${ROWS:-tree threads fds vmas sparse par} " == *" $1 "* ]]; }
+want tree && row "tree of $PROCS" tree "$PROCS"
+want threads && row "$THREADS threads" threads "$THREADS"
+want fds && row "$FDS fds" fds "$FDS"
+want vmas && row "$VMAS areas" vmas "$VMAS"
+want sparse && row "$GIB GiB sparse" sparse "$GIB"
+want par && parallel
