@@ -41,6 +41,9 @@ extern "C" {
 #define CKPT_TCP_CLOSE		0x4000UL /* TCP connections are not saved
 					  * (checkpoint) or not rebuilt
 					  * (restart): they come back closed */
+#define CKPT_NO_CGROUPS		0x8000UL /* restart: the processes stay in the
+					  * caller's cgroups; no group is
+					  * made */
 /* Flags of ckpt_info(). */
 #define CKPT_INFO_JSON		0x10000UL /* JSON for scripts, not text */
 

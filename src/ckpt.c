@@ -55,7 +55,8 @@ static const char usage_checkpoint[] =
 	"Exit: 0 done, 1 checkpoint failed (the process runs on as before), 2 usage.\n";
 
 static const char usage_restart[] =
-	"usage: ckpt restart [--detach] [--pidns] [--shell-job] [--tcp-close] [--log FILE] [-v] FILE|-\n"
+	"usage: ckpt restart [--detach] [--pidns] [--shell-job] [--tcp-close] [--no-cgroups]\n"
+	"                    [--log FILE] [-v] FILE|-\n"
 	"Restore the processes saved in FILE ('-': standard input) with their pids.\n"
 	"  --detach    print its pid and return once it runs (it is handed to init)\n"
 	"  --pidns     restore in a new pid namespace, where the pids are always free\n"
@@ -65,6 +66,8 @@ static const char usage_restart[] =
 	"              are given back when it ends); needed for an image of a shell job\n"
 	"  --tcp-close the TCP connections of the image come back closed (reads see\n"
 	"              the end, writes fail with EPIPE; their peers get a RST)\n"
+	"  --no-cgroups leave the processes in this caller's cgroups (and cgroup\n"
+	"              namespace): no saved group is made or joined\n"
 	"  --log FILE  append messages to FILE\n"
 	"  -v          log every step\n"
 	"Without --detach ckpt stays its parent, forwards SIGINT/SIGTERM/SIGHUP to\n"
@@ -351,6 +354,7 @@ static int cmd_restart(int argc, char **argv)
 		{ "pidns", no_argument, 0, 'p' },
 		{ "shell-job", no_argument, 0, 'j' },
 		{ "tcp-close", no_argument, 0, 'C' },
+		{ "no-cgroups", no_argument, 0, 'G' },
 		{ "log", required_argument, 0, 'l' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0 },
@@ -366,6 +370,7 @@ static int cmd_restart(int argc, char **argv)
 		case 'p': o.flags |= CKPT_PIDNS; break;
 		case 'j': o.flags |= CKPT_SHELL_JOB; break;
 		case 'C': o.flags |= CKPT_TCP_CLOSE; break;
+		case 'G': o.flags |= CKPT_NO_CGROUPS; break;
 		case 'l': o.log = optarg; break;
 		case 'v': o.flags |= CKPT_VERBOSE; break;
 		case 'h': fputs(usage_restart, stdout); return 0;

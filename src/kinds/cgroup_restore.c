@@ -13,6 +13,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "../../include/ckpt.h"
 #include "cgroup.h"
 
 /* ---- restart: load and validate ---- */
@@ -353,7 +354,7 @@ int cg_check(struct rst_ctx *c, struct rst_task *t)
 	int ret;
 
 	(void)t;
-	if (!st || st->checked || !c->here)
+	if (!st || st->checked || !c->here || (c->flags & CKPT_NO_CGROUPS))
 		return 0;
 	st->checked = true;
 	ret = mount_all(c, st);
@@ -590,7 +591,7 @@ int cg_restore(struct rst_ctx *c, struct rst_task *t)
 	const struct cg_thread *m;
 	int ret = 0;
 
-	if (!st)
+	if (!st || (c->flags & CKPT_NO_CGROUPS))
 		return 0;
 	m = t->nr_threads ? KTSTATE(&t->threads[0], kind_cgroup) : NULL;
 	if (ret || !m || !m->have)
@@ -611,7 +612,8 @@ int cg_restore_thread(struct rst_ctx *c, struct rst_task *t,
 	const struct cg_thread *main_th = KTSTATE(&t->threads[0], kind_cgroup);
 	int ret = 0;
 
-	if (!st || !m || !m->have || th == &t->threads[0])
+	if (!st || !m || !m->have || th == &t->threads[0] ||
+	    (c->flags & CKPT_NO_CGROUPS))
 		return 0;
 	for (int i = 0; i < m->n && !ret; i++) {
 		bool same = false;

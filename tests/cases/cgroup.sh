@@ -3,6 +3,7 @@
 # as the state tests state_cgroup and state32_cgroup).
 t cgroup_recreated         needs cgroup group cgroup
 t cgroup_refuse_outside_ns needs cgroup group cgroup
+t cgroup_none              needs cgroup group cgroup
 
 # Whatever the program made in name=ckpt_test and pids, gone (it removes
 # its groups itself once it has checked them).
@@ -97,4 +98,32 @@ PY
 	wait $pid 2>/dev/null
 	rmdir $top/b $top/c $top
 	return $rc
+}
+
+# restart --no-cgroups: the process stays in restart's own groups, and the
+# group it was in, removed since, is not made again.
+test_cgroup_none() {
+	local d=$WORK/cgnone cg= top dir rpid rc=0 mine now
+	for dir in /sys/fs/cgroup/unified /sys/fs/cgroup/freezer /sys/fs/cgroup/pids; do
+		[ -d $dir ] && mkdir $dir/ckpt-test.none.$$ 2>/dev/null && { cg=$dir; break; }
+	done
+	[ -n "$cg" ] || { note "no writable hierarchy"; return 1; }
+	top=$cg/ckpt-test.none.$$
+	start_holder plain $d || { rmdir $top; return 1; }
+	echo $pid > $top/cgroup.procs || { kill -9 $pid; rmdir $top; return 1; }
+	checkpoint_kill $d $pid || { kill -9 $pid; rmdir $top; return 1; }
+	ckpt info $d/img | grep -q "ckpt-test.none.$$" || { note "its group is not in the image"; rc=1; }
+	rmdir $top || return 1
+	ckpt_bg restart --no-cgroups $d/img > $d/rout 2>&1 &
+	rpid=$!
+	for ((i = 0; i < 500; i++)); do kill -0 $pid 2>/dev/null && break; sleep 0.01; done
+	mine=$(grep -v "ckpt-test" /proc/self/cgroup | sort | md5sum)
+	now=$(sort /proc/$pid/cgroup 2>/dev/null | md5sum)
+	grep ckpt-test /proc/$pid/cgroup && { note "back in its saved group"; rc=1; }
+	[ "$mine" = "$now" ] || { note "not in restart's groups: $(cat /proc/$pid/cgroup)"; rc=1; }
+	[ -d $top ] && { note "its group was made again"; rmdir $top; rc=1; }
+	touch $d/go
+	wait $rpid || rc=1
+	cat $d/rout
+	[ $rc = 0 ] && grep -q '^PASS' $d/out
 }
