@@ -207,7 +207,10 @@ enum vma_kind {
 #define VMA_SEALED		0x80
 #define VMA_MAYWRITE		0x100	/* shared file area may become writable */
 #define VMA_NORESERVE		0x200	/* mapped MAP_NORESERVE */
-#define VMA_MADV_ALL		0x3ff
+#define VMA_MADV_SEQUENTIAL	0x400
+#define VMA_MADV_RANDOM		0x800
+#define VMA_DROPPABLE		0x1000	/* MAP_DROPPABLE: no pages saved */
+#define VMA_MADV_ALL		0x1fff
 
 struct rec_vma {
 	uint64_t start, end;

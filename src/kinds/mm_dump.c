@@ -210,6 +210,8 @@ static uint32_t vma_madv(const struct vma *v)
 		{ "nh", VMA_MADV_NOHUGEPAGE }, { "mg", VMA_MADV_MERGEABLE },
 		{ "lo", VMA_MLOCKED }, { "sl", VMA_SEALED },
 		{ "mw", VMA_MAYWRITE }, { "nr", VMA_NORESERVE },
+		{ "sr", VMA_MADV_SEQUENTIAL }, { "rr", VMA_MADV_RANDOM },
+		{ "dp", VMA_DROPPABLE },
 	};
 	uint32_t m = 0;
 
@@ -452,7 +454,9 @@ static int dump_vma(struct cpt_ctx *c, struct cpt_task *t, int pmfd,
 		return ret;
 	if (parent_has_area(par, v))
 		cow.pmfd = ppmfd;
-	if (rv.kind == VMA_ANON && (rv.flags & MAP_SHARED))
+	if (rv.madv & VMA_DROPPABLE)
+		;	/* the kernel may drop its pages at any time: none kept */
+	else if (rv.kind == VMA_ANON && (rv.flags & MAP_SHARED))
 		ret = shmem_runs(t->pid, v, &rs);
 	else if (rv.kind == VMA_ANON)
 		ret = pagemap_runs(pmfd, v->start, v->end, false, &rs, &cow);

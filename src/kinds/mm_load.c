@@ -123,6 +123,8 @@ static int load_vma(struct rst_ctx *c, struct rst_task *t, struct mm_state *s,
 	    v->flags & ~(uint32_t)(MAP_SHARED | MAP_PRIVATE | MAP_GROWSDOWN) ||
 	    !!(v->flags & MAP_SHARED) == !!(v->flags & MAP_PRIVATE) ||
 	    v->kind < VMA_ANON || v->kind > VMA_SYSV || v->madv & ~VMA_MADV_ALL ||
+	    ((v->madv & VMA_DROPPABLE) &&
+	     (v->kind != VMA_ANON || (v->flags & (MAP_SHARED | MAP_GROWSDOWN)))) ||
 	    (v->shm_id && v->kind != VMA_NONAME && v->kind != VMA_SYSV &&
 	     (v->kind != VMA_ANON || !(v->flags & MAP_SHARED))) ||
 	    (v->kind == VMA_NONAME && fobj_kind(c, v->shm_id) == 0) ||

@@ -27,6 +27,9 @@
 #ifndef MADV_WIPEONFORK
 #define MADV_WIPEONFORK 18
 #endif
+#ifndef MAP_DROPPABLE
+#define MAP_DROPPABLE 0x08
+#endif
 
 struct prctl_mm_map_ {
 	uint64_t start_code, end_code, start_data, end_data;
@@ -87,6 +90,8 @@ static int vma_advise(struct rst_task *t, const struct rst_vma *v)
 		{ VMA_MADV_HUGEPAGE, MADV_HUGEPAGE },
 		{ VMA_MADV_NOHUGEPAGE, MADV_NOHUGEPAGE },
 		{ VMA_MADV_MERGEABLE, MADV_MERGEABLE },
+		{ VMA_MADV_SEQUENTIAL, MADV_SEQUENTIAL },
+		{ VMA_MADV_RANDOM, MADV_RANDOM },
 	};
 	uint64_t len = v->v.end - v->v.start, addr;
 	int ret = 0;
@@ -199,6 +204,8 @@ static int map_vma(struct rst_ctx *c, struct rst_task *t, const struct rst_vma *
 	}
 	if (fd < 0)
 		flags |= MAP_ANONYMOUS;
+	if (v->v.madv & VMA_DROPPABLE)	/* a mapping type of its own */
+		flags = (flags & ~MAP_PRIVATE) | MAP_DROPPABLE;
 	if (first && fd < 0 && (first->base != v->v.pgoff || first->size != len))
 		ret = map_shm_whole(t, v, first, prot, flags, &res);
 	else
