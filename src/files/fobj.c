@@ -193,6 +193,7 @@ struct rst_fobj {
 	const char *name;
 	struct rst_data_runs data;	/* its FILE_DATA, if it has one */
 	int fd;			/* ckpt's, once made; -1 before */
+	bool fd_given;		/* that very description given to a task */
 	void *rec;
 };
 
@@ -522,6 +523,36 @@ int fobj_desc_load(struct rst_ctx *c, struct rst_file *f)
 	return 0;
 }
 
+/* Whether @f is to be the memfd's own description, the one
+ * memfd_create() made: the first writable description of a memfd.  That
+ * one does not count as a writer of the file (its open did not go through
+ * the file's writers count), so the memfd can still be executed (no
+ * ETXTBSY), which a description reopened writable through /proc forbids
+ * while it is open. */
+static bool memfd_own_desc(struct rst_ctx *c, const struct rst_file *f)
+{
+	struct rst_fobj *o = fobj_by_id(c, f->f.rdev);
+
+	return o && o->o.kind == FILE_MEMFD && !o->fd_given &&
+	       (f->f.flags & O_ACCMODE) == O_RDWR;
+}
+
+static int memfd_give_own(struct rst_ctx *c, struct rst_task *t,
+			  const struct rst_file *f, int obj, long *fd)
+{
+	struct rst_fobj *o = fobj_by_id(c, f->f.rdev);
+	int fl = f->f.flags & (O_APPEND | O_NONBLOCK | O_DIRECT | O_NOATIME);
+
+	if (fcntl(obj, F_SETFL, fl))
+		return log_err(c->log, errno, "pid %d: %s: F_SETFL 0x%x:", t->pid,
+			       f->path, fl);
+	if (lseek(obj, f->f.pos, SEEK_SET) < 0)
+		return log_err(c->log, errno, "pid %d: %s: lseek to %llu:", t->pid,
+			       f->path, (unsigned long long)f->f.pos);
+	o->fd_given = true;
+	return files_give(t, obj, fd);
+}
+
 /* A new description of the object, opened by ckpt through its own fd
  * with the saved flags and offset, and given to @t. */
 int fobj_desc_open(struct rst_ctx *c, struct rst_task *t, struct rst_file *f,
@@ -532,6 +563,8 @@ int fobj_desc_open(struct rst_ctx *c, struct rst_task *t, struct rst_file *f,
 
 	if (obj < 0)
 		return obj;
+	if (memfd_own_desc(c, f))
+		return memfd_give_own(c, t, f, obj, fd);
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", obj);
 	/* an O_TMPFILE description keeps __O_TMPFILE|O_DIRECTORY in its
 	 * flags; here they would make another file or fail */
