@@ -29,6 +29,7 @@ enum ckpt_rec_type {
 	REC_VMA		= 111,	/* one memory area */
 	REC_PAGES	= 112,	/* page contents of the last VMA */
 	REC_PAGES_REF	= 113,	/* pages of the last VMA that are the parent's */
+	REC_VMA_GUARDS	= 115,	/* guard pages (MADV_GUARD_INSTALL) of the last VMA */
 	REC_SIGHAND	= 120,	/* signal dispositions */
 	REC_ITIMERS	= 121,
 	REC_POSIX_TIMER	= 122,
@@ -247,6 +248,16 @@ struct rec_pages {
  * parent's same area: their content is the parent's page at the same
  * address (from the parent's PAGES or, in turn, PAGES_REF). */
 struct rec_pages_ref {
+	uint64_t vma_start;
+	uint64_t npages;	/* total over all runs */
+	uint32_t nr_runs;
+	uint32_t reserved;
+	/* struct rec_pages_run runs[nr_runs]; */
+};
+
+/* The guard pages (madvise MADV_GUARD_INSTALL) of the last VMA: installed
+ * again once its pages are in.  A guard page is no page: never read. */
+struct rec_vma_guards {
 	uint64_t vma_start;
 	uint64_t npages;	/* total over all runs */
 	uint32_t nr_runs;
@@ -506,8 +517,12 @@ struct rec_file_obj {
 	uint32_t seals;		/* memfd: F_GET_SEALS; else 0 */
 	uint32_t name_len;	/* bytes (with NUL) that follow: a memfd's
 				 * name, a deleted file's former path */
-	uint32_t reserved;
+	uint32_t flags;		/* FOBJ_*; was reserved, 0 */
 };
+/* FILE_DELETED: the kernel's own shared memory object behind a
+ * MAP_SHARED|MAP_ANONYMOUS (or /dev/zero) mapping, "/dev/zero (deleted)",
+ * open as a file (map_files) or mapped privately. */
+#define FOBJ_SHMEM	0x1
 
 /* A SysV shared memory segment (REC_SYSV_SHM) some process of the tree
  * has attached, written once however many areas attach it; its bytes
@@ -794,6 +809,7 @@ _Static_assert(sizeof(struct rec_vma) == 64, "rec_vma size");
 _Static_assert(sizeof(struct rec_pages_run) == 16, "rec_pages_run size");
 _Static_assert(sizeof(struct rec_pages) == 24, "rec_pages size");
 _Static_assert(sizeof(struct rec_pages_ref) == 24, "rec_pages_ref size");
+_Static_assert(sizeof(struct rec_vma_guards) == 24, "rec_vma_guards size");
 _Static_assert(sizeof(struct rec_sigaction) == 32, "rec_sigaction size");
 _Static_assert(sizeof(struct rec_sighand) == 2048, "rec_sighand size");
 _Static_assert(sizeof(struct rec_timerval) == 16, "rec_timerval size");

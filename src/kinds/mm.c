@@ -78,6 +78,12 @@ static void mm_show(struct info_out *o, const struct rec *r)
 		info_hex(o, "vma", p->vma_start);
 		info_u64(o, "parent_pages", p->npages);
 		info_u64(o, "runs", p->nr_runs);
+	} else if (r->type == REC_VMA_GUARDS) {
+		const struct rec_vma_guards *g = r->data;
+
+		info_hex(o, "vma", g->vma_start);
+		info_u64(o, "guard_pages", g->npages);
+		info_u64(o, "runs", g->nr_runs);
 	} else {
 		const struct rec_pages *p = r->data;
 
@@ -94,6 +100,7 @@ static const struct rec_desc mm_recs[] = {
 	{ REC_VMA, "VMA", sizeof(struct rec_vma) },
 	{ REC_PAGES, "PAGES", sizeof(struct rec_pages) },
 	{ REC_PAGES_REF, "PAGES_REF", sizeof(struct rec_pages_ref) },
+	{ REC_VMA_GUARDS, "VMA_GUARDS", sizeof(struct rec_vma_guards) },
 	{ 0 }
 };
 
@@ -102,6 +109,7 @@ const struct kind_ops kind_mm = {
 	.recs = mm_recs,
 	.phase = PHASE_IMAGE,
 	.dump = mm_dump,		/* mm_dump.c */
+	.dump_check = mm_dump_check,
 	.dump_size = sizeof(struct mm_cpt),
 	.dump_free = mm_dump_free,
 	.load = mm_load,		/* mm_load.c */

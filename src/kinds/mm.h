@@ -21,6 +21,8 @@ struct rst_vma {
 	size_t cap_segs;
 	bool have_pages, have_refs;
 	uint64_t pages_len;	/* bytes over all segs */
+	const struct rec_pages_run *guards;	/* its VMA_GUARDS, if any */
+	uint32_t nr_guards;
 };
 
 struct mm_state {
@@ -51,6 +53,7 @@ struct shm_first {
 struct cpt_shm {
 	uint64_t dev, ino;
 	uint32_t id;
+	bool fobj;	/* its areas map the FILE_OBJ fobj.c saved of it */
 };
 
 /* The checkpoint's (mm_dump.c): every such object seen so far. */
@@ -66,6 +69,7 @@ extern const struct kind_ops kind_mm;
 /* The kind's sides (struct kind_ops). */
 int mm_dump(struct cpt_ctx *c, struct cpt_task *t);
 void mm_dump_free(struct cpt_ctx *c, void *state);
+int mm_dump_check(struct cpt_ctx *c);
 int mm_load(struct rst_ctx *c, struct rst_task *t, struct rec *r);
 int mm_check(struct rst_ctx *c, struct rst_task *t);
 int mm_restore(struct rst_ctx *c, struct rst_task *t);

@@ -207,7 +207,7 @@ static struct rst_vma *last_vma(struct rst_ctx *c, struct mm_state *s,
 	struct rst_vma *v = s->nr ? &s->vmas[s->nr - 1] : NULL;
 
 	/* a shared memfd's or deleted file's pages are its FILE_DATA */
-	if (!v || v->have_refs || v->v.start != start ||
+	if (!v || v->have_refs || v->guards || v->v.start != start ||
 	    (r->type == REC_PAGES && v->have_pages) ||
 	    v->v.kind == VMA_VDSO || v->v.kind == VMA_VVAR || v->v.kind == VMA_SYSV ||
 	    (v->v.kind == VMA_NONAME && (v->v.flags & MAP_SHARED))) {
@@ -355,6 +355,36 @@ static int load_pages_ref(struct rst_ctx *c, struct rst_task *t,
 	return 0;
 }
 
+/* The guard pages of the last VMA: after its pages, once. */
+static int load_guards(struct rst_ctx *c, struct mm_state *s, struct rec *r)
+{
+	const struct rec_vma_guards *h = r->data;
+	const struct rec_pages_run *run = (const void *)(h + 1);
+	struct rst_vma *v = s->nr ? &s->vmas[s->nr - 1] : NULL;
+	uint64_t total;
+	int ret = rec_want(c->log, r, sizeof(*h), "VMA_GUARDS");
+
+	if (ret)
+		return ret;
+	if (!v || v->v.start != h->vma_start || v->guards ||
+	    v->v.kind == VMA_VDSO || v->v.kind == VMA_VVAR)
+		return log_err(c->log, EBADMSG, "VMA_GUARDS record %llu does not follow its VMA",
+			       (unsigned long long)r->index);
+	if (h->reserved || h->nr_runs == 0 || h->nr_runs > MAX_RUNS ||
+	    r->data_len != sizeof(*h) + (uint64_t)h->nr_runs * sizeof(*run))
+		return log_err(c->log, EBADMSG, "VMA_GUARDS 0x%llx: bad header",
+			       (unsigned long long)h->vma_start);
+	ret = check_runs(c, v, run, h->nr_runs, &total);
+	if (ret)
+		return ret;
+	if (total != h->npages)
+		return log_err(c->log, EBADMSG, "VMA_GUARDS 0x%llx: sizes do not add up",
+			       (unsigned long long)h->vma_start);
+	v->guards = run;
+	v->nr_guards = h->nr_runs;
+	return 0;
+}
+
 int mm_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 {
 	struct mm_state *s = mm_st(t);
@@ -374,6 +404,9 @@ int mm_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 		break;
 	case REC_PAGES_REF:
 		ret = load_pages_ref(c, t, s, r);
+		break;
+	case REC_VMA_GUARDS:
+		ret = load_guards(c, s, r);
 		break;
 	default:
 		ret = load_pages(c, s, r);

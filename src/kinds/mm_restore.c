@@ -27,6 +27,9 @@
 #ifndef MADV_WIPEONFORK
 #define MADV_WIPEONFORK 18
 #endif
+#ifndef MADV_GUARD_INSTALL
+#define MADV_GUARD_INSTALL 102
+#endif
 #ifndef MAP_DROPPABLE
 #define MAP_DROPPABLE 0x08
 #endif
@@ -100,6 +103,10 @@ static int vma_advise(struct rst_task *t, const struct rst_vma *v)
 		if (v->v.madv & adv[i].bit)
 			ret = rcheck(&t->rm, NULL, "madvise", SYS_madvise,
 				     v->v.start, len, adv[i].advice);
+	for (uint32_t i = 0; i < v->nr_guards && !ret; i++)
+		ret = rcheck(&t->rm, NULL, "madvise(MADV_GUARD_INSTALL)", SYS_madvise,
+			     v->guards[i].addr, v->guards[i].npages * PAGE,
+			     MADV_GUARD_INSTALL);
 	if (!ret && (v->v.madv & VMA_MLOCKED))
 		ret = rcheck(&t->rm, NULL, "mlock", SYS_mlock, v->v.start, len);
 	if (!ret && !strncmp(v->path, "[anon:", 6)) {
