@@ -29,6 +29,7 @@ enum ckpt_rec_type {
 	REC_VMA		= 111,	/* one memory area */
 	REC_PAGES	= 112,	/* page contents of the last VMA */
 	REC_PAGES_REF	= 113,	/* pages of the last VMA that are the parent's */
+	REC_AIO		= 114,	/* an AIO ring (io_setup) of the last TASK */
 	REC_VMA_GUARDS	= 115,	/* guard pages (MADV_GUARD_INSTALL) of the last VMA */
 	REC_SIGHAND	= 120,	/* signal dispositions */
 	REC_ITIMERS	= 121,
@@ -253,6 +254,21 @@ struct rec_pages_ref {
 	uint32_t nr_runs;
 	uint32_t reserved;
 	/* struct rec_pages_run runs[nr_runs]; */
+};
+
+/* An AIO context (io_setup) of the last TASK: its ring, a "/[aio]"
+ * mapping with no VMA record of its own, made again by io_setup, brought
+ * to where ring->tail was by as many no-op requests, given its saved
+ * events and head, and moved (mremap) to @addr, which is the context's
+ * id.  Requests still in flight are not seen (only the kernel knows
+ * them): only completed events are kept. */
+struct rec_aio {
+	uint64_t addr;		/* the ring's address: the aio_context_t */
+	uint64_t len;		/* the ring mapping's bytes */
+	uint32_t nr;		/* ring->nr: events the ring holds */
+	uint32_t head, tail;	/* ring->head, ring->tail, both < nr */
+	uint32_t data_len;	/* bytes that follow: the ring past its
+				 * 32-byte header, len - 32 */
 };
 
 /* The guard pages (madvise MADV_GUARD_INSTALL) of the last VMA: installed
@@ -810,6 +826,7 @@ _Static_assert(sizeof(struct rec_pages_run) == 16, "rec_pages_run size");
 _Static_assert(sizeof(struct rec_pages) == 24, "rec_pages size");
 _Static_assert(sizeof(struct rec_pages_ref) == 24, "rec_pages_ref size");
 _Static_assert(sizeof(struct rec_vma_guards) == 24, "rec_vma_guards size");
+_Static_assert(sizeof(struct rec_aio) == 32, "rec_aio size");
 _Static_assert(sizeof(struct rec_sigaction) == 32, "rec_sigaction size");
 _Static_assert(sizeof(struct rec_sighand) == 2048, "rec_sighand size");
 _Static_assert(sizeof(struct rec_timerval) == 16, "rec_timerval size");

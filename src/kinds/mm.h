@@ -34,6 +34,10 @@ struct mm_state {
 	int nr, cap;
 	void **recs;		/* record payloads the above point into */
 	size_t nr_recs, cap_recs;
+	const struct rec_aio **aio;	/* its AIO rings (mm_aio.c) */
+	int nr_aio;
+	size_t cap_aio;
+	uint64_t aio_end;	/* the last ring's end: areas come after */
 };
 
 /* Shared anonymous memory across the tree: the first area of an object
@@ -75,6 +79,13 @@ int mm_check(struct rst_ctx *c, struct rst_task *t);
 int mm_restore(struct rst_ctx *c, struct rst_task *t);
 void mm_free(struct rst_task *t, void *state);
 void mm_free_ctx(void *state);
+/* mm_restore.c: @path opened by the puppet, its fd in *fd. */
+int mm_open_file(struct rst_task *t, const char *path, int flags, long *fd);
+/* mm_aio.c: AIO rings, saved instead of their areas' VMA records. */
+bool mm_aio_area(const struct vma *v);
+int mm_aio_dump(struct cpt_ctx *c, struct cpt_task *t, const struct vma *v);
+int mm_aio_load(struct rst_ctx *c, struct mm_state *s, struct rec *r);
+int mm_aio_restore(struct rst_task *t, const struct mm_state *s);
 /* mm_load.c: the first area of shared anonymous object @id, NULL if
  * none. */
 const struct shm_first *mm_shm_first(struct rst_ctx *c, uint32_t id);

@@ -498,7 +498,11 @@ static int dump_vma(struct cpt_ctx *c, struct cpt_task *t, int pmfd,
 	struct runs rs = { 0 };
 	struct cow_src cow = { .pmfd = -1 };
 	const char *path = "";
-	int ret = vma_classify(c, t->pid, v, &rv);
+	int ret;
+
+	if (mm_aio_area(v))
+		return mm_aio_dump(c, t, v);
+	ret = vma_classify(c, t->pid, v, &rv);
 
 	if (ret <= 0)
 		return ret;

@@ -135,7 +135,7 @@ static int load_vma(struct rst_ctx *c, struct rst_task *t, struct mm_state *s,
 			       (unsigned long long)r->index,
 			       (unsigned long long)v->start,
 			       (unsigned long long)v->end);
-	if (s->nr && s->vmas[s->nr - 1].v.end > v->start)
+	if ((s->nr && s->vmas[s->nr - 1].v.end > v->start) || v->start < s->aio_end)
 		return log_err(c->log, EBADMSG, "VMA 0x%llx overlaps or is out of order",
 			       (unsigned long long)v->start);
 	if (s->nr == MAX_VMAS)
@@ -408,6 +408,9 @@ int mm_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 	case REC_VMA_GUARDS:
 		ret = load_guards(c, s, r);
 		break;
+	case REC_AIO:
+		ret = mm_aio_load(c, s, r);
+		break;
 	default:
 		ret = load_pages(c, s, r);
 		break;
@@ -440,6 +443,7 @@ void mm_free(struct rst_task *t, void *state)
 	for (int i = 0; i < s->nr; i++)
 		free(s->vmas[i].segs);
 	free(s->vmas);
+	free(s->aio);
 	free(s);
 }
 

@@ -42,8 +42,7 @@ struct prctl_mm_map_ {
 	uint32_t auxv_size, exe_fd;
 };
 
-static int mm_open_file(struct rst_task *t, const char *path, int flags,
-			long *fd)
+int mm_open_file(struct rst_task *t, const char *path, int flags, long *fd)
 {
 	uint64_t addr;
 	int ret = rst_scratch_put(t, 0, path, strlen(path) + 1, &addr);
@@ -288,6 +287,8 @@ int mm_restore(struct rst_ctx *c, struct rst_task *t)
 		if (s->vmas[i].v.kind == VMA_ANON || s->vmas[i].v.kind == VMA_FILE ||
 		    s->vmas[i].v.kind == VMA_NONAME || s->vmas[i].v.kind == VMA_SYSV)
 			ret = map_vma(c, t, &s->vmas[i]);
+	if (!ret)
+		ret = mm_aio_restore(t, s);
 	for (int i = 0; i < s->nr && !ret; i++)
 		if (s->vmas[i].v.madv & VMA_SEALED)
 			ret = rcheck(&t->rm, NULL, "mseal", 462, s->vmas[i].v.start,
