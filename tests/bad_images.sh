@@ -456,6 +456,17 @@ forged "VMA_GUARDS npages wrong" insert --at before:VMA \
 forged "VMA_GUARDS twice" insert --at before:VMA \
 	--type VMA --payload "$NEWVMA" --type VMA_GUARDS --payload "$(pagesref 1 1 0 0x20000)" \
 	--type VMA_GUARDS --payload "$(pagesref 1 1 0 0x20000)"
+# AIO: a ring of 2 pages (255 events) at 128 KiB
+aio() {	# LEN NR HEAD TAIL DATA-LEN
+	printf '%s' "$(le 8 0x20000)$(le 8 "$1")$(le 4 "$2")$(le 4 "$3")$(le 4 "$4")$(le 4 "$5")$(zeros 8160)"
+}
+forged "AIO nr not the ring's" --expect "bad ring" insert --at before:VMA --type AIO --payload "$(aio 8192 254 0 0 8160)"
+forged "AIO head past nr" --expect "bad ring" insert --at before:VMA --type AIO --payload "$(aio 8192 255 255 0 8160)"
+forged "AIO tail past nr" --expect "bad ring" insert --at before:VMA --type AIO --payload "$(aio 8192 255 0 300 8160)"
+forged "AIO data_len wrong" --expect "bad ring" insert --at before:VMA --type AIO --payload "$(aio 8192 255 0 0 8000)"
+forged "AIO len not whole pages" --expect "bad ring" insert --at before:VMA --type AIO --payload "$(aio 8000 255 0 0 8160)"
+forged "AIO ring over an area" --expect "overlaps" insert --at before:VMA \
+	--type VMA --payload "$NEWVMA" --type AIO --payload "$(aio 8192 255 0 0 8160)"
 # REGS
 forged "REGS cs 0x10"              edit -r REGS --set cs=0x10
 forged "REGS ss 0x18"              edit -r REGS --set ss=0x18

@@ -77,7 +77,7 @@ TYPES.update({'FILE_OBJ': 143, 'FILE_DATA': 144})
 TYPES.update({'SYSV_SHM': 170, 'SYSV_DATA': 171})
 TYPES.update({'SECCOMP_FILTER': 180, 'SECCOMP': 181})
 TYPES.update({'PROCATTR': 133, 'THREAD_ATTR': 134})
-TYPES.update({'VMA_GUARDS': 115})
+TYPES.update({'VMA_GUARDS': 115, 'AIO': 114})
 NAMES = {v: k for k, v in TYPES.items()}
 
 # ---- CRC32C (Castagnoli, reflected), zlib-style crc(crc, data) ----
