@@ -126,6 +126,7 @@ const struct kind_ops kind_mm = {
 	.load = mm_load,		/* mm_load.c */
 	.check = mm_check,
 	.restore = mm_restore,		/* mm_restore.c */
+	.fork_prepare = mm_fork_prepare,
 	.areas = mm_areas,
 	.free = mm_free,
 	.free_ctx = mm_free_ctx,

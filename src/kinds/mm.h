@@ -11,6 +11,7 @@
 struct page_seg {
 	uint64_t addr, npages;
 	uint64_t off;		/* image offset of the first page */
+	bool ref;		/* the parent's page (PAGES_REF) */
 };
 
 struct rst_vma {
@@ -38,6 +39,7 @@ struct mm_state {
 	int nr_aio;
 	size_t cap_aio;
 	uint64_t aio_end;	/* the last ring's end: areas come after */
+	bool premapped;		/* built before its children were forked */
 };
 
 /* Shared anonymous memory across the tree: the first area of an object
@@ -77,6 +79,7 @@ int mm_dump_check(struct cpt_ctx *c);
 int mm_load(struct rst_ctx *c, struct rst_task *t, struct rec *r);
 int mm_check(struct rst_ctx *c, struct rst_task *t);
 int mm_restore(struct rst_ctx *c, struct rst_task *t);
+int mm_fork_prepare(struct rst_ctx *c, struct rst_task *parent);
 void mm_free(struct rst_task *t, void *state);
 void mm_free_ctx(void *state);
 /* mm_restore.c: @path opened by the puppet, its fd in *fd. */

@@ -167,13 +167,13 @@ static int load_vma(struct rst_ctx *c, struct rst_task *t, struct mm_state *s,
 }
 
 static int segs_add(struct rst_vma *v, uint64_t addr, uint64_t npages,
-		    uint64_t off)
+		    uint64_t off, bool ref)
 {
 	if (v->nr_segs >= MAX_RUNS * 2)
 		return -E2BIG;
 	if (VEC_ROOM(v->segs, v->nr_segs, v->cap_segs))
 		return -ENOMEM;
-	v->segs[v->nr_segs++] = (struct page_seg){ addr, npages, off };
+	v->segs[v->nr_segs++] = (struct page_seg){ addr, npages, off, ref };
 	v->pages_len += npages * PAGE;
 	return 0;
 }
@@ -242,7 +242,7 @@ static int load_pages(struct rst_ctx *c, struct mm_state *s, struct rec *r)
 	v->have_pages = true;
 	off = r->off + head + ph->pad_len;
 	for (uint32_t i = 0; i < ph->nr_runs && !ret; i++) {
-		ret = segs_add(v, run[i].addr, run[i].npages, off);
+		ret = segs_add(v, run[i].addr, run[i].npages, off, false);
 		off += run[i].npages * PAGE;
 	}
 	return ret ? log_err(c->log, -ret, "PAGES 0x%llx:",
@@ -297,7 +297,7 @@ static int resolve_refs(struct rst_ctx *c, struct rst_vma *v,
 					       (unsigned long long)a);
 			gend = g->addr + g->npages * PAGE;
 			k = ((gend < end ? gend : end) - a) / PAGE;
-			ret = segs_add(v, a, k, g->off + (a - g->addr));
+			ret = segs_add(v, a, k, g->off + (a - g->addr), true);
 			a += k * PAGE;
 		}
 	}
