@@ -32,6 +32,9 @@
 #ifndef MADV_GUARD_INSTALL
 #define MADV_GUARD_INSTALL 102
 #endif
+#ifndef MADV_GUARD_REMOVE
+#define MADV_GUARD_REMOVE 103
+#endif
 #ifndef MAP_DROPPABLE
 #define MAP_DROPPABLE 0x08
 #endif
@@ -290,14 +293,16 @@ static const struct mm_state *premapped_parent(struct rst_ctx *c,
 	return ps && ps->premapped ? ps : NULL;
 }
 
-static bool inherited(const struct mm_state *ps, const struct rst_vma *v)
+/* The parent's area @v inherited as it is, NULL if none. */
+static const struct rst_vma *inherited(const struct mm_state *ps,
+				       const struct rst_vma *v)
 {
 	int lo = 0, hi = ps ? ps->nr : 0;
 
 	if (!v->have_refs || !(v->v.flags & MAP_PRIVATE) ||
 	    (v->v.kind != VMA_ANON && v->v.kind != VMA_FILE) ||
 	    (v->v.madv & (VMA_MADV_DONTFORK | VMA_MADV_WIPEONFORK | VMA_DROPPABLE)))
-		return false;
+		return NULL;
 	while (lo < hi) {
 		int mid = (lo + hi) / 2;
 		const struct rst_vma *p = &ps->vmas[mid];
@@ -307,9 +312,10 @@ static bool inherited(const struct mm_state *ps, const struct rst_vma *v)
 		else if (p->v.start > v->v.start)
 			hi = mid;
 		else
-			return !memcmp(&p->v, &v->v, sizeof(v->v)) && !strcmp(p->path, v->path);
+			return !memcmp(&p->v, &v->v, sizeof(v->v)) &&
+			       !strcmp(p->path, v->path) ? p : NULL;
 	}
-	return false;
+	return NULL;
 }
 
 static int unmap_upto(struct rst_task *t, uint64_t *at, uint64_t to)
@@ -325,7 +331,7 @@ static int unmap_upto(struct rst_task *t, uint64_t *at, uint64_t to)
 
 /* Everything the puppet has goes, but the trampoline and @keep. */
 static int unmap_all_but(struct rst_task *t, const struct mm_state *s,
-			 const bool *keep)
+			 const struct rst_vma **keep)
 {
 	uint64_t at = 0, lo = t->tramp, hi = t->tramp + t->tramp_len;
 	bool tramp_done = !lo;
@@ -347,13 +353,19 @@ static int unmap_all_but(struct rst_task *t, const struct mm_state *s,
 	return ret ? ret : unmap_upto(t, &at, TASK_SIZE_64);
 }
 
-/* An inherited area made the child's: pages it did not have dropped
- * (MADV_DONTNEED: zeros, or the file's page), its own written. */
-static int fill_inherited(struct rst_task *t, const struct rst_vma *v)
+/* An inherited area made the child's: the parent's guard pages
+ * removed, pages it did not have dropped (MADV_DONTNEED: zeros, or the
+ * file's page), its own written, its own guards installed. */
+static int fill_inherited(struct rst_task *t, const struct rst_vma *v,
+			  const struct rst_vma *pv)
 {
 	uint64_t at = v->v.start, len = v->v.end - v->v.start;
 	bool own = false;
 	int ret = 0;
+
+	if (pv->nr_guards)
+		ret = rcheck(&t->rm, NULL, "madvise(MADV_GUARD_REMOVE)", SYS_madvise,
+			     v->v.start, len, MADV_GUARD_REMOVE);
 
 	for (uint32_t i = 0; i <= v->nr_segs && !ret; i++) {
 		uint64_t a = i < v->nr_segs ? v->segs[i].addr : v->v.end;
@@ -380,7 +392,7 @@ static int fill_inherited(struct rst_task *t, const struct rst_vma *v)
 static int mm_build(struct rst_ctx *c, struct rst_task *t, struct mm_state *s)
 {
 	const struct mm_state *ps = premapped_parent(c, t);
-	bool *keep = calloc(s->nr + 1, sizeof(*keep));
+	const struct rst_vma **keep = calloc(s->nr + 1, sizeof(*keep));
 	int ret = keep ? 0 : log_err(c->log, ENOMEM, "mm:");
 
 	for (int i = 0; i < s->nr && !ret; i++)
@@ -395,11 +407,11 @@ static int mm_build(struct rst_ctx *c, struct rst_task *t, struct mm_state *s)
 		ret = set_mm_fields(t, s, ps && !strcmp(ps->exe, s->exe));
 	for (int i = 0; i < s->nr && !ret; i++)
 		if (keep[i])
-			ret = fill_inherited(t, &s->vmas[i]);
+			ret = fill_inherited(t, &s->vmas[i], keep[i]);
 		else if (s->vmas[i].v.kind == VMA_ANON || s->vmas[i].v.kind == VMA_FILE ||
 			 s->vmas[i].v.kind == VMA_NONAME || s->vmas[i].v.kind == VMA_SYSV)
 			ret = map_vma(c, t, &s->vmas[i]);
-	free(keep);
+	free((void *)keep);
 	if (!ret)
 		ret = mm_aio_restore(t, s);
 	for (int i = 0; i < s->nr && !ret; i++)
