@@ -58,6 +58,8 @@ struct shm_first {
  * inode. */
 struct cpt_shm {
 	uint64_t dev, ino;
+	uint64_t start;	/* the first area met, of pid */
+	pid_t pid;
 	uint32_t id;
 	bool fobj;	/* its areas map the FILE_OBJ fobj.c saved of it */
 };

@@ -392,7 +392,7 @@ static int shm_id(struct cpt_ctx *c, pid_t pid, const struct vma *v,
 	if (!n)
 		return log_err(c->log, ENOMEM, "shared memory table:");
 	*id = ++c->next_objref;
-	*n = (struct cpt_shm){ st.st_dev, st.st_ino, *id, false };
+	*n = (struct cpt_shm){ st.st_dev, st.st_ino, v->start, pid, *id, false };
 	return 0;
 }
 
@@ -430,8 +430,8 @@ int mm_dump_check(struct cpt_ctx *c)
 	for (int i = 0; i < mc->nr_shm; i++)
 		if (!mc->shm[i].fobj && fobj_known(c, mc->shm[i].dev, mc->shm[i].ino))
 			return log_err(c->log, EOPNOTSUPP,
-				       "shared anonymous memory (inode %llu) is open as a file or mapped privately by a process saved after one that only maps it shared: not supported",
-				       (unsigned long long)mc->shm[i].ino);
+				       "pid %d: the shared anonymous memory at 0x%llx is open as a file or mapped privately by a process saved after it: not supported",
+				       mc->shm[i].pid, (unsigned long long)mc->shm[i].start);
 	return 0;
 }
 
