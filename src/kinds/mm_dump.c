@@ -203,6 +203,39 @@ static int guard_runs(int pmfd, uint64_t start, uint64_t end, struct runs *rs)
 	return ret;
 }
 
+/* Pages a shared anonymous area's object holds (shmem_runs()); a guard
+ * page over one cannot be read (through this area, the only one ckpt
+ * reads it by): refused, -ENOTRECOVERABLE. */
+static int shmem_runs(pid_t pid, const struct vma *v, struct runs *rs);
+
+static int shmem_unguarded(int pmfd, pid_t pid, const struct vma *v,
+			   struct runs *rs)
+{
+	struct runs all = { 0 }, g = { 0 };
+	uint32_t gi = 0;
+	int ret = guard_runs(pmfd, v->start, v->end, &g);
+
+	if (ret || !g.npages) {
+		free(g.r);
+		return ret ? ret : shmem_runs(pid, v, rs);
+	}
+	ret = shmem_runs(pid, v, &all);
+	for (uint32_t i = 0; i < all.n && !ret; i++)
+		for (uint64_t k = 0; k < all.r[i].npages && !ret; k++) {
+			uint64_t a = all.r[i].addr + k * PAGE;
+
+			while (gi < g.n && g.r[gi].addr + g.r[gi].npages * PAGE <= a)
+				gi++;
+			if (gi < g.n && g.r[gi].addr <= a)
+				ret = -ENOTRECOVERABLE;
+			else
+				ret = runs_add(rs, a);
+		}
+	free(all.r);
+	free(g.r);
+	return ret;
+}
+
 static int dump_guards(struct cpt_ctx *c, const struct rec_vma *rv,
 		       const struct runs *g)
 {
@@ -547,13 +580,16 @@ static int dump_vma(struct cpt_ctx *c, struct cpt_task *t, int pmfd,
 	if (rv.madv & VMA_DROPPABLE)
 		;	/* the kernel may drop its pages at any time: none kept */
 	else if (rv.kind == VMA_ANON && (rv.flags & MAP_SHARED))
-		ret = shmem_runs(t->pid, v, &rs);
+		ret = shmem_unguarded(pmfd, t->pid, v, &rs);
 	else if (rv.kind == VMA_ANON)
 		ret = pagemap_runs(pmfd, v->start, v->end, false, &rs, &cow);
 	else if ((rv.kind == VMA_FILE || rv.kind == VMA_NONAME) &&
 		 (rv.flags & MAP_PRIVATE))
 		ret = pagemap_runs(pmfd, v->start, v->end, true, &rs, &cow);
-	if (ret)
+	if (ret == -ENOTRECOVERABLE)
+		ret = log_err(c->log, EOPNOTSUPP, "pid %d: shared area 0x%" PRIx64 "-0x%" PRIx64 ": a guard page over data of its memory object is not supported",
+			      t->pid, v->start, v->end);
+	else if (ret)
 		ret = log_err(c->log, -ret, "pid %d: pages of 0x%" PRIx64 "-0x%" PRIx64 ":",
 			      t->pid, v->start, v->end);
 	else if (rs.npages)
