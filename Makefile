@@ -103,6 +103,8 @@ build/test/m32:
 
 AUXPROGS := build/test/aux/holder build/test/aux/tracer build/test/aux/kvserver \
 	    build/test/aux/connecting \
+	    build/test/aux/tcp_states build/test/aux/tcp_pending \
+	    build/test/aux/sockhold \
 	    build/test/aux/child32 build/test/aux/holder32 build/test/aux/strict \
 	    build/test/aux/true32
 build/test/aux/%: tests/aux/%.c
@@ -135,6 +137,23 @@ test: WERROR = 1
 test: all build/test/ckpt $(TESTPROGS) $(TESTPROGS32) $(AUXPROGS) $(UNITS)
 	bash tests/setup.sh
 	bash tests/run.sh $(T)
+
+# libFuzzer over the image reader, the kinds' load() and checks and
+# `ckpt info` (fuzz/image_fuzz.c), built with clang (tests/setup.sh
+# installs it).  `make fuzz` runs it FUZZ_TIME seconds (default 600).
+FUZZCC    := clang
+# (warnings are the gcc builds' to enforce: clang's differ, -w here)
+FUZZFLAGS := -std=gnu11 -w -O1 -g -fno-omit-frame-pointer \
+	     -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
+FOBJS := $(patsubst src/%.c,build/fuzz/obj/%.o,$(LIBSRCS))
+build/fuzz/obj/%.o: src/%.c
+	@mkdir -p $(@D)
+	$(FUZZCC) $(CPPFLAGS) $(FUZZFLAGS) $(DEPFLAGS) -Iinclude -c $< -o $@
+build/fuzz/image_fuzz: fuzz/image_fuzz.c $(FOBJS)
+	$(FUZZCC) -std=gnu11 -Wall -Werror -O1 -g -fsanitize=fuzzer,address,undefined \
+		-Iinclude -Isrc -o $@ $^ $(LIBS)
+fuzz: all build/fuzz/image_fuzz $(TESTPROGS)
+	bash fuzz/run.sh $(or $(FUZZ_TIME),600)
 
 # CUDA processes on a real GPU (tests/gpu/run.sh): the release build,
 # the test program built with nvcc for the GPU at hand, a libcuda.so.1
@@ -197,6 +216,6 @@ uninstall:
 clean:
 	rm -rf build
 
-.PHONY: all demo test test-gpu install uninstall clean
+.PHONY: all demo test test-gpu fuzz install uninstall clean
 
--include $(patsubst %.o,%.d,$(OBJS) $(CLIOBJS) $(TOBJS) $(TCLIOBJS)) $(UNITS:=.d)
+-include $(patsubst %.o,%.d,$(OBJS) $(CLIOBJS) $(TOBJS) $(TCLIOBJS) $(FOBJS)) $(UNITS:=.d)

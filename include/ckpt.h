@@ -27,6 +27,8 @@ extern "C" {
 #define CKPT_EXTERNAL_UNIX	0x0008UL /* unix sockets connected outside the
 					  * tree: restored with their peer gone
 					  * (datagram: connected to its name) */
+#define CKPT_SKIP_IN_FLIGHT	0x0010UL /* drop TCP connections waiting in a
+					  * listener's accept queue (a warning) */
 /* Flags of ckpt_restart(). */
 #define CKPT_DETACH		0x0100UL /* hand the restored root to init */
 #define CKPT_PIDNS		0x0200UL /* restore in a new pid namespace, whose
@@ -36,6 +38,9 @@ extern "C" {
 #define CKPT_SHELL_JOB		0x2000UL /* a job of an interactive shell: its
 					  * terminal becomes the restart
 					  * caller's (docs/design.md) */
+#define CKPT_TCP_CLOSE		0x4000UL /* TCP connections are not saved
+					  * (checkpoint) or not rebuilt
+					  * (restart): they come back closed */
 /* Flags of ckpt_info(). */
 #define CKPT_INFO_JSON		0x10000UL /* JSON for scripts, not text */
 

@@ -22,8 +22,8 @@
 static const char usage_main[] =
 	"usage: ckpt COMMAND [OPTIONS]\n"
 	"  checkpoint [-o FILE|-] [--kill] [--skip-unsupported] [--shell-job] [--tcp-established]\n"
-	"             [--external-unix] [--log FILE] [-v] PID\n"
-	"  restart [--detach] [--pidns] [--shell-job] [--log FILE] [-v] FILE|-\n"
+	"             [--tcp-close] [--skip-in-flight] [--external-unix] [--log FILE] [-v] PID\n"
+	"  restart [--detach] [--pidns] [--shell-job] [--tcp-close] [--log FILE] [-v] FILE|-\n"
 	"  info [--json] FILE|-\n"
 	"  demo\n"
 	"  --help, --version\n"
@@ -31,7 +31,7 @@ static const char usage_main[] =
 
 static const char usage_checkpoint[] =
 	"usage: ckpt checkpoint [-o FILE|-] [--kill] [--skip-unsupported] [--shell-job] [--tcp-established]\n"
-	"                       [--external-unix] [--log FILE] [-v] PID\n"
+	"                       [--tcp-close] [--skip-in-flight] [--external-unix] [--log FILE] [-v] PID\n"
 	"Write an image of process PID.  It runs on unchanged unless --kill,\n"
 	"which ends it once the image is complete and synced.\n"
 	"  -o FILE             image file, '-' for standard output (default ckpt-PID.img)\n"
@@ -43,6 +43,10 @@ static const char usage_checkpoint[] =
 	"                      above 2 is refused)\n"
 	"  --tcp-established   save established TCP connections (safe only if their\n"
 	"                      peers keep talking to the restored process, and to no other)\n"
+	"  --tcp-close         save TCP connections as closed (not read, not locked):\n"
+	"                      they come back closed, and their peers get a RST\n"
+	"  --skip-in-flight    drop connections waiting in a listener's accept queue\n"
+	"                      (a warning; without it they are refused)\n"
 	"  --external-unix     accept unix sockets connected outside the tree: a\n"
 	"                      datagram one connected to a name is connected to it\n"
 	"                      again, others are restored as if their peer had closed\n"
@@ -51,7 +55,7 @@ static const char usage_checkpoint[] =
 	"Exit: 0 done, 1 checkpoint failed (the process runs on as before), 2 usage.\n";
 
 static const char usage_restart[] =
-	"usage: ckpt restart [--detach] [--pidns] [--shell-job] [--log FILE] [-v] FILE|-\n"
+	"usage: ckpt restart [--detach] [--pidns] [--shell-job] [--tcp-close] [--log FILE] [-v] FILE|-\n"
 	"Restore the processes saved in FILE ('-': standard input) with their pids.\n"
 	"  --detach    print its pid and return once it runs (it is handed to init)\n"
 	"  --pidns     restore in a new pid namespace, where the pids are always free\n"
@@ -59,6 +63,8 @@ static const char usage_restart[] =
 	"  --shell-job run it as a job on this terminal: its terminal fds are this\n"
 	"              terminal, it gets its saved termios and the foreground (both\n"
 	"              are given back when it ends); needed for an image of a shell job\n"
+	"  --tcp-close the TCP connections of the image come back closed (reads see\n"
+	"              the end, writes fail with EPIPE; their peers get a RST)\n"
 	"  --log FILE  append messages to FILE\n"
 	"  -v          log every step\n"
 	"Without --detach ckpt stays its parent, forwards SIGINT/SIGTERM/SIGHUP to\n"
@@ -152,6 +158,8 @@ static int cmd_checkpoint(int argc, char **argv)
 		{ "shell-job", no_argument, 0, 'j' },
 		{ "tcp-established", no_argument, 0, 't' },
 		{ "external-unix", no_argument, 0, 'x' },
+		{ "tcp-close", no_argument, 0, 'C' },
+		{ "skip-in-flight", no_argument, 0, 'F' },
 		{ "log", required_argument, 0, 'l' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0 },
@@ -171,6 +179,8 @@ static int cmd_checkpoint(int argc, char **argv)
 		case 'j': o.flags |= CKPT_SHELL_JOB; break;
 		case 't': o.flags |= CKPT_TCP_ESTABLISHED; break;
 		case 'x': o.flags |= CKPT_EXTERNAL_UNIX; break;
+		case 'C': o.flags |= CKPT_TCP_CLOSE; break;
+		case 'F': o.flags |= CKPT_SKIP_IN_FLIGHT; break;
 		case 'l': o.log = optarg; break;
 		case 'v': o.flags |= CKPT_VERBOSE; break;
 		case 'h': fputs(usage_checkpoint, stdout); return 0;
@@ -340,6 +350,7 @@ static int cmd_restart(int argc, char **argv)
 		{ "detach", no_argument, 0, 'd' },
 		{ "pidns", no_argument, 0, 'p' },
 		{ "shell-job", no_argument, 0, 'j' },
+		{ "tcp-close", no_argument, 0, 'C' },
 		{ "log", required_argument, 0, 'l' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0 },
@@ -354,6 +365,7 @@ static int cmd_restart(int argc, char **argv)
 		case 'd': o.flags |= CKPT_DETACH; break;
 		case 'p': o.flags |= CKPT_PIDNS; break;
 		case 'j': o.flags |= CKPT_SHELL_JOB; break;
+		case 'C': o.flags |= CKPT_TCP_CLOSE; break;
 		case 'l': o.log = optarg; break;
 		case 'v': o.flags |= CKPT_VERBOSE; break;
 		case 'h': fputs(usage_restart, stdout); return 0;

@@ -92,6 +92,7 @@ struct rst_task {
 	struct remote rm;
 	struct rst_thread *threads;
 	int nr_threads;		/* THREAD records loaded so far */
+	size_t cap_threads;
 	uint64_t tramp;		/* our mapping in the puppet: a page with a
 				 * syscall instruction, then scratch space */
 	size_t tramp_len;
@@ -112,6 +113,8 @@ struct rst_ctx {
 	struct rst_task *task;	/* the one being loaded */
 	struct rst_task **tasks;	/* the tree, parents before children */
 	int nr_tasks;
+	struct id_table pids;	/* pid -> index in tasks */
+	struct id_table tids;	/* every pid and tid of the image, once */
 	uint32_t fd_floor;	/* above every saved fd number */
 	bool here;		/* checks against this machine too (not for
 				 * `ckpt info`) */

@@ -33,6 +33,10 @@ struct fd_probe {
 	uint64_t pos;		/* from fdinfo */
 	uint32_t flags;		/* from fdinfo: O_* with the access mode */
 	const char *fdinfo;	/* the whole of /proc/PID/fdinfo/N */
+	/* an fd in flight (SCM_RIGHTS): pid and fd are ckpt's own copy of
+	 * it, these the socket's it waits in, for messages; else 0 */
+	pid_t via_pid;
+	int via_fd;
 };
 
 /* A description at restart: its record, checked by its kind. */
@@ -45,6 +49,8 @@ struct rst_file {
 	void *rec;		/* the record payload the above point into */
 	pid_t holder;		/* the first restored process that has it */
 	int holder_fd;
+	bool has_fd;		/* an FD record names it (else it is only in
+				 * flight on a unix socket) */
 };
 
 struct file_ops {
@@ -81,6 +87,8 @@ extern const struct file_ops file_reg, file_dir, file_chr, file_inherit,
 	file_pipe, file_eventfd, file_timerfd, file_signalfd, file_tty,
 	file_fifo, file_memfd, file_deleted, file_epoll, file_inotify,
 	file_inet, file_unix;
+extern const struct file_ops file_pidfd, file_fanotify, file_nsfs;
+extern const struct file_ops file_packet, file_netlink;
 
 /* Files with no name (src/files/fobj.c): memfds and deleted files, their
  * content in the image (FILE_OBJ, FILE_DATA: dataruns.h), one object
@@ -112,6 +120,14 @@ void fobj_desc_show(struct info_out *o, const struct rec_file *f,
  * its FILE record now if the image has not got it yet (an epoll dumps
  * its targets this way).  0 and *id, or -errno (reported). */
 int files_ref(struct cpt_ctx *c, struct cpt_task *t, int fd, uint32_t *id);
+/* The same for ckpt's own fd @ours, a description in flight on @t's
+ * socket @via_fd (SCM_RIGHTS): written from @ours if the image has not
+ * got it yet (kinds looking for it in the tree start with @t).  @ours
+ * must stay open until the checkpoint ends: later fds of the tree are
+ * found to share it through it.  0 and *id (0: skipped), or -errno
+ * (reported). */
+int files_ref_own(struct cpt_ctx *c, struct cpt_task *t, int via_fd, int ours,
+		  uint32_t *id);
 
 /* anonfd.c, for the kinds the restored process makes again with one
  * syscall (eventfd, signalfd, timerfd). */
@@ -146,6 +162,9 @@ int files_fd_of(struct rst_ctx *c, struct rst_task *t, uint32_t id);
 uint32_t files_id_at(struct rst_ctx *c, struct rst_task *t, int fd);
 /* Does any description of the image open @path for writing? */
 bool files_written(struct rst_ctx *c, const char *path);
+/* Restart, every process built: ckpt's own copy of description @id,
+ * taken from a process that has it; 0 and *ours, or -errno (reported). */
+int files_copy(struct rst_ctx *c, uint32_t id, int *ours);
 /* Give @t our own fd @ours: the same description, as its *fd. */
 int files_give(struct rst_task *t, int ours, long *fd);
 /* Open @path in @t with @flags (remote openat). */

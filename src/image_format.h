@@ -52,6 +52,8 @@ enum ckpt_rec_type {
 	REC_TTY		= 150,	/* a terminal: a pty pair, or the job's */
 	REC_TTY_DATA	= 151,	/* bytes queued in the pty of the last TTY */
 	REC_UNIX_SK	= 152,	/* a unix socket: its connection, queued data */
+	REC_UNIX_SCM	= 153,	/* the fds in flight (SCM_RIGHTS) queued for
+				 * one UNIX_SK, by FILE */
 	REC_IA32	= 160,	/* the last TASK is a 32-bit (IA32) process */
 	REC_IA32_THREAD	= 161,	/* its last THREAD's TLS entries, robust list */
 	REC_SYSV_SHM	= 170,	/* a SysV shared memory segment, once */
@@ -60,6 +62,10 @@ enum ckpt_rec_type {
 	REC_SECCOMP	= 181,	/* the last THREAD's seccomp mode and filters */
 	REC_CUDA	= 190,	/* the last TASK's GPU state, checkpointed by
 				 * the CUDA driver into its memory */
+	REC_CGROUP	= 200,	/* a cgroup, once per image */
+	REC_CGROUP_MEMBER = 201,	/* the cgroups of the last THREAD */
+	REC_CGROUP_PROP	= 202,	/* a file of the last CGROUP: its value,
+				 * owner and mode */
 	/* set aside, unused so far: 148-149 (epoll and inotify keep all
 	 * in their FILE), 153-155 unix sockets, 156-159 TCP/UDP (FILE_INET
 	 * keeps all in its FILE), 162-169 32-bit tasks, 172-179 SysV IPC,
@@ -196,6 +202,9 @@ enum vma_kind {
 	VMA_NONAME	= 5,	/* a memfd or deleted file: the FILE_OBJ shm_id */
 	VMA_SYSV	= 6,	/* a SysV shm attach: the SYSV_SHM shm_id, pgoff
 				 * bytes into it */
+	VMA_PACKET	= 20,	/* a packet socket's rings mapped: shm_id is
+				 * the FILE (FILE_PACKET) whose rings it maps
+				 * whole; no pages (the number FILE_PACKET's) */
 };
 
 /* vma.madv bits: what madvise()/mlock() state the area carries */
@@ -393,6 +402,11 @@ enum file_kind {
 	FILE_TTY	= 14,
 	FILE_UNIX	= 15,
 	FILE_INET	= 16,
+	FILE_PIDFD	= 17,
+	FILE_FANOTIFY	= 18,
+	FILE_NSFS	= 19,	/* an fd on a namespace (/proc/PID/ns/NAME) */
+	FILE_PACKET	= 20,	/* an AF_PACKET socket: struct rec_packet */
+	FILE_NETLINK	= 21,	/* an AF_NETLINK socket: struct rec_netlink */
 	FILE_KIND_MAX	= 31,
 };
 
@@ -436,11 +450,16 @@ enum tty_kind {
 	TTY_PTY		= 1,	/* a pty pair with its master in the tree */
 	TTY_JOB		= 2,	/* the shell job's terminal (--shell-job):
 				 * restart's own terminal in its place */
+	TTY_HUNGUP	= 3,	/* a pty whose master was closed, its slave
+				 * hung up: a new pair, its master closed */
+	TTY_CTTY_PATH	= 4,	/* a console or vt, reopened by its path, the
+				 * controlling terminal of a session */
 };
 
 #define TTY_PKT		0x1	/* master in packet mode (TIOCPKT) */
 #define TTY_LOCKED	0x2	/* slave locked (TIOCSPTLCK) */
-#define TTY_FLAGS	0x3
+#define TTY_OWNER	0x4	/* slave_uid, slave_gid, slave_mode are set */
+#define TTY_FLAGS	0x7
 
 struct rec_tty {
 	uint32_t id;		/* objref */
@@ -457,7 +476,12 @@ struct rec_tty {
 	uint8_t pad[3];
 	uint16_t ws_row, ws_col, ws_xpixel, ws_ypixel;	/* winsize */
 	uint32_t reserved;
+	/* older images end here (TTY_V1_LEN bytes) */
+	uint32_t slave_uid, slave_gid;	/* pty, TTY_OWNER: /dev/pts/N's owner */
+	uint32_t slave_mode;		/* and permission bits */
+	uint32_t reserved2;
 };
+#define TTY_V1_LEN	96
 
 /* REC_TTY_DATA: the bytes queued one way in the pty of the TTY record
  * just before it (at most one record each way), data[len] after. */
@@ -502,13 +526,21 @@ enum lock_kind {
 	LOCK_POSIX	= 1,	/* fcntl F_SETLK */
 	LOCK_FLOCK	= 2,	/* flock() */
 	LOCK_OFD	= 3,	/* fcntl F_OFD_SETLK */
+	LOCK_LEASE	= 4,	/* fcntl F_SETLEASE: the description's, written
+				 * once (start and len 0) */
 };
+
+/* rec_lock.lease_break: a lease being broken (F_GETLEASE then reads the
+ * type it goes to; its own type is READ for an O_RDONLY description,
+ * else WRITE) */
+#define LEASE_TO_READ	1	/* a WRITE lease being downgraded */
+#define LEASE_TO_NONE	2	/* being removed */
 
 struct rec_lock {
 	uint32_t fd;
 	uint32_t kind;		/* enum lock_kind */
 	uint32_t type;		/* F_RDLCK or F_WRLCK */
-	uint32_t reserved;
+	uint32_t lease_break;	/* LOCK_LEASE: LEASE_TO_* or 0; else 0 */
 	uint64_t start;		/* bytes from the file's start */
 	uint64_t len;		/* 0: to the end, however far */
 };
@@ -601,19 +633,25 @@ enum inet_opt {			/* rec_inet.opt[]: socket options */
 
 struct rec_inet {
 	uint16_t family;	/* AF_INET, AF_INET6 */
-	uint16_t protocol;	/* IPPROTO_TCP, IPPROTO_UDP */
+	uint16_t protocol;	/* IPPROTO_TCP, IPPROTO_UDP; with type:
+				 * IPPROTO_UDPLITE, IPPROTO_ICMP(V6) (ping
+				 * sockets), any of a raw socket */
 	uint16_t state;		/* the kernel's sk_state (TCP_*): TCP LISTEN,
 				 * CLOSE, SYN_SENT (addresses only),
 				 * ESTABLISHED, FIN_WAIT1/2, CLOSE_WAIT,
 				 * LAST_ACK, CLOSING; UDP CLOSE
-				 * or ESTABLISHED (connected) */
-	uint16_t reserved;
+				 * or ESTABLISHED (connected); raw and ping
+				 * sockets the same */
+	uint16_t shutdown;	/* SHUT_RD 1 | SHUT_WR 2 done; TCP only in
+				 * CLOSE (3: a connection that ended, its
+				 * port released: lport 0) */
 	uint8_t laddr[16];	/* IPv4: the first 4 bytes, the rest 0 */
 	uint8_t raddr[16];
 	uint16_t lport, rport;	/* host order; lport 0: not bound */
 	uint32_t scope_id;	/* IPv6 only */
 	uint32_t backlog;	/* LISTEN */
-	uint32_t reserved1;
+	uint32_t type;		/* SOCK_STREAM, SOCK_DGRAM, SOCK_RAW; 0 (older
+				 * images): TCP stream or UDP datagrams */
 	int32_t opt[INET_OPT_SLOTS];
 	int64_t rcvtimeo_us, sndtimeo_us;	/* SO_RCVTIMEO/SNDTIMEO, 0: none */
 	/* a TCP connection (ESTABLISHED or half or both closed), else 0
@@ -627,11 +665,30 @@ struct rec_inet {
 	uint32_t mss;		/* TCP_MAXSEG */
 	uint32_t tcpi_opts;	/* TCPI_OPT_TIMESTAMPS|SACK|WSCALE */
 	uint8_t snd_wscale, rcv_wscale;
-	uint16_t reserved2;
+	uint16_t conn_flags;	/* INET_CONN_* */
 	uint32_t timestamp;	/* TCP_TIMESTAMP */
 	uint32_t snd_wl1, snd_wnd, max_window, rcv_wnd, rcv_wup; /* TCP_REPAIR_WINDOW */
-	/* uint8_t sndq[snd_len], rcvq[rcv_len]; */
+	/* uint8_t sndq[snd_len], rcvq[rcv_len];
+	 * then, to the end of the FILE's extra (none in older images), the
+	 * other options as rec_sockopt entries */
 };
+
+/* A socket option (beyond rec_inet.opt[]) as getsockopt() reads it:
+ * level and name as the kernel numbers them, of the table in
+ * src/files/sockopt.c; then len bytes of value (an int, a string, a
+ * struct; SO_ATTACH_FILTER: the struct sock_filter instructions), padded
+ * with zeros to 4 bytes, unaligned. */
+struct rec_sockopt {
+	uint16_t level;
+	uint16_t name;
+	uint32_t len;
+};
+
+#define INET_CONN_RECONNECT 1	/* ESTABLISHED, its other end waited in the
+				 * accept queue of a listener of the image,
+				 * nothing queued either way: at restart it
+				 * connects to it again, and sends its send
+				 * queue as new bytes */
 
 /* A UDP socket's receive queue (rec_inet.rcv_len bytes): datagrams one
  * after another, each this header and then len bytes, unaligned. */
@@ -659,7 +716,8 @@ enum unix_state {
 #define UNIX_EXTERNAL	0x2	/* its peer was outside the tree */
 #define UNIX_GHOST	0x4	/* bound to a path that no longer leads to
 				 * it (removed, or another file there) */
-#define UNIX_FLAGS	0x7
+#define UNIX_PASSSEC	0x8	/* SO_PASSSEC */
+#define UNIX_FLAGS	0xf
 
 struct rec_unix_sk {
 	uint32_t id;		/* objref, named by its FILE's rdev */
@@ -684,6 +742,23 @@ struct rec_unix_sk {
 	uint32_t data_len;	/* their bytes, in all */
 	/* char name[name_len]; uint32_t msg_len[nr_msgs];
 	 * uint8_t data[data_len]; */
+};
+
+/* REC_UNIX_SCM: after every UNIX_SK and after the FILE records it
+ * names, the messages of one socket's queue that carry fds. */
+struct rec_unix_scm {
+	uint32_t sk;		/* the UNIX_SK whose queue this is */
+	uint32_t opener;	/* pid of the process that makes again, at
+				 * restart, a file in flight no fd holds */
+	uint32_t nr_msgs;	/* rec_unix_scm_msg entries that follow */
+	uint32_t nr_fds;	/* FILE ids after them, in all */
+	/* struct rec_unix_scm_msg msgs[nr_msgs]; uint32_t file_id[nr_fds]; */
+};
+
+struct rec_unix_scm_msg {
+	uint32_t msg;		/* its index in the UNIX_SK's messages,
+				 * increasing */
+	uint32_t nr_fds;	/* its fds: the next file ids, in order */
 };
 
 struct rec_file {
@@ -752,6 +827,45 @@ struct rec_inotify_watch {
 	uint32_t path_len;
 };
 
+/* FILE_PIDFD's extra (the FILE's flags: O_RDWR, maybe O_NONBLOCK and
+ * PIDFD_THREAD, which is O_EXCL). */
+struct rec_pidfd {
+	int32_t pid;		/* a process of the tree, or -1: one that had
+				 * died and been reaped */
+	uint32_t dead_with;	/* pid -1: the FILE of the first description
+				 * on the same dead process (0: this one) */
+};
+
+/* FILE_FANOTIFY's extra: this, then nr marks, each a
+ * rec_fanotify_mark followed by its path (path_len bytes with the NUL;
+ * the next mark follows unaligned). */
+struct rec_fanotify {
+	uint32_t init_flags;	/* fanotify_init() flags, as fdinfo shows them */
+	uint32_t event_f_flags;	/* its event_f_flags */
+	uint32_t nr;
+	uint32_t reserved;
+};
+
+#define FANOTIFY_MARK_INODE	1	/* path: the inode */
+#define FANOTIFY_MARK_MOUNT	2	/* path: where the mount is mounted */
+#define FANOTIFY_MARK_FS	3	/* path: a mount of the file system */
+
+struct rec_fanotify_mark {
+	uint32_t type;		/* FANOTIFY_MARK_* */
+	uint32_t mflags;	/* FAN_MARK_IGNORED_SURV_MODIFY, _EVICTABLE, _IGNORE */
+	uint32_t mask;		/* FAN_* events, FAN_ONDIR, FAN_EVENT_ON_CHILD */
+	uint32_t ignored_mask;
+	uint32_t path_len;
+	uint32_t reserved;
+};
+
+/* FILE_NSFS's extra: whose namespace the fd is on. */
+struct rec_nsfs {
+	int32_t pid;		/* a process of the tree in it; 0: restart's own */
+	uint32_t reserved;
+	char name[24];		/* NUL-terminated: its name in /proc/PID/ns */
+};
+
 struct rec_fd {
 	uint32_t fd;
 	uint32_t file_id;
@@ -805,6 +919,136 @@ struct rec_cuda {
 	uint64_t reserved[2];
 };
 
+/* REC_CGROUP: a cgroup the tree's threads are in, one of its
+ * descendants (below the root process's group), or the root of a
+ * cgroup namespace.  Written once, before the first record naming it,
+ * parents before children; its PROP records follow it. */
+#define CGROUP_V2		0x1	/* of the unified hierarchy */
+#define CGROUP_FLAGS		0x1
+
+struct rec_cgroup {
+	uint32_t id;		/* 1 + the number of earlier CGROUPs */
+	uint32_t flags;		/* CGROUP_V2 */
+	uint32_t uid;		/* its directory's owner and mode */
+	uint32_t gid;
+	uint32_t mode;		/* permission bits only */
+	uint32_t ctrl_len;	/* bytes of the hierarchy's name that follow:
+				 * its controllers and name= as
+				 * /proc/PID/cgroup says ("cpu,cpuacct",
+				 * "name=x"; empty for v2), no NUL */
+	uint32_t path_len;	/* then the path in it, from its root
+				 * ("/a/b"; "/" is the root), no NUL */
+	uint32_t reserved;
+};
+
+#define CGPROP_VALUE		0x1	/* value_len bytes to write back */
+#define CGPROP_OWNER		0x2	/* uid, gid and mode to set */
+#define CGPROP_FLAGS		0x3
+
+/* REC_CGROUP_PROP: one file of the last CGROUP, set when restart makes
+ * the group again. */
+struct rec_cgroup_prop {
+	uint32_t group;		/* the last CGROUP's id */
+	uint32_t flags;		/* CGPROP_* */
+	uint32_t uid;
+	uint32_t gid;
+	uint32_t mode;		/* permission bits */
+	uint32_t name_len;	/* bytes of the file's name that follow */
+	uint32_t value_len;	/* then the value, as read */
+	uint32_t reserved;
+};
+
+/* REC_CGROUP_MEMBER: the last THREAD's cgroups, one per hierarchy, and
+ * its cgroup namespace. */
+struct rec_cgroup_member {
+	uint32_t nr;		/* struct rec_cgroup_ref that follow */
+	uint32_t ns;		/* 0: restart's own cgroup namespace (the one
+				 * ckpt had); N: the N-th other one met */
+};
+
+struct rec_cgroup_ref {
+	uint32_t group;		/* its CGROUP */
+	uint32_t ns_root;	/* ns: the namespace's root in that
+				 * hierarchy, a CGROUP; else 0 */
+};
+
+/* FILE_PACKET: the extra bytes of an AF_PACKET socket's FILE record:
+ * this, then nr_mc rec_packet_mc, then nr_filter classic BPF
+ * instructions (struct sock_filter: u16 code, u8 jt, u8 jf, u32 k). */
+enum packet_opt {		/* rec_packet.opt[]: SOL_PACKET options */
+	PACKET_OPT_VERSION,	/* TPACKET_V1..V3 */
+	PACKET_OPT_RESERVE,
+	PACKET_OPT_AUXDATA,	/* 0/1 */
+	PACKET_OPT_ORIGDEV,
+	PACKET_OPT_VNET_HDR,
+	PACKET_OPT_LOSS,
+	PACKET_OPT_TIMESTAMP,	/* SOF_TIMESTAMPING_* bits */
+	PACKET_OPT_TX_HAS_OFF,
+	PACKET_OPT_QDISC_BYPASS,
+	PACKET_OPT_IGNORE_OUTGOING,
+	PACKET_OPT_COPY_THRESH,
+	PACKET_NR_OPTS,
+	PACKET_OPT_SLOTS = 16	/* the rest are reserved, 0 */
+};
+
+struct rec_packet_ring {	/* PACKET_RX_RING/TX_RING (tpacket_req3) */
+	uint32_t block_size, block_nr;	/* block_nr 0: no ring (all 0) */
+	uint32_t frame_size, frame_nr;
+	uint32_t retire_tmo, sizeof_priv, features;	/* TPACKET_V3 */
+	uint32_t reserved;
+};
+
+struct rec_packet {
+	uint16_t type;		/* SOCK_RAW, SOCK_DGRAM, SOCK_PACKET */
+	uint16_t protocol;	/* as socket() took it (network order) */
+	int32_t ifindex;	/* bound to this interface, 0: none */
+	uint32_t fanout;	/* PACKET_FANOUT as getsockopt reads it:
+				 * id | type << 16 | flags << 24; 0: none */
+	uint32_t nr_mc;		/* memberships (PACKET_ADD_MEMBERSHIP) */
+	uint32_t nr_filter;	/* SO_ATTACH_FILTER instructions, 0: none */
+	uint32_t rcvbuf;	/* SO_RCVBUF, SO_SNDBUF as getsockopt reads */
+	uint32_t sndbuf;
+	uint32_t reserved;
+	int32_t opt[PACKET_OPT_SLOTS];
+	struct rec_packet_ring rx, tx;
+	/* struct rec_packet_mc mc[nr_mc]; struct sock_filter f[nr_filter]; */
+};
+
+struct rec_packet_mc {
+	int32_t ifindex;
+	uint16_t type;		/* PACKET_MR_* */
+	uint16_t alen;		/* bytes of addr, <= 32 */
+	uint32_t count;		/* added this many times */
+	uint32_t reserved;
+	uint8_t addr[32];
+};
+
+/* FILE_NETLINK: the extra bytes of an AF_NETLINK socket's FILE record:
+ * this, then nr_groups u32 words of its groups (bit g-1 of the bitmap:
+ * group g), then nr_filter classic BPF instructions. */
+#define NL_OPT_PKTINFO		0x01	/* NETLINK_PKTINFO */
+#define NL_OPT_BROADCAST_ERROR	0x02
+#define NL_OPT_NO_ENOBUFS	0x04
+#define NL_OPT_LISTEN_ALL_NSID	0x08
+#define NL_OPT_CAP_ACK		0x10
+#define NL_OPT_EXT_ACK		0x20
+#define NL_OPT_GET_STRICT_CHK	0x40
+#define NL_OPT_ALL		0x7f
+
+struct rec_netlink {
+	uint32_t protocol;	/* NETLINK_*, < 32 */
+	uint32_t type;		/* SOCK_RAW, SOCK_DGRAM */
+	uint32_t portid;	/* bound to it; 0: not bound */
+	uint32_t dst_portid;	/* connected to it and dst_group (1..32); */
+	uint32_t dst_group;	/* both 0: not connected */
+	uint32_t flags;		/* NL_OPT_* */
+	uint32_t nr_groups;	/* u32 words of groups that follow */
+	uint32_t nr_filter;	/* SO_ATTACH_FILTER instructions, 0: none */
+	uint32_t rcvbuf;	/* SO_RCVBUF, SO_SNDBUF as getsockopt reads */
+	uint32_t sndbuf;
+	/* uint32_t groups[nr_groups]; struct sock_filter f[nr_filter]; */
+};
+
 /* The records' sizes on disk, pinned: a change to any of them is a
  * change of the image format (records grow only at their end, so that
  * older images still read; docs/image-format.md says so), never an
@@ -840,7 +1084,7 @@ _Static_assert(sizeof(struct rec_creds) == 88, "rec_creds size");
 _Static_assert(sizeof(struct rec_pipe) == 16, "rec_pipe size");
 _Static_assert(sizeof(struct rec_path_ghost) == 16, "rec_path_ghost size");
 _Static_assert(sizeof(struct rec_fifo_ghost) == 16, "rec_fifo_ghost size");
-_Static_assert(sizeof(struct rec_tty) == 96, "rec_tty size");
+_Static_assert(sizeof(struct rec_tty) == 112, "rec_tty size");
 _Static_assert(sizeof(struct rec_tty_data) == 16, "rec_tty_data size");
 _Static_assert(sizeof(struct rec_tty_file) == 8, "rec_tty_file size");
 _Static_assert(sizeof(struct rec_lock) == 32, "rec_lock size");
@@ -850,8 +1094,11 @@ _Static_assert(sizeof(struct rec_sysv_shm) == 48, "rec_sysv_shm size");
 _Static_assert(sizeof(struct rec_data_run) == 16, "rec_data_run size");
 _Static_assert(sizeof(struct rec_file_data) == 24, "rec_file_data size");
 _Static_assert(sizeof(struct rec_inet) == 192, "rec_inet size");
+_Static_assert(sizeof(struct rec_sockopt) == 8, "rec_sockopt size");
 _Static_assert(sizeof(struct rec_dgram) == 24, "rec_dgram size");
 _Static_assert(sizeof(struct rec_unix_sk) == 80, "rec_unix_sk size");
+_Static_assert(sizeof(struct rec_unix_scm) == 16, "rec_unix_scm size");
+_Static_assert(sizeof(struct rec_unix_scm_msg) == 8, "rec_unix_scm_msg size");
 _Static_assert(sizeof(struct rec_file) == 56, "rec_file size");
 _Static_assert(sizeof(struct rec_eventfd) == 16, "rec_eventfd size");
 _Static_assert(sizeof(struct rec_timerfd) == 40, "rec_timerfd size");
@@ -860,9 +1107,21 @@ _Static_assert(sizeof(struct rec_epoll) == 8, "rec_epoll size");
 _Static_assert(sizeof(struct rec_epoll_tfd) == 24, "rec_epoll_tfd size");
 _Static_assert(sizeof(struct rec_inotify) == 8, "rec_inotify size");
 _Static_assert(sizeof(struct rec_inotify_watch) == 24, "rec_inotify_watch size");
+_Static_assert(sizeof(struct rec_pidfd) == 8, "rec_pidfd size");
+_Static_assert(sizeof(struct rec_fanotify) == 16, "rec_fanotify size");
+_Static_assert(sizeof(struct rec_fanotify_mark) == 24, "rec_fanotify_mark size");
+_Static_assert(sizeof(struct rec_nsfs) == 32, "rec_nsfs size");
 _Static_assert(sizeof(struct rec_fd) == 16, "rec_fd size");
+_Static_assert(sizeof(struct rec_packet_ring) == 32, "rec_packet_ring size");
+_Static_assert(sizeof(struct rec_packet) == 160, "rec_packet size");
+_Static_assert(sizeof(struct rec_packet_mc) == 48, "rec_packet_mc size");
+_Static_assert(sizeof(struct rec_netlink) == 40, "rec_netlink size");
 _Static_assert(sizeof(struct rec_seccomp_filter) == 16, "rec_seccomp_filter size");
 _Static_assert(sizeof(struct rec_seccomp) == 16, "rec_seccomp size");
 _Static_assert(sizeof(struct rec_cuda) == 216, "rec_cuda size");
+_Static_assert(sizeof(struct rec_cgroup) == 32, "rec_cgroup size");
+_Static_assert(sizeof(struct rec_cgroup_prop) == 32, "rec_cgroup_prop size");
+_Static_assert(sizeof(struct rec_cgroup_member) == 8, "rec_cgroup_member size");
+_Static_assert(sizeof(struct rec_cgroup_ref) == 8, "rec_cgroup_ref size");
 
 #endif

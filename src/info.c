@@ -72,55 +72,64 @@ static void show(struct info_out *o, const struct rec *r)
 	fputs(o->json ? "}}" : "\n", o->f);
 }
 
-/* The image is validated whole, as restart would (but for the checks
- * against this machine), before anything of it is shown. */
-static int validate(int img, struct ckpt_log *log)
+/* A copy of every record of @from (each payload its own). */
+static int records_copy(struct records *to, const struct records *from,
+			struct ckpt_log *log)
 {
-	struct rst_ctx c = { .log = log, .img_fd = img };
-	struct records rs = { 0 };
-	int ret = image_read(&c, &rs, false);
+	to->r = calloc(from->n ? from->n : 1, sizeof(*to->r));
+	if (!to->r)
+		return log_err(log, ENOMEM, "records:");
+	for (size_t i = 0; i < from->n; i++) {
+		const struct rec *r = &from->r[i];
 
-	if (!ret)
-		ret = image_model(&c, &rs, false);
-	rst_ctx_free(&c);
-	records_free(&rs);
-	return ret;
+		to->r[i] = *r;
+		to->r[i].data = NULL;
+		to->n = i + 1;
+		/* +1: a NUL after it, as image.c gives every payload */
+		if (r->data && !(to->r[i].data = calloc(1, r->data_len + 1)))
+			return log_err(log, ENOMEM, "records:");
+		if (r->data)
+			memcpy(to->r[i].data, r->data, r->data_len);
+	}
+	return 0;
 }
 
+/* The image is validated whole, as restart would (but for the checks
+ * against this machine), and what is shown is the records validated:
+ * reading the file again to show it would trust a file that may have
+ * changed since. */
 int ckpt_info(int fd, unsigned long flags, FILE *out, int logfd)
 {
 	bool json = flags & CKPT_INFO_JSON;
 	struct ckpt_log log = { .fd = logfd };
 	struct info_out o = { .f = out, .json = json };
-	struct img_reader r;
-	struct rec rec;
-	uint64_t n = 0;
+	struct records rs = { 0 }, shown = { 0 };
 	int img = img_seekable(fd, &log), ret;
+	struct rst_ctx c = { .log = &log, .img_fd = img };
 
 	if (img < 0)
 		return img;
-	ret = validate(img, &log);
+	ret = image_read(&c, &rs, false);
+	/* the kinds take the payloads they keep: what is shown is a copy */
 	if (!ret)
-		ret = ir_init(&r, img, &log);
-	if (ret) {
-		if (img != fd)
-			close(img);
-		return ret;
+		ret = records_copy(&shown, &rs, &log);
+	if (!ret)
+		ret = image_model(&c, &rs, false);
+	if (!ret) {
+		if (json)
+			fputs("{\"records\": [\n", out);
+		for (size_t i = 0; i < shown.n; i++)
+			show(&o, &shown.r[i]);
+		if (json)
+			fprintf(out, "\n], \"complete\": true, \"records_total\": %zu}\n",
+				rs.n);
+		else
+			fprintf(out, "%-12s %zu records, image complete and verified\n",
+				"TAIL", rs.n);
 	}
-	if (json)
-		fputs("{\"records\": [\n", out);
-	while ((ret = ir_next(&r, &rec)) > 0) {
-		show(&o, &rec);
-		free(rec.data);
-		n++;
-	}
-	if (json)
-		fprintf(out, "\n], \"complete\": %s, \"records_total\": %" PRIu64 "}\n",
-			ret == 0 ? "true" : "false", n);
-	else if (!ret)
-		fprintf(out, "%-12s %" PRIu64 " records, image complete and verified\n",
-			"TAIL", n);
-	ir_free(&r);
+	rst_ctx_free(&c);
+	records_free(&rs);
+	records_free(&shown);
 	if (img != fd)
 		close(img);
 	return ret;

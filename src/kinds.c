@@ -63,21 +63,22 @@ void *kind_state(struct rst_task *t, const struct kind_ops *k, size_t size)
 
 int rst_thread_add(struct rst_task *t, pid_t tid)
 {
-	struct rst_thread *n;
+	struct rst_thread *n, *old = t->threads;
 
-	if (t->nr_threads >= MAX_THREADS)
+	if (t->nr_threads >= MAX_THREADS || t->nr_threads >= (int)t->t.nr_threads)
 		return -E2BIG;
-	n = realloc(t->threads, (t->nr_threads + 1) * sizeof(*n));
-	if (!n)
+	/* grown by doubling, not to the TASK's count: a forged count of
+	 * 65,536 with one THREAD costs one */
+	if (VEC_ROOM(t->threads, t->nr_threads, t->cap_threads))
 		return -ENOMEM;
-	t->threads = n;
 	/* the table moved: the remotes it holds moved with it */
-	for (int i = 1; i < t->nr_threads; i++)
-		n[i].rm = &n[i].own;
-	memset(&n[t->nr_threads], 0, sizeof(*n));
-	n[t->nr_threads].tid = tid;
-	n[t->nr_threads].own.memfd = -1;
-	n[t->nr_threads].rm = t->nr_threads ? &n[t->nr_threads].own : &t->rm;
+	for (int i = 1; t->threads != old && i < t->nr_threads; i++)
+		t->threads[i].rm = &t->threads[i].own;
+	n = &t->threads[t->nr_threads];
+	memset(n, 0, sizeof(*n));
+	n->tid = tid;
+	n->own.memfd = -1;
+	n->rm = t->nr_threads ? &n->own : &t->rm;
 	t->nr_threads++;
 	return 0;
 }
@@ -128,6 +129,8 @@ void rst_ctx_free(struct rst_ctx *c)
 	free(c->tasks);
 	c->tasks = NULL;
 	c->nr_tasks = 0;
+	id_table_free(&c->pids);
+	id_table_free(&c->tids);
 	for (int i = 0; i < ckpt_nr_kinds; i++) {
 		if (c->kind_state[i] && ckpt_kinds[i]->free_ctx)
 			ckpt_kinds[i]->free_ctx(c->kind_state[i]);

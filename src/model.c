@@ -68,10 +68,24 @@ int image_read(struct rst_ctx *c, struct records *rs, bool defer)
 
 struct rst_task *rst_task_by_pid(struct rst_ctx *c, pid_t pid)
 {
-	for (int i = 0; i < c->nr_tasks; i++)
-		if (c->tasks[i]->pid == pid)
-			return c->tasks[i];
-	return NULL;
+	long i = pid > 0 ? id_find(&c->pids, pid) : -1;
+
+	return i >= 0 ? c->tasks[i] : NULL;
+}
+
+/* A pid or tid the kernel could have given: a forged 2^31 would be a
+ * negative pid_t, which kill() and wait4() read as a group or "any". */
+static bool bad_pid(uint32_t pid)
+{
+	return pid < 2 || pid > RST_PID_MAX;
+}
+
+/* A session or group id: 0 (outside the checkpoint's pid namespace) or
+ * a pid. */
+static bool bad_ids(const struct rec_task *rt)
+{
+	return (rt->sid && bad_pid(rt->sid)) || (rt->pgid && bad_pid(rt->pgid)) ||
+	       rt->ppid > RST_PID_MAX;
 }
 
 /* Only a stop signal, and only for a stopped task. */
@@ -94,7 +108,7 @@ static int load_task(struct rst_ctx *c, struct rec *r)
 	if (r->data_len != sizeof(*rt))
 		return log_err(c->log, EBADMSG, "bad TASK record");
 	zombie = rt->flags & TASK_ZOMBIE;
-	if (rt->pid <= 1 || rt->flags & ~TASK_FLAGS || bad_stop_sig(rt) ||
+	if (bad_pid(rt->pid) || bad_ids(rt) || rt->flags & ~TASK_FLAGS || bad_stop_sig(rt) ||
 	    (zombie ? rt->nr_threads != 0 : rt->nr_threads < 1) ||
 	    rt->nr_threads > MAX_THREADS || rt->exit_signal > 64 ||
 	    (!zombie && rt->exit_code) || !memchr(rt->comm, 0, sizeof(rt->comm)))
@@ -115,7 +129,7 @@ static int load_task(struct rst_ctx *c, struct rec *r)
 	if ((rt->flags & TASK_SHARES_SIGHAND) && !(rt->flags & TASK_SHARES_VM))
 		return log_err(c->log, EBADMSG, "TASK %u: shared signal handlers need shared memory",
 			       rt->pid);
-	if (rst_task_by_pid(c, rt->pid))
+	if (id_find(&c->tids, rt->pid) >= 0)
 		return log_err(c->log, EBADMSG, "pid %u twice in the image", rt->pid);
 	/* the tree is written parents first: the root, then children of
 	 * processes already seen */
@@ -134,6 +148,11 @@ static int load_task(struct rst_ctx *c, struct rec *r)
 		free(t);
 		return log_err(c->log, ENOMEM, "task:");
 	}
+	if (id_add(&c->tids, rt->pid, c->nr_tasks) ||
+	    id_add(&c->pids, rt->pid, c->nr_tasks)) {
+		free(t);
+		return log_err(c->log, ENOMEM, "task:");
+	}
 	t->t = *rt;
 	t->pid = rt->pid;
 	t->rm.memfd = -1;
@@ -148,6 +167,31 @@ struct rst_task *rst_first_ia32(struct rst_ctx *c)
 		if (task_ia32(c->tasks[i]))
 			return c->tasks[i];
 	return NULL;
+}
+
+/* A THREAD of the last TASK into its thread table (task.c checks its
+ * fields): counted against the TASK's own count as it comes, so that a
+ * forged image makes no more threads than it claims, and its tid checked
+ * against every pid and tid before it. */
+static int load_thread(struct rst_ctx *c, const struct rec *r)
+{
+	struct rst_task *t = c->task;
+	uint32_t tid = *(uint32_t *)r->data;
+	int ret;
+
+	if (t->nr_threads >= (int)t->t.nr_threads)
+		return log_err(c->log, EBADMSG, "pid %d: more THREAD records than its TASK's %u",
+			       t->pid, t->t.nr_threads);
+	if (bad_pid(tid))
+		return log_err(c->log, EBADMSG, "THREAD record %llu: bad tid %u",
+			       (unsigned long long)r->index, tid);
+	/* the main thread's tid is its pid, taken by its TASK */
+	ret = tid == (uint32_t)t->pid && !t->nr_threads ? 0 : id_add(&c->tids, tid, 0);
+	if (ret == -EEXIST)
+		return log_err(c->log, EBADMSG, "THREAD: tid %u twice in the image", tid);
+	if (!ret)
+		ret = rst_thread_add(t, tid);
+	return ret ? log_err(c->log, -ret, "thread table:") : 0;
 }
 
 /* Pass 2: records into the model, each checked by the kind that owns it;
@@ -178,11 +222,9 @@ int image_model(struct rst_ctx *c, struct records *rs, bool here)
 			break;
 		}
 		if (r->type == REC_THREAD && r->data_len >= 4) {
-			ret = rst_thread_add(c->task, *(uint32_t *)r->data);
-			if (ret) {
-				ret = log_err(c->log, -ret, "thread table:");
+			ret = load_thread(c, r);
+			if (ret)
 				continue;
-			}
 		}
 		if (r->type == REC_FD && r->data_len >= 4 &&
 		    *(uint32_t *)r->data >= c->fd_floor)

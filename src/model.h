@@ -6,6 +6,9 @@
 
 #include "kinds.h"
 
+/* The largest pid or tid (the kernel's PID_MAX_LIMIT on 64-bit). */
+#define RST_PID_MAX	(1 << 22)
+
 /* Every record of an image, read and checksummed; then the model built
  * from them (with @here: checked against this machine too). */
 struct records {

@@ -137,6 +137,10 @@ static int steal_signal(struct remote *r)
 	}
 	if (r->nr_stolen == REMOTE_MAX_STOLEN)
 		return log_err(r->log, EBUSY, "too many signals in flight");
+	if (!r->stolen)
+		r->stolen = malloc(REMOTE_MAX_STOLEN * sizeof(*r->stolen));
+	if (!r->stolen)
+		return log_err(r->log, ENOMEM, "pid %d: a signal in flight:", r->pid);
 	r->stolen[r->nr_stolen++] = si;
 	return 0;
 }
@@ -588,6 +592,9 @@ void remote_close(struct remote *r)
 {
 	sfilter_set_free(r->seccomp);
 	r->seccomp = NULL;
+	free(r->stolen);
+	r->stolen = NULL;
+	r->nr_stolen = 0;
 	if (r->memfd >= 0)
 		close(r->memfd);
 	r->memfd = -1;

@@ -263,8 +263,8 @@ static int stat_ids(pid_t pid, pid_t *pgid, pid_t *sid)
 	unsigned long long f[PROC_STAT_FIELDS];
 	int ret = proc_stat(pid, NULL, f);
 
-	*pgid = f[5];
-	*sid = f[6];
+	*pgid = ret ? 0 : (pid_t)f[5];
+	*sid = ret ? 0 : (pid_t)f[6];
 	return ret;
 }
 

@@ -119,7 +119,9 @@ good_image() {	# HOLDER IMAGE
 	rm -f "$W/go"
 	"$1" plain "$W/go" > "$W/out" 2>&1 < /dev/null &
 	HPID=$!
-	for ((i = 0; i < 1000; i++)); do
+	# a deadline in seconds, not a count of tries: under the full suite's
+	# load an ASan holder took longer than 1000 tries of 10 ms to start
+	for ((i = SECONDS + 60; SECONDS < i; )); do
 		grep -q READY "$W/out" 2>/dev/null && break
 		sleep 0.01
 	done
@@ -400,7 +402,16 @@ forged "TASK comm unterminated"    edit -r TASK --offset comm --bytes "$(printf 
 forged "TASK session leader in another group" --expect "bad session" \
 	edit -r TASK --set sid=$PID --set pgid=$((PID + 1))
 forged "two TASK records"          dup -r TASK
-forged "THREAD twice"              dup -r THREAD
+forged "THREAD twice"              --expect "more THREAD records" dup -r THREAD
+# pids the kernel cannot give: 2^31 would be a negative pid_t
+forged "TASK pid 2^31"             --expect "bad pid" edit -r TASK --set pid=0x80000000
+forged "TASK sid 2^31-1"           --expect "bad pid" edit -r TASK --set sid=0x7fffffff
+forged "TASK pgid past PID_MAX_LIMIT" --expect "bad pid" edit -r TASK --set pgid=0x400001
+forged "TASK ppid 2^31"            --expect "bad pid" edit -r TASK --set ppid=0x80000000
+forged "THREAD tid 2^31"           --expect "bad tid" edit -r THREAD --set tid=0x80000000
+# a count that claims 65,536 threads costs nothing until they come
+forged "TASK nr_threads 65536, one THREAD" --expect "TASK says 65536 threads" \
+	edit -r TASK --set nr_threads=65536
 forged "THREAD tid +1"             edit -r THREAD --add tid=1
 forged "REGS before any THREAD"    move -r REGS --at after:TASK
 # VMA
@@ -566,7 +577,15 @@ ttyrec() {	# ID KIND FLAGS SID FG_PGRP LFLAG ISPEED LINE RESERVED
 	printf '%s' "$(le 4 "$1")$(le 4 "$2")$(zeros 4)$(le 4 "$3")$(le 4 "$4")$(le 4 "$5")$(zeros 12)$(le 4 "$6")$(le 4 "$7")$(zeros 4)$(zeros 32)$(le 1 "$8")$(zeros 11)$(le 4 "$9")"
 }
 forged "control: an unused pty"    --control insert --at before:FILE --type TTY --payload "$(ttyrec 99 1 3 0 0 0x8a3b 15 0 0)"
-forged "TTY kind 3"                insert --at before:FILE --type TTY --payload "$(ttyrec 99 3 0 0 0 0 0 0 0)"
+forged "TTY kind 5"                insert --at before:FILE --type TTY --payload "$(ttyrec 99 5 0 0 0 0 0 0 0)"
+forged "TTY terminal by path, no session" insert --at before:FILE --type TTY --payload "$(ttyrec 99 4 0 0 0 0 0 0 0)"
+# since slave owners: 16 more bytes (slave_uid, slave_gid, slave_mode, reserved2)
+forged "control: a pty with its slave's owner" --control insert --at before:FILE --type TTY --payload "$(ttyrec 99 1 4 0 0 0 0 0 0)$(le 4 13333)$(le 4 44444)$(le 4 0620)$(zeros 4)"
+forged "TTY slave mode 010000"     insert --at before:FILE --type TTY --payload "$(ttyrec 99 1 4 0 0 0 0 0 0)$(zeros 8)$(le 4 0x1000)$(zeros 4)"
+forged "TTY slave owner, no flag"  insert --at before:FILE --type TTY --payload "$(ttyrec 99 1 0 0 0 0 0 0 0)$(le 4 5)$(zeros 12)"
+forged "TTY reserved2 1"           insert --at before:FILE --type TTY --payload "$(ttyrec 99 1 4 0 0 0 0 0 0)$(zeros 12)$(le 4 1)"
+forged "TTY 100 bytes"             insert --at before:FILE --type TTY --payload "$(ttyrec 99 1 0 0 0 0 0 0 0)$(zeros 4)"
+forged "TTY hung up with flags"    insert --at before:FILE --type TTY --payload "$(ttyrec 99 3 1 0 0 0 0 0 0)"
 forged "TTY id 0"                  insert --at before:FILE --type TTY --payload "$(ttyrec 0 1 0 0 0 0 0 0 0)"
 forged "TTY flags 0x4"             insert --at before:FILE --type TTY --payload "$(ttyrec 99 1 4 0 0 0 0 0 0)"
 forged "TTY reserved 1"            insert --at before:FILE --type TTY --payload "$(ttyrec 99 1 0 0 0 0 0 0 1)"
@@ -668,6 +687,69 @@ incase "inotify path_len 2^32-1"        "$(le 4 1)$(zeros 4)$(inwatch 1 4 / 0xff
 incase "inotify path relative"          "$(le 4 1)$(zeros 4)$(inwatch 1 4 etc)"
 incase "inotify path NUL inside"        "$(le 4 1)$(zeros 4)$(inwatch 1 4 /e 5)7400"
 incase "inotify bytes after watches"    "$(le 4 1)$(zeros 4)$(inwatch 1 4 /)0000"
+# pidfds, fanotify groups and namespace fds, likewise
+kfile() {	# ID KIND FLAGS PATH EXTRA-HEX: a FILE payload
+	local p; p=$(strhex "$4")
+	printf '%s' "$(le 4 "$1")$(le 4 "$2")$(le 4 "$3")$(zeros 36)$(le 4 $((${#p} / 2)))$(le 4 $((${#5} / 2)))$p$5"
+}
+pdcase() {	# NAME PID DEAD_WITH [FLAGS]
+	forged "$1" --expect pidfd insert --at after:'FILE#-1' --type FILE \
+		--payload "$(kfile 1000 17 "${4:-2}" 'anon_inode:[pidfd]' "$(le 4 "$2")$(le 4 "$3")")"
+}
+fafile() {	# EXTRA-HEX [FLAGS]
+	kfile 1000 18 "${2:-2}" 'anon_inode:[fanotify]' "$1"
+}
+famark() {	# TYPE MFLAGS MASK IGNORED PATH [PATH_LEN [RESERVED]]: one mark
+	local p; p=$(strhex "$5")
+	printf '%s' "$(le 4 "$1")$(le 4 "$2")$(le 4 "$3")$(le 4 "$4")$(le 4 "${6:-$((${#p} / 2))}")$(le 4 "${7:-0}")$p"
+}
+facase() { forged "$1" --expect fanotify insert --at after:'FILE#-1' --type FILE --payload "$(fafile "$2" "${3:-2}")"; }
+nscase() {	# NAME PID NAME-HEX [FLAGS [RESERVED]]
+	forged "$1" --expect namespace insert --at after:'FILE#-1' --type FILE \
+		--payload "$(kfile 1000 19 "${4:-0}" 'net:[1]' "$(le 4 "$2")$(le 4 "${5:-0}")$3")"
+}
+NSNET=$(strhex net)$(zeros 20)
+forged "control: a dead pidfd" --control insert --at after:'FILE#-1' --type FILE \
+	--payload "$(kfile 1000 17 2 'anon_inode:[pidfd]' "$(le 4 0xffffffff)$(le 4 0)")"
+pdcase "pidfd pid 0"                    0 0
+pdcase "pidfd pid -2"                   0xfffffffe 0
+pdcase "pidfd pid 2^23"                 0x800000 0
+pdcase "pidfd live, dead_with set"      5 1
+pdcase "pidfd dead with a later FILE"   0xffffffff 2000
+pdcase "pidfd dead with itself"         0xffffffff 1000
+pdcase "pidfd dead with no pidfd"       0xffffffff 1
+pdcase "pidfd flags O_RDONLY"           0xffffffff 0 0
+pdcase "pidfd flags O_APPEND"           0xffffffff 0 0x402
+forged "pidfd state 4 bytes" --expect pidfd insert --at after:'FILE#-1' --type FILE \
+	--payload "$(kfile 1000 17 2 'anon_inode:[pidfd]' "$(le 4 0xffffffff)")"
+forged "control: a fanotify group" --control insert --at after:'FILE#-1' --type FILE \
+	--payload "$(fafile "$(le 4 2)$(le 4 0x8000)$(le 4 2)$(zeros 4)$(famark 2 0 8 0 /)$(famark 1 0x40 0x20 1 /tmp)")"
+facase "fanotify state 8 bytes"         "$(le 4 0)$(le 4 0)"
+facase "fanotify reserved"              "$(le 4 0)$(le 4 0)$(le 4 0)$(le 4 1)"
+facase "fanotify count 2, one there"    "$(le 4 0)$(le 4 0)$(le 4 2)$(zeros 4)$(famark 2 0 8 0 /)"
+facase "fanotify count 2^20"            "$(le 4 0)$(le 4 0)$(le 4 0x100000)$(zeros 4)$(famark 2 0 8 0 /)"
+facase "fanotify init flags 2^16"       "$(le 4 0x10000)$(le 4 0)$(le 4 0)$(zeros 4)"
+facase "fanotify event flags O_CREAT"   "$(le 4 0)$(le 4 0100)$(le 4 0)$(zeros 4)"
+facase "fanotify file flags O_APPEND"   "$(le 4 0)$(le 4 0)$(le 4 0)$(zeros 4)" 0x402
+facase "fanotify mark type 0"           "$(le 4 0)$(le 4 0)$(le 4 1)$(zeros 4)$(famark 0 0 8 0 /)"
+facase "fanotify mark type 4"           "$(le 4 0)$(le 4 0)$(le 4 1)$(zeros 4)$(famark 4 0 8 0 /)"
+facase "fanotify mark flags 0x1"        "$(le 4 0)$(le 4 0)$(le 4 1)$(zeros 4)$(famark 2 1 8 0 /)"
+facase "fanotify mark masks 0"          "$(le 4 0)$(le 4 0)$(le 4 1)$(zeros 4)$(famark 2 0 0 0 /)"
+facase "fanotify mark reserved"         "$(le 4 0)$(le 4 0)$(le 4 1)$(zeros 4)$(famark 2 0 8 0 / 2 1)"
+facase "fanotify path_len past end"     "$(le 4 0)$(le 4 0)$(le 4 1)$(zeros 4)$(famark 2 0 8 0 / 100)"
+facase "fanotify path_len 2^32-1"       "$(le 4 0)$(le 4 0)$(le 4 1)$(zeros 4)$(famark 2 0 8 0 / 0xffffffff)"
+facase "fanotify path relative"         "$(le 4 0)$(le 4 0)$(le 4 1)$(zeros 4)$(famark 2 0 8 0 etc)"
+facase "fanotify path NUL inside"       "$(le 4 0)$(le 4 0)$(le 4 1)$(zeros 4)$(famark 2 0 8 0 /e 5)7400"
+facase "fanotify bytes after marks"     "$(le 4 0)$(le 4 0)$(le 4 1)$(zeros 4)$(famark 2 0 8 0 /)0000"
+forged "control: a namespace fd" --control insert --at after:'FILE#-1' --type FILE \
+	--payload "$(kfile 1000 19 0 'net:[1]' "$(le 4 0)$(le 4 0)$NSNET")"
+nscase "namespace fd pid -1"            0xffffffff "$NSNET"
+nscase "namespace fd pid 2^23"          0x800000 "$NSNET"
+nscase "namespace fd reserved"          0 "$NSNET" 0 1
+nscase "namespace fd name bogus"        0 "$(strhex bogus)$(zeros 18)"
+nscase "namespace fd name unended"      0 "$(printf '61%.0s' $(seq 24))"
+nscase "namespace fd name short"        0 "$(strhex net)"
+nscase "namespace fd flags O_RDWR"      0 "$NSNET" 2
 forged "FD number repeated"        edit -r 'FD#-1' --set fd=0
 forged "FD numbers out of order"   move -r FD --at after:'FD#-1'
 # files with no name: a FILE_OBJ (memfd 77, 10 bytes, 0600, named "x")
@@ -777,15 +859,32 @@ inet_case "SYN_SENT, no own port"   syn lport=0
 inet_case "SYN_SENT with a sequence" syn snd_seq=1
 inet_case "state TIME_WAIT"         state=6
 inet_case "state 99"                state=99
-inet_case "UDP established, no port" udp6 state=1
+inet_case "UDP established, unbound" udp6 state=1 lport=0 rport=1
 inet_case "UDP in FIN_WAIT1"        udp6 state=4 rport=1
 inet_case "listener with a peer"    listen rport=80
 inet_case "listener on port 0"      listen lport=0
 inet_case "listener backlog 1e6"    listen backlog=1000000
 inet_case "backlog on a connection" backlog=5
-inet_case "reserved 1"              reserved=1
-inet_case "reserved1 1"             reserved1=1
+inet_case "TCP with a shutdown"      shutdown=1
+inet_case "UDP shutdown 4"          udp4 shutdown=4
+inet_case "type 1 for UDP"          udp4 type=1
+inet_case "type 4"                  udp4 type=4
+inet_case "UDP-Lite stream"         type=1 protocol=136
+inet_case "ping on IPv6 as ICMP"    udp6 type=2 protocol=1
+inet_case "raw protocol 263"        udp4 type=3 protocol=263
+inet_case "raw listening"           udp4 type=3 protocol=1 state=10
+forged "control: inet raw"          --control insert --at after:'FILE#-1' --type FILE --payload "$(inet udp4 type=3 protocol=1)"
+forged "control: inet UDP-Lite"     --control insert --at after:'FILE#-1' --type FILE --payload "$(inet udp4 type=2 protocol=136)"
+# TCP CLOSE: shutdown (the field once reserved) 1..3, bytes only if 3
+# and unbound (a connection that ended)
+forged "control: inet closed, bytes" --control insert --at after:'FILE#-1' --type FILE --payload "$(inet listen state=7 backlog=0 shutdown=3 lport=0 rcv_len=2)"
+inet_case "closed, shutdown 4"      listen state=7 backlog=0 shutdown=4
+inet_case "listener shut down"      listen shutdown=3
+inet_case "closed bound, bytes"     listen state=7 backlog=0 shutdown=3 rcv_len=2
+inet_case "closed shut RD, bytes"   listen state=7 backlog=0 shutdown=1 lport=0 rcv_len=2
 inet_case "reserved2 1"             reserved2=1
+inet_case "conn_flags 2"            reserved2=2 rcv_len=0
+inet_case "reconnect in FIN_WAIT1"  reserved2=1 rcv_len=0 state=4
 inet_case "IPv4 address, 5th byte"  laddr=7f00000101
 inet_case "IPv4 with a scope id"    scope_id=1
 inet_case "SO_REUSEADDR 2"          opt.reuseaddr=2
@@ -824,6 +923,20 @@ inet_case "datagram reserved"       udp4 queue="$(dg 3 7 1 7f000001 616263)"
 inet_case "datagram header cut"     udp4 queue="$(dg 3 7 0 7f000001 616263)00000000"
 inet_case "datagram v6 from on v4"  udp4 queue="$(dg 3 7 0 00000000000000000000000000000001 616263)"
 inet_case "datagrams, not bound"    udp4 lport=0 queue="$(dg 3 7 0 7f000001 616263)"
+# the options after the queues: rec_sockopt {level, name, len}, value
+so() {	# LEVEL NAME LEN VALUEHEX
+	printf '%s' "$(le 2 "$1")$(le 2 "$2")$(le 4 "$3")$4"
+}
+forged "control: inet options"      --control insert --at after:'FILE#-1' --type FILE --payload "$(inet udp4 queue="$(dg 3 7 0 7f000001 616263)" opts="$(so 1 12 4 05000000)$(so 0 1 4 10000000)$(so 1 26 8 0600000000000000)$(so 1 25 3 6c6f00)00")"
+inet_case "option unknown"          udp4 opts="$(so 1 999 4 01000000)"
+inet_case "option IP_TOS 256"       udp4 opts="$(so 0 1 4 00010000)"
+inet_case "option int of 2 bytes"   udp4 opts="$(so 1 12 2 0100)0000"
+inet_case "option twice"            udp4 opts="$(so 1 12 4 01000000)$(so 1 12 4 02000000)"
+inet_case "option cut"              udp4 opts="$(so 1 12 4 0100)"
+inet_case "option len 2^32-1"       udp4 opts="$(so 1 12 0xffffffff 01000000)"
+inet_case "option not padded"       udp4 opts="$(so 1 25 3 6c6f00)"
+inet_case "filter of 7 bytes"       udp4 opts="$(so 1 26 7 06000000000000)00"
+inet_case "device name of 17 bytes" udp4 opts="$(so 1 25 17 $(zeros 17))$(zeros 3)"
 inet_case "datagrams, rcv_len short" udp6 queue="$(dg 3 7 0 7f000001 616263)" rcv_len=20
 forged "FS cwd_len 0"              edit -r FS --set cwd_len=0 --resize 8
 forged "FS cwd_len 0, cwd kept"    edit -r FS --set cwd_len=0
@@ -848,7 +961,11 @@ forged "control: flock, OFD lock"  --control insert --at after:'FD#-1' \
 	--type LOCK --payload "$(lock 1 2 0 0 0 0)" --type LOCK --payload "$(lock 1 3 1 0 5 0)"
 forged "control: owner of fd 1"    --control insert --at after:'FD#-1' --type FOWN --payload "$(fown 1 1 1 10)"
 forged "LOCK kind 0"               insert --at after:'FD#-1' --type LOCK --payload "$(lock 1 0 1 0 10 10)"
-forged "LOCK kind 4"               insert --at after:'FD#-1' --type LOCK --payload "$(lock 1 4 1 0 10 10)"
+forged "LOCK kind 5"               insert --at after:'FD#-1' --type LOCK --payload "$(lock 1 5 1 0 10 10)"
+forged "control: a lease"          --control insert --at after:'FD#-1' --type LOCK --payload "$(lock 1 4 1 0 0 0)"
+forged "LOCK lease with a range"   insert --at after:'FD#-1' --type LOCK --payload "$(lock 1 4 1 0 10 10)"
+forged "LOCK lease breaking to 3"  insert --at after:'FD#-1' --type LOCK --payload "$(lock 1 4 1 3 0 0)"
+forged "LOCK read lease to read"   insert --at after:'FD#-1' --type LOCK --payload "$(lock 1 4 0 1 0 0)"
 forged "LOCK type 2 (unlock)"      insert --at after:'FD#-1' --type LOCK --payload "$(lock 1 1 2 0 10 10)"
 forged "LOCK reserved 1"           insert --at after:'FD#-1' --type LOCK --payload "$(lock 1 1 1 1 10 10)"
 forged "LOCK on fd 99 (none)"      insert --at after:'FD#-1' --type LOCK --payload "$(lock 99 1 1 0 10 10)"
@@ -920,6 +1037,132 @@ usk_case "UNIX_SK data_len past payload"     2 1 0 0 0 0 00616263 1 300 "$(le 4 
 forged "UNIX_SK twice" insert --at after:TASK --type UNIX_SK --payload "$(usk 1 1 0 0 0 0 "" 0 0 "")" \
 	--type UNIX_SK --payload "$(usk 1 1 0 0 0 0 "" 0 0 "")"
 forged "FILE unix without its UNIX_SK"   edit -r FILE --set kind=15 --set rdev=4242
+# cgroups (the holder is in a group of every hierarchy, the root at least)
+cgprop() {	# GROUP FLAGS MODE NAME VALUE
+	printf '%s' "$(le 4 $1)$(le 4 $2)$(zeros 8)$(le 4 $3)$(le 4 ${#4})$(le 4 ${#5})$(zeros 4)"
+	printf '%s%s' "$4" "$5" | od -An -tx1 -v | tr -d ' \n'
+}
+forged "CGROUP id 0"                edit -r CGROUP --set id=0
+forged "CGROUP flags 2"             edit -r CGROUP --set flags=2
+forged "CGROUP mode 010000"         edit -r CGROUP --set mode=0x1000
+forged "CGROUP reserved 1"          edit -r CGROUP --set reserved=1
+forged "CGROUP path_len past payload" edit -r CGROUP --add path_len=100
+forged "CGROUP ctrl_len 1000"       edit -r CGROUP --set ctrl_len=1000
+forged "CGROUP twice"               dup -r CGROUP
+forged "CGROUP path ../x"           insert --at after:CGROUP --type CGROUP --payload "$(le 4 2)$(zeros 16)$(le 4 0)$(le 4 5)$(zeros 4)$(strhex /../x | sed 's/00$//')"
+forged "CGROUP_MEMBER group 9999"   edit -r CGROUP_MEMBER --set group0=9999
+forged "CGROUP_MEMBER nr +1"        edit -r CGROUP_MEMBER --add nr=1
+forged "CGROUP_MEMBER ns, no root"  edit -r CGROUP_MEMBER --set ns=1
+forged "CGROUP_MEMBER twice"        insert --at after:CGROUP_MEMBER --type CGROUP_MEMBER --payload "$(zeros 8)"
+forged "CGROUP_MEMBER before THREAD" insert --at after:TASK --type CGROUP_MEMBER --payload "$(zeros 8)"
+forged "CGROUP_PROP tasks"          insert --at after:CGROUP --type CGROUP_PROP --payload "$(cgprop 1 1 0 tasks 1)"
+forged "CGROUP_PROP name ../x"      insert --at after:CGROUP --type CGROUP_PROP --payload "$(cgprop 1 2 0644 ../x '')"
+forged "CGROUP_PROP of no group"    insert --at after:CGROUP --type CGROUP_PROP --payload "$(cgprop 7 2 0644 x '')"
+# packet and netlink sockets (FILE_PACKET, FILE_NETLINK: no fd, loaded
+# and checked all the same), and an area mapping a packet socket's rings
+pkring() {	# BLOCK_SIZE BLOCK_NR FRAME_SIZE FRAME_NR [TMO]: one ring
+	printf '%s' "$(le 4 "$1")$(le 4 "$2")$(le 4 "$3")$(le 4 "$4")$(le 4 "${5:-0}")$(zeros 12)"
+}
+pkopt() {	# INDEX VALUE (INDEX 1..14): opt[16] with one set; 0: version
+	[ "$1" = 0 ] && { printf '%s' "$(le 4 "$2")$(zeros 60)"; return; }
+	printf '%s' "$(zeros $((4 * $1)))$(le 4 "$2")$(zeros $((60 - 4 * $1)))"
+}
+pkrec() {	# TYPE IFINDEX FANOUT NR_MC NR_FILTER [OPTS RX TX RESERVED]
+	printf '%s' "$(le 2 "$1")$(le 2 0x0300)$(le 4 "$2")$(le 4 "$3")$(le 4 "$4")$(le 4 "$5")$(le 4 212992)$(le 4 212992)$(le 4 "${9:-0}")${6:-$(zeros 64)}${7:-$(zeros 32)}${8:-$(zeros 32)}"
+}
+pkmc() {	# IFINDEX TYPE ALEN COUNT
+	printf '%s' "$(le 4 "$1")$(le 2 "$2")$(le 2 "$3")$(le 4 "$4")$(zeros 36)"
+}
+pkcase() {	# NAME [--control] EXTRA-HEX
+	local name=$1 how=(--expect "bad packet socket")
+	shift
+	[ "$1" = --control ] && { how=(--control); shift; }
+	forged "$name" "${how[@]}" insert --at after:'FILE#-1' --type FILE --payload "$(kindfile 1000 20 'socket:[4242]' "$1")"
+}
+V3RX=$(pkring 4096 2 2048 4 60)
+pkcase "control: packet raw"            --control "$(pkrec 3 0 0 0 0)"
+pkcase "control: packet V3 RX ring"     --control "$(pkrec 3 1 0 0 0 "$(pkopt 0 2)" "$V3RX")"
+pkcase "control: packet membership, filter" --control "$(pkrec 2 1 0x80001234 1 1)$(pkmc 1 1 0 2)0600000000000000"
+pkcase "packet type 4"                  "$(pkrec 4 0 0 0 0)"
+pkcase "packet ifindex -1"              "$(pkrec 3 0xffffffff 0 0 0)"
+pkcase "packet reserved 1"              "$(pkrec 3 0 0 0 0 "" "" "" 1)"
+pkcase "packet version 3"               "$(pkrec 3 0 0 0 0 "$(pkopt 0 3)")"
+pkcase "packet vnet header 11"          "$(pkrec 3 0 0 0 0 "$(pkopt 4 11)")"
+pkcase "packet opt slot 12"             "$(pkrec 3 0 0 0 0 "$(pkopt 12 1)")"
+pkcase "packet reserve -1"              "$(pkrec 3 0 0 0 0 "$(pkopt 1 0xffffffff)")"
+pkcase "packet ring frame_nr wrong"     "$(pkrec 3 0 0 0 0 "$(pkopt 0 2)" "$(pkring 4096 2 2048 3 60)")"
+pkcase "packet ring block 1000"         "$(pkrec 3 0 0 0 0 "" "$(pkring 1000 1 1000 1)")"
+pkcase "packet ring 2^40 bytes"         "$(pkrec 3 0 0 0 0 "$(pkopt 0 2)" "$(pkring 0x100000 0x100000 0x100000 0x100000)")"
+pkcase "packet V2 ring with timeout"    "$(pkrec 3 0 0 0 0 "$(pkopt 0 1)" "$(pkring 4096 1 2048 2 60)")"
+pkcase "packet ring with 0 frames"      "$(pkrec 3 0 0 0 0 "" "" "$(pkring 4096 1 0 0)")"
+pkcase "SOCK_PACKET with a ring"        "$(pkrec 10 0 0 0 0 "$(pkopt 0 2)" "$V3RX")"
+pkcase "SOCK_PACKET with an option"     "$(pkrec 10 0 0 0 0 "$(pkopt 2 1)")"
+pkcase "packet fanout by BPF"           "$(pkrec 3 0 0x60001 0 0)"
+pkcase "packet fanout flag 0x40"        "$(pkrec 3 0 0x40000001 0 0)"
+pkcase "packet nr_mc 2^31"              "$(pkrec 3 0 0 0x80000000 0)$(pkmc 1 1 0 1)"
+pkcase "packet nr_mc 1, none there"     "$(pkrec 3 0 0 1 0)"
+pkcase "packet membership alen 33"      "$(pkrec 3 0 0 1 0)$(pkmc 1 1 33 1)"
+pkcase "packet membership count 0"      "$(pkrec 3 0 0 1 0)$(pkmc 1 1 0 0)"
+pkcase "packet membership ifindex 0"    "$(pkrec 3 0 0 1 0)$(pkmc 0 1 0 1)"
+pkcase "packet membership type 9"       "$(pkrec 3 0 0 1 0)$(pkmc 1 9 0 1)"
+pkcase "packet filter 4097 insns"       "$(pkrec 3 0 0 0 4097)$(zeros 32776)"
+pkcase "packet filter past payload"     "$(pkrec 3 0 0 0 2)0600000000000000"
+pkcase "packet a byte after"            "$(pkrec 3 0 0 0 0)00"
+pkcase "packet 159 bytes"               "$(pkrec 3 0 0 0 0 | cut -c3-)"
+nlrec() {	# PROTOCOL TYPE PORTID DST_PORTID DST_GROUP FLAGS NR_GROUPS NR_FILTER
+	printf '%s' "$(le 4 "$1")$(le 4 "$2")$(le 4 "$3")$(le 4 "$4")$(le 4 "$5")$(le 4 "$6")$(le 4 "$7")$(le 4 "$8")$(le 4 212992)$(le 4 212992)"
+}
+nlcase() {	# NAME [--control] EXTRA-HEX
+	local name=$1 how=(--expect "bad netlink socket")
+	shift
+	[ "$1" = --control ] && { how=(--control); shift; }
+	forged "$name" "${how[@]}" insert --at after:'FILE#-1' --type FILE --payload "$(kindfile 1000 21 'socket:[4243]' "$1")"
+}
+nlcase "control: netlink bound, groups" --control "$(nlrec 2 3 4242 0 0 0x41 2 0)$(le 4 0x10)$(le 4 1)"
+nlcase "control: netlink connected"     --control "$(nlrec 2 2 4242 4243 32 0 0 1)0600000000000000"
+nlcase "netlink protocol 32"            "$(nlrec 32 3 0 0 0 0 0 0)"
+nlcase "netlink SOCK_STREAM"            "$(nlrec 2 1 0 0 0 0 0 0)"
+nlcase "netlink dst_group 33"           "$(nlrec 2 3 4242 0 33 0 0 0)"
+nlcase "netlink connected, not bound"   "$(nlrec 2 3 0 4243 0 0 0 0)"
+nlcase "netlink flags 0x80"             "$(nlrec 2 3 0 0 0 0x80 0 0)"
+nlcase "netlink 1025 group words"       "$(nlrec 2 3 0 0 0 0 1025 0)$(zeros 4100)"
+nlcase "netlink groups past payload"    "$(nlrec 2 3 0 0 0 0 1 0)"
+nlcase "netlink filter 4097 insns"      "$(nlrec 2 3 0 0 0 0 0 4097)$(zeros 32776)"
+nlcase "netlink 39 bytes"               "$(nlrec 2 3 0 0 0 0 0 0 | cut -c3-)"
+pkvma() {	# SHM-ID PATH: a kind 20 area at 0x30000, 2 pages
+	local p; p=$(strhex "$2")
+	printf '%s' "$(le 8 0x30000)$(le 8 0x32000)$(zeros 8)$(le 4 3)$(le 4 1)$(le 4 20)$(zeros 20)$(le 4 $((${#p} / 2)))$(le 4 "$1")$p"
+}
+forged "VMA packet of no socket" --expect "bad area" edit -r 'VMA#0' --set kind=20
+forged "VMA packet named a file" --expect "bad path" edit -r 'VMA#0' --set kind=20 --set reserved=1
+forged "VMA packet of a regular file" --expect "packet socket FILE 1" insert --at before:VMA --type VMA --payload "$(pkvma 1 'socket:[4242]')"
+forged "PAGES of a packet area" --expect "does not follow its VMA" insert --at before:VMA --type VMA --payload "$(pkvma 1 'socket:[4242]')" --type PAGES --payload "$(le 8 0x30000)$(le 8 1)$(le 4 1)$(zeros 4)$(le 8 0x30000)$(le 8 1)$(zeros 4096)"
+# fds in flight (UNIX_SCM, after a datagram server's UNIX_SK with one
+# message, naming the first FILE)
+uscm() {	# SK OPENER NR-MSGS NR-FDS ENTRIES-AND-IDS-HEX
+	printf '%s' "$(le 4 "$1")$(le 4 "$2")$(le 4 "$3")$(le 4 "$4")$5"
+}
+scm_case() {	# NAME [--control] SCM-ARGS...
+	local name=$1 ctl=
+	shift
+	[ "$1" = --control ] && { ctl=--control; shift; }
+	forged "$name" $ctl insert --at after:'FILE#0' \
+		--type UNIX_SK --payload "$(usk 2 1 0 0 0 0 00616263 1 3 "$(le 4 3)616263")" \
+		--type UNIX_SCM --payload "$(uscm "$@")"
+}
+scm_case "control: UNIX_SCM a message, a file" --control 1000 1 1 1 "$(le 4 0)$(le 4 1)$(le 4 1)"
+scm_case "UNIX_SCM no such socket"    999 1 1 1 "$(le 4 0)$(le 4 1)$(le 4 1)"
+scm_case "UNIX_SCM message 1 of 1"    1000 1 1 1 "$(le 4 1)$(le 4 1)$(le 4 1)"
+scm_case "UNIX_SCM message of 0 fds"  1000 1 1 0 "$(le 4 0)$(le 4 0)"
+scm_case "UNIX_SCM fds do not add up" 1000 1 1 2 "$(le 4 0)$(le 4 1)$(le 4 1)$(le 4 1)"
+scm_case "UNIX_SCM no such FILE"      1000 1 1 1 "$(le 4 0)$(le 4 1)$(le 4 4242)"
+scm_case "UNIX_SCM no messages"       1000 1 0 0 ""
+scm_case "UNIX_SCM length short"      1000 1 2 1 "$(le 4 0)$(le 4 1)$(le 4 1)"
+scm_case "UNIX_SCM 254 fds"           1000 1 1 254 "$(le 4 0)$(le 4 254)$(for ((i = 0; i < 254; i++)); do le 4 1; done)"
+forged "UNIX_SCM twice" insert --at after:'FILE#0' \
+	--type UNIX_SK --payload "$(usk 2 1 0 0 0 0 00616263 1 3 "$(le 4 3)616263")" \
+	--type UNIX_SCM --payload "$(uscm 1000 1 1 1 "$(le 4 0)$(le 4 1)$(le 4 1)")" \
+	--type UNIX_SCM --payload "$(uscm 1000 1 1 1 "$(le 4 0)$(le 4 1)$(le 4 1)")"
 # the record stream
 forged "header len 2^63 (VMA)"     setlen -r 'VMA#0' --len 0x8000000000000000
 forged "header len 2^63 (PAGES)"   setlen -r "$big_i" --len 0x8000000000000000

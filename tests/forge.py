@@ -70,7 +70,7 @@ TYPES = {
     'SIGPENDING': 104, 'MM': 110, 'VMA': 111, 'PAGES': 112, 'PAGES_REF': 113, 'SIGHAND': 120,
     'ITIMERS': 121, 'POSIX_TIMER': 122, 'RLIMITS': 130, 'FS': 131,
     'CREDS': 132, 'FILE': 140, 'FD': 141, 'FIFO': 145, 'LOCK': 146,
-    'FOWN': 147, 'TTY': 150, 'TTY_DATA': 151, 'UNIX_SK': 152, 'IA32': 160, 'IA32_THREAD': 161,
+    'FOWN': 147, 'TTY': 150, 'TTY_DATA': 151, 'UNIX_SK': 152, 'UNIX_SCM': 153, 'IA32': 160, 'IA32_THREAD': 161,
     'TAIL': 9001, 'ERROR': 9999,
 }
 TYPES.update({'FILE_OBJ': 143, 'FILE_DATA': 144})
@@ -78,6 +78,7 @@ TYPES.update({'SYSV_SHM': 170, 'SYSV_DATA': 171})
 TYPES.update({'SECCOMP_FILTER': 180, 'SECCOMP': 181})
 TYPES.update({'PROCATTR': 133, 'THREAD_ATTR': 134})
 TYPES.update({'VMA_GUARDS': 115, 'AIO': 114})
+TYPES.update({'CGROUP': 200, 'CGROUP_MEMBER': 201, 'CGROUP_PROP': 202})
 NAMES = {v: k for k, v in TYPES.items()}
 
 # ---- CRC32C (Castagnoli, reflected), zlib-style crc(crc, data) ----
@@ -264,6 +265,15 @@ FIELDS = {
                            nr_insns=(12, 'I')),
     'SECCOMP': dict(mode=(0, 'I'), filter=(4, 'I'), no_new_privs=(8, 'I'),
                     reserved=(12, 'I')),
+    # the hierarchy's name, then the path, follow
+    'CGROUP': dict(id=(0, 'I'), flags=(4, 'I'), uid=(8, 'I'), gid=(12, 'I'),
+                   mode=(16, 'I'), ctrl_len=(20, 'I'), path_len=(24, 'I'),
+                   reserved=(28, 'I')),
+    'CGROUP_PROP': dict(group=(0, 'I'), flags=(4, 'I'), uid=(8, 'I'),
+                        gid=(12, 'I'), mode=(16, 'I'), name_len=(20, 'I'),
+                        value_len=(24, 'I'), reserved=(28, 'I')),
+    'CGROUP_MEMBER': dict(nr=(0, 'I'), ns=(4, 'I'), group0=(8, 'I'),
+                          ns_root0=(12, 'I')),
     # tlsN: the GDT TLS entry 12 + N (struct user_desc)
     'IA32_THREAD': dict(robust_list=(48, 'I'), robust_len=(52, 'I'),
                         **{k: v for i in range(3) for k, v in (
@@ -313,9 +323,9 @@ FILE_EXTRA = {
 INET_OPTS = ('reuseaddr reuseport keepalive broadcast rcvbuf sndbuf linger '
              'v6only nodelay keepidle keepintvl keepcnt').split()
 INET = dict(family=(0, 'H'), protocol=(2, 'H'), state=(4, 'H'),
-            reserved=(6, 'H'), laddr=(8, '16s'), raddr=(24, '16s'),
+            shutdown=(6, 'H'), laddr=(8, '16s'), raddr=(24, '16s'),
             lport=(40, 'H'), rport=(42, 'H'), scope_id=(44, 'I'),
-            backlog=(48, 'I'), reserved1=(52, 'I'),
+            backlog=(48, 'I'), type=(52, 'I'),
             **{'opt.' + n: (56 + 4 * i, 'i') for i, n in enumerate(
                 INET_OPTS + ['slot%d' % k for k in range(12, 16)])},
             rcvtimeo_us=(120, 'q'), sndtimeo_us=(128, 'q'),
@@ -335,7 +345,8 @@ def inet_file(args):
     on it, a UDP socket bound on IPv4 or IPv6 loopback, or a connection
     being opened (SYN_SENT)), changed by NAME=VALUE
     args (INET names, file.NAME for the FILE's own fields, path=, data=N:
-    how many queue bytes follow, queue=HEX: those bytes)."""
+    how many queue bytes follow, queue=HEX: those bytes, opts=HEX: the
+    rec_sockopt entries after them)."""
     ri = bytearray(INET_SIZE)
     vals = dict(family=2, protocol=6, state=1, lport=5000, rport=6000,
                 mss=65483, tcpi_opts=7, snd_wscale=7, rcv_wscale=7,
@@ -345,7 +356,7 @@ def inet_file(args):
                     'opt.linger': -1, 'opt.keepidle': 7200,
                     'opt.keepintvl': 75, 'opt.keepcnt': 9})
     ri[8:12] = ri[24:28] = bytes([127, 0, 0, 1])
-    path, data, fvals, queue = 'socket:[4242]', None, {}, None
+    path, data, fvals, queue, opts = 'socket:[4242]', None, {}, None, b''
     if args and args[0] in ('listen', 'udp6', 'udp4', 'syn'):   # presets
         conn = [k for k in INET if INET[k][0] >= 136]
         vals = {k: 0 if k in conn else v for k, v in vals.items()}
@@ -372,6 +383,8 @@ def inet_file(args):
         elif k == 'queue':          # the queue's bytes themselves
             queue = bytes.fromhex(v)
             vals['rcv_len'] = len(queue)     # unless rcv_len= follows
+        elif k == 'opts':
+            opts = bytes.fromhex(v)
         elif k.startswith('file.'):
             fvals[k[5:]] = num(v)
         elif k in ('laddr', 'raddr'):
@@ -387,7 +400,7 @@ def inet_file(args):
         data = vals['snd_len'] + vals['rcv_len']
     p = path.encode() + b'\0'
     extra = bytes(ri) + (queue if queue is not None else
-                         bytes(i & 0xff for i in range(data)))
+                         bytes(i & 0xff for i in range(data))) + opts
     f = dict(id=1000, kind=16, flags=2, mode=0o140777, pos=0, size=0,
              mtime_ns=0, rdev=0, path_len=len(p), extra_len=len(extra))
     f.update(fvals)

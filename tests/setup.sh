@@ -5,7 +5,8 @@
 # - iptables: the network lock of TCP connections (src/files/netlock.c;
 #   tcp_peer_outside, tcp_checkpoint_live and tcp_netlock check its rules);
 # - pkg-config: the install test builds a program against the installed
-#   library with it.
+#   library with it;
+# - clang and its libFuzzer runtime: the fuzz test (fuzz/image_fuzz.c).
 set -eu
 cc=${CC:-cc}
 t=$(mktemp -d)
@@ -15,6 +16,8 @@ echo 'int main(void) { return 0; }' > "$t/m.c"
 $cc -m32 -o "$t/m" "$t/m.c" 2> /dev/null || need+=(gcc-multilib)
 PATH=$PATH:/usr/sbin:/sbin command -v iptables > /dev/null || need+=(iptables)
 command -v pkg-config > /dev/null || need+=(pkg-config)
+echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }' > "$t/f.c"
+clang -fsanitize=fuzzer,address -o "$t/f" "$t/f.c" 2> /dev/null || need+=(clang libclang-rt-dev)
 [ ${#need[@]} = 0 ] && exit 0
 echo "setup: installing ${need[*]}"
 export DEBIAN_FRONTEND=noninteractive

@@ -1,4 +1,4 @@
-/* dgram.c - the datagrams waiting in a UDP socket, for inet.c.
+/* dgram.c - the datagrams waiting in a UDP or UDP-Lite socket, for inet.c.
  *
  * Checkpoint peeks at them one after the other with SO_PEEK_OFF (nothing
  * is consumed; the program's own peek offset is put back).  Restart
@@ -152,15 +152,44 @@ static uint16_t csum_add(uint32_t sum, const void *p, size_t n)
 	return sum;
 }
 
-/* One IPv4 packet: the kernel fills in the header's length, id and
- * checksum; a UDP checksum of 0 means none. */
-static int send4(int raw, const uint8_t *src, const uint8_t *dst, uint16_t sport,
-		 uint16_t dport, const char *data, uint32_t len, char *pkt)
+/* The UDP (or UDP-Lite, whose length field is its checksum coverage,
+ * 0: all) checksum of @u and the data, with the pseudo header of
+ * addresses @alen bytes long. */
+static uint16_t l4_csum(const uint8_t *src, const uint8_t *dst, size_t alen,
+			int proto, const struct udphdr *u, const char *data, uint32_t len)
 {
-	struct iphdr ip = { .ihl = 5, .version = 4, .ttl = 64, .protocol = IPPROTO_UDP };
-	struct udphdr u = { .source = htons(sport), .dest = htons(dport),
-			    .len = htons(sizeof(u) + len) };
+	uint32_t pseudo[2] = { htonl(sizeof(*u) + len), htonl(proto) };
+	uint16_t sum;
+
+	sum = csum_add(0, src, alen);
+	sum = csum_add(sum, dst, alen);
+	sum = csum_add(sum, pseudo, sizeof(pseudo));
+	sum = csum_add(sum, u, sizeof(*u));
+	sum = ~csum_add(sum, data, len);
+	return htons(sum ? sum : 0xffff);
+}
+
+static void udp_hdr(struct udphdr *u, int proto, uint16_t sport, uint16_t dport,
+		    uint32_t len)
+{
+	u->source = htons(sport);
+	u->dest = htons(dport);
+	u->len = proto == IPPROTO_UDPLITE ? 0 : htons(sizeof(*u) + len);
+	u->check = 0;
+}
+
+/* One IPv4 packet: the kernel fills in the header's length, id and
+ * checksum; a UDP checksum of 0 means none (UDP-Lite's is mandatory). */
+static int send4(int raw, int proto, const uint8_t *src, const uint8_t *dst,
+		 uint16_t sport, uint16_t dport, const char *data, uint32_t len, char *pkt)
+{
+	struct iphdr ip = { .ihl = 5, .version = 4, .ttl = 64, .protocol = proto };
+	struct udphdr u;
 	struct sockaddr_in to = { .sin_family = AF_INET };
+
+	udp_hdr(&u, proto, sport, dport, len);
+	if (proto == IPPROTO_UDPLITE)
+		u.check = l4_csum(src, dst, 4, proto, &u, data, len);
 
 	memcpy(&ip.saddr, src, 4);
 	memcpy(&ip.daddr, dst, 4);
@@ -173,29 +202,22 @@ static int send4(int raw, const uint8_t *src, const uint8_t *dst, uint16_t sport
 }
 
 /* One IPv6 packet, whose UDP checksum is mandatory. */
-static int send6(int raw, const uint8_t *src, const uint8_t *dst, uint16_t sport,
-		 uint16_t dport, const char *data, uint32_t len, char *pkt)
+static int send6(int raw, int proto, const uint8_t *src, const uint8_t *dst,
+		 uint16_t sport, uint16_t dport, const char *data, uint32_t len, char *pkt)
 {
 	struct ip6_hdr ip = { 0 };
-	struct udphdr u = { .source = htons(sport), .dest = htons(dport),
-			    .len = htons(sizeof(u) + len) };
+	struct udphdr u;
 	struct sockaddr_in6 to = { .sin6_family = AF_INET6 };
-	uint32_t pseudo[2] = { htonl(sizeof(u) + len), htonl(IPPROTO_UDP) };
-	uint16_t sum;
 
+	udp_hdr(&u, proto, sport, dport, len);
 	ip.ip6_flow = htonl(6 << 28);
 	ip.ip6_plen = htons(sizeof(u) + len);
-	ip.ip6_nxt = IPPROTO_UDP;
+	ip.ip6_nxt = proto;
 	ip.ip6_hlim = 64;
 	memcpy(&ip.ip6_src, src, 16);
 	memcpy(&ip.ip6_dst, dst, 16);
 	memcpy(&to.sin6_addr, dst, 16);
-	sum = csum_add(0, src, 16);
-	sum = csum_add(sum, dst, 16);
-	sum = csum_add(sum, pseudo, sizeof(pseudo));
-	sum = csum_add(sum, &u, sizeof(u));
-	sum = ~csum_add(sum, data, len);
-	u.check = htons(sum ? sum : 0xffff);
+	u.check = l4_csum(src, dst, 16, proto, &u, data, len);
 	memcpy(pkt, &ip, sizeof(ip));
 	memcpy(pkt + sizeof(ip), &u, sizeof(u));
 	memcpy(pkt + sizeof(ip) + sizeof(u), data, len);
@@ -266,9 +288,10 @@ int dgram_inject(int sk, const struct rec_inet *ri, const char *data, uint32_t l
 			break;
 		}
 		dest(ri, v4, dst);
-		ret = v4 ? send4(raw[1], ri->family == AF_INET ? d.addr : d.addr + 12, dst,
-				 d.port, ri->lport, payload, d.len, pkt) :
-			   send6(raw[0], d.addr, dst, d.port, ri->lport, payload, d.len, pkt);
+		ret = v4 ? send4(raw[1], ri->protocol, ri->family == AF_INET ? d.addr : d.addr + 12,
+				 dst, d.port, ri->lport, payload, d.len, pkt) :
+			   send6(raw[0], ri->protocol, d.addr, dst, d.port, ri->lport, payload,
+				 d.len, pkt);
 		n += d.len > 0;
 	}
 	/* the loopback delivers them a moment later */

@@ -87,7 +87,8 @@ static int find_target(struct cpt_ctx *c, const struct fd_probe *p, int tfd,
 {
 	*tt = p->task;
 	*fd = tfd;
-	if (is_target(p->pid, tfd, p->pid, p->fd, tfd, toff))
+	/* (an epoll in flight is ckpt's own fd: its numbers are not @t's) */
+	if (!p->via_pid && is_target(p->pid, tfd, p->pid, p->fd, tfd, toff))
 		return 0;
 	if ((*fd = search_task(p->task, p, tfd, toff)) >= 0)
 		return 0;

@@ -1,4 +1,4 @@
-/* inet.h - what inet.c (TCP and UDP sockets, FILE_INET) and
+/* inet.h - what inet.c (TCP, UDP, raw... sockets, FILE_INET) and
  * tcp_repair.c (the TCP connections ckpt holds, in repair mode) give each
  * other. */
 #ifndef CKPT_INET_H
@@ -10,8 +10,10 @@
 
 #include "../files.h"
 
-/* The most bytes of one queue a FILE record's extra carries. */
-#define INET_MAX_QUEUE	((uint32_t)(MAX_FILE_EXTRA - sizeof(struct rec_inet)) / 2)
+/* The most bytes of one queue a FILE record's extra carries, which
+ * leaves room for the options after them. */
+#define INET_OPTS_ROOM	(64u << 10)
+#define INET_MAX_QUEUE	((uint32_t)(MAX_FILE_EXTRA - sizeof(struct rec_inet) - INET_OPTS_ROOM) / 2)
 
 /* inet.c */
 /* A TCP connection, whole or half closed, that ckpt rebuilds. */
@@ -40,6 +42,7 @@ struct cpt_sock {
 	bool locked;		/* its network lock made (netlock.c) */
 	bool opening;		/* SYN_SENT: held only to be checked, not in
 				 * repair mode, not locked */
+	bool to_queued;		/* its other end waits in an accept queue */
 	struct rec_inet conn;	/* its addresses, for the lock */
 };
 
@@ -52,6 +55,25 @@ int tcp_dump_conn(struct cpt_ctx *c, const struct fd_probe *p, int sk,
  * it is opened meanwhile.  0, or -errno (reported). */
 int tcp_hold_opening(struct cpt_ctx *c, const struct fd_probe *p, int sk,
 		     const struct rec_inet *ri);
+/* Checkpoint: listener @ri has @n connections waiting to be accepted:
+ * dropped with --skip-in-flight, else the end of the checkpoint checks
+ * that each one's client is in the tree (to connect again at restart).
+ * 0, or -errno (reported). */
+int tcp_note_accept_queue(struct cpt_ctx *c, const struct fd_probe *p,
+			  const struct rec_inet *ri, uint32_t n);
+/* Checkpoint: a TCP socket in CLOSE (@ri): shut down, or a connection
+ * that ended (its port released), and the bytes it still has to read in
+ * *data (malloc()ed).  0, or -errno (reported). */
+int tcp_dump_closed(struct cpt_ctx *c, const struct fd_probe *p, int sk,
+		    struct rec_inet *ri, char **data);
+/* Restart (--tcp-close): the connection @ri as a closed socket, in
+ * *@closed (its network lock removed, so the peer gets a RST).  @closed. */
+const struct rec_inet *tcp_as_closed(struct rst_ctx *c, const struct rec_inet *ri,
+				     struct rec_inet *closed);
+/* Restart: the CLOSE socket @ri on @sk: bound with @bind if it was,
+ * shut down as it was.  0 or -errno. */
+int tcp_rebuild_closed(int sk, const struct rec_inet *ri,
+		       int (*bind)(int sk, const struct rec_inet *ri));
 /* Restart: @ri's connection rebuilt on @sk, left in repair mode, with
  * TCP timestamps going on from @ts.  0 or -errno. */
 int tcp_rebuild_conn(int sk, const struct rec_inet *ri, uint32_t ts);

@@ -75,8 +75,10 @@ static int rule_addrs(const struct rec_inet *ri, char *src, char *dst, size_t n)
 	return family;
 }
 
-/* iptables -w S OP CKPT-LOCK <the connection's incoming packets> -j DROP */
-static int rule(const struct rec_inet *ri, const char *op, char *why, size_t n)
+/* iptables -w S OP CKPT-LOCK <the connection's incoming packets> -j DROP,
+ * or with @marked: those of them with NETLOCK_MARK -j ACCEPT */
+static int rule(const struct rec_inet *ri, const char *op, bool marked, char *why,
+		size_t n)
 {
 	char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN], sport[8], dport[8];
 	int family = rule_addrs(ri, src, dst, sizeof(src)), ret;
@@ -88,9 +90,15 @@ static int rule(const struct rec_inet *ri, const char *op, char *why, size_t n)
 	}
 	snprintf(sport, sizeof(sport), "%u", ri->rport);
 	snprintf(dport, sizeof(dport), "%u", ri->lport);
-	ret = spawn(cmd, (char *const[]){ (char *)cmd, "-w", WAIT_S, (char *)op,
-		CHAIN, "-p", "tcp", "-s", src, "--sport", sport, "-d", dst,
-		"--dport", dport, "-j", "DROP", NULL });
+	if (marked)
+		ret = spawn(cmd, (char *const[]){ (char *)cmd, "-w", WAIT_S, (char *)op,
+			CHAIN, "-p", "tcp", "-s", src, "--sport", sport, "-d", dst,
+			"--dport", dport, "-m", "mark", "--mark", NETLOCK_MARK_STR,
+			"-j", "ACCEPT", NULL });
+	else
+		ret = spawn(cmd, (char *const[]){ (char *)cmd, "-w", WAIT_S, (char *)op,
+			CHAIN, "-p", "tcp", "-s", src, "--sport", sport, "-d", dst,
+			"--dport", dport, "-j", "DROP", NULL });
 	if (ret < 0)
 		snprintf(why, n, "%s: %s", cmd, strerror(-ret));
 	else if (ret)
@@ -125,15 +133,20 @@ int netlock_add(const struct rec_inet *ri, bool chain_ready, char *why,
 	int family = rule_addrs(ri, a, b, sizeof(a)), ret;
 
 	if (family < 0)
-		return rule(ri, "-A", why, n);	/* says why */
+		return rule(ri, "-A", false, why, n);	/* says why */
 	/* a chain made for an earlier connection may be the other family's */
-	if (chain_ready && !rule(ri, "-A", why, n))
+	if (chain_ready && !rule(ri, "-A", false, why, n))
 		return 0;
 	ret = make_chain(family, why, n);
-	return ret ? ret : rule(ri, "-A", why, n);
+	return ret ? ret : rule(ri, "-A", false, why, n);
 }
 
 int netlock_del(const struct rec_inet *ri, char *why, size_t n)
 {
-	return rule(ri, "-D", why, n);
+	return rule(ri, "-D", false, why, n);
+}
+
+int netlock_pass_marked(const struct rec_inet *ri, bool on, char *why, size_t n)
+{
+	return rule(ri, on ? "-I" : "-D", true, why, n);
 }

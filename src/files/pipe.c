@@ -313,10 +313,17 @@ const struct kind_ops kind_pipe = {
 
 static bool end_match(struct cpt_ctx *c, const struct fd_probe *p)
 {
+	struct pipe_cpt *pc = kind_dump_state(c, &kind_pipe);
 	bool inside = false;
 
-	return S_ISFIFO(p->st.st_mode) && !strncmp(p->link, "pipe:", 5) &&
-	       pipe_inside(c, p->st.st_ino, &inside) == 0 && inside;
+	if (!S_ISFIFO(p->st.st_mode) || strncmp(p->link, "pipe:", 5))
+		return false;
+	/* an end in flight on a unix socket of the tree (ckpt's own copy of
+	 * it) is the tree's too */
+	if (p->via_pid && ((!pc->scanned && scan_pipe_ends(c)) ||
+			   note_end(c, p->pid, p->fd, p->st.st_ino)))
+		return false;
+	return pipe_inside(c, p->st.st_ino, &inside) == 0 && inside;
 }
 
 static int end_dump(struct cpt_ctx *c, const struct fd_probe *p,

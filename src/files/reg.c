@@ -18,7 +18,8 @@
  * the FILE's extra bytes.  At restart ckpt makes it again by the name it
  * had (beside it, with a suffix, if the name is taken), opens it with
  * the saved flags, removes the name and gives the fd to the process: a
- * new inode, but the same kind of nameless thing.
+ * new inode, but the same kind of nameless thing.  Its directories, if
+ * they were removed too, are made for the while and removed again.
  *
  * A regular file whose open name was removed but which has other links
  * is reopened by one of them, if one is in the directory the removed
@@ -245,16 +246,24 @@ static bool proc_of_image(const struct rst_ctx *c, const char *path)
 	return false;
 }
 
-/* A ghost is made again in its directory: that must be there. */
+/* A ghost is made again in its directory, which is made too if it was
+ * removed as well (and removed again): the deepest of its directories
+ * that exists must be a directory. */
 static int ghost_check(struct rst_ctx *c, const struct rst_file *f)
 {
 	char dir[CKPT_PATH_MAX];
 	struct stat st;
+	char *slash;
+	int err;
 
 	snprintf(dir, sizeof(dir), "%s", (const char *)f->priv);
-	*(strrchr(dir, '/') + 1) = '\0';
-	if (stat(dir, &st) || !S_ISDIR(st.st_mode))
-		return log_err(c->log, errno ? errno : ENOTDIR, "deleted %s: its directory %s:",
+	do {
+		slash = strrchr(dir, '/');
+		slash[slash == dir] = '\0';
+		err = stat(dir, &st) ? errno : 0;
+	} while (err == ENOENT && slash != dir);
+	if (err || !S_ISDIR(st.st_mode))
+		return log_err(c->log, err ? err : ENOTDIR, "deleted %s: its directory %s:",
 			       f->path, dir);
 	return 0;
 }
@@ -294,6 +303,37 @@ static int ghost_mk(const struct rst_file *f, const char *path)
 	return S_ISDIR(f->f.mode) ? mkdir(path, 0700) : symlink(target, path);
 }
 
+/* The directories above @path that are missing, made; *top: the length
+ * of the highest one made, 0 if none. */
+static int parents_make(char *path, size_t *top)
+{
+	int err = 0;
+
+	*top = 0;
+	for (char *s = strchr(path + 1, '/'); s && !err; s = strchr(s + 1, '/')) {
+		*s = '\0';
+		err = mkdir(path, 0700) ? errno : 0;
+		*s = '/';
+		if (!err && !*top)
+			*top = s - path;
+		err = err == EEXIST ? 0 : err;
+	}
+	return err;
+}
+
+/* Those directories removed again, the deepest first. */
+static void parents_remove(const char *path, size_t top)
+{
+	char dir[CKPT_PATH_MAX + 32];
+	char *s;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	while (top && (s = strrchr(dir, '/')) && (size_t)(s - dir) >= top) {
+		*s = '\0';
+		rmdir(dir);
+	}
+}
+
 /* Made by its name (or beside it), opened by us, the name removed. */
 static int ghost_open(struct rst_ctx *c, struct rst_task *t, const struct rst_file *f,
 		      long *fd)
@@ -301,16 +341,25 @@ static int ghost_open(struct rst_ctx *c, struct rst_task *t, const struct rst_fi
 	char path[CKPT_PATH_MAX + 32];
 	struct rec_path_ghost g;
 	int ours, ret;
+	size_t top;
 
 	memcpy(&g, f->extra, sizeof(g));
 	snprintf(path, sizeof(path), "%s", (const char *)f->priv);
+	ret = parents_make(path, &top);
+	if (ret) {
+		parents_remove(path, top);
+		return log_err(c->log, ret, "pid %d: deleted %s: making its directory again:",
+			       t->pid, path);
+	}
 	ret = ghost_mk(f, path) ? errno : 0;
 	if (ret == EEXIST) {
 		snprintf(path, sizeof(path), "%s.ckpt-ghost-%u", (const char *)f->priv, f->f.id);
 		ret = ghost_mk(f, path) ? errno : 0;
 	}
-	if (ret)
+	if (ret) {
+		parents_remove(path, top);
 		return log_err(c->log, ret, "pid %d: making deleted %s again:", t->pid, path);
+	}
 	if (lchown(path, g.uid, g.gid) || (S_ISDIR(f->f.mode) && chmod(path, f->f.mode & 07777)))
 		ret = log_err(c->log, errno, "pid %d: deleted %s: owner/mode:", t->pid, path);
 	ours = ret ? -1 : open(path, (f->f.flags & ~O_ASYNC) | O_CLOEXEC);
@@ -318,6 +367,7 @@ static int ghost_open(struct rst_ctx *c, struct rst_task *t, const struct rst_fi
 		ret = log_err(c->log, errno, "pid %d: opening deleted %s:", t->pid, path);
 	if ((S_ISDIR(f->f.mode) ? rmdir(path) : unlink(path)) && !ret)
 		ret = log_err(c->log, errno, "pid %d: removing %s again:", t->pid, path);
+	parents_remove(path, top);
 	if (!ret)
 		ret = files_give(t, ours, fd);
 	if (ours >= 0)

@@ -21,9 +21,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/inet_diag.h>
 #include <linux/sockios.h>
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +39,7 @@
 #include "../files.h"
 #include "inet.h"
 #include "netlock.h"
+#include "sockdiag.h"
 #include "sockopt.h"
 
 #define CHUNK		(64 * 1024)
@@ -64,10 +68,20 @@ static bool fin_rcvd(int state)
 
 /* The checkpoint's: the connections ckpt holds, and the keeper that
  * puts them back if ckpt dies (keeper.h). */
+struct queued_listener {
+	pid_t pid;
+	int fd;
+	uint32_t n;		/* connections in its accept queue */
+	struct rec_inet ri;
+};
+
 struct inet_cpt {
 	struct cpt_sock *socks;
 	int nr_socks;
 	size_t cap_socks;
+	struct queued_listener *lst;
+	int nr_lst;
+	size_t cap_lst;
 	struct keeper keeper;
 };
 
@@ -292,6 +306,71 @@ static int read_conn(int sk, struct cpt_sock *s, struct rec_inet *ri, char **dat
 	return ret;
 }
 
+/* A connection that ended: closed both ways, its port released. */
+static void as_closed(struct rec_inet *ri)
+{
+	struct rec_inet z = { .family = ri->family, .protocol = ri->protocol,
+			      .state = TCP_CLOSE, .shutdown = 3 };
+
+	memcpy(z.opt, ri->opt, sizeof(z.opt));
+	z.rcvtimeo_us = ri->rcvtimeo_us;
+	z.sndtimeo_us = ri->sndtimeo_us;
+	*ri = z;
+}
+
+int tcp_note_accept_queue(struct cpt_ctx *c, const struct fd_probe *p,
+			  const struct rec_inet *ri, uint32_t n)
+{
+	struct inet_cpt *ic = kind_dump_state(c, &kind_inet);
+	struct queued_listener *l;
+
+	if (c->flags & CKPT_SKIP_IN_FLIGHT) {
+		log_warn(c->log, "pid %d fd %d: %u connections waiting to be accepted on port %u are dropped (--skip-in-flight)",
+			 p->pid, p->fd, n, ri->lport);
+		return 0;
+	}
+	l = VEC_PUSH(ic->lst, ic->nr_lst, ic->cap_lst);
+	if (!l)
+		return log_err(c->log, ENOMEM, "listener table:");
+	*l = (struct queued_listener){ p->pid, p->fd, n, *ri };
+	return 0;
+}
+
+/* The other end of @ri's connection waits in a listener's accept queue
+ * (sock_diag: established, no file yet) with nothing queued either way,
+ * so that connecting again gives the same. */
+struct queued_find {
+	const struct rec_inet *ri;
+	bool found;
+};
+
+static int queued_one(void *arg, const void *msg, uint32_t len)
+{
+	const struct inet_diag_msg *m = msg;
+	struct queued_find *f = arg;
+	size_t n = f->ri->family == AF_INET ? 4 : 16;
+
+	if (len >= sizeof(*m) && ntohs(m->id.idiag_sport) == f->ri->rport &&
+	    ntohs(m->id.idiag_dport) == f->ri->lport &&
+	    !memcmp(m->id.idiag_src, f->ri->raddr, n) &&
+	    !memcmp(m->id.idiag_dst, f->ri->laddr, n) && !m->idiag_inode &&
+	    !m->idiag_rqueue && !m->idiag_wqueue)
+		f->found = true;
+	return 0;
+}
+
+static bool to_accept_queue(const struct rec_inet *ri)
+{
+	struct inet_diag_req_v2 req = {
+		.sdiag_family = ri->family, .sdiag_protocol = IPPROTO_TCP,
+		.idiag_states = 1 << TCP_ESTABLISHED,
+	};
+	struct queued_find f = { ri, false };
+
+	return ri->state == TCP_ESTABLISHED && !ri->rcv_len &&
+	       !sockdiag_dump(&req, sizeof(req), queued_one, &f) && f.found;
+}
+
 int tcp_dump_conn(struct cpt_ctx *c, const struct fd_probe *p, int sk,
 		  struct rec_inet *ri, char **data)
 {
@@ -301,6 +380,12 @@ int tcp_dump_conn(struct cpt_ctx *c, const struct fd_probe *p, int sk,
 	int ret, tries = 0;
 
 	inet_addr_str(ri, false, peer, sizeof(peer));
+	if (c->flags & CKPT_TCP_CLOSE) {	/* saved as closed, left alone */
+		log_info(c->log, "pid %d fd %d: TCP connection to %s saved as closed (--tcp-close)",
+			 p->pid, p->fd, peer);
+		as_closed(ri);
+		return 0;
+	}
 	if (!(c->flags & CKPT_TCP_ESTABLISHED))
 		return log_err(c->log, EOPNOTSUPP,
 			       "pid %d fd %d: TCP connection to %s (use --tcp-established to save it)",
@@ -318,6 +403,9 @@ int tcp_dump_conn(struct cpt_ctx *c, const struct fd_probe *p, int sk,
 	if (ret)
 		return log_err(c->log, -ret, "pid %d fd %d: reading TCP connection to %s:",
 			       p->pid, p->fd, peer);
+	s->to_queued = to_accept_queue(ri);
+	if (s->to_queued)
+		ri->conn_flags |= INET_CONN_RECONNECT;
 	return 0;
 }
 
@@ -338,10 +426,38 @@ int tcp_hold_opening(struct cpt_ctx *c, const struct fd_probe *p, int sk,
  * it for delivered, and the image lacks it.  (Acknowledgements may come:
  * the image then has bytes the peer has, which it drops when they are
  * sent again.) */
+/* Each connection waiting in an accept queue has its client in the
+ * tree, which connects again at restart; else the checkpoint is refused
+ * (--skip-in-flight drops them). */
+static int check_accept_queues(struct cpt_ctx *c, const struct inet_cpt *ic)
+{
+	for (int i = 0; i < ic->nr_lst; i++) {
+		const struct queued_listener *l = &ic->lst[i];
+		size_t n = l->ri.family == AF_INET ? 4 : 16;
+		uint32_t found = 0;
+
+		for (int j = 0; j < ic->nr_socks; j++) {
+			const struct rec_inet *r = &ic->socks[j].conn;
+
+			found += ic->socks[j].to_queued && r->family == l->ri.family &&
+				 r->rport == l->ri.lport &&
+				 (!memcmp(r->raddr, l->ri.laddr, n) ||
+				  !memcmp(l->ri.laddr, (uint8_t[16]){ 0 }, n));
+		}
+		if (found != l->n)
+			return log_err(c->log, EBUSY,
+				       "pid %d fd %d: %u connections wait to be accepted on port %u, %u of them from a client in the tree with nothing sent (not supported yet; --skip-in-flight drops them)",
+				       l->pid, l->fd, l->n, l->ri.lport, found);
+	}
+	return 0;
+}
+
 static int inet_dump_check(struct cpt_ctx *c)
 {
 	struct inet_cpt *ic = kind_dump_state(c, &kind_inet);
 
+	if (check_accept_queues(c, ic))
+		return -EBUSY;
 	for (int i = 0; i < ic->nr_socks; i++) {
 		struct cpt_sock *s = &ic->socks[i];
 		uint32_t rcv = 0, wr = 0;
@@ -402,6 +518,10 @@ static void inet_dump_end(struct cpt_ctx *c, bool killed)
 	ic->socks = NULL;
 	ic->nr_socks = 0;
 	ic->cap_socks = 0;
+	free(ic->lst);
+	ic->lst = NULL;
+	ic->nr_lst = 0;
+	ic->cap_lst = 0;
 	keeper_end(&ic->keeper, c->log, true);
 }
 
@@ -413,7 +533,64 @@ static void inet_dump_kill(struct cpt_ctx *c)
 	keeper_killing(&ic->keeper, c->log);
 }
 
+/* A socket in CLOSE whose reads see the end of the stream (poll, which
+ * consumes nothing, says POLLRDHUP): shut down, or a connection that
+ * ended, which the kernel shut down both ways and whose port it released
+ * (getsockname still shows it) unless bind() had locked it.  That lock
+ * cannot be seen: such a socket is restored unbound. */
+int tcp_dump_closed(struct cpt_ctx *c, const struct fd_probe *p, int sk,
+		    struct rec_inet *ri, char **data)
+{
+	struct pollfd pfd = { .fd = sk, .events = POLLRDHUP };
+	int inq = 0;
+	ssize_t k;
+
+	if (poll(&pfd, 1, 0) < 0)
+		return log_err(c->log, errno, "pid %d fd %d: poll of a closed TCP socket:",
+			       p->pid, p->fd);
+	if (!(pfd.revents & POLLRDHUP))
+		return 0;
+	ri->shutdown = 3;	/* SHUT_RD 1 | SHUT_WR 2 */
+	memset(ri->laddr, 0, sizeof(ri->laddr));
+	ri->lport = 0;
+	ri->scope_id = 0;
+	/* bytes it received and were not read yet: peeked only if there
+	 * are some, as a peek at nothing would take a pending error */
+	if (ioctl(sk, SIOCINQ, &inq) || inq < 0 || (uint32_t)inq > INET_MAX_QUEUE)
+		return log_err(c->log, inq < 0 || (uint32_t)inq > INET_MAX_QUEUE ? EFBIG : errno,
+			       "pid %d fd %d: the bytes waiting on a closed TCP socket:",
+			       p->pid, p->fd);
+	if (!inq)
+		return 0;
+	*data = malloc(inq);
+	if (!*data)
+		return log_err(c->log, ENOMEM, "closed TCP socket:");
+	k = recv(sk, *data, inq, MSG_PEEK | MSG_DONTWAIT);
+	if (k != inq)
+		return log_err(c->log, k < 0 ? errno : EIO,
+			       "pid %d fd %d: peeking %d bytes waiting on a closed TCP socket:",
+			       p->pid, p->fd, inq);
+	ri->rcv_len = inq;
+	return 0;
+}
+
 /* ---- restart ---- */
+
+static void restore_unlock(struct rst_ctx *c, const struct rec_inet *ri);
+
+const struct rec_inet *tcp_as_closed(struct rst_ctx *c, const struct rec_inet *ri,
+				     struct rec_inet *closed)
+{
+	char where[80];
+
+	log_info(c->log, "TCP connection %s restored closed (--tcp-close)",
+		 inet_addr_str(ri, true, where, sizeof(where)));
+	restore_unlock(c, ri);
+	*closed = *ri;
+	as_closed(closed);
+	return closed;
+}
+
 
 /* Connections rebuilt in repair mode, ckpt's copies: they leave it once
  * every process is built (inet_restore_end). */
@@ -493,6 +670,225 @@ static int sndbuf_room(int sk, const struct rec_inet *ri)
 	return sock_set_int(sk, SOL_SOCKET, SO_SNDBUFFORCE, want > INT_MAX ? INT_MAX / 2 : want / 2);
 }
 
+/* ---- the peer's FIN, replayed ---- */
+
+/* The Internet checksum's running sum over @n bytes (big-endian words). */
+static uint32_t csum_add(uint32_t sum, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	for (size_t i = 0; i + 1 < n; i += 2)
+		sum += (uint32_t)b[i] << 8 | b[i + 1];
+	if (n & 1)
+		sum += (uint32_t)b[n - 1] << 8;
+	return sum;
+}
+
+static uint16_t csum_fold(uint32_t sum)
+{
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return htons((uint16_t)~sum);
+}
+
+/* The peer's FIN (with its ACK of all we had sent then), or its RST
+ * (@rst), as the peer would send it: IPv4 for an IPv6 socket talking
+ * IPv4. */
+static size_t peer_packet(const struct rec_inet *ri, bool rst, uint8_t *pkt,
+			  struct sockaddr_storage *to, socklen_t *tolen)
+{
+	const uint8_t *src = ri->raddr, *dst = ri->laddr;
+	bool v4 = ri->family == AF_INET;
+	uint32_t sum, win = ri->snd_wnd;
+	size_t ip_len;
+	struct tcphdr *th;
+	/* the pseudo-header's protocol and length (as words, the same
+	 * sum for IPv4 and IPv6) */
+	const uint8_t pseudo[4] = { 0, IPPROTO_TCP, 0, sizeof(struct tcphdr) };
+
+	if (!v4 && IN6_IS_ADDR_V4MAPPED((const void *)src) &&
+	    IN6_IS_ADDR_V4MAPPED((const void *)dst)) {
+		v4 = true;
+		src += 12;
+		dst += 12;
+	}
+	memset(to, 0, sizeof(*to));
+	if (v4) {
+		struct sockaddr_in *a = (void *)to;
+
+		ip_len = 20;
+		pkt[0] = 0x45;
+		pkt[3] = ip_len + sizeof(*th);
+		pkt[8] = 64;
+		pkt[9] = IPPROTO_TCP;
+		memcpy(pkt + 12, src, 4);
+		memcpy(pkt + 16, dst, 4);
+		a->sin_family = AF_INET;
+		memcpy(&a->sin_addr, dst, 4);
+		*tolen = sizeof(*a);
+	} else {
+		struct sockaddr_in6 *a = (void *)to;
+
+		ip_len = 40;
+		pkt[0] = 0x60;
+		pkt[5] = sizeof(*th);
+		pkt[6] = IPPROTO_TCP;
+		pkt[7] = 64;
+		memcpy(pkt + 8, src, 16);
+		memcpy(pkt + 24, dst, 16);
+		a->sin6_family = AF_INET6;
+		memcpy(&a->sin6_addr, dst, 16);
+		a->sin6_scope_id = ri->scope_id;
+		*tolen = sizeof(*a);
+	}
+	th = (struct tcphdr *)(pkt + ip_len);
+	th->source = htons(ri->rport);
+	th->dest = htons(ri->lport);
+	th->seq = htonl(ri->rcv_seq + ri->rcv_len);
+	th->doff = sizeof(*th) / 4;
+	th->rst = rst;
+	if (!rst) {
+		th->ack_seq = htonl(ri->snd_seq);
+		th->fin = 1;
+		th->ack = 1;
+		/* the window it offers us, scaled as it scales it */
+		if (ri->tcpi_opts & TCPI_OPT_WSCALE)
+			win >>= ri->snd_wscale;
+		th->window = htons(win > 0xffff ? 0xffff : win);
+	}
+	sum = csum_add(0, v4 ? pkt + 12 : pkt + 8, v4 ? 8 : 32);
+	sum = csum_add(sum, pseudo, sizeof(pseudo));
+	th->check = csum_fold(csum_add(sum, th, sizeof(*th)));
+	return ip_len + sizeof(*th);
+}
+
+static int wait_state(int sk, int want)
+{
+	struct timespec pause = { 0, 1000000 };
+	struct tcp_info ti;
+
+	for (int i = 0; i < 200; i++) {
+		socklen_t len = sizeof(ti);
+
+		if (getsockopt(sk, IPPROTO_TCP, TCP_INFO, &ti, &len))
+			return -errno;
+		if (ti.tcpi_state == want)
+			return 0;
+		nanosleep(&pause, NULL);
+	}
+	return -ETIMEDOUT;
+}
+
+/* The peer's FIN cannot be had again (it has our ACK of it): it is sent
+ * to the socket once more, from a raw socket, marked to pass the network
+ * lock, as CRIU does.  The socket, in repair mode, takes it as received
+ * (and ACKs it, which the peer takes for a duplicate) and goes to @want.
+ * Likewise a RST (@rst). */
+static int replay(int sk, const struct rec_inet *ri, bool rst, int want)
+{
+	uint8_t pkt[80] = { 0 };
+	struct sockaddr_storage to;
+	socklen_t tolen;
+	size_t n = peer_packet(ri, rst, pkt, &to, &tolen);
+	int raw = socket(to.ss_family, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_RAW), ret = 0;
+	bool pass;
+	char why[160];
+
+	if (raw < 0)
+		return -errno;
+	/* fails without a lock chain: then nothing is dropped */
+	pass = !netlock_pass_marked(ri, true, why, sizeof(why));
+	if (sock_set_int(raw, SOL_SOCKET, SO_MARK, NETLOCK_MARK) ||
+	    sendto(raw, pkt, n, 0, (void *)&to, tolen) != (ssize_t)n)
+		ret = -errno;
+	close(raw);
+	if (!ret)
+		ret = wait_state(sk, want);
+	if (pass)
+		netlock_pass_marked(ri, false, why, sizeof(why));
+	return ret;
+}
+
+/* Our FIN, put after the send queue (as sent: it is retransmitted, and
+ * the peer's ACK of it moves the state on). */
+static int queue_fin(int sk)
+{
+	int ret = sock_set_int(sk, IPPROTO_TCP, TCP_REPAIR_QUEUE, TCP_SEND_QUEUE);
+
+	if (!ret && shutdown(sk, SHUT_WR))
+		ret = -errno;
+	return ret;
+}
+
+/* The FINs in the order that leads to the saved state: CLOSING has ours
+ * first (FIN_WAIT1, then theirs), LAST_ACK theirs first (CLOSE_WAIT,
+ * then ours).  FIN_WAIT2 comes back FIN_WAIT1, until the peer ACKs our
+ * FIN again. */
+static int replay_fins(int sk, const struct rec_inet *ri)
+{
+	int ret = 0;
+
+	if (ri->state == TCP_CLOSING || (fin_sent(ri->state) && !fin_rcvd(ri->state)))
+		ret = queue_fin(sk);
+	if (!ret && fin_rcvd(ri->state))
+		ret = replay(sk, ri, false, ri->state == TCP_CLOSING ? TCP_CLOSING : TCP_CLOSE_WAIT);
+	if (!ret && ri->state == TCP_LAST_ACK)
+		ret = queue_fin(sk);
+	return ret;
+}
+
+/* A connection that ended with bytes not read yet: rebuilt in repair
+ * mode to a made-up peer on the loopback (discard port), its receive
+ * queue filled, then reset by that peer: CLOSE, its port released, the
+ * bytes readable, then ECONNRESET once (whether it had been reset or
+ * closed, which cannot be told apart). */
+static int closed_with_bytes(int sk, const struct rec_inet *ri)
+{
+	struct rec_inet peer = { .family = ri->family, .rport = 9, .rcv_len = ri->rcv_len };
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int ret = sock_set_int(sk, IPPROTO_TCP, TCP_REPAIR, TCP_REPAIR_ON);
+
+	if (ri->family == AF_INET)
+		memcpy(peer.raddr, (uint8_t[]){ 127, 0, 0, 1 }, 4);
+	else
+		peer.raddr[15] = 1;
+	memcpy(peer.laddr, peer.raddr, sizeof(peer.laddr));
+	len = inet_addr_out(&peer, false, &ss);
+	if (!ret)
+		ret = sock_set_int(sk, IPPROTO_TCP, TCP_REPAIR_QUEUE, TCP_RECV_QUEUE);
+	if (!ret)
+		ret = sock_set_int(sk, IPPROTO_TCP, TCP_QUEUE_SEQ, 0);
+	if (!ret && connect(sk, (void *)&ss, len))	/* no SYN in repair mode */
+		ret = -errno;
+	len = sizeof(ss);
+	if (!ret && getsockname(sk, (void *)&ss, &len))
+		ret = -errno;
+	peer.lport = ntohs(ss.ss_family == AF_INET ? ((struct sockaddr_in *)&ss)->sin_port :
+						     ((struct sockaddr_in6 *)&ss)->sin6_port);
+	if (!ret)
+		ret = fill_queue(sk, TCP_RECV_QUEUE, (const char *)(ri + 1), ri->rcv_len);
+	if (!ret)
+		ret = replay(sk, &peer, true, TCP_CLOSE);
+	if (!ret)
+		ret = sock_set_int(sk, IPPROTO_TCP, TCP_REPAIR, TCP_REPAIR_OFF_NO_WP);
+	return ret;
+}
+
+int tcp_rebuild_closed(int sk, const struct rec_inet *ri,
+		       int (*bind)(int sk, const struct rec_inet *ri))
+{
+	int ret = ri->lport ? bind(sk, ri) : 0;
+
+	if (!ret && ri->rcv_len)
+		return closed_with_bytes(sk, ri);
+	/* 1, 2, 3: SHUT_RD, SHUT_WR, SHUT_RDWR.  Not connected: ENOTCONN,
+	 * the flags set all the same */
+	if (!ret && ri->shutdown && shutdown(sk, ri->shutdown - 1) && errno != ENOTCONN)
+		ret = -errno;
+	return ret;
+}
+
 /* The connection as it was, still in repair mode.  With a FIN sent, all
  * the send queue goes before it (as sent: it is retransmitted). */
 int tcp_rebuild_conn(int sk, const struct rec_inet *ri, uint32_t ts)
@@ -504,6 +900,10 @@ int tcp_rebuild_conn(int sk, const struct rec_inet *ri, uint32_t ts)
 	socklen_t len = inet_addr_out(ri, false, &ss);
 	int ret = sock_set_int(sk, IPPROTO_TCP, TCP_REPAIR, TCP_REPAIR_ON);
 
+	/* bound only (over what may hold the port): it connects once its
+	 * listener is back (reconnect) */
+	if (!ret && (ri->conn_flags & INET_CONN_RECONNECT))
+		return inet_bind(sk, ri);
 	if (!ret)
 		ret = sock_set_int(sk, IPPROTO_TCP, TCP_REPAIR_QUEUE, TCP_RECV_QUEUE);
 	if (!ret)
@@ -526,13 +926,8 @@ int tcp_rebuild_conn(int sk, const struct rec_inet *ri, uint32_t ts)
 		ret = sndbuf_room(sk, ri);
 	if (!ret)
 		ret = fill_queue(sk, TCP_SEND_QUEUE, sndq, sent);
-	if (!ret && fin && shutdown(sk, SHUT_WR))
-		ret = -errno;
-	/* The peer's FIN cannot be received again (it has our ack of it):
-	 * reads see the end of the stream after the queue all the same.
-	 * Our acks stay one short of it, which the peer takes for old. */
-	if (!ret && fin_rcvd(ri->state) && shutdown(sk, SHUT_RD))
-		ret = -errno;
+	if (!ret)
+		ret = replay_fins(sk, ri);
 	if (!ret)
 		ret = sock_set_int(sk, IPPROTO_TCP, TCP_REPAIR_QUEUE, TCP_NO_QUEUE);
 	return ret;
@@ -555,8 +950,9 @@ static int send_unsent(int sk, const struct rec_inet *ri)
 	const char *p = (const char *)(ri + 1) + ri->snd_len - ri->unsent_len;
 	uint32_t done = 0;
 
-	if (fin_sent(ri->state))
-		return 0;	/* sent before the FIN, in repair mode */
+	if (fin_sent(ri->state) || (ri->conn_flags & INET_CONN_RECONNECT))
+		return 0;	/* sent before the FIN, in repair mode, or by
+				 * reconnect() */
 	while (done < ri->unsent_len) {
 		ssize_t k = send(sk, p + done, ri->unsent_len - done,
 				 MSG_DONTWAIT | MSG_NOSIGNAL);
@@ -590,6 +986,41 @@ static void relock(struct rst_ctx *c, const struct rec_inet *ri)
 			 inet_addr_str(ri, true, where, sizeof(where)), why);
 }
 
+/* The client of a connection that waited in an accept queue connects to
+ * its listener again, restored by now, and sends what it had sent: the
+ * listener's queue has it back as it was, under new sequence numbers
+ * that no one had seen. */
+static int reconnect(int sk, const struct rec_inet *ri)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = inet_addr_out(ri, false, &ss);
+	struct pollfd pfd = { .fd = sk, .events = POLLOUT };
+	int fl = fcntl(sk, F_GETFL), ret, err = 0;
+	const char *q = (const char *)(ri + 1);
+	uint32_t done = 0;
+
+	ret = sock_set_int(sk, IPPROTO_TCP, TCP_REPAIR, TCP_REPAIR_OFF_NO_WP);
+	if (!ret && (fl < 0 || fcntl(sk, F_SETFL, fl | O_NONBLOCK)))
+		ret = -errno;
+	if (!ret && connect(sk, (void *)&ss, len) && errno != EINPROGRESS)
+		ret = -errno;
+	if (!ret && poll(&pfd, 1, 5000) != 1)
+		ret = -ETIMEDOUT;
+	if (!ret && (sock_get_int(sk, SOL_SOCKET, SO_ERROR, &err) || err))
+		ret = err ? -err : -errno;
+	while (!ret && done < ri->snd_len) {
+		ssize_t k = send(sk, q + done, ri->snd_len - done, MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (k <= 0)
+			ret = k < 0 ? -errno : -EIO;
+		else
+			done += k;
+	}
+	if (fl >= 0)
+		fcntl(sk, F_SETFL, fl);
+	return ret;
+}
+
 static int inet_restore_end(struct rst_ctx *c)
 {
 	struct inet_rst *st = KCSTATE(c, kind_inet);
@@ -602,7 +1033,10 @@ static int inet_restore_end(struct rst_ctx *c)
 		/* leaving repair mode sends a window probe: the peer learns
 		 * our window, and answers, past the lock, with its own */
 		restore_unlock(c, ri);
-		ret = sock_set_int(sk, IPPROTO_TCP, TCP_REPAIR, TCP_REPAIR_OFF);
+		if (ri->conn_flags & INET_CONN_RECONNECT)
+			ret = reconnect(sk, ri);
+		else
+			ret = sock_set_int(sk, IPPROTO_TCP, TCP_REPAIR, TCP_REPAIR_OFF);
 		if (ret)	/* still restartable: the lock comes back */
 			relock(c, ri);
 		if (!ret)

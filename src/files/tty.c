@@ -11,12 +11,20 @@
  * slave, are read out and put back at once (ptyq.c), and saved in
  * TTY_DATA records (not in packet mode: refused).
  *
+ * A pty slave whose master was closed (hung up, its /dev/pts/N gone) is
+ * a TTY_HUNGUP: a new pair whose master ckpt closes once all is built.
+ * The slave's owner and mode come back with it (TTY_OWNER).
+ *
  * Any other terminal is outside the tree.  At fds 0-2 it is stdio that
  * restart's own replaces (inherit.c), unless the tree is a shell job
  * (CKPT_SHELL_JOB): then every fd of the job's controlling terminal, at
  * any number, is the TTY_JOB, and at restart opens restart's terminal
  * (/dev/tty), which gets the job's termios and hands the foreground to
- * the job's group.  An outside terminal at fd > 2 is refused otherwise.
+ * the job's group.  A console or virtual terminal opened by its path is
+ * reopened by it (chr.c); if it is its holder's controlling terminal, it
+ * is a TTY_CTTY_PATH, which its session's leader, in the tree, takes
+ * again (as a pty's), with its foreground group.  An outside terminal at
+ * fd > 2 is refused otherwise.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -90,6 +98,9 @@ struct tty_cpt {
 	size_t cap_ptys;
 	bool scanned;
 	uint32_t job_tty;	/* the job's terminal's TTY record, once written */
+	struct cpt_ctty { dev_t dev; uint32_t id; } *cttys;	/* TTY_CTTY_PATH */
+	int nr_cttys;
+	size_t cap_cttys;
 };
 
 static struct cpt_pty *pty_find(struct cpt_ctx *c, uint32_t index, bool add)
@@ -155,7 +166,20 @@ static int scan_ptys(struct cpt_ctx *c)
 	return files_each_fd(c, note_fd, NULL);
 }
 
-enum tty_class { CL_NONE, CL_MASTER, CL_SLAVE, CL_JOB, CL_REFUSE };
+enum tty_class { CL_NONE, CL_MASTER, CL_SLAVE, CL_JOB, CL_HUNGUP, CL_CTTY_PATH, CL_REFUSE };
+
+/* A console or a virtual terminal (or serial line) opened by a path that
+ * still names it: reopened by that path (chr.c's, unless it is its
+ * holder's controlling terminal: a TTY_CTTY_PATH). */
+static bool by_path(const struct fd_probe *p)
+{
+	dev_t dev = p->st.st_rdev;
+	struct stat st;
+
+	return (major(dev) == 4 || dev == makedev(5, 1)) && p->link[0] == '/' &&
+	       !strstr(p->link, " (deleted)") && !stat(p->link, &st) &&
+	       S_ISCHR(st.st_mode) && st.st_rdev == dev;
+}
 
 static enum tty_class tty_class_of(struct cpt_ctx *c, const struct fd_probe *p,
 				   struct cpt_pty **pty)
@@ -177,10 +201,17 @@ static enum tty_class tty_class_of(struct cpt_ctx *c, const struct fd_probe *p,
 	    (*pty)->pid)
 		return CL_SLAVE;
 	*pty = NULL;
+	/* its /dev/pts/N went with its master: hung up */
+	if (is_pts(p->st.st_rdev) && strstr(p->link, " (deleted)") &&
+	    !((*pty = pty_find(c, pts_index(p->st.st_rdev), false)) && (*pty)->pid))
+		return CL_HUNGUP;
+	*pty = NULL;
 	if ((c->flags & CKPT_SHELL_JOB) && dev && dev == ctty_of(c->tasks[0]->pid))
 		return CL_JOB;
 	if (p->fd <= 2 || (c->flags & CKPT_SKIP_UNSUPPORTED))
 		return CL_NONE;	/* stdio (inherit.c), or skipped */
+	if (by_path(p))
+		return p->st.st_rdev == ctty_of(p->pid) ? CL_CTTY_PATH : CL_NONE;
 	return CL_REFUSE;
 }
 
@@ -332,6 +363,7 @@ static int pty_state(struct cpt_ctx *c, const struct cpt_pty *p, int m,
 {
 	int n = 0, pkt = 0, lck = 0, s, ret;
 	pid_t sid = 0, pg = 0;
+	struct stat st;
 
 	if (read_termios(m, rt) < 0 || ioctl(m, TIOCGPKT, &pkt) ||
 	    ioctl(m, TIOCGPTLCK, &lck) || ioctl(m, FIONREAD, &n))
@@ -344,6 +376,8 @@ static int pty_state(struct cpt_ctx *c, const struct cpt_pty *p, int m,
 	if (s < 0)
 		return log_err(c->log, errno, "pty %u: opening its slave:", p->index);
 	ret = pkt ? pkt_queues(c, p, s, n) : save_queues(c, p, m, s, n, q);
+	if (!ret && fstat(s, &st))
+		ret = log_err(c->log, errno, "pty %u: its slave's owner:", p->index);
 	close(s);
 	if (ret)
 		return ret;
@@ -351,7 +385,10 @@ static int pty_state(struct cpt_ctx *c, const struct cpt_pty *p, int m,
 		sid = 0;	/* nobody's controlling terminal */
 	if (ioctl(m, TIOCGPGRP, &pg))
 		pg = 0;
-	rt->flags = (pkt ? TTY_PKT : 0) | (lck ? TTY_LOCKED : 0);
+	rt->flags = (pkt ? TTY_PKT : 0) | (lck ? TTY_LOCKED : 0) | TTY_OWNER;
+	rt->slave_uid = st.st_uid;
+	rt->slave_gid = st.st_gid;
+	rt->slave_mode = st.st_mode & 07777;
 	rt->sid = sid;
 	rt->fg_pgrp = pg;
 	return 0;
@@ -465,11 +502,65 @@ static int job_dump(struct cpt_ctx *c, const struct fd_probe *p, uint32_t *id)
 	return iw_record(&c->w, REC_TTY, &rt, sizeof(rt));
 }
 
+/* A hung-up slave: its TTY says only that (its termios cannot be read),
+ * once for all the descriptions of it. */
+static int hungup_dump(struct cpt_ctx *c, const struct fd_probe *p, uint32_t *id)
+{
+	struct rec_tty rt = { .kind = TTY_HUNGUP, .index = pts_index(p->st.st_rdev) };
+	struct cpt_pty *pty = pty_find(c, rt.index, true);
+
+	if (!pty)
+		return log_err(c->log, ENOMEM, "pty table:");
+	if (pty->id) {
+		*id = pty->id;
+		return 0;
+	}
+	rt.id = pty->id = ++c->next_objref;
+	*id = rt.id;
+	return iw_record(&c->w, REC_TTY, &rt, sizeof(rt));
+}
+
+/* A console or vt that is its holder's controlling terminal: its
+ * session (led in the tree) takes it again, and its foreground group
+ * (the holder's tpgid). */
+static int ctty_dump(struct cpt_ctx *c, const struct fd_probe *p, uint32_t *id)
+{
+	struct tty_cpt *tc = kind_dump_state(c, &kind_tty);
+	struct rec_tty rt = { .kind = TTY_CTTY_PATH };
+	unsigned long long f[PROC_STAT_FIELDS];
+	struct cpt_ctty *e;
+
+	for (int i = 0; i < tc->nr_cttys; i++)
+		if (tc->cttys[i].dev == p->st.st_rdev) {
+			*id = tc->cttys[i].id;
+			return 0;
+		}
+	if (proc_stat(p->pid, NULL, f))
+		return log_err(c->log, ESRCH, "pid %d: its stat:", p->pid);
+	rt.sid = f[6];
+	rt.fg_pgrp = (pid_t)f[8] > 0 ? f[8] : 0;
+	rt.index = (major(p->st.st_rdev) << 20) | minor(p->st.st_rdev);
+	if (!tree_task(c, rt.sid))
+		return log_err(c->log, EOPNOTSUPP,
+			       "pid %d fd %d: %s is the controlling terminal of session %u, led by a process outside the tree (restart cannot rebuild that)",
+			       p->pid, p->fd, p->link, rt.sid);
+	if (rt.fg_pgrp && !group_in_session(c, rt.fg_pgrp, rt.sid))
+		rt.fg_pgrp = 0;
+	e = VEC_PUSH(tc->cttys, tc->nr_cttys, tc->cap_cttys);
+	if (!e)
+		return log_err(c->log, ENOMEM, "tty:");
+	e->dev = p->st.st_rdev;
+	rt.id = e->id = ++c->next_objref;
+	*id = rt.id;
+	return iw_record(&c->w, REC_TTY, &rt, sizeof(rt));
+}
+
 static int tty_dump(struct cpt_ctx *c, const struct fd_probe *p,
 		    struct rec_file *f, void **extra, uint32_t *extra_len)
 {
 	static const uint32_t roles[] = { [CL_MASTER] = TTY_MASTER,
-		[CL_SLAVE] = TTY_SLAVE, [CL_JOB] = TTY_TERM };
+		[CL_SLAVE] = TTY_SLAVE, [CL_JOB] = TTY_TERM, [CL_HUNGUP] = TTY_SLAVE,
+		[CL_CTTY_PATH] = TTY_TERM };
 	enum tty_class cl;
 	struct rec_tty_file *e;
 	struct cpt_pty *pty;
@@ -481,7 +572,8 @@ static int tty_dump(struct cpt_ctx *c, const struct fd_probe *p,
 		return log_err(c->log, EOPNOTSUPP,
 			       "pid %d fd %d: %s is a terminal outside the tree (if it is the shell job's terminal, use --shell-job)",
 			       p->pid, p->fd, p->link);
-	ret = cl == CL_JOB ? job_dump(c, p, &id) : pty_dump(c, pty, &id);
+	ret = cl == CL_JOB ? job_dump(c, p, &id) : cl == CL_HUNGUP ? hungup_dump(c, p, &id) :
+	      cl == CL_CTTY_PATH ? ctty_dump(c, p, &id) : pty_dump(c, pty, &id);
 	if (ret)
 		return ret;
 	e = malloc(sizeof(*e));
@@ -499,6 +591,7 @@ static void tty_dump_free(struct cpt_ctx *c, void *state)
 	struct tty_cpt *tc = state;
 
 	free(tc->ptys);
+	free(tc->cttys);
 }
 
 /* ---- restart ---- */
@@ -509,6 +602,7 @@ struct rst_tty {
 	int slave;		/* ckpt's slave, for its session leader, or -1 */
 	int masters;		/* descriptions of its master: one at most */
 	struct rec_tty_data *q[2];	/* TTY_DATA to the master, to the slave */
+	char *path;		/* TTY_CTTY_PATH: a FILE's path of it */
 };
 
 struct tty_table {
@@ -521,12 +615,15 @@ struct tty_table {
 
 static bool tty_valid(const struct rec_tty *t)
 {
-	return t->id && (t->kind == TTY_PTY || t->kind == TTY_JOB) &&
+	return t->id && t->kind >= TTY_PTY && t->kind <= TTY_CTTY_PATH &&
+	       !(t->slave_mode & ~07777u) && !t->reserved2 &&
+	       ((t->flags & TTY_OWNER) || (!t->slave_uid && !t->slave_gid && !t->slave_mode)) &&
 	       !(t->flags & ~TTY_FLAGS) && !t->reserved && !t->pad[0] &&
 	       !t->pad[1] && !t->pad[2] && !t->line && t->iflag <= 0x7fff &&
 	       t->oflag <= 0xffff && t->lflag <= 0x1ffff &&
 	       !(t->ispeed & ~SPEED_BITS) && !(t->ospeed & ~SPEED_BITS) &&
-	       (t->kind == TTY_PTY || (!t->flags && !t->sid && !t->fg_pgrp)) &&
+	       (t->kind == TTY_PTY || (!t->flags && (t->kind == TTY_CTTY_PATH ? !!t->sid :
+								   !t->sid && !t->fg_pgrp))) &&
 	       (t->sid || !t->fg_pgrp);
 }
 
@@ -575,7 +672,7 @@ static int data_load(struct rst_ctx *c, struct tty_table *tt, struct rec *r)
 static int ttyk_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 {
 	struct tty_table *tt = kind_ctx_state(c, &kind_tty, sizeof(*tt));
-	const struct rec_tty *rt = r->data;
+	struct rec_tty rt_, *rt = &rt_;
 	struct rst_tty *n;
 	int ret;
 
@@ -584,10 +681,14 @@ static int ttyk_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 		return log_err(c->log, ENOMEM, "tty table:");
 	if (r->type == REC_TTY_DATA)
 		return data_load(c, tt, r);
-	ret = rec_want(c->log, r, sizeof(*rt), "TTY");
+	ret = rec_want(c->log, r, TTY_V1_LEN, "TTY");
 	if (ret)
 		return ret;
-	if (r->data_len != sizeof(*rt) || !tty_valid(rt))
+	/* an older image's has no slave owner (nor TTY_OWNER) */
+	memset(rt, 0, sizeof(*rt));
+	memcpy(rt, r->data, r->data_len < sizeof(*rt) ? r->data_len : sizeof(*rt));
+	if ((r->data_len != sizeof(*rt) && r->data_len != TTY_V1_LEN) || !tty_valid(rt) ||
+	    (r->data_len == TTY_V1_LEN && (rt->flags & TTY_OWNER)))
 		return log_err(c->log, EBADMSG, "bad TTY record %llu",
 			       (unsigned long long)r->index);
 	if (id_find(&tt->ids, rt->id) >= 0 || (rt->kind == TTY_JOB && tt->job))
@@ -648,6 +749,12 @@ static int job_check(struct rst_ctx *c, bool in_image)
 	return 0;
 }
 
+/* Is it a session's terminal, which restart gives it again? */
+static bool has_session(const struct rec_tty *t)
+{
+	return t->kind == TTY_PTY || t->kind == TTY_CTTY_PATH;
+}
+
 /* Once for the whole image (at its root). */
 static int ttyk_check(struct rst_ctx *c, struct rst_task *t)
 {
@@ -659,8 +766,11 @@ static int ttyk_check(struct rst_ctx *c, struct rst_task *t)
 		return 0;
 	for (int i = 0; tt && i < tt->n && !ret; i++) {
 		job |= tt->e[i].t.kind == TTY_JOB;
-		if (tt->e[i].t.kind == TTY_PTY)
+		if (has_session(&tt->e[i].t))
 			ret = session_check(c, &tt->e[i].t);
+		/* its path is its FILEs' */
+		if (!ret && tt->e[i].t.kind == TTY_CTTY_PATH && !tt->e[i].path)
+			ret = log_err(c->log, EBADMSG, "TTY %u: no FILE names it", tt->e[i].t.id);
 	}
 	return ret ? ret : job_check(c, job);
 }
@@ -711,7 +821,26 @@ static int pty_refill(struct rst_ctx *c, struct rst_tty *e)
 			     e->t.id) : 0;
 }
 
-/* The pty, made in ckpt: its master is ckpt's until a process takes it. */
+/* /dev/pts/N's owner and mode (ckpt's and devpts' own otherwise). */
+static int pty_owner(struct rst_ctx *c, struct rst_tty *e)
+{
+	int s = ptyq_peer(e->fd, O_RDWR | O_NOCTTY, false), err = 0;
+	struct stat st;
+
+	/* only what differs: an unprivileged restart may keep its own */
+	if (s < 0 || fstat(s, &st) ||
+	    ((st.st_uid != e->t.slave_uid || st.st_gid != e->t.slave_gid) &&
+	     fchown(s, e->t.slave_uid, e->t.slave_gid)) ||
+	    ((st.st_mode & 07777) != e->t.slave_mode && fchmod(s, e->t.slave_mode)))
+		err = errno;
+	if (s >= 0)
+		close(s);
+	return err ? log_err(c->log, err, "pty %u: its slave's owner %u:%u and mode %o:",
+			     e->t.id, e->t.slave_uid, e->t.slave_gid, e->t.slave_mode) : 0;
+}
+
+/* The pty, made in ckpt: its master is ckpt's until a process takes it
+ * (a TTY_HUNGUP's is closed once all is built). */
 static int pty_make(struct rst_ctx *c, struct rst_tty *e)
 {
 	struct winsize ws = { e->t.ws_row, e->t.ws_col, e->t.ws_xpixel, e->t.ws_ypixel };
@@ -720,10 +849,13 @@ static int pty_make(struct rst_ctx *c, struct rst_tty *e)
 	if (e->fd >= 0)
 		return 0;
 	e->fd = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
-	if (e->fd < 0 || ioctl(e->fd, TIOCSPTLCK, &zero) || set_termios(e->fd, &e->t, false) ||
-	    ioctl(e->fd, TIOCSWINSZ, &ws))
+	if (e->fd < 0 || ioctl(e->fd, TIOCSPTLCK, &zero) ||
+	    (e->t.kind == TTY_PTY &&
+	     (set_termios(e->fd, &e->t, false) || ioctl(e->fd, TIOCSWINSZ, &ws))))
 		return log_err(c->log, errno, "making pty %u:", e->t.id);
 	ret = pty_refill(c, e);
+	if (!ret && (e->t.flags & TTY_OWNER))
+		ret = pty_owner(c, e);
 	if (ret)
 		return ret;
 	if (((e->t.flags & TTY_PKT) && ioctl(e->fd, TIOCPKT, &one)) ||
@@ -736,8 +868,13 @@ static int pty_make(struct rst_ctx *c, struct rst_tty *e)
  * >= 0, or -errno. */
 static int slave_open(struct rst_ctx *c, struct rst_tty *e, int acc)
 {
-	int ret = pty_make(c, e), fd;
+	int ret, fd;
 
+	if (e->t.kind == TTY_CTTY_PATH) {
+		fd = open(e->path, acc | O_NOCTTY | O_CLOEXEC);
+		return fd >= 0 ? fd : log_err(c->log, errno, "reopening terminal %s:", e->path);
+	}
+	ret = pty_make(c, e);
 	if (ret)
 		return ret;
 	fd = ptyq_peer(e->fd, acc, e->t.flags & TTY_LOCKED);
@@ -755,9 +892,12 @@ static int tty_file_load(struct rst_ctx *c, struct rst_file *f)
 	e = tty_by_id(c, x.tty_id);
 	if (!e || (f->f.flags & O_ACCMODE) == O_ACCMODE ||
 	    (e->t.kind == TTY_PTY ? x.role != TTY_MASTER && x.role != TTY_SLAVE
-				  : x.role != TTY_TERM))
+	     : e->t.kind == TTY_HUNGUP ? x.role != TTY_SLAVE : x.role != TTY_TERM) ||
+	    (e->t.kind == TTY_CTTY_PATH && (f->path[0] != '/' || !S_ISCHR(f->f.mode))))
 		return log_err(c->log, EBADMSG, "FILE %u: bad tty %u or role %u", f->f.id,
 			       x.tty_id, x.role);
+	if (e->t.kind == TTY_CTTY_PATH && !e->path && !(e->path = strdup(f->path)))
+		return log_err(c->log, ENOMEM, "FILE %u:", f->f.id);
 	if (x.role == TTY_MASTER && e->masters++)
 		return log_err(c->log, EBADMSG, "TTY %u: two descriptions of its master",
 			       e->t.id);
@@ -770,15 +910,19 @@ static int tty_file_open(struct rst_ctx *c, struct rst_task *t, struct rst_file 
 	int acc = f->f.flags & O_ACCMODE, ours, ret;
 	struct rec_tty_file x;
 	struct rst_tty *e;
+	const char *term;
 
 	memcpy(&x, f->extra, sizeof(x));
 	e = tty_by_id(c, x.tty_id);
+	/* the job's terminal is restart's, a console's or vt's its own */
+	term = e->t.kind == TTY_CTTY_PATH ? f->path : "/dev/tty";
+
 	if (x.role == TTY_MASTER)
 		ours = pty_make(c, e) ?: e->fd;
 	else if (x.role == TTY_SLAVE)
 		ours = slave_open(c, e, acc);
-	else if ((ours = open("/dev/tty", acc | O_NOCTTY | O_CLOEXEC)) < 0)
-		ours = log_err(c->log, errno, "pid %d: opening the terminal:", t->pid);
+	else if ((ours = open(term, acc | O_NOCTTY | O_CLOEXEC)) < 0)
+		ours = log_err(c->log, errno, "pid %d: opening the terminal %s:", t->pid, term);
 	if (ours < 0)
 		return ours;
 	ret = files_give(t, ours, fd);
@@ -827,7 +971,7 @@ static int ttyk_session_made(struct rst_ctx *c, struct rst_task *t)
 	int ret = 0;
 
 	for (int i = 0; tt && i < tt->n && !ret; i++)
-		if (tt->e[i].t.kind == TTY_PTY && tt->e[i].t.sid == (uint32_t)t->pid)
+		if (has_session(&tt->e[i].t) && tt->e[i].t.sid == (uint32_t)t->pid)
 			ret = slave_ioctl(c, t, &tt->e[i], TIOCSCTTY, 0);
 	return ret;
 }
@@ -839,7 +983,7 @@ static int ttyk_restore(struct rst_ctx *c, struct rst_task *t)
 	int ret = 0;
 
 	for (int i = 0; tt && i < tt->n && !ret; i++)
-		if (tt->e[i].t.kind == TTY_PTY && tt->e[i].t.sid == (uint32_t)t->pid &&
+		if (has_session(&tt->e[i].t) && tt->e[i].t.sid == (uint32_t)t->pid &&
 		    tt->e[i].t.fg_pgrp)
 			ret = slave_ioctl(c, t, &tt->e[i], TIOCSPGRP, tt->e[i].t.fg_pgrp);
 	return ret;
@@ -873,6 +1017,20 @@ static int ttyk_job_start(struct rst_ctx *c)
 	return ret;
 }
 
+/* Every slave of a hung-up pty is open: its master goes, which hangs
+ * them up (nobody's controlling terminal: no SIGHUP). */
+static int ttyk_built(struct rst_ctx *c)
+{
+	struct tty_table *tt = KCSTATE(c, kind_tty);
+
+	for (int i = 0; tt && i < tt->n; i++)
+		if (tt->e[i].t.kind == TTY_HUNGUP && tt->e[i].fd >= 0) {
+			close(tt->e[i].fd);
+			tt->e[i].fd = -1;
+		}
+	return ttyk_job_start(c);
+}
+
 static void ttyk_free_ctx(void *state)
 {
 	struct tty_table *tt = state;
@@ -884,6 +1042,7 @@ static void ttyk_free_ctx(void *state)
 			close(tt->e[i].slave);
 		free(tt->e[i].q[0]);
 		free(tt->e[i].q[1]);
+		free(tt->e[i].path);
 	}
 	free(tt->e);
 	id_table_free(&tt->ids);
@@ -906,7 +1065,9 @@ static void ttyk_show(struct info_out *o, const struct rec *r)
 	}
 
 	info_u64(o, "id", t->id);
-	info_str(o, "kind", t->kind == TTY_PTY ? "pty" : t->kind == TTY_JOB ? "job" : "?");
+	info_str(o, "kind", t->kind == TTY_PTY ? "pty" : t->kind == TTY_JOB ? "job" :
+			    t->kind == TTY_HUNGUP ? "hungup" :
+			    t->kind == TTY_CTTY_PATH ? "ctty_path" : "?");
 	info_u64(o, "index", t->index);
 	info_hex(o, "flags", t->flags);
 	info_u64(o, "sid", t->sid);
@@ -914,6 +1075,11 @@ static void ttyk_show(struct info_out *o, const struct rec *r)
 	info_hex(o, "lflag", t->lflag);
 	info_u64(o, "rows", t->ws_row);
 	info_u64(o, "cols", t->ws_col);
+	if (r->data_len >= sizeof(*t) && (t->flags & TTY_OWNER)) {
+		info_u64(o, "slave_uid", t->slave_uid);
+		info_u64(o, "slave_gid", t->slave_gid);
+		info_hex(o, "slave_mode", t->slave_mode);
+	}
 }
 
 static void tty_file_show(struct info_out *o, const struct rec_file *f,
@@ -945,10 +1111,29 @@ const struct kind_ops kind_tty = {
 	.check = ttyk_check,
 	.restore = ttyk_restore,
 	.session_made = ttyk_session_made,
-	.restore_built = ttyk_job_start,
+	.restore_built = ttyk_built,
 	.free_ctx = ttyk_free_ctx,
 	.show = ttyk_show,
 };
+
+/* A terminal reopened by its path: still that device. */
+static int tty_file_check(struct rst_ctx *c, const struct rst_file *f)
+{
+	struct rec_tty_file x;
+	struct rst_tty *e;
+	struct stat st;
+
+	memcpy(&x, f->extra, sizeof(x));
+	e = tty_by_id(c, x.tty_id);
+	if (e->t.kind != TTY_CTTY_PATH)
+		return 0;
+	if (stat(f->path, &st))
+		return log_err(c->log, errno, "open terminal %s:", f->path);
+	if (!S_ISCHR(st.st_mode) || st.st_rdev != f->f.rdev)
+		return log_err(c->log, ESTALE, "open terminal %s is no longer the same device",
+			       f->path);
+	return 0;
+}
 
 const struct file_ops file_tty = {
 	.kind = FILE_TTY,
@@ -956,6 +1141,7 @@ const struct file_ops file_tty = {
 	.match = tty_match,
 	.dump = tty_dump,
 	.load = tty_file_load,
+	.check = tty_file_check,
 	.open = tty_file_open,
 	.show = tty_file_show,
 };

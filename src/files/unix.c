@@ -9,8 +9,12 @@
  * UNIX_SK record naming its peer or listener by objref.  Queued data is
  * peeked, not read: ckpt takes the socket with pidfd_getfd() and peeks
  * message after message at explicit SO_PEEK_OFF offsets (the target's
- * own peek offset is put back).  Fds in flight (SCM_RIGHTS) are refused,
- * as is a socket whose peer is outside the tree unless the user said
+ * own peek offset is put back).  Fds in flight (SCM_RIGHTS) come with the
+ * peek into ckpt; after every UNIX_SK, each is written as a FILE and each
+ * socket's as a UNIX_SCM (restart: unix_scm.c).  Every queue is peeked
+ * before any record is written: a unix socket only in flight is the
+ * tree's too (but a listener, refused).  A socket whose peer is
+ * outside the tree is refused unless the user said
  * --external-unix (then it is restored with its peer gone); stdio
  * connected outside stays the caller's (inherit.c).
  *
@@ -168,20 +172,22 @@ static int own_name(struct cpt_ctx *c, const struct usk *s, struct rec_unix_sk *
 	return 0;
 }
 
-struct queue {			/* messages peeked from a socket */
-	uint32_t *lens;
-	uint32_t nr, cap;
-	char *data;
-	size_t len, dcap;
-};
+#ifndef SCM_PIDFD
+#define SCM_PIDFD	4
+#endif
+#define SCM_MAX_FD	253	/* the kernel's, per message */
 
-static void queue_free(struct queue *q)
+void usk_queue_free(struct usk_queue *q)
 {
 	free(q->lens);
 	free(q->data);
+	free(q->scm);
+	for (uint32_t i = 0; i < q->nr_fds; i++)
+		close(q->fds[i]);
+	free(q->fds);
 }
 
-static int queue_room(struct queue *q, size_t want)
+static int queue_room(struct usk_queue *q, size_t want)
 {
 	char *d;
 
@@ -205,84 +211,256 @@ static int queue_room(struct queue *q, size_t want)
 	return 0;
 }
 
-/* Fds in flight come with the peek, into ckpt: closed again. */
-static bool fds_in_flight(struct msghdr *m)
-{
-	bool fds = m->msg_flags & MSG_CTRUNC;
+struct got {			/* the fds one peek brought into ckpt */
+	int fd[SCM_MAX_FD];
+	int n;
+	bool lost;		/* some did not fit (MSG_CTRUNC) */
+};
 
-	for (struct cmsghdr *h = CMSG_FIRSTHDR(m); h; h = CMSG_NXTHDR(m, h)) {
-		if (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS)
-			continue;
-		fds = true;
-		for (size_t i = 0; i < (h->cmsg_len - CMSG_LEN(0)) / sizeof(int); i++)
-			close(((int *)CMSG_DATA(h))[i]);
-	}
-	return fds;
+static void got_close(struct got *g)
+{
+	for (int i = 0; i < g->n; i++)
+		close(g->fd[i]);
+	g->n = 0;
 }
 
-/* The next message at @q->len bytes in (a stream: the next bytes):
- * 1 got one, 0 none left, -errno.  A stream reads 0 at its end, and so
- * does a seqpacket socket shut for reading once its @inq bytes are read:
- * else 0 is an empty message. */
-static int peek_unix_msg(int sk, const struct usk *s, size_t inq, struct queue *q)
+/* The fds in flight that came with a peek, into @g, above stdio (where
+ * fdtable would take them for the caller's); pidfds (SO_PASSPIDFD)
+ * closed; credentials are not kept. */
+static void take_cmsgs(struct msghdr *m, struct got *g)
 {
-	bool zero_ends = s->type == SOCK_STREAM ||
+	g->n = 0;
+	g->lost = m->msg_flags & MSG_CTRUNC;
+	for (struct cmsghdr *h = CMSG_FIRSTHDR(m); h; h = CMSG_NXTHDR(m, h)) {
+		size_t n = (h->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+
+		if (h->cmsg_level != SOL_SOCKET ||
+		    (h->cmsg_type != SCM_RIGHTS && h->cmsg_type != SCM_PIDFD))
+			continue;
+		for (size_t i = 0; i < n; i++) {
+			int fd, hi;
+
+			memcpy(&fd, CMSG_DATA(h) + i * sizeof(int), sizeof(fd));
+			if (h->cmsg_type != SCM_RIGHTS || g->n == SCM_MAX_FD) {
+				close(fd);
+				continue;
+			}
+			hi = fd < 3 ? fcntl(fd, F_DUPFD_CLOEXEC, 3) : fd;
+			if (hi != fd)
+				close(fd);
+			if (hi < 0)
+				g->lost = true;
+			else
+				g->fd[g->n++] = hi;
+		}
+	}
+}
+
+/* One peek of up to @len bytes at offset @off: their number or -errno,
+ * and the fds that came with them in @g. */
+static ssize_t peek_at(int sk, int off, char *buf, size_t len, int flags, struct got *g)
+{
+	union { char b[CMSG_SPACE(SCM_MAX_FD * sizeof(int)) + 4096]; struct cmsghdr h; } ctl;
+	struct iovec iov = { buf, len };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
+			    .msg_control = ctl.b, .msg_controllen = sizeof(ctl.b) };
+	ssize_t n;
+
+	g->n = 0;
+	g->lost = false;
+	if (setsockopt(sk, SOL_SOCKET, SO_PEEK_OFF, &off, sizeof(off)))
+		return -errno;
+	n = recvmsg(sk, &m, MSG_PEEK | MSG_DONTWAIT | MSG_CMSG_CLOEXEC | flags);
+	if (n < 0)
+		return -errno;
+	take_cmsgs(&m, g);
+	return n;
+}
+
+/* A stream peek glues messages (skbs) together but stops after the first
+ * that carries fds: the bytes before that one, found by halving (a peek
+ * of k bytes brings its fds iff it reaches into it).  The fds must go
+ * back with the same byte, and a reader gets them with the read that
+ * reaches it. */
+static ssize_t stream_before_fds(int sk, int off, char *buf, size_t n)
+{
+	size_t lo = 1, hi = n;	/* the least k whose peek brings them */
+	struct got g;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		ssize_t k = peek_at(sk, off, buf, mid, 0, &g);
+		bool fds = g.n || g.lost;
+
+		got_close(&g);
+		if (k < 0)
+			return k;
+		if (fds)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo - 1;
+}
+
+/* Message @q->nr carries the fds in @g: kept, in order. */
+static int queue_fds(struct usk_queue *q, struct got *g)
+{
+	struct rec_unix_scm_msg *e = VEC_PUSH(q->scm, q->nr_scm, q->cap_scm);
+
+	if (!e)
+		return -ENOMEM;
+	*e = (struct rec_unix_scm_msg){ .msg = q->nr, .nr_fds = g->n };
+	for (int i = 0; i < g->n; i++) {
+		if (VEC_ROOM(q->fds, q->nr_fds, q->cap_fds)) {
+			got_close(g);
+			return -ENOMEM;
+		}
+		q->fds[q->nr_fds++] = g->fd[i];
+		g->fd[i] = -1;
+	}
+	g->n = 0;
+	return 0;
+}
+
+/* The next message at @q->len bytes in (a stream: the next bytes, up to
+ * a message with fds or from it): 1 got one, 0 none left, -errno.  A
+ * stream reads 0 at its end, and so does a seqpacket socket shut for
+ * reading once its @inq bytes are read: else 0 is an empty message. */
+static int peek_unix_msg(int sk, const struct usk *s, size_t inq, struct usk_queue *q)
+{
+	bool stream = s->type == SOCK_STREAM;
+	bool zero_ends = stream ||
 			 (s->type == SOCK_SEQPACKET && (s->shutdown & UNIX_SHUT_RD) && q->len >= inq);
-	union { char buf[CMSG_SPACE(253 * sizeof(int)) + CMSG_SPACE(64)]; struct cmsghdr h; } ctl;
 	size_t room = 64 * 1024;
 	int off = q->len, ret;
+	struct got g;
 
 	for (;;) {
-		struct iovec iov;
-		struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
-				    .msg_control = ctl.buf, .msg_controllen = sizeof(ctl.buf) };
-		ssize_t n;
+		ssize_t n, before;
+		size_t avail;
 
 		if ((ret = queue_room(q, room)))
 			return ret;
-		iov = (struct iovec){ q->data + q->len, q->dcap - q->len };
-		if (setsockopt(sk, SOL_SOCKET, SO_PEEK_OFF, &off, sizeof(off)))
-			return -errno;
-		n = recvmsg(sk, &m, MSG_PEEK | MSG_DONTWAIT | (s->type == SOCK_STREAM ? 0 : MSG_TRUNC));
-		if (n >= 0 && fds_in_flight(&m))
-			return -EXDEV;
+		avail = q->dcap - q->len;
+		n = peek_at(sk, off, q->data + q->len, avail, stream ? 0 : MSG_TRUNC, &g);
 		if (n < 0)
-			return errno == EAGAIN ? 0 : -errno;
-		if (n == 0 && zero_ends)
-			return 0;
-		if ((size_t)n > iov.iov_len) {	/* a datagram longer than room */
-			room = n;
+			return n == -EAGAIN ? 0 : n;
+		if (g.lost || (n == 0 && zero_ends) || (size_t)n > avail) {
+			got_close(&g);
+			if (g.lost)
+				return -EMFILE;
+			if (n == 0)
+				return 0;
+			room = n;	/* a datagram longer than room */
 			continue;
 		}
+		if (stream && g.n) {
+			before = stream_before_fds(sk, off, q->data + q->len, n);
+			if (before != 0 || (size_t)n == avail)
+				got_close(&g);
+			if (before < 0)
+				return before;
+			if (before > 0) {
+				n = before;	/* the bytes before it, first */
+			} else if ((size_t)n == avail) {
+				room = 2 * avail;	/* it may go on */
+				continue;
+			}
+		}
+		if (g.n && (ret = queue_fds(q, &g)))
+			return ret;
 		q->lens[q->nr++] = n;
 		q->len += n;
 		return q->nr < UNIX_MAX_MSGS ? 1 : -E2BIG;
 	}
 }
 
-/* Everything queued for @s, read without consuming it. */
-static int peek_unix_queue(struct cpt_ctx *c, const struct usk *s, int sk,
-			   struct rec_unix_sk *r, struct queue *q)
+/* Everything queued for @s, read without consuming it; the fds in flight
+ * in it come into ckpt (they are the very descriptions). */
+static int peek_unix_queue(struct cpt_ctx *c, struct usk *s, int sk, struct usk_queue *q)
 {
 	int old = -1, inq = 0, ret;
 	socklen_t sl = sizeof(old);
 
 	if (getsockopt(sk, SOL_SOCKET, SO_PEEK_OFF, &old, &sl) || ioctl(sk, SIOCINQ, &inq))
 		return log_err(c->log, errno, "pid %d fd %d: SO_PEEK_OFF:", s->pid, s->fd);
-	r->peek_off = old;
+	s->peek_off = old;
 	while ((ret = peek_unix_msg(sk, s, inq, q)) == 1)
 		;
 	/* the target's own peek offset, whatever happened */
 	if (setsockopt(sk, SOL_SOCKET, SO_PEEK_OFF, &old, sizeof(old)) && !ret)
 		ret = -errno;
-	if (ret == -EXDEV)
-		return log_err(c->log, EOPNOTSUPP,
-			       "pid %d fd %d: unix socket has file descriptors in flight (SCM_RIGHTS): not supported",
+	if (ret == -EMFILE)
+		return log_err(c->log, EMFILE,
+			       "pid %d fd %d: the fds in flight on this unix socket (SCM_RIGHTS) do not fit in ckpt's fd table (RLIMIT_NOFILE)",
 			       s->pid, s->fd);
 	if (ret)
 		return log_err(c->log, -ret, "pid %d fd %d: peeking unix socket data:",
 			       s->pid, s->fd);
 	return 0;
+}
+
+/* The unix sockets in flight on @s that no fd of the tree holds are the
+ * tree's too (a connection handed to a worker, its sender's fd closed):
+ * written like the others, their own queues peeked in turn. */
+static int note_flight(struct cpt_ctx *c, const struct usk *s)
+{
+	struct unix_cpt *u = kind_dump_state(c, &kind_unix);
+
+	for (uint32_t i = 0; i < s->q.nr_fds; i++) {
+		char name[32], link[64];
+		unsigned long long ino;
+		struct usk *f;
+
+		snprintf(name, sizeof(name), "fd/%d", s->q.fds[i]);
+		if (proc_readlink(getpid(), name, link, sizeof(link)) ||
+		    sscanf(link, "socket:[%llu]", &ino) != 1 || !(f = usk_find(u, ino)) || f->pid)
+			continue;
+		if (f->kstate == K_LISTEN)
+			return log_err(c->log, EOPNOTSUPP,
+				       "pid %d fd %d: a listening unix socket (socket:[%llu]) in flight on this unix socket (SCM_RIGHTS), held by no fd of the tree: not supported",
+				       s->pid, s->fd, ino);
+		f->pid = s->pid;
+		f->fd = s->fd;
+		f->in_flight = true;
+		f->flight_fd = s->q.fds[i];
+		f->id = ++c->next_objref;
+	}
+	return 0;
+}
+
+/* After every UNIX_SK: the FILE of each fd in flight on @s (written now
+ * from ckpt's copy if the image has not got it), then its UNIX_SCM. */
+static int write_scm(struct cpt_ctx *c, const struct usk *s)
+{
+	long ti = id_find(&c->pids, s->pid);
+	struct rec_unix_scm r = { .sk = s->id, .opener = s->pid, .nr_msgs = s->q.nr_scm,
+				  .nr_fds = s->q.nr_fds };
+	uint32_t *ids = calloc(s->q.nr_fds, sizeof(*ids));
+	int ret = ids && ti >= 0 ? 0 : log_err(c->log, ENOMEM, "pid %d fd %d: fds in flight:",
+					       s->pid, s->fd);
+
+	for (uint32_t k = 0; k < s->q.nr_fds && !ret; k++) {
+		ret = files_ref_own(c, c->tasks[ti], s->fd, s->q.fds[k], &ids[k]);
+		if (!ret && !ids[k])
+			ret = log_err(c->log, EOPNOTSUPP,
+				      "pid %d fd %d: a file in flight on this unix socket (SCM_RIGHTS) cannot be left out",
+				      s->pid, s->fd);
+	}
+	if (!ret)
+		ret = iw_begin(&c->w, REC_UNIX_SCM, sizeof(r) + sizeof(*s->q.scm) * (uint64_t)s->q.nr_scm +
+			       sizeof(*ids) * (uint64_t)s->q.nr_fds);
+	if (!ret)
+		ret = iw_write(&c->w, &r, sizeof(r));
+	if (!ret)
+		ret = iw_write(&c->w, s->q.scm, sizeof(*s->q.scm) * s->q.nr_scm);
+	if (!ret)
+		ret = iw_write(&c->w, ids, sizeof(*ids) * s->q.nr_fds);
+	if (!ret)
+		ret = iw_end(&c->w);
+	free(ids);
+	return ret;
 }
 
 static int64_t timeo_ns(int sk, int opt)
@@ -298,16 +476,18 @@ static int64_t timeo_ns(int sk, int opt)
 static int read_options(struct cpt_ctx *c, const struct usk *s, int sk,
 			struct rec_unix_sk *r)
 {
-	int rb = 0, sb = 0, pc = 0;
-	socklen_t l1 = sizeof(rb), l2 = sizeof(sb), l3 = sizeof(pc);
+	int rb = 0, sb = 0, pc = 0, ps = 0;
+	socklen_t l1 = sizeof(rb), l2 = sizeof(sb), l3 = sizeof(pc), l4 = sizeof(ps);
 
 	if (getsockopt(sk, SOL_SOCKET, SO_RCVBUF, &rb, &l1) ||
 	    getsockopt(sk, SOL_SOCKET, SO_SNDBUF, &sb, &l2) ||
-	    getsockopt(sk, SOL_SOCKET, SO_PASSCRED, &pc, &l3))
+	    getsockopt(sk, SOL_SOCKET, SO_PASSCRED, &pc, &l3) ||
+	    getsockopt(sk, SOL_SOCKET, SO_PASSSEC, &ps, &l4))
 		return log_err(c->log, errno, "pid %d fd %d: socket options:", s->pid, s->fd);
 	r->rcvbuf = rb;
 	r->sndbuf = sb;
 	r->flags |= pc ? UNIX_PASSCRED : 0;
+	r->flags |= ps ? UNIX_PASSSEC : 0;
 	r->rcvtimeo_ns = timeo_ns(sk, SO_RCVTIMEO);
 	r->sndtimeo_ns = timeo_ns(sk, SO_SNDTIMEO);
 	return 0;
@@ -315,7 +495,14 @@ static int read_options(struct cpt_ctx *c, const struct usk *s, int sk,
 
 static int take_socket(struct cpt_ctx *c, const struct usk *s, int *sk)
 {
-	long pidfd = syscall(SYS_pidfd_open, s->pid, 0);
+	long pidfd;
+
+	if (s->in_flight) {
+		*sk = fcntl(s->flight_fd, F_DUPFD_CLOEXEC, 3);
+		return *sk < 0 ? log_err(c->log, errno, "pid %d fd %d: a socket in flight:",
+					 s->pid, s->fd) : 0;
+	}
+	pidfd = syscall(SYS_pidfd_open, s->pid, 0);
 
 	*sk = pidfd < 0 ? -1 : syscall(SYS_pidfd_getfd, pidfd, s->fd, 0);
 	if (*sk < 0)
@@ -325,12 +512,12 @@ static int take_socket(struct cpt_ctx *c, const struct usk *s, int *sk)
 	return *sk < 0 ? -EIO : 0;
 }
 
-static int write_one(struct cpt_ctx *c, const struct usk *s)
+static int write_one(struct cpt_ctx *c, struct usk *s)
 {
 	struct rec_unix_sk r = { .id = s->id, .type = s->type, .peek_off = -1,
 				 .shutdown = s->shutdown };
 	char name[UNIX_NAME_MAX];
-	struct queue q = { 0 };
+	struct usk_queue *q = &s->q;
 	int sk = -1, ret = usk_state(c, s, &r);
 
 	/* a datagram socket connected to its own name needs that name to
@@ -348,11 +535,12 @@ static int write_one(struct cpt_ctx *c, const struct usk *s)
 		ret = take_socket(c, s, &sk);
 	if (!ret)
 		ret = read_options(c, s, sk, &r);
-	/* an unconnected stream or seqpacket socket cannot be read at all */
-	if (!ret && r.state != UNIX_ST_LISTEN &&
-	    (r.state != UNIX_ST_UNCONN || s->type == SOCK_DGRAM))
-		ret = peek_unix_queue(c, s, sk, &r, &q);
-	if (!ret && q.nr && r.state == UNIX_ST_REMOTE) {
+	r.peek_off = s->peeked ? s->peek_off : -1;
+	if (!ret && q->nr_scm && (r.flags & UNIX_GHOST))
+		ret = log_err(c->log, EOPNOTSUPP,
+			      "pid %d fd %d: fds in flight (SCM_RIGHTS) on a unix socket whose path was removed or replaced: not supported",
+			      s->pid, s->fd);
+	if (!ret && q->nr && r.state == UNIX_ST_REMOTE) {
 		/* connecting again would drop it: kept, with the peer gone */
 		r.state = UNIX_ST_PEER_GONE;
 		r.name_len = 0;
@@ -361,29 +549,71 @@ static int write_one(struct cpt_ctx *c, const struct usk *s)
 		log_warn(c->log, "pid %d fd %d: unix socket connected outside the tree: %s",
 			 s->pid, s->fd, r.state == UNIX_ST_REMOTE ? "connected to its name again at restart" :
 			 "restored with its peer gone");
-	if (!ret && q.nr && !(r.state == UNIX_ST_PEER_GONE ||
+	if (!ret && q->nr && !(r.state == UNIX_ST_PEER_GONE ||
 			      (r.state == UNIX_ST_CONNECTED && usk_find(kind_dump_state(c, &kind_unix), s->peer_ino)->peer_ino == s->ino) ||
 			      (r.state == UNIX_ST_UNCONN && r.name_len)))
 		ret = log_err(c->log, EOPNOTSUPP,
 			      "pid %d fd %d: data queued on a unix socket no restored peer can send to",
 			      s->pid, s->fd);
-	r.nr_msgs = q.nr;
-	r.data_len = q.len;
+	r.nr_msgs = q->nr;
+	r.data_len = q->len;
 	if (!ret)
-		ret = iw_begin(&c->w, REC_UNIX_SK, sizeof(r) + r.name_len + 4ULL * q.nr + q.len);
+		ret = iw_begin(&c->w, REC_UNIX_SK, sizeof(r) + r.name_len + 4ULL * q->nr + q->len);
 	if (!ret)
 		ret = iw_write(&c->w, &r, sizeof(r));
 	if (!ret && r.name_len)
 		ret = iw_write(&c->w, name, r.name_len);
-	if (!ret && q.nr)
-		ret = iw_write(&c->w, q.lens, 4 * q.nr);
-	if (!ret && q.len)
-		ret = iw_write(&c->w, q.data, q.len);
+	if (!ret && q->nr)
+		ret = iw_write(&c->w, q->lens, 4 * q->nr);
+	if (!ret && q->len)
+		ret = iw_write(&c->w, q->data, q->len);
 	if (!ret)
 		ret = iw_end(&c->w);
 	if (sk >= 0)
 		close(sk);
-	queue_free(&q);
+	/* the data is written; the fds in flight wait for its UNIX_SCM */
+	free(q->lens);
+	free(q->data);
+	q->lens = NULL;
+	q->data = NULL;
+	return ret;
+}
+
+/* The queue of @s, peeked (an unconnected stream or seqpacket socket
+ * cannot be read at all, nor a listener), and the sockets only in flight
+ * in it noted. */
+static int peek_one(struct cpt_ctx *c, struct usk *s)
+{
+	int sk = -1, ret;
+
+	s->peeked = true;
+	s->peek_off = -1;
+	if (s->kstate == K_LISTEN ||
+	    (s->type != SOCK_DGRAM && !(s->kstate == K_ESTABLISHED && s->has_peer)))
+		return 0;
+	ret = take_socket(c, s, &sk);
+	if (!ret)
+		ret = peek_unix_queue(c, s, sk, &s->q);
+	if (sk >= 0)
+		close(sk);
+	return ret ? ret : note_flight(c, s);
+}
+
+/* Every queue of the tree, those of the sockets in flight in them too,
+ * before any state is told: a socket's peer may be one in flight. */
+static int peek_every(struct cpt_ctx *c, struct unix_cpt *u)
+{
+	bool more = true;
+	int ret = 0;
+
+	while (more && !ret) {
+		more = false;
+		for (size_t i = 0; i < u->n && !ret; i++)
+			if (u->s[i].pid && !u->s[i].peeked) {
+				more = true;
+				ret = peek_one(c, &u->s[i]);
+			}
+	}
 	return ret;
 }
 
@@ -398,6 +628,7 @@ static int write_every_usk(struct cpt_ctx *c)
 	for (size_t i = 0; i < u->n; i++)
 		if (u->s[i].pid)
 			u->s[i].id = ++c->next_objref;
+	ret = peek_every(c, u);
 	for (int pass = 0; pass < 2 && !ret; pass++)
 		for (size_t i = 0; i < u->n && !ret; i++) {
 			struct usk *s = &u->s[i];
@@ -419,6 +650,9 @@ static int write_every_usk(struct cpt_ctx *c)
 					      l->pid, l->fd);
 		}
 	}
+	for (size_t i = 0; i < u->n && !ret; i++)
+		if (u->s[i].q.nr_scm)
+			ret = write_scm(c, &u->s[i]);
 	return ret;
 }
 

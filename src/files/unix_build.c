@@ -20,8 +20,9 @@
 
 #define MAX_BUF		(1U << 30)
 #define MAX_TIMEO_NS	(1LL << 50)
+#define SCM_MAX_FDS	253	/* the kernel's, per message */
 
-static uint32_t msg_len(const struct rst_usk *e, uint32_t i)
+uint32_t usk_msg_len(const struct rst_usk *e, uint32_t i)
 {
 	uint32_t v;
 
@@ -110,7 +111,7 @@ static int usk_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 	n->data = n->lens + 4 * rs->nr_msgs;
 	n->fd = n->far = -1;
 	for (uint32_t i = 0; i < rs->nr_msgs; i++)
-		sum += msg_len(n, i);
+		sum += usk_msg_len(n, i);
 	if (sum != rs->data_len)
 		return log_err(c->log, EBADMSG, "UNIX_SK %u: messages of %llu bytes, not %u",
 			       rs->id, (unsigned long long)sum, rs->data_len);
@@ -220,13 +221,51 @@ static int set_buf(int fd, int force, int opt, uint32_t want)
 	return 0;
 }
 
+/* One message, with @nr fds (ckpt's copies) if @nr: sent whole. */
+static ssize_t send_one(int w, const char *data, uint32_t len, const struct sockaddr_un *a,
+			socklen_t alen, const int *fds, uint32_t nr)
+{
+	union { char b[CMSG_SPACE(SCM_MAX_FDS * sizeof(int))]; struct cmsghdr h; } ctl;
+	struct iovec iov = { (void *)data, len };
+	struct msghdr m = { .msg_name = alen ? (void *)a : NULL, .msg_namelen = alen,
+			    .msg_iov = &iov, .msg_iovlen = 1 };
+
+	if (nr) {
+		memset(&ctl, 0, sizeof(ctl));
+		m.msg_control = ctl.b;
+		m.msg_controllen = CMSG_SPACE(nr * sizeof(int));
+		ctl.h.cmsg_level = SOL_SOCKET;
+		ctl.h.cmsg_type = SCM_RIGHTS;
+		ctl.h.cmsg_len = CMSG_LEN(nr * sizeof(int));
+		memcpy(CMSG_DATA(&ctl.h), fds, nr * sizeof(int));
+	}
+	return sendmsg(w, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
+/* The fds of message @i of @e: how many, from *@at on in @fds. */
+static uint32_t fds_of(const struct rst_usk *e, const int *fds, uint32_t i, uint32_t *k,
+		       uint32_t *at)
+{
+	struct rec_unix_scm_msg m;
+
+	if (!fds || *k >= e->scm->r.nr_msgs)
+		return 0;
+	memcpy(&m, e->scm->msgs + *k * sizeof(m), sizeof(m));
+	if (m.msg != i)
+		return 0;
+	(*k)++;
+	*at += m.nr_fds;
+	return m.nr_fds;
+}
+
 /* The messages queued for @e, sent by whoever can: its peer, the end
  * that goes away, or (to a bound datagram socket) a stand-in. */
-static int usk_refill(struct rst_ctx *c, struct unix_table *ut, struct rst_usk *e)
+int usk_refill(struct rst_ctx *c, struct unix_table *ut, struct rst_usk *e, const int *fds)
 {
 	const struct rst_usk *p = usk_by_id(ut, e->r.peer);
 	int w = e->r.state == UNIX_ST_PEER_GONE ? e->far : p ? p->fd : -1, tmp = -1, ret = 0;
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	uint32_t k = 0, at = 0;
 	socklen_t alen = 0;
 	size_t off = 0;
 
@@ -240,14 +279,15 @@ static int usk_refill(struct rst_ctx *c, struct unix_table *ut, struct rst_usk *
 			     MAX_BUF : (e->r.data_len + 1024 * e->r.nr_msgs + 65536) * 2))
 		ret = log_err(c->log, errno, "UNIX_SK %u: refilling:", e->r.id);
 	for (uint32_t i = 0; i < e->r.nr_msgs && !ret; i++) {
-		uint32_t len = msg_len(e, i), done = 0;
+		uint32_t len = usk_msg_len(e, i), done = 0, from = at;
+		uint32_t nr = fds_of(e, fds, i, &k, &at);
 
 		do {
-			ssize_t n = sendto(w, e->data + off + done, len - done,
-					   MSG_DONTWAIT | MSG_NOSIGNAL, alen ? (struct sockaddr *)&a : NULL,
-					   alen);
+			ssize_t n = send_one(w, e->data + off + done, len - done, &a, alen,
+					     fds ? fds + from : NULL, done ? 0 : nr);
 
-			if (n < 0 || (e->r.type != SOCK_STREAM && (uint32_t)n != len))
+			/* fds go with the first byte: that send is whole */
+			if (n < 0 || ((e->r.type != SOCK_STREAM || nr) && (uint32_t)n != len))
 				ret = log_err(c->log, n < 0 ? errno : EMSGSIZE,
 					      "UNIX_SK %u: putting back message %u of %u:", e->r.id,
 					      i + 1, e->r.nr_msgs);
@@ -262,7 +302,7 @@ static int usk_refill(struct rst_ctx *c, struct unix_table *ut, struct rst_usk *
 }
 
 /* Options and shutdown state, once the data is back. */
-static int finish(struct rst_ctx *c, struct rst_usk *e)
+static int usk_finish(struct rst_ctx *c, struct rst_usk *e)
 {
 	static const int how[4] = { -1, SHUT_RD, SHUT_WR, SHUT_RDWR };
 	int one = 1, ret = 0;
@@ -276,6 +316,8 @@ static int finish(struct rst_ctx *c, struct rst_usk *e)
 	    set_buf(e->fd, SO_SNDBUFFORCE, SO_SNDBUF, e->r.sndbuf) ||
 	    ((e->r.flags & UNIX_PASSCRED) &&
 	     setsockopt(e->fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one))) ||
+	    ((e->r.flags & UNIX_PASSSEC) &&
+	     setsockopt(e->fd, SOL_SOCKET, SO_PASSSEC, &one, sizeof(one))) ||
 	    (e->r.rcvtimeo_ns && setsockopt(e->fd, SOL_SOCKET, SO_RCVTIMEO, &rt, sizeof(rt))) ||
 	    (e->r.sndtimeo_ns && setsockopt(e->fd, SOL_SOCKET, SO_SNDTIMEO, &st, sizeof(st))) ||
 	    (e->r.peek_off >= 0 &&
@@ -413,8 +455,33 @@ static int ghost_make(struct rst_ctx *c, struct unix_table *ut, struct rst_usk *
 			ret = new_socket(c, e) ?: connect_name(c, e, g);
 	}
 	if (!ret && g->r.nr_msgs)
-		ret = usk_refill(c, ut, g);
+		ret = usk_refill(c, ut, g, NULL);
 	return ghost_restore(c, &spot, bound) ?: ret;
+}
+
+/* The sockets whose queue carries fds, and their peers that write it:
+ * the files are all there only once every process is built. */
+static void mark_late(struct unix_table *ut)
+{
+	for (int i = 0; i < ut->n; i++) {
+		struct rst_usk *e = &ut->e[i], *p = usk_by_id(ut, e->r.peer);
+
+		if (!e->scm)
+			continue;
+		e->late = true;
+		if (p && e->r.state == UNIX_ST_CONNECTED)
+			p->late = true;
+	}
+}
+
+int unix_finish_late(struct rst_ctx *c, struct unix_table *ut)
+{
+	int ret = 0;
+
+	for (int i = 0; i < ut->n && !ret; i++)
+		if (ut->e[i].late)
+			ret = usk_finish(c, &ut->e[i]);
+	return ret;
 }
 
 int unix_make_all(struct rst_ctx *c, struct unix_table *ut)
@@ -422,6 +489,7 @@ int unix_make_all(struct rst_ctx *c, struct unix_table *ut)
 	int ret = unix_cross_check(c, ut);
 
 	ut->made = true;
+	mark_late(ut);
 	for (int step = 0; step < 2 && !ret; step++)
 		for (int i = 0; i < ut->n && !ret; i++)
 			ret = make_one(c, ut, &ut->e[i], step);
@@ -429,10 +497,11 @@ int unix_make_all(struct rst_ctx *c, struct unix_table *ut)
 		if (ut->e[i].r.flags & UNIX_GHOST)
 			ret = ghost_make(c, ut, &ut->e[i]);
 	for (int i = 0; i < ut->n && !ret; i++)
-		if (ut->e[i].r.nr_msgs && !(ut->e[i].r.flags & UNIX_GHOST))
-			ret = usk_refill(c, ut, &ut->e[i]);
+		if (ut->e[i].r.nr_msgs && !(ut->e[i].r.flags & UNIX_GHOST) && !ut->e[i].scm)
+			ret = usk_refill(c, ut, &ut->e[i], NULL);
 	for (int i = 0; i < ut->n && !ret; i++)
-		ret = finish(c, &ut->e[i]);
+		if (!ut->e[i].late)
+			ret = usk_finish(c, &ut->e[i]);
 	return ret;
 }
 

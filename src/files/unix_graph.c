@@ -91,8 +91,10 @@ void unix_dump_free(struct cpt_ctx *c, void *state)
 {
 	struct unix_cpt *u = state;
 
-	for (size_t i = 0; i < u->n; i++)
+	for (size_t i = 0; i < u->n; i++) {
 		free(u->s[i].icons);
+		usk_queue_free(&u->s[i].q);
+	}
 	free(u->s);
 }
 
@@ -132,7 +134,8 @@ int unix_scan(struct cpt_ctx *c)
 		u->n = 0;	/* knows none, rather than some unsorted */
 		return log_err(c->log, -ret, "sock_diag of unix sockets:");
 	}
-	qsort(u->s, u->n, sizeof(*u->s), ino_cmp);
+	if (u->n)	/* none in this network namespace: u->s is NULL */
+		qsort(u->s, u->n, sizeof(*u->s), ino_cmp);
 	ret = files_each_fd(c, note_holder, u);
 	/* clients waiting in a listener of the tree: their peer, the server
 	 * side not yet accepted, has no inode (sock_diag says 0) */

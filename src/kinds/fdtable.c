@@ -58,6 +58,8 @@ static const struct file_ops *const file_kinds[] = {
 	&file_tty,	/* before inherit: a pty inside the tree, the job's tty */
 	&file_fifo,	/* and a FIFO, reopened by its name */
 	&file_unix,	/* the same for sockets (not those connected outside) */
+	&file_packet,	/* before inherit: never a caller's stdio */
+	&file_netlink,
 	&file_inherit,	/* before inet: a socket at fd 0-2 is the caller's */
 	&file_reg,
 	&file_memfd,
@@ -70,6 +72,9 @@ static const struct file_ops *const file_kinds[] = {
 	&file_epoll,
 	&file_inotify,
 	&file_inet,
+	&file_pidfd,
+	&file_fanotify,
+	&file_nsfs,
 };
 #define NR_FILE_KINDS (int)(sizeof(file_kinds) / sizeof(file_kinds[0]))
 
@@ -81,26 +86,27 @@ static const struct file_ops *ops_for_kind(uint32_t kind)
 	return NULL;
 }
 
-static int probe(struct cpt_ctx *c, struct cpt_task *t, int fd,
-		 struct fd_probe *p, char **fdinfo)
+/* @fd of process @pid: @t's, or ckpt's own copy of an fd in flight. */
+static int probe_in(struct cpt_ctx *c, struct cpt_task *t, pid_t pid, int fd,
+		    struct fd_probe *p, char **fdinfo)
 {
 	char name[96], *q;
 	int ret;
 
 	memset(p, 0, sizeof(*p));
 	p->task = t;
-	p->pid = t->pid;
+	p->pid = pid;
 	p->fd = fd;
 	snprintf(name, sizeof(name), "fd/%d", fd);
-	ret = proc_readlink(t->pid, name, p->link, sizeof(p->link));
-	snprintf(name, sizeof(name), "/proc/%d/fd/%d", t->pid, fd);
+	ret = proc_readlink(pid, name, p->link, sizeof(p->link));
+	snprintf(name, sizeof(name), "/proc/%d/fd/%d", pid, fd);
 	if (!ret && stat(name, &p->st))
 		ret = -errno;
 	snprintf(name, sizeof(name), "fdinfo/%d", fd);
 	if (!ret)
-		ret = proc_read(t->pid, name, fdinfo, NULL);
+		ret = proc_read(pid, name, fdinfo, NULL);
 	if (ret)
-		return log_err(c->log, -ret, "pid %d fd %d:", t->pid, fd);
+		return log_err(c->log, -ret, "pid %d fd %d:", pid, fd);
 	p->fdinfo = *fdinfo;
 	q = strstr(*fdinfo, "pos:");
 	if (q)
@@ -111,6 +117,12 @@ static int probe(struct cpt_ctx *c, struct cpt_task *t, int fd,
 			       t->pid, fd);
 	p->flags = strtoul(q + 6, NULL, 8);
 	return 0;
+}
+
+static int probe(struct cpt_ctx *c, struct cpt_task *t, int fd,
+		 struct fd_probe *p, char **fdinfo)
+{
+	return probe_in(c, t, t->pid, fd, p, fdinfo);
 }
 
 static const struct file_ops *probe_kind(struct cpt_ctx *c,
@@ -181,6 +193,11 @@ static int dump_file(struct cpt_ctx *c, const struct fd_probe *p, uint32_t *id)
 	if (!ops && cuda_device_path(p->link))
 		return log_err(c->log, EOPNOTSUPP, "pid %d fd %d: %s, a CUDA device: %s",
 			       p->pid, p->fd, p->link, cuda_why_not(c, p->pid));
+	/* a message loses no fd: the reader counts on them */
+	if (!ops && p->via_pid)
+		return log_err(c->log, EOPNOTSUPP,
+			       "pid %d fd %d: a file in flight on this unix socket (SCM_RIGHTS) is of an unsupported kind: %s",
+			       p->via_pid, p->via_fd, p->link);
 	if (!ops && (c->flags & CKPT_SKIP_UNSUPPORTED)) {
 		log_warn(c->log, "pid %d fd %d: skipping unsupported %s", p->pid,
 			 p->fd, p->link);
@@ -329,6 +346,21 @@ int files_ref(struct cpt_ctx *c, struct cpt_task *t, int fd, uint32_t *id)
 	return ret;
 }
 
+int files_ref_own(struct cpt_ctx *c, struct cpt_task *t, int via_fd, int ours,
+		  uint32_t *id)
+{
+	struct fd_probe p;
+	char *info = NULL;
+	int ret = probe_in(c, t, getpid(), ours, &p, &info);
+
+	p.via_pid = t->pid;
+	p.via_fd = via_fd;
+	if (!ret)
+		ret = ref_probed(c, &p, id);
+	free(info);
+	return ret;
+}
+
 static int dump_fd(struct cpt_ctx *c, struct cpt_task *t, int fd)
 {
 	struct rec_fd rf = { .fd = fd };
@@ -450,6 +482,7 @@ static int load_fd(struct rst_ctx *c, const struct file_table *ft,
 	if (VEC_ROOM(s->fds, s->n, s->cap))
 		return log_err(c->log, ENOMEM, "fds:");
 	s->fds[s->n++] = *fd;
+	file_by_id(ft, fd->file_id)->has_fd = true;
 	return 0;
 }
 
@@ -584,6 +617,27 @@ static int take_from(struct rst_task *t, pid_t pid, int theirs, long *fd)
 	ret = rcheck(&t->rm, fd, "pidfd_getfd", SYS_pidfd_getfd, pidfd, theirs, 0);
 	rcall(&t->rm, &pidfd, SYS_close, pidfd);
 	return ret;
+}
+
+int files_copy(struct rst_ctx *c, uint32_t id, int *ours)
+{
+	const struct rst_file *f = files_by_id(c, id);
+	pid_t pid = f ? f->holder : 0;
+	int fd = f ? f->holder_fd : -1;
+	long pidfd;
+
+	/* a description the process keeps (stdio) has no holder: any fd */
+	for (int i = 0; f && !pid && i < c->nr_tasks; i++)
+		if (!(c->tasks[i]->t.flags & TASK_ZOMBIE) &&
+		    (fd = files_fd_of(c, c->tasks[i], id)) >= 0)
+			pid = c->tasks[i]->pid;
+	if (!pid)
+		return log_err(c->log, ENOENT, "FILE %u: no process has it", id);
+	pidfd = syscall(SYS_pidfd_open, pid, 0);
+	*ours = pidfd < 0 ? -1 : syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+	if (pidfd >= 0)
+		close(pidfd);
+	return *ours < 0 ? log_err(c->log, errno, "FILE %u: taking it from pid %d:", id, pid) : 0;
 }
 
 int files_give(struct rst_task *t, int ours, long *fd)

@@ -7,7 +7,10 @@
  * the process (its fd table) and is taken again by that process; a flock
  * or OFD lock belongs to the description and is taken again on it (a
  * description shared by several processes gets it from each, which is
- * harmless).  Leases and anything else are refused at checkpoint.
+ * harmless).  A lease belongs to the description too, written once
+ * and taken again by the process with the first fd of it (a lease being
+ * broken is broken again, see break_lease()).  Anything else (a
+ * delegation) is refused at checkpoint.
  *
  * At checkpoint the tree still holds its locks; at restart after --kill
  * they are free.  A lock held meanwhile by someone else (the original,
@@ -35,27 +38,53 @@
 #define MAX_LOCKS	(1 << 20)
 #define MAX_OWNER	(1 << 22)	/* PID_MAX_LIMIT */
 
-static const char *const lock_names[] = { "?", "POSIX", "flock", "OFD" };
+static const char *const lock_names[] = { "?", "POSIX", "flock", "OFD", "lease" };
 
 /* ---- checkpoint ---- */
 
-/* One "lock:" line of fdinfo into @l; -EOPNOTSUPP with @what set for a
- * lock we do not restore (a lease, a delegation...). */
-static int parse_lock(const char *line, struct rec_lock *l, char *what, size_t n)
+/* A lease's line: "LEASE  ACTIVE|BREAKING  READ|WRITE|UNLCK", the type
+ * of a breaking one being the one it goes to (see LEASE_TO_*). */
+static int parse_lease(const char *state, const char *type, int acc,
+		       struct rec_lock *l)
 {
-	char kind[16] = "", type[16] = "", end[32] = "";
+	bool breaking = !strcmp(state, "BREAKING");
+
+	l->kind = LOCK_LEASE;
+	if (!breaking && strcmp(state, "ACTIVE"))
+		return -EOPNOTSUPP;
+	if (!breaking) {
+		l->type = !strcmp(type, "READ") ? F_RDLCK : F_WRLCK;
+		return strcmp(type, "READ") && strcmp(type, "WRITE") ? -EOPNOTSUPP : 0;
+	}
+	/* only a writable description can hold a write lease; a read-only
+	 * one's is taken as a read lease, which breaks the same way */
+	l->type = acc == O_RDONLY ? F_RDLCK : F_WRLCK;
+	l->lease_break = !strcmp(type, "UNLCK") ? LEASE_TO_NONE :
+			 !strcmp(type, "READ") && l->type == F_WRLCK ? LEASE_TO_READ : 0;
+	return l->lease_break ? 0 : -EOPNOTSUPP;
+}
+
+/* One "lock:" line of fdinfo into @l (@acc: the description's access
+ * mode); -EOPNOTSUPP with @what set for a lock we do not restore (a
+ * delegation...). */
+static int parse_lock(const char *line, int acc, struct rec_lock *l, char *what,
+		      size_t n)
+{
+	char kind[16] = "", state[16] = "", type[16] = "", end[32] = "";
 	unsigned long long start = 0;
 
-	if (sscanf(line, "%*d: %15s %*s %15s %*d %*s %llu %31s", kind, type, &start,
-		   end) != 4 || start > INT64_MAX) {
+	if (sscanf(line, "%*d: %15s %15s %15s %*d %*s %llu %31s", kind, state, type, &start,
+		   end) != 5 || start > INT64_MAX) {
 		snprintf(what, n, "unreadable lock line");
 		return -EOPNOTSUPP;
 	}
 	memset(l, 0, sizeof(*l));
+	snprintf(what, n, "%s %s %s", kind, state, type);
+	if (!strcmp(kind, "LEASE"))
+		return parse_lease(state, type, acc, l);
 	l->kind = !strcmp(kind, "POSIX") ? LOCK_POSIX : !strcmp(kind, "FLOCK") ? LOCK_FLOCK :
 		  !strcmp(kind, "OFDLCK") ? LOCK_OFD : 0;
 	l->type = !strcmp(type, "READ") ? F_RDLCK : !strcmp(type, "WRITE") ? F_WRLCK : F_UNLCK;
-	snprintf(what, n, "%s %s", kind, type);
 	if (!l->kind || l->type == F_UNLCK)
 		return -EOPNOTSUPP;
 	l->start = start;
@@ -69,19 +98,45 @@ static int parse_lock(const char *line, struct rec_lock *l, char *what, size_t n
 	return 0;
 }
 
+/* The checkpoint's: the descriptions whose lease is written (once each,
+ * however many fds and processes have it). */
+struct locks_cpt {
+	uint32_t *leased;
+	int n;
+	size_t cap;
+};
+
+/* Is this lease written already?  Else noted as written. */
+static int lease_seen(struct cpt_ctx *c, pid_t pid, int fd, bool *seen)
+{
+	struct locks_cpt *lc = kind_dump_state(c, &kind_locks);
+	uint32_t id = files_known(c, pid, fd), *slot;
+
+	*seen = false;
+	for (int i = 0; i < lc->n && !*seen; i++)
+		*seen = lc->leased[i] == id;
+	if (*seen)
+		return 0;
+	slot = VEC_PUSH(lc->leased, lc->n, lc->cap);
+	if (!slot)
+		return log_err(c->log, ENOMEM, "leases:");
+	*slot = id;
+	return 0;
+}
+
 static int dump_fd_locks(struct cpt_ctx *c, struct cpt_task *t, int fd,
-			 const char *info)
+			 const char *info, int acc)
 {
 	const char *q = info;
 	int ret = 0;
 
 	while (!ret && (q = strstr(q, "\nlock:\t"))) {
 		struct rec_lock l;
-		char what[48], path[CKPT_PATH_MAX] = "?", name[32];
+		char what[64], path[CKPT_PATH_MAX] = "?", name[32];
+		bool seen = false;
 
 		q += 7;
-		l.fd = fd;
-		ret = parse_lock(q, &l, what, sizeof(what));
+		ret = parse_lock(q, acc, &l, what, sizeof(what));
 		l.fd = fd;
 		if (ret) {
 			snprintf(name, sizeof(name), "fd/%d", fd);
@@ -89,7 +144,10 @@ static int dump_fd_locks(struct cpt_ctx *c, struct cpt_task *t, int fd,
 			return log_err(c->log, -ret, "pid %d fd %d: a %s lock (or lease) on %s, not supported",
 				       t->pid, fd, what, path);
 		}
-		ret = iw_record(&c->w, REC_LOCK, &l, sizeof(l));
+		if (l.kind == LOCK_LEASE)
+			ret = lease_seen(c, t->pid, fd, &seen);
+		if (!ret && !seen)
+			ret = iw_record(&c->w, REC_LOCK, &l, sizeof(l));
 	}
 	return ret;
 }
@@ -117,6 +175,7 @@ static int dump_fown(struct cpt_ctx *c, struct cpt_task *t, int fd)
 static int locks_dump_fd(struct cpt_ctx *c, struct cpt_task *t, int fd)
 {
 	char name[32], *info = NULL, *flags;
+	unsigned long fl;
 	bool o_path;
 	int ret;
 
@@ -126,9 +185,10 @@ static int locks_dump_fd(struct cpt_ctx *c, struct cpt_task *t, int fd)
 	ret = proc_read(t->pid, name, &info, NULL);
 	if (ret)
 		return log_err(c->log, -ret, "pid %d fd %d: fdinfo:", t->pid, fd);
-	ret = dump_fd_locks(c, t, fd, info);
 	flags = strstr(info, "flags:");
-	o_path = flags && (strtoul(flags + 6, NULL, 8) & O_PATH);
+	fl = flags ? strtoul(flags + 6, NULL, 8) : 0;
+	o_path = fl & O_PATH;
+	ret = dump_fd_locks(c, t, fd, info, fl & O_ACCMODE);
 	free(info);
 	/* an O_PATH fd has no owner: fcntl refuses it */
 	return ret || o_path ? ret : dump_fown(c, t, fd);
@@ -154,6 +214,14 @@ static int locks_dump(struct cpt_ctx *c, struct cpt_task *t)
 	return ret;
 }
 
+static void locks_dump_free(struct cpt_ctx *c, void *state)
+{
+	struct locks_cpt *lc = state;
+
+	(void)c;
+	free(lc->leased);
+}
+
 /* ---- restart ---- */
 
 struct locks_state {
@@ -169,11 +237,15 @@ static int load_lock(struct rst_ctx *c, struct locks_state *s, struct rec *r)
 {
 	const struct rec_lock *l = r->data;
 
-	if (r->data_len != sizeof(*l) || l->fd >= MAX_FD_NUM || l->reserved ||
-	    l->kind < LOCK_POSIX || l->kind > LOCK_OFD ||
+	bool lease = l->kind == LOCK_LEASE;
+
+	if (r->data_len != sizeof(*l) || l->fd >= MAX_FD_NUM ||
+	    l->kind < LOCK_POSIX || l->kind > LOCK_LEASE ||
 	    (l->type != F_RDLCK && l->type != F_WRLCK) || l->start > INT64_MAX ||
 	    l->len > INT64_MAX - l->start || s->nl >= MAX_LOCKS ||
-	    (l->kind == LOCK_FLOCK && (l->start || l->len)))
+	    ((l->kind == LOCK_FLOCK || lease) && (l->start || l->len)) ||
+	    (!lease && l->lease_break) || l->lease_break > LEASE_TO_NONE ||
+	    (l->lease_break == LEASE_TO_READ && l->type != F_WRLCK))
 		return log_err(c->log, EBADMSG, "bad LOCK record %llu",
 			       (unsigned long long)r->index);
 	if (VEC_ROOM(s->l, s->nl, s->cap_l))
@@ -274,6 +346,50 @@ static int take_lock(struct rst_task *t, const struct rec_lock *l)
 	return 0;
 }
 
+/* Broken again as it was being broken at the checkpoint: ckpt opens the
+ * file the way that breaks it, without waiting (EWOULDBLOCK).  Its
+ * break signal was delivered before the checkpoint: this break sends
+ * none, the description having no owner meanwhile (its FOWN, after, puts
+ * the owner back). */
+static int break_lease(struct rst_task *t, const struct rec_lock *l)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd/%u", t->pid, l->fd);
+	fd = open(path, (l->lease_break == LEASE_TO_NONE ? O_WRONLY : O_RDONLY) |
+		 O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd >= 0) {
+		close(fd);
+		return log_err(t->rm.log, EIO, "pid %d fd %u: its lease did not break again",
+			       t->pid, l->fd);
+	}
+	if (errno != EWOULDBLOCK)
+		return log_err(t->rm.log, errno, "pid %d fd %u: breaking its lease again:",
+			       t->pid, l->fd);
+	return 0;
+}
+
+/* A lease is the description's, taken by the process as its own
+ * credentials allow (the file's owner, or CAP_LEASE). */
+static int take_lease(struct rst_task *t, const struct rec_lock *l)
+{
+	long got;
+	int ret = rcall(&t->rm, &got, SYS_fcntl, l->fd, F_SETLEASE, l->type);
+
+	if (!ret && got == -EAGAIN)
+		return log_err(t->rm.log, EAGAIN,
+			       "pid %d fd %u: cannot take its %s lease again: the file is open elsewhere",
+			       t->pid, l->fd, l->type == F_WRLCK ? "write" : "read");
+	if (!ret && got < 0)
+		return log_err(t->rm.log, (int)-got, "pid %d fd %u: taking its %s lease again:",
+			       t->pid, l->fd, l->type == F_WRLCK ? "write" : "read");
+	/* F_SETLEASE made the process the owner: the FOWN record says who */
+	if (!ret)
+		ret = rcheck(&t->rm, NULL, "fcntl(F_SETOWN)", SYS_fcntl, l->fd, F_SETOWN, 0);
+	return ret || !l->lease_break ? ret : break_lease(t, l);
+}
+
 static int set_fown(struct rst_task *t, const struct rec_fown *o)
 {
 	struct f_owner_ex ow = { .type = o->owner_type, .pid = o->owner };
@@ -300,7 +416,7 @@ static int locks_restore(struct rst_ctx *c, struct rst_task *t)
 	int ret = 0;
 
 	for (uint32_t i = 0; s && i < s->nl && !ret; i++)
-		ret = take_lock(t, &s->l[i]);
+		ret = s->l[i].kind == LOCK_LEASE ? take_lease(t, &s->l[i]) : take_lock(t, &s->l[i]);
 	for (uint32_t i = 0; s && i < s->no && !ret; i++)
 		ret = set_fown(t, &s->o[i]);
 	return ret;
@@ -321,8 +437,10 @@ static void locks_show(struct info_out *o, const struct rec *r)
 		const struct rec_lock *l = r->data;
 
 		info_u64(o, "fd", l->fd);
-		info_str(o, "kind", l->kind <= LOCK_OFD ? lock_names[l->kind] : "?");
+		info_str(o, "kind", l->kind <= LOCK_LEASE ? lock_names[l->kind] : "?");
 		info_str(o, "type", l->type == F_RDLCK ? "read" : l->type == F_WRLCK ? "write" : "?");
+		if (l->lease_break)
+			info_str(o, "breaking_to", l->lease_break == LEASE_TO_READ ? "read" : "none");
 		info_u64(o, "start", l->start);
 		info_u64(o, "len", l->len);
 	} else {
@@ -346,6 +464,8 @@ const struct kind_ops kind_locks = {
 	.recs = locks_recs,
 	.phase = PHASE_STATE,
 	.dump = locks_dump,
+	.dump_size = sizeof(struct locks_cpt),
+	.dump_free = locks_dump_free,
 	.load = locks_load,
 	.check = locks_check,
 	.restore = locks_restore,

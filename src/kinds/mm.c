@@ -68,7 +68,8 @@ static void mm_show(struct info_out *o, const struct rec *r)
 		info_hex(o, "start", v->start);
 		info_hex(o, "end", v->end);
 		info_str(o, "prot", prot);
-		info_str(o, "kind", kinds[v->kind < 7 ? v->kind : 0]);
+		info_str(o, "kind", v->kind == VMA_PACKET ? "packet" :
+				    kinds[v->kind < 7 ? v->kind : 0]);
 		if (v->shm_id)
 			info_u64(o, "object", v->shm_id);
 		info_hex(o, "pgoff", v->pgoff);

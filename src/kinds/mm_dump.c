@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "../files.h"
+#include "../files/packet.h"
 #include "../pagecopy.h"
 #include "mm.h"
 #include "sysvshm.h"
@@ -341,6 +342,10 @@ static int vma_classify(struct cpt_ctx *c, pid_t pid, const struct vma *v,
 		rv->kind = VMA_ANON;
 		return 1;
 	}
+	if (!strncmp(v->path, "socket:[", 8)) {
+		rv->kind = VMA_PACKET;	/* packet.c: its rings, or refused */
+		return 1;
+	}
 	if (v->path[0] == '[')
 		return log_err(c->log, EOPNOTSUPP,
 			       "pid %d: area 0x%" PRIx64 "-0x%" PRIx64 ": unsupported special mapping %s",
@@ -560,6 +565,13 @@ static int dump_vma(struct cpt_ctx *c, struct cpt_task *t, int pmfd,
 		if (ret)
 			return ret;
 		path = v->path;	/* shown only: the segment has its key */
+	} else if (rv.kind == VMA_PACKET) {
+		/* no pages: the rings come back empty (packet.c says why) */
+		ret = packet_map_ref(c, t->pid, v->path, rv.start, rv.end - rv.start,
+				     rv.pgoff, &rv.shm_id);
+		if (ret)
+			return ret;
+		path = v->path;
 	} else if (!strncmp(v->path, "[anon:", 6)) {
 		path = v->path;	/* the name given with PR_SET_VMA */
 	}

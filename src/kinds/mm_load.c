@@ -13,6 +13,7 @@
 
 #include "../arch/x86/vdso.h"
 #include "../files.h"
+#include "../files/packet.h"
 #include "mm.h"
 #include "sysvshm.h"
 
@@ -122,10 +123,12 @@ static int load_vma(struct rst_ctx *c, struct rst_task *t, struct mm_state *s,
 	    v->end % PAGE || v->pgoff % PAGE || v->prot & ~7u ||
 	    v->flags & ~(uint32_t)(MAP_SHARED | MAP_PRIVATE | MAP_GROWSDOWN) ||
 	    !!(v->flags & MAP_SHARED) == !!(v->flags & MAP_PRIVATE) ||
-	    v->kind < VMA_ANON || v->kind > VMA_SYSV || v->madv & ~VMA_MADV_ALL ||
+	    v->kind < VMA_ANON || (v->kind > VMA_SYSV && v->kind != VMA_PACKET) ||
+	    v->madv & ~VMA_MADV_ALL || (v->kind == VMA_PACKET && !v->shm_id) ||
 	    ((v->madv & VMA_DROPPABLE) &&
 	     (v->kind != VMA_ANON || (v->flags & (MAP_SHARED | MAP_GROWSDOWN)))) ||
 	    (v->shm_id && v->kind != VMA_NONAME && v->kind != VMA_SYSV &&
+	     v->kind != VMA_PACKET &&
 	     (v->kind != VMA_ANON || !(v->flags & MAP_SHARED))) ||
 	    (v->kind == VMA_NONAME && fobj_kind(c, v->shm_id) == 0) ||
 	    (v->kind == VMA_SYSV && !sysv_area_fits(c, v)) ||
@@ -159,7 +162,8 @@ static int load_vma(struct rst_ctx *c, struct rst_task *t, struct mm_state *s,
 	nv->path = rec_str(r, sizeof(*v), v->path_len);
 	if (!nv->path || ((v->kind == VMA_FILE || v->kind == VMA_NONAME) &&
 			  nv->path[0] != '/') ||
-	    (v->kind == VMA_SYSV && strncmp(nv->path, "/SYSV", 5)))
+	    (v->kind == VMA_SYSV && strncmp(nv->path, "/SYSV", 5)) ||
+	    (v->kind == VMA_PACKET && strncmp(nv->path, "socket:[", 8)))
 		return log_err(c->log, EBADMSG, "VMA 0x%llx: bad path",
 			       (unsigned long long)v->start);
 	s->nr++;
@@ -210,6 +214,7 @@ static struct rst_vma *last_vma(struct rst_ctx *c, struct mm_state *s,
 	if (!v || v->have_refs || v->guards || v->v.start != start ||
 	    (r->type == REC_PAGES && v->have_pages) ||
 	    v->v.kind == VMA_VDSO || v->v.kind == VMA_VVAR || v->v.kind == VMA_SYSV ||
+	    v->v.kind == VMA_PACKET ||
 	    (v->v.kind == VMA_NONAME && (v->v.flags & MAP_SHARED))) {
 		log_err(c->log, EBADMSG, "%s record %llu does not follow its VMA",
 			rec_type_name(r->type), (unsigned long long)r->index);
@@ -478,6 +483,13 @@ int mm_check(struct rst_ctx *c, struct rst_task *t)
 	if (!s || !s->have_mm)
 		return log_err(c->log, EBADMSG, "pid %d: image has no MM record",
 			       t->pid);
+	for (int i = 0; i < s->nr && !ret; i++)
+		if (s->vmas[i].v.kind == VMA_PACKET)
+			ret = packet_map_check(c, t, s->vmas[i].v.shm_id,
+					       s->vmas[i].v.end - s->vmas[i].v.start,
+					       s->vmas[i].v.pgoff);
+	if (ret)
+		return ret;
 	if (!c->here)
 		return 0;
 	if (stat(s->exe, &st) || !S_ISREG(st.st_mode))

@@ -242,6 +242,26 @@ static int map_vma(struct rst_ctx *c, struct rst_task *t, const struct rst_vma *
 	return ret ? ret : vma_advise(t, v);
 }
 
+/* A packet socket's rings, mapped again from the restored socket (its
+ * fd in the process, which files restored before). */
+static int map_packet(struct rst_ctx *c, struct rst_task *t, const struct rst_vma *v)
+{
+	uint64_t len = v->v.end - v->v.start;
+	int fd = files_fd_of(c, t, v->v.shm_id);
+	long res;
+	int ret = rcheck(&t->rm, &res, "mmap", SYS_mmap, v->v.start, len, v->v.prot,
+			 v->v.flags | MAP_FIXED, fd, 0);
+
+	if (ret)
+		return log_err(t->rm.log, t->rm.log->err, "pid %d: mapping 0x%llx-0x%llx %s failed",
+			       t->pid, (unsigned long long)v->v.start,
+			       (unsigned long long)v->v.end, v->path);
+	if ((uint64_t)res != v->v.start)
+		return log_err(t->rm.log, EFAULT, "pid %d: area 0x%llx landed at 0x%lx",
+			       t->pid, (unsigned long long)v->v.start, res);
+	return vma_advise(t, v);
+}
+
 /* @same_exe: the exe link inherited from the parent is the one to set;
  * it is left as it is (it could not change while the child keeps an
  * inherited mapping of it). */
@@ -411,6 +431,8 @@ static int mm_build(struct rst_ctx *c, struct rst_task *t, struct mm_state *s)
 		else if (s->vmas[i].v.kind == VMA_ANON || s->vmas[i].v.kind == VMA_FILE ||
 			 s->vmas[i].v.kind == VMA_NONAME || s->vmas[i].v.kind == VMA_SYSV)
 			ret = map_vma(c, t, &s->vmas[i]);
+		else if (s->vmas[i].v.kind == VMA_PACKET)
+			ret = map_packet(c, t, &s->vmas[i]);
 	free((void *)keep);
 	if (!ret)
 		ret = mm_aio_restore(t, s);
@@ -424,11 +446,13 @@ static int mm_build(struct rst_ctx *c, struct rst_task *t, struct mm_state *s)
 /* Whether @t's memory can be built before its children are forked: not
  * with what would bind them (sealed areas, which they could not unmap;
  * SysV attaches, counted per attach), nor what must wait for the tree
- * (files under /proc). */
+ * (files under /proc) or for its fds (packet rings, mapped from their
+ * socket). */
 static bool premappable(const struct mm_state *s)
 {
 	for (int i = 0; i < s->nr; i++)
 		if ((s->vmas[i].v.madv & VMA_SEALED) || s->vmas[i].v.kind == VMA_SYSV ||
+		    s->vmas[i].v.kind == VMA_PACKET ||
 		    !strncmp(s->vmas[i].path, "/proc/", 6))
 			return false;
 	return true;

@@ -171,9 +171,6 @@ static int task_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 		return log_err(c->log, EBADMSG,
 			       "THREAD record %llu: bad tid %u (the main thread %d comes first)",
 			       (unsigned long long)r->index, th->tid, t->pid);
-	for (int i = 0; i < t->nr_threads - 1; i++)
-		if (t->threads[i].tid == (pid_t)th->tid)
-			return log_err(c->log, EBADMSG, "THREAD: tid %u twice", th->tid);
 	if (th->ss_flags & ~(uint32_t)(SS_ONSTACK | SS_DISABLE | SS_AUTODISARM))
 		return log_err(c->log, EBADMSG, "THREAD: bad sigaltstack flags 0x%x",
 			       th->ss_flags);

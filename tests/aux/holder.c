@@ -2,10 +2,11 @@
  * save (or none), counts in a loop, and after GOFILE checks that it was
  * left exactly as it was: its counter kept running, its memory intact.
  * usage: holder MODE GOFILE [MiB]
- * MODE: plain iouring netlink thread child vfork vmsibling orphansession
+ * MODE: plain iouring netlink vsock thread child vfork vmsibling orphansession
  *       evfds files lock lease fifo linkeddel deleted futurewrite shmlater
  *       epollring epollgone epolllater unixfds unixlog farjump
- * (iouring and netlink: fds of kinds ckpt does not support; vfork: we
+ * (iouring and vsock: fds of kinds ckpt does not support; netlink: an
+ * unbound NETLINK_ROUTE socket; vfork: we
  * wait in vfork() for our child; vmsibling: two children sharing memory
  * with each other, not with us; evfds: an eventfd, a timerfd and a
  * signalfd, at fds 3, 4, 5)
@@ -342,6 +343,8 @@ int main(int argc, char **argv)
 		syscall(SYS_io_uring_setup, 4, &p);
 	} else if (!strcmp(argv[1], "netlink"))
 		socket(AF_NETLINK, SOCK_RAW, NETLINK_ROUTE);
+	else if (!strcmp(argv[1], "vsock"))
+		socket(AF_VSOCK, SOCK_STREAM, 0);
 	else if (!strcmp(argv[1], "thread"))
 		pthread_create(&th, NULL, idle, NULL);
 	else if (!strcmp(argv[1], "child") && fork() == 0)

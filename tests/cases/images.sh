@@ -12,6 +12,7 @@ for ((i = 1; i <= BI_SHARDS; i++)); do
 done
 t restart_no_ia32
 t info_stored_image
+t forged_tid_twice
 
 # A 32-bit image: the holder's, fresh where 32-bit programs run, else the
 # stored one.  Prints its path; sets $pid to its process's pid.
@@ -77,4 +78,19 @@ test_info_stored_image() {
 	gzip -dc "$ROOT/tests/images/holder32.img.gz" > $d/img || return 1
 	ckpt info $d/img > $d/out 2> $d/err || { cat $d/err; return 1; }
 	grep -q "^FS .*cwd=/" $d/out && grep -q "^TAIL" $d/out
+}
+
+# A tid is unique in the whole image, whichever process's it is: one
+# thread given its process's pid is refused by restart and by info (an
+# id table now, where a scan of each task's threads was quadratic).
+test_forged_tid_twice() {
+	local d=$WORK/tids
+	start_holder thread $d || return 1
+	checkpoint_kill $d $pid || return 1
+	/usr/bin/python3 "$ROOT/tests/forge.py" edit $d/img $d/img2 -r 'THREAD#1' \
+		--set tid=$pid || return 1
+	mv $d/img2 $d/img
+	ckpt info $d/img > /dev/null 2> $d/ierr
+	[ $? = 1 ] && grep -q "tid $pid twice in the image" $d/ierr || { cat $d/ierr; return 1; }
+	refused_restart $d $pid "tid $pid twice in the image"
 }

@@ -6,6 +6,7 @@ state_needs() {	# NAME: what else the program needs, beyond root
 	inet) echo needs iptables tcp_repair group iptables ;;	# --tcp-established
 	sysvshm) echo group sysvshm ;;		# global keys and ids
 	mixed_tree) echo needs ia32 ;;		# a 32-bit child
+	cgroup) echo needs cgroup group cgroup ;;	# groups of a shared hierarchy
 	esac
 }
 for p in "$PROGS"/*; do

@@ -4,6 +4,9 @@ t tcp_peer_outside         needs iptables tcp_repair  group iptables
 t tcp_netlock              needs iptables tcp_repair  group iptables
 t tcp_checkpoint_live      needs iptables tcp_repair  group iptables
 t tcp_connecting           needs iptables tcp_repair  group iptables
+t tcp_closing_states       needs iptables tcp_repair  group iptables
+t tcp_close_in_flight      needs iptables tcp_repair  group iptables
+t tcp_accept_queue         needs iptables tcp_repair  group iptables
 
 # A Redis-like server (tests/aux/kvserver.c) whose clients are outside
 # the tree (tests/aux/kvclient.py) and keep their connections: what they
@@ -126,3 +129,93 @@ PY
 	[ $rc = 0 ] && grep -q '^PASS' $d/out && grep -q '^GOT AB$' $d/lst.out &&
 		sanitizer_clean $d/err $d/restart.out
 }
+# Connections in CLOSING, LAST_ACK and CLOSE_WAIT whose peer is outside
+# the tree, and a pair in CLOSE (tests/aux/tcp_states.c): each comes back
+# in its state, the peer's FIN read after its bytes, ours sent after our
+# bytes, which the peer takes (it drops segments that do not ACK its
+# FIN); the CLOSE pair reads EOF and writes EPIPE.  No lock rule is left.
+test_tcp_closing_states() {
+	local d=$WORK/closing_states pid rpid rc port
+	mkdir -p $d
+	"$AUX/tcp_states" $d/go > $d/out 2>&1 < /dev/null &
+	pid=$!
+	wait_for $d/out '^READY' || { cat $d/out; kill -9 $pid; return 1; }
+	ckpt checkpoint --kill --tcp-established -o $d/img $pid 2> $d/err ||
+		{ cat $d/err; kill -9 $pid; return 1; }
+	wait $pid 2>/dev/null
+	gone $pid || return 1
+	port=$(ckpt info $d/img | grep -o 'state=LISTEN local=[^ ]*' | sed 's/.*://')
+	for st in CLOSING LAST_ACK CLOSE_WAIT; do
+		ckpt info $d/img | grep -q "state=$st " || { echo "no $st in the image"; return 1; }
+	done
+	ckpt_bg restart $d/img > $d/restart.out 2>&1 &
+	rpid=$!
+	for ((i = 0; i < 500; i++)); do
+		kill -0 $pid 2>/dev/null && break
+		sleep 0.01
+	done
+	touch $d/go
+	wait $rpid
+	rc=$?
+	cat $d/out $d/restart.out
+	[ $rc = 0 ] && grep -q '^PASS' $d/out && ! grep -q '^FAIL' $d/out &&
+		lock_rules "$port" "after the restart" && sanitizer_clean $d/err $d/restart.out
+}
+# A listener with a connection waiting to be accepted, its client in the
+# tree, and an accepted connection (tests/aux/tcp_pending.c).
+# MODE queued: checkpoint --kill --tcp-established: the waiting one is in
+# the accept queue again after restart (its client connected again).
+# MODE closed: a client from outside the tree waits too, so the
+# checkpoint is refused without --skip-in-flight (the target runs on);
+# checkpoint --tcp-close saves the connections closed, without repair
+# mode or lock; restart --tcp-close of an image made with
+# --tcp-established --skip-in-flight brings them back closed, the
+# waiting ones gone.  Either way the listener accepts a new client.
+pending_test() {	# MODE
+	local d=$WORK/pending_$1 pid rpid rc port opid=
+	mkdir -p $d
+	"$AUX/tcp_pending" $d/go $1 > $d/out 2>&1 < /dev/null &
+	pid=$!
+	wait_for $d/out '^READY' || { cat $d/out; kill -9 $pid; return 1; }
+	port=$(awk '/^READY/ { print $3 }' $d/out)
+	if [ $1 = closed ]; then
+		$PYTHON -c 'import socket, sys, time; s = socket.create_connection(("127.0.0.1", int(sys.argv[1]))); time.sleep(30)' \
+			$port < /dev/null > /dev/null 2>&1 &
+		opid=$!
+		sleep 0.3
+		step "refused without --skip-in-flight"
+		if ckpt checkpoint --tcp-established -o $d/img0 $pid 2> $d/err0; then
+			echo "a connection waiting to be accepted was not refused"; kill -9 $pid $opid; return 1
+		fi
+		grep -q '2 connections wait to be accepted on port .*1 of them .*--skip-in-flight' $d/err0 &&
+			kill -0 $pid || { cat $d/err0; kill -9 $pid $opid; return 1; }
+		step "checkpoint --tcp-close"
+		ckpt checkpoint --tcp-close --skip-in-flight -o $d/img1 $pid 2> $d/err1 ||
+			{ cat $d/err1; kill -9 $pid $opid; return 1; }
+		[ "$(ckpt info $d/img1 | grep -c 'kind=inet .*state=CLOSE ')" = 3 ] &&
+			[ "$(lock_rules $port)" = 0 ] && grep -q 'dropped (--skip-in-flight)' $d/err1 ||
+			{ cat $d/err1; ckpt info $d/img1; kill -9 $pid $opid; return 1; }
+		kill $opid
+		wait $opid 2>/dev/null
+	fi
+	step "checkpoint --kill"
+	ckpt checkpoint --kill --tcp-established $([ $1 = closed ] && echo --skip-in-flight) \
+		-o $d/img $pid 2> $d/err || { cat $d/err; kill -9 $pid; return 1; }
+	wait $pid 2>/dev/null
+	gone $pid || return 1
+	ckpt_bg restart $([ $1 = closed ] && echo --tcp-close) $d/img > $d/restart.out 2>&1 &
+	rpid=$!
+	for ((i = 0; i < 500; i++)); do
+		kill -0 $pid 2>/dev/null && break
+		sleep 0.01
+	done
+	touch $d/go
+	wait $rpid
+	rc=$?
+	cat $d/out $d/restart.out
+	[ $rc = 0 ] && grep -q '^PASS' $d/out && ! grep -q '^FAIL' $d/out &&
+		lock_rules "$port" "after the restart" &&
+		sanitizer_clean $d/err $d/restart.out $(ls $d/err0 $d/err1 2>/dev/null)
+}
+test_tcp_accept_queue() { pending_test queued; }
+test_tcp_close_in_flight() { pending_test closed; }
