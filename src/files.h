@@ -98,6 +98,9 @@ extern const struct file_ops file_packet, file_netlink;
  * image has not got it yet.  0 and *id, or -errno (reported). */
 int fobj_ref(struct cpt_ctx *c, pid_t pid, const char *proc_path,
 	     const char *link, uint32_t *id);
+/* Checkpoint: the id of the object the image has for the file @dev/@ino,
+ * 0 if none (a kernel shared memory object open or privately mapped). */
+uint32_t fobj_known(struct cpt_ctx *c, uint64_t dev, uint64_t ino);
 /* Restart: the FILE_* kind of object @id, 0 if there is none. */
 uint32_t fobj_kind(struct rst_ctx *c, uint32_t id);
 /* ckpt's own fd of object @id, made (filled, sealed) on first use;

@@ -29,6 +29,8 @@ enum ckpt_rec_type {
 	REC_VMA		= 111,	/* one memory area */
 	REC_PAGES	= 112,	/* page contents of the last VMA */
 	REC_PAGES_REF	= 113,	/* pages of the last VMA that are the parent's */
+	REC_AIO		= 114,	/* an AIO ring (io_setup) of the last TASK */
+	REC_VMA_GUARDS	= 115,	/* guard pages (MADV_GUARD_INSTALL) of the last VMA */
 	REC_SIGHAND	= 120,	/* signal dispositions */
 	REC_ITIMERS	= 121,
 	REC_POSIX_TIMER	= 122,
@@ -216,7 +218,10 @@ enum vma_kind {
 #define VMA_SEALED		0x80
 #define VMA_MAYWRITE		0x100	/* shared file area may become writable */
 #define VMA_NORESERVE		0x200	/* mapped MAP_NORESERVE */
-#define VMA_MADV_ALL		0x3ff
+#define VMA_MADV_SEQUENTIAL	0x400
+#define VMA_MADV_RANDOM		0x800
+#define VMA_DROPPABLE		0x1000	/* MAP_DROPPABLE: no pages saved */
+#define VMA_MADV_ALL		0x1fff
 
 struct rec_vma {
 	uint64_t start, end;
@@ -253,6 +258,31 @@ struct rec_pages {
  * parent's same area: their content is the parent's page at the same
  * address (from the parent's PAGES or, in turn, PAGES_REF). */
 struct rec_pages_ref {
+	uint64_t vma_start;
+	uint64_t npages;	/* total over all runs */
+	uint32_t nr_runs;
+	uint32_t reserved;
+	/* struct rec_pages_run runs[nr_runs]; */
+};
+
+/* An AIO context (io_setup) of the last TASK: its ring, a "/[aio]"
+ * mapping with no VMA record of its own, made again by io_setup, brought
+ * to where ring->tail was by as many no-op requests, given its saved
+ * events and head, and moved (mremap) to @addr, which is the context's
+ * id.  Requests still in flight are not seen (only the kernel knows
+ * them): only completed events are kept. */
+struct rec_aio {
+	uint64_t addr;		/* the ring's address: the aio_context_t */
+	uint64_t len;		/* the ring mapping's bytes */
+	uint32_t nr;		/* ring->nr: events the ring holds */
+	uint32_t head, tail;	/* ring->head, ring->tail, both < nr */
+	uint32_t data_len;	/* bytes that follow: the ring past its
+				 * 32-byte header, len - 32 */
+};
+
+/* The guard pages (madvise MADV_GUARD_INSTALL) of the last VMA: installed
+ * again once its pages are in.  A guard page is no page: never read. */
+struct rec_vma_guards {
 	uint64_t vma_start;
 	uint64_t npages;	/* total over all runs */
 	uint32_t nr_runs;
@@ -535,8 +565,12 @@ struct rec_file_obj {
 	uint32_t seals;		/* memfd: F_GET_SEALS; else 0 */
 	uint32_t name_len;	/* bytes (with NUL) that follow: a memfd's
 				 * name, a deleted file's former path */
-	uint32_t reserved;
+	uint32_t flags;		/* FOBJ_*; was reserved, 0 */
 };
+/* FILE_DELETED: the kernel's own shared memory object behind a
+ * MAP_SHARED|MAP_ANONYMOUS (or /dev/zero) mapping, "/dev/zero (deleted)",
+ * open as a file (map_files) or mapped privately. */
+#define FOBJ_SHMEM	0x1
 
 /* A SysV shared memory segment (REC_SYSV_SHM) some process of the tree
  * has attached, written once however many areas attach it; its bytes
@@ -1035,6 +1069,8 @@ _Static_assert(sizeof(struct rec_vma) == 64, "rec_vma size");
 _Static_assert(sizeof(struct rec_pages_run) == 16, "rec_pages_run size");
 _Static_assert(sizeof(struct rec_pages) == 24, "rec_pages size");
 _Static_assert(sizeof(struct rec_pages_ref) == 24, "rec_pages_ref size");
+_Static_assert(sizeof(struct rec_vma_guards) == 24, "rec_vma_guards size");
+_Static_assert(sizeof(struct rec_aio) == 32, "rec_aio size");
 _Static_assert(sizeof(struct rec_sigaction) == 32, "rec_sigaction size");
 _Static_assert(sizeof(struct rec_sighand) == 2048, "rec_sighand size");
 _Static_assert(sizeof(struct rec_timerval) == 16, "rec_timerval size");

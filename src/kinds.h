@@ -67,6 +67,11 @@ struct kind_ops {
 	 * no process is forked into it yet; what its members must inherit
 	 * (a controlling terminal) is set up now. */
 	int (*session_made)(struct rst_ctx *c, struct rst_task *t);
+	/* Restart, while the tree is forked (sessions.c): a child of
+	 * @parent (or a stand-in of its session) is about to be forked by
+	 * it; called before each such fork.  What the child is to inherit
+	 * as it is (the memory it shares copy-on-write) is built now. */
+	int (*fork_prepare)(struct rst_ctx *c, struct rst_task *parent);
 	/* Restart, after load: adds to @l (spans_add(), model.h) the
 	 * address ranges the kind will map in @t, which ckpt's own
 	 * mappings in the puppets (the trampoline, a SysV segment attached

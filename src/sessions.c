@@ -224,6 +224,12 @@ static int fork_child(struct rst_ctx *c, struct helpers *hs,
 	pid_t sid = t->t.sid;
 	int ret = 0;
 
+	for (int i = 0; i < ckpt_nr_kinds && !ret; i++)
+		if (ckpt_kinds[i]->fork_prepare)
+			ret = ckpt_kinds[i]->fork_prepare(c, parent);
+	if (ret)
+		return ret;
+
 	/* a parent in that session forks it into the session itself */
 	if (sid != (pid_t)c->tasks[0]->t.sid && sid != t->pid && !rst_task_by_pid(c, sid) &&
 	    (pid_t)parent->t.sid != sid) {

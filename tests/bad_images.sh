@@ -455,6 +455,29 @@ forged "PAGES_REF reserved set" insert --at before:VMA \
 	--type VMA --payload "$NEWVMA" --type PAGES_REF --payload "$(pagesref 1 1 7 0x20000)"
 forged "PAGES_REF npages wrong" insert --at before:VMA \
 	--type VMA --payload "$NEWVMA" --type PAGES_REF --payload "$(pagesref 2 1 0 0x20000)"
+# VMA_GUARDS: the same shape as PAGES_REF
+forged "control: a guard page in the new area" --control insert --at before:VMA \
+	--type VMA --payload "$NEWVMA" --type VMA_GUARDS --payload "$(pagesref 1 1 0 0x20000)"
+forged "VMA_GUARDS run outside its VMA" insert --at before:VMA \
+	--type VMA --payload "$NEWVMA" --type VMA_GUARDS --payload "$(pagesref 1 1 0 0x100000)"
+forged "VMA_GUARDS reserved set" insert --at before:VMA \
+	--type VMA --payload "$NEWVMA" --type VMA_GUARDS --payload "$(pagesref 1 1 7 0x20000)"
+forged "VMA_GUARDS npages wrong" insert --at before:VMA \
+	--type VMA --payload "$NEWVMA" --type VMA_GUARDS --payload "$(pagesref 2 1 0 0x20000)"
+forged "VMA_GUARDS twice" insert --at before:VMA \
+	--type VMA --payload "$NEWVMA" --type VMA_GUARDS --payload "$(pagesref 1 1 0 0x20000)" \
+	--type VMA_GUARDS --payload "$(pagesref 1 1 0 0x20000)"
+# AIO: a ring of 2 pages (255 events) at 128 KiB
+aio() {	# LEN NR HEAD TAIL DATA-LEN
+	printf '%s' "$(le 8 0x20000)$(le 8 "$1")$(le 4 "$2")$(le 4 "$3")$(le 4 "$4")$(le 4 "$5")$(zeros 8160)"
+}
+forged "AIO nr not the ring's" --expect "bad ring" insert --at before:VMA --type AIO --payload "$(aio 8192 254 0 0 8160)"
+forged "AIO head past nr" --expect "bad ring" insert --at before:VMA --type AIO --payload "$(aio 8192 255 255 0 8160)"
+forged "AIO tail past nr" --expect "bad ring" insert --at before:VMA --type AIO --payload "$(aio 8192 255 0 300 8160)"
+forged "AIO data_len wrong" --expect "bad ring" insert --at before:VMA --type AIO --payload "$(aio 8192 255 0 0 8000)"
+forged "AIO len not whole pages" --expect "bad ring" insert --at before:VMA --type AIO --payload "$(aio 8000 255 0 0 8160)"
+forged "AIO ring over an area" --expect "overlaps" insert --at before:VMA \
+	--type VMA --payload "$NEWVMA" --type AIO --payload "$(aio 8192 255 0 0 8160)"
 # REGS
 forged "REGS cs 0x10"              edit -r REGS --set cs=0x10
 forged "REGS ss 0x18"              edit -r REGS --set ss=0x18
@@ -752,7 +775,10 @@ forged "FILE_OBJ unknown seal 0x40" --expect "bad seals" insert --at before:FILE
 forged "FILE_OBJ seals on a deleted file" --expect "bad seals" insert --at before:FILE --type FILE_OBJ --payload "$(fobj 77 7 10 0x8180 8 2f7800)"
 forged "FILE_OBJ deleted, relative path" --expect "bad name" insert --at before:FILE --type FILE_OBJ --payload "$(fobj 77 7 10 0x8180 0 7800)"
 forged "FILE_OBJ size 2^60" --expect "bad mode or size" insert --at before:FILE --type FILE_OBJ --payload "$(fobj 77 8 0x1000000000000000 0x8180 0 7800)"
-forged "FILE_OBJ reserved 1" --expect "bad or repeated id" insert --at before:FILE --type FILE_OBJ --payload "$(fobj 77 8 10 0x8180 0 7800 1)"
+forged "FILE_OBJ shmem flag on a memfd" --expect "bad flags" insert --at before:FILE --type FILE_OBJ --payload "$(fobj 77 8 10 0x8180 0 7800 1)"
+forged "FILE_OBJ flags 2" --expect "bad flags" insert --at before:FILE --type FILE_OBJ --payload "$(fobj 77 7 10 0x8180 0 2f746d702f7800 2)"
+forged "control: FILE_OBJ shared memory" --control insert --at before:FILE \
+	--type FILE_OBJ --payload "$(fobj 77 7 10 0x81ff 0 2f6465762f7a65726f00 1)"
 forged "FILE_OBJ name unterminated" --expect "bad name" insert --at before:FILE --type FILE_OBJ --payload "$(fobj 77 8 10 0x8180 0 7878)"
 forged "FILE_OBJ memfd name 250 bytes" --expect "bad name" insert --at before:FILE --type FILE_OBJ --payload "$(fobj 77 8 10 0x8180 0 "$(printf '78%.0s' {1..250})00")"
 forged "FILE_OBJ payload 39 bytes" insert --at before:FILE --type FILE_OBJ --payload "$(fobj 77 8 10 0x8180 0 7800 | head -c 78)"

@@ -77,6 +77,7 @@ TYPES.update({'FILE_OBJ': 143, 'FILE_DATA': 144})
 TYPES.update({'SYSV_SHM': 170, 'SYSV_DATA': 171})
 TYPES.update({'SECCOMP_FILTER': 180, 'SECCOMP': 181})
 TYPES.update({'PROCATTR': 133, 'THREAD_ATTR': 134})
+TYPES.update({'VMA_GUARDS': 115, 'AIO': 114})
 TYPES.update({'CGROUP': 200, 'CGROUP_MEMBER': 201, 'CGROUP_PROP': 202})
 NAMES = {v: k for k, v in TYPES.items()}
 

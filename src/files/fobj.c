@@ -38,6 +38,7 @@
 #endif
 #define TMPFS_MAGIC_	0x01021994
 #define DELETED		" (deleted)"
+#define SHMEM_LINK	"/dev/zero (deleted)"	/* the kernel's shared memory */
 
 /* ---- checkpoint ---- */
 
@@ -73,7 +74,7 @@ static int obj_name(const char *link, uint32_t kind, char *name, size_t n)
 /* What kind of object: a memfd, a deleted file, or one we cannot save
  * (logged). */
 static int obj_kind(struct cpt_ctx *c, pid_t pid, int fd, const char *link,
-		    const struct stat *st, uint32_t *kind)
+		    const struct stat *st, uint32_t *kind, uint32_t *flags)
 {
 	struct statfs sf;
 	struct stat shm;
@@ -100,6 +101,10 @@ static int obj_kind(struct cpt_ctx *c, pid_t pid, int fd, const char *link,
 	if (probe < 0 || fstat(probe, &shm))
 		return log_err(c->log, errno, "memfd probe:");
 	close(probe);
+	if (shm.st_dev == st->st_dev && !strcmp(link, SHMEM_LINK)) {
+		*flags = FOBJ_SHMEM;
+		return 0;
+	}
 	if (shm.st_dev == st->st_dev)
 		return log_err(c->log, EOPNOTSUPP,
 			       "pid %d: %s: kernel-internal shared memory is not supported",
@@ -108,11 +113,11 @@ static int obj_kind(struct cpt_ctx *c, pid_t pid, int fd, const char *link,
 }
 
 static int write_obj(struct cpt_ctx *c, pid_t pid, int fd, const char *link,
-		     const struct stat *st, uint32_t kind, uint32_t id)
+		     const struct stat *st, uint32_t kind, uint32_t flags, uint32_t id)
 {
 	struct rec_file_obj o = { .id = id, .kind = kind, .size = st->st_size,
 				  .mode = st->st_mode, .uid = st->st_uid,
-				  .gid = st->st_gid };
+				  .gid = st->st_gid, .flags = flags };
 	struct data_runs rs = { 0 };
 	char name[CKPT_PATH_MAX];
 	int ret;
@@ -149,7 +154,7 @@ int fobj_ref(struct cpt_ctx *c, pid_t pid, const char *proc_path,
 {
 	struct fobj_cpt *fc = kind_dump_state(c, &kind_fobj);
 	struct stat st;
-	uint32_t kind = 0;
+	uint32_t kind = 0, flags = 0;
 	int fd, ret;
 
 	fd = open(proc_path, O_RDONLY | O_CLOEXEC);
@@ -164,19 +169,29 @@ int fobj_ref(struct cpt_ctx *c, pid_t pid, const char *proc_path,
 			ret = 0;
 			goto out;
 		}
-	ret = obj_kind(c, pid, fd, link, &st, &kind);
+	ret = obj_kind(c, pid, fd, link, &st, &kind, &flags);
 	if (!ret && VEC_ROOM(fc->e, fc->n, fc->cap))
 		ret = log_err(c->log, ENOMEM, "file objects:");
 	if (ret)
 		goto out;
 	*id = ++c->next_objref;
-	ret = write_obj(c, pid, fd, link, &st, kind, *id);
+	ret = write_obj(c, pid, fd, link, &st, kind, flags, *id);
 	if (!ret)
 		fc->e[fc->n++] = (struct cpt_fobj){ st.st_dev, st.st_ino, *id };
 out:
 	if (fd >= 0)
 		close(fd);
 	return ret;
+}
+
+uint32_t fobj_known(struct cpt_ctx *c, uint64_t dev, uint64_t ino)
+{
+	struct fobj_cpt *fc = kind_dump_state(c, &kind_fobj);
+
+	for (int i = 0; fc && i < fc->n; i++)
+		if (fc->e[i].dev == dev && fc->e[i].ino == ino)
+			return fc->e[i].id;
+	return 0;
 }
 
 static void fobj_dump_free(struct cpt_ctx *c, void *state)
@@ -193,6 +208,7 @@ struct rst_fobj {
 	const char *name;
 	struct rst_data_runs data;	/* its FILE_DATA, if it has one */
 	int fd;			/* ckpt's, once made; -1 before */
+	bool fd_given;		/* that very description given to a task */
 	void *rec;
 };
 
@@ -222,8 +238,10 @@ uint32_t fobj_kind(struct rst_ctx *c, uint32_t id)
 static const char *obj_bad(struct rst_ctx *c, const struct rec_file_obj *o,
 			   const char *name, const struct rec *r)
 {
-	if (!o->id || o->reserved || fobj_by_id(c, o->id))
+	if (!o->id || fobj_by_id(c, o->id))
 		return "bad or repeated id";
+	if (o->flags & ~FOBJ_SHMEM || (o->flags && o->kind != FILE_DELETED))
+		return "bad flags";
 	if (o->kind != FILE_MEMFD && o->kind != FILE_DELETED)
 		return "bad kind";
 	if (!S_ISREG(o->mode) || (o->mode & ~(S_IFMT | 07777)) || o->size > MAX_SIZE)
@@ -300,7 +318,7 @@ static int fobj_check(struct rst_ctx *c, struct rst_task *t)
 	for (int i = 0; i < ft->n; i++) {
 		int err;
 
-		if (ft->e[i].o.kind != FILE_DELETED)
+		if (ft->e[i].o.kind != FILE_DELETED || (ft->e[i].o.flags & FOBJ_SHMEM))
 			continue;
 		dir_of(ft->e[i].name, dir, sizeof(dir));
 		err = stat(dir, &st) ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
@@ -385,6 +403,27 @@ static int make_memfd(struct rst_ctx *c, const struct rst_fobj *o)
 	return fd;
 }
 
+/* The kernel's own shared memory object, as MAP_SHARED|MAP_ANONYMOUS
+ * makes it: the mapping's file, opened through map_files, outlives it. */
+static int make_shmem(struct rst_ctx *c, const struct rst_fobj *o)
+{
+	uint64_t len = o->o.size ? (o->o.size + PAGE - 1) & ~(PAGE - 1) : PAGE;
+	void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	char path[128];
+	int fd;
+
+	if (m == MAP_FAILED)
+		return log_err(c->log, errno, "shared memory of %llu bytes:",
+			       (unsigned long long)o->o.size);
+	snprintf(path, sizeof(path), "/proc/self/map_files/%lx-%lx",
+		 (unsigned long)m, (unsigned long)m + (unsigned long)len);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		fd = log_err(c->log, errno, "opening shared memory %s:", path);
+	munmap(m, len);
+	return fd;
+}
+
 static int fobj_fill(struct rst_ctx *c, const struct rst_fobj *o, int fd)
 {
 	const struct rec_data_run *run = o->data.runs;
@@ -413,7 +452,8 @@ static int fobj_fill(struct rst_ctx *c, const struct rst_fobj *o, int fd)
 
 static int fobj_make(struct rst_ctx *c, struct rst_fobj *o)
 {
-	int fd = o->o.kind == FILE_MEMFD ? make_memfd(c, o) : make_deleted(c, o);
+	int fd = o->o.kind == FILE_MEMFD ? make_memfd(c, o) :
+		 o->o.flags & FOBJ_SHMEM ? make_shmem(c, o) : make_deleted(c, o);
 	int ret;
 
 	if (fd < 0)
@@ -474,6 +514,8 @@ static void fobj_show(struct info_out *o, const struct rec *r)
 		info_u64(o, "size", f->size);
 		info_hex(o, "mode", f->mode);
 		info_hex(o, "seals", f->seals);
+		if (f->flags & FOBJ_SHMEM)
+			info_str(o, "shmem", "yes");
 		info_str(o, "name", rec_str(r, sizeof(*f), f->name_len) ?: "?");
 	} else {
 		data_runs_show(o, r);
@@ -522,6 +564,36 @@ int fobj_desc_load(struct rst_ctx *c, struct rst_file *f)
 	return 0;
 }
 
+/* Whether @f is to be the memfd's own description, the one
+ * memfd_create() made: the first writable description of a memfd.  That
+ * one does not count as a writer of the file (its open did not go through
+ * the file's writers count), so the memfd can still be executed (no
+ * ETXTBSY), which a description reopened writable through /proc forbids
+ * while it is open. */
+static bool memfd_own_desc(struct rst_ctx *c, const struct rst_file *f)
+{
+	struct rst_fobj *o = fobj_by_id(c, f->f.rdev);
+
+	return o && o->o.kind == FILE_MEMFD && !o->fd_given &&
+	       (f->f.flags & O_ACCMODE) == O_RDWR;
+}
+
+static int memfd_give_own(struct rst_ctx *c, struct rst_task *t,
+			  const struct rst_file *f, int obj, long *fd)
+{
+	struct rst_fobj *o = fobj_by_id(c, f->f.rdev);
+	int fl = f->f.flags & (O_APPEND | O_NONBLOCK | O_DIRECT | O_NOATIME);
+
+	if (fcntl(obj, F_SETFL, fl))
+		return log_err(c->log, errno, "pid %d: %s: F_SETFL 0x%x:", t->pid,
+			       f->path, fl);
+	if (lseek(obj, f->f.pos, SEEK_SET) < 0)
+		return log_err(c->log, errno, "pid %d: %s: lseek to %llu:", t->pid,
+			       f->path, (unsigned long long)f->f.pos);
+	o->fd_given = true;
+	return files_give(t, obj, fd);
+}
+
 /* A new description of the object, opened by ckpt through its own fd
  * with the saved flags and offset, and given to @t. */
 int fobj_desc_open(struct rst_ctx *c, struct rst_task *t, struct rst_file *f,
@@ -532,6 +604,8 @@ int fobj_desc_open(struct rst_ctx *c, struct rst_task *t, struct rst_file *f,
 
 	if (obj < 0)
 		return obj;
+	if (memfd_own_desc(c, f))
+		return memfd_give_own(c, t, f, obj, fd);
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", obj);
 	/* an O_TMPFILE description keeps __O_TMPFILE|O_DIRECTORY in its
 	 * flags; here they would make another file or fail */

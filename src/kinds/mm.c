@@ -36,6 +36,8 @@ static int mm_areas(struct rst_ctx *c, struct rst_task *t, struct spans *l)
 
 	for (int i = 0; s && i < s->nr && !ret; i++)
 		ret = spans_add(l, s->vmas[i].v.start, s->vmas[i].v.end);
+	for (int i = 0; s && i < s->nr_aio && !ret; i++)
+		ret = spans_add(l, s->aio[i]->addr, s->aio[i]->addr + s->aio[i]->len);
 	return ret;
 }
 
@@ -79,6 +81,20 @@ static void mm_show(struct info_out *o, const struct rec *r)
 		info_hex(o, "vma", p->vma_start);
 		info_u64(o, "parent_pages", p->npages);
 		info_u64(o, "runs", p->nr_runs);
+	} else if (r->type == REC_AIO) {
+		const struct rec_aio *a = r->data;
+
+		info_hex(o, "ring", a->addr);
+		info_u64(o, "bytes", a->len);
+		info_u64(o, "events", a->nr);
+		info_u64(o, "head", a->head);
+		info_u64(o, "tail", a->tail);
+	} else if (r->type == REC_VMA_GUARDS) {
+		const struct rec_vma_guards *g = r->data;
+
+		info_hex(o, "vma", g->vma_start);
+		info_u64(o, "guard_pages", g->npages);
+		info_u64(o, "runs", g->nr_runs);
 	} else {
 		const struct rec_pages *p = r->data;
 
@@ -95,6 +111,8 @@ static const struct rec_desc mm_recs[] = {
 	{ REC_VMA, "VMA", sizeof(struct rec_vma) },
 	{ REC_PAGES, "PAGES", sizeof(struct rec_pages) },
 	{ REC_PAGES_REF, "PAGES_REF", sizeof(struct rec_pages_ref) },
+	{ REC_VMA_GUARDS, "VMA_GUARDS", sizeof(struct rec_vma_guards) },
+	{ REC_AIO, "AIO", sizeof(struct rec_aio) },
 	{ 0 }
 };
 
@@ -103,11 +121,13 @@ const struct kind_ops kind_mm = {
 	.recs = mm_recs,
 	.phase = PHASE_IMAGE,
 	.dump = mm_dump,		/* mm_dump.c */
+	.dump_check = mm_dump_check,
 	.dump_size = sizeof(struct mm_cpt),
 	.dump_free = mm_dump_free,
 	.load = mm_load,		/* mm_load.c */
 	.check = mm_check,
 	.restore = mm_restore,		/* mm_restore.c */
+	.fork_prepare = mm_fork_prepare,
 	.areas = mm_areas,
 	.free = mm_free,
 	.free_ctx = mm_free_ctx,

@@ -11,6 +11,7 @@
 struct page_seg {
 	uint64_t addr, npages;
 	uint64_t off;		/* image offset of the first page */
+	bool ref;		/* the parent's page (PAGES_REF) */
 };
 
 struct rst_vma {
@@ -21,6 +22,8 @@ struct rst_vma {
 	size_t cap_segs;
 	bool have_pages, have_refs;
 	uint64_t pages_len;	/* bytes over all segs */
+	const struct rec_pages_run *guards;	/* its VMA_GUARDS, if any */
+	uint32_t nr_guards;
 };
 
 struct mm_state {
@@ -32,6 +35,11 @@ struct mm_state {
 	int nr, cap;
 	void **recs;		/* record payloads the above point into */
 	size_t nr_recs, cap_recs;
+	const struct rec_aio **aio;	/* its AIO rings (mm_aio.c) */
+	int nr_aio;
+	size_t cap_aio;
+	uint64_t aio_end;	/* the last ring's end: areas come after */
+	bool premapped;		/* built before its children were forked */
 };
 
 /* Shared anonymous memory across the tree: the first area of an object
@@ -50,7 +58,10 @@ struct shm_first {
  * inode. */
 struct cpt_shm {
 	uint64_t dev, ino;
+	uint64_t start;	/* the first area met, of pid */
+	pid_t pid;
 	uint32_t id;
+	bool fobj;	/* its areas map the FILE_OBJ fobj.c saved of it */
 };
 
 /* The checkpoint's (mm_dump.c): every such object seen so far. */
@@ -66,11 +77,20 @@ extern const struct kind_ops kind_mm;
 /* The kind's sides (struct kind_ops). */
 int mm_dump(struct cpt_ctx *c, struct cpt_task *t);
 void mm_dump_free(struct cpt_ctx *c, void *state);
+int mm_dump_check(struct cpt_ctx *c);
 int mm_load(struct rst_ctx *c, struct rst_task *t, struct rec *r);
 int mm_check(struct rst_ctx *c, struct rst_task *t);
 int mm_restore(struct rst_ctx *c, struct rst_task *t);
+int mm_fork_prepare(struct rst_ctx *c, struct rst_task *parent);
 void mm_free(struct rst_task *t, void *state);
 void mm_free_ctx(void *state);
+/* mm_restore.c: @path opened by the puppet, its fd in *fd. */
+int mm_open_file(struct rst_task *t, const char *path, int flags, long *fd);
+/* mm_aio.c: AIO rings, saved instead of their areas' VMA records. */
+bool mm_aio_area(const struct vma *v);
+int mm_aio_dump(struct cpt_ctx *c, struct cpt_task *t, const struct vma *v);
+int mm_aio_load(struct rst_ctx *c, struct mm_state *s, struct rec *r);
+int mm_aio_restore(struct rst_task *t, const struct mm_state *s);
 /* mm_load.c: the first area of shared anonymous object @id, NULL if
  * none. */
 const struct shm_first *mm_shm_first(struct rst_ctx *c, uint32_t id);

@@ -26,6 +26,7 @@
 #define PM_PRESENT	(1ULL << 63)
 #define PM_SWAP		(1ULL << 62)
 #define PM_FILE		(1ULL << 61)
+#define PM_GUARD	(1ULL << 58)	/* a guard page: reading it is EIO */
 
 struct runs {
 	struct rec_pages_run *r;
@@ -159,7 +160,7 @@ static int pagemap_range(int pmfd, uint64_t start, uint64_t end,
 		for (uint64_t i = 0; i < n && !ret; i++) {
 			uint64_t e = pm[i];
 
-			if (!(e & (PM_PRESENT | PM_SWAP)))
+			if (!(e & (PM_PRESENT | PM_SWAP)) || (e & PM_GUARD))
 				continue;
 			if (anon_only && (e & PM_FILE) && !(e & PM_SWAP))
 				continue;
@@ -172,6 +173,82 @@ static int pagemap_range(int pmfd, uint64_t start, uint64_t end,
 	}
 	free(pm);
 	return ret;
+}
+
+#define PM_IS_GUARD	(1ULL << 8)
+
+/* The guard pages of [start, end) (MADV_GUARD_INSTALL, Linux 6.13): a
+ * kernel that cannot scan for them has none. */
+static int guard_runs(int pmfd, uint64_t start, uint64_t end, struct runs *rs)
+{
+	struct pm_region v[64];
+	struct pm_scan a = { .size = sizeof(a), .end = end, .vec = (uintptr_t)v,
+			     .vec_len = 64, .category_anyof_mask = PM_IS_GUARD,
+			     .return_mask = PM_IS_GUARD };
+	int ret = 0;
+
+	for (uint64_t at = start; at < end && !ret;) {
+		long n;
+
+		a.start = at;
+		n = ioctl(pmfd, PM_SCAN_IOCTL, &a);
+		if (n < 0)
+			return errno == EINVAL || errno == ENOTTY ? 0 : -errno;
+		for (long i = 0; i < n && !ret; i++)
+			for (uint64_t p = v[i].start; p < v[i].end && !ret; p += PAGE)
+				ret = runs_add(rs, p);
+		if (a.walk_end <= at)
+			break;
+		at = a.walk_end;
+	}
+	return ret;
+}
+
+/* Pages a shared anonymous area's object holds (shmem_runs()); a guard
+ * page over one cannot be read (through this area, the only one ckpt
+ * reads it by): refused, -ENOTRECOVERABLE. */
+static int shmem_runs(pid_t pid, const struct vma *v, struct runs *rs);
+
+static int shmem_unguarded(int pmfd, pid_t pid, const struct vma *v,
+			   struct runs *rs)
+{
+	struct runs all = { 0 }, g = { 0 };
+	uint32_t gi = 0;
+	int ret = guard_runs(pmfd, v->start, v->end, &g);
+
+	if (ret || !g.npages) {
+		free(g.r);
+		return ret ? ret : shmem_runs(pid, v, rs);
+	}
+	ret = shmem_runs(pid, v, &all);
+	for (uint32_t i = 0; i < all.n && !ret; i++)
+		for (uint64_t k = 0; k < all.r[i].npages && !ret; k++) {
+			uint64_t a = all.r[i].addr + k * PAGE;
+
+			while (gi < g.n && g.r[gi].addr + g.r[gi].npages * PAGE <= a)
+				gi++;
+			if (gi < g.n && g.r[gi].addr <= a)
+				ret = -ENOTRECOVERABLE;
+			else
+				ret = runs_add(rs, a);
+		}
+	free(all.r);
+	free(g.r);
+	return ret;
+}
+
+static int dump_guards(struct cpt_ctx *c, const struct rec_vma *rv,
+		       const struct runs *g)
+{
+	struct rec_vma_guards h = { .vma_start = rv->start, .npages = g->npages,
+				    .nr_runs = g->n };
+	int ret = iw_begin(&c->w, REC_VMA_GUARDS, sizeof(h) + g->n * sizeof(*g->r));
+
+	if (!ret)
+		ret = iw_write(&c->w, &h, sizeof(h));
+	if (!ret)
+		ret = iw_write(&c->w, g->r, g->n * sizeof(*g->r));
+	return ret ? ret : iw_end(&c->w);
 }
 
 /* Pages a shared anonymous area's shmem object holds. */
@@ -211,6 +288,8 @@ static uint32_t vma_madv(const struct vma *v)
 		{ "nh", VMA_MADV_NOHUGEPAGE }, { "mg", VMA_MADV_MERGEABLE },
 		{ "lo", VMA_MLOCKED }, { "sl", VMA_SEALED },
 		{ "mw", VMA_MAYWRITE }, { "nr", VMA_NORESERVE },
+		{ "sr", VMA_MADV_SEQUENTIAL }, { "rr", VMA_MADV_RANDOM },
+		{ "dp", VMA_DROPPABLE },
 	};
 	uint32_t m = 0;
 
@@ -351,7 +430,46 @@ static int shm_id(struct cpt_ctx *c, pid_t pid, const struct vma *v,
 	if (!n)
 		return log_err(c->log, ENOMEM, "shared memory table:");
 	*id = ++c->next_objref;
-	*n = (struct cpt_shm){ st.st_dev, st.st_ino, *id };
+	*n = (struct cpt_shm){ st.st_dev, st.st_ino, v->start, pid, *id, false };
+	return 0;
+}
+
+/* A shared anonymous object that is also open as a file or mapped
+ * privately is the object fobj.c saved for that (met first: fds are
+ * saved before memory): its shared areas map that object too. */
+static int shm_as_fobj(struct cpt_ctx *c, struct rec_vma *rv, const char **path)
+{
+	struct mm_cpt *mc = kind_dump_state(c, &kind_mm);
+
+	for (int i = 0; i < mc->nr_shm; i++) {
+		uint32_t id;
+
+		if (mc->shm[i].id != rv->shm_id)
+			continue;
+		id = fobj_known(c, mc->shm[i].dev, mc->shm[i].ino);
+		if (id) {
+			mc->shm[i].fobj = true;
+			rv->kind = VMA_NONAME;
+			rv->shm_id = id;
+			*path = "/dev/zero (deleted)";
+		}
+		return 0;
+	}
+	return 0;
+}
+
+/* Refused: a shared anonymous object saved as shared memory (a process
+ * met first mapped it only) and then as a file (a later one had it open
+ * or mapped privately): restart would make two objects of it. */
+int mm_dump_check(struct cpt_ctx *c)
+{
+	struct mm_cpt *mc = kind_dump_state(c, &kind_mm);
+
+	for (int i = 0; i < mc->nr_shm; i++)
+		if (!mc->shm[i].fobj && fobj_known(c, mc->shm[i].dev, mc->shm[i].ino))
+			return log_err(c->log, EOPNOTSUPP,
+				       "pid %d: the shared anonymous memory at 0x%llx is open as a file or mapped privately by a process saved after it: not supported",
+				       mc->shm[i].pid, (unsigned long long)mc->shm[i].start);
 	return 0;
 }
 
@@ -418,7 +536,11 @@ static int dump_vma(struct cpt_ctx *c, struct cpt_task *t, int pmfd,
 	struct runs rs = { 0 };
 	struct cow_src cow = { .pmfd = -1 };
 	const char *path = "";
-	int ret = vma_classify(c, t->pid, v, &rv);
+	int ret;
+
+	if (mm_aio_area(v))
+		return mm_aio_dump(c, t, v);
+	ret = vma_classify(c, t->pid, v, &rv);
 
 	if (ret <= 0)
 		return ret;
@@ -457,6 +579,9 @@ static int dump_vma(struct cpt_ctx *c, struct cpt_task *t, int pmfd,
 		ret = shm_id(c, t->pid, v, &rv.shm_id);
 		if (ret)
 			return ret;
+		ret = shm_as_fobj(c, &rv, &path);
+		if (ret)
+			return ret;
 	}
 	rv.path_len = strlen(path) + 1;
 	ret = iw_record_str(&c->w, REC_VMA, &rv, sizeof(rv), path);
@@ -464,20 +589,36 @@ static int dump_vma(struct cpt_ctx *c, struct cpt_task *t, int pmfd,
 		return ret;
 	if (parent_has_area(par, v))
 		cow.pmfd = ppmfd;
-	if (rv.kind == VMA_ANON && (rv.flags & MAP_SHARED))
-		ret = shmem_runs(t->pid, v, &rs);
+	if (rv.madv & VMA_DROPPABLE)
+		;	/* the kernel may drop its pages at any time: none kept */
+	else if (rv.kind == VMA_ANON && (rv.flags & MAP_SHARED))
+		ret = shmem_unguarded(pmfd, t->pid, v, &rs);
 	else if (rv.kind == VMA_ANON)
 		ret = pagemap_runs(pmfd, v->start, v->end, false, &rs, &cow);
 	else if ((rv.kind == VMA_FILE || rv.kind == VMA_NONAME) &&
 		 (rv.flags & MAP_PRIVATE))
 		ret = pagemap_runs(pmfd, v->start, v->end, true, &rs, &cow);
-	if (ret)
+	if (ret == -ENOTRECOVERABLE)
+		ret = log_err(c->log, EOPNOTSUPP, "pid %d: shared area 0x%" PRIx64 "-0x%" PRIx64 ": a guard page over data of its memory object is not supported",
+			      t->pid, v->start, v->end);
+	else if (ret)
 		ret = log_err(c->log, -ret, "pid %d: pages of 0x%" PRIx64 "-0x%" PRIx64 ":",
 			      t->pid, v->start, v->end);
 	else if (rs.npages)
 		ret = dump_pages(c, t, &rv, &rs);
 	if (!ret && cow.refs.npages)
 		ret = dump_refs(c, &rv, &cow.refs);
+	if (!ret && rv.kind != VMA_VDSO && rv.kind != VMA_VVAR) {
+		struct runs g = { 0 };
+
+		ret = guard_runs(pmfd, v->start, v->end, &g);
+		if (ret)
+			ret = log_err(c->log, -ret, "pid %d: guard pages of 0x%" PRIx64 ":",
+				      t->pid, v->start);
+		else if (g.npages)
+			ret = dump_guards(c, &rv, &g);
+		free(g.r);
+	}
 	free(rs.r);
 	free(cow.refs.r);
 	return ret;

@@ -125,6 +125,8 @@ static int load_vma(struct rst_ctx *c, struct rst_task *t, struct mm_state *s,
 	    !!(v->flags & MAP_SHARED) == !!(v->flags & MAP_PRIVATE) ||
 	    v->kind < VMA_ANON || (v->kind > VMA_SYSV && v->kind != VMA_PACKET) ||
 	    v->madv & ~VMA_MADV_ALL || (v->kind == VMA_PACKET && !v->shm_id) ||
+	    ((v->madv & VMA_DROPPABLE) &&
+	     (v->kind != VMA_ANON || (v->flags & (MAP_SHARED | MAP_GROWSDOWN)))) ||
 	    (v->shm_id && v->kind != VMA_NONAME && v->kind != VMA_SYSV &&
 	     v->kind != VMA_PACKET &&
 	     (v->kind != VMA_ANON || !(v->flags & MAP_SHARED))) ||
@@ -136,7 +138,7 @@ static int load_vma(struct rst_ctx *c, struct rst_task *t, struct mm_state *s,
 			       (unsigned long long)r->index,
 			       (unsigned long long)v->start,
 			       (unsigned long long)v->end);
-	if (s->nr && s->vmas[s->nr - 1].v.end > v->start)
+	if ((s->nr && s->vmas[s->nr - 1].v.end > v->start) || v->start < s->aio_end)
 		return log_err(c->log, EBADMSG, "VMA 0x%llx overlaps or is out of order",
 			       (unsigned long long)v->start);
 	if (s->nr == MAX_VMAS)
@@ -169,13 +171,13 @@ static int load_vma(struct rst_ctx *c, struct rst_task *t, struct mm_state *s,
 }
 
 static int segs_add(struct rst_vma *v, uint64_t addr, uint64_t npages,
-		    uint64_t off)
+		    uint64_t off, bool ref)
 {
 	if (v->nr_segs >= MAX_RUNS * 2)
 		return -E2BIG;
 	if (VEC_ROOM(v->segs, v->nr_segs, v->cap_segs))
 		return -ENOMEM;
-	v->segs[v->nr_segs++] = (struct page_seg){ addr, npages, off };
+	v->segs[v->nr_segs++] = (struct page_seg){ addr, npages, off, ref };
 	v->pages_len += npages * PAGE;
 	return 0;
 }
@@ -209,7 +211,7 @@ static struct rst_vma *last_vma(struct rst_ctx *c, struct mm_state *s,
 	struct rst_vma *v = s->nr ? &s->vmas[s->nr - 1] : NULL;
 
 	/* a shared memfd's or deleted file's pages are its FILE_DATA */
-	if (!v || v->have_refs || v->v.start != start ||
+	if (!v || v->have_refs || v->guards || v->v.start != start ||
 	    (r->type == REC_PAGES && v->have_pages) ||
 	    v->v.kind == VMA_VDSO || v->v.kind == VMA_VVAR || v->v.kind == VMA_SYSV ||
 	    v->v.kind == VMA_PACKET ||
@@ -245,7 +247,7 @@ static int load_pages(struct rst_ctx *c, struct mm_state *s, struct rec *r)
 	v->have_pages = true;
 	off = r->off + head + ph->pad_len;
 	for (uint32_t i = 0; i < ph->nr_runs && !ret; i++) {
-		ret = segs_add(v, run[i].addr, run[i].npages, off);
+		ret = segs_add(v, run[i].addr, run[i].npages, off, false);
 		off += run[i].npages * PAGE;
 	}
 	return ret ? log_err(c->log, -ret, "PAGES 0x%llx:",
@@ -300,7 +302,7 @@ static int resolve_refs(struct rst_ctx *c, struct rst_vma *v,
 					       (unsigned long long)a);
 			gend = g->addr + g->npages * PAGE;
 			k = ((gend < end ? gend : end) - a) / PAGE;
-			ret = segs_add(v, a, k, g->off + (a - g->addr));
+			ret = segs_add(v, a, k, g->off + (a - g->addr), true);
 			a += k * PAGE;
 		}
 	}
@@ -358,6 +360,36 @@ static int load_pages_ref(struct rst_ctx *c, struct rst_task *t,
 	return 0;
 }
 
+/* The guard pages of the last VMA: after its pages, once. */
+static int load_guards(struct rst_ctx *c, struct mm_state *s, struct rec *r)
+{
+	const struct rec_vma_guards *h = r->data;
+	const struct rec_pages_run *run = (const void *)(h + 1);
+	struct rst_vma *v = s->nr ? &s->vmas[s->nr - 1] : NULL;
+	uint64_t total;
+	int ret = rec_want(c->log, r, sizeof(*h), "VMA_GUARDS");
+
+	if (ret)
+		return ret;
+	if (!v || v->v.start != h->vma_start || v->guards ||
+	    v->v.kind == VMA_VDSO || v->v.kind == VMA_VVAR)
+		return log_err(c->log, EBADMSG, "VMA_GUARDS record %llu does not follow its VMA",
+			       (unsigned long long)r->index);
+	if (h->reserved || h->nr_runs == 0 || h->nr_runs > MAX_RUNS ||
+	    r->data_len != sizeof(*h) + (uint64_t)h->nr_runs * sizeof(*run))
+		return log_err(c->log, EBADMSG, "VMA_GUARDS 0x%llx: bad header",
+			       (unsigned long long)h->vma_start);
+	ret = check_runs(c, v, run, h->nr_runs, &total);
+	if (ret)
+		return ret;
+	if (total != h->npages)
+		return log_err(c->log, EBADMSG, "VMA_GUARDS 0x%llx: sizes do not add up",
+			       (unsigned long long)h->vma_start);
+	v->guards = run;
+	v->nr_guards = h->nr_runs;
+	return 0;
+}
+
 int mm_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 {
 	struct mm_state *s = mm_st(t);
@@ -377,6 +409,12 @@ int mm_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 		break;
 	case REC_PAGES_REF:
 		ret = load_pages_ref(c, t, s, r);
+		break;
+	case REC_VMA_GUARDS:
+		ret = load_guards(c, s, r);
+		break;
+	case REC_AIO:
+		ret = mm_aio_load(c, s, r);
 		break;
 	default:
 		ret = load_pages(c, s, r);
@@ -410,6 +448,7 @@ void mm_free(struct rst_task *t, void *state)
 	for (int i = 0; i < s->nr; i++)
 		free(s->vmas[i].segs);
 	free(s->vmas);
+	free(s->aio);
 	free(s);
 }
 

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include "../arch/x86/vdso.h"
+#include "../model.h"
 #include "../files.h"
 #include "mm.h"
 #include "sysvshm.h"
@@ -27,6 +29,15 @@
 #ifndef MADV_WIPEONFORK
 #define MADV_WIPEONFORK 18
 #endif
+#ifndef MADV_GUARD_INSTALL
+#define MADV_GUARD_INSTALL 102
+#endif
+#ifndef MADV_GUARD_REMOVE
+#define MADV_GUARD_REMOVE 103
+#endif
+#ifndef MAP_DROPPABLE
+#define MAP_DROPPABLE 0x08
+#endif
 
 struct prctl_mm_map_ {
 	uint64_t start_code, end_code, start_data, end_data;
@@ -36,8 +47,7 @@ struct prctl_mm_map_ {
 	uint32_t auxv_size, exe_fd;
 };
 
-static int mm_open_file(struct rst_task *t, const char *path, int flags,
-			long *fd)
+int mm_open_file(struct rst_task *t, const char *path, int flags, long *fd)
 {
 	uint64_t addr;
 	int ret = rst_scratch_put(t, 0, path, strlen(path) + 1, &addr);
@@ -51,12 +61,16 @@ static int mm_open_file(struct rst_task *t, const char *path, int flags,
 	return ret;
 }
 
-static int fill_pages(struct rst_task *t, const struct rst_vma *v)
+/* The saved pages of @v read into place; with @own_only not those it
+ * shares with its parent (inherited from it, in place already). */
+static int fill_pages(struct rst_task *t, const struct rst_vma *v, bool own_only)
 {
 	for (uint32_t i = 0; i < v->nr_segs; i++) {
 		uint64_t a = v->segs[i].addr, left = v->segs[i].npages * PAGE;
 		uint64_t off = v->segs[i].off;
 
+		if (own_only && v->segs[i].ref)
+			continue;
 		while (left) {
 			/* read(2) moves at most 0x7ffff000 bytes a call */
 			uint64_t n = left < 0x40000000 ? left : 0x40000000;
@@ -87,6 +101,8 @@ static int vma_advise(struct rst_task *t, const struct rst_vma *v)
 		{ VMA_MADV_HUGEPAGE, MADV_HUGEPAGE },
 		{ VMA_MADV_NOHUGEPAGE, MADV_NOHUGEPAGE },
 		{ VMA_MADV_MERGEABLE, MADV_MERGEABLE },
+		{ VMA_MADV_SEQUENTIAL, MADV_SEQUENTIAL },
+		{ VMA_MADV_RANDOM, MADV_RANDOM },
 	};
 	uint64_t len = v->v.end - v->v.start, addr;
 	int ret = 0;
@@ -95,6 +111,10 @@ static int vma_advise(struct rst_task *t, const struct rst_vma *v)
 		if (v->v.madv & adv[i].bit)
 			ret = rcheck(&t->rm, NULL, "madvise", SYS_madvise,
 				     v->v.start, len, adv[i].advice);
+	for (uint32_t i = 0; i < v->nr_guards && !ret; i++)
+		ret = rcheck(&t->rm, NULL, "madvise(MADV_GUARD_INSTALL)", SYS_madvise,
+			     v->guards[i].addr, v->guards[i].npages * PAGE,
+			     MADV_GUARD_INSTALL);
 	if (!ret && (v->v.madv & VMA_MLOCKED))
 		ret = rcheck(&t->rm, NULL, "mlock", SYS_mlock, v->v.start, len);
 	if (!ret && !strncmp(v->path, "[anon:", 6)) {
@@ -199,6 +219,8 @@ static int map_vma(struct rst_ctx *c, struct rst_task *t, const struct rst_vma *
 	}
 	if (fd < 0)
 		flags |= MAP_ANONYMOUS;
+	if (v->v.madv & VMA_DROPPABLE)	/* a mapping type of its own */
+		flags = (flags & ~MAP_PRIVATE) | MAP_DROPPABLE;
 	if (first && fd < 0 && (first->base != v->v.pgoff || first->size != len))
 		ret = map_shm_whole(t, v, first, prot, flags, &res);
 	else
@@ -213,7 +235,7 @@ static int map_vma(struct rst_ctx *c, struct rst_task *t, const struct rst_vma *
 	if ((uint64_t)res != v->v.start)
 		return log_err(t->rm.log, EFAULT, "pid %d: area 0x%llx landed at 0x%lx",
 			       t->pid, (unsigned long long)v->v.start, res);
-	ret = fill_pages(t, v);
+	ret = fill_pages(t, v, false);
 	if (!ret && prot != (int)v->v.prot)
 		ret = rcheck(&t->rm, NULL, "mprotect", SYS_mprotect, v->v.start,
 			     len, v->v.prot);
@@ -240,7 +262,11 @@ static int map_packet(struct rst_ctx *c, struct rst_task *t, const struct rst_vm
 	return vma_advise(t, v);
 }
 
-static int set_mm_fields(struct rst_task *t, const struct mm_state *s)
+/* @same_exe: the exe link inherited from the parent is the one to set;
+ * it is left as it is (it could not change while the child keeps an
+ * inherited mapping of it). */
+static int set_mm_fields(struct rst_task *t, const struct mm_state *s,
+			 bool same_exe)
 {
 	const struct rec_mm *m = &s->mm;
 	struct prctl_mm_map_ map = {
@@ -256,7 +282,8 @@ static int set_mm_fields(struct rst_task *t, const struct mm_state *s)
 	long exe_fd;
 	int ret;
 
-	ret = mm_open_file(t, s->exe, O_RDONLY, &exe_fd);
+	exe_fd = -1;
+	ret = same_exe ? 0 : mm_open_file(t, s->exe, O_RDONLY, &exe_fd);
 	if (ret)
 		return ret;
 	map.exe_fd = exe_fd;
@@ -266,39 +293,188 @@ static int set_mm_fields(struct rst_task *t, const struct mm_state *s)
 	if (!ret)
 		ret = rcheck(&t->rm, NULL, "prctl(PR_SET_MM_MAP)", SYS_prctl,
 			     PR_SET_MM, PR_SET_MM_MAP, addr, sizeof(map));
-	rcall(&t->rm, &exe_fd, SYS_close, exe_fd);
+	if (exe_fd >= 0)
+		rcall(&t->rm, &exe_fd, SYS_close, exe_fd);
+	return ret;
+}
+
+/* Copy-on-write sharing with the parent since fork: a parent's memory
+ * is built before its children are forked (mm_fork_prepare()), and a
+ * child keeps a private area it inherited if the parent's is the very
+ * same area and the child shares pages of it with the parent (PAGES_REF):
+ * those pages stay the parent's frames, as they were.  The child's own
+ * pages are written over them, the pages it did not have dropped. */
+static const struct mm_state *premapped_parent(struct rst_ctx *c,
+					       const struct rst_task *t)
+{
+	struct rst_task *p = t->t.ppid ? rst_task_by_pid(c, t->t.ppid) : NULL;
+	const struct mm_state *ps = p && p != t ? KSTATE(p, kind_mm) : NULL;
+
+	return ps && ps->premapped ? ps : NULL;
+}
+
+/* The parent's area @v inherited as it is, NULL if none. */
+static const struct rst_vma *inherited(const struct mm_state *ps,
+				       const struct rst_vma *v)
+{
+	int lo = 0, hi = ps ? ps->nr : 0;
+
+	if (!v->have_refs || !(v->v.flags & MAP_PRIVATE) ||
+	    (v->v.kind != VMA_ANON && v->v.kind != VMA_FILE) ||
+	    (v->v.madv & (VMA_MADV_DONTFORK | VMA_MADV_WIPEONFORK | VMA_DROPPABLE)))
+		return NULL;
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+		const struct rst_vma *p = &ps->vmas[mid];
+
+		if (p->v.start < v->v.start)
+			lo = mid + 1;
+		else if (p->v.start > v->v.start)
+			hi = mid;
+		else
+			return !memcmp(&p->v, &v->v, sizeof(v->v)) &&
+			       !strcmp(p->path, v->path) ? p : NULL;
+	}
+	return NULL;
+}
+
+static int unmap_upto(struct rst_task *t, uint64_t *at, uint64_t to)
+{
+	int ret = 0;
+
+	if (*at < to) {
+		ret = rcheck(&t->rm, NULL, "munmap", SYS_munmap, *at, to - *at);
+		*at = to;
+	}
+	return ret;
+}
+
+/* Everything the puppet has goes, but the trampoline and @keep. */
+static int unmap_all_but(struct rst_task *t, const struct mm_state *s,
+			 const struct rst_vma **keep)
+{
+	uint64_t at = 0, lo = t->tramp, hi = t->tramp + t->tramp_len;
+	bool tramp_done = !lo;
+	int ret = 0;
+
+	for (int i = 0; i <= s->nr && !ret; i++) {
+		uint64_t start = i < s->nr ? s->vmas[i].v.start : TASK_SIZE_64;
+
+		if (!tramp_done && lo <= start) {
+			ret = unmap_upto(t, &at, lo);
+			at = hi > at ? hi : at;
+			tramp_done = true;
+		}
+		if (!ret && i < s->nr && keep[i]) {
+			ret = unmap_upto(t, &at, start);
+			at = s->vmas[i].v.end > at ? s->vmas[i].v.end : at;
+		}
+	}
+	return ret ? ret : unmap_upto(t, &at, TASK_SIZE_64);
+}
+
+/* An inherited area made the child's: the parent's guard pages
+ * removed, pages it did not have dropped (MADV_DONTNEED: zeros, or the
+ * file's page), its own written, its own guards installed. */
+static int fill_inherited(struct rst_task *t, const struct rst_vma *v,
+			  const struct rst_vma *pv)
+{
+	uint64_t at = v->v.start, len = v->v.end - v->v.start;
+	bool own = false;
+	int ret = 0;
+
+	if (pv->nr_guards)
+		ret = rcheck(&t->rm, NULL, "madvise(MADV_GUARD_REMOVE)", SYS_madvise,
+			     v->v.start, len, MADV_GUARD_REMOVE);
+
+	for (uint32_t i = 0; i <= v->nr_segs && !ret; i++) {
+		uint64_t a = i < v->nr_segs ? v->segs[i].addr : v->v.end;
+
+		if (a > at)
+			ret = rcheck(&t->rm, NULL, "madvise(MADV_DONTNEED)", SYS_madvise,
+				     at, a - at, MADV_DONTNEED);
+		if (i < v->nr_segs) {
+			at = a + v->segs[i].npages * PAGE;
+			own |= !v->segs[i].ref;
+		}
+	}
+	if (!ret && own && !(v->v.prot & PROT_WRITE))
+		ret = rcheck(&t->rm, NULL, "mprotect", SYS_mprotect, v->v.start, len,
+			     v->v.prot | PROT_WRITE);
+	if (!ret && own)
+		ret = fill_pages(t, v, true);
+	if (!ret && own && !(v->v.prot & PROT_WRITE))
+		ret = rcheck(&t->rm, NULL, "mprotect", SYS_mprotect, v->v.start, len,
+			     v->v.prot);
+	return ret ? ret : vma_advise(t, v);
+}
+
+static int mm_build(struct rst_ctx *c, struct rst_task *t, struct mm_state *s)
+{
+	const struct mm_state *ps = premapped_parent(c, t);
+	const struct rst_vma **keep = calloc(s->nr + 1, sizeof(*keep));
+	int ret = keep ? 0 : log_err(c->log, ENOMEM, "mm:");
+
+	for (int i = 0; i < s->nr && !ret; i++)
+		keep[i] = inherited(ps, &s->vmas[i]);
+	if (!ret)
+		ret = unmap_all_but(t, s, keep);
+	if (!ret)
+		ret = vdso_map(t, s);
+	/* The exe link can change only while the old exe (our own binary,
+	 * perhaps the very file the saved process runs) is not mapped: now. */
+	if (!ret)
+		ret = set_mm_fields(t, s, ps && !strcmp(ps->exe, s->exe));
+	for (int i = 0; i < s->nr && !ret; i++)
+		if (keep[i])
+			ret = fill_inherited(t, &s->vmas[i], keep[i]);
+		else if (s->vmas[i].v.kind == VMA_ANON || s->vmas[i].v.kind == VMA_FILE ||
+			 s->vmas[i].v.kind == VMA_NONAME || s->vmas[i].v.kind == VMA_SYSV)
+			ret = map_vma(c, t, &s->vmas[i]);
+		else if (s->vmas[i].v.kind == VMA_PACKET)
+			ret = map_packet(c, t, &s->vmas[i]);
+	free((void *)keep);
+	if (!ret)
+		ret = mm_aio_restore(t, s);
+	for (int i = 0; i < s->nr && !ret; i++)
+		if (s->vmas[i].v.madv & VMA_SEALED)
+			ret = rcheck(&t->rm, NULL, "mseal", 462, s->vmas[i].v.start,
+				     s->vmas[i].v.end - s->vmas[i].v.start, 0);
+	return ret;
+}
+
+/* Whether @t's memory can be built before its children are forked: not
+ * with what would bind them (sealed areas, which they could not unmap;
+ * SysV attaches, counted per attach), nor what must wait for the tree
+ * (files under /proc) or for its fds (packet rings, mapped from their
+ * socket). */
+static bool premappable(const struct mm_state *s)
+{
+	for (int i = 0; i < s->nr; i++)
+		if ((s->vmas[i].v.madv & VMA_SEALED) || s->vmas[i].v.kind == VMA_SYSV ||
+		    s->vmas[i].v.kind == VMA_PACKET ||
+		    !strncmp(s->vmas[i].path, "/proc/", 6))
+			return false;
+	return true;
+}
+
+int mm_fork_prepare(struct rst_ctx *c, struct rst_task *t)
+{
+	struct mm_state *s = t->kind_state[kind_index(&kind_mm)];
+	int ret;
+
+	if (!s || s->premapped || (t->t.flags & TASK_SHARES_VM) || !premappable(s))
+		return 0;
+	ret = mm_build(c, t, s);
+	s->premapped = !ret;
 	return ret;
 }
 
 int mm_restore(struct rst_ctx *c, struct rst_task *t)
 {
 	struct mm_state *s = t->kind_state[kind_index(&kind_mm)];
-	uint64_t lo = t->tramp, hi = t->tramp + t->tramp_len;
-	int ret = 0;
 
 	if (t->t.flags & TASK_SHARES_VM)
 		return 0;	/* its parent's, which its parent restores */
-	/* Everything the puppet inherited goes, but the trampoline. */
-	if (lo)
-		ret = rcheck(&t->rm, NULL, "munmap", SYS_munmap, 0, lo);
-	if (!ret)
-		ret = rcheck(&t->rm, NULL, "munmap", SYS_munmap, hi,
-			     TASK_SIZE_64 - hi);
-	if (!ret)
-		ret = vdso_map(t, s);
-	/* The exe link can change only while the old exe (our own binary,
-	 * perhaps the very file the saved process runs) is not mapped: now. */
-	if (!ret)
-		ret = set_mm_fields(t, s);
-	for (int i = 0; i < s->nr && !ret; i++)
-		if (s->vmas[i].v.kind == VMA_ANON || s->vmas[i].v.kind == VMA_FILE ||
-		    s->vmas[i].v.kind == VMA_NONAME || s->vmas[i].v.kind == VMA_SYSV)
-			ret = map_vma(c, t, &s->vmas[i]);
-		else if (s->vmas[i].v.kind == VMA_PACKET)
-			ret = map_packet(c, t, &s->vmas[i]);
-	for (int i = 0; i < s->nr && !ret; i++)
-		if (s->vmas[i].v.madv & VMA_SEALED)
-			ret = rcheck(&t->rm, NULL, "mseal", 462, s->vmas[i].v.start,
-				     s->vmas[i].v.end - s->vmas[i].v.start, 0);
-	return ret;
+	return s->premapped ? 0 : mm_build(c, t, s);
 }

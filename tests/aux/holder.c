@@ -3,7 +3,7 @@
  * left exactly as it was: its counter kept running, its memory intact.
  * usage: holder MODE GOFILE [MiB]
  * MODE: plain iouring netlink vsock thread child vfork vmsibling orphansession
- *       evfds files lock lease fifo linkeddel deleted futurewrite
+ *       evfds files lock lease fifo linkeddel deleted futurewrite shmlater
  *       epollring epollgone epolllater unixfds unixlog farjump
  * (iouring and vsock: fds of kinds ckpt does not support; netlink: an
  * unbound NETLINK_ROUTE socket; vfork: we
@@ -14,7 +14,8 @@
  * not in the removed name's directory;
  * deleted: a deleted file in GOFILE's directory's sub/)
  * (futurewrite: a writable shared mapping of a memfd sealed afterwards
- * with F_SEAL_FUTURE_WRITE)
+ * with F_SEAL_FUTURE_WRITE; shmlater: shared anonymous memory we map,
+ * open as a file only by our child)
  * (epollring: an epoll watching an io_uring; epollgone: an epoll
  * watching a pipe end whose fd we closed, kept open only by a process
  * outside the tree; epolllater: the same, kept open only by our child)
@@ -197,6 +198,31 @@ static void future_write(void)
 		exit(3);
 }
 
+/* shmlater: shared anonymous memory we only map, which our child opens
+ * through map_files (once it has, we go on) */
+static void shm_open_later(void)
+{
+	char *m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	int p[2];
+	char c;
+
+	if (m == MAP_FAILED || pipe(p))
+		exit(3);
+	if (fork() == 0) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "/proc/self/map_files/%lx-%lx",
+			 (unsigned long)m, (unsigned long)m + 4096);
+		if (open(path, O_RDWR) < 0 || munmap(m, 4096))
+			_exit(3);
+		(void)!write(p[1], "x", 1);
+		for (;;)
+			pause();
+	}
+	if (read(p[0], &c, 1) != 1)
+		exit(3);
+}
+
 static int fds_pair[2] = { -1, -1 };
 
 /* an fd in flight: /dev/null sent with a message over a socketpair */
@@ -338,6 +364,8 @@ int main(int argc, char **argv)
 		deleted_file(!strcmp(argv[1], "linkeddel"));
 	else if (!strcmp(argv[1], "futurewrite"))
 		future_write();
+	else if (!strcmp(argv[1], "shmlater"))
+		shm_open_later();
 	else if (!strcmp(argv[1], "files")) {
 		open_beside("ro", O_RDONLY);
 		open_beside("rw", O_RDWR);

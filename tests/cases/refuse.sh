@@ -6,6 +6,7 @@ t refuse_vfork
 t refuse_shared_memory
 t refuse_socket
 t refuse_future_write
+t refuse_shm_open_later
 t refuse_deleted_with_links
 t deleted_dir_gone
 t lease_holder
@@ -24,6 +25,7 @@ test_refuse_vfork() { refused_checkpoint vfork 'pid [0-9]* does not stop: it is 
 test_refuse_shared_memory() { refused_checkpoint vmsibling 'share their memory (CLONE_VM), and neither has it from its parent'; }
 test_refuse_socket() { refused_checkpoint vsock 'fd [0-9]*: unsupported kind of file socket:'; }
 test_refuse_future_write() { refused_checkpoint futurewrite 'a writable mapping of a memfd sealed with F_SEAL_FUTURE_WRITE'; }
+test_refuse_shm_open_later() { refused_checkpoint shmlater 'open as a file or mapped privately by a process saved after it'; }
 test_refuse_deleted_with_links() { refused_checkpoint linkeddel 'sub/file (deleted): its name was removed, but 1 other links to it remain, none in'; }
 
 # A deleted file comes back in its directory: without it, restart fails
