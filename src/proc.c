@@ -141,10 +141,15 @@ int proc_status_u64(pid_t pid, const char *key, int base, uint64_t *v)
 
 static int parse_maps_line(const char *line, struct vma *v)
 {
+	/* sscanf() takes the length of all it is given: on a line of a
+	 * buffer of 20,000 areas' smaps that was quadratic (a checkpoint of
+	 * 60,000 areas took 36 s).  The fields before the path fit here. */
+	char head[160];
 	int pathpos = 0;
 
 	memset(v, 0, sizeof(*v));
-	if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %4s %" SCNx64 " %x:%x %" SCNu64 "%n",
+	snprintf(head, sizeof(head), "%.*s", (int)strcspn(line, "\n"), line);
+	if (sscanf(head, "%" SCNx64 "-%" SCNx64 " %4s %" SCNx64 " %x:%x %" SCNu64 "%n",
 		   &v->start, &v->end, v->perms, &v->pgoff, &v->dev_major,
 		   &v->dev_minor, &v->ino, &pathpos) < 7)
 		return -EINVAL;
