@@ -66,6 +66,7 @@ enum ckpt_rec_type {
 	REC_CGROUP_MEMBER = 201,	/* the cgroups of the last THREAD */
 	REC_CGROUP_PROP	= 202,	/* a file of the last CGROUP: its value,
 				 * owner and mode */
+	REC_NS_UTS	= 210,	/* the root's own uts namespace: its names */
 	/* set aside, unused so far: 148-149 (epoll and inotify keep all
 	 * in their FILE), 153-155 unix sockets, 156-159 TCP/UDP (FILE_INET
 	 * keeps all in its FILE), 162-169 32-bit tasks, 172-179 SysV IPC,
@@ -1049,6 +1050,15 @@ struct rec_netlink {
 	/* uint32_t groups[nr_groups]; struct sock_filter f[nr_filter]; */
 };
 
+/* REC_NS_UTS: the root process was in a uts namespace of its own (not
+ * ckpt's): restart makes a new one with these names, and every process
+ * of the tree joins it.  After the root's TASK, once. */
+struct rec_ns_uts {
+	char nodename[65];	/* NUL-terminated, as uname() gives them */
+	char domainname[65];
+	uint8_t reserved[6];
+};
+
 /* The records' sizes on disk, pinned: a change to any of them is a
  * change of the image format (records grow only at their end, so that
  * older images still read; docs/image-format.md says so), never an
@@ -1123,5 +1133,6 @@ _Static_assert(sizeof(struct rec_cgroup) == 32, "rec_cgroup size");
 _Static_assert(sizeof(struct rec_cgroup_prop) == 32, "rec_cgroup_prop size");
 _Static_assert(sizeof(struct rec_cgroup_member) == 8, "rec_cgroup_member size");
 _Static_assert(sizeof(struct rec_cgroup_ref) == 8, "rec_cgroup_ref size");
+_Static_assert(sizeof(struct rec_ns_uts) == 136, "rec_ns_uts size");
 
 #endif

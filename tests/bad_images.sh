@@ -1163,6 +1163,18 @@ forged "UNIX_SCM twice" insert --at after:'FILE#0' \
 	--type UNIX_SK --payload "$(usk 2 1 0 0 0 0 00616263 1 3 "$(le 4 3)616263")" \
 	--type UNIX_SCM --payload "$(uscm 1000 1 1 1 "$(le 4 0)$(le 4 1)$(le 4 1)")" \
 	--type UNIX_SCM --payload "$(uscm 1000 1 1 1 "$(le 4 0)$(le 4 1)$(le 4 1)")"
+# the root's uts namespace (NS_UTS: two 65-byte names, 6 reserved bytes)
+utsrec() {	# NODENAME-HEX DOMAIN-HEX RESERVED-HEX
+	local n=$1 m=$2
+	printf '%s' "$n$(zeros $((65 - ${#n} / 2)))$m$(zeros $((65 - ${#m} / 2)))$3"
+}
+forged "control: NS_UTS"           --control insert --at after:TASK --type NS_UTS --payload "$(utsrec 6868 6464 "$(zeros 6)")"
+forged "NS_UTS nodename unterminated" --expect "bad NS_UTS" insert --at after:TASK --type NS_UTS \
+	--payload "$(printf '41%.0s' {1..65})$(zeros 65)$(zeros 6)"
+forged "NS_UTS reserved 1"         --expect "bad NS_UTS" insert --at after:TASK --type NS_UTS --payload "$(utsrec 68 64 "$(zeros 5)01")"
+forged "NS_UTS twice"              --expect "bad NS_UTS" insert --at after:TASK --type NS_UTS --payload "$(utsrec 68 64 "$(zeros 6)")" \
+	--type NS_UTS --payload "$(utsrec 68 64 "$(zeros 6)")"
+forged "NS_UTS 135 bytes"          insert --at after:TASK --type NS_UTS --payload "$(utsrec 68 64 "$(zeros 5)")"
 # the record stream
 forged "header len 2^63 (VMA)"     setlen -r 'VMA#0' --len 0x8000000000000000
 forged "header len 2^63 (PAGES)"   setlen -r "$big_i" --len 0x8000000000000000
