@@ -336,6 +336,9 @@ static int mount_all(struct rst_ctx *c, struct cg_rst *st)
 				 cg_name(h), strerror(-fd));
 			continue;
 		}
+		if (fd == -EPERM)	/* not root: its groups are not ours */
+			return log_err(c->log, EPERM, "cgroup hierarchy %s cannot be mounted without privilege (restart as root, or with --no-cgroups to stay in restart's own groups):",
+				       cg_name(h));
 		if (fd < 0)
 			return log_err(c->log, -fd, "cgroup hierarchy %s cannot be mounted here (a controller this kernel lacks, or has on cgroup v2 only?):",
 				       cg_name(h));

@@ -9,6 +9,7 @@ t lock_conflict            group pidns
 t fifo_open_elsewhere      group pidns
 t orphan_session           group alone
 t oom_score_refused
+t restart_unprivileged
 
 # A big image's page checksums are checked while the tree is built
 # (pageverify.c): a flipped byte deep in its page data still fails the
@@ -171,4 +172,28 @@ test_orphan_session() {
 	for p in $pid $kid; do
 		! kill -0 $p 2>/dev/null || { echo "pid $p left behind"; return 1; }
 	done
+}
+
+# An ordinary user restarting root's image gains nothing: refused with
+# exit 125 and one line naming what it lacks, before any process of the
+# image exists (with --no-cgroups it gets as far as the first pid, which
+# only privilege can ask for); root then restarts the same image.
+test_restart_unprivileged() {
+	local d=$WORK/unpriv err rc opt
+	start_holder plain $d || return 1
+	checkpoint_kill $d $pid || return 1
+	chmod 755 $d && chmod 644 $d/img
+	for opt in "" --no-cgroups; do
+		setpriv --reuid=nobody --regid=nogroup --clear-groups \
+			timeout 20 "$CKPT" restart $opt $d/img > $d/rout 2> $d/err < /dev/null
+		rc=$?
+		err=$(grep -v "warning" $d/err)
+		note "$opt: $err"
+		[ $rc = 125 ] && [ "$(printf '%s\n' "$err" | wc -l)" = 1 ] || return 1
+		printf '%s' "$err" | grep -q "without privilege\|creating pid $pid: Operation not permitted" || return 1
+		sanitizer_clean $d/err || return 1
+		! kill -0 $pid 2>/dev/null || { note "pid $pid exists"; return 1; }
+	done
+	( sleep 0.3; touch $d/go ) &
+	ckpt restart $d/img > $d/rout 2>&1 && grep -q '^PASS' $d/out
 }
