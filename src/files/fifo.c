@@ -180,6 +180,11 @@ static const struct rec_desc fifo_recs[] = {
 	{ 0 }
 };
 
+static int fifo_restore_end(struct rst_ctx *c)
+{
+	return pipebuf_restore_end(c, &kind_fifo);
+}
+
 const struct kind_ops kind_fifo = {
 	.name = "fifo",
 	.recs = fifo_recs,
@@ -187,6 +192,7 @@ const struct kind_ops kind_fifo = {
 	.dump_size = sizeof(struct fifo_cpt),
 	.dump_free = fifo_dump_free,
 	.load = fifo_rec_load,
+	.restore_end = fifo_restore_end,
 	.free_ctx = pipebuf_free_ctx,
 	.show = pipebuf_show,
 };

@@ -298,6 +298,11 @@ static const struct rec_desc pipe_recs[] = {
 	{ 0 }
 };
 
+static int pipe_restore_end(struct rst_ctx *c)
+{
+	return pipebuf_restore_end(c, &kind_pipe);
+}
+
 const struct kind_ops kind_pipe = {
 	.name = "pipe",
 	.recs = pipe_recs,
@@ -305,6 +310,7 @@ const struct kind_ops kind_pipe = {
 	.dump_size = sizeof(struct pipe_cpt),
 	.dump_free = pipe_dump_free,
 	.load = pipe_rec_load,
+	.restore_end = pipe_restore_end,
 	.free_ctx = pipebuf_free_ctx,
 	.show = pipebuf_show,
 };

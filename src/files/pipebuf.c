@@ -176,6 +176,19 @@ int pipebuf_fill(int fd, const char *data, uint32_t len)
 	return 0;
 }
 
+int pipebuf_restore_end(struct rst_ctx *c, const struct kind_ops *k)
+{
+	struct pipebuf_table *pt = KCSTATE(c, *k);
+
+	for (int i = 0; pt && i < pt->n; i++)
+		for (int j = 0; j < 2; j++) {
+			if (pt->e[i].fd[j] >= 0)
+				close(pt->e[i].fd[j]);
+			pt->e[i].fd[j] = -1;
+		}
+	return 0;
+}
+
 void pipebuf_free_ctx(void *state)
 {
 	struct pipebuf_table *pt = state;

@@ -43,6 +43,11 @@ struct rst_pipebuf *pipebuf_by_id(struct rst_ctx *c, const struct kind_ops *k,
  * which pipe). */
 int pipebuf_fill(int fd, const char *data, uint32_t len);
 void pipebuf_free_ctx(void *state);
+/* Restart: every process is built, none let go.  ckpt's own ends of the
+ * pipes (FIFOs) it made go now: a process let go while ckpt still held
+ * the read end of a pipe whose readers had all closed wrote into it
+ * (no EPIPE), and one reading a writerless pipe would wait. */
+int pipebuf_restore_end(struct rst_ctx *c, const struct kind_ops *k);
 void pipebuf_show(struct info_out *o, const struct rec *r);
 
 #endif
