@@ -156,15 +156,8 @@ static int describe(struct cpt_ctx *c, const struct fd_probe *p, int sk,
 	if (ret)
 		return log_err(c->log, -ret, "pid %d fd %d: reading netlink socket:",
 			       p->pid, p->fd);
-	ret = skfilter_get(sk, filter, &rn->nr_filter);
-	if (ret == -EACCES)
-		return log_err(c->log, EOPNOTSUPP,
-			       "pid %d fd %d: netlink socket with an eBPF filter (SO_ATTACH_BPF), which cannot be read back",
-			       p->pid, p->fd);
-	if (ret)
-		return log_err(c->log, -ret, "pid %d fd %d: netlink socket's filter:",
-			       p->pid, p->fd);
-	return waiting(c, p, sk);
+	ret = skfilter_dump(c->log, p->pid, p->fd, "netlink", sk, filter, &rn->nr_filter);
+	return ret ? ret : waiting(c, p, sk);
 }
 
 static int netlink_dump(struct cpt_ctx *c, const struct fd_probe *p,

@@ -277,15 +277,8 @@ static int describe(struct cpt_ctx *c, const struct fd_probe *p, int sk,
 	if (ret)
 		return log_err(c->log, -ret, "pid %d fd %d: packet socket options:",
 			       p->pid, p->fd);
-	ret = skfilter_get(sk, filter, &rp->nr_filter);
-	if (ret == -EACCES)
-		return log_err(c->log, EOPNOTSUPP,
-			       "pid %d fd %d: packet socket with an eBPF filter (SO_ATTACH_BPF), which cannot be read back",
-			       p->pid, p->fd);
-	if (ret)
-		return log_err(c->log, -ret, "pid %d fd %d: packet socket's filter:",
-			       p->pid, p->fd);
-	return refusal(c, p, sk, rp);
+	ret = skfilter_dump(c->log, p->pid, p->fd, "packet", sk, filter, &rp->nr_filter);
+	return ret ? ret : refusal(c, p, sk, rp);
 }
 
 static int packet_dump(struct cpt_ctx *c, const struct fd_probe *p,

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../log.h"
 #include "skutil.h"
 
 int skfilter_get(int sk, void **insns, uint32_t *n)
@@ -42,6 +43,18 @@ int skfilter_get(int sk, void **insns, uint32_t *n)
 	*insns = f;
 	*n = len;
 	return 0;
+}
+
+int skfilter_dump(struct ckpt_log *log, int pid, int fd, const char *kind, int sk,
+		  void **insns, uint32_t *n)
+{
+	int ret = skfilter_get(sk, insns, n);
+
+	if (ret == -EACCES)
+		return log_err(log, EOPNOTSUPP,
+			       "pid %d fd %d: %s socket with an eBPF filter (SO_ATTACH_BPF), which cannot be read back",
+			       pid, fd, kind);
+	return ret ? log_err(log, -ret, "pid %d fd %d: %s socket's filter:", pid, fd, kind) : 0;
 }
 
 int skfilter_set(int sk, const void *insns, uint32_t n)

@@ -1,6 +1,7 @@
-/* skutil.h - what packet.c and netlink.c both need of a socket: its
- * classic BPF filter (SO_ATTACH_FILTER), read back and attached again,
- * and whether it lives in ckpt's own network namespace. */
+/* skutil.h - what socket kinds need of a socket: its classic BPF filter
+ * (SO_ATTACH_FILTER), read back and attached again (packet.c, netlink.c,
+ * sockopt.c's table for inet sockets), its buffer sizes, and whether it
+ * lives in ckpt's own network namespace. */
 #ifndef CKPT_SKUTIL_H
 #define CKPT_SKUTIL_H
 
@@ -12,7 +13,14 @@
  * (8 bytes each; *n 0 and NULL: none).  -EACCES for an eBPF program
  * (SO_ATTACH_BPF), which the kernel cannot give back; else -errno. */
 int skfilter_get(int sk, void **insns, uint32_t *n);
-/* Restart: attach @n instructions (0: nothing).  0 or -errno. */
+struct ckpt_log;
+/* Checkpoint: skfilter_get(), its failure reported for the @kind
+ * ("packet") socket at @pid's @fd: an eBPF program is refused, naming
+ * it.  0, or -errno (reported). */
+int skfilter_dump(struct ckpt_log *log, int pid, int fd, const char *kind, int sk,
+		  void **insns, uint32_t *n);
+/* Restart: attach @n instructions (0: nothing), from the image's copy,
+ * aligned or not (the kernel copies it).  0 or -errno. */
 int skfilter_set(int sk, const void *insns, uint32_t n);
 
 /* Restart: SO_RCVBUF and SO_SNDBUF made what getsockopt read at

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "../image_format.h"
+#include "skutil.h"
 #include "sockopt.h"
 
 /* option numbers older libc headers may lack (the kernel's uapi) */
@@ -333,14 +334,15 @@ static int get_value(int sk, const struct opt_def *d, void *buf)
 	socklen_t len = d->type == T_INT ? sizeof(int) : (socklen_t)d->max;
 
 	if (d->type == T_FILTER) {
-		len = 0;	/* asks for the number of instructions */
-		if (getsockopt(sk, d->level, d->name, NULL, &len))
-			return -errno;
-		if (len > BPF_MAXINSNS)
-			return -E2BIG;
-		if (len && getsockopt(sk, d->level, d->name, buf, &len))
-			return -errno;
-		return len * sizeof(struct sock_filter);
+		void *insns;
+		uint32_t n;
+		int ret = skfilter_get(sk, &insns, &n);
+
+		if (ret || !n)	/* none: NULL */
+			return ret;
+		memcpy(buf, insns, n * sizeof(struct sock_filter));
+		free(insns);
+		return n * sizeof(struct sock_filter);
 	}
 	memset(buf, 0, len);
 	if (getsockopt(sk, d->level, d->name, buf, &len))
@@ -463,19 +465,9 @@ static int set_value(int sk, const struct opt_def *d, const char *v,
 		     uint32_t vlen)
 {
 	if (d->type == T_FILTER) {
-		struct sock_fprog p = { vlen / sizeof(struct sock_filter), NULL };
-		struct sock_filter *f = malloc(vlen ? vlen : 1);
-		int ret;
-
 		if (!vlen)	/* never on a new socket: it has none */
 			return setsockopt(sk, SOL_SOCKET, SO_DETACH_FILTER, NULL, 0) ? -errno : 0;
-		if (!f)
-			return -ENOMEM;
-		memcpy(f, v, vlen);	/* the image's copy is not aligned */
-		p.filter = f;
-		ret = setsockopt(sk, d->level, d->name, &p, sizeof(p)) ? -errno : 0;
-		free(f);
-		return ret;
+		return skfilter_set(sk, v, vlen / sizeof(struct sock_filter));
 	}
 	return setsockopt(sk, d->level, d->name, v, vlen) ? -errno : 0;
 }
