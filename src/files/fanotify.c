@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "../files.h"
+#include "fhandle.h"
 
 #define FA_LINK		"anon_inode:[fanotify]"
 #define FA_MAX_MARKS	(1 << 16)
@@ -55,83 +56,6 @@ static const char *const mark_kind[] = { "?", "inode", "mount", "file system" };
 static bool fa_match(struct cpt_ctx *c, const struct fd_probe *p)
 {
 	return !strcmp(p->link, FA_LINK);
-}
-
-static void unescape(char *s)	/* mountinfo's \040 */
-{
-	char *o = s;
-
-	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] && s[3]) {
-			*o++ = (char)strtol((char[]){ s[1], s[2], s[3], 0 }, NULL, 8);
-			s += 3;
-		} else {
-			*o++ = *s;
-		}
-	}
-	*o = 0;
-}
-
-/* The next mount of @mountinfo: its id, device (kernel encoding) and
- * mount point; false at the end. */
-static bool next_mount(FILE *mi, unsigned int *id, unsigned int *sdev, char *mp)
-{
-	char line[2 * CKPT_PATH_MAX];
-	unsigned int maj, min;
-
-	while (fgets(line, sizeof(line), mi)) {
-		if (sscanf(line, "%u %*u %u:%u %*s %4095s", id, &maj, &min, mp) != 4)
-			continue;
-		unescape(mp);
-		*sdev = maj << 20 | min;
-		return true;
-	}
-	return false;
-}
-
-static bool same_inode(const char *path, unsigned long long ino, unsigned int sdev)
-{
-	struct stat st;
-
-	return !lstat(path, &st) && st.st_ino == ino &&
-	       major(st.st_dev) == sdev >> 20 && minor(st.st_dev) == (sdev & 0xfffff);
-}
-
-/* The path of inode @ino of @sdev now, through its handle @fh opened on
- * a mount of its device. */
-static int inode_path(struct file_handle *fh, unsigned long long ino,
-		      unsigned int sdev, char *path)
-{
-	FILE *mi = fopen("/proc/self/mountinfo", "re");
-	char mp[CKPT_PATH_MAX], proc[64];
-	unsigned int id, dev;
-	int ret = -ENOENT;
-
-	if (!mi)
-		return -errno;
-	while (ret && next_mount(mi, &id, &dev, mp)) {
-		int mfd, fd;
-		ssize_t n;
-
-		if (dev != sdev)
-			continue;
-		/* not O_PATH: open_by_handle_at wants a real open file */
-		mfd = open(mp, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-		fd = mfd < 0 ? -1 : open_by_handle_at(mfd, fh, O_PATH | O_CLOEXEC);
-		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-		n = fd < 0 ? -1 : readlink(proc, path, CKPT_PATH_MAX - 1);
-		if (n > 0) {
-			path[n] = 0;
-			if (path[0] == '/' && same_inode(path, ino, sdev))
-				ret = 0;
-		}
-		if (fd >= 0)
-			close(fd);
-		if (mfd >= 0)
-			close(mfd);
-	}
-	fclose(mi);
-	return ret;
 }
 
 /* Does @path reach mount @mnt_id from here? */
@@ -175,7 +99,7 @@ static int mount_path(pid_t pid, struct mark *m, unsigned int key)
 	mi = fopen(name, "re");
 	if (!mi)
 		return -errno;
-	while (ret && next_mount(mi, &id, &dev, m->path)) {
+	while (ret && mountinfo_next(mi, &id, &dev, m->path)) {
 		struct stat st;
 
 		if (m->m.type == FANOTIFY_MARK_MOUNT && id == key && reaches_mount(m->path, id))
@@ -207,7 +131,7 @@ static int parse_inode(const char *line, struct mark *m)
 	fh->handle_type = type;
 	for (unsigned int i = 0; i < bytes; i++)
 		sscanf(hex + 2 * i, "%2hhx", &fh->f_handle[i]);
-	ret = inode_path(fh, ino, sdev, m->path);
+	ret = fhandle_path(fh, ino, sdev, m->path);
 	free(fh);
 	return ret;
 }

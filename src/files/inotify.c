@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "../files.h"
+#include "fhandle.h"
 
 #define IN_LINK "anon_inode:inotify"
 #define IN_MAX_WD (1 << 20)	/* at most that many dummy watches at restart */
@@ -54,67 +55,6 @@ struct watch {
 static bool in_match(struct cpt_ctx *c, const struct fd_probe *p)
 {
 	return !strcmp(p->link, IN_LINK);
-}
-
-static bool same_inode(const char *path, const struct rec_inotify_watch *w)
-{
-	struct stat st;
-
-	return !lstat(path, &st) && st.st_ino == w->ino &&
-	       major(st.st_dev) == w->sdev >> 20 && minor(st.st_dev) == (w->sdev & 0xfffff);
-}
-
-static void unescape(char *s)	/* mountinfo's \040 */
-{
-	char *o = s;
-
-	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] && s[3]) {
-			*o++ = (char)strtol((char[]){ s[1], s[2], s[3], 0 }, NULL, 8);
-			s += 3;
-		} else {
-			*o++ = *s;
-		}
-	}
-	*o = 0;
-}
-
-/* The path of the handle's inode, through a mount of its device that
- * reaches it. */
-static int handle_path(struct file_handle *fh, struct watch *w)
-{
-	FILE *mi = fopen("/proc/self/mountinfo", "re");
-	char line[2 * CKPT_PATH_MAX], mp[CKPT_PATH_MAX], proc[64];
-	unsigned int maj, min;
-	int ret = -ENOENT;
-
-	if (!mi)
-		return -errno;
-	while (ret && fgets(line, sizeof(line), mi)) {
-		int mfd, fd;
-		ssize_t n;
-
-		if (sscanf(line, "%*u %*u %u:%u %*s %4095s", &maj, &min, mp) != 3 ||
-		    maj != w->w.sdev >> 20 || min != (w->w.sdev & 0xfffff))
-			continue;
-		unescape(mp);
-		/* not O_PATH: open_by_handle_at wants a real open file */
-		mfd = open(mp, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-		fd = mfd < 0 ? -1 : open_by_handle_at(mfd, fh, O_PATH | O_CLOEXEC);
-		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-		n = fd < 0 ? -1 : readlink(proc, w->path, sizeof(w->path) - 1);
-		if (n > 0) {
-			w->path[n] = 0;
-			if (w->path[0] == '/' && same_inode(w->path, &w->w))
-				ret = 0;
-		}
-		if (fd >= 0)
-			close(fd);
-		if (mfd >= 0)
-			close(mfd);
-	}
-	fclose(mi);
-	return ret;
 }
 
 #define FOBJ_PREFIX "fobj:"
@@ -186,7 +126,7 @@ static int parse_watch(struct cpt_ctx *c, const struct fd_probe *p,
 	fh->handle_type = type;
 	for (unsigned int i = 0; i < bytes; i++)
 		sscanf(hex + 2 * i, "%2hhx", &fh->f_handle[i]);
-	ret = handle_path(fh, w);
+	ret = fhandle_path(fh, w->w.ino, w->w.sdev, w->path);
 	free(fh);
 	if (ret)
 		ret = watch_deleted(c, w);
