@@ -65,7 +65,8 @@ int rst_thread_add(struct rst_task *t, pid_t tid)
 {
 	struct rst_thread *n, *old = t->threads;
 
-	if (t->nr_threads >= MAX_THREADS || t->nr_threads >= (int)t->t.nr_threads)
+	/* model.c's load_thread() counts them against the TASK's count */
+	if (t->nr_threads >= MAX_THREADS)
 		return -E2BIG;
 	/* grown by doubling, not to the TASK's count: a forged count of
 	 * 65,536 with one THREAD costs one */

@@ -36,7 +36,7 @@ static const char *const ns_types[] = {
 struct ns_cpt {
 	struct stat own[NR_NS];		/* ckpt's; st_ino 0: none here */
 	struct stat root_uts;		/* the root's, if its own */
-	bool read, root_seen, root_uts_own;
+	bool read, root_uts_own;
 };
 
 static int ns_own(struct cpt_ctx *c, struct ns_cpt *st)
@@ -94,14 +94,14 @@ static int ns_check_thread(struct cpt_ctx *c, struct ns_cpt *st, pid_t pid,
 }
 
 /* Held, nothing of it changed yet: refused now, it runs on as before.
- * The root is held first. */
+ * The root is held first: the others' uts namespace is checked against
+ * its own. */
 static int ns_hold(struct cpt_ctx *c, struct cpt_task *t)
 {
 	struct ns_cpt *st = kind_dump_state(c, &kind_ns);
-	bool root = !st->root_seen;
+	bool root = t == c->tasks[0];
 	int ret = st->read ? 0 : ns_own(c, st);
 
-	st->root_seen = true;
 	for (int i = 0; i < t->nr_threads && !ret; i++)
 		ret = ns_check_thread(c, st, t->pid, t->threads[i].tid, root);
 	return ret;
