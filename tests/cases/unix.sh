@@ -102,13 +102,15 @@ unix_external() {	# DIR: python holds the other ends until DIR/done
 	grep -q "^UNIX_SK .*state=peer-gone.*bytes=12" $d/info || return 1
 	grep -q "^FILE .*kind=inherit.*path=socket:" $d/info || return 1
 	grep -q "^UNIX_SK .*type=dgram state=remote .*name=$d/log.sock" $d/info || return 1
-	( sleep 0.5; touch $d/go ) &
 	ckpt_bg restart $d/img < /dev/null > $d/restart.out 2>&1 &
 	rpid=$!
-	for ((i = 0; i < 300; i++)); do
-		[ -e /proc/$pid/fd/9 ] && break
+	# While restart builds the process, its fd 9 may briefly be one of
+	# ckpt's own: wait for the socket, and only then let the program go.
+	for ((i = 0; i < 500; i++)); do
+		readlink /proc/$pid/fd/9 2>/dev/null | grep -q '^socket:' && break
 		sleep 0.01
 	done
+	touch $d/go
 	readlink /proc/$pid/fd/9 | grep -q '^socket:' || { echo "fd 9 is not a socket"; return 1; }
 	wait $rpid || { cat $d/restart.out; return 1; }
 	grep -q '^PASS' $d/out && sanitizer_clean $d/err $d/restart.out || return 1
