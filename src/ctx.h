@@ -62,6 +62,9 @@ struct cpt_ctx {
 	struct id_table pids;	/* index in tasks, by pid */
 	uint32_t next_objref;	/* the last objref given out, by any kind */
 	struct guard_cache guard;	/* gadgets found per file (guard.h) */
+	/* 1 << NS_x (kinds/ns.h): the root's x namespace is its own,
+	 * known once the ns kind has held the root */
+	uint32_t ns_own;
 	void *kind_state[MAX_KINDS];	/* each kind's (kind_dump_state()) */
 	/* set by ckpt_cancel() (a signal): the checkpoint fails at its
 	 * next step, undoing what it did */
@@ -118,6 +121,7 @@ struct rst_ctx {
 	uint32_t fd_floor;	/* above every saved fd number */
 	bool here;		/* checks against this machine too (not for
 				 * `ckpt info`) */
+	uint32_t ns_own;	/* 1 << NS_x (kinds/ns.h), from the image */
 	void *kind_state[MAX_KINDS];	/* what kinds keep for the whole image */
 	/* the PAGES checksums left for later (pageverify.c) */
 	struct ir_span *spans;

@@ -1,0 +1,30 @@
+/* ns.h - the namespaces of a container (a tree whose root is the init of
+ * a pid namespace of its own), between the ns kind, which decides which
+ * are the root's own (ns_own), and the kinds that save and make their
+ * content (mounts, network, ipc).
+ *
+ * Checkpoint: ckpt runs inside the container's pid, net, ipc, uts and
+ * cgroup namespaces (container.c) and in a private mount namespace of
+ * its own whose /proc is the container's; the container's mounts are
+ * /proc/1/mountinfo and /proc/1/root.  Restart: the root (pid 1) is made
+ * in a new pid namespace; the ns kind's restore of the root makes (or
+ * joins) the others in it, and ckpt then joins its net, ipc and uts
+ * namespaces, so that the kinds after ns configure them directly.  The
+ * other processes join the root's namespaces in the ns kind's restore.
+ */
+#ifndef CKPT_KINDS_NS_H
+#define CKPT_KINDS_NS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum ns_type {
+	NS_PID, NS_MNT, NS_NET, NS_IPC, NS_UTS, NS_USER, NS_TIME, NS_CGROUP,
+	NR_NS_TYPES
+};
+
+/* cpt_ctx and rst_ctx both have uint32_t ns_own: bit 1 << NS_x when the
+ * root's x namespace is its own (not ckpt's caller's). */
+#define NS_OWN(c, type)	(!!((c)->ns_own & (1u << (type))))
+
+#endif
