@@ -68,6 +68,7 @@ enum ckpt_rec_type {
 				 * owner and mode */
 	REC_NS_UTS	= 210,	/* the root's own uts namespace: its names */
 	REC_NS		= 211,	/* a container's namespaces: its own, shared */
+	REC_NS_TIME	= 212,	/* its own time namespace: its clocks */
 	/* set aside, unused so far: 148-149 (epoll and inotify keep all
 	 * in their FILE), 153-155 unix sockets, 156-159 TCP/UDP (FILE_INET
 	 * keeps all in its FILE), 162-169 32-bit tasks, 172-179 SysV IPC,
@@ -1076,6 +1077,15 @@ struct rec_ns {
 	uint64_t reserved;
 };
 
+/* REC_NS_TIME: a container's own time namespace, as its clocks read at
+ * the checkpoint: restart sets the new namespace's offsets so that they
+ * go on from there (they stand still while it is not running).  After
+ * NS, once. */
+struct rec_ns_time {
+	int64_t monotonic_ns;
+	int64_t boottime_ns;
+};
+
 /* The records' sizes on disk, pinned: a change to any of them is a
  * change of the image format (records grow only at their end, so that
  * older images still read; docs/image-format.md says so), never an
@@ -1084,6 +1094,7 @@ _Static_assert(sizeof(struct rec_hdr) == 24, "rec_hdr size");
 _Static_assert(sizeof(struct rec_trailer) == 8, "rec_trailer size");
 _Static_assert(sizeof(struct rec_head) == 208, "rec_head size");
 _Static_assert(sizeof(struct rec_ns) == 16, "rec_ns size");
+_Static_assert(sizeof(struct rec_ns_time) == 16, "rec_ns_time size");
 _Static_assert(sizeof(struct rec_tail) == 32, "rec_tail size");
 _Static_assert(sizeof(struct rec_task) == 56, "rec_task size");
 _Static_assert(sizeof(struct rec_thread) == 88, "rec_thread size");

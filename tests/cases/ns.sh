@@ -14,6 +14,7 @@ t refuse_ns_pid
 t ns_from_inside
 t ns_container
 t ns_container_join
+t ns_container_time
 t refuse_container_userns
 t refuse_container_nested
 
@@ -267,4 +268,35 @@ test_ns_container_join() {
 	kill -9 $other
 	wait $other 2>/dev/null
 	[ $rc = 0 ] && sanitizer_clean $d/err $d/rerr $d/e1 $d/e2
+}
+
+# A container's own time namespace (its boot clock 2000 s ahead of
+# ours): it comes back in a new one whose clocks go on from what they
+# read at the checkpoint, though restart comes 5 s later.
+test_ns_container_time() {
+	local d=$WORK/ns-time up init root saved now child rc=0
+	mkdir -p $d
+	unshare --fork --pid --uts --time --boottime 2000 --monotonic 1000 \
+		"$AUX/holder" child $d/go > $d/out 2>&1 < /dev/null &
+	up=$!
+	wait_for $d/out READY || { kill -9 $up; return 1; }
+	init=$(pgrep -P $up)
+	ckpt checkpoint --kill -o $d/img $init 2> $d/err || { cat $d/err; kill -9 $up; return 1; }
+	wait $up
+	ckpt info $d/img > $d/info || return 1
+	grep "^NS" $d/info
+	saved=$(sed -n 's/^NS_TIME .*boottime_ns=\([0-9]*\).*/\1/p' $d/info)
+	[ -n "$saved" ] && grep -q "^NS .*own=pid,uts,time" $d/info || { note "no time namespace saved"; return 1; }
+	sleep 5
+	root=$(ckpt restart --detach $d/img 2> $d/rerr) || { cat $d/rerr; return 1; }
+	now=$(nsenter -t $root -T cat /proc/uptime | awk '{ printf "%d", $1 * 1000 }')
+	saved=$((saved / 1000000))
+	note "boot clock: $saved ms at the checkpoint, $now ms after restart"
+	[ $((now - saved)) -ge 0 ] && [ $((now - saved)) -lt 5000 ] || rc=1
+	[ "$(readlink /proc/$root/ns/time)" != "$(readlink /proc/self/ns/time)" ] || { note "in our time namespace"; rc=1; }
+	child=$(pgrep -P $root | head -1)
+	[ "$(readlink /proc/$child/ns/time)" = "$(readlink /proc/$root/ns/time)" ] || { note "child not in it"; rc=1; }
+	touch $d/go
+	wait_for $d/out '^PASS' 20 || rc=1
+	[ $rc = 0 ] && sanitizer_clean $d/err $d/rerr
 }
