@@ -16,6 +16,7 @@ t ns_container
 t ns_container_join
 t ns_container_time
 t ns_container_cgroup needs cgroup group cgroup
+t ns_container_killpoints timeout 300
 t refuse_container_userns
 t refuse_container_nested
 
@@ -366,4 +367,43 @@ test_ns_container_cgroup() {
 	for ((c = 0; c < 200; c++)); do rmdir $pids $mem 2> /dev/null && break; sleep 0.05; done
 	[ ! -d $pids ] && [ ! -d $mem ] || rc=1
 	[ $rc = 0 ] && sanitizer_clean $d/err $d/rerr
+}
+
+# The engine killed at points of a container's checkpoint (the first,
+# the last and two between; with and without --kill): the checkpoint
+# fails, and the container runs on untouched, untraced, its state whole.
+test_ns_container_killpoints() {
+	local d=$WORK/ns-kp up init n k opt rc=0
+	mkdir -p $d
+	ct_kp_start() {
+		rm -f $d/go $d/out
+		unshare --fork --pid --uts sh -c 'hostname ckpt-kp; exec "$0" child "$1"' \
+			"$AUX/holder" $d/go > $d/out 2>&1 < /dev/null &
+		up=$!
+		wait_for $d/out READY || return 1
+		init=$(pgrep -P $up)
+	}
+	for opt in "" --kill; do
+		ct_kp_start || return 1
+		CKPT_TEST_POINTS=1 "$CKPT" checkpoint $opt -o $d/img $init 2> $d/points ||
+			{ cat $d/points; kill -9 $up; return 1; }
+		n=$(grep -c '^testpoint ' $d/points)
+		touch $d/go
+		wait $up
+		[ "$n" -gt 4 ] || { note "$n test points"; return 1; }
+		for k in 1 $((n / 3)) $((2 * n / 3)) $n; do
+			ct_kp_start || { rc=1; continue; }
+			CKPT_TEST_KILL_AT=$k "$CKPT" checkpoint $opt -o $d/img $init > $d/err 2>&1
+			[ $? != 0 ] || { note "point $k $opt: the checkpoint did not fail"; rc=1; }
+			grep -q "killed at point $k" $d/err || { note "point $k: $(cat $d/err)"; rc=1; }
+			kill -0 $init 2> /dev/null && [ "$(awk '/TracerPid/ { print $2 }' /proc/$init/status)" = 0 ] ||
+				{ note "point $k $opt: the container is gone or held"; rc=1; }
+			[ "$(nsenter -t $init -u hostname)" = ckpt-kp ] && [ -n "$(pgrep -P $init)" ] ||
+				{ note "point $k $opt: its hostname or child"; rc=1; }
+			touch $d/go
+			wait_for $d/out '^PASS' 20 || { note "point $k $opt: $(cat $d/out)"; rc=1; }
+			wait $up
+		done
+	done
+	return $rc
 }
