@@ -16,4 +16,18 @@ int sysv_seg_len(struct rst_ctx *c, uint32_t id, uint64_t *len);
 int sysv_attach(struct rst_ctx *c, struct rst_task *t, const struct rec_vma *v,
 		int *prot);
 
+/* A container's own ipc namespace, which ckpt is in.  Checkpoint: the
+ * ids of /proc/sysvipc/@file ("shm", "msg", "sem": the reader's ipc
+ * namespace's) into *ids (free()d by the caller), 0 or -errno; every
+ * segment no process attaches saved now (the others are saved from
+ * their areas), refused with kernel.shm_rmid_forced (@rmid_forced); at
+ * the end, every segment was saved (one attached only outside the tree
+ * is refused).  @what names the namespace ("pid 1: ipc namespace
+ * ipc:[I]") in messages.  Restart, into a new ipc namespace: every
+ * segment made now, before any process attaches one. */
+int sysvipc_ids(const char *file, int **ids, int *n);
+int sysv_save_unattached(struct cpt_ctx *c, const char *what, bool rmid_forced);
+int sysv_all_saved(struct cpt_ctx *c, const char *what);
+int sysv_make_all(struct rst_ctx *c);
+
 #endif
