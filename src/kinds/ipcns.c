@@ -319,7 +319,8 @@ static int ipcns_check(struct rst_ctx *c, struct rst_task *t)
 			       rec_type_name(st->open));
 	/* in name order from now on: no name twice, and restart makes
 	 * them in that order (it does not matter) */
-	qsort(st->mq, st->nr_mq, sizeof(*st->mq), name_cmp);
+	if (st->nr_mq > 1)
+		qsort(st->mq, st->nr_mq, sizeof(*st->mq), name_cmp);
 	for (int i = 1; i < st->nr_mq; i++)
 		if (!name_cmp(&st->mq[i - 1], &st->mq[i]))
 			return log_err(c->log, EBADMSG, "IPC_MQ: /%s saved twice",

@@ -149,7 +149,7 @@ static int write_seg(struct cpt_ctx *c, pid_t pid, const struct vma *v,
 	struct rec_sysv_shm s;
 	struct shmid_ds ds;
 	struct stat st;
-	int32_t key;
+	int32_t key = 0;
 	char mf[128];
 	int fd, ret = seg_stat(c, pid, v, &ds, &key);
 
@@ -279,7 +279,7 @@ static int save_unattached(struct cpt_ctx *c, struct sysv_cpt *sc, const char *w
 {
 	struct rec_sysv_shm s;
 	struct shmid_ds ds;
-	int fd, ret;
+	int fd = -1, ret;
 
 	if (shmctl(shmid, IPC_STAT, &ds) < 0)
 		return log_err(c->log, errno, "%s: SysV shared memory id %d:", what, shmid);

@@ -266,15 +266,266 @@ static void restore(int fd, struct ckpt_log *log)
 	rst_ctx_free(&c);
 }
 
+/* ---- forged records: every field validated on load ---- */
+
+struct forge {
+	struct rst_ctx c;
+	struct rst_task *t;
+	struct ckpt_log log;
+	uint64_t index;
+};
+
+static void forge_init(struct forge *f, bool own)
+{
+	memset(f, 0, sizeof(*f));
+	f->log.fd = -1;
+	f->t = calloc(1, sizeof(*f->t));
+	f->t->pid = 1;
+	f->c.log = &f->log;
+	f->c.ns_own = own ? 1u << NS_IPC : 0;
+	f->c.tasks = calloc(1, sizeof(*f->c.tasks));
+	f->c.tasks[0] = f->t;
+	f->c.nr_tasks = 1;
+}
+
+/* The record loaded: 0, or the message's text and -1. */
+static int feed(struct forge *f, uint32_t type, const void *p, size_t n)
+{
+	struct rec r = { .type = type, .data = malloc(n + 1), .data_len = n,
+			 .len = n, .index = f->index++ };
+	int ret;
+
+	memcpy(r.data, p, n);
+	f->log.msg[0] = 0;
+	f->log.err = 0;
+	ret = kind_ipcns.load(&f->c, f->t, &r);
+	free(r.data);
+	return ret ? -1 : 0;
+}
+
+static struct rec_ipc_ns good_ns(void)
+{
+	return (struct rec_ipc_ns){
+		.shmmax = 1 << 30, .shmall = 1 << 20, .shmmni = 4096, .msgmax = 8192,
+		.msgmnb = 16384, .msgmni = 32000, .sem = { 32000, 1024000000, 500, 32000 },
+		.shm_next_id = -1, .msg_next_id = -1, .sem_next_id = -1,
+		.mq_queues_max = 256, .mq_msg_max = 10, .mq_msg_default = 10,
+		.mq_msgsize_max = 8192, .mq_msgsize_default = 8192,
+	};
+}
+
+/* A context with IPC_NS loaded, the forged record @type fed: refused
+ * with @want in its message (NULL: accepted); then check() if @check. */
+static void forged(const char *name, uint32_t type, const void *p, size_t n,
+		   const char *want)
+{
+	struct rec_ipc_ns ns = good_ns();
+	struct forge f;
+	int ret;
+
+	forge_init(&f, true);
+	if (type != REC_IPC_NS || !want || strcmp(want, "twice") == 0)
+		CHECK(feed(&f, REC_IPC_NS, &ns, sizeof(ns)) == 0, "%s: IPC_NS: %s", name, f.log.msg);
+	ret = type ? feed(&f, type, p, n) : 0;
+	if (!ret)
+		ret = kind_ipcns.check(&f.c, f.t) ? -1 : 0;
+	if (want)
+		CHECK(ret && strstr(f.log.msg, want), "forged %s: \"%s\", not %s", name,
+		      f.log.msg, want);
+	else
+		CHECK(!ret, "forged %s refused: %s", name, f.log.msg);
+	rst_ctx_free(&f.c);
+}
+
+/* Several records in a row; the last refused with @want (NULL: all
+ * accepted and checked). */
+static void forged_seq(const char *name, const char *want, int n, ...)
+{
+	struct rec_ipc_ns ns = good_ns();
+	struct forge f;
+	va_list ap;
+	int ret;
+
+	forge_init(&f, true);
+	ret = feed(&f, REC_IPC_NS, &ns, sizeof(ns));
+	va_start(ap, n);
+	for (int i = 0; i < n && !ret; i++) {
+		uint32_t type = va_arg(ap, uint32_t);
+		const void *p = va_arg(ap, const void *);
+		size_t len = va_arg(ap, size_t);
+
+		ret = feed(&f, type, p, len);
+	}
+	va_end(ap);
+	if (!ret)
+		ret = kind_ipcns.check(&f.c, f.t) ? -1 : 0;
+	if (want)
+		CHECK(ret && strstr(f.log.msg, want), "forged %s: \"%s\", not %s", name,
+		      f.log.msg, want);
+	else
+		CHECK(!ret, "forged %s refused: %s", name, f.log.msg);
+	rst_ctx_free(&f.c);
+}
+
+#define NSCASE(name, field, val, want) do { \
+	struct rec_ipc_ns x = good_ns(); \
+	x.field = (val); \
+	forged(name, REC_IPC_NS, &x, sizeof(x), want); \
+} while (0)
+
+static void test_forged_ns(void)
+{
+	struct rec_ipc_ns ns = good_ns();
+	struct forge f;
+
+	forged("control: IPC_NS", 0, NULL, 0, NULL);
+	NSCASE("IPC_NS reserved 1", reserved, 1, "reserved");
+	NSCASE("IPC_NS shmmni -1", shmmni, -1, "shmmni");
+	NSCASE("IPC_NS msgmni 2^24+1", msgmni, (1 << 24) + 1, "msgmni");
+	NSCASE("IPC_NS semmni -1", sem[3], -1, "semmni");
+	NSCASE("IPC_NS shm_rmid_forced 2", shm_rmid_forced, 2, "shm_rmid_forced");
+	NSCASE("IPC_NS msgmax -1", msgmax, -1, "msgmax");
+	NSCASE("IPC_NS semopm -1", sem[2], -1, "sem");
+	NSCASE("IPC_NS msg_next_id -2", msg_next_id, -2, "next id");
+	NSCASE("IPC_NS mq msg_max 0", mq_msg_max, 0, "fs.mqueue");
+	NSCASE("IPC_NS mq msg_default 65537", mq_msg_default, 65537, "fs.mqueue");
+	NSCASE("IPC_NS mq msgsize_max 127", mq_msgsize_max, 127, "fs.mqueue");
+	NSCASE("IPC_NS mq msgsize_default 2^24+1", mq_msgsize_default, (16 << 20) + 1, "fs.mqueue");
+	NSCASE("IPC_NS mq queues_max -1", mq_queues_max, -1, "fs.mqueue");
+	forged("IPC_NS twice", REC_IPC_NS, &ns, sizeof(ns), "twice");
+	forged("IPC_NS 87 bytes", REC_IPC_NS, &ns, sizeof(ns) - 1, "bad length");
+	/* not the root's own namespace, or before IPC_NS */
+	forge_init(&f, false);
+	CHECK(feed(&f, REC_IPC_NS, &ns, sizeof(ns)) && strstr(f.log.msg, "not of the root's own"),
+	      "IPC_NS of a tree without its own ipc namespace: %s", f.log.msg);
+	rst_ctx_free(&f.c);
+	forge_init(&f, true);
+	CHECK(feed(&f, REC_IPC_SEM, &ns, sizeof(ns)) && strstr(f.log.msg, "before IPC_NS"),
+	      "IPC_SEM before IPC_NS: %s", f.log.msg);
+	f.log.msg[0] = 0;
+	f.log.err = 0;
+	CHECK(kind_ipcns.check(&f.c, f.t) && strstr(f.log.msg, "no IPC_NS"),
+	      "own ipc namespace without IPC_NS: %s", f.log.msg);
+	rst_ctx_free(&f.c);
+}
+
+#define R(type, x) (uint32_t)(type), (const void *)&(x), sizeof(x)
+#define RN(type, x, n) (uint32_t)(type), (const void *)&(x), (size_t)(n)
+
+static void test_forged_msq(void)
+{
+	struct rec_ipc_msq q = { .id = 5, .key = 9, .mode = 0600, .nr_msgs = 2, .cbytes = 3,
+				 .qbytes = 100 };
+	struct rec_ipc_msq q0 = { .id = 6, .key = 0, .mode = 0600 }, x;
+	struct { struct rec_ipc_msg h; char t[8]; } m1 = { { 1, 1, 0 }, "a" },
+		m2 = { { 2, 2, 0 }, "bc" }, bad;
+
+	forged_seq("control: IPC_MSQ, 2 IPC_MSG", NULL, 3, R(REC_IPC_MSQ, q),
+		   RN(REC_IPC_MSG, m1, 17), RN(REC_IPC_MSG, m2, 18));
+	forged_seq("control: two private IPC_MSQ", NULL, 2, R(REC_IPC_MSQ, q0),
+		   (uint32_t)REC_IPC_MSQ, (const void *)&(struct rec_ipc_msq){ .id = 7 },
+		   sizeof(q0));
+	x = q, x.id = -1;
+	forged("IPC_MSQ id -1", REC_IPC_MSQ, &x, sizeof(x), "bad id");
+	x = q, x.mode = 01600;
+	forged("IPC_MSQ mode 01600", REC_IPC_MSQ, &x, sizeof(x), "bad mode");
+	x = q, x.qbytes = 1ULL << 63;
+	forged("IPC_MSQ qbytes 2^63", REC_IPC_MSQ, &x, sizeof(x), "bad sizes");
+	x = q0, x.cbytes = 1;
+	forged("IPC_MSQ no messages, 1 byte", REC_IPC_MSQ, &x, sizeof(x), "bad sizes");
+	forged("IPC_MSQ 79 bytes", REC_IPC_MSQ, &q0, sizeof(q0) - 1, "bad length");
+	forged_seq("IPC_MSQ id twice", "id saved twice", 2, R(REC_IPC_MSQ, q0), R(REC_IPC_MSQ, q0));
+	x = q0, x.id = 8, x.key = 9;
+	forged_seq("IPC_MSQ key twice", "key saved twice", 3, R(REC_IPC_MSQ, x),
+		   (uint32_t)REC_IPC_MSQ, (const void *)&(struct rec_ipc_msq){ .id = 1, .key = 9 },
+		   sizeof(x), R(REC_IPC_MSQ, q0));
+	forged_seq("IPC_MSQ messages missing (check)", "messages are missing", 2,
+		   R(REC_IPC_MSQ, q), RN(REC_IPC_MSG, m1, 17));
+	forged_seq("IPC_MSQ messages missing (next record)", "messages are missing", 3,
+		   R(REC_IPC_MSQ, q), RN(REC_IPC_MSG, m1, 17), R(REC_IPC_MSQ, q0));
+	forged_seq("IPC_MSG without IPC_MSQ", "does not follow", 1, RN(REC_IPC_MSG, m1, 17));
+	forged_seq("IPC_MSG one too many", "does not follow", 4, R(REC_IPC_MSQ, q),
+		   RN(REC_IPC_MSG, m1, 17), RN(REC_IPC_MSG, m2, 18), RN(REC_IPC_MSG, m1, 17));
+	forged_seq("IPC_MSG len 2, 1 byte", "bad length", 2, R(REC_IPC_MSQ, q),
+		   RN(REC_IPC_MSG, m2, 17));
+	forged_seq("IPC_MSG 15 bytes", "bad length", 2, R(REC_IPC_MSQ, q), RN(REC_IPC_MSG, m1, 15));
+	bad = m1, bad.h.mtype = 0;
+	forged_seq("IPC_MSG mtype 0", "bad type", 2, R(REC_IPC_MSQ, q), RN(REC_IPC_MSG, bad, 17));
+	bad = m1, bad.h.reserved = 1;
+	forged_seq("IPC_MSG reserved 1", "bad type", 2, R(REC_IPC_MSQ, q), RN(REC_IPC_MSG, bad, 17));
+	forged_seq("IPC_MSG bytes past cbytes", "do not add up", 3, R(REC_IPC_MSQ, q),
+		   RN(REC_IPC_MSG, m2, 18), RN(REC_IPC_MSG, m2, 18));
+	forged_seq("IPC_MSG bytes short of cbytes", "do not add up", 3, R(REC_IPC_MSQ, q),
+		   RN(REC_IPC_MSG, m1, 17), RN(REC_IPC_MSG, m1, 17));
+}
+
+static void test_forged_sem_mq(void)
+{
+	struct { struct rec_ipc_sem s; uint16_t v[2]; } s = {	/* 52 bytes */
+		{ .id = 1, .key = 3, .mode = 0600, .nsems = 2 }, { 1, 32767 } }, x;
+	struct rec_ipc_mq q = { .name = "q", .mode = 0600, .maxmsg = 2, .msgsize = 4, .nr_msgs = 1 }, y;
+	struct { struct rec_ipc_mq_msg h; char d[8]; } m = { { 3, 4 }, "abcd" }, bm;
+
+	forged("control: IPC_SEM", REC_IPC_SEM, &s, 52, NULL);
+	x = s, x.s.nsems = 0;
+	forged("IPC_SEM nsems 0", REC_IPC_SEM, &x, sizeof(x.s), "nsems");
+	x = s, x.s.nsems = 3;
+	forged("IPC_SEM nsems 3, 2 values", REC_IPC_SEM, &x, 52, "nsems");
+	forged("IPC_SEM odd length", REC_IPC_SEM, &s, 51, "nsems");
+	forged("IPC_SEM 47 bytes", REC_IPC_SEM, &s, 47, "nsems");
+	x = s, x.v[1] = 32768;
+	forged("IPC_SEM value 32768", REC_IPC_SEM, &x, 52, "above 32767");
+	x = s, x.s.id = -5;
+	forged("IPC_SEM id -5", REC_IPC_SEM, &x, 52, "bad id");
+	x = s, x.s.mode = 0100000;
+	forged("IPC_SEM mode", REC_IPC_SEM, &x, 52, "bad mode");
+	forged_seq("IPC_SEM id twice", "id saved twice", 2, RN(REC_IPC_SEM, s, 52), RN(REC_IPC_SEM, s, 52));
+
+	forged_seq("control: IPC_MQ, IPC_MQ_MSG", NULL, 2, R(REC_IPC_MQ, q), RN(REC_IPC_MQ_MSG, m, 12));
+	y = q, memset(y.name, 'a', sizeof(y.name));
+	forged("IPC_MQ name unterminated", REC_IPC_MQ, &y, sizeof(y), "bad name");
+	y = q, strcpy(y.name, "a/b");
+	forged("IPC_MQ name a/b", REC_IPC_MQ, &y, sizeof(y), "bad name");
+	y = q, strcpy(y.name, "..");
+	forged("IPC_MQ name ..", REC_IPC_MQ, &y, sizeof(y), "bad name");
+	y = q, y.name[0] = 0;
+	forged("IPC_MQ name empty", REC_IPC_MQ, &y, sizeof(y), "bad name");
+	y = q, y.mode = 01777;
+	forged("IPC_MQ mode 01777", REC_IPC_MQ, &y, sizeof(y), "bad mode");
+	y = q, y.maxmsg = 0;
+	forged("IPC_MQ maxmsg 0", REC_IPC_MQ, &y, sizeof(y), "bad sizes");
+	y = q, y.msgsize = (16 << 20) + 1;
+	forged("IPC_MQ msgsize 2^24+1", REC_IPC_MQ, &y, sizeof(y), "bad sizes");
+	y = q, y.nr_msgs = 3;
+	forged("IPC_MQ 3 messages of 2", REC_IPC_MQ, &y, sizeof(y), "bad sizes");
+	forged("IPC_MQ 287 bytes", REC_IPC_MQ, &q, sizeof(q) - 1, "bad length");
+	y = q, y.nr_msgs = 0;
+	forged_seq("IPC_MQ twice", "saved twice", 2, R(REC_IPC_MQ, y), R(REC_IPC_MQ, y));
+	forged_seq("IPC_MQ messages missing", "messages are missing", 1, R(REC_IPC_MQ, q));
+	forged_seq("IPC_MQ_MSG without IPC_MQ", "does not follow", 1, RN(REC_IPC_MQ_MSG, m, 12));
+	bm = m, bm.h.prio = 32768;
+	forged_seq("IPC_MQ_MSG prio 32768", "bad priority", 2, R(REC_IPC_MQ, q),
+		   RN(REC_IPC_MQ_MSG, bm, 12));
+	bm = m, bm.h.len = 5;
+	forged_seq("IPC_MQ_MSG 5 bytes of 4", "longer than", 2, R(REC_IPC_MQ, q),
+		   RN(REC_IPC_MQ_MSG, bm, 13));
+	forged_seq("IPC_MQ_MSG len 4, 3 bytes", "bad length", 2, R(REC_IPC_MQ, q),
+		   RN(REC_IPC_MQ_MSG, m, 11));
+	forged_seq("IPC_MQ_MSG 7 bytes", "bad length", 2, R(REC_IPC_MQ, q), RN(REC_IPC_MQ_MSG, m, 7));
+}
+
 int main(void)
 {
 	struct ckpt_log log = { .fd = 2 };
 	int fd = memfd_create("img", 0);
 	char *before, *after, *restored;
 
+	test_forged_ns();
+	test_forged_msq();
+	test_forged_sem_mq();
 	if (unshare(CLONE_NEWIPC)) {
 		printf("unit SKIP ipcns_test: unshare(CLONE_NEWIPC): %s\n", strerror(errno));
-		return 0;
+		return failures != 0;
 	}
 	populate();
 	before = snap();
