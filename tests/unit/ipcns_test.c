@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <mqueue.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -217,6 +218,115 @@ static char *snap(void)
 	free(ids);
 	snap_mq(&s, &n);
 	return s;
+}
+
+/* A checkpoint of the namespace the test is in, into @fd: 0, or -1 with
+ * the message in log->msg. */
+static int try_save(int fd, struct ckpt_log *log)
+{
+	struct cpt_task t = { .pid = getpid() }, *tasks[1] = { &t };
+	struct rec_head h = { .magic = CKPT_MAGIC, .major = CKPT_FMT_MAJOR };
+	struct cpt_ctx c = { .log = log, .tasks = tasks, .nr_tasks = 1,
+			     .ns_own = 1u << NS_IPC };
+	int ret = iw_init(&c.w, fd, log) || kind_dump_init(&c) ||
+		  iw_record(&c.w, REC_HEAD, &h, sizeof(h)) || kind_ipcns.dump(&c, &t) ||
+		  kind_ipcns.dump_check(&c);
+
+	iw_free(&c.w);
+	kind_dump_free(&c);
+	return ret ? -1 : 0;
+}
+
+/* What checkpoint refuses, in one line naming the namespace and the
+ * object, leaving the namespace as it was: @setup makes the case (after
+ * the snapshot: reading a POSIX queue would fire its notification), @undo
+ * takes it away again. */
+struct case_arg {
+	int mq, shmid;
+	void *p;	/* the test's attach */
+};
+
+static void refused(const char *why, const char *want, void (*setup)(struct case_arg *),
+		    void (*undo)(struct case_arg *))
+{
+	struct ckpt_log log = { .fd = -1 };
+	struct case_arg a = { -1, -1, (void *)-1 }, *arg = &a;
+	int fd = memfd_create("refused", 0);
+	char *before = snap(), *after;
+
+	setup(arg);
+	CHECK(try_save(fd, &log) && strstr(log.msg, want) && strstr(log.msg, "ipc namespace ipc:["),
+	      "%s: \"%s\", not %s", why, log.msg, want);
+	undo(arg);
+	after = snap();
+	CHECK(!strcmp(before, after), "%s: the namespace changed:\n%s---\n%s", why, before, after);
+	free(before);
+	free(after);
+	close(fd);
+}
+
+static void notify_on(struct case_arg *arg)
+{
+	struct sigevent ev = { .sigev_notify = SIGEV_NONE };
+
+	arg->mq = mq_open("/ckq", O_RDONLY);
+	CHECK(arg->mq >= 0 && mq_notify(arg->mq, &ev) == 0, "mq_notify");
+}
+
+static void notify_off(struct case_arg *arg)
+{
+	close(arg->mq);	/* the notification goes with it */
+}
+
+/* the test's attach of the one segment */
+static void *attach_one(void)
+{
+	int *ids, n;
+	void *p = (void *)-1;
+
+	CHECK(sysvipc_ids("shm", &ids, &n) == 0 && n == 1, "the segment");
+	if (n == 1)
+		p = shmat(ids[0], NULL, SHM_RDONLY);
+	CHECK(p != (void *)-1, "shmat");
+	free(ids);
+	return p;
+}
+
+static void attach_on(struct case_arg *arg)
+{
+	arg->p = attach_one();
+}
+
+static void attach_off(struct case_arg *arg)
+{
+	if (arg->p != (void *)-1)
+		shmdt(arg->p);
+}
+
+/* kernel.shm_rmid_forced and a new segment no one attaches (the other,
+ * attached meanwhile, would go with it set) */
+static void forced_on(struct case_arg *arg)
+{
+	arg->p = attach_one();
+	put("kernel/shm_rmid_forced", "1");
+	arg->shmid = shmget(IPC_PRIVATE, 4096, 0600);
+	CHECK(arg->shmid >= 0, "a new segment");
+}
+
+static void forced_off(struct case_arg *arg)
+{
+	shmctl(arg->shmid, IPC_RMID, NULL);
+	put("kernel/shm_rmid_forced", "0");
+	attach_off(arg);
+}
+
+static void test_refusals(void)
+{
+	refused("a queue with a notification", "mq_notify", notify_on, notify_off);
+	refused("a segment attached outside the tree", "attached only by processes outside the tree",
+		attach_on, attach_off);
+	refused("an unattached segment with shm_rmid_forced", "shm_rmid_forced is 1",
+		forced_on, forced_off);
 }
 
 static void save(int fd, struct ckpt_log *log)
@@ -538,6 +648,7 @@ int main(void)
 	CHECK(!strcmp(before, restored), "restored:\n%s--- not as saved:\n%s", restored, before);
 	if (getenv("IPCNS_TEST_SHOW"))
 		printf("%s", restored);
+	test_refusals();
 	free(before);
 	free(after);
 	free(restored);
