@@ -270,7 +270,7 @@ static int ipcns_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 
 	if (!st)
 		return log_err(c->log, ENOMEM, "ipc namespace:");
-	if (!t || t != c->tasks[0] || !NS_OWN(c, NS_IPC))
+	if (!t || !c->nr_tasks || t != c->tasks[0] || !NS_OWN(c, NS_IPC))
 		why = "not of the root's own ipc namespace";
 	else if (r->type != REC_IPC_NS && !st->ns)
 		why = "before IPC_NS";

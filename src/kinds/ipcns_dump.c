@@ -256,8 +256,10 @@ static int mq_take(struct cpt_ctx *c, const char *what, const char *name, int fd
 		}
 		m[*n] = (struct mq_msg){ prio, (uint32_t)k, malloc(k + 1) };
 		if (!m[*n].data) {
+			/* this one in buf, put back in its turn below */
 			ret = DERR(c, what, ENOMEM, "POSIX message queue /%s:", name);
-			mq_send(fd, buf, k, prio);	/* lost otherwise */
+			m[(*n)++].data = buf;
+			buf = NULL;
 			break;
 		}
 		memcpy(m[(*n)++].data, buf, k);
