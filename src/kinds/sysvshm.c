@@ -21,6 +21,13 @@
  * - anything else (the id or the key held by another segment) refuses
  *   the restart, naming it.
  * A segment ckpt made is removed again if the restart fails.
+ *
+ * A container's own ipc namespace (ipcns.c; ckpt is in it): every
+ * segment in it is the container's, so those no process attaches are
+ * saved too (read through an attach of ckpt's own, for a moment), and
+ * one attached only by processes outside the tree is refused.  At
+ * restart the namespace is new and empty: every segment is made in it
+ * (sysv_make_all(), from ipcns's restore, before any process attaches).
  */
 #define _GNU_SOURCE
 #include <errno.h>
