@@ -1,0 +1,123 @@
+# ipcns.sh - a container's own ipc namespace (issue 15): its SysV
+# message queues with their messages, semaphore sets, POSIX message
+# queues with their messages, a SysV segment no process attaches, and
+# its sysctls (made by tests/aux/ipcns.py inside it), checkpointed --kill
+# from the host and restarted: the same, seen from inside the new
+# namespace.  What cannot be made again is refused, naming it, and the
+# container runs on.
+t ipcns_container
+t refuse_ipcns_mq_notify
+t refuse_ipcns_shm_outside
+t refuse_ipcns_shm_rmid_forced
+
+IPCNS_PY=$ROOT/tests/aux/ipcns.py
+
+# A container (its own pid and ipc namespaces, the holder its init with
+# a child) whose ipc namespace ipcns.py filled; what it holds, as seen
+# from inside, in DIR/before.
+ipcns_start() {	# DIR; sets up, init
+	mkdir -p $1
+	unshare --fork --pid --ipc sh -c '"$0" "$1" make && "$0" "$1" show > "$2/before" &&
+		exec "$3" child "$4"' $PYTHON $IPCNS_PY $1 "$AUX/holder" $1/go > $1/out 2>&1 < /dev/null &
+	up=$!
+	wait_for $1/out READY || { cat $1/out; kill -9 $up; return 1; }
+	init=$(pgrep -P $up)
+}
+
+test_ipcns_container() {
+	local d=$WORK/ipcns up init root r rc=0
+	ipcns_start $d || return 1
+	ckpt checkpoint --kill -o $d/img $init 2> $d/err || { cat $d/err; kill -9 $up; return 1; }
+	wait $up
+	gone $init || return 1
+	ckpt info $d/img > $d/info || return 1
+	for r in IPC_NS IPC_MSQ IPC_MSG IPC_SEM IPC_MQ IPC_MQ_MSG SYSV_SHM SYSV_DATA; do
+		grep -q "^$r " $d/info || { note "no $r in the image"; rc=1; }
+	done
+	grep -q "^IPC_MQ .*name=ckq" $d/info && grep -q "^IPC_SEM .*values=5,0,32767" $d/info ||
+		{ note "ckpt info: $(grep '^IPC_' $d/info)"; rc=1; }
+	root=$(ckpt restart --detach $d/img 2> $d/rerr) || { cat $d/rerr; return 1; }
+	[ "$(readlink /proc/$root/ns/ipc)" != "$(readlink /proc/self/ns/ipc)" ] ||
+		{ note "in restart's ipc namespace"; rc=1; }
+	nsenter -t $root -i $PYTHON $IPCNS_PY show > $d/after 2>&1 || rc=1
+	diff -u $d/before $d/after || rc=1
+	touch $d/go
+	wait_for $d/out PASS || rc=1
+	gone $root || { kill -9 $root; rc=1; }
+	[ $rc = 0 ] && sanitizer_clean $d/err $d/rerr
+}
+
+# A container whose init is ipcns.py's CODE (python, after `import
+# ctypes, os, sys, time; libc`), which prints READY then waits for
+# DIR/go and prints PASS: refused at checkpoint, in one line matching
+# RE, and it runs on.  SETUP, if any, runs (in the background) once it
+# is READY, with $init its host pid.
+ipcns_refused() {	# NAME CODE RE [SETUP]
+	local d=$WORK/ipcns-$1 up init helper=
+	mkdir -p $d
+	unshare --fork --pid --ipc $PYTHON -c 'import ctypes, os, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+go = sys.argv[1]
+'"$2"'
+print("READY", os.getpid(), flush=True)
+while not os.path.exists(go):
+    time.sleep(0.01)
+print("PASS", flush=True)' $d/go > $d/out 2>&1 < /dev/null &
+	up=$!
+	wait_for $d/out READY || { cat $d/out; kill -9 $up; return 1; }
+	init=$(pgrep -P $up)
+	if [ -n "${4:-}" ]; then
+		eval "$4" > $d/helper 2>&1 &
+		helper=$!
+		wait_for $d/helper HELD || { cat $d/helper; kill -9 $up $helper; return 1; }
+	fi
+	ckpt checkpoint --kill -o $d/img $init 2> $d/err
+	[ $? = 1 ] || { note "checkpoint did not fail"; kill -9 $up $helper; return 1; }
+	cat $d/err
+	[ "$(wc -l < $d/err)" = 1 ] && grep -Eq "$3" $d/err && sanitizer_clean $d/err ||
+		{ kill -9 $up $helper; return 1; }
+	[ "$(awk '/TracerPid/ {print $2}' /proc/$init/status)" = 0 ] || { kill -9 $up $helper; return 1; }
+	touch $d/go
+	[ -n "$helper" ] && wait $helper
+	wait $up && grep -q '^PASS' $d/out
+}
+
+# A POSIX queue with a notification registered: putting a message back
+# after reading it would fire it.
+test_refuse_ipcns_mq_notify() {
+	ipcns_refused mq_notify '
+class A(ctypes.Structure):
+    _fields_ = [("l", ctypes.c_long * 8)]
+a = A((ctypes.c_long * 8)(0, 4, 16, 0))
+q = libc.mq_open(b"/nq", 0o102, 0o600, ctypes.byref(a))
+libc.mq_send(q, b"x", 1, 0)
+ev = (ctypes.c_int * 16)(0, 0, 1)     # sigev_notify = SIGEV_NONE
+assert libc.mq_notify(q, ev) == 0' \
+		"^ckpt: .*pid 1: ipc namespace ipc:\[[0-9]+\]: POSIX message queue /nq: pid 1 is notified of its messages \(mq_notify\), not supported"
+}
+
+# A segment attached by a process outside the tree (in the container's
+# ipc namespace, not its pid namespace): its holder would lose it.
+test_refuse_ipcns_shm_outside() {
+	ipcns_refused shm_outside '
+assert libc.shmget(0x7777, 4096, 0o1600) >= 0' \
+		"^ckpt: .*pid 1: ipc namespace ipc:\[[0-9]+\]: SysV shared memory id [0-9]+ is attached only by processes outside the tree, not supported" \
+		'nsenter -t $init -i $PYTHON -c "
+import ctypes, os, time
+libc = ctypes.CDLL(None)
+libc.shmat.restype = ctypes.c_void_p
+assert libc.shmat(libc.shmget(0x7777, 0, 0), None, 0) not in (None, 2**64 - 1)
+print(\"HELD\", flush=True)
+while not os.path.exists(\"$d/go\"):
+    time.sleep(0.01)"'
+}
+
+# kernel.shm_rmid_forced and a segment no process attaches: ckpt's own
+# detach (at checkpoint, and at restart once the processes have theirs)
+# would remove it.
+test_refuse_ipcns_shm_rmid_forced() {
+	ipcns_refused shm_rmid_forced '
+open("/proc/sys/kernel/shm_rmid_forced", "w").write("1")
+assert libc.shmget(0x7778, 4096, 0o1600) >= 0' \
+		"^ckpt: .*pid 1: ipc namespace ipc:\[[0-9]+\]: SysV shared memory id [0-9]+ is attached by no process, and kernel.shm_rmid_forced is 1: not supported"
+}
