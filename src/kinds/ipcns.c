@@ -387,11 +387,15 @@ static void show_ns(struct info_out *o, const struct rec_ipc_ns *ns)
 
 	for (const struct ipc_sysctl *s = ipc_sysctls; s->name; s++) {
 		const void *f = (const char *)ns + s->off;
+		char key[48];
 
+		/* kernel.msgmax as msgmax, fs.mqueue.msg_max as mq_msg_max */
+		snprintf(key, sizeof(key), "%s%s", strncmp(s->name, "fs/mqueue/", 10) ? "" : "mq_",
+			 strrchr(s->name, '/') + 1);
 		if (s->wide)
-			info_u64(o, strchr(s->name, '/') + 1, *(const uint64_t *)f);
+			info_u64(o, key, *(const uint64_t *)f);
 		else
-			info_i64(o, strchr(s->name, '/') + 1, *(const int32_t *)f);
+			info_i64(o, key, *(const int32_t *)f);
 	}
 	snprintf(sem, sizeof(sem), "%d %d %d %d", ns->sem[0], ns->sem[1], ns->sem[2], ns->sem[3]);
 	info_str(o, "sem", sem);
