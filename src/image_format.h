@@ -67,6 +67,8 @@ enum ckpt_rec_type {
 	REC_CGROUP_PROP	= 202,	/* a file of the last CGROUP: its value,
 				 * owner and mode */
 	REC_NS_UTS	= 210,	/* the root's own uts namespace: its names */
+	REC_NS		= 211,	/* a container's namespaces: its own, shared */
+	REC_NS_TIME	= 212,	/* its own time namespace: its clocks */
 	REC_IPC_NS	= 240,	/* the root's own ipc namespace: its sysctls */
 	REC_IPC_MSQ	= 241,	/* a SysV message queue of it */
 	REC_IPC_MSG	= 242,	/* a message queued on the last IPC_MSQ */
@@ -109,6 +111,11 @@ struct rec_head {
 	char host[65];
 	char tool[22];		/* ckpt version that wrote it */
 };
+
+/* rec_head.flags, besides the ckpt_checkpoint() flags: the root is the
+ * init (pid 1) of its own pid namespace, checkpointed from inside it; a
+ * container's image, restarted in a new pid namespace (container.c) */
+#define HEAD_CONTAINER	(1ULL << 31)
 
 struct rec_tail {
 	uint64_t magic;
@@ -1065,6 +1072,26 @@ struct rec_ns_uts {
 	uint8_t reserved[6];
 };
 
+/* REC_NS: a container's image (HEAD_CONTAINER): which of its init's
+ * namespaces are its own (made again at restart, their content saved by
+ * their kinds) and which it shared with ckpt's caller (the host's: left
+ * as restart finds them), a bit 1 << NS_x (kinds/ns.h) each.  After the
+ * root's TASK, once. */
+struct rec_ns {
+	uint32_t own;
+	uint32_t shared;
+	uint64_t reserved;
+};
+
+/* REC_NS_TIME: a container's own time namespace, as its clocks read at
+ * the checkpoint: restart sets the new namespace's offsets so that they
+ * go on from there (they stand still while it is not running).  After
+ * NS, once. */
+struct rec_ns_time {
+	int64_t monotonic_ns;
+	int64_t boottime_ns;
+};
+
 /* REC_IPC_NS: the root process was in an ipc namespace of its own: the
  * namespace's sysctls (kernel.shm*, msg*, sem, *_next_id, and
  * fs.mqueue.*), after the root's TASK, once; its objects follow (the
@@ -1140,6 +1167,8 @@ struct rec_ipc_mq_msg {
 _Static_assert(sizeof(struct rec_hdr) == 24, "rec_hdr size");
 _Static_assert(sizeof(struct rec_trailer) == 8, "rec_trailer size");
 _Static_assert(sizeof(struct rec_head) == 208, "rec_head size");
+_Static_assert(sizeof(struct rec_ns) == 16, "rec_ns size");
+_Static_assert(sizeof(struct rec_ns_time) == 16, "rec_ns_time size");
 _Static_assert(sizeof(struct rec_tail) == 32, "rec_tail size");
 _Static_assert(sizeof(struct rec_task) == 56, "rec_task size");
 _Static_assert(sizeof(struct rec_thread) == 88, "rec_thread size");

@@ -34,6 +34,7 @@
 #include "arch/x86/compat.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/puppet.h"
+#include "container.h"
 #include "kinds.h"
 #include "model.h"
 #include "sessions.h"
@@ -91,6 +92,8 @@ static int make_puppet(struct rst_ctx *c, pid_t pid)
 	pid_t mid;
 	long got = 0;
 
+	if (c->flags & CKPT_ROOT_MADE)	/* a container's init (container.c) */
+		return pid;
 	if (!(c->flags & CKPT_DETACH))
 		return clone_puppet(c, pid);
 	if (pipe2(fds, O_CLOEXEC))
@@ -283,6 +286,9 @@ static int wait_ids_free(struct rst_ctx *c)
 			pid_t id = j < 0 ? t->pid : t->threads[j].tid;
 			int held;
 
+			if (id == t->pid && i == 0 && (c->flags & CKPT_ROOT_MADE))
+				continue;	/* our puppet already */
+
 			while ((held = rst_pid_holder(c, id)) != 0) {
 				if (held < 0)
 					return held;
@@ -421,12 +427,13 @@ static int build_tree(struct rst_ctx *c)
 static void destroy_tree(struct rst_ctx *c)
 {
 	struct timespec tick = { 0, 2 * 1000 * 1000 };
-	int status, ms = 0;
+	/* a container's init is its maker's to end, with the engine */
+	int status, ms = 0, root = c->flags & CKPT_ROOT_MADE ? 1 : 0;
 
-	for (int i = 0; i < c->nr_tasks; i++)
+	for (int i = root; i < c->nr_tasks; i++)
 		if (c->tasks[i]->rm.seized || i == 0)
 			kill(c->tasks[i]->pid, SIGKILL);
-	for (int i = c->nr_tasks - 1; i >= 0; i--) {
+	for (int i = c->nr_tasks - 1; i >= root; i--) {
 		struct rst_task *t = c->tasks[i];
 		char state;
 
@@ -443,27 +450,51 @@ static void destroy_tree(struct rst_ctx *c)
 	log_info(c->log, "the half-built processes were removed");
 }
 
-int ckpt_restart_r(pid_t pid, int fd, unsigned long flags, int logfd,
-		   struct ckpt_result *res)
+/* @x: from a container's outer restart (container.c), for its engine;
+ * NULL otherwise. */
+static int restart_run(int fd, const struct ckpt_restart_opts *o, const struct rst_extra *x,
+		       struct ckpt_result *res)
 {
-	struct ckpt_log log = { .fd = logfd, .verbose = flags & CKPT_VERBOSE };
-	struct rst_ctx c = { .log = &log, .flags = flags, .keeper.fd = -1 };
+	unsigned long flags = o->flags;
+	struct ckpt_log log = { .fd = o->logfd, .verbose = flags & CKPT_VERBOSE };
+	struct rst_ctx c = { .log = &log, .flags = flags, .keeper.fd = -1, .opts = o };
 	struct records rs = { 0 };
 	int ret, img;
 	pid_t got = 0;
 
+	if ((flags & CKPT_PIDNS) && (o->nr_join_ns || o->nr_external)) {
+		ret = log_err(&log, EINVAL, "--join-ns and --external are for a container's image, which needs no --pidns");
+		if (res) {
+			res->pid = 0;
+			res->err = log.err;
+			snprintf(res->msg, sizeof(res->msg), "%s", log.msg);
+		}
+		return ret;
+	}
 	if (flags & CKPT_PIDNS)
-		return pidns_restart(pid, fd, flags, logfd, res, ckpt_restart_r);
+		return pidns_restart(o->pid, fd, flags, o->logfd, res, ckpt_restart_r);
+	if (x) {
+		c.ns_join = x->join;
+		memcpy(c.join_fd, x->join_fd, sizeof(c.join_fd));
+	}
 	img = img_seekable(fd, &log);
 	ret = img < 0 ? img : 0;
 	c.img_fd = img;
+	if (!ret && !(flags & CKPT_ROOT_MADE) && (ret = container_image(img, &log)) == 1) {
+		ret = container_restart(img, o, res, restart_run);
+		if (img != fd)
+			close(img);
+		return ret;
+	}
+	if (!ret && (o->nr_join_ns || o->nr_external) && !(flags & CKPT_ROOT_MADE))
+		ret = log_err(&log, EINVAL, "--join-ns and --external are for a container's image");
 	if (!ret)
 		ret = image_read(&c, &rs, true);
 	if (!ret)
 		ret = image_model(&c, &rs, true);
-	if (!ret && pid && pid != c.tasks[0]->pid)
+	if (!ret && o->pid && o->pid != c.tasks[0]->pid)
 		ret = log_err(&log, EINVAL, "the image holds pid %d, not %d",
-			      c.tasks[0]->pid, pid);
+			      c.tasks[0]->pid, o->pid);
 	/* a job is a group in its shell's session, never a session's leader */
 	if (!ret && (flags & CKPT_SHELL_JOB) && c.tasks[0]->t.sid == (uint32_t)c.tasks[0]->pid)
 		ret = log_err(&log, EINVAL,
@@ -497,6 +528,19 @@ int ckpt_restart_r(pid_t pid, int fd, unsigned long flags, int logfd,
 	if (img >= 0 && img != fd)
 		close(img);
 	return ret ? ret : got;
+}
+
+int ckpt_restart_opts(int fd, const struct ckpt_restart_opts *o, struct ckpt_result *res)
+{
+	return restart_run(fd, o, NULL, res);
+}
+
+int ckpt_restart_r(pid_t pid, int fd, unsigned long flags, int logfd,
+		   struct ckpt_result *res)
+{
+	struct ckpt_restart_opts o = { .pid = pid, .flags = flags, .logfd = logfd };
+
+	return restart_run(fd, &o, NULL, res);
 }
 
 int ckpt_restart(pid_t pid, int fd, unsigned long flags, int logfd)
