@@ -7,6 +7,9 @@
  * and ckpt joined (ipcns_restore.c).  This file: the records, their
  * validation and `ckpt info`.
  *
+ * Restarted with --join-ns ipc:PATH, the container joins that namespace
+ * as it is: the records are validated and left.
+ *
  * Not saved, and so documented: semaphore adjustments (semop SEM_UNDO)
  * that processes hold, which the kernel shows nowhere; after restart an
  * exiting process no longer undoes what it did.  Queue and set times
@@ -32,6 +35,9 @@
 #define MQ_SIZE_HARD	(16 << 20)	/* HARD_MSGSIZEMAX */
 #define MQ_PRIO_HARD	32768		/* MQ_PRIO_MAX */
 #define SEMVMX		32767
+/* --join-ns ipc:PATH: the container joins that namespace as it is; the
+ * content saved is validated, and left */
+#define IPC_JOINED(c)	(!!((c)->ns_join & (1u << NS_IPC)))
 
 #define NSF(n, f, w, x) { n, offsetof(struct rec_ipc_ns, f), w, x }
 /* Restart writes them in this order, the next ids last. */
@@ -270,7 +276,7 @@ static int ipcns_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 
 	if (!st)
 		return log_err(c->log, ENOMEM, "ipc namespace:");
-	if (!t || !c->nr_tasks || t != c->tasks[0] || !NS_OWN(c, NS_IPC))
+	if (!t || !c->nr_tasks || t != c->tasks[0] || !(NS_OWN(c, NS_IPC) || IPC_JOINED(c)))
 		why = "not of the root's own ipc namespace";
 	else if (r->type != REC_IPC_NS && !st->ns)
 		why = "before IPC_NS";
@@ -309,7 +315,7 @@ static int ipcns_check(struct rst_ctx *c, struct rst_task *t)
 	if (t != c->tasks[0])
 		return 0;
 	if (!st || !st->ns)
-		return NS_OWN(c, NS_IPC) ? log_err(c->log, EBADMSG, "pid %d: its own ipc namespace has no IPC_NS record",
+		return NS_OWN(c, NS_IPC) || IPC_JOINED(c) ? log_err(c->log, EBADMSG, "pid %d: its own ipc namespace has no IPC_NS record",
 						   t->pid) : 0;
 	if (st->checked)
 		return 0;

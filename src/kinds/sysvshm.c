@@ -51,6 +51,7 @@
 #define PAGE		4096ULL
 #define MAX_SIZE	(1ULL << 46)	/* more than any address space holds */
 #define NEXT_ID		"/proc/sys/kernel/shm_next_id"
+#define IPC_JOINED(c)	(!!((c)->ns_join & (1u << NS_IPC)))
 #ifndef HUGETLBFS_MAGIC
 #define HUGETLBFS_MAGIC	0x958458f6
 #endif
@@ -485,10 +486,12 @@ static int sysv_check(struct rst_ctx *c, struct rst_task *t)
 		return 0;
 	st->checked = true;
 	/* a container's own ipc namespace is made new and empty at
-	 * restart: every segment is made in it (sysv_make_all()) */
+	 * restart: every segment is made in it (sysv_make_all()); one
+	 * joined (--join-ns ipc:PATH) is not ckpt's yet: each segment is
+	 * decided there as a process attaches it (sysv_attach()) */
 	for (int i = 0; i < st->n && NS_OWN(c, NS_IPC); i++)
 		st->e[i].how = SEG_CREATE;
-	for (int i = 0; i < st->n && !ret && !NS_OWN(c, NS_IPC); i++)
+	for (int i = 0; i < st->n && !ret && !NS_OWN(c, NS_IPC) && !IPC_JOINED(c); i++)
 		ret = decide(c, &st->e[i]);
 	return ret;
 }
@@ -646,6 +649,8 @@ int sysv_attach(struct rst_ctx *c, struct rst_task *t, const struct rec_vma *v,
 	int flags, ret;
 	long res;
 
+	if (g && !g->how && IPC_JOINED(c) && (ret = decide(c, g)))
+		return ret;
 	if (!g || !g->how)
 		return log_err(c->log, EBADMSG, "pid %d: area 0x%llx: no SYSV_SHM %u",
 			       t->pid, (unsigned long long)v->start, v->shm_id);
