@@ -6,6 +6,7 @@
 # namespace.  What cannot be made again is refused, naming it, and the
 # container runs on.
 t ipcns_container
+t ipcns_container_join
 t refuse_ipcns_mq_notify
 t refuse_ipcns_shm_outside
 t refuse_ipcns_shm_rmid_forced
@@ -44,6 +45,37 @@ test_ipcns_container() {
 	touch $d/go
 	wait_for $d/out PASS || rc=1
 	gone $root || { kill -9 $root; rc=1; }
+	[ $rc = 0 ] && sanitizer_clean $d/err $d/rerr
+}
+
+# --join-ns ipc:PATH: the container comes back in that ipc namespace, as
+# it is: one queue of its own, none of the image's.
+test_ipcns_container_join() {
+	local d=$WORK/ipcns-join up init root other rc=0
+	ipcns_start $d || return 1
+	ckpt checkpoint --kill -o $d/img $init 2> $d/err || { cat $d/err; kill -9 $up; return 1; }
+	wait $up
+	gone $init || return 1
+	unshare --ipc sh -c 'ipcmk -Q > /dev/null && exec sleep 60' &
+	other=$!
+	for ((i = 0; i < 100; i++)); do
+		[ "$(readlink /proc/$other/ns/ipc)" != "$(readlink /proc/self/ns/ipc)" ] &&
+			[ "$(readlink /proc/$other/exe)" = /usr/bin/sleep ] && break
+		sleep 0.01
+	done
+	nsenter -t $other -i ipcs -q > $d/joined-before
+	root=$(ckpt restart --detach --join-ns ipc:/proc/$other/ns/ipc $d/img 2> $d/rerr) ||
+		{ cat $d/rerr; kill $other; return 1; }
+	[ "$(readlink /proc/$root/ns/ipc)" = "$(readlink /proc/$other/ns/ipc)" ] ||
+		{ note "not in the joined namespace"; rc=1; }
+	nsenter -t $other -i ipcs -q > $d/joined-after
+	diff -u $d/joined-before $d/joined-after || rc=1
+	[ "$(nsenter -t $other -i ipcs -s | grep -c 0x)" = 0 ] || { note "a semaphore set made"; rc=1; }
+	touch $d/go
+	wait_for $d/out PASS || rc=1
+	gone $root || { kill -9 $root; rc=1; }
+	kill $other
+	wait $other 2>/dev/null
 	[ $rc = 0 ] && sanitizer_clean $d/err $d/rerr
 }
 
