@@ -7,6 +7,7 @@
 # container runs on.
 t ipcns_container
 t ipcns_container_join
+t ipcns_checkpoint_leaves
 t refuse_ipcns_mq_notify
 t refuse_ipcns_shm_outside
 t refuse_ipcns_shm_rmid_forced
@@ -46,6 +47,21 @@ test_ipcns_container() {
 	wait_for $d/out PASS || rc=1
 	gone $root || { kill -9 $root; rc=1; }
 	[ $rc = 0 ] && sanitizer_clean $d/err $d/rerr
+}
+
+# A checkpoint without --kill leaves the namespace as it was (the POSIX
+# queue's messages, read and put back, in their order), and the
+# container runs on.
+test_ipcns_checkpoint_leaves() {
+	local d=$WORK/ipcns-leaves up init rc=0
+	ipcns_start $d || return 1
+	ckpt checkpoint -o $d/img $init 2> $d/err || { cat $d/err; rc=1; }
+	nsenter -t $init -i $PYTHON $IPCNS_PY show > $d/after 2>&1 || rc=1
+	diff -u $d/before $d/after || rc=1
+	touch $d/go
+	wait $up || rc=1
+	grep -q '^PASS' $d/out || rc=1
+	[ $rc = 0 ] && sanitizer_clean $d/err
 }
 
 # --join-ns ipc:PATH: the container comes back in that ipc namespace, as
