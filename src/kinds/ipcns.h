@@ -20,6 +20,7 @@ struct ipc_q {
 	void *rec;		/* struct rec_ipc_msq or rec_ipc_mq */
 	void **msgs;		/* each message's record payload */
 	uint32_t got;		/* loaded so far */
+	size_t cap;
 };
 
 /* Restart: everything of the namespace, loaded and checked. */
