@@ -8,6 +8,7 @@
 t ipcns_container
 t ipcns_container_join
 t ipcns_checkpoint_leaves
+t ipcns_container_shm
 t refuse_ipcns_mq_notify
 t refuse_ipcns_shm_outside
 t refuse_ipcns_shm_rmid_forced
@@ -45,6 +46,56 @@ test_ipcns_container() {
 	diff -u $d/before $d/after || rc=1
 	touch $d/go
 	wait_for $d/out PASS || rc=1
+	gone $root || { kill -9 $root; rc=1; }
+	[ $rc = 0 ] && sanitizer_clean $d/err $d/rerr
+}
+
+# SysV segments in a container: one its init attaches, one it attaches
+# and has marked for deletion, one no process attaches; after --kill and
+# restart the init finds its attaches with their bytes, the marked one
+# still marked (it goes with the init's detach), the other in the
+# namespace with its bytes.
+test_ipcns_container_shm() {
+	local d=$WORK/ipcns-shm up init root rc=0
+	mkdir -p $d
+	unshare --fork --pid --ipc $PYTHON -c '
+import ctypes, os, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+libc.shmat.restype = ctypes.c_void_p
+libc.shmat.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_int]
+go = sys.argv[1]
+a = libc.shmget(0x1111, 8192, 0o1600)
+b = libc.shmget(0x2222, 4096, 0o1600)
+c = libc.shmget(0x3333, 4096, 0o1640)
+pa, pb, pc = libc.shmat(a, None, 0), libc.shmat(b, None, 0), libc.shmat(c, None, 0)
+ctypes.memmove(pa + 5000, b"attached", 8)
+ctypes.memmove(pb, b"marked", 6)
+ctypes.memmove(pc, b"alone", 5)
+libc.shmdt(ctypes.c_void_p(pc))
+assert libc.shmctl(b, 0, None) == 0                  # IPC_RMID
+print("READY", os.getpid(), flush=True)
+while not os.path.exists(go):
+    time.sleep(0.01)
+ok = ctypes.string_at(pa + 5000, 8) == b"attached" and ctypes.string_at(pb, 6) == b"marked"
+ok = ok and libc.shmget(0x1111, 0, 0) == a and libc.shmget(0x2222, 0, 0) < 0
+pc = libc.shmat(libc.shmget(0x3333, 0, 0), None, 0)
+ok = ok and ctypes.string_at(pc, 5) == b"alone"
+libc.shmdt(ctypes.c_void_p(pc))
+libc.shmdt(ctypes.c_void_p(pb))
+ok = ok and all(l.split()[1] != str(b) for l in open("/proc/sysvipc/shm").readlines()[1:])
+print("PASS" if ok else "FAIL", flush=True)' $d/go > $d/out 2>&1 < /dev/null &
+	up=$!
+	wait_for $d/out READY || { cat $d/out; kill -9 $up; return 1; }
+	init=$(pgrep -P $up)
+	ckpt checkpoint --kill -o $d/img $init 2> $d/err || { cat $d/err; kill -9 $up; return 1; }
+	wait $up
+	gone $init || return 1
+	[ "$(ckpt info $d/img | grep -c '^SYSV_SHM ')" = 3 ] || { note "not 3 segments"; rc=1; }
+	root=$(ckpt restart --detach $d/img 2> $d/rerr) || { cat $d/rerr; return 1; }
+	touch $d/go
+	wait_for $d/out 'PASS\|FAIL' || rc=1
+	cat $d/out
+	grep -q '^PASS' $d/out || rc=1
 	gone $root || { kill -9 $root; rc=1; }
 	[ $rc = 0 ] && sanitizer_clean $d/err $d/rerr
 }
