@@ -429,6 +429,8 @@ static void show_sem(struct info_out *o, const struct rec *r)
 	info_u64(o, "cuid", s->cuid);
 	info_u64(o, "cgid", s->cgid);
 	info_u64(o, "nsems", s->nsems);
+	info_i64(o, "otime", s->otime);
+	info_i64(o, "ctime", s->ctime);
 	for (uint32_t i = 0; i < n && i < s->nsems && k < sizeof(buf) - 16; i++)
 		k += snprintf(buf + k, sizeof(buf) - k, "%s%u", i ? "," : "", val[i]);
 	if (n > 0 && k >= sizeof(buf) - 16)
@@ -454,6 +456,9 @@ static void ipcns_show(struct info_out *o, const struct rec *r)
 		info_u64(o, "msgs", q->nr_msgs);
 		info_u64(o, "qbytes", q->qbytes);
 		info_u64(o, "cbytes", q->cbytes);
+		info_i64(o, "stime", q->stime);
+		info_i64(o, "rtime", q->rtime);
+		info_i64(o, "ctime", q->ctime);
 		info_u64(o, "lspid", q->lspid);
 		info_u64(o, "lrpid", q->lrpid);
 		break;
