@@ -10,6 +10,9 @@
  * Restarted with --join-ns ipc:PATH, the container joins that namespace
  * as it is: the records are validated and left.
  *
+ * Every process's fds are looked at first: a POSIX message queue open
+ * in one is refused (ipcns_dump.c).
+ *
  * Not saved, and so documented: semaphore adjustments (semop SEM_UNDO)
  * that processes hold, which the kernel shows nowhere; after restart an
  * exiting process no longer undoes what it did.  Queue and set times
@@ -72,9 +75,10 @@ static int ipcns_dump(struct cpt_ctx *c, struct cpt_task *t)
 	struct ipc_cpt *st = kind_dump_state(c, &kind_ipcns);
 	char ns[48];
 	ssize_t n;
+	int ret = t->shares_files ? 0 : ipcns_mq_fds(c, t->pid);
 
-	if (t != c->tasks[0] || !NS_OWN(c, NS_IPC))
-		return 0;
+	if (ret || t != c->tasks[0] || !NS_OWN(c, NS_IPC))
+		return ret;
 	n = readlink("/proc/self/ns/ipc", ns, sizeof(ns) - 1);
 	ns[n < 0 ? 0 : n] = 0;
 	snprintf(st->what, sizeof(st->what), "pid %d: ipc namespace %s", t->pid, ns);

@@ -45,6 +45,8 @@ struct ipc_rst {
 /* ipcns_dump.c: the namespace ckpt is in, written (IPC_NS and its
  * objects), for the root @pid; @what names it in messages. */
 int ipcns_save(struct cpt_ctx *c, const char *what);
+/* ipcns_dump.c: refuses (reported) a POSIX message queue open in @pid. */
+int ipcns_mq_fds(struct cpt_ctx *c, pid_t pid);
 /* ipcns_restore.c: the namespace ckpt is in (new, empty) made as @st
  * says. */
 int ipcns_make(struct rst_ctx *c, const struct ipc_rst *st);

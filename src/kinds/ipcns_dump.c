@@ -14,6 +14,9 @@
  *   queue with a notification registered is refused (putting a message
  *   back would fire it);
  * - the SysV segments no process attaches (sysvshm.c).
+ * A POSIX message queue open in a process (of any tree) is refused: its
+ * descriptor is not restored (the kinds of open file would take it for
+ * a file of that name).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -21,6 +24,7 @@
 #include <fcntl.h>
 #include <linux/mount.h>
 #include <mqueue.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,11 +32,16 @@
 #include <sys/msg.h>
 #include <sys/sem.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "ipcns.h"
 #include "sysvshm.h"
+
+#ifndef MQUEUE_MAGIC
+#define MQUEUE_MAGIC	0x19800202
+#endif
 
 #define DERR(c, what, err, fmt, ...) \
 	log_err((c)->log, (err), "%s: " fmt, (what), ##__VA_ARGS__)
@@ -290,6 +299,20 @@ static int mq_write(struct cpt_ctx *c, const struct rec_ipc_mq *q, const struct 
 	return ret;
 }
 
+/* Whether a process has a notification registered on @fd: the status
+ * file says 0 for a SIGEV_SIGNAL one, and no pid for one outside ckpt's
+ * pid namespace; ckpt's own registration is refused then (EBUSY), and
+ * else taken back at once. */
+static bool notified(int fd)
+{
+	struct sigevent ev = { .sigev_notify = SIGEV_NONE };
+
+	if (mq_notify(fd, &ev))
+		return errno == EBUSY;
+	mq_notify(fd, NULL);
+	return false;
+}
+
 /* Refusals: a notification registered (mq_notify), sizes past the
  * records'. */
 static int mq_stat(struct cpt_ctx *c, const char *what, const char *name, int fd,
@@ -305,9 +328,11 @@ static int mq_stat(struct cpt_ctx *c, const char *what, const char *name, int fd
 	buf[k] = 0;
 	if (sscanf(buf, "QSIZE:%*u NOTIFY:%d SIGNO:%d NOTIFY_PID:%d", &notify, &signo, &npid) != 3)
 		return DERR(c, what, EINVAL, "POSIX message queue /%s: \"%s\"", name, buf);
-	if (npid)
-		return DERR(c, what, EOPNOTSUPP, "POSIX message queue /%s: pid %d is notified of its messages (mq_notify), not supported",
-			    name, npid);
+	if (notified(fd))
+		return npid ? DERR(c, what, EOPNOTSUPP, "POSIX message queue /%s: pid %d is notified of its messages (mq_notify), not supported",
+				   name, npid) :
+			      DERR(c, what, EOPNOTSUPP, "POSIX message queue /%s: a process outside the container is notified of its messages (mq_notify), not supported",
+				   name);
 	if (a->mq_maxmsg < 1 || a->mq_maxmsg > 65536 || a->mq_msgsize < 1 ||
 	    a->mq_msgsize > (16 << 20) || a->mq_curmsgs < 0 || a->mq_curmsgs > a->mq_maxmsg)
 		return DERR(c, what, EOPNOTSUPP, "POSIX message queue /%s: %ld messages of %ld bytes at most: not supported",
@@ -377,6 +402,36 @@ static int save_mqs(struct cpt_ctx *c, const char *what)
 		close(mnt);
 	if (fs >= 0)
 		close(fs);
+	return ret;
+}
+
+int ipcns_mq_fds(struct cpt_ctx *c, pid_t pid)
+{
+	char path[300], name[256];
+	struct dirent *e;
+	struct statfs sf;
+	int ret = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", pid);
+	d = opendir(path);
+	if (!d)
+		return log_err(c->log, errno, "pid %d: %s:", pid, path);
+	while (!ret && (e = readdir(d))) {
+		ssize_t n;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/fd/%s", pid, e->d_name);
+		/* the magic link followed: the file's own filesystem */
+		if (statfs(path, &sf) || sf.f_type != MQUEUE_MAGIC)
+			continue;
+		n = readlink(path, name, sizeof(name) - 1);
+		name[n < 0 ? 0 : n] = 0;
+		ret = log_err(c->log, EOPNOTSUPP, "pid %d: fd %s is POSIX message queue %s, not supported",
+			      pid, e->d_name, name);
+	}
+	closedir(d);
 	return ret;
 }
 

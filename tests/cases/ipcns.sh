@@ -9,6 +9,7 @@ t ipcns_container
 t ipcns_container_join
 t ipcns_checkpoint_leaves
 t ipcns_container_shm
+t refuse_ipcns_mq_fd
 t refuse_ipcns_mq_notify
 t refuse_ipcns_shm_outside
 t refuse_ipcns_shm_rmid_forced
@@ -181,18 +182,36 @@ print("PASS", flush=True)' $d/go > $d/out 2>&1 < /dev/null &
 	wait $up && grep -q '^PASS' $d/out
 }
 
-# A POSIX queue with a notification registered: putting a message back
-# after reading it would fire it.
+# A POSIX queue open in a process of the tree: its descriptor would not
+# be restored.
+test_refuse_ipcns_mq_fd() {
+	ipcns_refused mq_fd '
+q = libc.mq_open(b"/fq", 0o102, 0o600, None)
+assert q >= 0' \
+		"^ckpt: .*pid 1: fd [0-9]+ is POSIX message queue /fq, not supported"
+}
+
+# A POSIX queue with a notification registered (by a process outside the
+# container, in its ipc namespace): putting a message back after reading
+# it would fire it.
 test_refuse_ipcns_mq_notify() {
 	ipcns_refused mq_notify '
 class A(ctypes.Structure):
     _fields_ = [("l", ctypes.c_long * 8)]
 a = A((ctypes.c_long * 8)(0, 4, 16, 0))
 q = libc.mq_open(b"/nq", 0o102, 0o600, ctypes.byref(a))
-libc.mq_send(q, b"x", 1, 0)
+assert q >= 0 and libc.mq_send(q, b"x", 1, 0) == 0
+os.close(q)' \
+		"^ckpt: .*pid 1: ipc namespace ipc:\[[0-9]+\]: POSIX message queue /nq: a process outside the container is notified of its messages \(mq_notify\), not supported" \
+		'nsenter -t $init -i $PYTHON -c "
+import ctypes, os, time
+libc = ctypes.CDLL(None)
+q = libc.mq_open(b\"/nq\", 0o2)
 ev = (ctypes.c_int * 16)(0, 0, 1)     # sigev_notify = SIGEV_NONE
-assert libc.mq_notify(q, ev) == 0' \
-		"^ckpt: .*pid 1: ipc namespace ipc:\[[0-9]+\]: POSIX message queue /nq: pid 1 is notified of its messages \(mq_notify\), not supported"
+assert libc.mq_notify(q, ev) == 0
+print(\"HELD\", flush=True)
+while not os.path.exists(\"$d/go\"):
+    time.sleep(0.01)"'
 }
 
 # A segment attached by a process outside the tree (in the container's

@@ -19,6 +19,7 @@
 #include <sys/sem.h>
 #include <sys/shm.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -243,6 +244,7 @@ static int try_save(int fd, struct ckpt_log *log)
  * takes it away again. */
 struct case_arg {
 	int mq, shmid;
+	pid_t child;
 	void *p;	/* the test's attach */
 };
 
@@ -250,12 +252,12 @@ static void refused(const char *why, const char *want, void (*setup)(struct case
 		    void (*undo)(struct case_arg *))
 {
 	struct ckpt_log log = { .fd = -1 };
-	struct case_arg a = { -1, -1, (void *)-1 }, *arg = &a;
+	struct case_arg a = { -1, -1, 0, (void *)-1 }, *arg = &a;
 	int fd = memfd_create("refused", 0);
 	char *before = snap(), *after;
 
 	setup(arg);
-	CHECK(try_save(fd, &log) && strstr(log.msg, want) && strstr(log.msg, "ipc namespace ipc:["),
+	CHECK(try_save(fd, &log) && strstr(log.msg, want) && !strncmp(log.msg, "pid ", 4),
 	      "%s: \"%s\", not %s", why, log.msg, want);
 	undo(arg);
 	after = snap();
@@ -265,17 +267,48 @@ static void refused(const char *why, const char *want, void (*setup)(struct case
 	close(fd);
 }
 
+/* a child of the test registers, and waits for its pipe to close */
 static void notify_on(struct case_arg *arg)
 {
-	struct sigevent ev = { .sigev_notify = SIGEV_NONE };
+	int ready[2], hold[2];
+	char x;
 
-	arg->mq = mq_open("/ckq", O_RDONLY);
-	CHECK(arg->mq >= 0 && mq_notify(arg->mq, &ev) == 0, "mq_notify");
+	CHECK(pipe(ready) == 0 && pipe(hold) == 0, "pipes");
+	arg->child = fork();
+	if (arg->child == 0) {
+		struct sigevent ev = { .sigev_notify = SIGEV_NONE };
+		mqd_t mq = mq_open("/ckq", O_RDONLY);
+
+		close(hold[1]);
+		x = mq >= 0 && mq_notify(mq, &ev) == 0;
+		if (write(ready[1], &x, 1) == 1)
+			while (read(hold[0], &x, 1) > 0)
+				;
+		_exit(0);
+	}
+	close(ready[1]);
+	close(hold[0]);
+	CHECK(read(ready[0], &x, 1) == 1 && x == 1, "the child's mq_notify");
+	close(ready[0]);
+	arg->mq = hold[1];
 }
 
 static void notify_off(struct case_arg *arg)
 {
-	close(arg->mq);	/* the notification goes with it */
+	close(arg->mq);
+	waitpid(arg->child, NULL, 0);
+}
+
+/* the test process itself (the tree's root) has the queue open */
+static void mqfd_on(struct case_arg *arg)
+{
+	arg->mq = mq_open("/ckq", O_RDONLY);
+	CHECK(arg->mq >= 0, "mq_open");
+}
+
+static void mqfd_off(struct case_arg *arg)
+{
+	close(arg->mq);
 }
 
 /* the test's attach of the one segment */
@@ -322,7 +355,13 @@ static void forced_off(struct case_arg *arg)
 
 static void test_refusals(void)
 {
-	refused("a queue with a notification", "mq_notify", notify_on, notify_off);
+	refused("a queue with a notification", "ipc namespace ipc:[",
+		notify_on, notify_off);
+	refused("a queue with a notification", "is notified of its messages (mq_notify)",
+		notify_on, notify_off);
+	refused("a queue open in the tree", "is POSIX message queue /ckq, not supported",
+		mqfd_on, mqfd_off);
+	refused("a segment attached outside the tree", "ipc namespace ipc:[", attach_on, attach_off);
 	refused("a segment attached outside the tree", "attached only by processes outside the tree",
 		attach_on, attach_off);
 	refused("an unattached segment with shm_rmid_forced", "shm_rmid_forced is 1",
