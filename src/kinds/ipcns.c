@@ -34,13 +34,8 @@
 #include "sysvshm.h"
 
 #define IPCMNI_MAX	(1 << 24)	/* ipcmni_extend's; the kernel checks its own */
-#define MQ_MSG_HARD	65536		/* HARD_MSGMAX */
-#define MQ_SIZE_HARD	(16 << 20)	/* HARD_MSGSIZEMAX */
 #define MQ_PRIO_HARD	32768		/* MQ_PRIO_MAX */
 #define SEMVMX		32767
-/* --join-ns ipc:PATH: the container joins that namespace as it is; the
- * content saved is validated, and left */
-#define IPC_JOINED(c)	(!!((c)->ns_join & (1u << NS_IPC)))
 
 #define NSF(n, f, w, x) { n, offsetof(struct rec_ipc_ns, f), w, x }
 /* Restart writes them in this order, the next ids last. */

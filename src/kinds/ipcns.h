@@ -5,6 +5,9 @@
 
 #include "../kinds.h"
 
+#define MQ_MSG_HARD	65536		/* the kernel's HARD_MSGMAX */
+#define MQ_SIZE_HARD	(16 << 20)	/* HARD_MSGSIZEMAX */
+
 /* A sysctl of the namespace, a field of rec_ipc_ns (besides kernel/sem,
  * four numbers in one file); ipc_sysctls ends with a NULL name. */
 struct ipc_sysctl {

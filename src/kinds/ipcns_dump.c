@@ -333,8 +333,8 @@ static int mq_stat(struct cpt_ctx *c, const char *what, const char *name, int fd
 				   name, npid) :
 			      DERR(c, what, EOPNOTSUPP, "POSIX message queue /%s: a process outside the container is notified of its messages (mq_notify), not supported",
 				   name);
-	if (a->mq_maxmsg < 1 || a->mq_maxmsg > 65536 || a->mq_msgsize < 1 ||
-	    a->mq_msgsize > (16 << 20) || a->mq_curmsgs < 0 || a->mq_curmsgs > a->mq_maxmsg)
+	if (a->mq_maxmsg < 1 || a->mq_maxmsg > MQ_MSG_HARD || a->mq_msgsize < 1 ||
+	    a->mq_msgsize > MQ_SIZE_HARD || a->mq_curmsgs < 0 || a->mq_curmsgs > a->mq_maxmsg)
 		return DERR(c, what, EOPNOTSUPP, "POSIX message queue /%s: %ld messages of %ld bytes at most: not supported",
 			    name, a->mq_maxmsg, a->mq_msgsize);
 	memset(q, 0, sizeof(*q));

@@ -28,8 +28,6 @@
 #include "sysvshm.h"
 
 #define IPCMNI		32768	/* the kernel's least ipc_mni */
-#define MQ_MSG_HARD	65536	/* HARD_MSGMAX */
-#define MQ_SIZE_HARD	(16 << 20)	/* HARD_MSGSIZEMAX */
 
 union semun {
 	int val;

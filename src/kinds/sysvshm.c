@@ -51,7 +51,6 @@
 #define PAGE		4096ULL
 #define MAX_SIZE	(1ULL << 46)	/* more than any address space holds */
 #define NEXT_ID		"/proc/sys/kernel/shm_next_id"
-#define IPC_JOINED(c)	(!!((c)->ns_join & (1u << NS_IPC)))
 #ifndef HUGETLBFS_MAGIC
 #define HUGETLBFS_MAGIC	0x958458f6
 #endif

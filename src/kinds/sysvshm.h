@@ -3,6 +3,12 @@
 #define CKPT_SYSVSHM_H
 
 #include "../kinds.h"
+#include "ns.h"
+
+/* Restart: the container joins the ipc namespace --join-ns ipc:PATH
+ * names, as it is: the image's segments are found or made there as
+ * processes attach them, the rest of its content left. */
+#define IPC_JOINED(c)	(!!((c)->ns_join & (1u << NS_IPC)))
 
 /* Checkpoint: the SYSV_SHM record of the segment area @v attaches,
  * written now if the image has not got it yet; refuses (reported) what
