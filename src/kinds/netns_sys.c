@@ -1,0 +1,352 @@
+/* netns_sys.c - a network namespace's sysctls and its firewall.
+ *
+ * Sysctls: every file under /proc/sys/net/ipv4 and /proc/sys/net/ipv6
+ * its owner may read and write (conf/all, conf/default, conf/<dev>,
+ * neigh/..., the protocol's own), saved as read; restart writes those
+ * whose value in the new namespace differs, in the saved order: in each
+ * directory "all" and "default" before the devices, so that what the
+ * first spread to every device the device's own value then corrects.
+ * One that cannot be read (an unset stable_secret) has no value to save.
+ *
+ * Firewall: `iptables-save` and `ip6tables-save`, the host's binaries,
+ * run as children of ckpt in the namespace ckpt is in; restart feeds
+ * their output to `iptables-restore`.  A namespace with rules (legacy
+ * tables, or iptables-nft's warning that such tables are there) that no
+ * binary can save fails the checkpoint.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "netns.h"
+
+#define SYSCTL_ROOT	"/proc/sys/net/"
+#define SYSCTL_MAX	4096	/* bytes of a value */
+
+/* "all", then "default", then the rest by name. */
+static int rank(const char *n)
+{
+	return !strcmp(n, "all") ? 0 : !strcmp(n, "default") ? 1 : 2;
+}
+
+static int by_rank(const struct dirent **a, const struct dirent **b)
+{
+	int ra = rank((*a)->d_name), rb = rank((*b)->d_name);
+
+	return ra != rb ? ra - rb : strcmp((*a)->d_name, (*b)->d_name);
+}
+
+static int no_dots(const struct dirent *d)
+{
+	return strcmp(d->d_name, ".") && strcmp(d->d_name, "..");
+}
+
+/* The value of a sysctl: its length, or -errno. */
+static ssize_t read_value(const char *path, char *buf, size_t n)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t len;
+
+	if (fd < 0)
+		return -errno;
+	len = read(fd, buf, n - 1);
+	if (len < 0)
+		len = -errno;
+	close(fd);
+	if (len >= 0)
+		buf[len] = 0;
+	return len;
+}
+
+static int sysctl_file(struct netns_io *io, const char *path, char *buf)
+{
+	struct rec_net_sysctl r;
+	const char *rel = path + strlen(SYSCTL_ROOT);
+	ssize_t len = read_value(path, buf, SYSCTL_MAX);
+	int ret;
+
+	if (len < 0)	/* EIO: an unset secret; nothing to save */
+		return 0;
+	if (len >= SYSCTL_MAX - 1 || strlen(buf) != (size_t)len)
+		return log_err(io->log, EFBIG, "pid %d: net namespace net:[%lu]: %s: a value ckpt cannot save",
+			       io->pid, io->ino, path);
+	r.path_len = strlen(rel) + 1;
+	r.value_len = len + 1;
+	ret = iw_begin(io->w, REC_NET_SYSCTL, sizeof(r) + r.path_len + r.value_len);
+	if (!ret)
+		ret = iw_write(io->w, &r, sizeof(r));
+	if (!ret)
+		ret = iw_write(io->w, rel, r.path_len);
+	if (!ret)
+		ret = iw_write(io->w, buf, r.value_len);
+	return ret ? ret : iw_end(io->w);
+}
+
+static int sysctl_dir(struct netns_io *io, char *path, size_t len, char *buf, int depth)
+{
+	struct dirent **ents;
+	int n = scandir(path, &ents, no_dots, by_rank), ret = 0;
+
+	if (n < 0)
+		return errno == ENOENT ? 0 : log_err(io->log, errno, "pid %d: %s:", io->pid, path);
+	for (int i = 0; i < n; i++) {
+		struct stat st;
+
+		if (!ret && len + strlen(ents[i]->d_name) + 2 < PATH_MAX) {
+			snprintf(path + len, PATH_MAX - len, "/%s", ents[i]->d_name);
+			if (lstat(path, &st))
+				ret = log_err(io->log, errno, "pid %d: %s:", io->pid, path);
+			else if (S_ISDIR(st.st_mode) && depth < 8)
+				ret = sysctl_dir(io, path, strlen(path), buf, depth + 1);
+			else if (S_ISREG(st.st_mode) && (st.st_mode & S_IRUSR) && (st.st_mode & S_IWUSR))
+				ret = sysctl_file(io, path, buf);
+			path[len] = 0;
+		}
+		free(ents[i]);
+	}
+	free(ents);
+	return ret;
+}
+
+int netns_sysctls_save(struct netns_io *io)
+{
+	static const char *const tops[] = { "ipv4", "ipv6" };
+	char path[PATH_MAX], *buf = malloc(SYSCTL_MAX);
+	int ret = buf ? 0 : log_err(io->log, ENOMEM, "sysctls:");
+
+	for (int i = 0; i < 2 && !ret; i++) {
+		snprintf(path, sizeof(path), SYSCTL_ROOT "%s", tops[i]);
+		ret = sysctl_dir(io, path, strlen(path), buf, 0);
+	}
+	free(buf);
+	return ret;
+}
+
+int netns_sysctls_make(struct netns_io *io, const struct netns_img *m)
+{
+	char path[PATH_MAX], cur[SYSCTL_MAX];
+
+	for (size_t i = 0; i < m->nr_sysctls; i++) {
+		const char *v = m->sysctl_val[i];
+		ssize_t len;
+		int fd;
+
+		snprintf(path, sizeof(path), SYSCTL_ROOT "%s", m->sysctl_path[i]);
+		len = read_value(path, cur, sizeof(cur));
+		if (len >= 0 && !strcmp(cur, v))
+			continue;
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (fd < 0 || write(fd, v, strlen(v)) != (ssize_t)strlen(v)) {
+			int err = errno;
+
+			if (fd >= 0)
+				close(fd);
+			return log_err(io->log, err, "pid %d: setting sysctl net.%s to %.*s:", io->pid,
+				       m->sysctl_path[i], (int)strcspn(v, "\n"), v);
+		}
+		close(fd);
+	}
+	return 0;
+}
+
+/* ---- iptables ---- */
+
+static const char *const ipt_save[2] = { "iptables-save", "ip6tables-save" };
+static const char *const ipt_restore[2] = { "iptables-restore", "ip6tables-restore" };
+static const char *const ipt_names[2] = { "ip_tables_names", "ip6_tables_names" };
+
+/* @name in $PATH or the system's sbin directories: 0 and @out, or
+ * -ENOENT. */
+static int find_bin(const char *name, char *out, size_t n)
+{
+	const char *env = getenv("PATH");
+	char dirs[1024];
+
+	snprintf(dirs, sizeof(dirs), "/usr/sbin:/sbin:/usr/bin:/bin:%s", env ? env : "");
+	for (char *save, *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+		snprintf(out, n, "%s/%s", d, name);
+		if (*d == '/' && !access(out, X_OK))
+			return 0;
+	}
+	return -ENOENT;
+}
+
+/* Run @bin with @in (an fd or -1) as its stdin: its exit status, its
+ * stdout and stderr in memfds *out and *err (closed by the caller). */
+static int run(const char *bin, int in, int *out, int *err)
+{
+	int st;
+	pid_t k;
+
+	*out = memfd_create("ckpt-out", MFD_CLOEXEC);
+	*err = memfd_create("ckpt-err", MFD_CLOEXEC);
+	if (*out < 0 || *err < 0)
+		return -errno;
+	k = fork();
+	if (k == 0) {
+		int null = open("/dev/null", O_RDONLY);
+
+		if (dup2(in >= 0 ? in : null, 0) < 0 || dup2(*out, 1) < 0 || dup2(*err, 2) < 0)
+			_exit(127);
+		execl(bin, bin, (char *)NULL);
+		_exit(127);
+	}
+	if (k < 0)
+		return -errno;
+	while (waitpid(k, &st, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return st;
+}
+
+/* The bytes of memfd @fd, NUL-terminated (malloc'd), or NULL. */
+static char *slurp(int fd, size_t *len)
+{
+	off_t n = lseek(fd, 0, SEEK_END);
+	char *s = n >= 0 && n < CKPT_REC_MAX_META ? malloc(n + 1) : NULL;
+
+	if (s && pread(fd, s, n, 0) != n) {
+		free(s);
+		return NULL;
+	}
+	if (s) {
+		s[n] = 0;
+		*len = n;
+	}
+	return s;
+}
+
+/* The output without its comments (which say when it was made). */
+static size_t drop_comments(char *s, size_t len)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < len;) {
+		size_t e = i;
+
+		while (e < len && s[e] != '\n')
+			e++;
+		if (e < len)
+			e++;
+		if (s[i] != '#') {
+			memmove(s + o, s + i, e - i);
+			o += e - i;
+		}
+		i = e;
+	}
+	s[o] = 0;
+	return o;
+}
+
+/* Tables of the legacy iptables in this namespace (ckpt's /proc/net is
+ * its namespace's): true if any. */
+static bool legacy_tables(int fam)
+{
+	char path[64], buf[64];
+
+	snprintf(path, sizeof(path), "/proc/net/%s", ipt_names[fam]);
+	return read_value(path, buf, sizeof(buf)) > 0;
+}
+
+static int ipt_save_one(struct netns_io *io, int fam)
+{
+	struct rec_net_iptables r = { .family = fam ? 6 : 4 };
+	char bin[PATH_MAX], *text = NULL, *msg = NULL;
+	int out = -1, err = -1, st, ret = 0;
+	size_t len = 0, mlen = 0;
+
+	if (find_bin(ipt_save[fam], bin, sizeof(bin))) {
+		if (legacy_tables(fam))
+			return log_err(io->log, EOPNOTSUPP, "pid %d: net namespace net:[%lu]: it has %s tables and there is no %s to save them",
+				       io->pid, io->ino, fam ? "ip6tables" : "iptables", ipt_save[fam]);
+		return 0;
+	}
+	st = run(bin, -1, &out, &err);
+	if (st >= 0) {
+		text = slurp(out, &len);
+		msg = slurp(err, &mlen);
+	}
+	if (st < 0 || !text || !msg)
+		ret = log_err(io->log, st < 0 ? -st : ENOMEM, "pid %d: running %s:", io->pid, bin);
+	else if (st)
+		ret = log_err(io->log, EIO, "pid %d: net namespace net:[%lu]: %s failed: %.*s", io->pid,
+			      io->ino, bin, (int)strcspn(msg, "\n"), msg);
+	else if (strstr(text, "legacy tables present") || strstr(msg, "legacy tables present"))
+		ret = log_err(io->log, EOPNOTSUPP, "pid %d: net namespace net:[%lu]: it has iptables-legacy tables beside %s's",
+			      io->pid, io->ino, bin);
+	if (!ret && (len = drop_comments(text, len))) {
+		r.len = len;
+		ret = iw_begin(io->w, REC_NET_IPTABLES, sizeof(r) + len);
+		if (!ret)
+			ret = iw_write(io->w, &r, sizeof(r));
+		if (!ret)
+			ret = iw_write(io->w, text, len);
+		if (!ret)
+			ret = iw_end(io->w);
+	}
+	free(text);
+	free(msg);
+	if (out >= 0)
+		close(out);
+	if (err >= 0)
+		close(err);
+	return ret;
+}
+
+int netns_ipt_save(struct netns_io *io)
+{
+	int ret = ipt_save_one(io, 0);
+
+	return ret ? ret : ipt_save_one(io, 1);
+}
+
+static int ipt_make_one(struct netns_io *io, const struct netns_img *m, int fam)
+{
+	char bin[PATH_MAX], *msg = NULL;
+	int in = -1, out = -1, err = -1, st = -ENOENT, ret = 0;
+	size_t mlen;
+
+	if (find_bin(ipt_restore[fam], bin, sizeof(bin)))
+		return log_err(io->log, ENOENT, "pid %d: the image has %s rules and there is no %s here",
+			       io->pid, fam ? "ip6tables" : "iptables", ipt_restore[fam]);
+	in = memfd_create("ckpt-in", MFD_CLOEXEC);
+	if (in >= 0 && write(in, m->ipt[fam], m->ipt_len[fam]) == (ssize_t)m->ipt_len[fam] &&
+	    !lseek(in, 0, SEEK_SET))
+		st = run(bin, in, &out, &err);
+	if (st < 0)
+		ret = log_err(io->log, in < 0 ? errno : -st, "pid %d: running %s:", io->pid, bin);
+	else if (st) {
+		msg = slurp(err, &mlen);
+		ret = log_err(io->log, EIO, "pid %d: %s failed: %.*s", io->pid, bin,
+			      msg ? (int)strcspn(msg, "\n") : 0, msg ? msg : "");
+	}
+	free(msg);
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+	if (err >= 0)
+		close(err);
+	return ret;
+}
+
+int netns_ipt_make(struct netns_io *io, const struct netns_img *m)
+{
+	for (int fam = 0; fam < 2; fam++)
+		if (m->ipt[fam]) {
+			int ret = ipt_make_one(io, m, fam);
+
+			if (ret)
+				return ret;
+		}
+	return 0;
+}
