@@ -7,8 +7,10 @@
  * itself in (netns_link.c, netns_addr.c, netns_sys.c).  Anything in it
  * ckpt cannot make again fails the checkpoint, named.  Restart: the ns
  * kind has made a new namespace for the root and ckpt has joined it;
- * the root's restore makes it again: devices (down), sysctls,
- * addresses, devices up, routes (which need their devices up), iptables.
+ * the root's restore makes it again: devices (down), sysctls, devices
+ * up, addresses (an IPv6 address of limited lifetime added to a device
+ * that is down never gets its prefix route), routes (which need their
+ * devices up), iptables.
  * Here are the records' checks at load (each field, then how the
  * records refer to each other: check()) and `ckpt info`.
  */
@@ -58,9 +60,9 @@ int netns_make(struct netns_io *io, const struct netns_img *m)
 	if (!ret)
 		ret = netns_sysctls_make(io, m);
 	if (!ret)
-		ret = netns_addrs_make(io, &nl, m, map);
-	if (!ret)
 		ret = netns_links_up(io, &nl, m, map);
+	if (!ret)
+		ret = netns_addrs_make(io, &nl, m, map);
 	if (!ret)
 		ret = netns_routes_make(io, &nl, m, map);
 	nl_close(&nl);
@@ -426,7 +428,7 @@ static void hw_str(char *buf, const uint8_t *a, uint32_t n)
 {
 	buf[0] = 0;
 	for (uint32_t i = 0; i < n && i < 32; i++)
-		sprintf(buf + 3 * i, "%s%02x", i ? ":" : "", a[i]);
+		sprintf(buf + 3 * i - !!i, "%s%02x", i ? ":" : "", a[i]);
 }
 
 static void show_link(struct info_out *o, const struct rec_net_link *l)

@@ -7,6 +7,8 @@
  *                                     at path NETNS) into FILE
  *   netns_test restore FILE [NETNS]   made again in it from FILE; a
  *                                     veth's outer end in ours
+ *   netns_test show FILE              its records as `ckpt info` shows
+ *                                     them (which wants a whole image)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -20,6 +22,7 @@
 #include <unistd.h>
 
 #include "image.h"
+#include "kinds.h"
 #include "kinds/netns.h"
 
 #include "check.h"
@@ -101,6 +104,31 @@ static int restore(struct ckpt_log *log, const char *file, const char *ns)
 	if (!ret)
 		ret = netns_make(&io, &m);
 	netns_img_free(&m);
+	return ret;
+}
+
+static int show(struct ckpt_log *log, const char *file)
+{
+	struct info_out o = { .f = stdout };
+	int fd = open(file, O_RDONLY | O_CLOEXEC), ret;
+	struct img_reader r;
+	struct rec rec;
+
+	if (fd < 0)
+		return log_err(log, errno, "%s:", file);
+	ret = ir_init(&r, fd, log);
+	while (!ret && (ret = ir_next(&r, &rec)) > 0) {
+		ret = 0;
+		if (rec.type >= REC_NET_LINK && rec.type <= REC_NET_IPTABLES) {
+			printf("%-12s", rec_type_name(rec.type));
+			o.fields = 0;
+			kind_netns.show(&o, &rec);
+			printf("\n");
+		}
+		free(rec.data);
+	}
+	ir_free(&r);
+	close(fd);
 	return ret;
 }
 
@@ -225,6 +253,8 @@ int main(int argc, char **argv)
 		return save(&log, argv[2], argc > 3 ? argv[3] : NULL) ? 1 : 0;
 	if (argc >= 3 && !strcmp(argv[1], "restore"))
 		return restore(&log, argv[2], argc > 3 ? argv[3] : NULL) ? 1 : 0;
+	if (argc >= 3 && !strcmp(argv[1], "show"))
+		return show(&log, argv[2]) ? 1 : 0;
 	test_links();
 	test_addrs_routes();
 	test_sysctl_ipt();

@@ -1,0 +1,153 @@
+# netns.sh - the content of a container's own network namespace (the
+# netns kind): devices, addresses, routes, sysctls, iptables.  The
+# netns_* tests drive its save and make directly (tests/unit/netns_test:
+# a namespace saved to a file, made again in a fresh one) and compare
+# what `ip`, sysctl and iptables-save see in both.
+t netns_roundtrip          needs iptables
+t netns_veth_outside
+t netns_refuse_tun
+t netns_refuse_macvlan_outside
+
+NETNS_DRV=$ROOT/build/test/unit/netns_test
+
+# What the namespace of PID looks like, sorted (the kernel lists some
+# routes in the order they were made) and without iptables' counters.
+netns_snapshot() {	# PID
+	nsenter -t $1 -n sh -c '
+		ip -o link | sed -e "s/ qdisc [^ ]*//" -e "s/ state [A-Z]*//"
+		ip -o addr
+		ip route show table all
+		ip -6 route show table all
+		sysctl -a 2>/dev/null | grep -E "^net\.ipv(4|6)\." | grep -v stable_secret
+		iptables-save 2>/dev/null | grep -v "^#"
+		ip6tables-save 2>/dev/null | grep -v "^#"' |
+		sed -e 's/\[[0-9]*:[0-9]*\]/[N:N]/' -e 's/expires [0-9]*sec/expires/' \
+		    -e 's/_lft [0-9]*sec/_lft N/g' | sort
+}
+
+# A namespace to fill: a process of its own that sleeps; $nspid.
+netns_new() {
+	unshare -n sleep 600 &
+	nspid=$!
+	for ((i = 0; i < 100; i++)); do
+		[ "$(readlink /proc/$nspid/ns/net)" != "$(readlink /proc/self/ns/net)" ] && return 0
+		sleep 0.01
+	done
+	return 1
+}
+
+# Devices, addresses, routes, sysctls and rules of every kind the netns
+# kind saves, in namespace PID.
+netns_fill() {	# PID
+	nsenter -t $1 -n sh -ex <<'EOF'
+# no duplicate address detection: addresses are not tentative for a
+# while, in either namespace (and the sysctl goes to the devices made)
+sysctl -qw net.ipv6.conf.default.accept_dad=0
+ip link set lo up
+ip link add v0 type veth peer name v1
+ip link set v0 address 02:00:00:00:00:10 mtu 1400
+ip link add br0 type bridge
+ip link set v1 master br0
+ip link add v2 type veth peer name v3
+ip link add mv0 link v2 type macvlan mode bridge
+ip link set v3 promisc on
+for d in v0 v1 br0 v2 mv0; do ip link set $d up; done
+ip addr add 10.1.0.1/24 dev v0
+ip addr add 10.1.0.9/24 dev v0
+ip addr add 10.2.0.1/16 brd + dev br0 label br0:x
+ip addr add 192.168.5.5/32 peer 192.168.5.6 dev v2
+ip addr add 10.7.0.2/24 dev mv0
+ip -6 addr add 2001:db8::1/64 dev v0 nodad
+ip -6 addr add 2001:db8:5::1/64 dev v0 nodad valid_lft 5000 preferred_lft 4000
+ip route add default via 10.1.0.254
+ip route add 172.16.0.0/12 via 10.2.0.254 metric 50 mtu 1300
+ip route add blackhole 10.99.0.0/16
+ip route add 10.50.0.0/16 dev v2 table 100
+ip -6 route add 2001:db8:1::/48 via 2001:db8::ff
+sysctl -qw net.ipv4.ip_forward=1
+sysctl -qw net.ipv4.conf.v0.rp_filter=2
+sysctl -qw net.ipv4.conf.default.arp_announce=1
+sysctl -qw net.ipv6.conf.v0.hop_limit=33
+sysctl -qw net.ipv4.ip_local_port_range="20000 30000"
+iptables -A INPUT -p tcp --dport 22 -j DROP
+iptables -t nat -A POSTROUTING -o v0 -j MASQUERADE
+ip6tables -A OUTPUT -p udp --dport 53 -j ACCEPT
+EOF
+}
+
+# Saved in one namespace, made again in a fresh one: the same, ifindexes
+# and all (lifetimes aside: they count down).
+test_netns_roundtrip() {
+	local a b rc=0
+	netns_new || return 1; a=$nspid
+	netns_new || return 1; b=$nspid
+	netns_fill $a > $WORK/fill.out 2>&1 || { cat $WORK/fill.out; return 1; }
+	$NETNS_DRV save $WORK/img /proc/$a/ns/net || rc=1
+	$NETNS_DRV show $WORK/img > $WORK/info 2>&1
+	grep -q '^NET_LINK .*name=mv0 .*kind=macvlan' $WORK/info &&
+		grep -q '^NET_ADDR .*local=10.2.0.1 .*label=br0:x' $WORK/info &&
+		grep -q '^NET_ROUTE .*dst=172.16.0.0' $WORK/info &&
+		grep -q '^NET_SYSCTL .*path=ipv4/ip_forward value=1' $WORK/info &&
+		grep -q '^NET_IPTABLES .*family=6' $WORK/info || { note "ckpt info:"; cat $WORK/info; rc=1; }
+	$NETNS_DRV restore $WORK/img /proc/$b/ns/net 2> $WORK/err || { cat $WORK/err; rc=1; }
+	# a device's carrier is said (IFF_RUNNING) by the kernel's link
+	# watch, up to a second later
+	sleep 1.5
+	netns_snapshot $a > $WORK/a
+	netns_snapshot $b > $WORK/b
+	kill $a $b
+	diff $WORK/a $WORK/b || rc=1
+	grep -q "2001:db8:5::1/64 .*valid_lft N" $WORK/b && grep -q "^3: v0@v1" $WORK/b &&
+		grep -q "inet 10.2.0.1/16 brd 10.2.255.255 scope global br0:x" $WORK/b || { note "not in b"; rc=1; }
+	[ $rc = 0 ] && sanitizer_clean $WORK/err
+}
+
+# A veth whose peer is outside (in the namespace the driver runs in, as
+# in restart's caller's): made again with that end there, under its
+# name and address, down.
+test_netns_veth_outside() {
+	local a b o rc=0 mac
+	netns_new || return 1; o=$nspid
+	netns_new || return 1; a=$nspid
+	netns_new || return 1; b=$nspid
+	nsenter -t $o -n ip link add h0 address 02:00:00:00:00:aa type veth peer name c0 netns /proc/$a/ns/net || return 1
+	nsenter -t $a -n sh -c 'ip link set c0 up; ip addr add 10.3.0.2/24 dev c0'
+	nsenter -t $o -n $NETNS_DRV save $WORK/img /proc/$a/ns/net || rc=1
+	$NETNS_DRV show $WORK/img | grep '^NET_LINK .*name=c0 .*peer_outside=h0 peer_address=02:00:00:00:00:aa' || rc=1
+	kill $a
+	for ((i = 0; i < 300; i++)); do nsenter -t $o -n ip link show h0 > /dev/null 2>&1 || break; sleep 0.01; done
+	nsenter -t $o -n $NETNS_DRV restore $WORK/img /proc/$b/ns/net 2> $WORK/err || { cat $WORK/err; rc=1; }
+	nsenter -t $o -n ip -o link show h0 | grep -q "h0@.*link/ether 02:00:00:00:00:aa" || { note "no h0 outside"; rc=1; }
+	nsenter -t $b -n ip -o addr show c0 | grep -q "10.3.0.2/24" || { note "no c0 inside"; rc=1; }
+	kill $o $b
+	[ $rc = 0 ] && sanitizer_clean $WORK/err
+}
+
+netns_refused() {	# SETUP PATTERN
+	local a
+	netns_new || return 1; a=$nspid
+	nsenter -t $a -n sh -c "$1" || { kill $a; return 1; }
+	$NETNS_DRV save $WORK/img /proc/$a/ns/net 2> $WORK/err
+	local rc=$?
+	kill $a
+	cat $WORK/err
+	[ $rc = 1 ] && [ "$(wc -l < $WORK/err)" = 1 ] && grep -q "$2" $WORK/err
+}
+
+# A device of a kind ckpt cannot make: named with its kind.
+test_netns_refuse_tun() {
+	netns_refused "ip tuntap add tun7 mode tun" \
+		"net namespace net:\[[0-9]*\]: device tun7 of kind tun is not supported"
+}
+
+# A macvlan on a device of another namespace.
+test_netns_refuse_macvlan_outside() {
+	local o
+	netns_new || return 1; o=$nspid
+	nsenter -t $o -n ip link add low0 type veth peer name low1 || { kill $o; return 1; }
+	netns_refused "nsenter -t $o -n ip link add mvx link low0 type macvlan && nsenter -t $o -n ip link set mvx netns /proc/\$\$/ns/net" \
+		"device mvx is a macvlan whose lower device is in another namespace"
+	local rc=$?
+	kill $o
+	return $rc
+}
