@@ -386,9 +386,13 @@ static int netns_check(struct rst_ctx *c, struct rst_task *t)
 	struct netns_img *m = KCSTATE(c, kind_netns);
 	int ret;
 
-	if (t != c->tasks[0] || !m)
+	if (t != c->tasks[0])
 		return 0;
+	if (!m)		/* a namespace has its lo at least */
+		return NS_OWN(c, NS_NET) ? log_err(c->log, EBADMSG, "the root's own net namespace has no NET_LINK record") : 0;
 	ret = netns_img_check(c->log, m);
+	if (!ret && !NS_OWN(c, NS_NET))
+		ret = log_err(c->log, EBADMSG, "the image has NET records and the root's net namespace is not its own");
 	if (ret || !c->here || m->caller_open)
 		return ret;
 	m->caller_net = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
@@ -405,8 +409,6 @@ static int netns_restore(struct rst_ctx *c, struct rst_task *t)
 
 	if (t != c->tasks[0] || !m)
 		return 0;
-	if (!NS_OWN(c, NS_NET))
-		return log_err(c->log, EBADMSG, "the image has a net namespace's records and the root is not in a net namespace of its own");
 	io.ino = net_ino(getpid());
 	return netns_make(&io, m);
 }
