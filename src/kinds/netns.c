@@ -38,6 +38,8 @@ int netns_save(struct netns_io *io)
 	int ret = nl_open(io, &nl);
 
 	if (!ret)
+		ret = netns_unsaved_check(io, &nl);
+	if (!ret)
 		ret = netns_links_save(io, &nl);
 	if (!ret)
 		ret = netns_addrs_save(io, &nl);

@@ -1,7 +1,7 @@
 /* netns.h - between the parts of the netns kind (netns.c: the kind, the
  * records' checks; netns_nl.c: rtnetlink; netns_link.c: devices;
  * netns_addr.c: addresses and routes; netns_sys.c: sysctls and
- * iptables).  Every part acts on the network namespace the calling
+ * iptables; netns_check.c: what is not saved, refused).  Every part acts on the network namespace the calling
  * process is in: at checkpoint ckpt runs inside the container's, at
  * restart it has joined the new one the ns kind made.
  */
@@ -52,6 +52,8 @@ struct nl {
 };
 
 int nl_open(struct netns_io *io, struct nl *nl);
+/* A netlink socket of @proto: 0 or -errno, not reported. */
+int nl_open_proto(struct nl *nl, int proto);
 void nl_close(struct nl *nl);
 /* A new request of @type with @flags (NLM_F_REQUEST added), then its
  * fixed header of @hlen bytes (zeroed); returns it. */
@@ -94,6 +96,11 @@ int netns_addrs_make(struct netns_io *io, struct nl *nl,
 int netns_routes_save(struct netns_io *io, struct nl *nl);
 int netns_routes_make(struct netns_io *io, struct nl *nl,
 		      const struct netns_img *m, const int32_t *map);
+
+/* netns_check.c: what the namespace holds that ckpt does not save
+ * (policy rules, permanent neighbours, qdiscs, nftables tables not
+ * iptables'): refused, named. */
+int netns_unsaved_check(struct netns_io *io, struct nl *nl);
 
 /* netns_sys.c */
 int netns_sysctls_save(struct netns_io *io);

@@ -93,6 +93,9 @@ static int link_one(void *arg, struct nlmsghdr *h)
 	nl_parse(h, sizeof(*ifi), tb, IFLA_MAX);
 	if (tb[IFLA_IFNAME])
 		snprintf(l.name, sizeof(l.name), "%s", (char *)RTA_DATA(tb[IFLA_IFNAME]));
+	if ((tb[IFLA_IFALIAS] && RTA_PAYLOAD(tb[IFLA_IFALIAS]) > 1) || tb[IFLA_PROP_LIST] ||
+	    attr_u32(tb[IFLA_GROUP]))
+		return s->err = refuse(s->io, l.name, "has an alias, an alternative name or a group, which ckpt does not save");
 	kind = link_kind(s, ifi, tb, &l);
 	if (kind < 0)
 		return s->err = kind;

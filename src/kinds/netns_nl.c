@@ -11,17 +11,16 @@
 
 #define NL_BUF	(64 << 10)
 
-int nl_open(struct netns_io *io, struct nl *nl)
+int nl_open_proto(struct nl *nl, int proto)
 {
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
 	int one = 1;
 
 	memset(nl, 0, sizeof(*nl));
-	nl->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	nl->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, proto);
 	if (nl->fd < 0)
-		return log_err(io->log, errno, "pid %d: rtnetlink socket:", io->pid);
-	/* the kernel's own error messages are not needed, but strict
-	 * checking makes a dump filter its answers as asked */
+		return -errno;
+	/* a dump filtered as asked (by family) */
 	setsockopt(nl->fd, SOL_NETLINK, NETLINK_GET_STRICT_CHK, &one, sizeof(one));
 	nl->cap = NL_BUF;
 	nl->buf = malloc(nl->cap);
@@ -29,9 +28,16 @@ int nl_open(struct netns_io *io, struct nl *nl)
 		int err = nl->buf ? errno : ENOMEM;
 
 		nl_close(nl);
-		return log_err(io->log, err, "pid %d: rtnetlink socket:", io->pid);
+		return -err;
 	}
 	return 0;
+}
+
+int nl_open(struct netns_io *io, struct nl *nl)
+{
+	int ret = nl_open_proto(nl, NETLINK_ROUTE);
+
+	return ret ? log_err(io->log, -ret, "pid %d: rtnetlink socket:", io->pid) : 0;
 }
 
 void nl_close(struct nl *nl)

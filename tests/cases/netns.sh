@@ -7,6 +7,7 @@ t netns_roundtrip          needs iptables
 t netns_veth_outside
 t netns_refuse_tun
 t netns_refuse_macvlan_outside
+t netns_refuse_unsaved
 
 NETNS_DRV=$ROOT/build/test/unit/netns_test
 
@@ -149,5 +150,27 @@ test_netns_refuse_macvlan_outside() {
 		"device mvx is a macvlan whose lower device is in another namespace"
 	local rc=$?
 	kill $o
+	return $rc
+}
+
+# What a namespace holds that ckpt does not save: each refused, named.
+test_netns_refuse_unsaved() {
+	local rc=0 c
+	local -a cases=(
+		"ip link add v0 type veth peer name v1; ip link set v0 alias x|device v0 has an alias"
+		"ip link add v0 type veth peer name v1; ip link property add dev v0 altname vv0|device v0 has an alias, an alternative name"
+		"ip link add v0 type veth peer name v1; ip link set v0 group 5|device v0 has an alias, an alternative name or a group"
+		"ip link add v0 type veth peer name v1; ip neigh add 10.0.0.5 lladdr 02:00:00:00:00:01 dev v0 nud permanent|a permanent neighbour entry on v0"
+		"ip rule add from 10.0.0.0/8 table 100|an IPv4 policy routing rule (priority 32765, table 100)"
+		"ip -6 rule del table main|an IPv6 default policy rule removed"
+		"ip link add v0 type veth peer name v1; tc qdisc add dev v0 root tbf rate 1mbit burst 32kbit latency 400ms|a queueing discipline (tbf) on v0"
+		"ip link add v0 type veth peer name v1; tc qdisc add dev v0 ingress|a queueing discipline (ingress) on v0"
+		"ip link add v0 type veth peer name v1; ip link set v0 up; ip addr add 10.9.0.1/24 dev v0; ip route add 10.50.0.0/16 nexthop via 10.9.0.2 nexthop via 10.9.0.3|a route (IPv4, table 254, /16) has several next hops"
+	)
+	command -v nft > /dev/null && cases+=("nft add table inet foo|an nftables table inet foo that is not iptables'")
+	for c in "${cases[@]}"; do
+		note "${c%%|*}"
+		netns_refused "${c%%|*}" "${c#*|}.*which ckpt does not save" || rc=1
+	done
 	return $rc
 }
