@@ -1232,7 +1232,7 @@ forged "NET_ROUTE metric not in mask" --expect "bad NET_ROUTE" insert --at after
 forged "NET_ROUTE metric mask 1<<20" --expect "bad NET_ROUTE" insert --at after:TASK --type 222 --payload "$(nroute 2 8 4 1 254 0 0 0x100000 0)"
 forged "NET_ROUTE oif of no NET_LINK" --expect "ifindex 3 is no NET_LINK" insert --at after:TASK --type 222 --payload "$(nroute 2 8 4 1 254 16 3 0 0)"
 forged "NET_SYSCTL path ../"        --expect "bad NET_SYSCTL" insert --at after:TASK --type 223 --payload "$(nsysctl ipv4/../../kernel/x 1)"
-forged "NET_SYSCTL path core/"      --expect "bad NET_SYSCTL" insert --at after:TASK --type 223 --payload "$(nsysctl core/somaxconn 1)"
+forged "NET_SYSCTL path bridge/"    --expect "bad NET_SYSCTL" insert --at after:TASK --type 223 --payload "$(nsysctl bridge/bridge-nf-call-iptables 1)"
 forged "NET_SYSCTL path_len +1"     --expect "bad NET_SYSCTL" insert --at after:TASK --type 223 --payload "$(nsysctl ipv4/ip_forward 1 17)"
 forged "NET_SYSCTL path_len 2^32-1" --expect "bad NET_SYSCTL" insert --at after:TASK --type 223 --payload "$(nsysctl ipv4/ip_forward 1 0xffffffff)"
 forged "NET_SYSCTL 7 bytes"         insert --at after:TASK --type 223 --payload "$(zeros 7)"

@@ -204,10 +204,12 @@ static int load_route(struct ckpt_log *log, struct netns_img *m, const struct re
 	return 0;
 }
 
-/* A path under /proc/sys/net/ipv4 or ipv6, each part a plain name. */
+/* A path under /proc/sys/net/ipv4, ipv6, core or unix, each part a
+ * plain name. */
 static bool sysctl_path_ok(const char *p)
 {
-	if (strncmp(p, "ipv4/", 5) && strncmp(p, "ipv6/", 5))
+	if (strncmp(p, "ipv4/", 5) && strncmp(p, "ipv6/", 5) && strncmp(p, "core/", 5) &&
+	    strncmp(p, "unix/", 5))
 		return false;
 	for (const char *s = p; *s;) {
 		size_t n = strcspn(s, "/");

@@ -1,8 +1,9 @@
 /* netns_sys.c - a network namespace's sysctls and its firewall.
  *
- * Sysctls: every file under /proc/sys/net/ipv4 and /proc/sys/net/ipv6
- * its owner may read and write (conf/all, conf/default, conf/<dev>,
- * neigh/..., the protocol's own), saved as read; restart writes those
+ * Sysctls: every file under /proc/sys/net/ipv4, ipv6, core and unix
+ * (the namespace's: a new namespace has them all, writable) its owner
+ * may read and write (conf/all, conf/default, conf/<dev>, neigh/...,
+ * somaxconn, max_dgram_qlen...), saved as read; restart writes those
  * whose value in the new namespace differs, in the saved order: in each
  * directory "all" and "default" before the devices, so that what the
  * first spread to every device the device's own value then corrects.
@@ -119,11 +120,11 @@ static int sysctl_dir(struct netns_io *io, char *path, size_t len, char *buf, in
 
 int netns_sysctls_save(struct netns_io *io)
 {
-	static const char *const tops[] = { "ipv4", "ipv6" };
+	static const char *const tops[] = { "ipv4", "ipv6", "core", "unix" };
 	char path[PATH_MAX], *buf = malloc(SYSCTL_MAX);
 	int ret = buf ? 0 : log_err(io->log, ENOMEM, "sysctls:");
 
-	for (int i = 0; i < 2 && !ret; i++) {
+	for (int i = 0; i < 4 && !ret; i++) {
 		snprintf(path, sizeof(path), SYSCTL_ROOT "%s", tops[i]);
 		ret = sysctl_dir(io, path, strlen(path), buf, 0);
 	}

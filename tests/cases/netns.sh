@@ -19,7 +19,7 @@ netns_snapshot() {	# PID
 		ip -o addr
 		ip route show table all
 		ip -6 route show table all
-		sysctl -a 2>/dev/null | grep -E "^net\.ipv(4|6)\." | grep -v stable_secret
+		sysctl -a 2>/dev/null | grep -E "^net\.(ipv4|ipv6|core|unix)\." | grep -v stable_secret
 		iptables-save 2>/dev/null | grep -v "^#"
 		ip6tables-save 2>/dev/null | grep -v "^#"' |
 		sed -e 's/\[[0-9]*:[0-9]*\]/[N:N]/' -e 's/expires [0-9]*sec/expires/' \
@@ -70,6 +70,8 @@ sysctl -qw net.ipv4.conf.v0.rp_filter=2
 sysctl -qw net.ipv4.conf.default.arp_announce=1
 sysctl -qw net.ipv6.conf.v0.hop_limit=33
 sysctl -qw net.ipv4.ip_local_port_range="20000 30000"
+sysctl -qw net.core.somaxconn=77
+sysctl -qw net.unix.max_dgram_qlen=33
 iptables -A INPUT -p tcp --dport 22 -j DROP
 iptables -t nat -A POSTROUTING -o v0 -j MASQUERADE
 ip6tables -A OUTPUT -p udp --dport 53 -j ACCEPT

@@ -230,8 +230,8 @@ static void test_sysctl_ipt(void)
 	CHECK(try(&m, REC_NET_SYSCTL, buf, 8 + s->path_len + 4) == -EBADMSG, "sysctl length");
 	memcpy(buf + 8, "ipv4/../../x_fwd", s->path_len);
 	CHECK(try(&m, REC_NET_SYSCTL, buf, 8 + s->path_len + 3) == -EBADMSG, "sysctl ..");
-	memcpy(buf + 8, "core/somaxconn\0", s->path_len);
-	CHECK(try(&m, REC_NET_SYSCTL, buf, 8 + s->path_len + 3) == -EBADMSG, "not ipv4/6");
+	memcpy(buf + 8, "bridge/x_abcdef", s->path_len);
+	CHECK(try(&m, REC_NET_SYSCTL, buf, 8 + s->path_len + 3) == -EBADMSG, "not ipv4/6, core, unix");
 	p->family = 4;
 	p->len = 5;
 	memcpy(buf + 8, "*nat\n", 5);
