@@ -73,6 +73,7 @@ enum ckpt_rec_type {
 	REC_NET_ROUTE	= 222,	/* a route of the namespace */
 	REC_NET_SYSCTL	= 223,	/* a file under /proc/sys/net and its value */
 	REC_NET_IPTABLES = 224,	/* the namespace's iptables-save output */
+	REC_NET_BRIDGE	= 225,	/* the options of the last NET_LINK, a bridge */
 	/* set aside, unused so far: 148-149 (epoll and inotify keep all
 	 * in their FILE), 153-155 unix sockets, 156-159 TCP/UDP (FILE_INET
 	 * keeps all in its FILE), 162-169 32-bit tasks, 172-179 SysV IPC,
@@ -1157,6 +1158,24 @@ struct rec_net_route {
 	uint32_t metrics[NET_RTAX_SLOTS];
 };
 
+/* NET_BRIDGE: a bridge's options (IFLA_BR_*, as netlink says them:
+ * times in hundredths of a second), right after its NET_LINK. */
+struct rec_net_bridge {
+	uint32_t forward_delay;
+	uint32_t hello_time;
+	uint32_t max_age;
+	uint32_t ageing_time;
+	uint32_t stp_state;	/* 0 off, 1 the kernel's */
+	uint16_t priority;
+	uint16_t group_fwd_mask;
+	uint8_t mcast_snooping;	/* 0/1 */
+	uint8_t mcast_querier;	/* 0/1 */
+	uint8_t nf_call_iptables;	/* 0/1 */
+	uint8_t nf_call_ip6tables;	/* 0/1 */
+	uint8_t nf_call_arptables;	/* 0/1 */
+	uint8_t reserved[3];
+};
+
 /* NET_SYSCTL: path_len bytes of the path under /proc/sys/net
  * ("ipv4/conf/all/forwarding"), NUL-terminated, then value_len bytes of
  * its value as read, NUL-terminated. */
@@ -1252,5 +1271,6 @@ _Static_assert(sizeof(struct rec_net_addr) == 88, "rec_net_addr size");
 _Static_assert(sizeof(struct rec_net_route) == 176, "rec_net_route size");
 _Static_assert(sizeof(struct rec_net_sysctl) == 8, "rec_net_sysctl size");
 _Static_assert(sizeof(struct rec_net_iptables) == 8, "rec_net_iptables size");
+_Static_assert(sizeof(struct rec_net_bridge) == 32, "rec_net_bridge size");
 
 #endif

@@ -144,6 +144,27 @@ static int load_link(struct ckpt_log *log, struct netns_img *m, const struct rec
 	if (!grow((void **)&m->links, m->nr_links, sizeof(*l)))
 		return log_err(log, ENOMEM, "net devices:");
 	m->links[m->nr_links++] = *l;
+	m->last_link = r->index;
+	return 0;
+}
+
+/* Right after its bridge's NET_LINK, once. */
+static int load_bridge(struct ckpt_log *log, struct netns_img *m, const struct rec *r)
+{
+	const struct rec_net_bridge *b = r->data;
+	const struct rec_net_link *l = m->nr_links ? &m->links[m->nr_links - 1] : NULL;
+
+	if (!l || l->kind != NET_LINK_BRIDGE || (m->nr_br && m->br[m->nr_br - 1].ifindex == l->ifindex) ||
+	    r->index != m->last_link + 1)
+		return bad(log, r, "not right after a bridge's NET_LINK");
+	if (b->stp_state > 1 || b->mcast_snooping > 1 || b->mcast_querier > 1 ||
+	    b->nf_call_iptables > 1 || b->nf_call_ip6tables > 1 || b->nf_call_arptables > 1 ||
+	    !zero(b->reserved, sizeof(b->reserved)))
+		return bad(log, r, "a flag past 1 or reserved bytes");
+	if (!grow((void **)&m->br, m->nr_br, sizeof(*m->br)))
+		return log_err(log, ENOMEM, "net bridges:");
+	m->br[m->nr_br].ifindex = l->ifindex;
+	m->br[m->nr_br++].o = *b;
 	return 0;
 }
 
@@ -270,9 +291,10 @@ int netns_load_rec(struct ckpt_log *log, struct netns_img *m, const struct rec *
 		[REC_NET_ROUTE - REC_NET_LINK] = sizeof(struct rec_net_route),
 		[REC_NET_SYSCTL - REC_NET_LINK] = sizeof(struct rec_net_sysctl),
 		[REC_NET_IPTABLES - REC_NET_LINK] = sizeof(struct rec_net_iptables),
+		[REC_NET_BRIDGE - REC_NET_LINK] = sizeof(struct rec_net_bridge),
 	};
 	size_t want = sizes[r->type - REC_NET_LINK];
-	bool fixed = r->type <= REC_NET_ROUTE;
+	bool fixed = r->type <= REC_NET_ROUTE || r->type == REC_NET_BRIDGE;
 
 	if (fixed ? r->data_len != want : r->data_len < want)
 		return log_err(log, EBADMSG, "%s record %llu: %zu bytes, need %s%zu",
@@ -286,6 +308,7 @@ int netns_load_rec(struct ckpt_log *log, struct netns_img *m, const struct rec *
 	case REC_NET_ADDR: return load_addr(log, m, r);
 	case REC_NET_ROUTE: return load_route(log, m, r);
 	case REC_NET_SYSCTL: return load_sysctl(log, m, r);
+	case REC_NET_BRIDGE: return load_bridge(log, m, r);
 	default: return load_ipt(log, m, r);
 	}
 }
@@ -339,6 +362,7 @@ void netns_img_free(struct netns_img *m)
 	free(m->sysctl_path);
 	free(m->sysctl_val);
 	free(m->links);
+	free(m->br);
 	free(m->addrs);
 	free(m->routes);
 	free(m->ipt[0]);
@@ -517,6 +541,22 @@ static void show_route(struct info_out *o, const struct rec_net_route *r)
 		info_hex(o, "metrics", r->metrics_mask);
 }
 
+static void show_bridge(struct info_out *o, const struct rec_net_bridge *b)
+{
+	info_u64(o, "forward_delay", b->forward_delay);
+	info_u64(o, "hello_time", b->hello_time);
+	info_u64(o, "max_age", b->max_age);
+	info_u64(o, "ageing_time", b->ageing_time);
+	info_u64(o, "stp_state", b->stp_state);
+	info_u64(o, "priority", b->priority);
+	info_hex(o, "group_fwd_mask", b->group_fwd_mask);
+	info_u64(o, "mcast_snooping", b->mcast_snooping);
+	info_u64(o, "mcast_querier", b->mcast_querier);
+	info_u64(o, "nf_call_iptables", b->nf_call_iptables);
+	info_u64(o, "nf_call_ip6tables", b->nf_call_ip6tables);
+	info_u64(o, "nf_call_arptables", b->nf_call_arptables);
+}
+
 static void netns_show(struct info_out *o, const struct rec *r)
 {
 	const struct rec_net_sysctl *s = r->data;
@@ -527,6 +567,7 @@ static void netns_show(struct info_out *o, const struct rec *r)
 	case REC_NET_LINK: show_link(o, r->data); break;
 	case REC_NET_ADDR: show_addr(o, r->data); break;
 	case REC_NET_ROUTE: show_route(o, r->data); break;
+	case REC_NET_BRIDGE: show_bridge(o, r->data); break;
 	case REC_NET_SYSCTL:
 		path = s->path_len <= CKPT_PATH_MAX ? rec_str(r, sizeof(*s), s->path_len) : NULL;
 		val = path && s->value_len <= CKPT_PATH_MAX ?
@@ -552,6 +593,7 @@ static const struct rec_desc netns_recs[] = {
 	{ REC_NET_ROUTE, "NET_ROUTE", sizeof(struct rec_net_route) },
 	{ REC_NET_SYSCTL, "NET_SYSCTL", sizeof(struct rec_net_sysctl) },
 	{ REC_NET_IPTABLES, "NET_IPTABLES", sizeof(struct rec_net_iptables) },
+	{ REC_NET_BRIDGE, "NET_BRIDGE", sizeof(struct rec_net_bridge) },
 	{ 0 },
 };
 

@@ -22,6 +22,12 @@
 struct netns_img {
 	struct rec_net_link *links;
 	size_t nr_links;
+	struct netns_br {	/* a bridge's options (NET_BRIDGE) */
+		int32_t ifindex;
+		struct rec_net_bridge o;
+	} *br;
+	size_t nr_br;
+	uint64_t last_link;	/* the index of the last NET_LINK record */
 	struct rec_net_addr *addrs;
 	size_t nr_addrs;
 	struct rec_net_route *routes;

@@ -2,8 +2,8 @@
  * RTM_GETLINK dump, made again with RTM_NEWLINK (their ifindex kept
  * when it is free), set with RTM_SETLINK.
  *
- * Supported: the loopback, veth pairs, bridge (and its ports) and
- * macvlan on a device of the namespace.  A veth whose peer is in
+ * Supported: the loopback, veth pairs, bridge (its options, its ports)
+ * and macvlan on a device of the namespace.  A veth whose peer is in
  * another namespace is made again with that end in restart's caller's
  * namespace, under its saved name and address and down: what it was
  * attached to out there (a host bridge, addresses) is no part of the
@@ -27,6 +27,7 @@ struct links {
 	struct netns_io *io;
 	struct rec_net_link *l;
 	int32_t *nsid;		/* veth: its peer's netns id, or -1 */
+	struct rec_net_bridge *br;	/* a bridge's options */
 	size_t nr, cap;
 	int err;
 };
@@ -47,10 +48,50 @@ static uint32_t attr_u32(struct rtattr *a)
 	return a && RTA_PAYLOAD(a) >= 4 ? *(uint32_t *)RTA_DATA(a) : 0;
 }
 
+static uint16_t attr_u16(struct rtattr *a)
+{
+	return a && RTA_PAYLOAD(a) >= 2 ? *(uint16_t *)RTA_DATA(a) : 0;
+}
+
+static uint8_t attr_u8(struct rtattr *a)
+{
+	return a && RTA_PAYLOAD(a) >= 1 ? *(uint8_t *)RTA_DATA(a) : 0;
+}
+
+/* A bridge's options; its VLAN filtering (and the VLANs of its ports
+ * that come with it) is not saved: refused. */
+static int bridge_opts(struct links *s, const struct rec_net_link *l, struct rtattr *data,
+		       struct rec_net_bridge *b)
+{
+	struct rtattr *tb[IFLA_BR_MAX + 1];
+
+	memset(b, 0, sizeof(*b));
+	if (!data)
+		return refuse(s->io, l->name, "is a bridge whose options cannot be read");
+	nl_parse_nested(data, tb, IFLA_BR_MAX);
+	if (attr_u8(tb[IFLA_BR_VLAN_FILTERING]))
+		return refuse(s->io, l->name, "is a bridge filtering VLANs, which ckpt does not save");
+	b->forward_delay = attr_u32(tb[IFLA_BR_FORWARD_DELAY]);
+	b->hello_time = attr_u32(tb[IFLA_BR_HELLO_TIME]);
+	b->max_age = attr_u32(tb[IFLA_BR_MAX_AGE]);
+	b->ageing_time = attr_u32(tb[IFLA_BR_AGEING_TIME]);
+	b->stp_state = attr_u32(tb[IFLA_BR_STP_STATE]);
+	b->priority = attr_u16(tb[IFLA_BR_PRIORITY]);
+	b->group_fwd_mask = attr_u16(tb[IFLA_BR_GROUP_FWD_MASK]);
+	b->mcast_snooping = attr_u8(tb[IFLA_BR_MCAST_SNOOPING]);
+	b->mcast_querier = attr_u8(tb[IFLA_BR_MCAST_QUERIER]);
+	b->nf_call_iptables = attr_u8(tb[IFLA_BR_NF_CALL_IPTABLES]);
+	b->nf_call_ip6tables = attr_u8(tb[IFLA_BR_NF_CALL_IP6TABLES]);
+	b->nf_call_arptables = attr_u8(tb[IFLA_BR_NF_CALL_ARPTABLES]);
+	if (b->stp_state > 1)
+		return refuse(s->io, l->name, "is a bridge whose STP runs in user space");
+	return 0;
+}
+
 /* The kind of device @h is, from its IFLA_LINKINFO: 0 and refused if
  * ckpt cannot make it. */
 static int link_kind(struct links *s, struct ifinfomsg *ifi, struct rtattr **tb,
-		     struct rec_net_link *l)
+		     struct rec_net_link *l, struct rec_net_bridge *br)
 {
 	struct rtattr *info[IFLA_INFO_MAX + 1], *mv[IFLA_MACVLAN_MAX + 1];
 	const char *kind = "";
@@ -65,6 +106,8 @@ static int link_kind(struct links *s, struct ifinfomsg *ifi, struct rtattr **tb,
 		return NET_LINK_LOOPBACK;
 	for (int k = NET_LINK_VETH; k < NET_LINK_NR_KINDS; k++)
 		if (!strcmp(kind, kind_names[k])) {
+			if (k == NET_LINK_BRIDGE)
+				return bridge_opts(s, l, info[IFLA_INFO_DATA], br) ?: k;
 			if (k != NET_LINK_MACVLAN)
 				return k;
 			if (!info[IFLA_INFO_DATA])
@@ -80,12 +123,31 @@ static int link_kind(struct links *s, struct ifinfomsg *ifi, struct rtattr **tb,
 	return refuse(s->io, l->name, why);
 }
 
+static int links_grow(struct links *s)
+{
+	size_t cap = s->cap ? 2 * s->cap : 16;
+	void *a = realloc(s->l, cap * sizeof(*s->l)), *b, *c;
+
+	if (a)
+		s->l = a;
+	b = a ? realloc(s->nsid, cap * sizeof(*s->nsid)) : NULL;
+	if (b)
+		s->nsid = b;
+	c = b ? realloc(s->br, cap * sizeof(*s->br)) : NULL;
+	if (!c)
+		return s->err = log_err(s->io->log, ENOMEM, "pid %d: net devices:", s->io->pid);
+	s->br = c;
+	s->cap = cap;
+	return 0;
+}
+
 static int link_one(void *arg, struct nlmsghdr *h)
 {
 	struct links *s = arg;
 	struct ifinfomsg *ifi = NLMSG_DATA(h);
 	struct rtattr *tb[IFLA_MAX + 1];
 	struct rec_net_link l = { .ifindex = ifi->ifi_index };
+	struct rec_net_bridge br;
 	int kind;
 
 	if (h->nlmsg_type != RTM_NEWLINK || h->nlmsg_len < NLMSG_LENGTH(sizeof(*ifi)))
@@ -96,7 +158,7 @@ static int link_one(void *arg, struct nlmsghdr *h)
 	if ((tb[IFLA_IFALIAS] && RTA_PAYLOAD(tb[IFLA_IFALIAS]) > 1) || tb[IFLA_PROP_LIST] ||
 	    attr_u32(tb[IFLA_GROUP]))
 		return s->err = refuse(s->io, l.name, "has an alias, an alternative name or a group, which ckpt does not save");
-	kind = link_kind(s, ifi, tb, &l);
+	kind = link_kind(s, ifi, tb, &l, &br);
 	if (kind < 0)
 		return s->err = kind;
 	l.kind = kind;
@@ -112,19 +174,10 @@ static int link_one(void *arg, struct nlmsghdr *h)
 		l.peer = attr_u32(tb[IFLA_LINK]);
 	if (kind == NET_LINK_MACVLAN && tb[IFLA_LINK_NETNSID])
 		return s->err = refuse(s->io, l.name, "is a macvlan whose lower device is in another namespace");
-	if (s->nr == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 16;
-		void *a = realloc(s->l, cap * sizeof(*s->l)), *b;
-
-		if (a)
-			s->l = a;
-		b = a ? realloc(s->nsid, cap * sizeof(*s->nsid)) : NULL;
-		if (!b)
-			return s->err = log_err(s->io->log, ENOMEM, "pid %d: net devices:", s->io->pid);
-		s->nsid = b;
-		s->cap = cap;
-	}
+	if (s->nr == s->cap && links_grow(s))
+		return s->err;
 	s->nsid[s->nr] = tb[IFLA_LINK_NETNSID] ? (int32_t)attr_u32(tb[IFLA_LINK_NETNSID]) : -1;
+	s->br[s->nr] = br;
 	s->l[s->nr++] = l;
 	return 0;
 }
@@ -179,10 +232,14 @@ int netns_links_save(struct netns_io *io, struct nl *nl)
 	for (size_t i = 0; i < s.nr && !ret; i++)
 		if (s.l[i].kind == NET_LINK_VETH && s.nsid[i] >= 0)
 			ret = veth_outside(io, nl, &s.l[i], s.nsid[i]);
-	for (size_t i = 0; i < s.nr && !ret; i++)
+	for (size_t i = 0; i < s.nr && !ret; i++) {
 		ret = iw_record(io->w, REC_NET_LINK, &s.l[i], sizeof(s.l[i]));
+		if (!ret && s.l[i].kind == NET_LINK_BRIDGE)
+			ret = iw_record(io->w, REC_NET_BRIDGE, &s.br[i], sizeof(s.br[i]));
+	}
 	free(s.l);
 	free(s.nsid);
+	free(s.br);
 	return ret;
 }
 
@@ -210,6 +267,34 @@ static void put_dev(struct nl *nl, const char *name, const uint8_t *addr,
 	nl_put_u32(nl, IFLA_TXQLEN, txqlen);
 }
 
+/* A bridge's saved options, into its IFLA_INFO_DATA. */
+static void put_bridge(struct nl *nl, const struct netns_img *m, int32_t ifindex)
+{
+	const struct rec_net_bridge *b = NULL;
+
+	for (size_t i = 0; i < m->nr_br; i++)
+		if (m->br[i].ifindex == ifindex)
+			b = &m->br[i].o;
+	if (!b)
+		return;
+	nl_put_u32(nl, IFLA_BR_FORWARD_DELAY, b->forward_delay);
+	nl_put_u32(nl, IFLA_BR_HELLO_TIME, b->hello_time);
+	nl_put_u32(nl, IFLA_BR_MAX_AGE, b->max_age);
+	nl_put_u32(nl, IFLA_BR_AGEING_TIME, b->ageing_time);
+	nl_put_u32(nl, IFLA_BR_STP_STATE, b->stp_state);
+	nl_put(nl, IFLA_BR_PRIORITY, &b->priority, 2);
+	nl_put(nl, IFLA_BR_GROUP_FWD_MASK, &b->group_fwd_mask, 2);
+	nl_put(nl, IFLA_BR_MCAST_SNOOPING, &b->mcast_snooping, 1);
+	nl_put(nl, IFLA_BR_MCAST_QUERIER, &b->mcast_querier, 1);
+	/* only if set: a kernel without bridge netfilter has none */
+	if (b->nf_call_iptables)
+		nl_put(nl, IFLA_BR_NF_CALL_IPTABLES, &b->nf_call_iptables, 1);
+	if (b->nf_call_ip6tables)
+		nl_put(nl, IFLA_BR_NF_CALL_IP6TABLES, &b->nf_call_ip6tables, 1);
+	if (b->nf_call_arptables)
+		nl_put(nl, IFLA_BR_NF_CALL_ARPTABLES, &b->nf_call_arptables, 1);
+}
+
 /* RTM_NEWLINK of @l (and of its veth peer @p, in the namespace or, if
  * NULL, outside), as @l->ifindex when @keep. */
 static int newlink(struct nl *nl, const struct netns_img *m, const int32_t *map,
@@ -227,6 +312,8 @@ static int newlink(struct nl *nl, const struct netns_img *m, const int32_t *map,
 	data = nl_nest(nl, IFLA_INFO_DATA);
 	if (l->kind == NET_LINK_MACVLAN && l->mode)
 		nl_put_u32(nl, IFLA_MACVLAN_MODE, l->mode);
+	if (l->kind == NET_LINK_BRIDGE)
+		put_bridge(nl, m, l->ifindex);
 	if (l->kind == NET_LINK_VETH) {
 		struct ifinfomsg pi = { .ifi_index = keep && p ? p->ifindex : 0 };
 

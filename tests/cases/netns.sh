@@ -16,6 +16,7 @@ NETNS_DRV=$ROOT/build/test/unit/netns_test
 netns_snapshot() {	# PID
 	nsenter -t $1 -n sh -c '
 		ip -o link | sed -e "s/ qdisc [^ ]*//" -e "s/ state [A-Z]*//"
+		ip -d -o link show type bridge | grep -oE " (forward_delay|hello_time|max_age|ageing_time|stp_state|priority|mcast_snooping|mcast_querier|group_fwd_mask|nf_call_iptables) [0-9a-fx]+"
 		ip -o addr
 		ip route show table all
 		ip -6 route show table all
@@ -47,7 +48,7 @@ sysctl -qw net.ipv6.conf.default.accept_dad=0
 ip link set lo up
 ip link add v0 type veth peer name v1
 ip link set v0 address 02:00:00:00:00:10 mtu 1400
-ip link add br0 type bridge
+ip link add br0 type bridge stp_state 1 forward_delay 500 ageing_time 1000 priority 100 mcast_snooping 0 group_fwd_mask 0x4000
 ip link set v1 master br0
 ip link add v2 type veth peer name v3
 ip link add mv0 link v2 type macvlan mode bridge
@@ -90,6 +91,7 @@ test_netns_roundtrip() {
 	grep -q '^NET_LINK .*name=mv0 .*kind=macvlan' $WORK/info &&
 		grep -q '^NET_ADDR .*local=10.2.0.1 .*label=br0:x' $WORK/info &&
 		grep -q '^NET_ROUTE .*dst=172.16.0.0' $WORK/info &&
+		grep -q '^NET_BRIDGE .*forward_delay=500 .*stp_state=1 priority=100' $WORK/info &&
 		grep -q '^NET_SYSCTL .*path=ipv4/ip_forward value=1' $WORK/info &&
 		grep -q '^NET_IPTABLES .*family=6' $WORK/info || { note "ckpt info:"; cat $WORK/info; rc=1; }
 	$NETNS_DRV restore $WORK/img /proc/$b/ns/net 2> $WORK/err || { cat $WORK/err; rc=1; }
