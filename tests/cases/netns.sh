@@ -39,7 +39,9 @@ netns_new() {
 }
 
 # Devices, addresses, routes, sysctls and rules of every kind the netns
-# kind saves, in namespace PID.
+# kind saves, in namespace PID.  (br0's STP keeps its carrier off for
+# twice its forward delay, 40 s: in both namespaces while they are
+# compared.)
 netns_fill() {	# PID
 	nsenter -t $1 -n sh -ex <<'EOF'
 # no duplicate address detection: addresses are not tentative for a
@@ -48,7 +50,7 @@ sysctl -qw net.ipv6.conf.default.accept_dad=0
 ip link set lo up
 ip link add v0 type veth peer name v1
 ip link set v0 address 02:00:00:00:00:10 mtu 1400
-ip link add br0 type bridge stp_state 1 forward_delay 500 ageing_time 1000 priority 100 mcast_snooping 0 group_fwd_mask 0x4000
+ip link add br0 type bridge stp_state 1 forward_delay 2000 ageing_time 1000 priority 100 mcast_snooping 0 group_fwd_mask 0x4000
 ip link set v1 master br0
 ip link add v2 type veth peer name v3
 ip link add mv0 link v2 type macvlan mode bridge
@@ -91,7 +93,7 @@ test_netns_roundtrip() {
 	grep -q '^NET_LINK .*name=mv0 .*kind=macvlan' $WORK/info &&
 		grep -q '^NET_ADDR .*local=10.2.0.1 .*label=br0:x' $WORK/info &&
 		grep -q '^NET_ROUTE .*dst=172.16.0.0' $WORK/info &&
-		grep -q '^NET_BRIDGE .*forward_delay=500 .*stp_state=1 priority=100' $WORK/info &&
+		grep -q '^NET_BRIDGE .*forward_delay=2000 .*stp_state=1 priority=100' $WORK/info &&
 		grep -q '^NET_SYSCTL .*path=ipv4/ip_forward value=1' $WORK/info &&
 		grep -q '^NET_IPTABLES .*family=6' $WORK/info || { note "ckpt info:"; cat $WORK/info; rc=1; }
 	$NETNS_DRV restore $WORK/img /proc/$b/ns/net 2> $WORK/err || { cat $WORK/err; rc=1; }
