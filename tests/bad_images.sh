@@ -1218,6 +1218,21 @@ forged "NET_LINK veth with no peer" --expect "bad NET_LINK v0" insert --at after
 forged "NET_LINK master not a bridge" --expect "bad NET_LINK v0" insert --at after:TASK --type 220 --payload "$(nlink 1 1 1 65536 0 0 0 6 lo)" \
 	--type 220 --payload "$(nlink 2 2 1 1500 1 0 0 6 v0 h0)"
 forged "NET_LINK 111 bytes"         insert --at after:TASK --type 220 --payload "$(nlink 1 1 1 65536 0 0 0 6 lo | cut -c3-)"
+nbridge() {	# STP MCAST_SNOOPING RESERVED-HEX(3)
+	printf '%s' "$(le 4 1500)$(le 4 200)$(le 4 2000)$(le 4 30000)$(le 4 $1)$(le 2 32768)$(le 2 0)$(le 1 $2)$(zeros 4)$3"
+}
+forged "NET_BRIDGE after lo"        --expect "bad NET_BRIDGE" insert --at after:TASK --type 220 --payload "$(nlink 1 1 1 65536 0 0 0 6 lo)" \
+	--type 225 --payload "$(nbridge 0 1 "$(zeros 3)")"
+forged "NET_BRIDGE stp_state 2"     --expect "bad NET_BRIDGE" insert --at after:TASK --type 220 --payload "$(nlink 1 4 1 1500 0 0 0 6 br0)" \
+	--type 225 --payload "$(nbridge 2 1 "$(zeros 3)")"
+forged "NET_BRIDGE snooping 2"      --expect "bad NET_BRIDGE" insert --at after:TASK --type 220 --payload "$(nlink 1 4 1 1500 0 0 0 6 br0)" \
+	--type 225 --payload "$(nbridge 0 2 "$(zeros 3)")"
+forged "NET_BRIDGE reserved 1"      --expect "bad NET_BRIDGE" insert --at after:TASK --type 220 --payload "$(nlink 1 4 1 1500 0 0 0 6 br0)" \
+	--type 225 --payload "$(nbridge 0 1 000001)"
+forged "NET_BRIDGE twice"           --expect "bad NET_BRIDGE" insert --at after:TASK --type 220 --payload "$(nlink 1 4 1 1500 0 0 0 6 br0)" \
+	--type 225 --payload "$(nbridge 0 1 "$(zeros 3)")" --type 225 --payload "$(nbridge 0 1 "$(zeros 3)")"
+forged "NET_BRIDGE 31 bytes"        insert --at after:TASK --type 220 --payload "$(nlink 1 4 1 1500 0 0 0 6 br0)" \
+	--type 225 --payload "$(nbridge 0 1 0000)"
 forged "NET_ADDR prefix 33"         --expect "bad NET_ADDR" insert --at after:TASK --type 221 --payload "$(naddr 2 33 1 0 $V4 '')"
 forged "NET_ADDR family 3"          --expect "bad NET_ADDR" insert --at after:TASK --type 221 --payload "$(naddr 3 8 1 0 $V4 '')"
 forged "NET_ADDR has 8"             --expect "bad NET_ADDR" insert --at after:TASK --type 221 --payload "$(naddr 2 8 1 8 $V4 '')"
