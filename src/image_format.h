@@ -67,6 +67,7 @@ enum ckpt_rec_type {
 	REC_CGROUP_PROP	= 202,	/* a file of the last CGROUP: its value,
 				 * owner and mode */
 	REC_NS_UTS	= 210,	/* the root's own uts namespace: its names */
+	REC_NS		= 211,	/* a container's namespaces: its own, shared */
 	REC_NET_LINK	= 220,	/* a network device of the root's own net
 				 * namespace */
 	REC_NET_ADDR	= 221,	/* an IPv4 or IPv6 address of one */
@@ -110,6 +111,11 @@ struct rec_head {
 	char host[65];
 	char tool[22];		/* ckpt version that wrote it */
 };
+
+/* rec_head.flags, besides the ckpt_checkpoint() flags: the root is the
+ * init (pid 1) of its own pid namespace, checkpointed from inside it; a
+ * container's image, restarted in a new pid namespace (container.c) */
+#define HEAD_CONTAINER	(1ULL << 31)
 
 struct rec_tail {
 	uint64_t magic;
@@ -1066,6 +1072,17 @@ struct rec_ns_uts {
 	uint8_t reserved[6];
 };
 
+/* REC_NS: a container's image (HEAD_CONTAINER): which of its init's
+ * namespaces are its own (made again at restart, their content saved by
+ * their kinds) and which it shared with ckpt's caller (the host's: left
+ * as restart finds them), a bit 1 << NS_x (kinds/ns.h) each.  After the
+ * root's TASK, once. */
+struct rec_ns {
+	uint32_t own;
+	uint32_t shared;
+	uint64_t reserved;
+};
+
 /* The root's own network namespace (kinds/netns.c), after the root's
  * TASK: its devices (NET_LINK, in ifindex order), their addresses
  * (NET_ADDR, in the order the kernel lists them: an IPv4 primary before
@@ -1198,6 +1215,7 @@ struct rec_net_iptables {
 _Static_assert(sizeof(struct rec_hdr) == 24, "rec_hdr size");
 _Static_assert(sizeof(struct rec_trailer) == 8, "rec_trailer size");
 _Static_assert(sizeof(struct rec_head) == 208, "rec_head size");
+_Static_assert(sizeof(struct rec_ns) == 16, "rec_ns size");
 _Static_assert(sizeof(struct rec_tail) == 32, "rec_tail size");
 _Static_assert(sizeof(struct rec_task) == 56, "rec_task size");
 _Static_assert(sizeof(struct rec_thread) == 88, "rec_thread size");
