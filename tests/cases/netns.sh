@@ -1,8 +1,13 @@
 # netns.sh - the content of a container's own network namespace (the
 # netns kind): devices, addresses, routes, sysctls, iptables.  The
-# netns_* tests drive its save and make directly (tests/unit/netns_test:
-# a namespace saved to a file, made again in a fresh one) and compare
-# what `ip`, sysctl and iptables-save see in both.
+# netns_container* tests checkpoint a container (tests/cases/ns.sh) and
+# restart it; the other netns_* tests drive the kind's save and make
+# directly (tests/unit/netns_test: a namespace saved to a file, made
+# again in a fresh one).  Both compare what `ip`, sysctl and
+# iptables-save see before and after.
+t netns_container          needs iptables
+t netns_container_veth_outside
+t netns_container_refuse_tun
 t netns_roundtrip          needs iptables
 t netns_veth_outside
 t netns_refuse_tun
@@ -39,11 +44,11 @@ netns_new() {
 }
 
 # Devices, addresses, routes, sysctls and rules of every kind the netns
-# kind saves, in namespace PID.  (br0's STP keeps its carrier off for
+# kind saves, as a script for sh -e.  (br0's STP keeps its carrier off for
 # twice its forward delay, 40 s: in both namespaces while they are
 # compared.)
-netns_fill() {	# PID
-	nsenter -t $1 -n sh -ex <<'EOF'
+netns_fill_script() {
+	cat <<'EOF'
 # no duplicate address detection: addresses are not tentative for a
 # while, in either namespace (and the sysctl goes to the devices made)
 sysctl -qw net.ipv6.conf.default.accept_dad=0
@@ -79,6 +84,10 @@ iptables -A INPUT -p tcp --dport 22 -j DROP
 iptables -t nat -A POSTROUTING -o v0 -j MASQUERADE
 ip6tables -A OUTPUT -p udp --dport 53 -j ACCEPT
 EOF
+}
+netns_fill() {	# PID
+	netns_fill_script > $WORK/fill.sh
+	nsenter -t $1 -n sh -ex $WORK/fill.sh
 }
 
 # Saved in one namespace, made again in a fresh one: the same, ifindexes
@@ -179,4 +188,88 @@ test_netns_refuse_unsaved() {
 		netns_refused "${c%%|*}" "${c#*|}.*which ckpt does not save" || rc=1
 	done
 	return $rc
+}
+
+# A container (its own pid, uts and net namespaces) whose init set up
+# the namespace as netns_fill does: checkpointed --kill, restarted
+# --detach, its namespace is as it was; the holder PASSes.
+test_netns_container() {
+	local d=$WORK/netns-ct up init root rc=0
+	mkdir -p $d
+	netns_fill_script > $d/fill.sh
+	unshare --fork --pid --uts --net sh -c 'sh -e "$2" > "$2.out" 2>&1 || exit 1; exec "$0" child "$1"' \
+		"$AUX/holder" $d/go $d/fill.sh > $d/out 2>&1 < /dev/null &
+	up=$!
+	wait_for $d/out READY 20 || { cat $d/fill.sh.out; kill -9 $up; return 1; }
+	init=$(pgrep -P $up)
+	sleep 1.5	# the carriers settled (netns_roundtrip)
+	netns_snapshot $init > $d/before
+	step "checkpoint"
+	ckpt checkpoint --kill -o $d/img $init 2> $d/err || { cat $d/err; kill -9 $up; return 1; }
+	wait $up
+	gone $init || return 1
+	ckpt info $d/img > $d/info || return 1
+	grep -q "^NS .*own=pid,net,uts " $d/info && grep -q "^NET_LINK .*name=mv0 .*kind=macvlan" $d/info &&
+		grep -q "^NET_BRIDGE " $d/info && grep -q "^NET_IPTABLES .*family=6" $d/info ||
+		{ note "no net namespace in the image"; cat $d/info; return 1; }
+	step "restart"
+	root=$(ckpt restart --detach $d/img 2> $d/rerr) || { cat $d/rerr; return 1; }
+	sleep 1.5
+	netns_snapshot $root > $d/after
+	diff $d/before $d/after || rc=1
+	[ "$(readlink /proc/$root/ns/net)" != "$(readlink /proc/self/ns/net)" ] || { note "in our net namespace"; rc=1; }
+	grep -q "10.2.0.1/16 brd 10.2.255.255 scope global br0:x" $d/after &&
+		grep -q "^net.ipv4.ip_forward = 1" $d/after && grep -q "^-A INPUT -p tcp -m tcp --dport 22 -j DROP" $d/after ||
+		{ note "not in the restarted namespace"; rc=1; }
+	touch $d/go
+	wait_for $d/out '^PASS' 20 || rc=1
+	cat $d/out
+	[ $rc = 0 ] && sanitizer_clean $d/err $d/rerr
+}
+
+# A container whose veth has its other end outside (h0, in a namespace
+# of the test's, from which ckpt restarts it): restart makes the pair
+# again, h0 in its caller's namespace with its name and address, down.
+test_netns_container_veth_outside() {
+	local d=$WORK/netns-ctout o up init root rc=0
+	mkdir -p $d
+	netns_new || return 1; o=$nspid
+	unshare --fork --pid --uts --net sh -c 'while ! [ -e "$1.net" ]; do sleep 0.01; done; exec "$0" child "$1"' \
+		"$AUX/holder" $d/go > $d/out 2>&1 < /dev/null &
+	up=$!
+	for ((i = 0; i < 500; i++)); do init=$(pgrep -P $up) && break; sleep 0.01; done
+	nsenter -t $o -n ip link add h0 address 02:00:00:00:00:aa type veth peer name c0 netns $init &&
+		nsenter -t $init -n sh -c 'ip link set c0 up && ip addr add 10.3.0.2/24 dev c0' ||
+		{ kill -9 $up $o; return 1; }
+	touch $d/go.net
+	wait_for $d/out READY 20 || { kill -9 $up $o; return 1; }
+	step "checkpoint"
+	ckpt checkpoint --kill -o $d/img $init 2> $d/err || { cat $d/err; kill -9 $up $o; return 1; }
+	wait $up
+	ckpt info $d/img | grep "^NET_LINK .*name=c0 .*peer_outside=h0 peer_address=02:00:00:00:00:aa" || rc=1
+	for ((i = 0; i < 300; i++)); do nsenter -t $o -n ip link show h0 > /dev/null 2>&1 || break; sleep 0.01; done
+	step "restart"
+	root=$(nsenter -t $o -n timeout -k 5 $RESTART_TIMEOUT "$CKPT" restart --detach $d/img 2> $d/rerr) ||
+		{ cat $d/rerr; kill $o; return 1; }
+	nsenter -t $o -n ip -o link show h0 | grep "h0@.*state DOWN .*link/ether 02:00:00:00:00:aa .*link-netnsid" ||
+		{ note "no h0 in restart's caller's namespace"; nsenter -t $o -n ip -o link; rc=1; }
+	nsenter -t $root -n ip -o addr show c0 | grep -q "10.3.0.2/24" || { note "no c0 in the container"; rc=1; }
+	touch $d/go
+	wait_for $d/out '^PASS' 20 || rc=1
+	kill $o
+	cat $d/out
+	[ $rc = 0 ] && sanitizer_clean $d/err $d/rerr
+}
+
+# A device ckpt cannot make again: the checkpoint fails, naming the
+# container's pid, its namespace and the device's kind; it runs on.
+test_netns_container_refuse_tun() {
+	local d=$WORK/netns-cttun up
+	mkdir -p $d
+	unshare --fork --pid --uts --net sh -c 'ip tuntap add tun7 mode tun || exit 1; exec "$0" plain "$1"' \
+		"$AUX/holder" $d/go > $d/out 2>&1 < /dev/null &
+	up=$!
+	wait_for $d/out READY || { kill -9 $up; return 1; }
+	container_refused $d $up $(pgrep -P $up) \
+		"pid 1: net namespace net:\[[0-9]+\]: device tun7 of kind tun is not supported"
 }
