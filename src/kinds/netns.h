@@ -47,6 +47,7 @@ struct netns_io {
 	struct img_writer *w;	/* saving */
 	pid_t pid;
 	unsigned long ino;	/* the namespace's inode: net:[ino] */
+	bool nft_ipt[2];	/* nftables has iptables' (ip6tables') tables */
 };
 
 /* netns_nl.c: an rtnetlink socket and its requests. */

@@ -160,8 +160,11 @@ static int table_one(void *arg, struct nlmsghdr *h)
 	name = tb[NFTA_TABLE_NAME] ? RTA_DATA(tb[NFTA_TABLE_NAME]) : "?";
 	if (g->nfgen_family == AF_INET || g->nfgen_family == AF_INET6)
 		for (size_t i = 0; i < sizeof(ipt) / sizeof(ipt[0]); i++)
-			if (!strcmp(name, ipt[i]))
+			if (!strcmp(name, ipt[i])) {
+				/* iptables-save's to save */
+				s->io->nft_ipt[g->nfgen_family == AF_INET6] = true;
 				return 0;
+			}
 	snprintf(what, sizeof(what), "an nftables table %s %.32s that is not iptables'",
 		 fam_name(g->nfgen_family), name);
 	return unsaved(s, what);

@@ -11,9 +11,9 @@
  *
  * Firewall: `iptables-save` and `ip6tables-save`, the host's binaries,
  * run as children of ckpt in the namespace ckpt is in; restart feeds
- * their output to `iptables-restore`.  A namespace with rules (legacy
- * tables, or iptables-nft's warning that such tables are there) that no
- * binary can save fails the checkpoint.
+ * their output to `iptables-restore`.  A namespace with tables (legacy
+ * ones, iptables-nft's in nftables: netns_check.c) and no binary to save
+ * them, or legacy tables beside iptables-nft's, fails the checkpoint.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -266,7 +266,7 @@ static int ipt_save_one(struct netns_io *io, int fam)
 	size_t len = 0, mlen = 0;
 
 	if (find_bin(ipt_save[fam], bin, sizeof(bin))) {
-		if (legacy_tables(fam))
+		if (legacy_tables(fam) || io->nft_ipt[fam])
 			return log_err(io->log, EOPNOTSUPP, "pid %d: net namespace net:[%lu]: it has %s tables and there is no %s to save them",
 				       io->pid, io->ino, fam ? "ip6tables" : "iptables", ipt_save[fam]);
 		return 0;

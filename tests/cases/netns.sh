@@ -13,6 +13,7 @@ t netns_veth_outside
 t netns_refuse_tun
 t netns_refuse_macvlan_outside
 t netns_refuse_unsaved
+t netns_refuse_no_iptables_save needs iptables
 
 NETNS_DRV=$ROOT/build/test/unit/netns_test
 
@@ -272,4 +273,23 @@ test_netns_container_refuse_tun() {
 	wait_for $d/out READY || { kill -9 $up; return 1; }
 	container_refused $d $up $(pgrep -P $up) \
 		"pid 1: net namespace net:\[[0-9]+\]: device tun7 of kind tun is not supported"
+}
+
+# Rules, and no iptables-save to save them (hidden in a mount namespace
+# of the driver's own): refused; none, and no iptables-save: saved.
+test_netns_refuse_no_iptables_save() {
+	local a rc=0 hide
+	: > $WORK/noexec
+	# (both may be links to one xtables binary)
+	hide="for b in iptables-save ip6tables-save; do
+		p=\$(command -v \$b) && { mount --bind $WORK/noexec \$(readlink -f \$p) || exit 1; }; done"
+	netns_new || return 1; a=$nspid
+	unshare -m sh -c "$hide; ! command -v iptables-save > /dev/null || exit 1
+		$NETNS_DRV save $WORK/img /proc/$a/ns/net" 2> $WORK/err0 || { cat $WORK/err0; rc=1; }
+	nsenter -t $a -n iptables -A INPUT -j ACCEPT || rc=1
+	unshare -m sh -c "$hide; $NETNS_DRV save $WORK/img /proc/$a/ns/net" 2> $WORK/err
+	[ $? = 1 ] && grep -q "net namespace net:\[[0-9]*\]: it has iptables tables and there is no iptables-save to save them" $WORK/err ||
+		{ cat $WORK/err; rc=1; }
+	kill $a
+	return $rc
 }
