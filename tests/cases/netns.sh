@@ -10,6 +10,7 @@ t netns_container_veth_outside
 t netns_container_refuse_tun
 t netns_roundtrip          needs iptables
 t netns_veth_outside
+t netns_ifindex_taken
 t netns_refuse_tun
 t netns_refuse_macvlan_outside
 t netns_refuse_unsaved
@@ -292,4 +293,31 @@ test_netns_refuse_no_iptables_save() {
 		{ cat $WORK/err; rc=1; }
 	kill $a
 	return $rc
+}
+
+# Made again where the saved ifindexes are taken: the devices get others,
+# and the bridge port, addresses and routes follow them by name.
+test_netns_ifindex_taken() {
+	local a b rc=0
+	netns_new || return 1; a=$nspid
+	netns_new || return 1; b=$nspid
+	nsenter -t $a -n sh -ex -c '
+		ip link add v0 type veth peer name v1
+		ip link add br0 type bridge
+		ip link set v1 master br0
+		for d in v0 v1 br0; do ip link set $d up; done
+		ip addr add 10.1.0.1/24 dev v0
+		ip addr add 10.2.0.1/24 dev br0
+		ip route add 172.16.0.0/12 via 10.2.0.254' > $WORK/fill.out 2>&1 &&
+	nsenter -t $b -n sh -ex -c 'ip link add z0 type veth peer name z1; ip link add z2 type veth peer name z3' \
+		>> $WORK/fill.out 2>&1 || { cat $WORK/fill.out; kill $a $b; return 1; }
+	$NETNS_DRV save $WORK/img /proc/$a/ns/net || rc=1
+	$NETNS_DRV restore $WORK/img /proc/$b/ns/net 2> $WORK/err || { cat $WORK/err; rc=1; }
+	nsenter -t $b -n sh -c 'ip -o link; ip -o addr; ip route' > $WORK/b
+	kill $a $b
+	cat $WORK/b
+	grep -q "^[67]: v1@v0: .* master br0 " $WORK/b && grep -q "^8: br0:" $WORK/b &&
+		grep -q "v0 *inet 10.1.0.1/24" $WORK/b && grep -q "br0 *inet 10.2.0.1/24" $WORK/b &&
+		grep -q "^172.16.0.0/12 via 10.2.0.254 dev br0" $WORK/b || rc=1
+	[ $rc = 0 ] && sanitizer_clean $WORK/err
 }
