@@ -203,7 +203,7 @@ static int load_route(struct ckpt_log *log, struct netns_img *m, const struct re
 		return bad(log, r, "family, prefix, type, protocol or table");
 	if ((rt->flags & ~RTNH_F_ONLINK) || (rt->has & ~NET_ROUTE_HAS) ||
 	    (v4 && (rt->has & NET_ROUTE_HAS_PREF)) ||
-	    (!(rt->has & NET_ROUTE_HAS_PREF) && rt->pref) ||
+	    (!(rt->has & NET_ROUTE_HAS_PREF) && rt->pref) || rt->pref == 2 || rt->pref > 3 ||
 	    ((rt->has & NET_ROUTE_HAS_OIF) ? rt->oif <= 0 : rt->oif != 0) ||
 	    (!(rt->has & NET_ROUTE_HAS_PRIO) && rt->priority))
 		return bad(log, r, "flags or attributes");
@@ -374,13 +374,14 @@ void netns_img_free(struct netns_img *m)
 
 /* ---- the kind ---- */
 
-static unsigned long net_ino(pid_t pid)
+/* The net namespace ckpt is in (at checkpoint, the container's): its
+ * inode, for messages.  /proc/self: ckpt's pid may not be its pid in
+ * the namespace of the /proc it sees. */
+static unsigned long net_ino(void)
 {
-	char path[64];
 	struct stat st;
 
-	snprintf(path, sizeof(path), "/proc/%d/ns/net", pid);
-	return stat(path, &st) ? 0 : (unsigned long)st.st_ino;
+	return stat("/proc/self/ns/net", &st) ? 0 : (unsigned long)st.st_ino;
 }
 
 /* The root's, when its net namespace is its own: ckpt is in it. */
@@ -390,7 +391,7 @@ static int netns_dump(struct cpt_ctx *c, struct cpt_task *t)
 
 	if (t != c->tasks[0] || !NS_OWN(c, NS_NET))
 		return 0;
-	io.ino = net_ino(t->pid);
+	io.ino = net_ino();
 	return netns_save(&io);
 }
 
@@ -437,7 +438,7 @@ static int netns_restore(struct rst_ctx *c, struct rst_task *t)
 
 	if (t != c->tasks[0] || !m)
 		return 0;
-	io.ino = net_ino(getpid());
+	io.ino = net_ino();
 	return netns_make(&io, m);
 }
 

@@ -210,6 +210,10 @@ static void test_addrs_routes(void)
 	CHECK(try(&m, REC_NET_ROUTE, &q, sizeof(q)) == -EBADMSG, "metric not in the mask");
 	q = r, q.oif = 3;
 	CHECK(try(&m, REC_NET_ROUTE, &q, sizeof(q)) == -EBADMSG, "oif not said");
+	q = r, q.family = AF_INET6, q.has |= NET_ROUTE_HAS_PREF, q.pref = 2;
+	CHECK(try(&m, REC_NET_ROUTE, &q, sizeof(q)) == -EBADMSG, "IPv6 preference 2");
+	q.pref = 3;
+	CHECK(try(&m, REC_NET_ROUTE, &q, sizeof(q)) == 0, "IPv6 preference low");
 	q = r, q.type = 0;
 	CHECK(try(&m, REC_NET_ROUTE, &q, sizeof(q)) == -EBADMSG, "type");
 	netns_img_free(&m);
