@@ -424,6 +424,9 @@ static int netns_check(struct rst_ctx *c, struct rst_task *t)
 		ret = log_err(c->log, EBADMSG, "the image has NET records and the root's net namespace is not its own");
 	if (ret || !c->here || m->caller_open)
 		return ret;
+	ret = netns_ipt_check(c->log, m);
+	if (ret)
+		return ret;
 	m->caller_net = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	if (m->caller_net < 0)
 		return log_err(c->log, errno, "/proc/self/ns/net:");

@@ -114,6 +114,9 @@ int netns_sysctls_save(struct netns_io *io);
 int netns_sysctls_make(struct netns_io *io, const struct netns_img *m);
 int netns_ipt_save(struct netns_io *io);
 int netns_ipt_make(struct netns_io *io, const struct netns_img *m);
+/* Restart, before any process exists: *-restore is here for the rules
+ * of the image, if any. */
+int netns_ipt_check(struct ckpt_log *log, const struct netns_img *m);
 
 /* netns.c: the whole of the current namespace saved into io->w, or
  * made again from @m (restart's caller's namespace, for a veth's outer

@@ -310,6 +310,17 @@ int netns_ipt_save(struct netns_io *io)
 	return ret ? ret : ipt_save_one(io, 1);
 }
 
+int netns_ipt_check(struct ckpt_log *log, const struct netns_img *m)
+{
+	char bin[PATH_MAX];
+
+	for (int fam = 0; fam < 2; fam++)
+		if (m->ipt[fam] && find_bin(ipt_restore[fam], bin, sizeof(bin)))
+			return log_err(log, ENOENT, "the image has %s rules and there is no %s here",
+				       fam ? "ip6tables" : "iptables", ipt_restore[fam]);
+	return 0;
+}
+
 static int ipt_make_one(struct netns_io *io, const struct netns_img *m, int fam)
 {
 	char bin[PATH_MAX], *msg = NULL;

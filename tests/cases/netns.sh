@@ -278,8 +278,9 @@ test_netns_container_refuse_tun() {
 
 # Rules, and no iptables-save to save them (hidden in a mount namespace
 # of the driver's own): refused; none, and no iptables-save: saved.
+# Rules saved, and no iptables-restore to make them again: refused.
 test_netns_refuse_no_iptables_save() {
-	local a rc=0 hide
+	local a b rc=0 hide
 	: > $WORK/noexec
 	# (both may be links to one xtables binary)
 	hide="for b in iptables-save ip6tables-save; do
@@ -291,7 +292,14 @@ test_netns_refuse_no_iptables_save() {
 	unshare -m sh -c "$hide; $NETNS_DRV save $WORK/img /proc/$a/ns/net" 2> $WORK/err
 	[ $? = 1 ] && grep -q "net namespace net:\[[0-9]*\]: it has iptables tables and there is no iptables-save to save them" $WORK/err ||
 		{ cat $WORK/err; rc=1; }
-	kill $a
+	# saved, then made again where there is no iptables-restore
+	netns_new || return 1; b=$nspid
+	$NETNS_DRV save $WORK/img /proc/$a/ns/net || rc=1
+	hide=${hide//-save/-restore}
+	unshare -m sh -c "$hide; $NETNS_DRV restore $WORK/img /proc/$b/ns/net" 2> $WORK/err
+	[ $? = 1 ] && grep -q "the image has iptables rules and there is no iptables-restore here" $WORK/err ||
+		{ cat $WORK/err; rc=1; }
+	kill $a $b
 	return $rc
 }
 
