@@ -8,6 +8,7 @@
 t netns_container          needs iptables
 t netns_container_veth_outside
 t netns_container_refuse_tun
+t netns_container_no_iptables_restore needs iptables
 t netns_roundtrip          needs iptables
 t netns_veth_outside
 t netns_ifindex_taken
@@ -328,4 +329,33 @@ test_netns_ifindex_taken() {
 		grep -q "v0 *inet 10.1.0.1/24" $WORK/b && grep -q "br0 *inet 10.2.0.1/24" $WORK/b &&
 		grep -q "^172.16.0.0/12 via 10.2.0.254 dev br0" $WORK/b || rc=1
 	[ $rc = 0 ] && sanitizer_clean $WORK/err
+}
+
+# A container's image with iptables rules, restarted where there is no
+# iptables-restore (hidden in a mount namespace): refused before any
+# process exists; where there is, it comes back with them.
+test_netns_container_no_iptables_restore() {
+	local d=$WORK/netns-ctipt up init root rc=0
+	mkdir -p $d
+	unshare --fork --pid --uts --net sh -c 'iptables -A INPUT -p udp -j DROP || exit 1; exec "$0" child "$1"' \
+		"$AUX/holder" $d/go > $d/out 2>&1 < /dev/null &
+	up=$!
+	wait_for $d/out READY || { kill -9 $up; return 1; }
+	init=$(pgrep -P $up)
+	ckpt checkpoint --kill -o $d/img $init 2> $d/err || { cat $d/err; kill -9 $up; return 1; }
+	wait $up
+	step "restart, no iptables-restore"
+	unshare -m sh -c 'for b in iptables-restore ip6tables-restore; do
+			p=$(command -v $b) && { mount --bind /dev/null $(readlink -f $p) || exit 1; }; done
+		exec timeout -k 5 '$RESTART_TIMEOUT' "$0" restart --detach "$1"' "$CKPT" $d/img > $d/rout 2> $d/rerr
+	[ $? = 125 ] && [ "$(wc -l < $d/rerr)" = 1 ] &&
+		grep -q "the image has iptables rules and there is no iptables-restore here" $d/rerr ||
+		{ note "restart: exit $?"; cat $d/rerr; rc=1; }
+	pgrep -f "holder child $d/go" && { note "a process of it is left"; rc=1; }
+	step "restart"
+	root=$(ckpt restart --detach $d/img 2> $d/rerr2) || { cat $d/rerr2; return 1; }
+	nsenter -t $root -n iptables-save | grep -q "^-A INPUT -p udp -j DROP" || rc=1
+	touch $d/go
+	wait_for $d/out '^PASS' 20 || rc=1
+	[ $rc = 0 ] && sanitizer_clean $d/err $d/rerr $d/rerr2
 }
