@@ -7,6 +7,7 @@
 # iptables-save see before and after.
 t netns_container          needs iptables
 t netns_container_veth_outside
+t netns_container_listener
 t netns_container_refuse_tun
 t netns_container_no_iptables_restore needs iptables
 t netns_roundtrip          needs iptables
@@ -358,4 +359,39 @@ test_netns_container_no_iptables_restore() {
 	touch $d/go
 	wait_for $d/out '^PASS' 20 || rc=1
 	[ $rc = 0 ] && sanitizer_clean $d/err $d/rerr $d/rerr2
+}
+
+# A TCP listener bound to an address of the container's own: restart
+# makes the address before the socket is bound again (the netns kind
+# before the files), and a client in the namespace reaches it.
+test_netns_container_listener() {
+	local d=$WORK/netns-ctlisten up init root rc=0
+	mkdir -p $d
+	cat > $d/listen.py <<'PY'
+import os, socket, sys, time
+go = sys.argv[1]
+s = socket.socket()
+s.bind(("10.1.0.1", 8080))
+s.listen(4)
+print("READY", os.getpid(), flush=True)
+while not os.path.exists(go):
+    time.sleep(0.01)
+s.settimeout(10)
+c, _ = s.accept()
+print("PASS" if c.recv(16) == b"hi" else "FAIL", flush=True)
+PY
+	unshare --fork --pid --uts --net sh -c 'ip link set lo up && ip link add v0 type veth peer name v1 &&
+		ip link set v0 up && ip link set v1 up && ip addr add 10.1.0.1/24 dev v0 || exit 1
+		exec "$0" "$1" "$2"' $PYTHON $d/listen.py $d/go > $d/out 2>&1 < /dev/null &
+	up=$!
+	wait_for $d/out READY || { kill -9 $up; return 1; }
+	init=$(pgrep -P $up)
+	ckpt checkpoint --kill -o $d/img $init 2> $d/err || { cat $d/err; kill -9 $up; return 1; }
+	wait $up
+	root=$(ckpt restart --detach $d/img 2> $d/rerr) || { cat $d/rerr; return 1; }
+	touch $d/go
+	nsenter -t $root -n $PYTHON -c 'import socket; socket.create_connection(("10.1.0.1", 8080), 5).sendall(b"hi")' || rc=1
+	wait_for $d/out '^PASS' 20 || rc=1
+	cat $d/out
+	[ $rc = 0 ] && sanitizer_clean $d/err $d/rerr
 }
