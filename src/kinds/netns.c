@@ -5,8 +5,9 @@
  * Checkpoint: the root's dump, when its net namespace is its own (ckpt
  * then runs inside it: container.c), saves the namespace it finds
  * itself in (netns_link.c, netns_addr.c, netns_sys.c).  Anything in it
- * ckpt cannot make again fails the checkpoint, named.  Restart: the ns
- * kind has made a new namespace for the root and ckpt has joined it;
+ * ckpt cannot make again fails the checkpoint, named (netns_check.c).
+ * Restart: the ns kind has made a new namespace for the root and ckpt
+ * has joined it (with --join-ns net:PATH, that one, left as it is);
  * the root's restore makes it again: devices (down), sysctls, devices
  * up, addresses (an IPv6 address of limited lifetime added to a device
  * that is down never gets its prefix route), routes (which need their
@@ -420,9 +421,10 @@ static int netns_check(struct rst_ctx *c, struct rst_task *t)
 	if (!m)		/* a namespace has its lo at least */
 		return NS_OWN(c, NS_NET) ? log_err(c->log, EBADMSG, "the root's own net namespace has no NET_LINK record") : 0;
 	ret = netns_img_check(c->log, m);
-	if (!ret && !NS_OWN(c, NS_NET))
+	if (!ret && !NS_OWN(c, NS_NET) && !(c->ns_join & (1u << NS_NET)))
 		ret = log_err(c->log, EBADMSG, "the image has NET records and the root's net namespace is not its own");
-	if (ret || !c->here || m->caller_open)
+	/* --join-ns net:PATH: that namespace as it is, nothing made */
+	if (ret || !c->here || m->caller_open || !NS_OWN(c, NS_NET))
 		return ret;
 	ret = netns_ipt_check(c->log, m);
 	if (ret)
@@ -439,7 +441,7 @@ static int netns_restore(struct rst_ctx *c, struct rst_task *t)
 	struct netns_img *m = KCSTATE(c, kind_netns);
 	struct netns_io io = { .log = c->log, .pid = t->pid };
 
-	if (t != c->tasks[0] || !m)
+	if (t != c->tasks[0] || !m || !NS_OWN(c, NS_NET))
 		return 0;
 	io.ino = net_ino();
 	return netns_make(&io, m);

@@ -8,6 +8,7 @@
 t netns_container          needs iptables
 t netns_container_veth_outside
 t netns_container_listener
+t netns_container_join
 t netns_container_refuse_tun
 t netns_container_no_iptables_restore needs iptables
 t netns_roundtrip          needs iptables
@@ -393,5 +394,27 @@ PY
 	nsenter -t $root -n $PYTHON -c 'import socket; socket.create_connection(("10.1.0.1", 8080), 5).sendall(b"hi")' || rc=1
 	wait_for $d/out '^PASS' 20 || rc=1
 	cat $d/out
+	[ $rc = 0 ] && sanitizer_clean $d/err $d/rerr
+}
+
+# restart --join-ns net:PATH: the container's root in that namespace,
+# left as it is (its saved devices not made there).
+test_netns_container_join() {
+	local d=$WORK/netns-ctjoin o up init root rc=0
+	mkdir -p $d
+	netns_new || return 1; o=$nspid
+	unshare --fork --pid --uts --net sh -c 'ip link add v0 type veth peer name v1 || exit 1; exec "$0" child "$1"' \
+		"$AUX/holder" $d/go > $d/out 2>&1 < /dev/null &
+	up=$!
+	wait_for $d/out READY || { kill -9 $up $o; return 1; }
+	init=$(pgrep -P $up)
+	ckpt checkpoint --kill -o $d/img $init 2> $d/err || { cat $d/err; kill -9 $up $o; return 1; }
+	wait $up
+	root=$(ckpt restart --detach --join-ns net:/proc/$o/ns/net $d/img 2> $d/rerr) || { cat $d/rerr; kill $o; return 1; }
+	[ "$(readlink /proc/$root/ns/net)" = "$(readlink /proc/$o/ns/net)" ] || { note "not in the namespace joined"; rc=1; }
+	nsenter -t $o -n ip -o link | grep -q "v0" && { note "v0 made in the namespace joined"; rc=1; }
+	touch $d/go
+	wait_for $d/out '^PASS' 20 || rc=1
+	kill $o
 	[ $rc = 0 ] && sanitizer_clean $d/err $d/rerr
 }
