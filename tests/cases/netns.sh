@@ -79,6 +79,10 @@ ip route add blackhole 10.99.0.0/16
 ip route add 10.50.0.0/16 dev v2 table 100
 ip -6 route add 2001:db8:1::/48 via 2001:db8::ff
 sysctl -qw net.ipv4.ip_forward=1
+# after the namespace-wide value, which spread to every device
+sysctl -qw net.ipv4.conf.v2.forwarding=0
+sysctl -qw net.ipv6.conf.all.forwarding=1
+sysctl -qw net.ipv6.conf.v2.forwarding=0
 sysctl -qw net.ipv4.conf.v0.rp_filter=2
 sysctl -qw net.ipv4.conf.default.arp_announce=1
 sysctl -qw net.ipv6.conf.v0.hop_limit=33
