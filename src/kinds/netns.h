@@ -113,6 +113,10 @@ int netns_unsaved_check(struct netns_io *io, struct nl *nl);
 int netns_sysctls_save(struct netns_io *io);
 int netns_sysctls_make(struct netns_io *io, const struct netns_img *m);
 int netns_ipt_save(struct netns_io *io);
+/* What `*-save` wrote (@text[0] IPv4, [1] IPv6) makes the
+ * namespace's nftables rules again (those iptables-nft keeps there),
+ * tried in a namespace of a child's own: 0, or refused (reported). */
+int netns_ipt_verify(struct netns_io *io, char *const text[2], const size_t len[2]);
 int netns_ipt_make(struct netns_io *io, const struct netns_img *m);
 /* Restart, before any process exists: *-restore is here for the rules
  * of the image, if any. */

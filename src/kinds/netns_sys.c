@@ -14,12 +14,18 @@
  * their output to `iptables-restore`.  A namespace with tables (legacy
  * ones, iptables-nft's in nftables: netns_check.c) and no binary to save
  * them, or legacy tables beside iptables-nft's, fails the checkpoint.
+ * iptables-save of nftables rules iptables cannot say (a set, made with
+ * nft in an iptables table) silently says less (the match dropped, the
+ * verdict kept): so where nft is, the text is restored in a namespace of
+ * a child's own and both rulesets listed and compared, and a difference
+ * fails the checkpoint.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -181,9 +187,10 @@ static int find_bin(const char *name, char *out, size_t n)
 	return -ENOENT;
 }
 
-/* Run @bin with @in (an fd or -1) as its stdin: its exit status, its
- * stdout and stderr in memfds *out and *err (closed by the caller). */
-static int run(const char *bin, int in, int *out, int *err)
+/* Run @argv (argv[0] the binary's path) with @in (an fd or -1) as its
+ * stdin: its exit status, its stdout and stderr in memfds *out and *err
+ * (closed by the caller). */
+static int run(char *const argv[], int in, int *out, int *err)
 {
 	int st;
 	pid_t k;
@@ -198,7 +205,7 @@ static int run(const char *bin, int in, int *out, int *err)
 
 		if (dup2(in >= 0 ? in : null, 0) < 0 || dup2(*out, 1) < 0 || dup2(*err, 2) < 0)
 			_exit(127);
-		execl(bin, bin, (char *)NULL);
+		execv(argv[0], argv);
 		_exit(127);
 	}
 	if (k < 0)
@@ -258,43 +265,36 @@ static bool legacy_tables(int fam)
 	return read_value(path, buf, sizeof(buf)) > 0;
 }
 
-static int ipt_save_one(struct netns_io *io, int fam)
+/* `*-save`'s output for family @fam (0: IPv4) into *text (malloc'd,
+ * without comments; NULL if there is no binary and nothing to save). */
+static int ipt_read(struct netns_io *io, int fam, char **text, size_t *len)
 {
-	struct rec_net_iptables r = { .family = fam ? 6 : 4 };
-	char bin[PATH_MAX], *text = NULL, *msg = NULL;
+	char bin[PATH_MAX], *msg = NULL;
 	int out = -1, err = -1, st, ret = 0;
-	size_t len = 0, mlen = 0;
+	size_t mlen = 0;
 
+	*text = NULL;
 	if (find_bin(ipt_save[fam], bin, sizeof(bin))) {
 		if (legacy_tables(fam) || io->nft_ipt[fam])
 			return log_err(io->log, EOPNOTSUPP, "pid %d: net namespace net:[%lu]: it has %s tables and there is no %s to save them",
 				       io->pid, io->ino, fam ? "ip6tables" : "iptables", ipt_save[fam]);
 		return 0;
 	}
-	st = run(bin, -1, &out, &err);
+	st = run((char *[]){ bin, NULL }, -1, &out, &err);
 	if (st >= 0) {
-		text = slurp(out, &len);
+		*text = slurp(out, len);
 		msg = slurp(err, &mlen);
 	}
-	if (st < 0 || !text || !msg)
+	if (st < 0 || !*text || !msg)
 		ret = log_err(io->log, st < 0 ? -st : ENOMEM, "pid %d: running %s:", io->pid, bin);
 	else if (st)
 		ret = log_err(io->log, EIO, "pid %d: net namespace net:[%lu]: %s failed: %.*s", io->pid,
 			      io->ino, bin, (int)strcspn(msg, "\n"), msg);
-	else if (strstr(text, "legacy tables present") || strstr(msg, "legacy tables present"))
+	else if (strstr(*text, "legacy tables present") || strstr(msg, "legacy tables present"))
 		ret = log_err(io->log, EOPNOTSUPP, "pid %d: net namespace net:[%lu]: it has iptables-legacy tables beside %s's",
 			      io->pid, io->ino, bin);
-	if (!ret && (len = drop_comments(text, len))) {
-		r.len = len;
-		ret = iw_begin(io->w, REC_NET_IPTABLES, sizeof(r) + len);
-		if (!ret)
-			ret = iw_write(io->w, &r, sizeof(r));
-		if (!ret)
-			ret = iw_write(io->w, text, len);
-		if (!ret)
-			ret = iw_end(io->w);
-	}
-	free(text);
+	else
+		*len = drop_comments(*text, *len);
 	free(msg);
 	if (out >= 0)
 		close(out);
@@ -303,11 +303,237 @@ static int ipt_save_one(struct netns_io *io, int fam)
 	return ret;
 }
 
+static int ipt_record(struct netns_io *io, int fam, const char *text, size_t len)
+{
+	struct rec_net_iptables r = { .family = fam ? 6 : 4, .len = len };
+	int ret = iw_begin(io->w, REC_NET_IPTABLES, sizeof(r) + len);
+
+	if (!ret)
+		ret = iw_write(io->w, &r, sizeof(r));
+	if (!ret)
+		ret = iw_write(io->w, text, len);
+	return ret ? ret : iw_end(io->w);
+}
+
+/* ---- the rules saved, checked ---- */
+
+/* "counter packets N bytes M" as "counter", in place. */
+static void drop_counters(char *s)
+{
+	static const char key[] = "counter packets ";
+	char *p;
+
+	while ((p = strstr(s, key))) {
+		char *e = p + sizeof(key) - 1;
+
+		e += strspn(e, "0123456789");
+		if (strncmp(e, " bytes ", 7))
+			break;
+		e += 7;
+		e += strspn(e, "0123456789");
+		memmove(p + 7, e, strlen(e) + 1);	/* keeps "counter" */
+		s = p + 7;
+	}
+}
+
+struct blocks {
+	char **v;
+	size_t n, cap;
+};
+
+static int add_block(struct blocks *b, const char *table, const char *block)
+{
+	char *e;
+
+	if (b->n == b->cap) {
+		char **v = realloc(b->v, (b->cap ? 2 * b->cap : 32) * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		b->v = v;
+		b->cap = b->cap ? 2 * b->cap : 32;
+	}
+	if (asprintf(&e, "%s|%s", table, block) < 0)
+		return -ENOMEM;
+	drop_counters(e);
+	b->v[b->n++] = e;
+	return 0;
+}
+
+/* A chain with no rule whose policy is accept: iptables-nft makes the
+ * chains of a table lazily, iptables-restore all of them. */
+static bool trivial_chain(const char *block)
+{
+	const char *body = strchr(block, '\n');
+
+	return !strncmp(block, "chain ", 6) && body && !strchr(body + 1, '\n') &&
+	       strstr(body, "policy accept;");
+}
+
+static int by_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* `nft list ruleset` as a sorted list of its tables' blocks (chains,
+ * sets...) and lines, each with its table, counters dropped. */
+static int ruleset_blocks(char *text, struct blocks *b)
+{
+	char table[256] = "", block[8192];
+	size_t blen = 0;
+	int depth = 0, ret = 0;
+
+	for (char *save, *l = strtok_r(text, "\n", &save); l && !ret; l = strtok_r(NULL, "\n", &save)) {
+		int d = depth;
+
+		l += strspn(l, " \t");
+		if (!*l || *l == '#')
+			continue;
+		for (char *c = l; *c; c++)
+			depth += (*c == '{') - (*c == '}');
+		if (d == 0)
+			snprintf(table, sizeof(table), "%s", l);
+		else if (d == 1 && depth == 1 && strcmp(l, "}"))
+			ret = add_block(b, table, l);
+		if (d >= 1 && (depth >= 2 || d >= 2)) {
+			if (blen + strlen(l) + 2 > sizeof(block))
+				return -E2BIG;
+			blen += sprintf(block + blen, "%s%s", blen ? "\n" : "", l);
+		}
+		if (d >= 2 && depth == 1) {
+			block[blen - 2] = 0;	/* its closing brace */
+			if (!trivial_chain(block))
+				ret = add_block(b, table, block);
+			blen = 0;
+		}
+	}
+	qsort(b->v, b->n, sizeof(*b->v), by_str);
+	return ret;
+}
+
+static void blocks_free(struct blocks *b)
+{
+	for (size_t i = 0; i < b->n; i++)
+		free(b->v[i]);
+	free(b->v);
+}
+
+/* `nft list ruleset` in the current namespace: its output (malloc'd) or
+ * NULL. */
+static char *nft_list(const char *nft)
+{
+	int out = -1, err = -1, st = run((char *[]){ (char *)nft, "list", "ruleset", NULL }, -1, &out, &err);
+	size_t len;
+	char *s = st == 0 ? slurp(out, &len) : NULL;
+
+	if (out >= 0)
+		close(out);
+	if (err >= 0)
+		close(err);
+	return s;
+}
+
+/* In a child, in a new namespace: the rules restored from @text, then
+ * listed into memfd @res.  Exits 0, or the step that failed. */
+static void __attribute__((noreturn)) scratch(const char *nft, char *const text[2],
+					      const size_t len[2], int res)
+{
+	char bin[PATH_MAX], *list;
+
+	if (unshare(CLONE_NEWNET))
+		_exit(2);
+	for (int fam = 0; fam < 2; fam++) {
+		int in = memfd_create("ckpt-in", MFD_CLOEXEC), out, err;
+
+		if (!len[fam])
+			continue;
+		if (find_bin(ipt_restore[fam], bin, sizeof(bin)) || in < 0 ||
+		    write(in, text[fam], len[fam]) != (ssize_t)len[fam] || lseek(in, 0, SEEK_SET) ||
+		    run((char *[]){ bin, NULL }, in, &out, &err))
+			_exit(3);
+	}
+	list = nft_list(nft);
+	_exit(!list || write(res, list, strlen(list)) != (ssize_t)strlen(list) ? 4 : 0);
+}
+
+/* @block, "table ip filter {|chain INPUT {\n...", named in one line:
+ * "table ip filter, chain INPUT". */
+static int refuse_rules(struct netns_io *io, const char *block)
+{
+	char where[96];
+	size_t o = 0;
+
+	for (size_t i = 0; block[i] && block[i] != '\n' && o < sizeof(where) - 3; i++) {
+		if (!strncmp(block + i, " {|", 3)) {
+			where[o++] = ',';
+			where[o++] = ' ';
+			i += 2;
+			continue;
+		}
+		if (!strncmp(block + i, " {", 2) && (!block[i + 2] || block[i + 2] == '\n'))
+			break;
+		where[o++] = block[i];
+	}
+	where[o] = 0;
+	return log_err(io->log, EOPNOTSUPP, "pid %d: net namespace net:[%lu]: nftables rules that iptables-save would change (%s), which ckpt does not save",
+		       io->pid, io->ino, where);
+}
+
+/* The rules as nft lists them here, and as the saved text makes them in
+ * a new namespace, the same?  Without nft, nothing to compare. */
+int netns_ipt_verify(struct netns_io *io, char *const text[2], const size_t len[2])
+{
+	struct blocks here = { 0 }, there = { 0 };
+	char nft[PATH_MAX], *a = NULL, *b = NULL;
+	int res, st = -1, ret = 0;
+	size_t blen;
+	pid_t k;
+
+	if (find_bin("nft", nft, sizeof(nft)) || !(a = nft_list(nft)))
+		return 0;
+	res = memfd_create("ckpt-nft", MFD_CLOEXEC);
+	k = res < 0 ? -1 : fork();
+	if (k == 0)
+		scratch(nft, text, len, res);
+	while (k > 0 && waitpid(k, &st, 0) < 0 && errno == EINTR)
+		;
+	if (st == 0)
+		b = slurp(res, &blen);
+	if (!b)
+		ret = log_err(io->log, EIO, "pid %d: net namespace net:[%lu]: its iptables-save output does not restore in a new namespace (step %d)",
+			      io->pid, io->ino, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	else if (ruleset_blocks(a, &here) || ruleset_blocks(b, &there))
+		ret = log_err(io->log, ENOMEM, "pid %d: comparing its nftables rules:", io->pid);
+	for (size_t i = 0; !ret && i < here.n; i++)
+		if (i >= there.n || strcmp(here.v[i], there.v[i]))
+			ret = refuse_rules(io, here.v[i]);
+	if (!ret && here.n != there.n)
+		ret = refuse_rules(io, there.v[here.n]);
+	blocks_free(&here);
+	blocks_free(&there);
+	free(a);
+	free(b);
+	if (res >= 0)
+		close(res);
+	return ret;
+}
+
 int netns_ipt_save(struct netns_io *io)
 {
-	int ret = ipt_save_one(io, 0);
+	char *text[2] = { NULL, NULL };
+	size_t len[2] = { 0, 0 };
+	int ret = ipt_read(io, 0, &text[0], &len[0]);
 
-	return ret ? ret : ipt_save_one(io, 1);
+	if (!ret)
+		ret = ipt_read(io, 1, &text[1], &len[1]);
+	if (!ret && (len[0] || len[1]))
+		ret = netns_ipt_verify(io, text, len);
+	for (int fam = 0; fam < 2 && !ret; fam++)
+		if (len[fam])
+			ret = ipt_record(io, fam, text[fam], len[fam]);
+	free(text[0]);
+	free(text[1]);
+	return ret;
 }
 
 int netns_ipt_check(struct ckpt_log *log, const struct netns_img *m)
@@ -333,7 +559,7 @@ static int ipt_make_one(struct netns_io *io, const struct netns_img *m, int fam)
 	in = memfd_create("ckpt-in", MFD_CLOEXEC);
 	if (in >= 0 && write(in, m->ipt[fam], m->ipt_len[fam]) == (ssize_t)m->ipt_len[fam] &&
 	    !lseek(in, 0, SEEK_SET))
-		st = run(bin, in, &out, &err);
+		st = run((char *[]){ bin, NULL }, in, &out, &err);
 	if (st < 0)
 		ret = log_err(io->log, in < 0 ? errno : -st, "pid %d: running %s:", io->pid, bin);
 	else if (st) {

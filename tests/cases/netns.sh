@@ -191,7 +191,8 @@ test_netns_refuse_unsaved() {
 		"ip link add v0 type veth peer name v1; tc qdisc add dev v0 ingress|a queueing discipline (ingress) on v0"
 		"ip link add v0 type veth peer name v1; ip link set v0 up; ip addr add 10.9.0.1/24 dev v0; ip route add 10.50.0.0/16 nexthop via 10.9.0.2 nexthop via 10.9.0.3|a route (IPv4, table 254, /16) has several next hops"
 	)
-	command -v nft > /dev/null && cases+=("nft add table inet foo|an nftables table inet foo that is not iptables'")
+	command -v nft > /dev/null && cases+=("nft add table inet foo|an nftables table inet foo that is not iptables'"
+		"iptables -A INPUT -p udp -j ACCEPT && nft add rule ip filter INPUT ip saddr '{ 1.2.3.4, 5.6.7.8 }' drop|nftables rules that iptables-save would change (table ip filter, chain INPUT)")
 	for c in "${cases[@]}"; do
 		note "${c%%|*}"
 		netns_refused "${c%%|*}" "${c#*|}.*which ckpt does not save" || rc=1
