@@ -75,7 +75,8 @@ enum ckpt_rec_type {
 	REC_NET_ROUTE	= 222,	/* a route of the namespace */
 	REC_NET_SYSCTL	= 223,	/* a file under /proc/sys/net and its value */
 	REC_NET_IPTABLES = 224,	/* the namespace's iptables-save output */
-	REC_NET_BRIDGE	= 225,	/* the options of the last NET_LINK, a bridge */
+	REC_NET_BRIDGE	= 225,	/* the options of the last NET_LINK, a bridge;
+				 * 226-239 set aside for the net namespace */
 	/* set aside, unused so far: 148-149 (epoll and inotify keep all
 	 * in their FILE), 153-155 unix sockets, 156-159 TCP/UDP (FILE_INET
 	 * keeps all in its FILE), 162-169 32-bit tasks, 172-179 SysV IPC,
