@@ -75,8 +75,10 @@ enum ckpt_rec_type {
 	REC_NET_ROUTE	= 222,	/* a route of the namespace */
 	REC_NET_SYSCTL	= 223,	/* a file under /proc/sys/net and its value */
 	REC_NET_IPTABLES = 224,	/* the namespace's iptables-save output */
-	REC_NET_BRIDGE	= 225,	/* the options of the last NET_LINK, a bridge;
-				 * 226-239 set aside for the net namespace */
+	REC_NET_BRIDGE	= 225,	/* the options of the last NET_LINK, a bridge */
+	REC_NET_BRPORT	= 226,	/* the options of the last NET_LINK as a
+				 * bridge's port; 227-239 set aside for the
+				 * net namespace */
 	/* set aside, unused so far: 148-149 (epoll and inotify keep all
 	 * in their FILE), 153-155 unix sockets, 156-159 TCP/UDP (FILE_INET
 	 * keeps all in its FILE), 162-169 32-bit tasks, 172-179 SysV IPC,
@@ -1204,6 +1206,28 @@ struct rec_net_bridge {
 	uint8_t reserved[3];
 };
 
+/* NET_BRPORT: the options of a bridge's port (IFLA_BRPORT_*), right
+ * after its NET_LINK (which has a master). */
+struct rec_net_brport {
+	uint32_t cost;
+	uint16_t priority;	/* <= 63 */
+	uint16_t group_fwd_mask;
+	uint8_t hairpin;	/* each 0/1 */
+	uint8_t guard;
+	uint8_t protect;
+	uint8_t fast_leave;
+	uint8_t learning;
+	uint8_t unicast_flood;
+	uint8_t proxyarp;
+	uint8_t mcast_flood;
+	uint8_t bcast_flood;
+	uint8_t isolated;
+	uint8_t neigh_suppress;
+	uint8_t mcast_to_unicast;
+	uint8_t mcast_router;	/* 0..3 */
+	uint8_t reserved[3];
+};
+
 /* NET_SYSCTL: path_len bytes of the path under /proc/sys/net
  * ("ipv4/conf/all/forwarding"), NUL-terminated, then value_len bytes of
  * its value as read, NUL-terminated. */
@@ -1302,5 +1326,6 @@ _Static_assert(sizeof(struct rec_net_route) == 176, "rec_net_route size");
 _Static_assert(sizeof(struct rec_net_sysctl) == 8, "rec_net_sysctl size");
 _Static_assert(sizeof(struct rec_net_iptables) == 8, "rec_net_iptables size");
 _Static_assert(sizeof(struct rec_net_bridge) == 32, "rec_net_bridge size");
+_Static_assert(sizeof(struct rec_net_brport) == 24, "rec_net_brport size");
 
 #endif

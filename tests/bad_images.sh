@@ -1241,6 +1241,21 @@ forged "NET_BRIDGE twice"           --expect "bad NET_BRIDGE" insert --at after:
 	--type 225 --payload "$(nbridge 0 1 "$(zeros 3)")" --type 225 --payload "$(nbridge 0 1 "$(zeros 3)")"
 forged "NET_BRIDGE 31 bytes"        insert --at after:TASK --type 220 --payload "$(nlink 1 4 1 1500 0 0 0 6 br0)" \
 	--type 225 --payload "$(nbridge 0 1 0000)"
+nbrport() {	# PRIORITY FLAG0 MCAST_ROUTER RESERVED-HEX(3)
+	printf '%s' "$(le 4 100)$(le 2 $1)$(le 2 0)$(le 1 $2)$(zeros 11)$(le 1 $3)$4"
+}
+forged "NET_BRPORT after no port"   --expect "bad NET_BRPORT" insert --at after:TASK --type 220 --payload "$(nlink 1 1 1 65536 0 0 0 6 lo)" \
+	--type 226 --payload "$(nbrport 5 0 1 "$(zeros 3)")"
+forged "NET_BRPORT priority 64"     --expect "bad NET_BRPORT" insert --at after:TASK --type 220 --payload "$(nlink 2 2 1 1500 4 0 0 6 v0 h0)" \
+	--type 226 --payload "$(nbrport 64 0 1 "$(zeros 3)")"
+forged "NET_BRPORT hairpin 2"       --expect "bad NET_BRPORT" insert --at after:TASK --type 220 --payload "$(nlink 2 2 1 1500 4 0 0 6 v0 h0)" \
+	--type 226 --payload "$(nbrport 5 2 1 "$(zeros 3)")"
+forged "NET_BRPORT mcast_router 4"  --expect "bad NET_BRPORT" insert --at after:TASK --type 220 --payload "$(nlink 2 2 1 1500 4 0 0 6 v0 h0)" \
+	--type 226 --payload "$(nbrport 5 0 4 "$(zeros 3)")"
+forged "NET_BRPORT reserved 1"      --expect "bad NET_BRPORT" insert --at after:TASK --type 220 --payload "$(nlink 2 2 1 1500 4 0 0 6 v0 h0)" \
+	--type 226 --payload "$(nbrport 5 0 1 010000)"
+forged "NET_BRPORT 25 bytes"        insert --at after:TASK --type 220 --payload "$(nlink 2 2 1 1500 4 0 0 6 v0 h0)" \
+	--type 226 --payload "$(nbrport 5 0 1 "$(zeros 4)")"
 forged "NET_ADDR prefix 33"         --expect "bad NET_ADDR" insert --at after:TASK --type 221 --payload "$(naddr 2 33 1 0 $V4 '')"
 forged "NET_ADDR family 3"          --expect "bad NET_ADDR" insert --at after:TASK --type 221 --payload "$(naddr 3 8 1 0 $V4 '')"
 forged "NET_ADDR has 8"             --expect "bad NET_ADDR" insert --at after:TASK --type 221 --payload "$(naddr 2 8 1 8 $V4 '')"

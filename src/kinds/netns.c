@@ -20,6 +20,7 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <net/if.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,6 +170,30 @@ static int load_bridge(struct ckpt_log *log, struct netns_img *m, const struct r
 	return 0;
 }
 
+/* Right after its port's NET_LINK, once. */
+static int load_brport(struct ckpt_log *log, struct netns_img *m, const struct rec *r)
+{
+	const struct rec_net_brport *p = r->data;
+	const struct rec_net_link *l = m->nr_links ? &m->links[m->nr_links - 1] : NULL;
+	/* the 0/1 flags, hairpin to mcast_to_unicast, as bytes */
+	const uint8_t *flag = (const uint8_t *)p + offsetof(struct rec_net_brport, hairpin);
+	const uint8_t *end = (const uint8_t *)p + offsetof(struct rec_net_brport, mcast_router);
+
+	if (!l || !l->master || (m->nr_bp && m->bp[m->nr_bp - 1].ifindex == l->ifindex) ||
+	    r->index != m->last_link + 1)
+		return bad(log, r, "not right after a bridge port's NET_LINK");
+	for (; flag < end; flag++)
+		if (*flag > 1)
+			return bad(log, r, "a flag past 1");
+	if (p->mcast_router > 3 || p->priority > 63 || !zero(p->reserved, sizeof(p->reserved)))
+		return bad(log, r, "multicast router, priority or reserved bytes");
+	if (!grow((void **)&m->bp, m->nr_bp, sizeof(*m->bp)))
+		return log_err(log, ENOMEM, "net bridge ports:");
+	m->bp[m->nr_bp].ifindex = l->ifindex;
+	m->bp[m->nr_bp++].o = *p;
+	return 0;
+}
+
 static int load_addr(struct ckpt_log *log, struct netns_img *m, const struct rec *r)
 {
 	const struct rec_net_addr *a = r->data;
@@ -293,9 +318,10 @@ int netns_load_rec(struct ckpt_log *log, struct netns_img *m, const struct rec *
 		[REC_NET_SYSCTL - REC_NET_LINK] = sizeof(struct rec_net_sysctl),
 		[REC_NET_IPTABLES - REC_NET_LINK] = sizeof(struct rec_net_iptables),
 		[REC_NET_BRIDGE - REC_NET_LINK] = sizeof(struct rec_net_bridge),
+		[REC_NET_BRPORT - REC_NET_LINK] = sizeof(struct rec_net_brport),
 	};
 	size_t want = sizes[r->type - REC_NET_LINK];
-	bool fixed = r->type <= REC_NET_ROUTE || r->type == REC_NET_BRIDGE;
+	bool fixed = r->type <= REC_NET_ROUTE || r->type >= REC_NET_BRIDGE;
 
 	if (fixed ? r->data_len != want : r->data_len < want)
 		return log_err(log, EBADMSG, "%s record %llu: %zu bytes, need %s%zu",
@@ -310,6 +336,7 @@ int netns_load_rec(struct ckpt_log *log, struct netns_img *m, const struct rec *
 	case REC_NET_ROUTE: return load_route(log, m, r);
 	case REC_NET_SYSCTL: return load_sysctl(log, m, r);
 	case REC_NET_BRIDGE: return load_bridge(log, m, r);
+	case REC_NET_BRPORT: return load_brport(log, m, r);
 	default: return load_ipt(log, m, r);
 	}
 }
@@ -364,6 +391,7 @@ void netns_img_free(struct netns_img *m)
 	free(m->sysctl_val);
 	free(m->links);
 	free(m->br);
+	free(m->bp);
 	free(m->addrs);
 	free(m->routes);
 	free(m->ipt[0]);
@@ -563,6 +591,23 @@ static void show_bridge(struct info_out *o, const struct rec_net_bridge *b)
 	info_u64(o, "nf_call_arptables", b->nf_call_arptables);
 }
 
+static void show_brport(struct info_out *o, const struct rec_net_brport *p)
+{
+	static const char *const flags[] = {
+		"hairpin", "guard", "protect", "fast_leave", "learning", "unicast_flood",
+		"proxyarp", "mcast_flood", "bcast_flood", "isolated", "neigh_suppress",
+		"mcast_to_unicast",
+	};
+	const uint8_t *v = (const uint8_t *)p + offsetof(struct rec_net_brport, hairpin);
+
+	info_u64(o, "cost", p->cost);
+	info_u64(o, "priority", p->priority);
+	info_hex(o, "group_fwd_mask", p->group_fwd_mask);
+	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+		info_u64(o, flags[i], v[i]);
+	info_u64(o, "mcast_router", p->mcast_router);
+}
+
 static void netns_show(struct info_out *o, const struct rec *r)
 {
 	const struct rec_net_sysctl *s = r->data;
@@ -574,6 +619,7 @@ static void netns_show(struct info_out *o, const struct rec *r)
 	case REC_NET_ADDR: show_addr(o, r->data); break;
 	case REC_NET_ROUTE: show_route(o, r->data); break;
 	case REC_NET_BRIDGE: show_bridge(o, r->data); break;
+	case REC_NET_BRPORT: show_brport(o, r->data); break;
 	case REC_NET_SYSCTL:
 		path = s->path_len <= CKPT_PATH_MAX ? rec_str(r, sizeof(*s), s->path_len) : NULL;
 		val = path && s->value_len <= CKPT_PATH_MAX ?
@@ -600,6 +646,7 @@ static const struct rec_desc netns_recs[] = {
 	{ REC_NET_SYSCTL, "NET_SYSCTL", sizeof(struct rec_net_sysctl) },
 	{ REC_NET_IPTABLES, "NET_IPTABLES", sizeof(struct rec_net_iptables) },
 	{ REC_NET_BRIDGE, "NET_BRIDGE", sizeof(struct rec_net_bridge) },
+	{ REC_NET_BRPORT, "NET_BRPORT", sizeof(struct rec_net_brport) },
 	{ 0 },
 };
 

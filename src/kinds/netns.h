@@ -27,6 +27,11 @@ struct netns_img {
 		struct rec_net_bridge o;
 	} *br;
 	size_t nr_br;
+	struct netns_brport {	/* a bridge port's options (NET_BRPORT) */
+		int32_t ifindex;
+		struct rec_net_brport o;
+	} *bp;
+	size_t nr_bp;
 	uint64_t last_link;	/* the index of the last NET_LINK record */
 	struct rec_net_addr *addrs;
 	size_t nr_addrs;

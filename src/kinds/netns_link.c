@@ -2,8 +2,8 @@
  * RTM_GETLINK dump, made again with RTM_NEWLINK (their ifindex kept
  * when it is free), set with RTM_SETLINK.
  *
- * Supported: the loopback, veth pairs, bridge (its options, its ports)
- * and macvlan on a device of the namespace.  A veth whose peer is in
+ * Supported: the loopback, veth pairs, bridge (its options, its ports
+ * with theirs) and macvlan on a device of the namespace.  A veth whose peer is in
  * another namespace is made again with that end in restart's caller's
  * namespace, under its saved name and address and down: what it was
  * attached to out there (a host bridge, addresses) is no part of the
@@ -28,6 +28,7 @@ struct links {
 	struct rec_net_link *l;
 	int32_t *nsid;		/* veth: its peer's netns id, or -1 */
 	struct rec_net_bridge *br;	/* a bridge's options */
+	struct rec_net_brport *bp;	/* a bridge port's */
 	size_t nr, cap;
 	int err;
 };
@@ -88,6 +89,43 @@ static int bridge_opts(struct links *s, const struct rec_net_link *l, struct rta
 	return 0;
 }
 
+/* A bridge port's options (its IFLA_INFO_SLAVE_DATA); those ckpt does
+ * not save, set, are refused. */
+static int brport_opts(struct links *s, const struct rec_net_link *l, struct rtattr *linkinfo,
+		       struct rec_net_brport *p)
+{
+	struct rtattr *info[IFLA_INFO_MAX + 1], *tb[IFLA_BRPORT_MAX + 1];
+
+	memset(p, 0, sizeof(*p));
+	if (!linkinfo)
+		return refuse(s->io, l->name, "is a port whose options cannot be read");
+	nl_parse_nested(linkinfo, info, IFLA_INFO_MAX);
+	if (!info[IFLA_INFO_SLAVE_KIND] || strcmp(RTA_DATA(info[IFLA_INFO_SLAVE_KIND]), "bridge") ||
+	    !info[IFLA_INFO_SLAVE_DATA])
+		return refuse(s->io, l->name, "has a master that is not a bridge");
+	nl_parse_nested(info[IFLA_INFO_SLAVE_DATA], tb, IFLA_BRPORT_MAX);
+	if (attr_u8(tb[IFLA_BRPORT_LOCKED]) || attr_u8(tb[IFLA_BRPORT_VLAN_TUNNEL]) ||
+	    attr_u8(tb[IFLA_BRPORT_PROXYARP_WIFI]))
+		return refuse(s->io, l->name, "is a bridge port locked, with a VLAN tunnel or wifi proxy ARP, which ckpt does not save");
+	p->cost = attr_u32(tb[IFLA_BRPORT_COST]);
+	p->priority = attr_u16(tb[IFLA_BRPORT_PRIORITY]);
+	p->group_fwd_mask = attr_u16(tb[IFLA_BRPORT_GROUP_FWD_MASK]);
+	p->hairpin = attr_u8(tb[IFLA_BRPORT_MODE]);
+	p->guard = attr_u8(tb[IFLA_BRPORT_GUARD]);
+	p->protect = attr_u8(tb[IFLA_BRPORT_PROTECT]);
+	p->fast_leave = attr_u8(tb[IFLA_BRPORT_FAST_LEAVE]);
+	p->learning = attr_u8(tb[IFLA_BRPORT_LEARNING]);
+	p->unicast_flood = attr_u8(tb[IFLA_BRPORT_UNICAST_FLOOD]);
+	p->proxyarp = attr_u8(tb[IFLA_BRPORT_PROXYARP]);
+	p->mcast_flood = attr_u8(tb[IFLA_BRPORT_MCAST_FLOOD]);
+	p->bcast_flood = attr_u8(tb[IFLA_BRPORT_BCAST_FLOOD]);
+	p->isolated = attr_u8(tb[IFLA_BRPORT_ISOLATED]);
+	p->neigh_suppress = attr_u8(tb[IFLA_BRPORT_NEIGH_SUPPRESS]);
+	p->mcast_to_unicast = attr_u8(tb[IFLA_BRPORT_MCAST_TO_UCAST]);
+	p->mcast_router = attr_u8(tb[IFLA_BRPORT_MULTICAST_ROUTER]);
+	return 0;
+}
+
 /* The kind of device @h is, from its IFLA_LINKINFO: 0 and refused if
  * ckpt cannot make it. */
 static int link_kind(struct links *s, struct ifinfomsg *ifi, struct rtattr **tb,
@@ -126,7 +164,7 @@ static int link_kind(struct links *s, struct ifinfomsg *ifi, struct rtattr **tb,
 static int links_grow(struct links *s)
 {
 	size_t cap = s->cap ? 2 * s->cap : 16;
-	void *a = realloc(s->l, cap * sizeof(*s->l)), *b, *c;
+	void *a = realloc(s->l, cap * sizeof(*s->l)), *b, *c, *d;
 
 	if (a)
 		s->l = a;
@@ -134,9 +172,12 @@ static int links_grow(struct links *s)
 	if (b)
 		s->nsid = b;
 	c = b ? realloc(s->br, cap * sizeof(*s->br)) : NULL;
-	if (!c)
+	if (c)
+		s->br = c;
+	d = c ? realloc(s->bp, cap * sizeof(*s->bp)) : NULL;
+	if (!d)
 		return s->err = log_err(s->io->log, ENOMEM, "pid %d: net devices:", s->io->pid);
-	s->br = c;
+	s->bp = d;
 	s->cap = cap;
 	return 0;
 }
@@ -148,6 +189,7 @@ static int link_one(void *arg, struct nlmsghdr *h)
 	struct rtattr *tb[IFLA_MAX + 1];
 	struct rec_net_link l = { .ifindex = ifi->ifi_index };
 	struct rec_net_bridge br;
+	struct rec_net_brport bp = { 0 };
 	int kind;
 
 	if (h->nlmsg_type != RTM_NEWLINK || h->nlmsg_len < NLMSG_LENGTH(sizeof(*ifi)))
@@ -170,6 +212,8 @@ static int link_one(void *arg, struct nlmsghdr *h)
 		l.addr_len = RTA_PAYLOAD(tb[IFLA_ADDRESS]);
 		memcpy(l.addr, RTA_DATA(tb[IFLA_ADDRESS]), l.addr_len);
 	}
+	if (l.master && brport_opts(s, &l, tb[IFLA_LINKINFO], &bp))
+		return s->err;
 	if (kind == NET_LINK_VETH || kind == NET_LINK_MACVLAN)
 		l.peer = attr_u32(tb[IFLA_LINK]);
 	if (kind == NET_LINK_MACVLAN && tb[IFLA_LINK_NETNSID])
@@ -178,6 +222,7 @@ static int link_one(void *arg, struct nlmsghdr *h)
 		return s->err;
 	s->nsid[s->nr] = tb[IFLA_LINK_NETNSID] ? (int32_t)attr_u32(tb[IFLA_LINK_NETNSID]) : -1;
 	s->br[s->nr] = br;
+	s->bp[s->nr] = bp;
 	s->l[s->nr++] = l;
 	return 0;
 }
@@ -236,10 +281,13 @@ int netns_links_save(struct netns_io *io, struct nl *nl)
 		ret = iw_record(io->w, REC_NET_LINK, &s.l[i], sizeof(s.l[i]));
 		if (!ret && s.l[i].kind == NET_LINK_BRIDGE)
 			ret = iw_record(io->w, REC_NET_BRIDGE, &s.br[i], sizeof(s.br[i]));
+		if (!ret && s.l[i].master)
+			ret = iw_record(io->w, REC_NET_BRPORT, &s.bp[i], sizeof(s.bp[i]));
 	}
 	free(s.l);
 	free(s.nsid);
 	free(s.br);
+	free(s.bp);
 	return ret;
 }
 
@@ -394,6 +442,41 @@ static int setlink(struct netns_io *io, struct nl *nl, const struct netns_img *m
 	return ret ? log_err(io->log, -ret, "pid %d: setting device %s:", io->pid, l->name) : 0;
 }
 
+/* A port's options, once it is its bridge's (IFLA_INFO_SLAVE_DATA). */
+static int set_brport(struct netns_io *io, struct nl *nl, const struct netns_img *m,
+		      const int32_t *map, const struct netns_brport *p)
+{
+	struct ifinfomsg *ifi = nl_req(nl, RTM_NEWLINK, 0, sizeof(*ifi));
+	const struct rec_net_brport *o = &p->o;
+	size_t info, data;
+	int ret;
+
+	ifi->ifi_index = netns_ifmap(m, map, p->ifindex);
+	info = nl_nest(nl, IFLA_LINKINFO);
+	data = nl_nest(nl, IFLA_INFO_SLAVE_DATA);
+	nl_put_u32(nl, IFLA_BRPORT_COST, o->cost);
+	nl_put(nl, IFLA_BRPORT_PRIORITY, &o->priority, 2);
+	nl_put(nl, IFLA_BRPORT_GROUP_FWD_MASK, &o->group_fwd_mask, 2);
+	nl_put(nl, IFLA_BRPORT_MODE, &o->hairpin, 1);
+	nl_put(nl, IFLA_BRPORT_GUARD, &o->guard, 1);
+	nl_put(nl, IFLA_BRPORT_PROTECT, &o->protect, 1);
+	nl_put(nl, IFLA_BRPORT_FAST_LEAVE, &o->fast_leave, 1);
+	nl_put(nl, IFLA_BRPORT_LEARNING, &o->learning, 1);
+	nl_put(nl, IFLA_BRPORT_UNICAST_FLOOD, &o->unicast_flood, 1);
+	nl_put(nl, IFLA_BRPORT_PROXYARP, &o->proxyarp, 1);
+	nl_put(nl, IFLA_BRPORT_MCAST_FLOOD, &o->mcast_flood, 1);
+	nl_put(nl, IFLA_BRPORT_BCAST_FLOOD, &o->bcast_flood, 1);
+	nl_put(nl, IFLA_BRPORT_ISOLATED, &o->isolated, 1);
+	nl_put(nl, IFLA_BRPORT_NEIGH_SUPPRESS, &o->neigh_suppress, 1);
+	nl_put(nl, IFLA_BRPORT_MCAST_TO_UCAST, &o->mcast_to_unicast, 1);
+	nl_put(nl, IFLA_BRPORT_MULTICAST_ROUTER, &o->mcast_router, 1);
+	nl_nest_end(nl, data);
+	nl_nest_end(nl, info);
+	ret = nl_call(nl);
+	return ret ? log_err(io->log, -ret, "pid %d: setting the bridge port options of ifindex %d:",
+			     io->pid, ifi->ifi_index) : 0;
+}
+
 int netns_links_make(struct netns_io *io, struct nl *nl, const struct netns_img *m,
 		     int32_t *map)
 {
@@ -406,6 +489,8 @@ int netns_links_make(struct netns_io *io, struct nl *nl, const struct netns_img 
 				ret = make_one(io, nl, m, map, i);
 	for (size_t i = 0; i < m->nr_links && !ret; i++)
 		ret = setlink(io, nl, m, map, i);
+	for (size_t i = 0; i < m->nr_bp && !ret; i++)
+		ret = set_brport(io, nl, m, map, &m->bp[i]);
 	return ret;
 }
 

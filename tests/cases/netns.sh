@@ -27,6 +27,9 @@ netns_snapshot() {	# PID
 	nsenter -t $1 -n sh -c '
 		ip -o link | sed -e "s/ qdisc [^ ]*//" -e "s/ state [A-Z]*//"
 		ip -d -o link show type bridge | grep -oE " (forward_delay|hello_time|max_age|ageing_time|stp_state|priority|mcast_snooping|mcast_querier|group_fwd_mask|nf_call_iptables) [0-9a-fx]+"
+		for p in $(ip -o link show type bridge_slave | cut -d: -f2 | cut -d@ -f1); do
+			ip -d -o link show $p | grep -oE " (priority|cost|hairpin|guard|root_block|fastleave|learning|flood|proxy_arp|mcast_router|mcast_fast_leave|mcast_flood|bcast_flood|mcast_to_unicast|neigh_suppress|isolated) [0-9a-z]+" | sed "s/^/$p/"
+		done
 		ip -o addr
 		ip route show table all
 		ip -6 route show table all
@@ -62,6 +65,7 @@ ip link add v0 type veth peer name v1
 ip link set v0 address 02:00:00:00:00:10 mtu 1400
 ip link add br0 type bridge stp_state 1 forward_delay 2000 ageing_time 1000 priority 100 mcast_snooping 0 group_fwd_mask 0x4000
 ip link set v1 master br0
+ip link set v1 type bridge_slave cost 7 priority 5 learning off hairpin on mcast_router 2 isolated on
 ip link add v2 type veth peer name v3
 ip link add mv0 link v2 type macvlan mode bridge
 ip link set v3 promisc on
@@ -112,6 +116,7 @@ test_netns_roundtrip() {
 		grep -q '^NET_ADDR .*local=10.2.0.1 .*label=br0:x' $WORK/info &&
 		grep -q '^NET_ROUTE .*dst=172.16.0.0' $WORK/info &&
 		grep -q '^NET_BRIDGE .*forward_delay=2000 .*stp_state=1 priority=100' $WORK/info &&
+		grep -q '^NET_BRPORT .*cost=7 priority=5 .*hairpin=1 .*learning=0 .*isolated=1 .*mcast_router=2' $WORK/info &&
 		grep -q '^NET_SYSCTL .*path=ipv4/ip_forward value=1' $WORK/info &&
 		grep -q '^NET_IPTABLES .*family=6' $WORK/info || { note "ckpt info:"; cat $WORK/info; rc=1; }
 	$NETNS_DRV restore $WORK/img /proc/$b/ns/net 2> $WORK/err || { cat $WORK/err; rc=1; }
@@ -253,7 +258,8 @@ netns_forged() {	# IMG
 	done <<EOF2
 NS without its net|the root's net namespace is not its own|edit $img $f -r NS --set-u32 0=0x11
 NET_LINK kind 9|bad NET_LINK|edit $img $f -r 220#1 --set-u32 4=9
-NET_LINK a veth's peer dropped|bad NET_LINK v0: its peer|drop $img $f -r 220#1
+NET_LINK a veth's peer dropped|bad NET_LINK v1: its peer|drop $img $f -r 220#2
+NET_BRPORT of a device with no master|bad NET_BRPORT|edit $img $f -r 220#1 --set-u32 16=0
 NET_LINK a bridge port's bridge dropped|bad NET_BRIDGE|drop $img $f -r 220#3
 NET_ADDR ifindex 99|ifindex 99 is no NET_LINK|edit $img $f -r 221#1 --set-u32 8=99
 NET_ROUTE oif 99|ifindex 99 is no NET_LINK|edit $img $f -r 222#1 --set-u32 16=99

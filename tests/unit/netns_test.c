@@ -80,7 +80,7 @@ static int load(struct ckpt_log *log, const char *file, struct netns_img *m)
 	ret = ir_init(&r, fd, log);
 	while (!ret && (ret = ir_next(&r, &rec)) > 0) {
 		ret = 0;
-		if (rec.type >= REC_NET_LINK && rec.type <= REC_NET_BRIDGE)
+		if (rec.type >= REC_NET_LINK && rec.type <= REC_NET_BRPORT)
 			ret = netns_load_rec(log, m, &rec);
 		free(rec.data);
 	}
@@ -119,7 +119,7 @@ static int show(struct ckpt_log *log, const char *file)
 	ret = ir_init(&r, fd, log);
 	while (!ret && (ret = ir_next(&r, &rec)) > 0) {
 		ret = 0;
-		if (rec.type >= REC_NET_LINK && rec.type <= REC_NET_BRIDGE) {
+		if (rec.type >= REC_NET_LINK && rec.type <= REC_NET_BRPORT) {
 			printf("%-12s", rec_type_name(rec.type));
 			o.fields = 0;
 			kind_netns.show(&o, &rec);
