@@ -40,6 +40,32 @@ netns_snapshot() {	# PID
 		    -e 's/_lft [0-9]*sec/_lft N/g' | sort
 }
 
+# The snapshot of PID's namespace once it has settled: a device's
+# carrier (IFF_RUNNING) is said by the kernel's link watch, a second or
+# more later.  Into FILE once two in a row agree.
+netns_settled() {	# PID FILE
+	local i
+	netns_snapshot $1 > $2.prev
+	for ((i = 0; i < 20; i++)); do
+		sleep 0.5
+		netns_snapshot $1 > $2
+		cmp -s $2 $2.prev && return 0
+		mv $2 $2.prev
+	done
+}
+
+# PID's namespace is as WANT says, within 10 s (its snapshot in FILE).
+netns_same() {	# PID WANT FILE
+	local i
+	for ((i = 0; i < 20; i++)); do
+		netns_snapshot $1 > $3
+		cmp -s $2 $3 && return 0
+		sleep 0.5
+	done
+	diff $2 $3
+	return 1
+}
+
 # A namespace to fill: a process of its own that sleeps; $nspid.
 netns_new() {
 	unshare -n sleep 600 &
@@ -120,13 +146,9 @@ test_netns_roundtrip() {
 		grep -q '^NET_SYSCTL .*path=ipv4/ip_forward value=1' $WORK/info &&
 		grep -q '^NET_IPTABLES .*family=6' $WORK/info || { note "ckpt info:"; cat $WORK/info; rc=1; }
 	$NETNS_DRV restore $WORK/img /proc/$b/ns/net 2> $WORK/err || { cat $WORK/err; rc=1; }
-	# a device's carrier is said (IFF_RUNNING) by the kernel's link
-	# watch, up to a second later
-	sleep 1.5
-	netns_snapshot $a > $WORK/a
-	netns_snapshot $b > $WORK/b
+	netns_settled $a $WORK/a
+	netns_same $b $WORK/a $WORK/b || rc=1
 	kill $a $b
-	diff $WORK/a $WORK/b || rc=1
 	grep -q "2001:db8:5::1/64 .*valid_lft N" $WORK/b && grep -q "^3: v0@v1" $WORK/b &&
 		grep -q "inet 10.2.0.1/16 brd 10.2.255.255 scope global br0:x" $WORK/b || { note "not in b"; rc=1; }
 	[ $rc = 0 ] && sanitizer_clean $WORK/err
@@ -217,8 +239,7 @@ test_netns_container() {
 	up=$!
 	wait_for $d/out READY 20 || { cat $d/fill.sh.out; kill -9 $up; return 1; }
 	init=$(pgrep -P $up)
-	sleep 1.5	# the carriers settled (netns_roundtrip)
-	netns_snapshot $init > $d/before
+	netns_settled $init $d/before
 	step "checkpoint"
 	ckpt checkpoint --kill -o $d/img $init 2> $d/err || { cat $d/err; kill -9 $up; return 1; }
 	wait $up
@@ -229,9 +250,7 @@ test_netns_container() {
 		{ note "no net namespace in the image"; cat $d/info; return 1; }
 	step "restart"
 	root=$(ckpt restart --detach $d/img 2> $d/rerr) || { cat $d/rerr; return 1; }
-	sleep 1.5
-	netns_snapshot $root > $d/after
-	diff $d/before $d/after || rc=1
+	netns_same $root $d/before $d/after || rc=1
 	[ "$(readlink /proc/$root/ns/net)" != "$(readlink /proc/self/ns/net)" ] || { note "in our net namespace"; rc=1; }
 	grep -q "10.2.0.1/16 brd 10.2.255.255 scope global br0:x" $d/after &&
 		grep -q "^net.ipv4.ip_forward = 1" $d/after && grep -q "^-A INPUT -p tcp -m tcp --dport 22 -j DROP" $d/after ||
