@@ -65,7 +65,7 @@ ct_a_start() {	# DIR
 		mount -t proc proc $r/proc &&
 		hostname ct-a && ip link set lo up &&
 		cd $r && pivot_root . old && umount -l /old && rmdir /old &&
-		cd / && exec python3 /data/server.py 8080 /data/count' > $d/out 2>&1 < /dev/null &
+		cd / && exec setsid python3 /data/server.py 8080 /data/count' > $d/out 2>&1 < /dev/null &
 	for ((i = 0; i < 1000; i++)); do
 		grep -q READY $d/out 2>/dev/null && break
 		sleep 0.01
@@ -93,6 +93,71 @@ test_container_a() {
 	[ "$(cat /proc/$root/root/data/count)" = 4 ] || rc=1
 	grep -q " / / .* - tmpfs " /proc/$root/mountinfo && grep -q " /usr ro" /proc/$root/mountinfo ||
 		{ note "mounts: $(cat /proc/$root/mountinfo)"; rc=1; }
+	kill -9 $root
+	[ $rc = 0 ] && sanitizer_clean $d/err $d/rerr
+}
+
+# (b): a container run by runc from a busybox-static rootfs, its own pid,
+# mount (pivot_root, proc, tmpfs /dev, devpts, mqueue, sysfs, cgroups,
+# masked and read-only paths), net, ipc and uts namespaces, serving
+# HTTP on its loopback (busybox httpd, a CGI script counting requests).
+# Checkpointed from the host by its init's pid, ended, restarted: pid 1
+# of a new pid namespace, serving and counting on.
+ct_runc_bundle() {	# DIR
+	local d=$1 r=$1/rootfs c
+	mkdir -p $r/bin $r/proc $r/dev $r/sys $r/tmp $r/www/cgi-bin
+	cp /bin/busybox $r/bin/
+	for c in sh cat echo httpd expr sleep; do ln -sf busybox $r/bin/$c; done
+	cat > $r/www/cgi-bin/count <<'SH'
+#!/bin/sh
+n=$(cat /tmp/count 2>/dev/null || echo 0)
+n=$(expr $n + 1)
+echo $n > /tmp/count
+printf 'Content-Type: text/plain\r\n\r\n%s\n' "$n"
+SH
+	chmod 755 $r/www/cgi-bin/count
+	(cd $d && runc spec) || return 1
+	$PYTHON - $d/config.json <<'PY'
+import json, sys
+p = sys.argv[1]
+c = json.load(open(p))
+c["process"]["terminal"] = False
+c["process"]["args"] = ["/bin/httpd", "-f", "-p", "127.0.0.1:8080", "-h", "/www"]
+c["root"]["readonly"] = False
+c["hostname"] = "ct-runc"
+json.dump(c, open(p, "w"), indent=1)
+PY
+}
+
+# GET http://127.0.0.1:8080/PATH from inside PID's network namespace.
+ct_http() {	# PID PATH
+	nsenter -t $1 -n $PYTHON -c '
+import sys, urllib.request
+print(urllib.request.urlopen("http://127.0.0.1:8080" + sys.argv[1], timeout=5).read().decode().strip())' $2
+}
+
+test_container_runc() {
+	local d=$WORK/ct-runc id=ckpt-test-$$ init root a rc=0
+	mkdir -p $d
+	ct_runc_bundle $d || return 1
+	(cd $d && runc create $id < /dev/null > /dev/null 2>&1) || { note "runc create failed"; return 1; }
+	init=$(runc state $id | $PYTHON -c 'import json, sys; print(json.load(sys.stdin)["pid"])')
+	nsenter -t $init -n ip link set lo up
+	runc start $id || { runc delete -f $id; return 1; }
+	for ((i = 0; i < 200; i++)); do
+		a=$(ct_http $init /cgi-bin/count 2> /dev/null) && break
+		sleep 0.05
+	done
+	a=$(ct_http $init /cgi-bin/count)
+	[ "$a" = 2 ] || { note "before: '$a'"; runc delete -f $id; return 1; }
+	ckpt checkpoint --kill -o $d/img $init 2> $d/err || { cat $d/err; runc delete -f $id; return 1; }
+	gone $init || return 1
+	runc delete -f $id > /dev/null 2>&1
+	root=$(ckpt restart --detach $d/img 2> $d/rerr) || { cat $d/rerr; return 1; }
+	[ "$(awk '/^NSpid/ { print $NF }' /proc/$root/status)" = 1 ] || { note "not pid 1"; rc=1; }
+	[ "$(nsenter -t $root -u hostname)" = ct-runc ] || rc=1
+	a=$(ct_http $root /cgi-bin/count)
+	[ "$a" = 3 ] || { note "after: '$a'"; rc=1; }
 	kill -9 $root
 	[ $rc = 0 ] && sanitizer_clean $d/err $d/rerr
 }
