@@ -214,10 +214,11 @@ test_netns_refuse_unsaved() {
 		"ip link add v0 type veth peer name v1; ip neigh add 10.0.0.5 lladdr 02:00:00:00:00:01 dev v0 nud permanent|a permanent neighbour entry on v0"
 		"ip rule add from 10.0.0.0/8 table 100|an IPv4 policy routing rule (priority 32765, table 100)"
 		"ip -6 rule del table main|an IPv6 default policy rule removed"
-		"ip link add v0 type veth peer name v1; tc qdisc add dev v0 root tbf rate 1mbit burst 32kbit latency 400ms|a queueing discipline (tbf) on v0"
-		"ip link add v0 type veth peer name v1; tc qdisc add dev v0 ingress|a queueing discipline (ingress) on v0"
 		"ip link add v0 type veth peer name v1; ip link set v0 up; ip addr add 10.9.0.1/24 dev v0; ip route add 10.50.0.0/16 nexthop via 10.9.0.2 nexthop via 10.9.0.3|a route (IPv4, table 254, /16) has several next hops"
 	)
+	command -v tc > /dev/null && cases+=(
+		"ip link add v0 type veth peer name v1; tc qdisc add dev v0 root tbf rate 1mbit burst 32kbit latency 400ms|a queueing discipline (tbf) on v0"
+		"ip link add v0 type veth peer name v1; tc qdisc add dev v0 ingress|a queueing discipline (ingress) on v0")
 	command -v nft > /dev/null && cases+=("nft add table inet foo|an nftables table inet foo that is not iptables'"
 		"iptables -A INPUT -p udp -j ACCEPT && nft add rule ip filter INPUT ip saddr '{ 1.2.3.4, 5.6.7.8 }' drop|nftables rules that iptables-save would change (table ip filter, chain INPUT)")
 	for c in "${cases[@]}"; do
