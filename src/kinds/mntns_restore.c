@@ -362,10 +362,11 @@ static int pivot(struct build *b)
 
 	if (fchdir(b->fds[0]) || syscall(SYS_pivot_root, ".", "."))
 		return log_err(&b->log, errno, "pivot_root into the restored root:");
-	/* the old root is over the new one now: detach it, a slave, so the
-	 * host's mounts are untouched */
-	if (mount(NULL, ".", NULL, MS_SLAVE | MS_REC, NULL) || umount2(".", MNT_DETACH) ||
-	    chdir("/"))
+	/* the old root is over the new one now: detach it (every mount of
+	 * it a slave since build() began, so the host's are untouched; a
+	 * recursive MS_SLAVE on "." here would reach the new root's, whose
+	 * peer groups are the container's) */
+	if (umount2(".", MNT_DETACH) || chdir("/"))
 		return log_err(&b->log, errno, "detaching the old root:");
 	if (root->m->shared && mount(NULL, "/", NULL, MS_SHARED, NULL))
 		return log_err(&b->log, errno, "making the root shared:");

@@ -6,15 +6,18 @@
 # outside, then built again in a fresh mount namespace of another
 # process, whose mounts and files must be the same.
 t mntns_driver
-t mntns_refuse_fuse
+t mntns_refuse_ramfs
+t mntns_refuse_covered
+t mntns_refuse_deleted
 
 MNTDRV=$ROOT/build/test/unit/mntns_test
 
-# mnt_container DIR: starts the container, pid 1 a sleep; prints its pid
-# as seen from here once it is pivoted.  Its rootfs is DIR/root.
+# mnt_container DIR [SETUP]: starts the container, pid 1 a sleep; prints
+# its pid as seen from here once it is pivoted.  Its rootfs is DIR/root
+# ($r in SETUP, shell commands run before the pivot).
 mnt_container() {
 	local d=$1 r=$1/root i pid
-	mkdir -p $r/usr $r/etc $r/proc $r/data $r/old
+	mkdir -p $r/usr $r/etc $r/proc $r/data $r/old $r/peer $r/slave
 	ln -sfn usr/bin $r/bin
 	ln -sfn usr/lib $r/lib
 	ln -sfn usr/lib64 $r/lib64
@@ -32,6 +35,7 @@ mnt_container() {
 		dd if=/dev/urandom of=$r/data/sparse bs=4096 seek=200 count=2 2> /dev/null &&
 		mount -t tmpfs -o ro,nosuid,size=64k tmpfs $r/data/dir/sub &&
 		mount -t proc -o nosuid,nodev,noexec proc $r/proc &&
+		'"${2:-true}"' &&
 		cd $r && pivot_root . old && umount -l /old &&
 		exec sleep 1000' > $d/out 2>&1 &
 	for ((i = 0; i < 500; i++)); do
@@ -45,11 +49,20 @@ mnt_container() {
 	echo $pid
 }
 
-# The fields that must come back: mountpoint, per-mount options, type,
-# source and super options, for each mount in order.
+# The fields that must come back: mountpoint, per-mount options,
+# propagation (peer groups numbered in the order they first appear),
+# type, source and super options, for each mount in order.
 mnt_fields() {	# PID
-	awk '{ for (i = 7; $i != "-"; i++); print $5, $6, $(i+1), $(i+2), $(i+3) }' \
-		/proc/$1/mountinfo
+	awk '{
+		prop = "";
+		for (i = 7; $i != "-"; i++) {
+			split($i, kv, ":");
+			if (kv[2] != "" && !(kv[2] in g))
+				g[kv[2]] = ++ng;
+			prop = prop " " (kv[2] != "" ? kv[1] ":g" g[kv[2]] : kv[1]);
+		}
+		print $5, $6, prop, $(i+1), $(i+2), $(i+3)
+	}' /proc/$1/mountinfo
 }
 
 mnt_files() {	# PID
@@ -61,7 +74,12 @@ test_mntns_driver() {
 	local d=$WORK/mnt pid new rc
 	mkdir -p $d
 	step "container"
-	pid=$(mnt_container $d) || return 1
+	# a peer group (the tmpfs and a bind of part of it), a slave of it,
+	# an unbindable mount
+	pid=$(mnt_container $d 'mount --make-shared $r/data &&
+		mount --bind $r/data/dir $r/peer &&
+		mount --bind $r/data $r/slave && mount --make-slave $r/slave &&
+		mount --make-unbindable $r/usr') || return 1
 	mnt_fields $pid > $d/before
 	mnt_files $pid > $d/files.before
 	cat $d/before
@@ -90,11 +108,37 @@ test_mntns_driver() {
 	diff $d/before $d/after || return 1
 	diff $d/files.before $d/files.after || return 1
 	[ "$(cat $d/rootlink)" = / ] && [ "$comm" = sleep ] || { echo "root $(cat $d/rootlink), pid 1 $comm"; return 1; }
-	[ $(wc -l < $d/after) = 6 ] && sanitizer_clean $d/save.err $d/restore.err
+	[ $(wc -l < $d/after) = 8 ] && sanitizer_clean $d/save.err $d/restore.err
 }
 
-# A FUSE mount (faked: a tmpfs of type fuse.x cannot be made, so a
-# mountinfo is not needed; a bind mount of a fusectl-less kind) ...
-test_mntns_refuse_fuse() {
-	return 0
+# mnt_refused NAME SETUP PATTERN: the container with SETUP cannot be
+# saved: one line naming its pid 1 (as seen from here), the mount and its
+# type, and it runs on.
+mnt_refused() {
+	local d=$WORK/$1 pid
+	mkdir -p $d
+	pid=$(mnt_container $d "$2") || return 1
+	$MNTDRV save $pid $d/img 2> $d/err
+	local rc=$?
+	cat $d/err
+	kill -0 $pid || { echo "the container is gone"; return 1; }
+	kill -9 $pid
+	[ $rc = 1 ] && [ "$(wc -l < $d/err)" = 1 ] && grep -q "pid $pid: $3" $d/err &&
+		sanitizer_clean $d/err
+}
+
+test_mntns_refuse_ramfs() {
+	mnt_refused ramfs 'mkdir $r/data/ram && mount -t ramfs ramfs $r/data/ram' \
+		"mount /data/ram (ramfs): its filesystem is not mounted anywhere on the host"
+}
+
+test_mntns_refuse_covered() {
+	mnt_refused covered 'mount -t tmpfs tmpfs $r/data' \
+		"mount /data (tmpfs): its files are hidden under another mount"
+}
+
+test_mntns_refuse_deleted() {
+	mkdir -p $WORK/gone
+	mnt_refused deleted 'mount --bind '$WORK'/gone $r/peer && rmdir '$WORK'/gone' \
+		"mount /peer (ext4): its source is gone"
 }
