@@ -9,6 +9,7 @@ t mntns_driver
 t mntns_refuse_ramfs
 t mntns_refuse_covered
 t mntns_refuse_deleted
+t mntns_refuse_xattr
 
 MNTDRV=$ROOT/build/test/unit/mntns_test
 
@@ -141,4 +142,9 @@ test_mntns_refuse_deleted() {
 	mkdir -p $WORK/gone
 	mnt_refused deleted 'mount --bind '$WORK'/gone $r/peer && rmdir '$WORK'/gone' \
 		"mount /peer (ext4): its source is gone"
+}
+
+test_mntns_refuse_xattr() {
+	mnt_refused xattr "$PYTHON"' -c "import os; os.setxattr(\"$r/data/a\", \"user.x\", b\"1\")"' \
+		"mount /data (tmpfs): file [a-z]*: it has extended attributes"
 }
