@@ -161,10 +161,19 @@ static int parse_line(char *line, struct mi *m)
 	return 0;
 }
 
-static int mi_read(struct ckpt_log *log, const char *path, struct mi_list *l)
+/* @pid's mountinfo (0: ckpt's own, the host's view, where options ckpt
+ * does not know do not matter). */
+static int mi_read(struct ckpt_log *log, pid_t pid, struct mi_list *l)
 {
+	char path[64];
+
+	if (pid)
+		snprintf(path, sizeof(path), "/proc/%d/mountinfo", pid);
+	else
+		snprintf(path, sizeof(path), "/proc/self/mountinfo");
 	char *line, *save;
 	int ret = file_read(path, &l->buf, NULL);
+
 
 	if (ret)
 		return log_err(log, -ret, "%s:", path);
@@ -172,9 +181,11 @@ static int mi_read(struct ckpt_log *log, const char *path, struct mi_list *l)
 		struct mi m;
 
 		ret = parse_line(line, &m);
+		if (ret == -EOPNOTSUPP && !pid)
+			continue;
 		if (ret == -EOPNOTSUPP)
-			return log_err(log, EOPNOTSUPP, "%s: mount %s has options ckpt cannot make again",
-				       path, m.mp);
+			return log_err(log, EOPNOTSUPP, "pid %d: mount %s: options ckpt cannot make again (an idmapped mount?)",
+				       pid, m.mp);
 		if (ret)
 			return log_err(log, EINVAL, "%s: cannot parse a line", path);
 		if (MNT_PUSH(l->m, l->n, l->cap, m))
@@ -548,18 +559,20 @@ static int walk_file(struct walk *w, int dir, const char *name)
 			       w->path);
 	if (w->nr == MNT_FILES_MAX)
 		return walk_refuse(w, "too many files");
-	k = S_ISLNK(sb.st_mode) ? 0 : (fd = openat(dir, *name ? name : ".", O_RDONLY | O_NOFOLLOW |
-					  O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOATIME));
+	/* only files and directories are opened: opening a device node
+	 * could do what its driver does on open */
 	if (S_ISREG(sb.st_mode) || S_ISDIR(sb.st_mode)) {
+		fd = openat(dir, *name ? name : ".", O_RDONLY | O_NOFOLLOW | O_CLOEXEC |
+			    O_NONBLOCK | O_NOCTTY | O_NOATIME);
 		if (fd < 0)
 			return log_err(c->log, errno, "pid %d: mount %s: %s:", w->s->pid,
 				       w->m->mp, w->path);
 		k = flistxattr(fd, NULL, 0);
 	} else {
-		if (fd >= 0)
-			close(fd);
-		fd = -1;
-		k = 0;
+		char p[64 + 256];
+
+		snprintf(p, sizeof(p), "/proc/self/fd/%d/%s", dir, name);
+		k = llistxattr(p, NULL, 0);
 	}
 	if (k > 0)
 		ret = walk_refuse(w, "it has extended attributes, which ckpt does not save");
@@ -732,13 +745,11 @@ int mntns_save(struct cpt_ctx *c, pid_t pid)
 	struct saving s = { .c = c, .pid = pid };
 	struct rec_mnt *how = NULL;
 	char (*host)[CKPT_PATH_MAX] = NULL, (*proot)[CKPT_PATH_MAX] = NULL;
-	char path[64];
 	int ret;
 
-	snprintf(path, sizeof(path), "/proc/%d/mountinfo", pid);
-	ret = mi_read(c->log, path, &s.own);
+	ret = mi_read(c->log, pid, &s.own);
 	if (!ret)
-		ret = mi_read(c->log, "/proc/self/mountinfo", &s.host);
+		ret = mi_read(c->log, 0, &s.host);
 	if (!ret)
 		ret = tree_order(&s);
 	if (!ret) {

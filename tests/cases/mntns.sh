@@ -31,7 +31,7 @@ mnt_container() {
 		echo hello > $r/data/a && chmod 640 $r/data/a && chown 12:34 $r/data/a &&
 		mkdir -p $r/data/dir/sub && touch -d @1000000000 $r/data/dir/sub &&
 		ln -s ../a $r/data/dir/link && ln $r/data/a $r/data/hard &&
-		mkfifo $r/data/fifo &&
+		mkfifo $r/data/fifo && mknod -m 620 $r/data/null c 1 3 &&
 		head -c 3000000 /dev/urandom > $r/data/big &&
 		dd if=/dev/urandom of=$r/data/sparse bs=4096 seek=200 count=2 2> /dev/null &&
 		mount -t tmpfs -o ro,nosuid,size=64k tmpfs $r/data/dir/sub &&
@@ -68,7 +68,7 @@ mnt_fields() {	# PID
 
 mnt_files() {	# PID
 	(cd /proc/$1/root/data && find . -printf '%p %y %m %U:%G %s %T@ %l\n' | sort &&
-	 md5sum a big sparse && stat -c '%h %b' hard sparse)
+	 md5sum a big sparse && stat -c '%h %b %t:%T' hard sparse null)
 }
 
 test_mntns_driver() {
