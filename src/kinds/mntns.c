@@ -105,13 +105,17 @@ static int load_mnt(struct rst_ctx *c, struct mntns_rst *st, struct rec *r)
 		bad = "too many mounts";
 	else if (mnt_strings(r, &x))
 		bad = "bad strings";
-	else if (!m->id || find_mnt(st, m->id) >= 0 || m->reserved)
+	else if (!m->id || find_mnt(st, m->id) >= 0)
 		bad = "bad or repeated id";
+	else if (m->reserved)
+		bad = "reserved not 0";
 	else if (m->how < MNT_BIND || m->how > MNT_HOW_MAX || (m->flags & ~MNT_F_ALL) ||
 		 m->sb_ro > 1 || (m->prop & ~MNT_P_ALL))
 		bad = "bad how, flags or propagation";
-	else if (!rel_ok(x.mp) || !rel_ok(x.root) || !*x.type)
+	else if (!rel_ok(x.mp) || !rel_ok(x.root))
 		bad = "mountpoint or root not a relative canonical path";
+	else if (!*x.type)
+		bad = "no filesystem type";
 	else if (st->nr ? (x.parent = find_mnt(st, m->parent)) < 0 : m->parent || *x.mp)
 		bad = "not after its parent (the first, the root, at \"\")";
 	else if (m->how == MNT_BIND ? !abs_ok(x.host) : *x.host != 0)
@@ -209,7 +213,10 @@ static int load_data(struct rst_ctx *c, struct mntns_rst *st, struct rec *r)
 	if (!f || !S_ISREG(f->f->mode) || f->f->link)
 		return log_err(c->log, EBADMSG, "MNT_DATA record %llu does not follow a regular MNT_FILE",
 			       (unsigned long long)r->index);
-	if (d->reserved || !d->len || d->len > MNT_DATA_MAX || r->data_len != sizeof(*d) + d->len ||
+	if (d->reserved)
+		return log_err(c->log, EBADMSG, "bad MNT_DATA record %llu: reserved not 0",
+			       (unsigned long long)r->index);
+	if (!d->len || d->len > MNT_DATA_MAX || r->data_len != sizeof(*d) + d->len ||
 	    d->off < f->next || d->off > f->f->size || d->len > f->f->size - d->off)
 		return log_err(c->log, EBADMSG, "bad MNT_DATA record %llu: its %u bytes at %llu are not within file %s's %llu, after the last",
 			       (unsigned long long)r->index, d->len, (unsigned long long)d->off,

@@ -10,6 +10,7 @@ t mntns_refuse_ramfs
 t mntns_refuse_covered
 t mntns_refuse_deleted
 t mntns_refuse_xattr
+t mntns_info
 
 MNTDRV=$ROOT/build/test/unit/mntns_test
 
@@ -147,4 +148,31 @@ test_mntns_refuse_deleted() {
 test_mntns_refuse_xattr() {
 	mnt_refused xattr "$PYTHON"' -c "import os; os.setxattr(\"$r/data/a\", \"user.x\", b\"1\")"' \
 		"mount /data (tmpfs): file [a-z]*: it has extended attributes"
+}
+
+# `ckpt info` shows the records' fields: a holder's image with a tmpfs
+# root, a file with data and a bind of /usr put after its TASK (forged,
+# every checksum valid; the records are the root's).
+test_mntns_info() {
+	local d=$WORK/info pid
+	mkdir -p $d
+	"$AUX/holder" plain $d/go > $d/out 2>&1 < /dev/null &
+	wait_for $d/out READY || return 1
+	pid=$(awk '/READY/ { print $2 }' $d/out)
+	ckpt checkpoint --kill -o $d/img $pid 2> $d/err || { cat $d/err; return 1; }
+	. <(sed -n '/^le() {/,/^}/p; /^zeros()/p; /^strhex()/p; /^mntrec() {/,/^}/p;
+		/^mntfile() {/,/^}/p; /^mntdata()/p' "$ROOT/tests/bad_images.sh")
+	"$PYTHON" "$ROOT/tests/forge.py" insert $d/img $d/mnt.img --at after:TASK \
+		--type 250 --payload "$(mntrec 10 0 3 64 0 0 0 0 0 0 "" tmpfs tmpfs "" mode=755 "")" \
+		--type 251 --payload "$(mntfile $((0x41ed)) 0 0 0 0 0 0 "")" \
+		--type 251 --payload "$(mntfile $((0x81a4)) 1 2 0 8 0 0 a)" \
+		--type 252 --payload "$(mntdata 0 4 61626364)" \
+		--type 250 --payload "$(mntrec 11 10 1 $((0x41)) 0 0 0 0 0 0 usr ext4 /dev/x usr "" /usr)" || return 1
+	ckpt info $d/mnt.img > $d/info 2> $d/info.err || { cat $d/info.err; return 1; }
+	grep MNT $d/info
+	grep -q "^MNT .* id=10 parent=0 how=tmpfs flags=0x40 .* mountpoint= type=tmpfs source=tmpfs root= options=mode=755 host=$" $d/info &&
+		grep -q "^MNT_FILE .* path=a mode=0x81a4 uid=1 gid=2 size=8 link=0$" $d/info &&
+		grep -q "^MNT_DATA .* off=0 len=4$" $d/info &&
+		grep -q "^MNT .* id=11 parent=10 how=bind flags=0x41 .* mountpoint=usr type=ext4 source=/dev/x root=usr options= host=/usr$" $d/info &&
+		sanitizer_clean $d/err $d/info.err
 }
