@@ -77,11 +77,19 @@ test_mntns_driver() {
 	mkdir -p $d
 	step "container"
 	# a peer group (the tmpfs and a bind of part of it), a slave of it,
-	# an unbindable mount
+	# an unbindable mount; sysfs, devpts, mqueue and an overlay of host
+	# directories, which exist only in the container
+	mkdir -p $d/lower $d/upper $d/work $d/root/sys $d/root/dev/pts $d/root/mq $d/root/ovl
+	echo lower > $d/lower/l
 	pid=$(mnt_container $d 'mount --make-shared $r/data &&
 		mount --bind $r/data/dir $r/peer &&
 		mount --bind $r/data $r/slave && mount --make-slave $r/slave &&
-		mount --make-unbindable $r/usr') || return 1
+		mount --make-unbindable $r/usr &&
+		mount -t sysfs -o ro sysfs $r/sys &&
+		mount -t devpts -o newinstance,ptmxmode=0666,mode=620,gid=5 devpts $r/dev/pts &&
+		mount -t mqueue -o nodev mqueue $r/mq &&
+		mount -t overlay -o lowerdir='$d'/lower,upperdir='$d'/upper,workdir='$d'/work overlay $r/ovl &&
+		echo upper > $r/ovl/u') || return 1
 	mnt_fields $pid > $d/before
 	mnt_files $pid > $d/files.before
 	cat $d/before
@@ -106,11 +114,13 @@ test_mntns_driver() {
 	# its namespace, and its /proc is its pid namespace's (pid 1 itself)
 	readlink /proc/$new/root > $d/rootlink
 	comm=$(cat /proc/$new/root/proc/1/comm)
+	echo $(cat /proc/$new/root/ovl/l /proc/$new/root/ovl/u) > $d/ovl
 	kill -9 $new
 	diff $d/before $d/after || return 1
 	diff $d/files.before $d/files.after || return 1
 	[ "$(cat $d/rootlink)" = / ] && [ "$comm" = sleep ] || { echo "root $(cat $d/rootlink), pid 1 $comm"; return 1; }
-	[ $(wc -l < $d/after) = 8 ] && sanitizer_clean $d/save.err $d/restore.err
+	[ $(wc -l < $d/after) = 12 ] && [ "$(cat $d/ovl)" = "lower upper" ] &&
+		sanitizer_clean $d/save.err $d/restore.err
 }
 
 # mnt_refused NAME SETUP PATTERN: the container with SETUP cannot be
