@@ -18,6 +18,7 @@
 #include "../include/ckpt.h"
 #include "arch/x86/compat.h"
 #include "arch/x86/cpu.h"
+#include "container.h"
 #include "kinds.h"
 #include "testpoint.h"
 
@@ -77,7 +78,7 @@ static int write_head(struct cpt_ctx *c)
 	h.xstate_size = cpu_xstate_size();
 	h.xfeatures = cpu_xfeatures();
 	h.time_ns = ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-	h.flags = c->flags;
+	h.flags = (c->flags & 0xffffffffUL) | (c->host_ns ? HEAD_CONTAINER : 0);
 	h.root_pid = c->tasks[0]->pid;
 	h.nr_tasks = c->nr_tasks;
 	snprintf(h.kernel, sizeof(h.kernel), "%s", u.release);
@@ -324,11 +325,14 @@ static int finish(struct cpt_ctx *c, int ret)
 	return ret;
 }
 
-int ckpt_checkpoint_r(pid_t pid, int fd, unsigned long flags, int logfd,
-		      struct ckpt_result *res)
+/* @host: a container's engine (container.c) runs it, inside, with the
+ * namespaces of its caller; NULL for any other tree. */
+static int checkpoint_run(pid_t pid, int fd, unsigned long flags, int logfd,
+			  struct ckpt_result *res, const struct ns_ids *host)
 {
 	struct ckpt_log log = { .fd = logfd, .verbose = flags & CKPT_VERBOSE };
-	struct cpt_ctx c = { .log = &log, .flags = flags, .cancelled = &cancelled };
+	struct cpt_ctx c = { .log = &log, .flags = flags, .cancelled = &cancelled,
+			     .host_ns = host };
 	int ret;
 
 	cancelled = 0;
@@ -351,6 +355,16 @@ int ckpt_checkpoint_r(pid_t pid, int fd, unsigned long flags, int logfd,
 		snprintf(res->msg, sizeof(res->msg), "%s", ret ? log.msg : "");
 	}
 	return ret;
+}
+
+int ckpt_checkpoint_r(pid_t pid, int fd, unsigned long flags, int logfd,
+		      struct ckpt_result *res)
+{
+	struct ckpt_log log = { .fd = logfd };
+
+	if (pid > 0 && container_root(pid, &log))
+		return container_checkpoint(pid, fd, flags, logfd, res, checkpoint_run);
+	return checkpoint_run(pid, fd, flags, logfd, res, NULL);
 }
 
 int ckpt_checkpoint(pid_t pid, int fd, unsigned long flags, int logfd)

@@ -52,6 +52,8 @@ struct cpt_task {
 	struct vma_list maps;	/* as found before we touched it */
 };
 
+struct ns_ids;
+
 struct cpt_ctx {
 	struct ckpt_log *log;
 	struct img_writer w;
@@ -65,6 +67,12 @@ struct cpt_ctx {
 	/* 1 << NS_x (kinds/ns.h): the root's x namespace is its own,
 	 * known once the ns kind has held the root */
 	uint32_t ns_own;
+	/* a container's engine (container.c): its caller's namespaces,
+	 * the host's; NULL in a plain checkpoint */
+	const struct ns_ids *host_ns;
+	/* a container killed: its init, whose end would end the engine
+	 * too, is left held for the engine's last act */
+	bool root_kept;
 	void *kind_state[MAX_KINDS];	/* each kind's (kind_dump_state()) */
 	/* set by ckpt_cancel() (a signal): the checkpoint fails at its
 	 * next step, undoing what it did */

@@ -22,8 +22,10 @@ int head_check(struct ckpt_log *log, const struct rec *rec, bool strict)
 	    !field_str_ok(h->host, sizeof(h->host)) ||
 	    !field_str_ok(h->tool, sizeof(h->tool)))
 		return log_err(log, EBADMSG, "HEAD: unterminated string");
-	if (h->nr_tasks < 1 || h->nr_tasks > 65536 || h->root_pid < 2 ||
-	    h->flags >> 32)
+	/* pid 1 is a container's init only (an init of ours is no tree
+	 * ckpt can take) */
+	if (h->nr_tasks < 1 || h->nr_tasks > 65536 || h->flags >> 32 ||
+	    h->root_pid < 1 || (h->root_pid == 1) != !!(h->flags & HEAD_CONTAINER))
 		return log_err(log, EBADMSG, "HEAD: bad task count, pid or flags");
 	if (!strict)
 		return 0;

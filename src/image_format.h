@@ -67,6 +67,7 @@ enum ckpt_rec_type {
 	REC_CGROUP_PROP	= 202,	/* a file of the last CGROUP: its value,
 				 * owner and mode */
 	REC_NS_UTS	= 210,	/* the root's own uts namespace: its names */
+	REC_NS		= 211,	/* a container's namespaces: its own, shared */
 	REC_MNT		= 250,	/* a mount of the root's own mount namespace */
 	REC_MNT_FILE	= 251,	/* a file of the last MNT (a tmpfs) */
 	REC_MNT_DATA	= 252,	/* bytes of the last MNT_FILE */
@@ -106,6 +107,11 @@ struct rec_head {
 	char host[65];
 	char tool[22];		/* ckpt version that wrote it */
 };
+
+/* rec_head.flags, besides the ckpt_checkpoint() flags: the root is the
+ * init (pid 1) of its own pid namespace, checkpointed from inside it; a
+ * container's image, restarted in a new pid namespace (container.c) */
+#define HEAD_CONTAINER	(1ULL << 31)
 
 struct rec_tail {
 	uint64_t magic;
@@ -1062,6 +1068,17 @@ struct rec_ns_uts {
 	uint8_t reserved[6];
 };
 
+/* REC_NS: a container's image (HEAD_CONTAINER): which of its init's
+ * namespaces are its own (made again at restart, their content saved by
+ * their kinds) and which it shared with ckpt's caller (the host's: left
+ * as restart finds them), a bit 1 << NS_x (kinds/ns.h) each.  After the
+ * root's TASK, once. */
+struct rec_ns {
+	uint32_t own;
+	uint32_t shared;
+	uint64_t reserved;
+};
+
 /* REC_MNT: one mount of the root's own mount namespace, in tree order
  * (each after its parent), the root's first.  Then, for a tmpfs made
  * again with its content (MNT_NEW_TMPFS), its files.  The strings follow
@@ -1144,6 +1161,7 @@ struct rec_mnt_data {
 _Static_assert(sizeof(struct rec_hdr) == 24, "rec_hdr size");
 _Static_assert(sizeof(struct rec_trailer) == 8, "rec_trailer size");
 _Static_assert(sizeof(struct rec_head) == 208, "rec_head size");
+_Static_assert(sizeof(struct rec_ns) == 16, "rec_ns size");
 _Static_assert(sizeof(struct rec_tail) == 32, "rec_tail size");
 _Static_assert(sizeof(struct rec_task) == 56, "rec_task size");
 _Static_assert(sizeof(struct rec_thread) == 88, "rec_thread size");

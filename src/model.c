@@ -74,17 +74,18 @@ struct rst_task *rst_task_by_pid(struct rst_ctx *c, pid_t pid)
 }
 
 /* A pid or tid the kernel could have given: a forged 2^31 would be a
- * negative pid_t, which kill() and wait4() read as a group or "any". */
-static bool bad_pid(uint32_t pid)
+ * negative pid_t, which kill() and wait4() read as a group or "any".
+ * Pid 1 is a container's init (its image says so), never ours. */
+static bool bad_pid(const struct rst_ctx *c, uint32_t pid)
 {
-	return pid < 2 || pid > RST_PID_MAX;
+	return pid < (c->head.flags & HEAD_CONTAINER ? 1u : 2u) || pid > RST_PID_MAX;
 }
 
 /* A session or group id: 0 (outside the checkpoint's pid namespace) or
  * a pid. */
-static bool bad_ids(const struct rec_task *rt)
+static bool bad_ids(const struct rst_ctx *c, const struct rec_task *rt)
 {
-	return (rt->sid && bad_pid(rt->sid)) || (rt->pgid && bad_pid(rt->pgid)) ||
+	return (rt->sid && bad_pid(c, rt->sid)) || (rt->pgid && bad_pid(c, rt->pgid)) ||
 	       rt->ppid > RST_PID_MAX;
 }
 
@@ -108,7 +109,7 @@ static int load_task(struct rst_ctx *c, struct rec *r)
 	if (r->data_len != sizeof(*rt))
 		return log_err(c->log, EBADMSG, "bad TASK record");
 	zombie = rt->flags & TASK_ZOMBIE;
-	if (bad_pid(rt->pid) || bad_ids(rt) || rt->flags & ~TASK_FLAGS || bad_stop_sig(rt) ||
+	if (bad_pid(c, rt->pid) || bad_ids(c, rt) || rt->flags & ~TASK_FLAGS || bad_stop_sig(rt) ||
 	    (zombie ? rt->nr_threads != 0 : rt->nr_threads < 1) ||
 	    rt->nr_threads > MAX_THREADS || rt->exit_signal > 64 ||
 	    (!zombie && rt->exit_code) || !memchr(rt->comm, 0, sizeof(rt->comm)))
@@ -182,7 +183,7 @@ static int load_thread(struct rst_ctx *c, const struct rec *r)
 	if (t->nr_threads >= (int)t->t.nr_threads)
 		return log_err(c->log, EBADMSG, "pid %d: more THREAD records than its TASK's %u",
 			       t->pid, t->t.nr_threads);
-	if (bad_pid(tid))
+	if (bad_pid(c, tid))
 		return log_err(c->log, EBADMSG, "THREAD record %llu: bad tid %u",
 			       (unsigned long long)r->index, tid);
 	/* the main thread's tid is its pid, taken by its TASK */

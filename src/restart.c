@@ -34,6 +34,7 @@
 #include "arch/x86/compat.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/puppet.h"
+#include "container.h"
 #include "kinds.h"
 #include "model.h"
 #include "sessions.h"
@@ -91,6 +92,8 @@ static int make_puppet(struct rst_ctx *c, pid_t pid)
 	pid_t mid;
 	long got = 0;
 
+	if (c->flags & CKPT_ROOT_MADE)	/* a container's init (container.c) */
+		return pid;
 	if (!(c->flags & CKPT_DETACH))
 		return clone_puppet(c, pid);
 	if (pipe2(fds, O_CLOEXEC))
@@ -283,6 +286,9 @@ static int wait_ids_free(struct rst_ctx *c)
 			pid_t id = j < 0 ? t->pid : t->threads[j].tid;
 			int held;
 
+			if (id == t->pid && i == 0 && (c->flags & CKPT_ROOT_MADE))
+				continue;	/* our puppet already */
+
 			while ((held = rst_pid_holder(c, id)) != 0) {
 				if (held < 0)
 					return held;
@@ -421,12 +427,13 @@ static int build_tree(struct rst_ctx *c)
 static void destroy_tree(struct rst_ctx *c)
 {
 	struct timespec tick = { 0, 2 * 1000 * 1000 };
-	int status, ms = 0;
+	/* a container's init is its maker's to end, with the engine */
+	int status, ms = 0, root = c->flags & CKPT_ROOT_MADE ? 1 : 0;
 
-	for (int i = 0; i < c->nr_tasks; i++)
+	for (int i = root; i < c->nr_tasks; i++)
 		if (c->tasks[i]->rm.seized || i == 0)
 			kill(c->tasks[i]->pid, SIGKILL);
-	for (int i = c->nr_tasks - 1; i >= 0; i--) {
+	for (int i = c->nr_tasks - 1; i >= root; i--) {
 		struct rst_task *t = c->tasks[i];
 		char state;
 
@@ -457,6 +464,12 @@ int ckpt_restart_r(pid_t pid, int fd, unsigned long flags, int logfd,
 	img = img_seekable(fd, &log);
 	ret = img < 0 ? img : 0;
 	c.img_fd = img;
+	if (!ret && !(flags & CKPT_ROOT_MADE) && (ret = container_image(img, &log)) == 1) {
+		ret = container_restart(img, flags, logfd, res, ckpt_restart_r);
+		if (img != fd)
+			close(img);
+		return ret;
+	}
 	if (!ret)
 		ret = image_read(&c, &rs, true);
 	if (!ret)

@@ -289,7 +289,7 @@ int tree_release(struct cpt_ctx *c)
 {
 	int ret = 0;
 
-	for (int i = 0; i < c->nr_tasks; i++) {
+	for (int i = c->root_kept ? 1 : 0; i < c->nr_tasks; i++) {
 		struct cpt_task *t = c->tasks[i];
 
 		for (int j = 0; j < t->nr_threads; j++) {
@@ -307,15 +307,18 @@ int tree_release(struct cpt_ctx *c)
 }
 
 /* SIGKILL every process; as their tracer we hear of each thread's death
- * (their parents reap them, or we do, for our own child the root). */
+ * (their parents reap them, or we do, for our own child the root).  A
+ * container's init is left held: the engine, in its pid namespace, ends
+ * with it, so it kills it last of all (container.c). */
 int tree_kill(struct cpt_ctx *c)
 {
-	int ret = 0, status;
+	int ret = 0, status, first = c->host_ns ? 1 : 0;
 
-	for (int i = 0; i < c->nr_tasks; i++)
+	c->root_kept = first;
+	for (int i = first; i < c->nr_tasks; i++)
 		if (!c->tasks[i]->zombie && kill(c->tasks[i]->pid, SIGKILL) && !ret)
 			ret = log_err(c->log, errno, "killing pid %d:", c->tasks[i]->pid);
-	for (int i = 0; i < c->nr_tasks; i++) {
+	for (int i = first; i < c->nr_tasks; i++) {
 		struct cpt_task *t = c->tasks[i];
 
 		for (int j = t->nr_threads - 1; j >= 0; j--) {

@@ -1,19 +1,27 @@
-/* ns.c - namespaces.  A uts namespace of the root's own (a container's
- * hostname) is saved (NS_UTS) and made again at restart, every process
- * of the tree in it.  The others are not saved yet (issue 15): a
- * process restored into restart's own namespaces would find another
- * network, mounts or pids without a word.  So a tree with a thread in
- * a pid, mount, net, ipc, user or time namespace other than ckpt's own,
- * or in a uts namespace other than its root's, is refused, naming the
- * thread and the namespace; run ckpt inside the container's namespaces
- * (nsenter) and they are its own.  A cgroup namespace is the cgroup
- * kind's, which saves it (cgroup_dump.c).
+/* ns.c - namespaces.
+ *
+ * A container (a tree whose root is the init of its own pid namespace,
+ * checkpointed by an engine inside it: container.c) has each of its
+ * init's namespaces either its own or shared with ckpt's caller, the
+ * host (NS: both sets).  Its own are made again at restart, the root
+ * unsharing them before anything else of it is built and the others
+ * joining the root's; their content is other kinds' (the uts names are
+ * NS_UTS, here).  A namespace whose content no kind saves yet (a user or
+ * time namespace of its own, say) is refused, naming it, and so is a
+ * process of the tree in namespaces other than its init's (nested).
+ *
+ * Any other tree must be in ckpt's own namespaces but for a uts
+ * namespace of the root's own (a hostname), saved as NS_UTS: a process
+ * restored into restart's namespaces would find another network, mounts
+ * or pids without a word.  A cgroup namespace is the cgroup kind's
+ * either way (cgroup_dump.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -23,85 +31,195 @@
 
 #include "../kinds.h"
 #include "../model.h"
+#include "ns.h"
 
-/* pid_for_children and time_for_children: a process that unshared one
- * forks its children into it. */
-static const char *const ns_types[] = {
-	"pid", "pid_for_children", "mnt", "net", "ipc", "uts", "user",
-	"time", "time_for_children",
-};
-#define NR_NS	(sizeof(ns_types) / sizeof(ns_types[0]))
-#define NS_UTS	5
-
-struct ns_cpt {
-	struct stat own[NR_NS];		/* ckpt's; st_ino 0: none here */
-	struct stat root_uts;		/* the root's, if its own */
-	bool read, root_uts_own;
+static const char *const ns_names[NR_NS_TYPES] = {
+	[NS_PID] = "pid", [NS_MNT] = "mnt", [NS_NET] = "net", [NS_IPC] = "ipc",
+	[NS_UTS] = "uts", [NS_USER] = "user", [NS_TIME] = "time",
+	[NS_CGROUP] = "cgroup",
 };
 
-static int ns_own(struct cpt_ctx *c, struct ns_cpt *st)
-{
-	char path[64];
+static const int ns_clone[NR_NS_TYPES] = {
+	[NS_PID] = CLONE_NEWPID, [NS_MNT] = CLONE_NEWNS, [NS_NET] = CLONE_NEWNET,
+	[NS_IPC] = CLONE_NEWIPC, [NS_UTS] = CLONE_NEWUTS, [NS_USER] = CLONE_NEWUSER,
+	[NS_TIME] = CLONE_NEWTIME, [NS_CGROUP] = CLONE_NEWCGROUP,
+};
 
-	for (size_t i = 0; i < NR_NS; i++) {
-		snprintf(path, sizeof(path), "/proc/self/ns/%s", ns_types[i]);
-		if (stat(path, &st->own[i])) {
-			if (errno != ENOENT)	/* a kernel without it */
-				return log_err(c->log, errno, "%s:", path);
-			st->own[i].st_ino = 0;
-		}
-	}
-	st->read = true;
-	return 0;
+/* A container's own namespaces whose content ckpt saves (the cgroup
+ * namespace: the cgroup kind), and of those, the ones the root unshares
+ * here at restart (the pid namespace is made with it, the cgroup one by
+ * the cgroup kind). */
+#define NS_SAVED	((1u << NS_PID) | (1u << NS_UTS) | (1u << NS_CGROUP))
+#define NS_UNSHARED	((1u << NS_MNT) | (1u << NS_NET) | (1u << NS_IPC) | (1u << NS_UTS))
+/* ... and those the engine joins to restore their content itself */
+#define NS_JOINED	((1u << NS_NET) | (1u << NS_IPC) | (1u << NS_UTS))
+
+/* A process that unshared a pid or time namespace forks its children
+ * into it: one the tree must not have either. */
+static const char *const for_children[2] = { "pid_for_children", "time_for_children" };
+
+const char *ns_name(enum ns_type type)
+{
+	return ns_names[type];
 }
 
-static bool same(const struct stat *a, const struct stat *b)
-{
-	return a->st_ino == b->st_ino && a->st_dev == b->st_dev;
-}
-
-/* @root: the tree's root, whose uts namespace may be its own. */
-static int ns_check_thread(struct cpt_ctx *c, struct ns_cpt *st, pid_t pid,
-			   pid_t tid, bool root)
+static int ns_stat(struct ckpt_log *log, const char *dir, const char *name, struct ns_id *id)
 {
 	char path[96];
-	struct stat sb;
+	struct stat st;
 
-	for (size_t i = 0; i < NR_NS; i++) {
-		if (!st->own[i].st_ino)
+	snprintf(path, sizeof(path), "%s/ns/%s", dir, name);
+	if (stat(path, &st)) {
+		if (errno != ENOENT)	/* a kernel without it */
+			return log_err(log, errno, "%s:", path);
+		st.st_ino = 0;
+		st.st_dev = 0;
+	}
+	id->dev = st.st_dev;
+	id->ino = st.st_ino;
+	return 0;
+}
+
+/* @dir: "/proc/self", "/proc/PID/task/TID"... */
+static int ns_ids_at(struct ckpt_log *log, const char *dir, struct ns_ids *ids)
+{
+	int ret = 0;
+
+	for (int i = 0; i < NR_NS_TYPES && !ret; i++)
+		ret = ns_stat(log, dir, ns_names[i], &ids->id[i]);
+	for (int i = 0; i < 2 && !ret; i++)
+		ret = ns_stat(log, dir, for_children[i], &ids->children[i]);
+	return ret;
+}
+
+int ns_ids_read(pid_t pid, struct ns_ids *ids, struct ckpt_log *log)
+{
+	char dir[32];
+
+	if (pid)
+		snprintf(dir, sizeof(dir), "/proc/%d", pid);
+	else
+		snprintf(dir, sizeof(dir), "/proc/self");
+	return ns_ids_at(log, dir, ids);
+}
+
+static bool same(const struct ns_id *a, const struct ns_id *b)
+{
+	return a->ino == b->ino && a->dev == b->dev;
+}
+
+struct ns_cpt {
+	struct ns_ids own;		/* ckpt's */
+	struct ns_ids root;		/* the root's main thread's */
+	uint32_t shared;		/* container: the host's, kept */
+	bool read;
+};
+
+static int refuse(struct cpt_ctx *c, pid_t pid, pid_t tid, int type, const struct ns_id *id,
+		  const char *why)
+{
+	if (tid == pid)
+		return log_err(c->log, EOPNOTSUPP, "pid %d is in its own %s namespace (%s:[%lu]), %s",
+			       pid, ns_names[type], ns_names[type], (unsigned long)id->ino, why);
+	return log_err(c->log, EOPNOTSUPP,
+		       "pid %d: its thread %d is in its own %s namespace (%s:[%lu]), %s",
+		       pid, tid, ns_names[type], ns_names[type], (unsigned long)id->ino, why);
+}
+
+/* A container's init: which namespaces are its own, and can they be. */
+static int container_root_ns(struct cpt_ctx *c, struct ns_cpt *st)
+{
+	const struct ns_ids *host = c->host_ns;
+
+	for (int i = 0; i < NR_NS_TYPES; i++) {
+		if (!st->root.id[i].ino)
 			continue;
-		snprintf(path, sizeof(path), "/proc/%d/task/%d/ns/%s", pid, tid, ns_types[i]);
-		if (stat(path, &sb))
-			return log_err(c->log, errno, "pid %d: %s:", pid, path);
-		if (same(&sb, &st->own[i]))
-			continue;
-		if (i == NS_UTS && root && tid == pid) {
-			st->root_uts = sb;
-			st->root_uts_own = true;
+		if (same(&st->root.id[i], &host->id[i])) {
+			st->shared |= 1u << i;
 			continue;
 		}
-		if (i == NS_UTS && st->root_uts_own && same(&sb, &st->root_uts))
-			continue;
-		if (tid == pid)
-			return log_err(c->log, EOPNOTSUPP,
-				       "pid %d is in its own %s namespace (%s:[%lu]), which ckpt does not save yet: checkpoint it from inside its namespaces",
-				       pid, ns_types[i], ns_types[i], (unsigned long)sb.st_ino);
-		return log_err(c->log, EOPNOTSUPP,
-			       "pid %d: its thread %d is in its own %s namespace (%s:[%lu]), which ckpt does not save yet",
-			       pid, tid, ns_types[i], ns_types[i], (unsigned long)sb.st_ino);
+		if (!(NS_SAVED & (1u << i)))
+			return refuse(c, 1, 1, i, &st->root.id[i],
+				      "which ckpt does not save yet");
+		c->ns_own |= 1u << i;
 	}
 	return 0;
+}
+
+/* Every thread of a container is in its init's namespaces (its cgroup
+ * namespace is the cgroup kind's). */
+static int container_thread(struct cpt_ctx *c, struct ns_cpt *st, pid_t pid, pid_t tid,
+			    const struct ns_ids *its)
+{
+	const char *nested = "inside the container (nested namespaces are not supported yet)";
+
+	for (int i = 0; i < NR_NS_TYPES; i++)
+		if (i != NS_CGROUP && !same(&its->id[i], &st->root.id[i]))
+			return refuse(c, pid, tid, i, &its->id[i], nested);
+	if (!same(&its->children[0], &st->root.id[NS_PID]))
+		return refuse(c, pid, tid, NS_PID, &its->children[0], nested);
+	if (its->children[1].ino && !same(&its->children[1], &st->root.id[NS_TIME]))
+		return refuse(c, pid, tid, NS_TIME, &its->children[1], nested);
+	return 0;
+}
+
+/* Any other tree: in ckpt's namespaces, but the root's uts. */
+static int plain_thread(struct cpt_ctx *c, struct ns_cpt *st, pid_t pid, pid_t tid,
+			const struct ns_ids *its, bool root)
+{
+	const char *why = "which ckpt does not save yet: checkpoint it from inside its namespaces";
+
+	for (int i = 0; i < NR_NS_TYPES; i++) {
+		if (i == NS_CGROUP || !st->own.id[i].ino || same(&its->id[i], &st->own.id[i]))
+			continue;
+		if (i == NS_UTS && root && tid == pid) {
+			c->ns_own |= 1u << NS_UTS;
+			continue;
+		}
+		if (i == NS_UTS && (c->ns_own & (1u << NS_UTS)) &&
+		    same(&its->id[i], &st->root.id[i]))
+			continue;
+		return refuse(c, pid, tid, i, &its->id[i], why);
+	}
+	for (int i = 0; i < 2; i++)
+		if (st->own.children[i].ino && !same(&its->children[i], &st->own.children[i]))
+			return refuse(c, pid, tid, i ? NS_TIME : NS_PID, &its->children[i], why);
+	return 0;
+}
+
+static int ns_check_thread(struct cpt_ctx *c, struct ns_cpt *st, pid_t pid, pid_t tid,
+			   bool root)
+{
+	struct ns_ids its;
+	char dir[64];
+	int ret;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/task/%d", pid, tid);
+	ret = ns_ids_at(c->log, dir, &its);
+	if (ret)
+		return ret;
+	if (root && tid == pid) {
+		st->root = its;
+		if (c->host_ns && (ret = container_root_ns(c, st)))
+			return ret;
+	}
+	return c->host_ns ? container_thread(c, st, pid, tid, &its)
+			  : plain_thread(c, st, pid, tid, &its, root);
 }
 
 /* Held, nothing of it changed yet: refused now, it runs on as before.
- * The root is held first: the others' uts namespace is checked against
+ * The root is held first: the others' namespaces are checked against
  * its own. */
 static int ns_hold(struct cpt_ctx *c, struct cpt_task *t)
 {
 	struct ns_cpt *st = kind_dump_state(c, &kind_ns);
 	bool root = t == c->tasks[0];
-	int ret = st->read ? 0 : ns_own(c, st);
+	int ret = 0;
 
+	if (!st->read) {
+		ret = ns_ids_read(0, &st->own, c->log);
+		st->read = true;
+	}
 	for (int i = 0; i < t->nr_threads && !ret; i++)
 		ret = ns_check_thread(c, st, t->pid, t->threads[i].tid, root);
 	return ret;
@@ -147,33 +265,97 @@ static int uts_names(struct cpt_ctx *c, pid_t pid, struct rec_ns_uts *u)
 static int ns_dump(struct cpt_ctx *c, struct cpt_task *t)
 {
 	struct ns_cpt *st = kind_dump_state(c, &kind_ns);
+	struct rec_ns n = { .own = c->ns_own, .shared = st->shared };
 	struct rec_ns_uts u;
-	int ret;
+	int ret = 0;
 
-	if (t != c->tasks[0] || !st->root_uts_own)
+	if (t != c->tasks[0])
 		return 0;
-	ret = uts_names(c, t->pid, &u);
-	return ret ? ret : iw_record(&c->w, REC_NS_UTS, &u, sizeof(u));
+	if (c->host_ns)
+		ret = iw_record(&c->w, REC_NS, &n, sizeof(n));
+	if (!ret && NS_OWN(c, NS_UTS)) {
+		ret = uts_names(c, t->pid, &u);
+		if (!ret)
+			ret = iw_record(&c->w, REC_NS_UTS, &u, sizeof(u));
+	}
+	return ret;
 }
 
 /* ---- restart ---- */
 
-static int ns_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
+struct ns_rst {
+	struct rec_ns_uts *uts;
+	bool ns_seen;
+};
+
+static int load_ns(struct rst_ctx *c, struct rst_task *t, struct ns_rst *st, struct rec *r)
+{
+	const struct rec_ns *n = r->data;
+	uint32_t all = (1u << NR_NS_TYPES) - 1;
+
+	if (r->data_len != sizeof(*n) || t != c->tasks[0] || st->ns_seen ||
+	    !(c->head.flags & HEAD_CONTAINER) || (n->own | n->shared) & ~all ||
+	    (n->own & n->shared) || !(n->own & (1u << NS_PID)) || (n->own & ~NS_SAVED) ||
+	    n->reserved)
+		return log_err(c->log, EBADMSG,
+			       "bad NS record %llu (a container's root's, once, of namespaces ckpt saves)",
+			       (unsigned long long)r->index);
+	st->ns_seen = true;
+	c->ns_own |= n->own;
+	return 0;
+}
+
+static int load_uts(struct rst_ctx *c, struct rst_task *t, struct ns_rst *st, struct rec *r)
 {
 	struct rec_ns_uts *u = r->data;
-	int ret = rec_want(c->log, r, sizeof(*u), "NS_UTS");
 
-	if (ret)
-		return ret;
-	if (r->data_len != sizeof(*u) || t != c->tasks[0] || KSTATE(t, kind_ns) ||
+	if (r->data_len != sizeof(*u) || t != c->tasks[0] || st->uts ||
 	    !memchr(u->nodename, 0, sizeof(u->nodename)) ||
 	    !memchr(u->domainname, 0, sizeof(u->domainname)) ||
-	    memcmp(u->reserved, (uint8_t[6]){ 0 }, sizeof(u->reserved)))
+	    memcmp(u->reserved, (uint8_t[6]){ 0 }, sizeof(u->reserved)) ||
+	    (st->ns_seen && !(c->ns_own & (1u << NS_UTS))))
 		return log_err(c->log, EBADMSG, "bad NS_UTS record %llu (the root's, once)",
 			       (unsigned long long)r->index);
-	t->kind_state[kind_index(&kind_ns)] = r->data;
+	st->uts = u;
 	r->data = NULL;
+	c->ns_own |= 1u << NS_UTS;
 	return 0;
+}
+
+static int ns_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
+{
+	struct ns_rst *st = kind_ctx_state(c, &kind_ns, sizeof(*st));
+
+	if (!st)
+		return log_err(c->log, ENOMEM, "ns state:");
+	if (r->type == REC_NS)
+		return load_ns(c, t, st, r);
+	return load_uts(c, t, st, r);
+}
+
+/* A container's image names its namespaces; a uts namespace of its own
+ * has its names. */
+static int ns_check(struct rst_ctx *c, struct rst_task *t)
+{
+	struct ns_rst *st = kind_ctx_state(c, &kind_ns, sizeof(*st));
+
+	if (t != c->tasks[0])
+		return 0;
+	if (!st)
+		return log_err(c->log, ENOMEM, "ns state:");
+	if (!!(c->head.flags & HEAD_CONTAINER) != st->ns_seen ||
+	    !!(c->ns_own & (1u << NS_UTS)) != !!st->uts)
+		return log_err(c->log, EBADMSG,
+			       "a container's image needs its NS record (and NS_UTS for its own uts namespace)");
+	return 0;
+}
+
+static void ns_ctx_free(void *state)
+{
+	struct ns_rst *st = state;
+
+	free(st->uts);
+	free(st);
 }
 
 /* A string into the puppet's scratch space: its address. */
@@ -182,23 +364,25 @@ static int put_str(struct rst_task *t, size_t off, const char *s, uint64_t *at)
 	return rst_scratch_put(t, off, s, strlen(s) + 1, at);
 }
 
-/* The root makes the namespace with the saved names; every other process
- * (forked before it was made) joins the root's.  Before the threads are
- * made: they are cloned in it. */
-static int ns_restore(struct rst_ctx *c, struct rst_task *t)
+static int unshared_flags(const struct rst_ctx *c)
 {
-	const struct rec_ns_uts *u = KSTATE(c->tasks[0], kind_ns);
-	char path[64];
-	uint64_t a, b;
-	long fd;
-	int ret;
+	int flags = 0;
 
-	if (!u)
-		return 0;
-	if (t == c->tasks[0]) {
-		ret = rcheck(&t->rm, NULL, "unshare(CLONE_NEWUTS)", SYS_unshare, CLONE_NEWUTS);
-		if (!ret)
-			ret = put_str(t, 0, u->nodename, &a);
+	for (int i = 0; i < NR_NS_TYPES; i++)
+		if ((c->ns_own & NS_UNSHARED) & (1u << i))
+			flags |= ns_clone[i];
+	return flags;
+}
+
+/* The root makes its own namespaces and names its uts one. */
+static int root_unshare(struct rst_ctx *c, struct rst_task *t, const struct rec_ns_uts *u)
+{
+	int flags = unshared_flags(c), ret;
+	uint64_t a, b;
+
+	ret = rcheck(&t->rm, NULL, "unshare (its own namespaces)", SYS_unshare, flags);
+	if (!ret && u) {
+		ret = put_str(t, 0, u->nodename, &a);
 		if (!ret)
 			ret = put_str(t, 128, u->domainname, &b);
 		if (!ret)
@@ -207,22 +391,85 @@ static int ns_restore(struct rst_ctx *c, struct rst_task *t)
 		if (!ret)
 			ret = rcheck(&t->rm, NULL, "setdomainname", SYS_setdomainname, b,
 				     strlen(u->domainname));
-		return ret;
 	}
-	snprintf(path, sizeof(path), "/proc/%d/ns/uts", c->tasks[0]->pid);
-	ret = put_str(t, 0, path, &a);
-	if (!ret)
-		ret = rcheck(&t->rm, &fd, "open the root's uts namespace", SYS_openat,
-			     AT_FDCWD, a, O_RDONLY | O_CLOEXEC);
+	return ret;
+}
+
+/* A container's engine joins the namespaces whose content the kinds
+ * after this one restore. */
+static int engine_join(struct rst_ctx *c, pid_t root)
+{
+	char path[64];
+
+	if (!(c->head.flags & HEAD_CONTAINER))
+		return 0;
+	for (int i = 0; i < NR_NS_TYPES; i++) {
+		int fd, ret = 0;
+
+		if (!((c->ns_own & NS_JOINED) & (1u << i)))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/ns/%s", root, ns_names[i]);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || setns(fd, ns_clone[i]))
+			ret = log_err(c->log, errno, "joining the container's %s namespace (%s):",
+				      ns_names[i], path);
+		if (fd >= 0)
+			close(fd);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* A process forked before the root made its namespaces joins them, all
+ * at once, through a pidfd of the root (a path in /proc would be the
+ * root's only where /proc is of our pid namespace). */
+static int join_root(struct rst_ctx *c, struct rst_task *t, int flags)
+{
+	long fd;
+	int ret;
+
+	ret = rcheck(&t->rm, &fd, "pidfd_open of the root", SYS_pidfd_open,
+		     c->tasks[0]->pid, 0);
 	if (ret)
 		return ret;
-	ret = rcheck(&t->rm, NULL, "setns(CLONE_NEWUTS)", SYS_setns, fd, CLONE_NEWUTS);
+	ret = rcheck(&t->rm, NULL, "setns (the root's namespaces)", SYS_setns, fd, flags);
 	rcheck(&t->rm, NULL, "close", SYS_close, fd);
 	return ret;
 }
 
+/* Before the threads are made: they are cloned in them. */
+static int ns_restore(struct rst_ctx *c, struct rst_task *t)
+{
+	struct ns_rst *st = KCSTATE(c, kind_ns);
+	int ret;
+
+	if (!(c->ns_own & NS_UNSHARED))
+		return 0;
+	if (t == c->tasks[0]) {
+		ret = root_unshare(c, t, st ? st->uts : NULL);
+		return ret ? ret : engine_join(c, t->pid);
+	}
+	return join_root(c, t, unshared_flags(c));
+}
+
 static void ns_show(struct info_out *o, const struct rec *r)
 {
+	if (r->type == REC_NS) {
+		const struct rec_ns *n = r->data;
+		char own[96] = "", shared[96] = "";
+
+		for (int i = 0; i < NR_NS_TYPES; i++) {
+			char *s = n->own & (1u << i) ? own : n->shared & (1u << i) ? shared : NULL;
+
+			if (s)
+				snprintf(s + strlen(s), 96 - strlen(s), "%s%s", *s ? "," : "",
+					 ns_names[i]);
+		}
+		info_str(o, "own", own);
+		info_str(o, "shared", shared);
+		return;
+	}
 	const struct rec_ns_uts *u = r->data;
 
 	info_str(o, "nodename", u->nodename);
@@ -231,6 +478,7 @@ static void ns_show(struct info_out *o, const struct rec *r)
 
 static const struct rec_desc ns_recs[] = {
 	{ REC_NS_UTS, "NS_UTS", sizeof(struct rec_ns_uts) },
+	{ REC_NS, "NS", sizeof(struct rec_ns) },
 	{ 0 },
 };
 
@@ -241,7 +489,9 @@ const struct kind_ops kind_ns = {
 	.hold = ns_hold,
 	.dump = ns_dump,
 	.load = ns_load,
+	.check = ns_check,
 	.restore = ns_restore,
 	.show = ns_show,
 	.dump_size = sizeof(struct ns_cpt),
+	.free_ctx = ns_ctx_free,
 };

@@ -17,11 +17,31 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 enum ns_type {
 	NS_PID, NS_MNT, NS_NET, NS_IPC, NS_UTS, NS_USER, NS_TIME, NS_CGROUP,
 	NR_NS_TYPES
 };
+
+/* A namespace, as stat() of its /proc/PID/ns file gives it (ino 0: this
+ * kernel has none of that type). */
+struct ns_id {
+	uint64_t dev, ino;
+};
+
+/* A thread's namespaces, and those it forks its children into (pid,
+ * time), which unshare() may have made differ. */
+struct ns_ids {
+	struct ns_id id[NR_NS_TYPES];
+	struct ns_id children[2];
+};
+
+struct ckpt_log;
+
+/* @pid's namespaces (0: ours). */
+int ns_ids_read(pid_t pid, struct ns_ids *ids, struct ckpt_log *log);
+const char *ns_name(enum ns_type type);
 
 /* cpt_ctx and rst_ctx both have uint32_t ns_own: bit 1 << NS_x when the
  * root's x namespace is its own (not ckpt's caller's). */

@@ -166,7 +166,7 @@ static int task_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 	ret = rec_want(c->log, r, sizeof(*th), "THREAD");
 	if (ret)
 		return ret;
-	if (r->data_len != sizeof(*th) || th->tid < 2 ||
+	if (r->data_len != sizeof(*th) || th->tid < 1 ||
 	    (t->nr_threads == 1) != (th->tid == (uint32_t)t->pid))
 		return log_err(c->log, EBADMSG,
 			       "THREAD record %llu: bad tid %u (the main thread %d comes first)",

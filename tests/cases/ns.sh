@@ -1,23 +1,34 @@
-# ns.sh - namespaces (issue 15).  A root's own uts namespace is saved
-# and made again; the others are not saved yet: a tree in them is
-# refused at checkpoint, naming the process and the namespace, and runs
-# on as before; checkpointed from inside its namespaces it is saved as
-# any other.
+# ns.sh - namespaces (issue 15).  A container (the init of its own pid
+# namespace) is checkpointed from outside, by its host pid, and comes
+# back as pid 1 of a new pid namespace with its own namespaces made
+# again; a root's own uts namespace is saved and made again in any
+# tree; what is not saved yet (a user namespace, nested ones, a process
+# in another pid namespace that is not its init) is refused at
+# checkpoint, naming the process and the namespace, and runs on as
+# before; checkpointed from inside its namespaces it is saved as any
+# other.
 t ns_uts
 t refuse_ns_uts_child
 t refuse_ns_ipc
 t refuse_ns_pid
 t ns_from_inside
+t ns_container
+t refuse_container_userns
+t refuse_container_nested
 
 # unshare(1) runs the holder in namespaces of its own: refused, named.
 ns_refused() {	# NAME UNSHARE-OPTIONS TYPE
 	local d=$WORK/ns-$1 pid i
 	mkdir -p $d
-	unshare $2 "$AUX/holder" plain $d/go > $d/out 2>&1 < /dev/null &
+	if [ "$3" = pid ]; then	# the holder as pid 2 there: no container
+		unshare $2 sh -c '"$0" plain "$1" & wait' "$AUX/holder" $d/go > $d/out 2>&1 < /dev/null &
+	else
+		unshare $2 "$AUX/holder" plain $d/go > $d/out 2>&1 < /dev/null &
+	fi
 	wait_for $d/out READY || return 1
-	# the holder, not unshare (which forks it with --pid --fork)
+	# the holder, not unshare (nor the sh it forks with --pid --fork)
 	pid=$(awk '/READY/ { print $2 }' $d/out)
-	[ "$3" = pid ] && pid=$(pgrep -P $! | head -1)
+	[ "$3" = pid ] && pid=$(pgrep -f "holder plain $d/go" | tail -1)
 	ckpt checkpoint --kill -o $d/img $pid 2> $d/err
 	[ $? = 1 ] || { echo "checkpoint did not fail"; kill -9 $pid; return 1; }
 	cat $d/err
@@ -31,7 +42,7 @@ ns_refused() {	# NAME UNSHARE-OPTIONS TYPE
 }
 
 test_refuse_ns_ipc() { ns_refused ipc "--ipc" ipc; }
-test_refuse_ns_pid() { ns_refused pid "--pid --fork --mount-proc" pid; }
+test_refuse_ns_pid() { ns_refused pid "--pid --fork" pid; }
 
 # The same holder checkpointed and restarted by a ckpt inside its uts
 # namespace: the namespace is ckpt's own, and nothing is lost.
@@ -115,4 +126,113 @@ PY
 	grep -q "pid $child is in its own uts namespace" $d/err || return 1
 	touch $d/go
 	wait $pid && grep -q '^PASS' $d/out
+}
+
+# In a container ROOT (its host pid): pid 1 of a pid namespace not ours,
+# named HOST, with a child in the same namespaces.
+container_ok() {	# ROOT HOST
+	local child
+	[ "$(awk '/^NSpid/ { print $NF }' /proc/$1/status)" = 1 ] || { note "root: $(grep NSpid /proc/$1/status)"; return 1; }
+	[ "$(readlink /proc/$1/ns/pid)" != "$(readlink /proc/self/ns/pid)" ] || { note "in our pid namespace"; return 1; }
+	[ "$(nsenter -t $1 -u hostname)" = "$2" ] || { note "hostname: $(nsenter -t $1 -u hostname)"; return 1; }
+	child=$(pgrep -P $1 | head -1)
+	[ -n "$child" ] && [ "$(readlink /proc/$child/ns/pid)" = "$(readlink /proc/$1/ns/pid)" ] &&
+		[ "$(readlink /proc/$child/ns/uts)" = "$(readlink /proc/$1/ns/uts)" ] ||
+		{ note "child $child not in the container's namespaces"; return 1; }
+}
+
+# A container made by unshare (its own pid and uts namespaces, a
+# hostname, the holder as its init with a child), checkpointed --kill by
+# its host pid and restarted with --detach: pid 1 of a new pid namespace,
+# its hostname and child with it.  Checkpointed again and restarted
+# without --detach, restart's exit is the init's.
+test_ns_container() {
+	local d=$WORK/ns-container up init root rpid p rc=0
+	mkdir -p $d
+	unshare --fork --pid --uts sh -c 'hostname ckpt-ct; exec "$0" child "$1"' \
+		"$AUX/holder" $d/go > $d/out 2>&1 < /dev/null &
+	up=$!
+	wait_for $d/out READY || { kill -9 $up; return 1; }
+	init=$(pgrep -P $up)
+	ckpt checkpoint --kill -o $d/img $init 2> $d/err || { cat $d/err; kill -9 $up; return 1; }
+	wait $up
+	gone $init || return 1
+	ckpt info $d/img > $d/info || return 1
+	grep -q "^NS .*own=pid,uts " $d/info && grep -q "^TASK .*pid=1 " $d/info ||
+		{ note "no container in the image"; return 1; }
+	root=$(ckpt restart --detach $d/img 2> $d/rerr) || { cat $d/rerr; return 1; }
+	container_ok $root ckpt-ct || rc=1
+	ckpt checkpoint --kill -o $d/img2 $root 2>> $d/err || { cat $d/err; kill -9 $root; return 1; }
+	gone $root || return 1
+	ckpt_bg restart $d/img2 > $d/rout 2>&1 &
+	rpid=$!
+	root=
+	for ((i = 0; i < 500; i++)); do
+		for p in $(pgrep -f "holder child $d/go"); do
+			[ "$(awk '/^NSpid/ { print $NF }' /proc/$p/status 2>/dev/null)" = 1 ] && root=$p
+		done
+		[ -n "$root" ] && break
+		sleep 0.01
+	done
+	sleep 0.5	# built and let go
+	container_ok $root ckpt-ct || rc=1
+	touch $d/go
+	wait $rpid || { note "restart exit $?"; rc=1; }
+	grep -q '^PASS' $d/out || rc=1
+	cat $d/out $d/rout
+	[ $rc = 0 ] && sanitizer_clean $d/err $d/rerr $d/rout
+}
+
+# A container refused at checkpoint (runs on as before, untouched): its
+# init is pid INIT; the message matches RE.
+container_refused() {	# DIR UNSHARE-PID INIT RE
+	local d=$1
+	ckpt checkpoint --kill -o $d/img $3 2> $d/err
+	[ $? = 1 ] || { echo "checkpoint did not fail"; kill -9 $2; return 1; }
+	cat $d/err
+	[ "$(wc -l < $d/err)" = 1 ] && grep -Eq "$4" $d/err && sanitizer_clean $d/err ||
+		{ kill -9 $2; return 1; }
+	[ "$(awk '/TracerPid/ {print $2}' /proc/$3/status)" = 0 ] || { kill -9 $2; return 1; }
+	touch $d/go
+	wait $2 && grep -q '^PASS' $d/out
+}
+
+# Its own user namespace: not saved yet.
+test_refuse_container_userns() {
+	local d=$WORK/ns-userns up
+	mkdir -p $d
+	unshare --user --map-root-user --fork --pid "$AUX/holder" plain $d/go > $d/out 2>&1 < /dev/null &
+	up=$!
+	wait_for $d/out READY || { kill -9 $up; return 1; }
+	container_refused $d $up $(pgrep -P $up) \
+		"pid 1 is in its own user namespace \(user:\[[0-9]+\]\), which ckpt does not save yet"
+}
+
+# A process of the container forks into a pid namespace of its own
+# (unshare(CLONE_NEWPID)): nested, not saved yet.
+test_refuse_container_nested() {
+	local d=$WORK/ns-nested up
+	mkdir -p $d
+	unshare --fork --pid $PYTHON - $d/go > $d/out 2>&1 < /dev/null <<'PY' &
+import ctypes, os, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+go = sys.argv[1]
+k = os.fork()
+if k == 0:
+    libc.unshare(0x20000000)     # CLONE_NEWPID: its children's
+    print("CHILD", os.getpid(), flush=True)
+    while not os.path.exists(go):
+        time.sleep(0.01)
+    os._exit(0)
+print("READY", os.getpid(), flush=True)
+while not os.path.exists(go):
+    time.sleep(0.01)
+os.waitpid(k, 0)
+print("PASS")
+PY
+	up=$!
+	wait_for $d/out CHILD || { kill -9 $up; return 1; }
+	wait_for $d/out READY || { kill -9 $up; return 1; }
+	container_refused $d $up $(pgrep -P $up) \
+		"pid 2 is in its own pid namespace \(pid:\[[0-9]+\]\), inside the container \(nested namespaces are not supported yet\)"
 }

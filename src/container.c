@@ -1,0 +1,416 @@
+/* container.c - checkpoint and restart of a container: a tree whose root
+ * is the init (pid 1) of a pid namespace of its own.
+ *
+ * Its pids, mounts, network and ipc objects are only what they are seen
+ * from inside, so ckpt does its work there.  At checkpoint a child of
+ * ours joins the root's pid, net, ipc and uts namespaces and forks the
+ * engine, which unshares a private mount namespace (a copy of ours: our
+ * paths and programs still work), mounts the container's /proc on it and
+ * checkpoints pid 1 as any tree, knowing our namespaces (the host's), to
+ * tell the container's own from those it shares with the host.
+ *
+ * The engine is a process of the container's pid namespace, and dies
+ * with its init.  So with CKPT_KILL it kills every other process itself,
+ * keeps the root held, and exits: PTRACE_O_EXITKILL ends the root, and
+ * the namespace, only after the image is synced and every kind is done.
+ *
+ * At restart the root is made here, a puppet cloned into a new pid
+ * namespace (where it is pid 1), and the engine, forked into that
+ * namespace with a pid far from the image's, builds the tree from it as
+ * any restart would.  If the restart fails, we kill the root, and with
+ * it whatever the namespace holds. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/sched.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "arch/x86/puppet.h"
+#include "container.h"
+#include "image.h"
+#include "image_format.h"
+#include "log.h"
+#include "proc.h"
+
+/* What the engine tells us: its result, and the root's pid as it sees
+ * it, or -errno. */
+struct engine_report {
+	long ret;
+	struct ckpt_result res;
+};
+
+static void set_result(struct ckpt_result *res, pid_t pid, const struct ckpt_log *log)
+{
+	if (!res)
+		return;
+	res->pid = pid;
+	res->err = log->err;
+	snprintf(res->msg, sizeof(res->msg), "%s", log->msg);
+}
+
+int container_root(pid_t pid, struct ckpt_log *log)
+{
+	char buf[256], *last;
+	struct stat own, its;
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/pid", pid);
+	if (stat("/proc/self/ns/pid", &own) || stat(path, &its))
+		return 0;	/* no such process: the checkpoint says so */
+	if (own.st_ino == its.st_ino && own.st_dev == its.st_dev)
+		return 0;
+	if (proc_status_str(pid, "NSpid", buf, sizeof(buf)))
+		return 0;
+	last = strrchr(buf, '\t');
+	last = last ? last + 1 : buf;
+	return atoi(last) == 1;
+}
+
+/* In the engine: a mount namespace of its own, with the container's
+ * /proc (the engine's pid namespace is the container's). */
+static int engine_proc(struct ckpt_log *log)
+{
+	if (unshare(CLONE_NEWNS))
+		return log_err(log, errno, "container: a mount namespace for ckpt:");
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+		return log_err(log, errno, "container: making ckpt's mounts private:");
+	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL))
+		return log_err(log, errno, "container: mounting its /proc:");
+	return 0;
+}
+
+/* Fork the engine into the pid namespace we joined (pid_for_children),
+ * as pid @want there (0: any); it runs @body and reports on @fd. */
+static pid_t fork_engine(pid_t want)
+{
+	struct clone_args ca = {
+		.exit_signal = SIGCHLD,
+		.set_tid = (uintptr_t)&want,
+		.set_tid_size = want ? 1 : 0,
+	};
+
+	if (!want)
+		ca.set_tid = 0;
+	return syscall(SYS_clone3, &ca, sizeof(ca));
+}
+
+static void report(int fd, long ret, const struct ckpt_result *res)
+{
+	struct engine_report rep = { .ret = ret };
+
+	if (res)
+		rep.res = *res;
+	if (write(fd, &rep, sizeof(rep)) != sizeof(rep))
+		_exit(125);
+}
+
+/* Read the engine's report. */
+static long read_report(int fd, struct ckpt_result *res, struct ckpt_log *log)
+{
+	struct engine_report rep;
+	ssize_t n;
+
+	while ((n = read(fd, &rep, sizeof(rep))) < 0 && errno == EINTR)
+		;
+	if (n != (ssize_t)sizeof(rep)) {
+		rep.ret = log_err(log, EIO, "container: ckpt's engine inside the container ended before it reported");
+		set_result(&rep.res, 0, log);
+	}
+	if (res)
+		*res = rep.res;
+	if (rep.ret < 0 && !log->err) {
+		log->err = rep.res.err;
+		snprintf(log->msg, sizeof(log->msg), "%s", rep.res.msg);
+	}
+	return rep.ret;
+}
+
+/* In the child that forked the engine @e: it stays the engine's parent
+ * until the engine is gone, or the container's init would be, and hear
+ * of its end.  Its report, on @rep, is read by our parent. */
+static void __attribute__((noreturn)) wait_engine(pid_t e, int rep, pid_t pid,
+						  struct ckpt_log *log)
+{
+	struct ckpt_result res = { 0 };
+	int status;
+
+	if (e < 0) {
+		log_err(log, errno, "container: forking ckpt's engine into it:");
+		set_result(&res, pid, log);
+		report(rep, -(long)log->err, &res);
+		_exit(0);
+	}
+	while (waitpid(e, &status, 0) < 0 && errno == EINTR)
+		;
+	_exit(0);
+}
+
+/* ---- checkpoint ---- */
+
+static void cpt_engine(pid_t pid, int fd, unsigned long flags, int logfd, int rep,
+		       const struct ns_ids *host, checkpoint_fn checkpoint)
+{
+	struct ckpt_log log = { .fd = logfd };
+	struct ckpt_result res = { 0 };
+	int pidfd = syscall(SYS_pidfd_open, pid, 0);
+	pid_t e;
+
+	if (pidfd < 0 || setns(pidfd, CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS)) {
+		log_err(&log, errno, "container: joining pid %d's namespaces:", pid);
+		set_result(&res, pid, &log);
+		report(rep, -(long)log.err, &res);
+		_exit(0);
+	}
+	close(pidfd);
+	e = fork_engine(0);
+	if (e == 0) {
+		long ret = engine_proc(&log);
+
+		if (ret)
+			set_result(&res, pid, &log);
+		else
+			ret = checkpoint(1, fd, flags, logfd, &res, host);
+		res.pid = pid;
+		report(rep, ret, &res);
+		/* the init, which the checkpoint left held (tree_kill()),
+		 * cannot be killed from inside: our caller kills it, and
+		 * the namespace with us in it, once it has our report */
+		while (!ret && (flags & CKPT_KILL))
+			pause();
+		_exit(0);
+	}
+	wait_engine(e, rep, pid, &log);
+}
+
+static void reap(pid_t e)
+{
+	int status;
+
+	while (waitpid(e, &status, 0) < 0 && errno == EINTR)
+		;
+}
+
+/* The image is synced and the rest of the tree dead: the init, still
+ * held by the engine, ends, and the namespace with it, engine and all.
+ * Waited for, so that checkpoint --kill returns with the container
+ * gone. */
+static int kill_root(int pidfd, pid_t pid, struct ckpt_log *log)
+{
+	struct pollfd p = { .fd = pidfd, .events = POLLIN };
+	int n;
+
+	if (syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0))
+		return log_err(log, errno, "killing pid %d:", pid);
+	while ((n = poll(&p, 1, 10000)) < 0 && errno == EINTR)
+		;
+	if (n == 1)
+		return 0;
+	return log_err(log, ETIMEDOUT, "container: pid %d did not end after its checkpoint", pid);
+}
+
+int container_checkpoint(pid_t pid, int fd, unsigned long flags, int logfd,
+			 struct ckpt_result *res, checkpoint_fn checkpoint)
+{
+	struct ckpt_log log = { .fd = logfd };
+	struct ns_ids host;
+	int p[2], pidfd;
+	long ret;
+	pid_t e;
+
+	ret = ns_ids_read(0, &host, &log);
+	if (ret) {
+		set_result(res, pid, &log);
+		return ret;
+	}
+	pidfd = syscall(SYS_pidfd_open, pid, 0);
+	if (pidfd < 0 || pipe2(p, O_CLOEXEC)) {
+		ret = log_err(&log, errno, "pid %d:", pid);
+		if (pidfd >= 0)
+			close(pidfd);
+		set_result(res, pid, &log);
+		return ret;
+	}
+	e = fork();
+	if (e == 0) {
+		close(p[0]);
+		cpt_engine(pid, fd, flags, logfd, p[1], &host, checkpoint);
+	}
+	close(p[1]);
+	if (e < 0)
+		ret = log_err(&log, errno, "fork:");
+	else
+		ret = read_report(p[0], res, &log);
+	close(p[0]);
+	if (!ret && (flags & CKPT_KILL))
+		ret = kill_root(pidfd, pid, &log);
+	if (e > 0)
+		reap(e);
+	close(pidfd);
+	if (ret && res && !res->err)
+		set_result(res, pid, &log);
+	if (res)
+		res->pid = pid;
+	return ret;
+}
+
+/* ---- restart ---- */
+
+int container_image(int fd, struct ckpt_log *log)
+{
+	struct img_reader r;
+	struct rec rec = { 0 };
+	int ret = ir_init(&r, fd, log);
+
+	if (!ret)
+		ret = ir_next(&r, &rec);
+	if (ret == 1)
+		ret = rec.type == REC_HEAD && rec.data_len >= sizeof(struct rec_head) &&
+		      (((const struct rec_head *)rec.data)->flags & HEAD_CONTAINER);
+	else if (ret == 0)
+		ret = log_err(log, EBADMSG, "the image has no HEAD record");
+	free(rec.data);
+	ir_free(&r);
+	return ret;
+}
+
+/* The root: pid 1 of a new pid namespace, a puppet as restart.c makes
+ * them.  With CKPT_DETACH a middle child makes it and exits, so that it
+ * is orphaned to init (or the nearest subreaper). */
+static pid_t clone_root(unsigned long flags, struct ckpt_log *log)
+{
+	struct clone_args ca = { .flags = CLONE_NEWPID, .exit_signal = SIGCHLD };
+	sigset_t all, old;
+	int p[2], status;
+	long r = 0;
+	pid_t mid;
+
+	sigfillset(&all);
+	if (!(flags & CKPT_DETACH)) {
+		sigprocmask(SIG_SETMASK, &all, &old);
+		r = ckpt_puppet_clone(&ca, sizeof(ca));
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return r < 0 ? log_err(log, (int)-r, "container: a new pid namespace:") : r;
+	}
+	if (pipe2(p, O_CLOEXEC))
+		return log_err(log, errno, "pipe:");
+	mid = fork();
+	if (mid == 0) {
+		sigprocmask(SIG_SETMASK, &all, &old);
+		r = ckpt_puppet_clone(&ca, sizeof(ca));
+		if (write(p[1], &r, sizeof(r)) != sizeof(r))
+			_exit(1);
+		_exit(0);
+	}
+	close(p[1]);
+	if (mid < 0 || read(p[0], &r, sizeof(r)) != sizeof(r))
+		r = -(mid < 0 ? errno : EIO);
+	close(p[0]);
+	if (mid > 0)
+		waitpid(mid, &status, 0);
+	return r < 0 ? log_err(log, (int)-r, "container: a new pid namespace:") : r;
+}
+
+/* The engine's pid in the new namespace: the highest there is, which an
+ * image will hardly hold (and if it does, restart says it is in use). */
+static pid_t engine_pid(void)
+{
+	char buf[32] = "";
+	int fd = open("/proc/sys/kernel/pid_max", O_RDONLY | O_CLOEXEC);
+	long max = 0;
+
+	if (fd >= 0) {
+		if (read(fd, buf, sizeof(buf) - 1) > 0)
+			max = atol(buf);
+		close(fd);
+	}
+	return max > 2 ? max - 1 : 0;
+}
+
+static void rst_engine(pid_t root, int fd, unsigned long flags, int logfd, int rep,
+		       restart_fn restart)
+{
+	struct ckpt_log log = { .fd = logfd };
+	struct ckpt_result res = { 0 };
+	int pidfd = syscall(SYS_pidfd_open, root, 0);
+	pid_t e;
+
+	if (pidfd < 0 || setns(pidfd, CLONE_NEWPID)) {
+		log_err(&log, errno, "container: joining the new pid namespace:");
+		set_result(&res, 0, &log);
+		report(rep, -(long)log.err, &res);
+		_exit(0);
+	}
+	close(pidfd);
+	e = fork_engine(engine_pid());
+	if (e == 0) {
+		long ret = engine_proc(&log);
+
+		if (ret)
+			set_result(&res, 0, &log);
+		else
+			ret = restart(1, fd, (flags & ~CKPT_DETACH) | CKPT_ROOT_MADE, logfd, &res);
+		report(rep, ret, &res);
+		_exit(0);
+	}
+	wait_engine(e, rep, 0, &log);
+}
+
+int container_restart(int fd, unsigned long flags, int logfd, struct ckpt_result *res,
+		      restart_fn restart)
+{
+	struct ckpt_log log = { .fd = logfd };
+	int p[2], status;
+	pid_t root, e;
+	long ret;
+
+	if (lseek(fd, 0, SEEK_SET) < 0) {
+		ret = log_err(&log, errno, "the image:");
+		set_result(res, 0, &log);
+		return ret;
+	}
+	root = clone_root(flags, &log);
+	if (root < 0) {
+		set_result(res, 0, &log);
+		return root;
+	}
+	if (pipe2(p, O_CLOEXEC)) {
+		ret = log_err(&log, errno, "pipe:");
+		goto fail;
+	}
+	e = fork();
+	if (e == 0) {
+		close(p[0]);
+		rst_engine(root, fd, flags, logfd, p[1], restart);
+	}
+	close(p[1]);
+	ret = e < 0 ? log_err(&log, errno, "fork:") : read_report(p[0], res, &log);
+	close(p[0]);
+	if (e > 0)
+		reap(e);
+	if (ret >= 0) {
+		if (res)
+			res->pid = root;
+		return root;
+	}
+fail:
+	/* the namespace, and whatever was made in it, ends with its init */
+	kill(root, SIGKILL);
+	if (!(flags & CKPT_DETACH))
+		while (waitpid(root, &status, 0) < 0 && errno == EINTR)
+			;
+	if (res && !res->err)
+		set_result(res, 0, &log);
+	if (res)
+		res->pid = 0;
+	return ret;
+}

@@ -1,0 +1,32 @@
+/* container.h - checkpoint and restart of a container (container.c): a
+ * tree whose root is the init of its own pid namespace, done by an
+ * engine inside its namespaces. */
+#ifndef CKPT_CONTAINER_H
+#define CKPT_CONTAINER_H
+
+#include <sys/types.h>
+
+#include "../include/ckpt.h"
+#include "kinds/ns.h"
+#include "log.h"
+#include "pidns.h"
+
+/* restart, in the engine: the root is made already, pid 1 of the
+ * engine's pid namespace (never a flag of the API, nor of an image) */
+#define CKPT_ROOT_MADE	(1UL << 40)
+
+/* The checkpoint the engine runs: @host, the namespaces of ckpt's caller. */
+typedef int (*checkpoint_fn)(pid_t pid, int fd, unsigned long flags, int logfd,
+			     struct ckpt_result *res, const struct ns_ids *host);
+
+/* Whether @pid is the init of a pid namespace other than ours. */
+int container_root(pid_t pid, struct ckpt_log *log);
+int container_checkpoint(pid_t pid, int fd, unsigned long flags, int logfd,
+			 struct ckpt_result *res, checkpoint_fn checkpoint);
+/* Whether the image on (seekable) @fd is a container's: 1, 0 or -errno. */
+int container_image(int fd, struct ckpt_log *log);
+/* Returns the root's pid (here), or -errno. */
+int container_restart(int fd, unsigned long flags, int logfd, struct ckpt_result *res,
+		      restart_fn restart);
+
+#endif
