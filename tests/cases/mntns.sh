@@ -11,6 +11,10 @@ t mntns_refuse_covered
 t mntns_refuse_deleted
 t mntns_refuse_xattr
 t mntns_info
+# registered once the ns kind counts a mount namespace as saved (NS_MNT
+# in NS_SAVED, src/kinds/ns.c, the lead's): until then a container with
+# its own is refused at checkpoint, as it must be
+#t mntns_container
 
 MNTDRV=$ROOT/build/test/unit/mntns_test
 
@@ -185,4 +189,70 @@ test_mntns_info() {
 		grep -q "^MNT_DATA .* off=0 len=4$" $d/info &&
 		grep -q "^MNT .* id=11 parent=10 how=bind flags=0x41 .* mountpoint=usr type=ext4 source=/dev/x root=usr options= host=/usr$" $d/info &&
 		sanitizer_clean $d/err $d/info.err
+}
+
+# A container: its own pid and mount namespaces, pivot_root'ed into a
+# host directory with ro binds of /usr and /etc, a tmpfs /data with
+# files, a tmpfs /dev with a null device, its own /proc.  Its init (a
+# shell, pid 1, its fds on that /dev/null) waits for /data/go, then reads
+# its tmpfs files back and what its /proc says of pid 1.  (No fd of it is
+# open on a tmpfs file: restart checks those paths against its own
+# mounts before the container's exist.)  Checkpointed --kill by its host pid,
+# restarted (--detach): the same mounts, and the init finds its files
+# and itself as pid 1 of the new pid namespace.
+test_mntns_container() {
+	local d=$WORK/ct r=$WORK/ct/root up init root i
+	mkdir -p $r/usr $r/etc $r/proc $r/data $r/dev $r/old
+	ln -sfn usr/bin $r/bin
+	ln -sfn usr/lib $r/lib
+	ln -sfn usr/lib64 $r/lib64
+	step "container"
+	unshare --mount --propagation private --pid --fork bash -c '
+		r='$r'
+		mount --bind $r $r &&
+		mount --bind /usr $r/usr && mount -o remount,bind,ro $r/usr &&
+		mount --bind /etc $r/etc && mount -o remount,bind,ro,nosuid $r/etc &&
+		mount -t tmpfs -o size=1m,mode=755 tmpfs $r/data &&
+		echo "saved in a tmpfs" > $r/data/a && mkdir $r/data/dir &&
+		ln -s ../a $r/data/dir/link &&
+		mount -t tmpfs -o mode=755,nosuid tmpfs $r/dev &&
+		mknod -m 666 $r/dev/null c 1 3 &&
+		mount -t proc -o nosuid,nodev,noexec proc $r/proc &&
+		cd $r && pivot_root . old && umount -l /old && cd / &&
+		exec bash -c "exec < /dev/null > /dev/null 2>&1
+			echo READY \$\$ >> /data/out
+			while [ ! -e /data/go ]; do sleep 0.02; done
+			{ echo \"a: \$(cat /data/a) link: \$(cat /data/dir/link)\"
+			  echo \"pid 1: \$(cat /proc/1/comm) \$(cut -d\" \" -f1 /proc/\$\$/stat)\"
+			  echo PASS; } >> /data/out
+			exec sleep 1000"' > $d/setup.out 2>&1 < /dev/null &
+	up=$!
+	for ((i = 0; i < 500; i++)); do
+		init=$(pgrep -P $up)
+		[ -n "$init" ] && grep -q READY /proc/$init/root/data/out 2> /dev/null && break
+		sleep 0.01
+	done
+	grep -q "READY 1" /proc/$init/root/data/out || { cat $d/setup.out; kill -9 $up; return 1; }
+	mnt_fields $init > $d/before
+	step "checkpoint"
+	ckpt checkpoint --kill -o $d/img $init 2> $d/err || { cat $d/err; kill -9 $up; return 1; }
+	wait $up
+	gone $init || return 1
+	ckpt info $d/img > $d/info || return 1
+	grep -q "^NS .*own=pid,mnt" $d/info && grep -c "^MNT " $d/info | grep -qx 6 ||
+		{ grep "^NS\|^MNT" $d/info; note "no mounts in the image"; return 1; }
+	step "restart"
+	root=$(ckpt restart --detach $d/img 2> $d/rerr) || { cat $d/rerr; return 1; }
+	mnt_fields $root > $d/after
+	diff $d/before $d/after || { kill -9 $root; return 1; }
+	touch /proc/$root/root/data/go
+	for ((i = 0; i < 500; i++)); do
+		grep -q PASS /proc/$root/root/data/out 2> /dev/null && break
+		sleep 0.01
+	done
+	cat /proc/$root/root/data/out
+	grep -q "^a: saved in a tmpfs link: saved in a tmpfs$" /proc/$root/root/data/out &&
+		grep -q "^pid 1: bash 1$" /proc/$root/root/data/out || { kill -9 $root; return 1; }
+	kill -9 $root
+	sanitizer_clean $d/err $d/rerr
 }
