@@ -248,13 +248,20 @@ static int mntns_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 	return load_data(c, st, r);
 }
 
-/* Before any process: the host paths are here (restart binds them). */
+/* Before any process: a container's own mount namespace has its mounts
+ * (and one that is not its own none); the host paths are here (restart
+ * binds them). */
 static int mntns_check(struct rst_ctx *c, struct rst_task *t)
 {
 	const struct mntns_rst *st = mntns_state(c);
+	bool have = st && st->nr;
 	struct stat sb;
 
-	if (t != c->tasks[0] || !st)
+	if (t != c->tasks[0])
+		return 0;
+	if (NS_OWN(c, NS_MNT) ? !have : have && (c->head.flags & HEAD_CONTAINER))
+		return log_err(c->log, EBADMSG, "a container's image has MNT records exactly when its root has a mount namespace of its own");
+	if (!have)
 		return 0;
 	for (uint32_t i = 0; i < st->nr && c->here; i++)
 		if (st->mnts[i].m->how == MNT_BIND && stat(st->mnts[i].host, &sb))
@@ -276,8 +283,6 @@ static int mntns_restore(struct rst_ctx *c, struct rst_task *t)
 
 	if (t != c->tasks[0] || !NS_OWN(c, NS_MNT))
 		return 0;
-	if (!st || !st->nr)
-		return log_err(c->log, EBADMSG, "the root's own mount namespace has no MNT records");
 	return mntns_build(c, st, t->rm.pid);
 }
 

@@ -401,7 +401,8 @@ static int tree_order(struct saving *s)
 		}
 	}
 	if (!s->n)
-		return log_err(s->c->log, EINVAL, "pid %d: no root mount in its mountinfo", s->pid);
+		return log_err(s->c->log, EOPNOTSUPP, "pid %d: its root is not a mount point (a chroot?): ckpt saves the mounts of a root it pivoted into",
+			       s->pid);
 	/* mountinfo's order (the order they were mounted in, which restart
 	 * keeps), but a mount moved under one mounted after it comes after
 	 * its parent */

@@ -1,10 +1,12 @@
-# mntns.sh - a container's own mount namespace (the mntns kind), until
-# the container framework calls it through the driver
-# build/test/unit/mntns_test: a container-like tree (its own pid and
-# mount namespaces, pivot_root'ed into a host directory with ro binds of
-# /usr and /etc, a tmpfs with files, its own /proc) is saved from
-# outside, then built again in a fresh mount namespace of another
-# process, whose mounts and files must be the same.
+# mntns.sh - a container's own mount namespace (the mntns kind).  Through
+# the driver build/test/unit/mntns_test: a container-like tree (its own
+# pid and mount namespaces, pivot_root'ed into a host directory with ro
+# binds of /usr and /etc, tmpfs with files, its own /proc, sysfs,
+# devpts, mqueue, an overlay, peer groups) is saved from outside, then
+# built again in a fresh mount namespace of another process, whose
+# mounts and files must be the same; what cannot be made again is
+# refused, named.  End to end (mntns_container): ckpt checkpoint --kill
+# of a container, ckpt restart.
 t mntns_driver
 t mntns_refuse_ramfs
 t mntns_refuse_covered
