@@ -96,6 +96,27 @@ int ckpt_restart_r(pid_t pid, int fd, unsigned long flags, int logfd,
 		   struct ckpt_result *res);
 
 /*
+ * ckpt_restart_opts - ckpt_restart_r() with more to say; zeroed but for
+ * what ckpt_restart_r() takes, it is ckpt_restart_r().
+ */
+struct ckpt_restart_opts {
+	pid_t pid;
+	unsigned long flags;
+	int logfd;
+	/* A container's image only: "TYPE:PATH" each, the container's TYPE
+	 * namespace (net, ipc, uts, mnt or time) is the one at PATH (a
+	 * /proc/PID/ns/TYPE file, or a bind mount of one), joined as it is
+	 * rather than made new and filled from the image. */
+	const char *const *join_ns;
+	int nr_join_ns;
+	/* A container's image only: "KEY:PATH" each, its mount from outside
+	 * it saved under KEY is bound from PATH at restart. */
+	const char *const *external;
+	int nr_external;
+};
+int ckpt_restart_opts(int fd, const struct ckpt_restart_opts *o, struct ckpt_result *res);
+
+/*
  * ckpt_info - verify the image read from @fd whole (as ckpt_restart()
  * would, but for the checks against this machine), then describe it on
  * @out record by record: a line per record, or with CKPT_INFO_JSON one

@@ -23,7 +23,8 @@ static const char usage_main[] =
 	"usage: ckpt COMMAND [OPTIONS]\n"
 	"  checkpoint [-o FILE|-] [--kill] [--skip-unsupported] [--shell-job] [--tcp-established]\n"
 	"             [--tcp-close] [--skip-in-flight] [--external-unix] [--log FILE] [-v] PID\n"
-	"  restart [--detach] [--pidns] [--shell-job] [--tcp-close] [--log FILE] [-v] FILE|-\n"
+	"  restart [--detach] [--pidns] [--shell-job] [--tcp-close] [--join-ns TYPE:PATH]\n"
+	"          [--external mnt[KEY]:PATH] [--log FILE] [-v] FILE|-\n"
 	"  info [--json] FILE|-\n"
 	"  demo\n"
 	"  --help, --version\n"
@@ -56,8 +57,11 @@ static const char usage_checkpoint[] =
 
 static const char usage_restart[] =
 	"usage: ckpt restart [--detach] [--pidns] [--shell-job] [--tcp-close] [--no-cgroups]\n"
+	"                    [--join-ns TYPE:PATH]... [--external mnt[KEY]:PATH]...\n"
 	"                    [--log FILE] [-v] FILE|-\n"
 	"Restore the processes saved in FILE ('-': standard input) with their pids.\n"
+	"A container (its init checkpointed by its pid here) comes back as pid 1 of\n"
+	"a new pid namespace, in new namespaces of its own as saved.\n"
 	"  --detach    print its pid and return once it runs (it is handed to init)\n"
 	"  --pidns     restore in a new pid namespace, where the pids are always free\n"
 	"              (ckpt's child is the namespace's init, which reaps its orphans)\n"
@@ -68,6 +72,11 @@ static const char usage_restart[] =
 	"              the end, writes fail with EPIPE; their peers get a RST)\n"
 	"  --no-cgroups leave the processes in this caller's cgroups (and cgroup\n"
 	"              namespace): no saved group is made or joined\n"
+	"  --join-ns TYPE:PATH  a container's TYPE namespace (net, ipc, uts, mnt,\n"
+	"              time) is the one at PATH (/proc/PID/ns/TYPE or a bind mount\n"
+	"              of it), joined as it is, not made new\n"
+	"  --external mnt[KEY]:PATH  a container's mount from outside it, saved\n"
+	"              under KEY, is bound from PATH\n"
 	"  --log FILE  append messages to FILE\n"
 	"  -v          log every step\n"
 	"Without --detach ckpt stays its parent, forwards SIGINT/SIGTERM/SIGHUP to\n"
@@ -347,7 +356,19 @@ static int wait_job(pid_t pid, struct term_save *s)
 	return WEXITSTATUS(status);
 }
 
-static int cmd_restart(int argc, char **argv)
+/* "mnt[KEY]:PATH" is "KEY:PATH" (in place). */
+static char *external_arg(char *s)
+{
+	char *close = strstr(s, "]:");
+
+	if (strncmp(s, "mnt[", 4) || !close)
+		return s;
+	memmove(close, close + 1, strlen(close + 1) + 1);
+	return s + 4;
+}
+
+/* @join, @ext: room for the --join-ns and --external arguments */
+static int restart_cmd(int argc, char **argv, const char **join, const char **ext)
 {
 	static const struct option opts[] = {
 		{ "detach", no_argument, 0, 'd' },
@@ -355,14 +376,20 @@ static int cmd_restart(int argc, char **argv)
 		{ "shell-job", no_argument, 0, 'j' },
 		{ "tcp-close", no_argument, 0, 'C' },
 		{ "no-cgroups", no_argument, 0, 'G' },
+		{ "join-ns", required_argument, 0, 'J' },
+		{ "external", required_argument, 0, 'E' },
 		{ "log", required_argument, 0, 'l' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0 },
 	};
 	struct common o = { 0 };
 	struct ckpt_result r = { 0 };
+	struct ckpt_restart_opts ro = { 0 };
 	struct term_save ts;
 	int c, fd, ret;
+
+	ro.join_ns = join;
+	ro.external = ext;
 
 	while ((c = getopt_long(argc, argv, "v", opts, NULL)) != -1) {
 		switch (c) {
@@ -371,6 +398,10 @@ static int cmd_restart(int argc, char **argv)
 		case 'j': o.flags |= CKPT_SHELL_JOB; break;
 		case 'C': o.flags |= CKPT_TCP_CLOSE; break;
 		case 'G': o.flags |= CKPT_NO_CGROUPS; break;
+		case 'J': join[ro.nr_join_ns++] = optarg; break;
+		case 'E':	/* mnt[KEY]:PATH, as CRIU's, or KEY:PATH */
+			ext[ro.nr_external++] = external_arg(optarg);
+			break;
 		case 'l': o.log = optarg; break;
 		case 'v': o.flags |= CKPT_VERBOSE; break;
 		case 'h': fputs(usage_restart, stdout); return 0;
@@ -393,7 +424,9 @@ static int cmd_restart(int argc, char **argv)
 		}
 	}
 	term_save(&ts, o.flags);
-	ret = ckpt_restart_r(0, fd, o.flags, o.logfd, &r);
+	ro.flags = o.flags;
+	ro.logfd = o.logfd;
+	ret = ckpt_restart_opts(fd, &ro, &r);
 	if (fd != 0)
 		close(fd);
 	if (ret < 0) {
@@ -409,6 +442,22 @@ static int cmd_restart(int argc, char **argv)
 	/* (with --pidns our child is the namespace's init, no job) */
 	ret = ts.fg && !(o.flags & CKPT_PIDNS) ? wait_job(ret, &ts) : wait_child(ret);
 	term_restore(&ts, false);
+	return ret;
+}
+
+static int cmd_restart(int argc, char **argv)
+{
+	/* at most one of each per argument */
+	const char **join = calloc(argc + 1, sizeof(*join));
+	const char **ext = calloc(argc + 1, sizeof(*ext));
+	int ret = EXIT_RESTART;
+
+	if (join && ext)
+		ret = restart_cmd(argc, argv, join, ext);
+	else
+		perror("ckpt");
+	free(join);
+	free(ext);
 	return ret;
 }
 

@@ -28,7 +28,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/nsfs.h>
 #include <linux/sched.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -336,14 +338,17 @@ static pid_t engine_pid(void)
 	return max > 2 ? max - 1 : 0;
 }
 
-static void rst_engine(pid_t root, int fd, unsigned long flags, int logfd, int rep,
-		       restart_fn restart)
+static void rst_engine(pid_t root, int fd, const struct ckpt_restart_opts *o,
+		       const struct rst_extra *x, int rep, restart_run_fn restart)
 {
-	struct ckpt_log log = { .fd = logfd };
+	struct ckpt_log log = { .fd = o->logfd };
+	struct ckpt_restart_opts in = *o;
 	struct ckpt_result res = { 0 };
 	int pidfd = syscall(SYS_pidfd_open, root, 0);
 	pid_t e;
 
+	in.flags = (o->flags & ~CKPT_DETACH) | CKPT_ROOT_MADE;
+	in.pid = 0;
 	if (pidfd < 0 || setns(pidfd, CLONE_NEWPID)) {
 		log_err(&log, errno, "container: joining the new pid namespace:");
 		set_result(&res, 0, &log);
@@ -358,30 +363,82 @@ static void rst_engine(pid_t root, int fd, unsigned long flags, int logfd, int r
 		if (ret)
 			set_result(&res, 0, &log);
 		else
-			ret = restart(1, fd, (flags & ~CKPT_DETACH) | CKPT_ROOT_MADE, logfd, &res);
+			ret = restart(fd, &in, x, &res);
 		report(rep, ret, &res);
 		_exit(0);
 	}
 	wait_engine(e, rep, 0, &log);
 }
 
-int container_restart(int fd, unsigned long flags, int logfd, struct ckpt_result *res,
-		      restart_fn restart)
+static const char *const join_types[NR_NS_TYPES] = {
+	[NS_MNT] = "mnt", [NS_NET] = "net", [NS_IPC] = "ipc", [NS_UTS] = "uts",
+	[NS_TIME] = "time",
+};
+
+static const int join_clone[NR_NS_TYPES] = {
+	[NS_MNT] = CLONE_NEWNS, [NS_NET] = CLONE_NEWNET, [NS_IPC] = CLONE_NEWIPC,
+	[NS_UTS] = CLONE_NEWUTS, [NS_TIME] = CLONE_NEWTIME,
+};
+
+/* --join-ns TYPE:PATH: each namespace opened, and checked to be of its
+ * type, before the root is cloned (it has them then, as we do). */
+static int open_joins(const struct ckpt_restart_opts *o, struct rst_extra *x,
+		      struct ckpt_log *log)
 {
-	struct ckpt_log log = { .fd = logfd };
+	for (int i = 0; i < NR_NS_TYPES; i++)
+		x->join_fd[i] = -1;
+	for (int k = 0; k < o->nr_join_ns; k++) {
+		const char *s = o->join_ns[k], *colon = strchr(s, ':');
+		int type = -1, fd;
+
+		for (int i = 0; i < NR_NS_TYPES && colon; i++)
+			if (join_types[i] && strlen(join_types[i]) == (size_t)(colon - s) &&
+			    !strncmp(s, join_types[i], colon - s))
+				type = i;
+		if (type < 0)
+			return log_err(log, EINVAL, "--join-ns %s: TYPE:PATH, TYPE one of net, ipc, uts, mnt, time",
+				       s);
+		if (x->join & (1u << type))
+			return log_err(log, EINVAL, "--join-ns %s: %s given twice", s, join_types[type]);
+		fd = open(colon + 1, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return log_err(log, errno, "--join-ns %s:", s);
+		x->join_fd[type] = fd;
+		x->join |= 1u << type;
+		if (ioctl(fd, NS_GET_NSTYPE) != join_clone[type])
+			return log_err(log, EINVAL, "--join-ns %s: not a %s namespace", s,
+				       join_types[type]);
+	}
+	return 0;
+}
+
+static void close_joins(struct rst_extra *x)
+{
+	for (int i = 0; i < NR_NS_TYPES; i++)
+		if (x->join_fd[i] >= 0)
+			close(x->join_fd[i]);
+}
+
+int container_restart(int fd, const struct ckpt_restart_opts *o, struct ckpt_result *res,
+		      restart_run_fn restart)
+{
+	struct ckpt_log log = { .fd = o->logfd };
+	struct rst_extra x = { 0 };
 	int p[2], status;
-	pid_t root, e;
+	pid_t root = 0, e;
 	long ret;
 
-	if (lseek(fd, 0, SEEK_SET) < 0) {
+	ret = open_joins(o, &x, &log);
+	if (!ret && lseek(fd, 0, SEEK_SET) < 0)
 		ret = log_err(&log, errno, "the image:");
+	if (!ret) {
+		root = clone_root(o->flags, &log);
+		ret = root < 0 ? root : 0;
+	}
+	if (ret) {
+		close_joins(&x);
 		set_result(res, 0, &log);
 		return ret;
-	}
-	root = clone_root(flags, &log);
-	if (root < 0) {
-		set_result(res, 0, &log);
-		return root;
 	}
 	if (pipe2(p, O_CLOEXEC)) {
 		ret = log_err(&log, errno, "pipe:");
@@ -390,7 +447,7 @@ int container_restart(int fd, unsigned long flags, int logfd, struct ckpt_result
 	e = fork();
 	if (e == 0) {
 		close(p[0]);
-		rst_engine(root, fd, flags, logfd, p[1], restart);
+		rst_engine(root, fd, o, &x, p[1], restart);
 	}
 	close(p[1]);
 	ret = e < 0 ? log_err(&log, errno, "fork:") : read_report(p[0], res, &log);
@@ -398,14 +455,16 @@ int container_restart(int fd, unsigned long flags, int logfd, struct ckpt_result
 	if (e > 0)
 		reap(e);
 	if (ret >= 0) {
+		close_joins(&x);
 		if (res)
 			res->pid = root;
 		return root;
 	}
 fail:
 	/* the namespace, and whatever was made in it, ends with its init */
+	close_joins(&x);
 	kill(root, SIGKILL);
-	if (!(flags & CKPT_DETACH))
+	if (!(o->flags & CKPT_DETACH))
 		while (waitpid(root, &status, 0) < 0 && errno == EINTR)
 			;
 	if (res && !res->err)

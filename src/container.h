@@ -19,6 +19,17 @@
 typedef int (*checkpoint_fn)(pid_t pid, int fd, unsigned long flags, int logfd,
 			     struct ckpt_result *res, const struct ns_ids *host);
 
+/* What the outer restart hands its engine besides the options: the
+ * namespaces to join, opened before the root was cloned, so that the
+ * root has them too, at the same numbers. */
+struct rst_extra {
+	uint32_t join;		/* 1 << NS_x */
+	int join_fd[NR_NS_TYPES];
+};
+
+typedef int (*restart_run_fn)(int fd, const struct ckpt_restart_opts *o,
+			      const struct rst_extra *x, struct ckpt_result *res);
+
 /* Whether @pid is the init of a pid namespace other than ours. */
 int container_root(pid_t pid, struct ckpt_log *log);
 int container_checkpoint(pid_t pid, int fd, unsigned long flags, int logfd,
@@ -26,7 +37,7 @@ int container_checkpoint(pid_t pid, int fd, unsigned long flags, int logfd,
 /* Whether the image on (seekable) @fd is a container's: 1, 0 or -errno. */
 int container_image(int fd, struct ckpt_log *log);
 /* Returns the root's pid (here), or -errno. */
-int container_restart(int fd, unsigned long flags, int logfd, struct ckpt_result *res,
-		      restart_fn restart);
+int container_restart(int fd, const struct ckpt_restart_opts *o, struct ckpt_result *res,
+		      restart_run_fn restart);
 
 #endif

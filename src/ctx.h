@@ -130,6 +130,11 @@ struct rst_ctx {
 	bool here;		/* checks against this machine too (not for
 				 * `ckpt info`) */
 	uint32_t ns_own;	/* 1 << NS_x (kinds/ns.h), from the image */
+	/* a container's namespaces joined (--join-ns), not made: 1 << NS_x,
+	 * and the fd of each, in the root puppet as in ckpt */
+	uint32_t ns_join;
+	int join_fd[8];
+	const struct ckpt_restart_opts *opts;
 	void *kind_state[MAX_KINDS];	/* what kinds keep for the whole image */
 	/* the PAGES checksums left for later (pageverify.c) */
 	struct ir_span *spans;

@@ -68,6 +68,7 @@ enum ckpt_rec_type {
 				 * owner and mode */
 	REC_NS_UTS	= 210,	/* the root's own uts namespace: its names */
 	REC_NS		= 211,	/* a container's namespaces: its own, shared */
+	REC_NS_TIME	= 212,	/* its own time namespace: its clocks */
 	REC_MNT		= 250,	/* a mount of the root's own mount namespace */
 	REC_MNT_FILE	= 251,	/* a file of the last MNT (a tmpfs) */
 	REC_MNT_DATA	= 252,	/* bytes of the last MNT_FILE */
@@ -1079,6 +1080,15 @@ struct rec_ns {
 	uint64_t reserved;
 };
 
+/* REC_NS_TIME: a container's own time namespace, as its clocks read at
+ * the checkpoint: restart sets the new namespace's offsets so that they
+ * go on from there (they stand still while it is not running).  After
+ * NS, once. */
+struct rec_ns_time {
+	int64_t monotonic_ns;
+	int64_t boottime_ns;
+};
+
 /* REC_MNT: one mount of the root's own mount namespace, in tree order
  * (each after its parent), the root's first.  Then, for a tmpfs made
  * again with its content (MNT_NEW_TMPFS), its files.  The strings follow
@@ -1162,6 +1172,7 @@ _Static_assert(sizeof(struct rec_hdr) == 24, "rec_hdr size");
 _Static_assert(sizeof(struct rec_trailer) == 8, "rec_trailer size");
 _Static_assert(sizeof(struct rec_head) == 208, "rec_head size");
 _Static_assert(sizeof(struct rec_ns) == 16, "rec_ns size");
+_Static_assert(sizeof(struct rec_ns_time) == 16, "rec_ns_time size");
 _Static_assert(sizeof(struct rec_tail) == 32, "rec_tail size");
 _Static_assert(sizeof(struct rec_task) == 56, "rec_task size");
 _Static_assert(sizeof(struct rec_thread) == 88, "rec_thread size");

@@ -450,33 +450,51 @@ static void destroy_tree(struct rst_ctx *c)
 	log_info(c->log, "the half-built processes were removed");
 }
 
-int ckpt_restart_r(pid_t pid, int fd, unsigned long flags, int logfd,
-		   struct ckpt_result *res)
+/* @x: from a container's outer restart (container.c), for its engine;
+ * NULL otherwise. */
+static int restart_run(int fd, const struct ckpt_restart_opts *o, const struct rst_extra *x,
+		       struct ckpt_result *res)
 {
-	struct ckpt_log log = { .fd = logfd, .verbose = flags & CKPT_VERBOSE };
-	struct rst_ctx c = { .log = &log, .flags = flags, .keeper.fd = -1 };
+	unsigned long flags = o->flags;
+	struct ckpt_log log = { .fd = o->logfd, .verbose = flags & CKPT_VERBOSE };
+	struct rst_ctx c = { .log = &log, .flags = flags, .keeper.fd = -1, .opts = o };
 	struct records rs = { 0 };
 	int ret, img;
 	pid_t got = 0;
 
+	if ((flags & CKPT_PIDNS) && (o->nr_join_ns || o->nr_external)) {
+		ret = log_err(&log, EINVAL, "--join-ns and --external are for a container's image, which needs no --pidns");
+		if (res) {
+			res->pid = 0;
+			res->err = log.err;
+			snprintf(res->msg, sizeof(res->msg), "%s", log.msg);
+		}
+		return ret;
+	}
 	if (flags & CKPT_PIDNS)
-		return pidns_restart(pid, fd, flags, logfd, res, ckpt_restart_r);
+		return pidns_restart(o->pid, fd, flags, o->logfd, res, ckpt_restart_r);
+	if (x) {
+		c.ns_join = x->join;
+		memcpy(c.join_fd, x->join_fd, sizeof(c.join_fd));
+	}
 	img = img_seekable(fd, &log);
 	ret = img < 0 ? img : 0;
 	c.img_fd = img;
 	if (!ret && !(flags & CKPT_ROOT_MADE) && (ret = container_image(img, &log)) == 1) {
-		ret = container_restart(img, flags, logfd, res, ckpt_restart_r);
+		ret = container_restart(img, o, res, restart_run);
 		if (img != fd)
 			close(img);
 		return ret;
 	}
+	if (!ret && (o->nr_join_ns || o->nr_external) && !(flags & CKPT_ROOT_MADE))
+		ret = log_err(&log, EINVAL, "--join-ns and --external are for a container's image");
 	if (!ret)
 		ret = image_read(&c, &rs, true);
 	if (!ret)
 		ret = image_model(&c, &rs, true);
-	if (!ret && pid && pid != c.tasks[0]->pid)
+	if (!ret && o->pid && o->pid != c.tasks[0]->pid)
 		ret = log_err(&log, EINVAL, "the image holds pid %d, not %d",
-			      c.tasks[0]->pid, pid);
+			      c.tasks[0]->pid, o->pid);
 	/* a job is a group in its shell's session, never a session's leader */
 	if (!ret && (flags & CKPT_SHELL_JOB) && c.tasks[0]->t.sid == (uint32_t)c.tasks[0]->pid)
 		ret = log_err(&log, EINVAL,
@@ -510,6 +528,19 @@ int ckpt_restart_r(pid_t pid, int fd, unsigned long flags, int logfd,
 	if (img >= 0 && img != fd)
 		close(img);
 	return ret ? ret : got;
+}
+
+int ckpt_restart_opts(int fd, const struct ckpt_restart_opts *o, struct ckpt_result *res)
+{
+	return restart_run(fd, o, NULL, res);
+}
+
+int ckpt_restart_r(pid_t pid, int fd, unsigned long flags, int logfd,
+		   struct ckpt_result *res)
+{
+	struct ckpt_restart_opts o = { .pid = pid, .flags = flags, .logfd = logfd };
+
+	return restart_run(fd, &o, NULL, res);
 }
 
 int ckpt_restart(pid_t pid, int fd, unsigned long flags, int logfd)

@@ -32,6 +32,7 @@
 #include "../kinds.h"
 #include "../model.h"
 #include "ns.h"
+#include "ns_time.h"
 
 static const char *const ns_names[NR_NS_TYPES] = {
 	[NS_PID] = "pid", [NS_MNT] = "mnt", [NS_NET] = "net", [NS_IPC] = "ipc",
@@ -49,7 +50,8 @@ static const int ns_clone[NR_NS_TYPES] = {
  * namespace: the cgroup kind), and of those, the ones the root unshares
  * here at restart (the pid namespace is made with it, the cgroup one by
  * the cgroup kind). */
-#define NS_SAVED	((1u << NS_PID) | (1u << NS_UTS) | (1u << NS_CGROUP))
+#define NS_SAVED	((1u << NS_PID) | (1u << NS_UTS) | (1u << NS_CGROUP) | \
+			 (1u << NS_TIME))
 #define NS_UNSHARED	((1u << NS_MNT) | (1u << NS_NET) | (1u << NS_IPC) | (1u << NS_UTS))
 /* ... and those the engine joins to restore their content itself */
 #define NS_JOINED	((1u << NS_NET) | (1u << NS_IPC) | (1u << NS_UTS))
@@ -278,6 +280,8 @@ static int ns_dump(struct cpt_ctx *c, struct cpt_task *t)
 		if (!ret)
 			ret = iw_record(&c->w, REC_NS_UTS, &u, sizeof(u));
 	}
+	if (!ret && c->host_ns && NS_OWN(c, NS_TIME))
+		ret = ns_time_dump(c, t->pid);
 	return ret;
 }
 
@@ -285,7 +289,9 @@ static int ns_dump(struct cpt_ctx *c, struct cpt_task *t)
 
 struct ns_rst {
 	struct rec_ns_uts *uts;
-	bool ns_seen;
+	struct rec_ns_time time;
+	uint32_t own;		/* NS's, joined or not */
+	bool ns_seen, time_seen;
 };
 
 static int load_ns(struct rst_ctx *c, struct rst_task *t, struct ns_rst *st, struct rec *r)
@@ -301,7 +307,8 @@ static int load_ns(struct rst_ctx *c, struct rst_task *t, struct ns_rst *st, str
 			       "bad NS record %llu (a container's root's, once, of namespaces ckpt saves)",
 			       (unsigned long long)r->index);
 	st->ns_seen = true;
-	c->ns_own |= n->own;
+	st->own = n->own;
+	c->ns_own |= n->own & ~c->ns_join;	/* joined: as they are */
 	return 0;
 }
 
@@ -313,12 +320,28 @@ static int load_uts(struct rst_ctx *c, struct rst_task *t, struct ns_rst *st, st
 	    !memchr(u->nodename, 0, sizeof(u->nodename)) ||
 	    !memchr(u->domainname, 0, sizeof(u->domainname)) ||
 	    memcmp(u->reserved, (uint8_t[6]){ 0 }, sizeof(u->reserved)) ||
-	    (st->ns_seen && !(c->ns_own & (1u << NS_UTS))))
+	    (st->ns_seen && !(st->own & (1u << NS_UTS))))
 		return log_err(c->log, EBADMSG, "bad NS_UTS record %llu (the root's, once)",
 			       (unsigned long long)r->index);
 	st->uts = u;
 	r->data = NULL;
-	c->ns_own |= 1u << NS_UTS;
+	if (!(c->ns_join & (1u << NS_UTS)))
+		c->ns_own |= 1u << NS_UTS;
+	return 0;
+}
+
+static int load_time(struct rst_ctx *c, struct rst_task *t, struct ns_rst *st,
+		     const struct rec *r)
+{
+	const struct rec_ns_time *n = r->data;
+
+	if (r->data_len != sizeof(*n) || t != c->tasks[0] || st->time_seen ||
+	    !(st->own & (1u << NS_TIME)) || ns_time_bad(n))
+		return log_err(c->log, EBADMSG,
+			       "bad NS_TIME record %llu (after NS, for its own time namespace, once)",
+			       (unsigned long long)r->index);
+	st->time = *n;
+	st->time_seen = true;
 	return 0;
 }
 
@@ -330,6 +353,8 @@ static int ns_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 		return log_err(c->log, ENOMEM, "ns state:");
 	if (r->type == REC_NS)
 		return load_ns(c, t, st, r);
+	if (r->type == REC_NS_TIME)
+		return load_time(c, t, st, r);
 	return load_uts(c, t, st, r);
 }
 
@@ -344,9 +369,10 @@ static int ns_check(struct rst_ctx *c, struct rst_task *t)
 	if (!st)
 		return log_err(c->log, ENOMEM, "ns state:");
 	if (!!(c->head.flags & HEAD_CONTAINER) != st->ns_seen ||
-	    !!(c->ns_own & (1u << NS_UTS)) != !!st->uts)
+	    (st->ns_seen && !!(st->own & (1u << NS_UTS)) != !!st->uts) ||
+	    !!(st->own & (1u << NS_TIME)) != st->time_seen)
 		return log_err(c->log, EBADMSG,
-			       "a container's image needs its NS record (and NS_UTS for its own uts namespace)");
+			       "a container's image needs its NS record (and NS_UTS, NS_TIME for its own uts, time namespaces)");
 	return 0;
 }
 
@@ -364,24 +390,32 @@ static int put_str(struct rst_task *t, size_t off, const char *s, uint64_t *at)
 	return rst_scratch_put(t, off, s, strlen(s) + 1, at);
 }
 
-static int unshared_flags(const struct rst_ctx *c)
+static int clone_flags(uint32_t mask)
 {
 	int flags = 0;
 
 	for (int i = 0; i < NR_NS_TYPES; i++)
-		if ((c->ns_own & NS_UNSHARED) & (1u << i))
+		if (mask & (1u << i))
 			flags |= ns_clone[i];
 	return flags;
 }
 
-/* The root makes its own namespaces and names its uts one. */
+/* The root makes its own namespaces, joins those given to join
+ * (--join-ns: their fds are the root's too, cloned from restart's) and
+ * names its uts namespace. */
 static int root_unshare(struct rst_ctx *c, struct rst_task *t, const struct rec_ns_uts *u)
 {
-	int flags = unshared_flags(c), ret;
+	int ret = 0;
 	uint64_t a, b;
 
-	ret = rcheck(&t->rm, NULL, "unshare (its own namespaces)", SYS_unshare, flags);
-	if (!ret && u) {
+	if (c->ns_own & NS_UNSHARED)
+		ret = rcheck(&t->rm, NULL, "unshare (its own namespaces)", SYS_unshare,
+			     clone_flags(c->ns_own & NS_UNSHARED));
+	for (int i = 0; i < NR_NS_TYPES && !ret; i++)
+		if (c->ns_join & (1u << i))
+			ret = rcheck(&t->rm, NULL, "setns (--join-ns)", SYS_setns, c->join_fd[i],
+				     ns_clone[i]);
+	if (!ret && u && (c->ns_own & (1u << NS_UTS))) {
 		ret = put_str(t, 0, u->nodename, &a);
 		if (!ret)
 			ret = put_str(t, 128, u->domainname, &b);
@@ -406,7 +440,7 @@ static int engine_join(struct rst_ctx *c, pid_t root)
 	for (int i = 0; i < NR_NS_TYPES; i++) {
 		int fd, ret = 0;
 
-		if (!((c->ns_own & NS_JOINED) & (1u << i)))
+		if (!(((c->ns_own | c->ns_join) & NS_JOINED) & (1u << i)))
 			continue;
 		snprintf(path, sizeof(path), "/proc/%d/ns/%s", root, ns_names[i]);
 		fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -442,15 +476,18 @@ static int join_root(struct rst_ctx *c, struct rst_task *t, int flags)
 static int ns_restore(struct rst_ctx *c, struct rst_task *t)
 {
 	struct ns_rst *st = KCSTATE(c, kind_ns);
+	uint32_t made = (c->ns_own & (NS_UNSHARED | (1u << NS_TIME))) | c->ns_join;
 	int ret;
 
-	if (!(c->ns_own & NS_UNSHARED))
+	if (!made)
 		return 0;
 	if (t == c->tasks[0]) {
 		ret = root_unshare(c, t, st ? st->uts : NULL);
+		if (!ret && NS_OWN(c, NS_TIME))
+			ret = ns_time_restore(c, t, &st->time);
 		return ret ? ret : engine_join(c, t->pid);
 	}
-	return join_root(c, t, unshared_flags(c));
+	return join_root(c, t, clone_flags(made));
 }
 
 static void ns_show(struct info_out *o, const struct rec *r)
@@ -470,6 +507,13 @@ static void ns_show(struct info_out *o, const struct rec *r)
 		info_str(o, "shared", shared);
 		return;
 	}
+	if (r->type == REC_NS_TIME) {
+		const struct rec_ns_time *n = r->data;
+
+		info_i64(o, "monotonic_ns", n->monotonic_ns);
+		info_i64(o, "boottime_ns", n->boottime_ns);
+		return;
+	}
 	const struct rec_ns_uts *u = r->data;
 
 	info_str(o, "nodename", u->nodename);
@@ -479,6 +523,7 @@ static void ns_show(struct info_out *o, const struct rec *r)
 static const struct rec_desc ns_recs[] = {
 	{ REC_NS_UTS, "NS_UTS", sizeof(struct rec_ns_uts) },
 	{ REC_NS, "NS", sizeof(struct rec_ns) },
+	{ REC_NS_TIME, "NS_TIME", sizeof(struct rec_ns_time) },
 	{ 0 },
 };
 

@@ -13,6 +13,8 @@ t refuse_ns_ipc
 t refuse_ns_pid
 t ns_from_inside
 t ns_container
+t ns_container_join
+t ns_container_time
 t refuse_container_userns
 t refuse_container_nested
 
@@ -235,4 +237,66 @@ PY
 	wait_for $d/out READY || { kill -9 $up; return 1; }
 	container_refused $d $up $(pgrep -P $up) \
 		"pid 2 is in its own pid namespace \(pid:\[[0-9]+\]\), inside the container \(nested namespaces are not supported yet\)"
+}
+
+# --join-ns uts:PATH: the container comes back in that uts namespace, as
+# it is (its hostname, not the saved one); an image that is no
+# container's, or a TYPE that is not one, is refused with a message.
+test_ns_container_join() {
+	local d=$WORK/ns-join up init root other rc=0
+	mkdir -p $d
+	unshare --uts sh -c 'hostname joined-host; exec sleep 60' &
+	other=$!
+	unshare --fork --pid --uts sh -c 'hostname ckpt-ct; exec "$0" child "$1"' \
+		"$AUX/holder" $d/go > $d/out 2>&1 < /dev/null &
+	up=$!
+	wait_for $d/out READY || { kill -9 $up $other; return 1; }
+	init=$(pgrep -P $up)
+	ckpt checkpoint --kill -o $d/img $init 2> $d/err || { cat $d/err; kill -9 $up $other; return 1; }
+	wait $up
+	gone $init || { kill -9 $other; return 1; }
+	ckpt restart --detach --join-ns bogus:/x $d/img 2> $d/e1
+	[ $? = 125 ] && grep -q "TYPE one of net, ipc, uts, mnt, time" $d/e1 || { cat $d/e1; rc=1; }
+	ckpt restart --detach --join-ns uts:/proc/$other/ns/net $d/img 2> $d/e2
+	[ $? = 125 ] && grep -q "not a uts namespace" $d/e2 || { cat $d/e2; rc=1; }
+	root=$(ckpt restart --detach --join-ns uts:/proc/$other/ns/uts $d/img 2> $d/rerr) ||
+		{ cat $d/rerr; kill -9 $other; return 1; }
+	container_ok $root joined-host || rc=1
+	[ "$(readlink /proc/$root/ns/uts)" = "$(readlink /proc/$other/ns/uts)" ] || { note "not the joined namespace"; rc=1; }
+	touch $d/go
+	wait_for $d/out '^PASS' 20 || rc=1
+	kill -9 $other
+	wait $other 2>/dev/null
+	[ $rc = 0 ] && sanitizer_clean $d/err $d/rerr $d/e1 $d/e2
+}
+
+# A container's own time namespace (its boot clock 2000 s ahead of
+# ours): it comes back in a new one whose clocks go on from what they
+# read at the checkpoint, though restart comes 5 s later.
+test_ns_container_time() {
+	local d=$WORK/ns-time up init root saved now child rc=0
+	mkdir -p $d
+	unshare --fork --pid --uts --time --boottime 2000 --monotonic 1000 \
+		"$AUX/holder" child $d/go > $d/out 2>&1 < /dev/null &
+	up=$!
+	wait_for $d/out READY || { kill -9 $up; return 1; }
+	init=$(pgrep -P $up)
+	ckpt checkpoint --kill -o $d/img $init 2> $d/err || { cat $d/err; kill -9 $up; return 1; }
+	wait $up
+	ckpt info $d/img > $d/info || return 1
+	grep "^NS" $d/info
+	saved=$(sed -n 's/^NS_TIME .*boottime_ns=\([0-9]*\).*/\1/p' $d/info)
+	[ -n "$saved" ] && grep -q "^NS .*own=pid,uts,time" $d/info || { note "no time namespace saved"; return 1; }
+	sleep 5
+	root=$(ckpt restart --detach $d/img 2> $d/rerr) || { cat $d/rerr; return 1; }
+	now=$(nsenter -t $root -T cat /proc/uptime | awk '{ printf "%d", $1 * 1000 }')
+	saved=$((saved / 1000000))
+	note "boot clock: $saved ms at the checkpoint, $now ms after restart"
+	[ $((now - saved)) -ge 0 ] && [ $((now - saved)) -lt 5000 ] || rc=1
+	[ "$(readlink /proc/$root/ns/time)" != "$(readlink /proc/self/ns/time)" ] || { note "in our time namespace"; rc=1; }
+	child=$(pgrep -P $root | head -1)
+	[ "$(readlink /proc/$child/ns/time)" = "$(readlink /proc/$root/ns/time)" ] || { note "child not in it"; rc=1; }
+	touch $d/go
+	wait_for $d/out '^PASS' 20 || rc=1
+	[ $rc = 0 ] && sanitizer_clean $d/err $d/rerr
 }
