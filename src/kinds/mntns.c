@@ -14,6 +14,7 @@
 
 #include "mntns.h"
 #include "ns.h"
+#include "ckpt.h"
 
 static const char *const how_names[] = {
 	[MNT_BIND] = "bind", [MNT_NEW] = "new", [MNT_NEW_TMPFS] = "tmpfs",
@@ -248,26 +249,55 @@ static int mntns_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 	return load_data(c, st, r);
 }
 
-/* Before any process: a container's own mount namespace has its mounts
- * (and one that is not its own none); the host paths are here (restart
- * binds them). */
+/* --external mnt[KEY]:PATH ("KEY:PATH" here): the host bind whose
+ * mountpoint in the container is KEY ("/usr") is bound from PATH. */
+static int externals(struct rst_ctx *c, struct mntns_rst *st)
+{
+	for (int k = 0; c->opts && k < c->opts->nr_external; k++) {
+		const char *e = c->opts->external[k], *colon = strchr(e, ':');
+		uint32_t i;
+
+		if (!colon || e[0] != '/' || colon[1] != '/')
+			return log_err(c->log, EINVAL, "--external %s: want mnt[/MOUNTPOINT]:/PATH", e);
+		for (i = 0; i < st->nr; i++)
+			if ((size_t)(colon - e - 1) == strlen(st->mnts[i].mp) &&
+			    !strncmp(e + 1, st->mnts[i].mp, colon - e - 1))
+				break;
+		if (i == st->nr || st->mnts[i].m->how != MNT_BIND)
+			return log_err(c->log, ENOENT, "--external %s: the container has no bind of a host path at %.*s",
+				       e, (int)(colon - e), e);
+		st->mnts[i].external = colon + 1;
+	}
+	return 0;
+}
+
+/* Before any process: a container's image has its mounts exactly when
+ * its mount namespace is its own (made, or joined as it is: --join-ns);
+ * the host paths to bind are here. */
 static int mntns_check(struct rst_ctx *c, struct rst_task *t)
 {
-	const struct mntns_rst *st = mntns_state(c);
-	bool have = st && st->nr;
+	struct mntns_rst *st = mntns_state(c);
+	bool have = st && st->nr, own = NS_OWN(c, NS_MNT) || (c->ns_join & (1u << NS_MNT));
 	struct stat sb;
+	int ret;
 
 	if (t != c->tasks[0])
 		return 0;
-	if (NS_OWN(c, NS_MNT) ? !have : have && (c->head.flags & HEAD_CONTAINER))
+	if ((c->head.flags & HEAD_CONTAINER) && own != have)
 		return log_err(c->log, EBADMSG, "a container's image has MNT records exactly when its root has a mount namespace of its own");
-	if (!have)
-		return 0;
-	for (uint32_t i = 0; i < st->nr && c->here; i++)
-		if (st->mnts[i].m->how == MNT_BIND && stat(st->mnts[i].host, &sb))
-			return log_err(c->log, errno, "mount /%s (%s): its host path %s, to bind it from:",
-				       st->mnts[i].mp, st->mnts[i].type, st->mnts[i].host);
-	return 0;
+	if (!have || !NS_OWN(c, NS_MNT))
+		return c->opts && c->opts->nr_external ?
+			log_err(c->log, EINVAL, "--external: the image has no mounts of the container's own to make") : 0;
+	ret = externals(c, st);
+	for (uint32_t i = 0; i < st->nr && c->here && !ret; i++) {
+		const struct mnt_model *m = &st->mnts[i];
+		const char *host = m->external ? m->external : m->host;
+
+		if (m->m->how == MNT_BIND && stat(host, &sb))
+			ret = log_err(c->log, errno, "mount /%s (%s): its host path %s, to bind it from:",
+				      m->mp, m->type, host);
+	}
+	return ret;
 }
 
 static int mntns_dump(struct cpt_ctx *c, struct cpt_task *t)

@@ -40,6 +40,8 @@ struct mnt_file {
 struct mnt_model {
 	const struct rec_mnt *m;	/* into rec */
 	const char *mp, *type, *source, *root, *opts, *host;
+	const char *external;	/* MNT_BIND: --external mnt[/MP]:PATH's
+				 * PATH, bound instead of host */
 	int parent;		/* index of its parent, -1 for the root */
 	int bind_of;		/* MNT_PEER: index of the mount it binds */
 	struct mnt_file *files;

@@ -139,8 +139,10 @@ static int make_bind(struct build *b, const struct mnt_model *m)
 	int fd;
 
 	if (m->m->how == MNT_BIND) {
-		fd = syscall(SYS_open_tree, AT_FDCWD, m->host, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
-		return fd < 0 ? b_err(b, errno, m->host, m) : fd;
+		const char *host = m->external ? m->external : m->host;
+
+		fd = syscall(SYS_open_tree, AT_FDCWD, host, OPEN_TREE_CLOEXEC | OPEN_TREE_CLONE);
+		return fd < 0 ? b_err(b, errno, host, m) : fd;
 	}
 	fd = beneath(b->fds[m->bind_of], m->root, O_PATH, true);
 	if (fd < 0)
@@ -346,10 +348,13 @@ static const char *staging(const struct mntns_rst *st)
 		struct stat sb;
 		bool clash = stat(dirs[d], &sb) || !S_ISDIR(sb.st_mode);
 
-		for (uint32_t i = 0; i < st->nr && !clash; i++)
-			clash = (!strncmp(st->mnts[i].host, dirs[d], n) &&
-				 (!st->mnts[i].host[n] || st->mnts[i].host[n] == '/')) ||
+		for (uint32_t i = 0; i < st->nr && !clash; i++) {
+			const char *h = st->mnts[i].external ? st->mnts[i].external
+							     : st->mnts[i].host;
+
+			clash = (!strncmp(h, dirs[d], n) && (!h[n] || h[n] == '/')) ||
 				strstr(st->mnts[i].opts, dirs[d]);
+		}
 		if (!clash)
 			return dirs[d];
 	}

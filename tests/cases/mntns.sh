@@ -13,6 +13,7 @@ t mntns_refuse_covered
 t mntns_refuse_deleted
 t mntns_refuse_xattr
 t mntns_info
+t mntns_external
 # registered once the ns kind counts a mount namespace as saved (NS_MNT
 # in NS_SAVED, src/kinds/ns.c, the lead's): until then a container with
 # its own is refused at checkpoint, as it must be
@@ -143,6 +144,48 @@ mnt_refused() {
 	kill -9 $pid
 	[ $rc = 1 ] && [ "$(wc -l < $d/err)" = 1 ] && grep -q "pid $pid: $3" $d/err &&
 		sanitizer_clean $d/err
+}
+
+# mnt_restore_into DIR ARGS...: a process in fresh pid and mount
+# namespaces (sleep, its pid in DIR/new) gets the mounts of DIR/img,
+# restored with the driver's ARGS (--external's KEY:PATH); DIR/restore.err
+mnt_restore_into() {
+	local d=$1 i new
+	shift
+	unshare --mount --pid --fork sleep 1000 &
+	for ((i = 0; i < 500; i++)); do
+		new=$(pgrep -P $! sleep) && break
+		sleep 0.01
+	done
+	echo $new > $d/new
+	$MNTDRV restore $new $d/img "$@" 2> $d/restore.err
+}
+
+# --external mnt[/etc]:PATH: the container's bind of the host's /etc is
+# bound from PATH instead; a key that is no host bind of the container
+# is refused, and so is a PATH that does not exist.
+test_mntns_external() {
+	local d=$WORK/ext pid new
+	mkdir -p $d/etc2
+	echo other > $d/etc2/marker
+	pid=$(mnt_container $d) || return 1
+	$MNTDRV save $pid $d/img 2> $d/save.err || { cat $d/save.err; kill -9 $pid; return 1; }
+	kill -9 $pid
+	mnt_restore_into $d /data:$d/etc2
+	cat $d/restore.err
+	kill -9 $(cat $d/new)
+	grep -q "the container has no bind of a host path at /data" $d/restore.err || return 1
+	mnt_restore_into $d /etc:$d/nowhere
+	cat $d/restore.err
+	kill -9 $(cat $d/new)
+	grep -q "mount /etc (ext4): its host path $d/nowhere, to bind it from: No such file" $d/restore.err ||
+		return 1
+	mnt_restore_into $d /etc:$d/etc2 || { cat $d/restore.err; kill -9 $(cat $d/new); return 1; }
+	new=$(cat $d/new)
+	[ "$(cat /proc/$new/root/etc/marker)" = other ] &&
+		grep -q " /etc ro,nosuid,nodev" /proc/$new/mountinfo || { kill -9 $new; return 1; }
+	kill -9 $new
+	sanitizer_clean $d/save.err $d/restore.err
 }
 
 test_mntns_refuse_ramfs() {

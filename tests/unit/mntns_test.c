@@ -4,7 +4,8 @@
  * them back (each record through the kind's load(), then its check())
  * and builds them in PID's mount namespace, pivoting its root.  Without
  * arguments (as a unit test) it checks that load() refuses a few forged
- * MNT records.  tests/cases/mntns.sh runs it on a container-like tree. */
+ * MNT records.  `restore PID IMAGE KEY:PATH...`: with those --external
+ * arguments.  tests/cases/mntns.sh runs it on a container-like tree. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -13,8 +14,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ckpt.h"
 #include "kinds.h"
 #include "kinds/mntns.h"
+#include "kinds/ns.h"
 
 #include "check.h"
 
@@ -54,12 +57,15 @@ static int load_all(struct rst_ctx *c, int fd)
 	return ret;
 }
 
-static int restore(pid_t pid, const char *img)
+/* @ext: --external's "KEY:PATH" arguments, @n of them. */
+static int restore(pid_t pid, const char *img, const char *const *ext, int n)
 {
 	struct ckpt_log log = { .fd = 2 };
 	struct rst_task t = { .pid = 1 };
 	struct rst_task *tasks[1] = { &t };
-	struct rst_ctx c = { .log = &log, .tasks = tasks, .nr_tasks = 1, .here = true };
+	struct ckpt_restart_opts o = { .external = ext, .nr_external = n };
+	struct rst_ctx c = { .log = &log, .tasks = tasks, .nr_tasks = 1, .here = true,
+			     .ns_own = 1u << NS_MNT, .opts = &o };
 	int ret;
 
 	c.img_fd = open(img, O_RDONLY | O_CLOEXEC);
@@ -161,8 +167,8 @@ int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "save"))
 		return save(atoi(argv[2]), argv[3]);
-	if (argc == 4 && !strcmp(argv[1], "restore"))
-		return restore(atoi(argv[2]), argv[3]);
+	if (argc >= 4 && !strcmp(argv[1], "restore"))
+		return restore(atoi(argv[2]), argv[3], (const char *const *)argv + 4, argc - 4);
 	test_forged();
 	printf("mntns_test: %d checks, %d failed\n", checks, failures);
 	return failures != 0;
