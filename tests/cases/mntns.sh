@@ -18,6 +18,7 @@ t mntns_external
 # in NS_SAVED, src/kinds/ns.c, the lead's): until then a container with
 # its own is refused at checkpoint, as it must be
 #t mntns_container
+#t mntns_container_external
 
 MNTDRV=$ROOT/build/test/unit/mntns_test
 
@@ -236,17 +237,17 @@ test_mntns_info() {
 		sanitizer_clean $d/err $d/info.err
 }
 
-# A container: its own pid and mount namespaces, pivot_root'ed into a
-# host directory with ro binds of /usr and /etc, a tmpfs /data with
-# files, a tmpfs /dev with a null device, its own /proc.  Its init (a
-# shell, pid 1, its fds on that /dev/null) waits for /data/go, then reads
-# its tmpfs files back and what its /proc says of pid 1.  (No fd of it is
-# open on a tmpfs file: restart checks those paths against its own
-# mounts before the container's exist.)  Checkpointed --kill by its host pid,
-# restarted (--detach): the same mounts, and the init finds its files
-# and itself as pid 1 of the new pid namespace.
-test_mntns_container() {
-	local d=$WORK/ct r=$WORK/ct/root up init root i
+# mnt_ct DIR: a container: its own pid and mount namespaces,
+# pivot_root'ed into a host directory with ro binds of /usr and /etc, a
+# tmpfs /data with files, a tmpfs /dev with a null device, its own
+# /proc.  Its init (a shell, pid 1, its fds on that /dev/null) waits for
+# /data/go, then reads its tmpfs files back and what its /proc says of
+# pid 1.  (No fd of it is open on a tmpfs file: restart checks those
+# paths against its own mounts before the container's exist.)  Its
+# init's host pid is in $init, unshare's in $up (both the caller's
+# locals), its mounts in DIR/before.
+mnt_ct() {
+	local d=$1 r=$1/root i
 	mkdir -p $r/usr $r/etc $r/proc $r/data $r/dev $r/old
 	ln -sfn usr/bin $r/bin
 	ln -sfn usr/lib $r/lib
@@ -279,6 +280,15 @@ test_mntns_container() {
 	done
 	grep -q "READY 1" /proc/$init/root/data/out || { cat $d/setup.out; kill -9 $up; return 1; }
 	mnt_fields $init > $d/before
+}
+
+# The container checkpointed --kill by its host pid, restarted
+# (--detach): the same mounts, and the init finds its files and itself
+# as pid 1 of the new pid namespace.
+test_mntns_container() {
+	local d=$WORK/ct up init root i
+	mkdir -p $d
+	mnt_ct $d || return 1
 	step "checkpoint"
 	ckpt checkpoint --kill -o $d/img $init 2> $d/err || { cat $d/err; kill -9 $up; return 1; }
 	wait $up
@@ -300,4 +310,24 @@ test_mntns_container() {
 		grep -q "^pid 1: bash 1$" /proc/$root/root/data/out || { kill -9 $root; return 1; }
 	kill -9 $root
 	sanitizer_clean $d/err $d/rerr
+}
+
+# The same restarted with --external mnt[/etc]:PATH: its /etc is PATH;
+# a key that names no host bind of the container is refused first.
+test_mntns_container_external() {
+	local d=$WORK/ct-ext up init root i
+	mkdir -p $d/etc2
+	echo other > $d/etc2/marker
+	mnt_ct $d || return 1
+	ckpt checkpoint --kill -o $d/img $init 2> $d/err || { cat $d/err; kill -9 $up; return 1; }
+	wait $up
+	gone $init || return 1
+	ckpt restart --detach --external "mnt[/data]:$d/etc2" $d/img 2> $d/rerr1 && return 1
+	cat $d/rerr1
+	[ "$(wc -l < $d/rerr1)" = 1 ] && grep -q "no bind of a host path at /data" $d/rerr1 || return 1
+	root=$(ckpt restart --detach --external "mnt[/etc]:$d/etc2" $d/img 2> $d/rerr) ||
+		{ cat $d/rerr; return 1; }
+	[ "$(cat /proc/$root/root/etc/marker)" = other ] || { kill -9 $root; return 1; }
+	kill -9 $root
+	sanitizer_clean $d/err $d/rerr $d/rerr1
 }
