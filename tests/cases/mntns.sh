@@ -85,9 +85,9 @@ test_mntns_driver() {
 	mkdir -p $d
 	step "container"
 	# a peer group (the tmpfs and a bind of part of it), a slave of it,
-	# an unbindable mount; sysfs, devpts, mqueue and an overlay of host
-	# directories, which exist only in the container
-	mkdir -p $d/lower $d/upper $d/work $d/root/sys $d/root/dev/pts $d/root/mq $d/root/ovl
+	# an unbindable mount; sysfs, devpts, mqueue, cgroup2 and an overlay
+	# of host directories, which exist only in the container
+	mkdir -p $d/lower $d/upper $d/work $d/root/sys $d/root/dev/pts $d/root/mq $d/root/ovl $d/root/cg
 	echo lower > $d/lower/l
 	pid=$(mnt_container $d 'mount --make-shared $r/data &&
 		mount --bind $r/data/dir $r/peer &&
@@ -96,6 +96,7 @@ test_mntns_driver() {
 		mount -t sysfs -o ro sysfs $r/sys &&
 		mount -t devpts -o newinstance,ptmxmode=0666,mode=620,gid=5 devpts $r/dev/pts &&
 		mount -t mqueue -o nodev mqueue $r/mq &&
+		mount -t cgroup2 -o nosuid cgroup2 $r/cg &&
 		mount -t overlay -o lowerdir='$d'/lower,upperdir='$d'/upper,workdir='$d'/work overlay $r/ovl &&
 		echo upper > $r/ovl/u') || return 1
 	mnt_fields $pid > $d/before
@@ -127,7 +128,7 @@ test_mntns_driver() {
 	diff $d/before $d/after || return 1
 	diff $d/files.before $d/files.after || return 1
 	[ "$(cat $d/rootlink)" = / ] && [ "$comm" = sleep ] || { echo "root $(cat $d/rootlink), pid 1 $comm"; return 1; }
-	[ $(wc -l < $d/after) = 12 ] && [ "$(cat $d/ovl)" = "lower upper" ] &&
+	[ $(wc -l < $d/after) = 13 ] && [ "$(cat $d/ovl)" = "lower upper" ] &&
 		sanitizer_clean $d/save.err $d/restore.err
 }
 
