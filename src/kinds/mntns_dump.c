@@ -208,8 +208,8 @@ static const char *below(const char *top, const char *sub)
 
 /* Where the host (ckpt's own mount namespace) has the subtree @m
  * mounts: a mount of the same filesystem whose root holds it. */
-static int host_path(struct ckpt_log *log, const struct mi_list *host, const struct mi *m,
-		     char *out, size_t n)
+static int host_path(struct ckpt_log *log, pid_t pid, const struct mi_list *host,
+		     const struct mi *m, char *out, size_t n)
 {
 	const struct mi *best = NULL;
 	struct stat sb;
@@ -227,11 +227,13 @@ static int host_path(struct ckpt_log *log, const struct mi_list *host, const str
 		return 1;
 	if ((size_t)snprintf(out, n, "%s%s", !strcmp(best->mp, "/") ? "" : best->mp,
 			     below(best->root, m->root)) >= n)
-		return log_err(log, ENAMETOOLONG, "mount %s: host path too long", m->mp);
+		return log_err(log, ENAMETOOLONG, "pid %d: mount %s (%s): its host path is too long",
+			       pid, m->mp, m->type);
 	if (!out[0])
 		strcpy(out, "/");
 	if (stat(out, &sb))
-		return log_err(log, errno, "mount %s (%s): its host path %s:", m->mp, m->type, out);
+		return log_err(log, errno, "pid %d: mount %s (%s): its host path %s:", pid, m->mp,
+			       m->type, out);
 	return 0;
 }
 
@@ -348,7 +350,7 @@ static int classify(struct saving *s, size_t i, struct rec_mnt *r, char *host, s
 		ret = peer(s, i, r, peer_root);
 	} else if (in(m->type, new_types)) {
 		r->how = MNT_NEW;
-	} else if ((ret = host_path(s->c->log, &s->host, m, host, hn)) <= 0) {
+	} else if ((ret = host_path(s->c->log, s->pid, &s->host, m, host, hn)) <= 0) {
 		if (ret)
 			return ret;
 		r->how = MNT_BIND;
@@ -386,6 +388,9 @@ static int tree_order(struct saving *s)
 {
 	struct mi_list *l = &s->own;
 
+	if (l->n > MNT_MAX)
+		return log_err(s->c->log, E2BIG, "pid %d: %zu mounts, more than %d", s->pid, l->n,
+			       MNT_MAX);
 	s->order = calloc(l->n + 1, sizeof(*s->order));
 	if (!s->order)
 		return log_err(s->c->log, ENOMEM, "mounts:");
@@ -414,9 +419,10 @@ static int tree_order(struct saving *s)
 				s->order[s->n++] = &l->m[k];
 			}
 	}
-	if (s->n > MNT_MAX)
-		return log_err(s->c->log, E2BIG, "pid %d: %zu mounts, more than %d", s->pid, s->n,
-			       MNT_MAX);
+	for (size_t k = 0; k < l->n; k++)
+		if (!l->m[k].done)
+			return log_err(s->c->log, EOPNOTSUPP, "pid %d: mount %s (%s) is not below its root mount",
+				       s->pid, l->m[k].mp, l->m[k].type);
 	for (size_t i = 0; i < s->n; i++)
 		s->order[i]->order = i;
 	return 0;
@@ -676,12 +682,17 @@ static void cloner(struct saving *s, const struct rec_mnt *how)
 		_exit(1);
 	for (size_t i = 0; i < s->n; i++) {
 		const char *mp = rel(s->order[i]->mp);
-		int fd;
+		struct statx sx;
+		int fd = -1;
 
 		if (how[i].how != MNT_NEW_TMPFS)
 			continue;
-		fd = syscall(SYS_open_tree, root, *mp ? mp : "",
-			     OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | (*mp ? 0 : AT_EMPTY_PATH));
+		/* its mountpoint reaches it, not a mount over it or over a
+		 * directory above it */
+		if (!statx(root, mp, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &sx) &&
+		    (sx.stx_mask & STATX_MNT_ID) && sx.stx_mnt_id == s->order[i]->id)
+			fd = syscall(SYS_open_tree, root, mp, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
+				     AT_EMPTY_PATH);
 		if (send_fd(s->sock, fd))
 			_exit(1);
 		if (fd >= 0)
@@ -726,7 +737,7 @@ static int save_all(struct saving *s, struct rec_mnt *how, char (*host)[CKPT_PAT
 			continue;
 		fd = recv_fd(sv[0]);
 		if (fd < 0) {
-			ret = log_err(s->c->log, EIO, "pid %d: mount %s (tmpfs): cannot make a detached copy of it to read its files",
+			ret = log_err(s->c->log, EOPNOTSUPP, "pid %d: mount %s (tmpfs): cannot reach it alone to read its files (hidden under another mount?)",
 				      s->pid, m->mp);
 			break;
 		}

@@ -10,6 +10,7 @@
 t mntns_driver
 t mntns_refuse_ramfs
 t mntns_refuse_covered
+t mntns_refuse_hidden
 t mntns_refuse_deleted
 t mntns_refuse_xattr
 t mntns_info
@@ -198,6 +199,13 @@ test_mntns_refuse_ramfs() {
 test_mntns_refuse_covered() {
 	mnt_refused covered 'mount -t tmpfs tmpfs $r/data' \
 		"mount /data (tmpfs): its files are hidden under another mount"
+}
+
+# a tmpfs (/data/dir/sub) under a directory another mount covers: its
+# path does not reach it
+test_mntns_refuse_hidden() {
+	mnt_refused hidden 'mount -t tmpfs tmpfs $r/data/dir' \
+		"mount /data/dir/sub (tmpfs): cannot reach it alone to read its files"
 }
 
 test_mntns_refuse_deleted() {
