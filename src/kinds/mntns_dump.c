@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -161,36 +162,48 @@ static int parse_line(char *line, struct mi *m)
 	return 0;
 }
 
-/* @pid's mountinfo (0: ckpt's own, the host's view, where options ckpt
- * does not know do not matter). */
+/* The lines of a mountinfo in l->buf into l->m; @strict: a per-mount
+ * option ckpt does not know is refused (the container's), else the
+ * mount is left out (the host's, where it does not matter).  0, or
+ * -errno (not reported). */
+static int mi_parse(struct mi_list *l, bool strict, char **bad)
+{
+	char *line, *save;
+
+	for (line = strtok_r(l->buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		struct mi m;
+		int ret = parse_line(line, &m);
+
+		*bad = m.mp;
+		if (ret == -EOPNOTSUPP && !strict)
+			continue;
+		if (ret)
+			return ret;
+		if (MNT_PUSH(l->m, l->n, l->cap, m))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* @pid's mountinfo (0: ckpt's own, the host's view). */
 static int mi_read(struct ckpt_log *log, pid_t pid, struct mi_list *l)
 {
-	char path[64];
+	char path[64], *bad = NULL;
+	int ret;
 
 	if (pid)
 		snprintf(path, sizeof(path), "/proc/%d/mountinfo", pid);
 	else
 		snprintf(path, sizeof(path), "/proc/self/mountinfo");
-	char *line, *save;
-	int ret = file_read(path, &l->buf, NULL);
-
-
+	ret = file_read(path, &l->buf, NULL);
 	if (ret)
 		return log_err(log, -ret, "%s:", path);
-	for (line = strtok_r(l->buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		struct mi m;
-
-		ret = parse_line(line, &m);
-		if (ret == -EOPNOTSUPP && !pid)
-			continue;
-		if (ret == -EOPNOTSUPP)
-			return log_err(log, EOPNOTSUPP, "pid %d: mount %s: options ckpt cannot make again (an idmapped mount?)",
-				       pid, m.mp);
-		if (ret)
-			return log_err(log, EINVAL, "%s: cannot parse a line", path);
-		if (MNT_PUSH(l->m, l->n, l->cap, m))
-			return log_err(log, ENOMEM, "%s:", path);
-	}
+	ret = mi_parse(l, pid, &bad);
+	if (ret == -EOPNOTSUPP)
+		return log_err(log, EOPNOTSUPP, "pid %d: mount %s: options ckpt cannot make again (an idmapped mount?)",
+			       pid, bad);
+	if (ret)
+		return log_err(log, -ret, "%s: cannot parse it:", path);
 	return 0;
 }
 
@@ -666,48 +679,145 @@ static int recv_fd(int sock)
 	return fd;
 }
 
-/* The child: joins @pid's mount namespace (open_tree clones only mounts
- * of the caller's own) and sends, for each tmpfs to save, a detached
- * copy of that one mount, in order. */
+/* The cloner's own mountinfo, read through /proc/self of ckpt's /proc
+ * (@proc; the namespace's /proc may be of another pid namespace). */
+static int own_mounts(int proc, struct mi_list *l)
+{
+	int fd = openat(proc, "mountinfo", O_RDONLY | O_CLOEXEC);
+	size_t cap = 1 << 16, len = 0;
+	char *bad;
+	ssize_t k = 1;
+
+	mi_free(l);
+	*l = (struct mi_list){ .buf = malloc(cap) };
+	while (fd >= 0 && l->buf && k > 0) {
+		if (len + 1 == cap) {
+			char *b = realloc(l->buf, cap *= 2);
+
+			if (!b)
+				break;
+			l->buf = b;
+		}
+		k = read(fd, l->buf + len, cap - 1 - len);
+		len += k > 0 ? k : 0;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (fd < 0 || !l->buf || k)
+		return -1;
+	l->buf[len] = 0;
+	return mi_parse(l, false, &bad);
+}
+
+static bool ancestor(const struct mi_list *l, const struct mi *a, const struct mi *of)
+{
+	for (size_t depth = 0; depth < l->n; depth++) {
+		const struct mi *p = NULL;
+
+		for (size_t i = 0; i < l->n && !p; i++)
+			if (l->m[i].id == of->parent)
+				p = &l->m[i];
+		if (!p)
+			return false;
+		if (p == a)
+			return true;
+		of = p;
+	}
+	return false;
+}
+
+/* The outermost mount of @l over @want (on its mountpoint or on a
+ * directory above it, and not one it is mounted on): the one its path
+ * reaches first, which umount2() of that path finds. */
+static const struct mi *cover(const struct mi_list *l, const struct mi *want)
+{
+	const struct mi *best = NULL;
+
+	for (size_t i = 0; i < l->n; i++) {
+		const struct mi *c = &l->m[i];
+
+		if (c != want && below(c->mp, want->mp) && !ancestor(l, c, want) &&
+		    (!best || strlen(c->mp) <= strlen(best->mp)))
+			best = c;
+	}
+	return best;
+}
+
+/* A detached copy of the tmpfs @m alone, in the cloner's copy of the
+ * namespace: what covers it (a mount stacked on its mountpoint or on a
+ * directory above it) is detached there first, the copy's mounts being
+ * private.  -1 if it cannot be reached. */
+static int reach(int proc, int root, const struct mi *m)
+{
+	const char *mp = rel(m->mp);
+	struct mi_list l = { 0 };
+	int fd = -1;
+
+	for (int tries = 0; tries < 64; tries++) {
+		const struct mi *want = NULL, *over;
+		struct statx sx;
+
+		if (own_mounts(proc, &l))
+			break;
+		for (size_t i = 0; i < l.n && !want; i++)
+			if (l.m[i].dev == m->dev && !strcmp(l.m[i].mp, m->mp))
+				want = &l.m[i];
+		if (!want)
+			break;
+		over = cover(&l, want);
+		if (over) {
+			if (umount2(over->mp, MNT_DETACH))
+				break;
+			continue;
+		}
+		if (!statx(root, mp, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &sx) &&
+		    (sx.stx_mask & STATX_MNT_ID) && sx.stx_mnt_id == want->id)
+			fd = syscall(SYS_open_tree, root, mp, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
+				     AT_EMPTY_PATH);
+		break;
+	}
+	mi_free(&l);
+	return fd;
+}
+
+/* A private copy of the namespace @ns: the cloner's, its root. */
+static int private_copy(int ns)
+{
+	if (setns(ns, CLONE_NEWNS) || unshare(CLONE_NEWNS) ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+		return -1;
+	return open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+}
+
+/* The child: for each tmpfs to save, in order, a detached copy of that
+ * one mount, made in a private copy of @pid's mount namespace of its own
+ * (open_tree clones only mounts of the caller's namespace; what covers
+ * one tmpfs is detached in its copy alone). */
 static void cloner(struct saving *s, const struct rec_mnt *how)
 {
 	char path[64];
-	int root, ns;
+	int proc = open("/proc/self", O_PATH | O_DIRECTORY | O_CLOEXEC), ns;
 
-	snprintf(path, sizeof(path), "/proc/%d/root", s->pid);
-	root = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", s->pid);
 	ns = open(path, O_RDONLY | O_CLOEXEC);
-	if (root < 0 || ns < 0 || setns(ns, CLONE_NEWNS))
+	if (proc < 0 || ns < 0)
 		_exit(1);
 	for (size_t i = 0; i < s->n; i++) {
-		const char *mp = rel(s->order[i]->mp);
-		struct statx sx;
-		int fd = -1;
+		int root, fd = -1;
 
 		if (how[i].how != MNT_NEW_TMPFS)
 			continue;
-		/* its mountpoint reaches it, not a mount over it or over a
-		 * directory above it */
-		if (!statx(root, mp, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &sx) &&
-		    (sx.stx_mask & STATX_MNT_ID) && sx.stx_mnt_id == s->order[i]->id)
-			fd = syscall(SYS_open_tree, root, mp, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
-				     AT_EMPTY_PATH);
+		root = private_copy(ns);
+		if (root >= 0) {
+			fd = reach(proc, root, s->order[i]);
+			close(root);
+		}
 		if (send_fd(s->sock, fd))
 			_exit(1);
 		if (fd >= 0)
 			close(fd);
 	}
 	_exit(0);
-}
-
-static bool covered(struct saving *s, size_t i)
-{
-	for (size_t k = i + 1; k < s->n; k++)
-		if (s->order[k]->parent == s->order[i]->id &&
-		    !strcmp(s->order[k]->mp, s->order[i]->mp))
-			return true;
-	return false;
 }
 
 static int save_all(struct saving *s, struct rec_mnt *how, char (*host)[CKPT_PATH_MAX],
@@ -737,7 +847,7 @@ static int save_all(struct saving *s, struct rec_mnt *how, char (*host)[CKPT_PAT
 			continue;
 		fd = recv_fd(sv[0]);
 		if (fd < 0) {
-			ret = log_err(s->c->log, EOPNOTSUPP, "pid %d: mount %s (tmpfs): cannot reach it alone to read its files (hidden under another mount?)",
+			ret = log_err(s->c->log, EOPNOTSUPP, "pid %d: mount %s (tmpfs): cannot reach it alone to read its files",
 				      s->pid, m->mp);
 			break;
 		}
@@ -780,8 +890,6 @@ int mntns_save(struct cpt_ctx *c, pid_t pid)
 			.dev = m->dev,
 		};
 		ret = classify(&s, i, &how[i], host[i], sizeof(host[i]), proot[i]);
-		if (!ret && how[i].how == MNT_NEW_TMPFS && covered(&s, i))
-			ret = refuse(&s, m, "its files are hidden under another mount on the same mountpoint");
 	}
 	if (!ret)
 		ret = save_all(&s, how, host, proot);
