@@ -478,6 +478,7 @@ struct walk {
 	struct { dev_t dev; ino_t ino; uint32_t n; } *links;
 	size_t nr_links, cap_links;
 	char path[CKPT_PATH_MAX];
+	char target[CKPT_PATH_MAX];	/* the last symlink's */
 };
 
 static int walk_refuse(struct walk *w, const char *why)
@@ -565,14 +566,51 @@ static int link_of(struct walk *w, const struct stat *sb, uint32_t *link)
 		? log_err(w->s->c->log, ENOMEM, "links:") : 0;
 }
 
+/* Its record's fields from @sb; a symlink's target into w->target.
+ * Refused: extended attributes (@fd, a file or directory open, or by
+ * path), a file too big. */
+static int describe(struct walk *w, int dir, const char *name, int fd,
+		    const struct stat *sb, struct rec_mnt_file *f)
+{
+	char p[64 + 256];
+	ssize_t k;
+	int ret;
+
+	snprintf(p, sizeof(p), "/proc/self/fd/%d/%s", dir, name);
+	if ((fd >= 0 ? flistxattr(fd, NULL, 0) : llistxattr(p, NULL, 0)) > 0)
+		return walk_refuse(w, "it has extended attributes, which ckpt does not save");
+	ret = link_of(w, sb, &f->link);
+	if (ret)
+		return ret;
+	f->mode = sb->st_mode;
+	f->uid = sb->st_uid;
+	f->gid = sb->st_gid;
+	f->size = S_ISREG(sb->st_mode) && !f->link ? (uint64_t)sb->st_size : 0;
+	f->rdev = S_ISCHR(sb->st_mode) || S_ISBLK(sb->st_mode) ? sb->st_rdev : 0;
+	f->atime = sb->st_atim.tv_sec;
+	f->atime_ns = sb->st_atim.tv_nsec;
+	f->mtime = sb->st_mtim.tv_sec;
+	f->mtime_ns = sb->st_mtim.tv_nsec;
+	f->path_len = strlen(w->path) + 1;
+	if (f->size > MNT_FILE_SIZE_MAX)
+		return walk_refuse(w, "too big");
+	if (!S_ISLNK(sb->st_mode))
+		return 0;
+	k = readlinkat(dir, name, w->target, sizeof(w->target) - 1);
+	if (k <= 0)
+		return log_err(w->s->c->log, k ? errno : EINVAL, "pid %d: mount %s: %s:",
+			       w->s->pid, w->m->mp, w->path);
+	w->target[k] = 0;
+	f->target_len = k + 1;
+	return 0;
+}
+
 static int walk_file(struct walk *w, int dir, const char *name)
 {
 	struct cpt_ctx *c = w->s->c;
 	struct rec_mnt_file f = { 0 };
-	char target[CKPT_PATH_MAX];
 	struct stat sb;
 	int fd = -1, ret;
-	ssize_t k;
 
 	if (fstatat(dir, name, &sb, AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
 		return log_err(c->log, errno, "pid %d: mount %s: %s:", w->s->pid, w->m->mp,
@@ -587,37 +625,8 @@ static int walk_file(struct walk *w, int dir, const char *name)
 		if (fd < 0)
 			return log_err(c->log, errno, "pid %d: mount %s: %s:", w->s->pid,
 				       w->m->mp, w->path);
-		k = flistxattr(fd, NULL, 0);
-	} else {
-		char p[64 + 256];
-
-		snprintf(p, sizeof(p), "/proc/self/fd/%d/%s", dir, name);
-		k = llistxattr(p, NULL, 0);
 	}
-	if (k > 0)
-		ret = walk_refuse(w, "it has extended attributes, which ckpt does not save");
-	else
-		ret = link_of(w, &sb, &f.link);
-	f.mode = sb.st_mode;
-	f.uid = sb.st_uid;
-	f.gid = sb.st_gid;
-	f.size = S_ISREG(sb.st_mode) && !f.link ? (uint64_t)sb.st_size : 0;
-	f.rdev = S_ISCHR(sb.st_mode) || S_ISBLK(sb.st_mode) ? sb.st_rdev : 0;
-	f.atime = sb.st_atim.tv_sec;
-	f.atime_ns = sb.st_atim.tv_nsec;
-	f.mtime = sb.st_mtim.tv_sec;
-	f.mtime_ns = sb.st_mtim.tv_nsec;
-	f.path_len = strlen(w->path) + 1;
-	if (!ret && S_ISLNK(sb.st_mode)) {
-		k = readlinkat(dir, name, target, sizeof(target) - 1);
-		if (k <= 0)
-			ret = log_err(c->log, k ? errno : EINVAL, "pid %d: mount %s: %s:",
-				      w->s->pid, w->m->mp, w->path);
-		else
-			target[k] = 0, f.target_len = k + 1;
-	}
-	if (!ret && f.size > MNT_FILE_SIZE_MAX)
-		ret = walk_refuse(w, "too big");
+	ret = describe(w, dir, name, fd, &sb, &f);
 	if (!ret)
 		ret = iw_begin(&c->w, REC_MNT_FILE, sizeof(f) + f.path_len + f.target_len);
 	if (!ret)
@@ -625,7 +634,7 @@ static int walk_file(struct walk *w, int dir, const char *name)
 	if (!ret)
 		ret = iw_write(&c->w, w->path, f.path_len);
 	if (!ret && f.target_len)
-		ret = iw_write(&c->w, target, f.target_len);
+		ret = iw_write(&c->w, w->target, f.target_len);
 	if (!ret)
 		ret = iw_end(&c->w);
 	w->nr++;
