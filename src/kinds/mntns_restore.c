@@ -234,10 +234,11 @@ static int set_times(struct build *b, int root, const struct mnt_model *m)
 		const struct rec_mnt_file *r = m->files[i].f;
 		struct timespec ts[2] = { { r->atime, r->atime_ns }, { r->mtime, r->mtime_ns } };
 		const char *name;
-		int dir = parent_of(root, m->files[i].path, &name);
+		int dir;
 
 		if (r->link)
-			continue;
+			continue;	/* its first name's are its own */
+		dir = parent_of(root, m->files[i].path, &name);
 		if (dir < 0 || utimensat(dir, *m->files[i].path ? name : ".", ts,
 					 AT_SYMLINK_NOFOLLOW)) {
 			int err = errno;
