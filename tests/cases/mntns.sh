@@ -19,6 +19,7 @@ t mntns_external
 # its own is refused at checkpoint, as it must be
 #t mntns_container
 #t mntns_container_external
+#t mntns_container_refused
 
 MNTDRV=$ROOT/build/test/unit/mntns_test
 
@@ -262,15 +263,16 @@ test_mntns_info() {
 		sanitizer_clean $d/err $d/info.err
 }
 
-# mnt_ct DIR: a container: its own pid and mount namespaces,
+# mnt_ct DIR [SETUP]: a container: its own pid and mount namespaces,
 # pivot_root'ed into a host directory with ro binds of /usr and /etc, a
 # tmpfs /data with files, a tmpfs /dev with a null device, its own
 # /proc.  Its init (a shell, pid 1, its fds on that /dev/null) waits for
 # /data/go, then reads its tmpfs files back and what its /proc says of
 # pid 1.  (No fd of it is open on a tmpfs file: restart checks those
-# paths against its own mounts before the container's exist.)  Its
-# init's host pid is in $init, unshare's in $up (both the caller's
-# locals), its mounts in DIR/before.
+# paths against its own mounts before the container's exist.)  SETUP:
+# shell commands run before the pivot, $r the root.  Its init's host
+# pid is in $init, unshare's in $up (both the caller's locals), its
+# mounts in DIR/before.
 mnt_ct() {
 	local d=$1 r=$1/root i
 	mkdir -p $r/usr $r/etc $r/proc $r/data $r/dev $r/old
@@ -289,6 +291,7 @@ mnt_ct() {
 		mount -t tmpfs -o mode=755,nosuid tmpfs $r/dev &&
 		mknod -m 666 $r/dev/null c 1 3 &&
 		mount -t proc -o nosuid,nodev,noexec proc $r/proc &&
+		'"${2:-true}"' &&
 		cd $r && pivot_root . old && umount -l /old && cd / &&
 		exec bash -c "exec < /dev/null > /dev/null 2>&1
 			echo READY \$\$ >> /data/out
@@ -355,4 +358,29 @@ test_mntns_container_external() {
 	[ "$(cat /proc/$root/root/etc/marker)" = other ] || { kill -9 $root; return 1; }
 	kill -9 $root
 	sanitizer_clean $d/err $d/rerr $d/rerr1
+}
+
+# A container with a mount ckpt cannot make again (a ramfs) is refused
+# at checkpoint in one line naming pid 1, the mount and its type, and
+# runs on, let go.
+test_mntns_container_refused() {
+	local d=$WORK/ct-refused up init
+	mkdir -p $d
+	mnt_ct $d 'mkdir -p $r/data/ram && mount -t ramfs ramfs $r/data/ram' || return 1
+	ckpt checkpoint --kill -o $d/img $init 2> $d/err
+	[ $? = 1 ] || { echo "checkpoint did not fail"; kill -9 $up; return 1; }
+	cat $d/err
+	[ "$(wc -l < $d/err)" = 1 ] &&
+		grep -q "pid 1: mount /data/ram (ramfs): its filesystem is not mounted anywhere on the host" $d/err ||
+		{ kill -9 $up; return 1; }
+	sleep 0.2
+	[ "$(awk '/TracerPid/ {print $2}' /proc/$init/status)" = 0 ] || { kill -9 $up; return 1; }
+	touch /proc/$init/root/data/go
+	for ((i = 0; i < 500; i++)); do
+		grep -q PASS /proc/$init/root/data/out 2> /dev/null && break
+		sleep 0.01
+	done
+	grep -q "^pid 1: bash 1$" /proc/$init/root/data/out || { kill -9 $up; return 1; }
+	kill -9 $up
+	sanitizer_clean $d/err
 }
