@@ -328,9 +328,10 @@ static int finish(struct cpt_ctx *c, int ret)
 /* @host: a container's engine (container.c) runs it, inside, with the
  * namespaces of its caller; NULL for any other tree. */
 static int checkpoint_run(pid_t pid, int fd, unsigned long flags, int logfd,
-			  struct ckpt_result *res, const struct ns_ids *host)
+			  struct ckpt_result *res, const struct ns_ids *host, pid_t host_pid)
 {
-	struct ckpt_log log = { .fd = logfd, .verbose = flags & CKPT_VERBOSE };
+	struct ckpt_log log = { .fd = logfd, .verbose = flags & CKPT_VERBOSE,
+				.container = host ? host_pid : 0 };
 	struct cpt_ctx c = { .log = &log, .flags = flags, .cancelled = &cancelled,
 			     .host_ns = host };
 	int ret;
@@ -364,7 +365,7 @@ int ckpt_checkpoint_r(pid_t pid, int fd, unsigned long flags, int logfd,
 
 	if (pid > 0 && container_root(pid, &log))
 		return container_checkpoint(pid, fd, flags, logfd, res, checkpoint_run);
-	return checkpoint_run(pid, fd, flags, logfd, res, NULL);
+	return checkpoint_run(pid, fd, flags, logfd, res, NULL, 0);
 }
 
 int ckpt_checkpoint(pid_t pid, int fd, unsigned long flags, int logfd)

@@ -181,7 +181,7 @@ static void cpt_engine(pid_t pid, int fd, unsigned long flags, int logfd, int re
 		if (ret)
 			set_result(&res, pid, &log);
 		else
-			ret = checkpoint(1, fd, flags, logfd, &res, host);
+			ret = checkpoint(1, fd, flags, logfd, &res, host, pid);
 		res.pid = pid;
 		report(rep, ret, &res);
 		/* the init, which the checkpoint left held (tree_kill()),

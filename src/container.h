@@ -15,9 +15,11 @@
  * engine's pid namespace (never a flag of the API, nor of an image) */
 #define CKPT_ROOT_MADE	(1UL << 40)
 
-/* The checkpoint the engine runs: @host, the namespaces of ckpt's caller. */
+/* The checkpoint the engine runs: @host, the namespaces of ckpt's caller;
+ * @host_pid, the init's pid there (for messages). */
 typedef int (*checkpoint_fn)(pid_t pid, int fd, unsigned long flags, int logfd,
-			     struct ckpt_result *res, const struct ns_ids *host);
+			     struct ckpt_result *res, const struct ns_ids *host,
+			     pid_t host_pid);
 
 /* What the outer restart hands its engine besides the options: the
  * namespaces to join, opened before the root was cloned, so that the

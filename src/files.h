@@ -39,6 +39,11 @@ struct fd_probe {
 	int via_fd;
 };
 
+/* fdtable.c: in a container with its own mount namespace, whether the
+ * file @p is open on a mount outside it (a host file its runtime gave
+ * it), which no path inside the container reaches. */
+bool fd_outside_mounts(struct cpt_ctx *c, const struct fd_probe *p);
+
 /* A description at restart: its record, checked by its kind. */
 struct rst_file {
 	struct rec_file f;

@@ -27,6 +27,8 @@ static void log_emit(struct ckpt_log *l, const char *level, int err,
 	if (l->pos)
 		n += snprintf(line + n, sizeof(line) - n, "[pos %llu]",
 			      (unsigned long long)*l->pos);
+	if (l->container)
+		n += snprintf(line + n, sizeof(line) - n, "[container %d]", l->container);
 	if (l->pid)
 		n += snprintf(line + n, sizeof(line) - n, "[pid %d]", l->pid);
 	if (n < sizeof(line))

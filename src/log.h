@@ -10,6 +10,7 @@ struct ckpt_log {
 	int fd;			/* where messages go, -1 for nowhere */
 	bool verbose;		/* also log progress, not only errors */
 	pid_t pid;		/* task being worked on, for context */
+	pid_t container;	/* a container's engine: its init's host pid */
 	const uint64_t *pos;	/* stream position, for context */
 	int err;		/* first error, positive errno */
 	char msg[512];		/* first error message */

@@ -1175,6 +1175,14 @@ forged "NS_UTS reserved 1"         --expect "bad NS_UTS" insert --at after:TASK 
 forged "NS_UTS twice"              --expect "bad NS_UTS" insert --at after:TASK --type NS_UTS --payload "$(utsrec 68 64 "$(zeros 6)")" \
 	--type NS_UTS --payload "$(utsrec 68 64 "$(zeros 6)")"
 forged "NS_UTS 135 bytes"          insert --at after:TASK --type NS_UTS --payload "$(utsrec 68 64 "$(zeros 5)")"
+# a container's namespaces (NS: own, shared; NS_TIME: two clocks), in an
+# image that is no container's (no HEAD_CONTAINER, root not pid 1)
+forged "NS in a plain image"        --expect "bad NS record" insert --at after:TASK --type NS \
+	--payload "$(le 4 0x11)$(le 4 0xee)$(zeros 8)"
+forged "NS_TIME without NS"         --expect "bad NS_TIME" insert --at after:TASK --type NS_TIME \
+	--payload "$(le 8 1000)$(le 8 2000)"
+forged "HEAD container flag, root not pid 1" --expect "bad task count, pid or flags" \
+	edit -r HEAD --or flags=0x80000000
 # the root's mounts (MNT 250, MNT_FILE 251, MNT_DATA 252)
 mntrec() {	# ID PARENT HOW FLAGS SB_RO SHARED MASTER PROP BIND_OF RESERVED MP TYPE SOURCE ROOT OPTS HOST
 	local h= str= i v

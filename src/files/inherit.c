@@ -1,6 +1,7 @@
 /* inherit.c - stdio (fds 0-2) that is a pipe, socket or terminal held by
- * whoever started the target: at restart the process gets the stdio of
- * `ckpt restart` in its place, the way a shell job would. */
+ * whoever started the target, or in a container a file outside its
+ * mounts (its runtime's /dev/null or log): at restart the process gets
+ * the stdio of `ckpt restart` in its place, the way a shell job would. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <sys/sysmacros.h>
@@ -18,7 +19,8 @@ static bool inherit_match(struct cpt_ctx *c, const struct fd_probe *p)
 {
 	return p->fd <= 2 &&
 	       (S_ISFIFO(p->st.st_mode) || S_ISSOCK(p->st.st_mode) ||
-		(S_ISCHR(p->st.st_mode) && is_tty(p->st.st_rdev)));
+		(S_ISCHR(p->st.st_mode) && is_tty(p->st.st_rdev)) ||
+		fd_outside_mounts(c, p));
 }
 
 static int inherit_load(struct rst_ctx *c, struct rst_file *f)

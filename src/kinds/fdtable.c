@@ -24,6 +24,7 @@
 #include "../files.h"
 #include "../model.h"
 #include "cuda.h"
+#include "ns.h"
 
 #define MAX_FDS (1 << 20)
 
@@ -130,6 +131,25 @@ static int probe(struct cpt_ctx *c, struct cpt_task *t, int fd,
 	return probe_in(c, t, t->pid, fd, p, fdinfo);
 }
 
+bool fd_outside_mounts(struct cpt_ctx *c, const struct fd_probe *p)
+{
+	const char *q = strstr(p->fdinfo ? p->fdinfo : "", "mnt_id:");
+	mode_t m = p->st.st_mode & S_IFMT;
+	char key[32], *mi = NULL;
+	bool found;
+
+	if (!c->host_ns || !NS_OWN(c, NS_MNT) || !q || p->link[0] != '/' ||
+	    (m != S_IFREG && m != S_IFDIR && m != S_IFCHR && m != S_IFBLK && m != S_IFIFO))
+		return false;
+	/* a line of mountinfo starts with the mount's id */
+	snprintf(key, sizeof(key), "\n%lu ", strtoul(q + 7, NULL, 10));
+	if (proc_read(p->pid, "mountinfo", &mi, NULL))
+		return false;	/* the file's kind says what is wrong */
+	found = !strncmp(mi, key + 1, strlen(key + 1)) || strstr(mi, key);
+	free(mi);
+	return !found;
+}
+
 static const struct file_ops *probe_kind(struct cpt_ctx *c,
 					 const struct fd_probe *p)
 {
@@ -212,6 +232,11 @@ static int dump_file(struct cpt_ctx *c, const struct fd_probe *p, uint32_t *id)
 		return log_err(c->log, EOPNOTSUPP,
 			       "pid %d fd %d: unsupported kind of file %s%s (use --skip-unsupported to leave it out)",
 			       p->pid, p->fd, p->link, why_not(p));
+	/* opened by path at restart, inside the container: where it is not */
+	if (ops != &file_inherit && fd_outside_mounts(c, p))
+		return log_err(c->log, EOPNOTSUPP,
+			       "pid %d fd %d: %s is on a mount outside the container's mount namespace, where restart could not open it",
+			       p->pid, p->fd, p->link);
 	ret = write_file(c, p, ops, &f);
 	if (!ret)
 		*id = f.id;

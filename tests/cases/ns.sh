@@ -162,6 +162,10 @@ test_ns_container() {
 	ckpt info $d/img > $d/info || return 1
 	grep -q "^NS .*own=pid,uts " $d/info && grep -q "^TASK .*pid=1 " $d/info ||
 		{ note "no container in the image"; return 1; }
+	# without its NS record, a container's image is refused
+	$PYTHON tests/forge.py drop $d/img $d/img.forged -r NS > /dev/null || return 1
+	ckpt info $d/img.forged > /dev/null 2> $d/ferr
+	[ $? = 1 ] && grep -q "needs its NS record" $d/ferr || { cat $d/ferr; rc=1; }
 	root=$(ckpt restart --detach $d/img 2> $d/rerr) || { cat $d/rerr; return 1; }
 	container_ok $root ckpt-ct || rc=1
 	ckpt checkpoint --kill -o $d/img2 $root 2>> $d/err || { cat $d/err; kill -9 $root; return 1; }
@@ -298,5 +302,31 @@ test_ns_container_time() {
 	[ "$(readlink /proc/$child/ns/time)" = "$(readlink /proc/$root/ns/time)" ] || { note "child not in it"; rc=1; }
 	touch $d/go
 	wait_for $d/out '^PASS' 20 || rc=1
+	container_forged $d/img || rc=1
 	[ $rc = 0 ] && sanitizer_clean $d/err $d/rerr
+}
+
+# A container's image (with its own time namespace) forged, every
+# checksum valid: `ckpt info` and restart refuse it, saying why.
+container_forged() {	# IMG
+	local img=$1 f=$1.forged rc=0 name args pat
+	while IFS='|' read -r name pat args; do
+		eval "$PYTHON tests/forge.py $args" > /dev/null || { note "forge: $name"; rc=1; continue; }
+		ckpt info $f > /dev/null 2> $f.err
+		[ $? = 1 ] && grep -q "$pat" $f.err && sanitizer_clean $f.err ||
+			{ note "$name: $(cat $f.err)"; rc=1; }
+		ckpt restart --detach $f > /dev/null 2> $f.err
+		[ $? = 125 ] && grep -q "$pat" $f.err || { note "$name (restart): $(cat $f.err)"; rc=1; }
+	done <<EOF2
+no NS|bad NS_TIME|drop $img $f -r NS
+NS own user|bad NS record|edit $img $f -r NS --set-u32 0=0x71
+NS own and shared|bad NS record|edit $img $f -r NS --set-u32 4=0x1
+NS without pid|bad NS record|edit $img $f -r NS --set-u32 0=0x50
+NS twice|bad NS record|dup -r NS $img $f
+no NS_TIME|NS_TIME for its own|drop $img $f -r NS_TIME
+NS_TIME boot before monotonic|bad NS_TIME|edit $img $f -r NS_TIME --set-u64 8=1
+NS_TIME negative|bad NS_TIME|edit $img $f -r NS_TIME --set-u64 0=0xffffffffffffffff
+HEAD not container|bad task count, pid or flags|edit $img $f -r HEAD --set flags=0
+EOF2
+	return $rc
 }

@@ -1,0 +1,163 @@
+# container.sh - whole containers, as issue 15 asks them shown: (a) one
+# built with unshare and pivot_root serving on its own loopback, (b) one
+# run by runc, (c) one migrated between two "hosts" (network namespaces)
+# through a pipe, a client's TCP connection to it surviving the move.
+t container_a
+t container_runc	needs runc
+t container_migrate
+
+# The server of (a) and (c): counts the requests it answers on PORT (a
+# connection each, or a line each on a kept connection), from files it
+# keeps in its tmpfs.
+CT_SERVER='
+import os, socket, sys, threading
+port, state = int(sys.argv[1]), sys.argv[2]
+n = int(open(state).read()) if os.path.exists(state) else 0
+lock = threading.Lock()
+def answer():
+    global n
+    with lock:
+        n += 1
+        open(state, "w").write(str(n))
+        return ("%d %s\n" % (n, socket.gethostname())).encode()
+def serve(c):
+    f = c.makefile("rb")
+    for line in f:
+        c.sendall(answer())
+    c.close()
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("", port))
+s.listen(8)
+print("READY", os.getpid(), flush=True)
+while True:
+    c, _ = s.accept()
+    threading.Thread(target=serve, args=(c,), daemon=True).start()
+'
+
+# One request from inside PID's network namespace: the answer line.
+ct_ask() {	# PID PORT
+	nsenter -t $1 -n $PYTHON -c '
+import socket, sys
+c = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5)
+c.sendall(b"hi\n")
+print(c.makefile().readline().strip())' $2
+}
+
+# (a): a container with its own pid, mount, uts, ipc and net namespaces,
+# pivot_root'ed into a tmpfs holding ro binds of the host's /usr and
+# /etc, its files in a tmpfs, its own /proc, a hostname, its loopback
+# up, and a server on port 8080 as pid 1.  Prints its host pid when it
+# serves.
+ct_a_start() {	# DIR
+	local d=$1 r=$1/root i pid
+	mkdir -p $r
+	printf '%s' "$CT_SERVER" > $d/server.py
+	unshare --mount --propagation private --pid --fork --uts --ipc --net bash -c '
+		r='$r'
+		mount -t tmpfs -o mode=755 tmpfs $r &&
+		mkdir $r/usr $r/etc $r/proc $r/data $r/old &&
+		ln -s usr/bin $r/bin && ln -s usr/lib $r/lib && ln -s usr/lib64 $r/lib64 &&
+		mount --bind /usr $r/usr && mount -o remount,bind,ro $r/usr &&
+		mount --bind /etc $r/etc && mount -o remount,bind,ro $r/etc &&
+		mount -t tmpfs -o size=8m,mode=700 tmpfs $r/data &&
+		cp '$d'/server.py $r/data/ &&
+		mount -t proc proc $r/proc &&
+		hostname ct-a && ip link set lo up &&
+		cd $r && pivot_root . old && umount -l /old && rmdir /old &&
+		cd / && exec setsid python3 /data/server.py 8080 /data/count' > $d/out 2>&1 < /dev/null &
+	for ((i = 0; i < 1000; i++)); do
+		grep -q READY $d/out 2>/dev/null && break
+		sleep 0.01
+	done
+	pid=$(pgrep -P $! python3)
+	[ -n "$pid" ] || { cat $d/out >&2; return 1; }
+	echo $pid
+}
+
+test_container_a() {
+	local d=$WORK/ct-a init root a rc=0
+	mkdir -p $d
+	init=$(ct_a_start $d) || return 1
+	for i in 1 2 3; do a=$(ct_ask $init 8080); done
+	[ "$a" = "3 ct-a" ] || { note "before: '$a'"; kill -9 $init; return 1; }
+	ckpt checkpoint --kill -o $d/img $init 2> $d/err || { cat $d/err; kill -9 $init; return 1; }
+	gone $init || return 1
+	root=$(ckpt restart --detach $d/img 2> $d/rerr) || { cat $d/rerr; return 1; }
+	[ "$(awk '/^NSpid/ { print $NF }' /proc/$root/status)" = 1 ] || { note "not pid 1"; rc=1; }
+	a=$(ct_ask $root 8080)
+	[ "$a" = "4 ct-a" ] || { note "after: '$a'"; rc=1; }
+	# from inside its namespace only
+	$PYTHON -c 'import socket; socket.create_connection(("127.0.0.1", 8080), timeout=2)' 2> /dev/null &&
+		{ note "reached from outside its namespace"; rc=1; }
+	[ "$(cat /proc/$root/root/data/count)" = 4 ] || rc=1
+	grep -q " / / .* - tmpfs " /proc/$root/mountinfo && grep -q " /usr ro" /proc/$root/mountinfo ||
+		{ note "mounts: $(cat /proc/$root/mountinfo)"; rc=1; }
+	kill -9 $root
+	[ $rc = 0 ] && sanitizer_clean $d/err $d/rerr
+}
+
+# (b): a container run by runc from a busybox-static rootfs, its own pid,
+# mount (pivot_root, proc, tmpfs /dev, devpts, mqueue, sysfs, cgroups,
+# masked and read-only paths), net, ipc and uts namespaces, serving
+# HTTP on its loopback (busybox httpd, a CGI script counting requests).
+# Checkpointed from the host by its init's pid, ended, restarted: pid 1
+# of a new pid namespace, serving and counting on.
+ct_runc_bundle() {	# DIR
+	local d=$1 r=$1/rootfs c
+	mkdir -p $r/bin $r/proc $r/dev $r/sys $r/tmp $r/www/cgi-bin
+	cp /bin/busybox $r/bin/
+	for c in sh cat echo httpd expr sleep; do ln -sf busybox $r/bin/$c; done
+	cat > $r/www/cgi-bin/count <<'SH'
+#!/bin/sh
+n=$(cat /tmp/count 2>/dev/null || echo 0)
+n=$(expr $n + 1)
+echo $n > /tmp/count
+printf 'Content-Type: text/plain\r\n\r\n%s\n' "$n"
+SH
+	chmod 755 $r/www/cgi-bin/count
+	(cd $d && runc spec) || return 1
+	$PYTHON - $d/config.json <<'PY'
+import json, sys
+p = sys.argv[1]
+c = json.load(open(p))
+c["process"]["terminal"] = False
+c["process"]["args"] = ["/bin/httpd", "-f", "-p", "127.0.0.1:8080", "-h", "/www"]
+c["root"]["readonly"] = False
+c["hostname"] = "ct-runc"
+json.dump(c, open(p, "w"), indent=1)
+PY
+}
+
+# GET http://127.0.0.1:8080/PATH from inside PID's network namespace.
+ct_http() {	# PID PATH
+	nsenter -t $1 -n $PYTHON -c '
+import sys, urllib.request
+print(urllib.request.urlopen("http://127.0.0.1:8080" + sys.argv[1], timeout=5).read().decode().strip())' $2
+}
+
+test_container_runc() {
+	local d=$WORK/ct-runc id=ckpt-test-$$ init root a rc=0
+	mkdir -p $d
+	ct_runc_bundle $d || return 1
+	(cd $d && runc create $id < /dev/null > /dev/null 2>&1) || { note "runc create failed"; return 1; }
+	init=$(runc state $id | $PYTHON -c 'import json, sys; print(json.load(sys.stdin)["pid"])')
+	nsenter -t $init -n ip link set lo up
+	runc start $id || { runc delete -f $id; return 1; }
+	for ((i = 0; i < 200; i++)); do
+		a=$(ct_http $init /cgi-bin/count 2> /dev/null) && break
+		sleep 0.05
+	done
+	a=$(ct_http $init /cgi-bin/count)
+	[ "$a" = 2 ] || { note "before: '$a'"; runc delete -f $id; return 1; }
+	ckpt checkpoint --kill -o $d/img $init 2> $d/err || { cat $d/err; runc delete -f $id; return 1; }
+	gone $init || return 1
+	runc delete -f $id > /dev/null 2>&1
+	root=$(ckpt restart --detach $d/img 2> $d/rerr) || { cat $d/rerr; return 1; }
+	[ "$(awk '/^NSpid/ { print $NF }' /proc/$root/status)" = 1 ] || { note "not pid 1"; rc=1; }
+	[ "$(nsenter -t $root -u hostname)" = ct-runc ] || rc=1
+	a=$(ct_http $root /cgi-bin/count)
+	[ "$a" = 3 ] || { note "after: '$a'"; rc=1; }
+	kill -9 $root
+	[ $rc = 0 ] && sanitizer_clean $d/err $d/rerr
+}
