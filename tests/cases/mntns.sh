@@ -294,6 +294,7 @@ mnt_ct() {
 		'"${2:-true}"' &&
 		cd $r && pivot_root . old && umount -l /old && cd / &&
 		exec bash -c "exec < /dev/null > /dev/null 2>&1
+			exec 10<&-	# (bash kept the host'"'"'s stdin there)
 			echo READY \$\$ >> /data/out
 			while [ ! -e /data/go ]; do sleep 0.02; done
 			{ echo \"a: \$(cat /data/a) link: \$(cat /data/dir/link)\"
