@@ -245,7 +245,7 @@ test_mntns_info() {
 	"$AUX/holder" plain $d/go > $d/out 2>&1 < /dev/null &
 	wait_for $d/out READY || return 1
 	pid=$(awk '/READY/ { print $2 }' $d/out)
-	ckpt checkpoint --kill -o $d/img $pid 2> $d/err || { cat $d/err; return 1; }
+	ckpt checkpoint --kill -o $d/img $pid 2> $d/err || { cat $d/err; kill -9 $pid; return 1; }
 	. <(sed -n '/^le() {/,/^}/p; /^zeros()/p; /^strhex()/p; /^mntrec() {/,/^}/p;
 		/^mntfile() {/,/^}/p; /^mntdata()/p' "$ROOT/tests/bad_images.sh")
 	"$PYTHON" "$ROOT/tests/forge.py" insert $d/img $d/mnt.img --at after:TASK \
@@ -307,7 +307,7 @@ mnt_ct() {
 		[ -n "$init" ] && grep -q READY /proc/$init/root/data/out 2> /dev/null && break
 		sleep 0.01
 	done
-	grep -q "READY 1" /proc/$init/root/data/out || { cat $d/setup.out; kill -9 $up; return 1; }
+	grep -q "READY 1" /proc/$init/root/data/out || { cat $d/setup.out; kill -9 $init $up; return 1; }
 	mnt_fields $init > $d/before
 }
 
@@ -319,7 +319,7 @@ test_mntns_container() {
 	mkdir -p $d
 	mnt_ct $d || return 1
 	step "checkpoint"
-	ckpt checkpoint --kill -o $d/img $init 2> $d/err || { cat $d/err; kill -9 $up; return 1; }
+	ckpt checkpoint --kill -o $d/img $init 2> $d/err || { cat $d/err; kill -9 $init $up; return 1; }
 	wait $up
 	gone $init || return 1
 	ckpt info $d/img > $d/info || return 1
@@ -348,7 +348,7 @@ test_mntns_container_external() {
 	mkdir -p $d/etc2
 	echo other > $d/etc2/marker
 	mnt_ct $d || return 1
-	ckpt checkpoint --kill -o $d/img $init 2> $d/err || { cat $d/err; kill -9 $up; return 1; }
+	ckpt checkpoint --kill -o $d/img $init 2> $d/err || { cat $d/err; kill -9 $init $up; return 1; }
 	wait $up
 	gone $init || return 1
 	ckpt restart --detach --external "mnt[/data]:$d/etc2" $d/img 2> $d/rerr1 && return 1
@@ -369,19 +369,19 @@ test_mntns_container_refused() {
 	mkdir -p $d
 	mnt_ct $d 'mkdir -p $r/data/ram && mount -t ramfs ramfs $r/data/ram' || return 1
 	ckpt checkpoint --kill -o $d/img $init 2> $d/err
-	[ $? = 1 ] || { echo "checkpoint did not fail"; kill -9 $up; return 1; }
+	[ $? = 1 ] || { echo "checkpoint did not fail"; kill -9 $init $up; return 1; }
 	cat $d/err
 	[ "$(wc -l < $d/err)" = 1 ] &&
 		grep -q "pid 1: mount /data/ram (ramfs): its filesystem is not mounted anywhere on the host" $d/err ||
-		{ kill -9 $up; return 1; }
+		{ kill -9 $init $up; return 1; }
 	sleep 0.2
-	[ "$(awk '/TracerPid/ {print $2}' /proc/$init/status)" = 0 ] || { kill -9 $up; return 1; }
+	[ "$(awk '/TracerPid/ {print $2}' /proc/$init/status)" = 0 ] || { kill -9 $init $up; return 1; }
 	touch /proc/$init/root/data/go
 	for ((i = 0; i < 500; i++)); do
 		grep -q PASS /proc/$init/root/data/out 2> /dev/null && break
 		sleep 0.01
 	done
-	grep -q "^pid 1: bash 1$" /proc/$init/root/data/out || { kill -9 $up; return 1; }
-	kill -9 $up
+	grep -q "^pid 1: bash 1$" /proc/$init/root/data/out || { kill -9 $init $up; return 1; }
+	kill -9 $init $up
 	sanitizer_clean $d/err
 }
