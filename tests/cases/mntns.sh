@@ -51,9 +51,8 @@ mnt_container() {
 		exec sleep 1000' > $d/out 2>&1 &
 	for ((i = 0; i < 500; i++)); do
 		pid=$(pgrep -P $! sleep)
-		[ -n "$pid" ] && [ "$(readlink /proc/$pid/root)" = / ] &&
-			grep -q " / / " /proc/$pid/mountinfo 2> /dev/null &&
-			! grep -q " /old " /proc/$pid/mountinfo && break
+		# the sleep: exec'd once pivoted, the old root detached
+		[ -n "$pid" ] && break
 		sleep 0.01
 	done
 	[ -n "$pid" ] || { cat $d/out >&2; return 1; }
