@@ -403,3 +403,94 @@ const struct kind_ops kind_mntns = {
 	.free_ctx = mntns_free_ctx,
 	.show = mntns_show,
 };
+
+/* ---- paths of the container, before its mounts exist ---- */
+
+/* The mount of @st whose mountpoint holds @path (relative), the last
+ * (topmost) of the deepest: *rest, the path below it. */
+static int mount_of(const struct mntns_rst *st, const char *path, const char **rest)
+{
+	int best = -1;
+	size_t len = 0;
+
+	for (uint32_t i = 0; i < st->nr; i++) {
+		const char *mp = st->mnts[i].mp;
+		size_t n = strlen(mp);
+
+		if (n && (strncmp(path, mp, n) || (path[n] && path[n] != '/')))
+			continue;
+		if (best < 0 || n >= len) {
+			best = i;
+			len = n;
+		}
+	}
+	*rest = path + len + (path[len] == '/');
+	return best;
+}
+
+static void file_stat(const struct rec_mnt_file *f, struct stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_mode = f->mode;
+	st->st_uid = f->uid;
+	st->st_gid = f->gid;
+	st->st_size = f->size;
+	st->st_rdev = f->rdev;
+	st->st_nlink = 1;
+	st->st_atim = (struct timespec){ f->atime, f->atime_ns };
+	st->st_mtim = (struct timespec){ f->mtime, f->mtime_ns };
+}
+
+/* @rest in mount @i (following MNT_PEER to the mount it binds). */
+static int stat_in(const struct mntns_rst *st, int i, const char *rest, bool follow,
+		   struct stat *out)
+{
+	char buf[2][CKPT_PATH_MAX + 1];
+	const struct mnt_model *m;
+
+	/* a bind_of is always an earlier mount: this ends */
+	for (int k = 0; st->mnts[i].m->how == MNT_PEER; k ^= 1) {
+		if ((size_t)snprintf(buf[k], sizeof(buf[k]), "%s%s%s", st->mnts[i].root,
+				     *st->mnts[i].root && *rest ? "/" : "", rest) >= sizeof(buf[k]))
+			return 1;
+		rest = buf[k];
+		i = st->mnts[i].bind_of;
+	}
+	m = &st->mnts[i];
+	if (m->m->how == MNT_BIND) {
+		const char *h = m->external ? m->external : m->host;
+		char host[CKPT_PATH_MAX + 1];
+
+		if ((size_t)snprintf(host, sizeof(host), "%s%s%s", h,
+				     strcmp(h, "/") && *rest ? "/" : "", rest) >= sizeof(host))
+			return 1;
+		return (follow ? stat(host, out) : lstat(host, out)) ? -errno : 0;
+	}
+	if (m->m->how != MNT_NEW_TMPFS)
+		return 1;
+	for (uint32_t k = 0; k < m->nr_files; k++) {
+		const struct rec_mnt_file *f = m->files[k].f;
+
+		if (strcmp(m->files[k].path, rest))
+			continue;
+		if (S_ISLNK(f->mode) && follow)
+			return 1;
+		file_stat(f->link ? m->files[f->link - 1].f : f, out);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+int mntns_stat(struct rst_ctx *c, const char *path, bool follow, struct stat *st)
+{
+	const struct mntns_rst *s = mntns_state(c);
+	const char *rest;
+	int i;
+
+	if (!s || !s->nr || !NS_OWN(c, NS_MNT))
+		return -EINVAL;
+	if (path[0] != '/')
+		return -ENOENT;
+	i = mount_of(s, path + 1, &rest);
+	return i < 0 ? 1 : stat_in(s, i, rest, follow, st);
+}

@@ -13,6 +13,8 @@
 #define CKPT_KINDS_MNTNS_H
 
 #include <stdint.h>
+#include <stdbool.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "../kinds.h"
@@ -78,5 +80,15 @@ int mntns_build(struct rst_ctx *c, const struct mntns_rst *st, pid_t pid);
 
 /* The loaded mounts: the model's (NULL if the image has none). */
 struct mntns_rst *mntns_state(struct rst_ctx *c);
+
+/* Restart, before any process (a kind's check()): what the container's
+ * absolute @path will be once its mounts are made, as lstat() (or with
+ * @follow, stat()) would find it there: a tmpfs file from its MNT_FILE,
+ * a host bind's through its host path (or --external's).  0 and *st
+ * filled; 1: a path the image cannot tell of before restart (proc,
+ * sysfs, a new instance, a symlink ckpt does not follow); -ENOENT: no
+ * such file; -EINVAL: the image has no mounts of its own (stat() it as
+ * ever). */
+int mntns_stat(struct rst_ctx *c, const char *path, bool follow, struct stat *st);
 
 #endif

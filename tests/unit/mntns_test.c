@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ckpt.h"
@@ -163,6 +164,69 @@ static void test_forged(void)
 	kind_mntns.free_ctx(mntns_state(&c));
 }
 
+/* A MNT_FILE of @mode, @size, @path (and @target) into @buf: its length. */
+static size_t file_rec(char *buf, uint32_t mode, uint64_t size, const char *path,
+		       const char *target)
+{
+	struct rec_mnt_file f = { .mode = mode, .size = size, .mtime = 77,
+				  .path_len = strlen(path) + 1,
+				  .target_len = target ? strlen(target) + 1 : 0 };
+
+	memcpy(buf, &f, sizeof(f));
+	memcpy(buf + sizeof(f), path, f.path_len);
+	if (target)
+		memcpy(buf + sizeof(f) + f.path_len, target, f.target_len);
+	return sizeof(f) + f.path_len + f.target_len;
+}
+
+/* mntns_stat(): the container's paths, from the model alone. */
+static void test_stat(void)
+{
+	struct ckpt_log log = { .fd = -1 };
+	struct rst_task t = { .pid = 1 };
+	struct rst_task *tasks[1] = { &t };
+	struct rst_ctx c = { .log = &log, .tasks = tasks, .nr_tasks = 1 };
+	const char *root[6] = { "", "tmpfs", "tmpfs", "", "", "" };
+	const char *usr[6] = { "host", "ext4", "/dev/x", "usr", "", "/usr" };
+	const char *proc[6] = { "proc", "proc", "proc", "", "", "" };
+	const char *peer[6] = { "again", "ext4", "/dev/x", "bin", "", "" };
+	char buf[512];
+	struct stat st;
+	size_t n;
+
+	n = mnt_rec(buf, (struct rec_mnt){ .id = 1, .how = MNT_NEW_TMPFS }, root);
+	CHECK(load_one(&c, REC_MNT, buf, n) == 0, "stat: root");
+	n = file_rec(buf, S_IFDIR | 0755, 0, "", NULL);
+	CHECK(load_one(&c, REC_MNT_FILE, buf, n) == 0, "stat: root dir");
+	n = file_rec(buf, S_IFREG | 0640, 5, "a", NULL);
+	CHECK(load_one(&c, REC_MNT_FILE, buf, n) == 0, "stat: a");
+	n = file_rec(buf, S_IFLNK | 0777, 0, "l", "a");
+	CHECK(load_one(&c, REC_MNT_FILE, buf, n) == 0, "stat: l");
+	n = mnt_rec(buf, (struct rec_mnt){ .id = 2, .parent = 1, .how = MNT_BIND }, usr);
+	CHECK(load_one(&c, REC_MNT, buf, n) == 0, "stat: host");
+	n = mnt_rec(buf, (struct rec_mnt){ .id = 3, .parent = 1, .how = MNT_NEW }, proc);
+	CHECK(load_one(&c, REC_MNT, buf, n) == 0, "stat: proc");
+	n = mnt_rec(buf, (struct rec_mnt){ .id = 4, .parent = 1, .how = MNT_PEER, .bind_of = 2 },
+		    peer);
+	CHECK(load_one(&c, REC_MNT, buf, n) == 0, "stat: peer");
+	CHECK(mntns_stat(&c, "/a", false, &st) == -EINVAL, "no own mount namespace: stat as ever");
+	c.ns_own = 1u << NS_MNT;
+	CHECK(mntns_stat(&c, "/a", true, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 5 &&
+	      st.st_mtim.tv_sec == 77, "a tmpfs file");
+	CHECK(mntns_stat(&c, "/", false, &st) == 0 && S_ISDIR(st.st_mode), "the root");
+	CHECK(mntns_stat(&c, "/nope", false, &st) == -ENOENT, "no such tmpfs file");
+	CHECK(mntns_stat(&c, "/l", false, &st) == 0 && S_ISLNK(st.st_mode), "a symlink");
+	CHECK(mntns_stat(&c, "/l", true, &st) == 1, "a symlink followed: not known");
+	CHECK(mntns_stat(&c, "/host/bin", true, &st) == 0 && S_ISDIR(st.st_mode),
+	      "a host bind's directory");
+	CHECK(mntns_stat(&c, "/host/no-such-dir", true, &st) == -ENOENT, "a host bind's missing file");
+	CHECK(mntns_stat(&c, "/again/sh", true, &st) == 0 && S_ISREG(st.st_mode),
+	      "a bind of part of another (/usr/bin/sh)");
+	CHECK(mntns_stat(&c, "/proc/self", false, &st) == 1, "a proc file: not known");
+	CHECK(mntns_stat(&c, "/hostx", false, &st) == -ENOENT, "a name that only starts as a mountpoint");
+	kind_mntns.free_ctx(mntns_state(&c));
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "save"))
@@ -170,6 +234,7 @@ int main(int argc, char **argv)
 	if (argc >= 4 && !strcmp(argv[1], "restore"))
 		return restore(atoi(argv[2]), argv[3], (const char *const *)argv + 4, argc - 4);
 	test_forged();
+	test_stat();
 	printf("mntns_test: %d checks, %d failed\n", checks, failures);
 	return failures != 0;
 }
