@@ -32,6 +32,7 @@
 #include <linux/sched.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -89,6 +90,17 @@ static int engine_proc(struct ckpt_log *log)
 	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL))
 		return log_err(log, errno, "container: mounting its /proc:");
 	return 0;
+}
+
+/* A child of ours ends if we do: an engine whose caller was killed must
+ * not go on with a checkpoint or restart that nobody will report.
+ * @parent: getppid() while we live (0 for the engine, whose parent is
+ * outside its pid namespace). */
+static void die_with_parent(pid_t parent)
+{
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(125);
 }
 
 /* Fork the engine into the pid namespace we joined (pid_for_children),
@@ -176,7 +188,10 @@ static void cpt_engine(pid_t pid, int fd, unsigned long flags, int logfd, int re
 	close(pidfd);
 	e = fork_engine(0);
 	if (e == 0) {
-		long ret = engine_proc(&log);
+		long ret;
+
+		die_with_parent(0);
+		ret = engine_proc(&log);
 
 		if (ret)
 			set_result(&res, pid, &log);
@@ -224,10 +239,10 @@ int container_checkpoint(pid_t pid, int fd, unsigned long flags, int logfd,
 			 struct ckpt_result *res, checkpoint_fn checkpoint)
 {
 	struct ckpt_log log = { .fd = logfd };
+	pid_t e, me = getpid();
 	struct ns_ids host;
 	int p[2], pidfd;
 	long ret;
-	pid_t e;
 
 	ret = ns_ids_read(0, &host, &log);
 	if (ret) {
@@ -244,6 +259,7 @@ int container_checkpoint(pid_t pid, int fd, unsigned long flags, int logfd,
 	}
 	e = fork();
 	if (e == 0) {
+		die_with_parent(me);
 		close(p[0]);
 		cpt_engine(pid, fd, flags, logfd, p[1], &host, checkpoint);
 	}
@@ -358,7 +374,10 @@ static void rst_engine(pid_t root, int fd, const struct ckpt_restart_opts *o,
 	close(pidfd);
 	e = fork_engine(engine_pid());
 	if (e == 0) {
-		long ret = engine_proc(&log);
+		long ret;
+
+		die_with_parent(0);
+		ret = engine_proc(&log);
 
 		if (ret)
 			set_result(&res, 0, &log);
@@ -423,9 +442,9 @@ int container_restart(int fd, const struct ckpt_restart_opts *o, struct ckpt_res
 		      restart_run_fn restart)
 {
 	struct ckpt_log log = { .fd = o->logfd };
+	pid_t root = 0, e, me = getpid();
 	struct rst_extra x = { 0 };
 	int p[2], status;
-	pid_t root = 0, e;
 	long ret;
 
 	ret = open_joins(o, &x, &log);
@@ -446,6 +465,7 @@ int container_restart(int fd, const struct ckpt_restart_opts *o, struct ckpt_res
 	}
 	e = fork();
 	if (e == 0) {
+		die_with_parent(me);
 		close(p[0]);
 		rst_engine(root, fd, o, &x, p[1], restart);
 	}

@@ -69,6 +69,12 @@ enum ckpt_rec_type {
 	REC_NS_UTS	= 210,	/* the root's own uts namespace: its names */
 	REC_NS		= 211,	/* a container's namespaces: its own, shared */
 	REC_NS_TIME	= 212,	/* its own time namespace: its clocks */
+	REC_IPC_NS	= 240,	/* the root's own ipc namespace: its sysctls */
+	REC_IPC_MSQ	= 241,	/* a SysV message queue of it */
+	REC_IPC_MSG	= 242,	/* a message queued on the last IPC_MSQ */
+	REC_IPC_SEM	= 243,	/* a SysV semaphore set of it, its values */
+	REC_IPC_MQ	= 244,	/* a POSIX message queue of it */
+	REC_IPC_MQ_MSG	= 245,	/* a message queued on the last IPC_MQ */
 	REC_MNT		= 250,	/* a mount of the root's own mount namespace */
 	REC_MNT_FILE	= 251,	/* a file of the last MNT (a tmpfs) */
 	REC_MNT_DATA	= 252,	/* bytes of the last MNT_FILE */
@@ -1089,6 +1095,73 @@ struct rec_ns_time {
 	int64_t boottime_ns;
 };
 
+/* REC_IPC_NS: the root process was in an ipc namespace of its own: the
+ * namespace's sysctls (kernel.shm*, msg*, sem, *_next_id, and
+ * fs.mqueue.*), after the root's TASK, once; its objects follow (the
+ * SysV segments in SYSV_SHM records).  Restart makes them in the new
+ * namespace, then writes these. */
+struct rec_ipc_ns {
+	uint64_t shmmax, shmall;
+	int32_t shmmni, shm_rmid_forced;	/* 0..IPCMNI, 0..1 */
+	int32_t msgmax, msgmnb, msgmni;		/* >= 0, msgmni <= IPCMNI */
+	int32_t sem[4];		/* semmsl, semmns, semopm, semmni (<= IPCMNI) */
+	int32_t shm_next_id, msg_next_id, sem_next_id;	/* -1: none */
+	int32_t mq_queues_max;	/* >= 0 */
+	int32_t mq_msg_max, mq_msg_default;	/* 1..65536 */
+	int32_t mq_msgsize_max, mq_msgsize_default;	/* 128..16 MiB */
+	uint32_t reserved;
+};
+
+/* REC_IPC_MSQ: a SysV message queue, made again with its id and key;
+ * its nr_msgs messages follow in order, one IPC_MSG each. */
+struct rec_ipc_msq {
+	int32_t id;		/* msqid, >= 0 */
+	int32_t key;
+	uint32_t mode;		/* 0777 */
+	uint32_t uid, gid, cuid, cgid;
+	uint32_t nr_msgs;
+	uint64_t qbytes;	/* msg_qbytes, <= INT64_MAX */
+	uint64_t cbytes;	/* the messages' bytes, added up */
+	int64_t stime, rtime, ctime;	/* shown only: not settable */
+	uint32_t lspid, lrpid;	/* shown only */
+};
+
+/* REC_IPC_MSG: a message of the last IPC_MSQ, in queue order. */
+struct rec_ipc_msg {
+	int64_t mtype;		/* > 0 */
+	uint32_t len;		/* bytes of text that follow */
+	uint32_t reserved;
+	/* char text[len]; */
+};
+
+/* REC_IPC_SEM: a SysV semaphore set, made again with its id and key. */
+struct rec_ipc_sem {
+	int32_t id;		/* semid, >= 0 */
+	int32_t key;
+	uint32_t mode;		/* 0777 */
+	uint32_t uid, gid, cuid, cgid;
+	uint32_t nsems;		/* >= 1 */
+	int64_t otime, ctime;	/* shown only */
+	/* uint16_t val[nsems], each <= 32767 (SEMVMX) */
+};
+
+/* REC_IPC_MQ: a POSIX message queue; its nr_msgs messages follow in the
+ * order mq_receive gives them (priority, then age), one IPC_MQ_MSG each. */
+struct rec_ipc_mq {
+	char name[256];		/* without the '/', NUL-terminated, no '/' */
+	uint32_t mode;		/* 0777 */
+	uint32_t uid, gid;
+	uint32_t nr_msgs;	/* <= maxmsg */
+	int64_t maxmsg;		/* 1..65536 */
+	int64_t msgsize;	/* 1..16 MiB */
+};
+
+/* REC_IPC_MQ_MSG: a message of the last IPC_MQ. */
+struct rec_ipc_mq_msg {
+	uint32_t prio;		/* < 32768 */
+	uint32_t len;		/* bytes that follow, <= the queue's msgsize */
+	/* char data[len]; */
+};
 /* REC_MNT: one mount of the root's own mount namespace, in tree order
  * (each after its parent), the root's first.  Then, for a tmpfs made
  * again with its content (MNT_NEW_TMPFS), its files.  The strings follow
@@ -1241,6 +1314,12 @@ _Static_assert(sizeof(struct rec_cgroup_prop) == 32, "rec_cgroup_prop size");
 _Static_assert(sizeof(struct rec_cgroup_member) == 8, "rec_cgroup_member size");
 _Static_assert(sizeof(struct rec_cgroup_ref) == 8, "rec_cgroup_ref size");
 _Static_assert(sizeof(struct rec_ns_uts) == 136, "rec_ns_uts size");
+_Static_assert(sizeof(struct rec_ipc_ns) == 88, "rec_ipc_ns size");
+_Static_assert(sizeof(struct rec_ipc_msq) == 80, "rec_ipc_msq size");
+_Static_assert(sizeof(struct rec_ipc_msg) == 16, "rec_ipc_msg size");
+_Static_assert(sizeof(struct rec_ipc_sem) == 48, "rec_ipc_sem size");
+_Static_assert(sizeof(struct rec_ipc_mq) == 288, "rec_ipc_mq size");
+_Static_assert(sizeof(struct rec_ipc_mq_msg) == 8, "rec_ipc_mq_msg size");
 _Static_assert(sizeof(struct rec_mnt) == 68, "rec_mnt size");
 _Static_assert(sizeof(struct rec_mnt_file) == 64, "rec_mnt_file size");
 _Static_assert(sizeof(struct rec_mnt_data) == 16, "rec_mnt_data size");

@@ -1183,6 +1183,21 @@ forged "NS_TIME without NS"         --expect "bad NS_TIME" insert --at after:TAS
 	--payload "$(le 8 1000)$(le 8 2000)"
 forged "HEAD container flag, root not pid 1" --expect "bad task count, pid or flags" \
 	edit -r HEAD --or flags=0x80000000
+# the root's own ipc namespace's content (IPC_NS .. IPC_MQ_MSG, 240-245):
+# in a tree without one, refused whatever it says (every field of them
+# forged: tests/unit/ipcns_test.c)
+forged "IPC_NS of no own ipc namespace" --expect "not of the root's own ipc namespace" \
+	insert --at after:TASK --type 240 --payload "$(zeros 88)"
+forged "IPC_MSQ of no own ipc namespace" --expect "not of the root's own ipc namespace" \
+	insert --at after:TASK --type 241 --payload "$(zeros 80)"
+forged "IPC_MSG of no own ipc namespace" --expect "not of the root's own ipc namespace" \
+	insert --at after:TASK --type 242 --payload "$(le 8 1)$(le 4 1)$(zeros 4)41"
+forged "IPC_SEM of no own ipc namespace" --expect "not of the root's own ipc namespace" \
+	insert --at after:TASK --type 243 --payload "$(zeros 48)"
+forged "IPC_MQ of no own ipc namespace" --expect "not of the root's own ipc namespace" \
+	insert --at after:TASK --type 244 --payload "$(zeros 288)"
+forged "IPC_MQ_MSG of no own ipc namespace" --expect "not of the root's own ipc namespace" \
+	insert --at after:TASK --type 245 --payload "$(zeros 8)"
 # the root's mounts (MNT 250, MNT_FILE 251, MNT_DATA 252)
 mntrec() {	# ID PARENT HOW FLAGS SB_RO SHARED MASTER PROP BIND_OF RESERVED MP TYPE SOURCE ROOT OPTS HOST
 	local h= str= i v

@@ -51,7 +51,7 @@ static const int ns_clone[NR_NS_TYPES] = {
  * here at restart (the pid namespace is made with it, the cgroup one by
  * the cgroup kind). */
 #define NS_SAVED	((1u << NS_PID) | (1u << NS_UTS) | (1u << NS_CGROUP) | \
-			 (1u << NS_TIME))
+			 (1u << NS_TIME) | (1u << NS_IPC))
 #define NS_UNSHARED	((1u << NS_MNT) | (1u << NS_NET) | (1u << NS_IPC) | (1u << NS_UTS))
 /* ... and those the engine joins to restore their content itself */
 #define NS_JOINED	((1u << NS_NET) | (1u << NS_IPC) | (1u << NS_UTS))
@@ -292,6 +292,7 @@ struct ns_rst {
 	struct rec_ns_time time;
 	uint32_t own;		/* NS's, joined or not */
 	bool ns_seen, time_seen;
+	bool made;		/* the root's namespaces are made */
 };
 
 static int load_ns(struct rst_ctx *c, struct rst_task *t, struct ns_rst *st, struct rec *r)
@@ -455,39 +456,32 @@ static int engine_join(struct rst_ctx *c, pid_t root)
 	return 0;
 }
 
-/* A process forked before the root made its namespaces joins them, all
- * at once, through a pidfd of the root (a path in /proc would be the
- * root's only where /proc is of our pid namespace). */
-static int join_root(struct rst_ctx *c, struct rst_task *t, int flags)
-{
-	long fd;
-	int ret;
-
-	ret = rcheck(&t->rm, &fd, "pidfd_open of the root", SYS_pidfd_open,
-		     c->tasks[0]->pid, 0);
-	if (ret)
-		return ret;
-	ret = rcheck(&t->rm, NULL, "setns (the root's namespaces)", SYS_setns, fd, flags);
-	rcheck(&t->rm, NULL, "close", SYS_close, fd);
-	return ret;
-}
-
-/* Before the threads are made: they are cloned in them. */
-static int ns_restore(struct rst_ctx *c, struct rst_task *t)
+/* The root makes its namespaces before it forks the first of the others,
+ * which are born in them (or, alone, when it is built). */
+static int root_namespaces(struct rst_ctx *c, struct rst_task *root)
 {
 	struct ns_rst *st = KCSTATE(c, kind_ns);
 	uint32_t made = (c->ns_own & (NS_UNSHARED | (1u << NS_TIME))) | c->ns_join;
 	int ret;
 
-	if (!made)
+	if (!made || !st || st->made)
 		return 0;
-	if (t == c->tasks[0]) {
-		ret = root_unshare(c, t, st ? st->uts : NULL);
-		if (!ret && NS_OWN(c, NS_TIME))
-			ret = ns_time_restore(c, t, &st->time);
-		return ret ? ret : engine_join(c, t->pid);
-	}
-	return join_root(c, t, clone_flags(made));
+	st->made = true;
+	ret = root_unshare(c, root, st->uts);
+	if (!ret && NS_OWN(c, NS_TIME))
+		ret = ns_time_restore(c, root, &st->time);
+	return ret ? ret : engine_join(c, root->pid);
+}
+
+static int ns_fork_prepare(struct rst_ctx *c, struct rst_task *parent)
+{
+	return root_namespaces(c, c->tasks[0]);
+}
+
+/* Before the threads are made: they are cloned in them. */
+static int ns_restore(struct rst_ctx *c, struct rst_task *t)
+{
+	return t == c->tasks[0] ? root_namespaces(c, t) : 0;
 }
 
 static void ns_show(struct info_out *o, const struct rec *r)
@@ -536,6 +530,7 @@ const struct kind_ops kind_ns = {
 	.load = ns_load,
 	.check = ns_check,
 	.restore = ns_restore,
+	.fork_prepare = ns_fork_prepare,
 	.show = ns_show,
 	.dump_size = sizeof(struct ns_cpt),
 	.free_ctx = ns_ctx_free,

@@ -21,6 +21,13 @@
  * - anything else (the id or the key held by another segment) refuses
  *   the restart, naming it.
  * A segment ckpt made is removed again if the restart fails.
+ *
+ * A container's own ipc namespace (ipcns.c; ckpt is in it): every
+ * segment in it is the container's, so those no process attaches are
+ * saved too (read through an attach of ckpt's own, for a moment), and
+ * one attached only by processes outside the tree is refused.  At
+ * restart the namespace is new and empty: every segment is made in it
+ * (sysv_make_all(), from ipcns's restore, before any process attaches).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -32,16 +39,21 @@
 #include <sys/mman.h>
 #include <sys/shm.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "../dataruns.h"
 #include "../model.h"
+#include "ns.h"
 #include "sysvshm.h"
 
 #define PAGE		4096ULL
 #define MAX_SIZE	(1ULL << 46)	/* more than any address space holds */
 #define NEXT_ID		"/proc/sys/kernel/shm_next_id"
+#ifndef HUGETLBFS_MAGIC
+#define HUGETLBFS_MAGIC	0x958458f6
+#endif
 #ifndef SHM_EXEC
 #define SHM_EXEC	0100000
 #endif
@@ -112,25 +124,45 @@ static int seg_stat(struct cpt_ctx *c, pid_t pid, const struct vma *v,
 	return 0;
 }
 
+/* The record of segment @shmid, as IPC_STAT says, for image object @id. */
+static void seg_rec(const struct shmid_ds *ds, int32_t shmid, int32_t key, uint32_t id,
+		    struct rec_sysv_shm *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->id = id;
+	s->shmid = shmid;
+	s->key = key;
+	s->mode = ds->shm_perm.mode & 0777;
+	s->size = ds->shm_segsz;
+	s->uid = ds->shm_perm.uid;
+	s->gid = ds->shm_perm.gid;
+	s->cpid = ds->shm_cpid;
+	s->lpid = ds->shm_lpid;
+	s->flags = (ds->shm_perm.mode & SHM_DEST ? SYSV_SHM_DEST : 0) |
+		   (ds->shm_perm.mode & SHM_LOCKED ? SYSV_SHM_LOCKED : 0);
+}
+
+/* SYSV_SHM and its bytes, read through @fd, the segment's own file. */
+static int seg_write(struct cpt_ctx *c, const struct rec_sysv_shm *s, int fd)
+{
+	int ret = iw_record(&c->w, REC_SYSV_SHM, s, sizeof(*s));
+
+	return ret ? ret : data_runs_save(c, fd, s->size, REC_SYSV_DATA, s->id);
+}
+
 static int write_seg(struct cpt_ctx *c, pid_t pid, const struct vma *v,
 		     uint32_t id)
 {
-	struct rec_sysv_shm s = { .id = id, .shmid = (int32_t)v->ino };
+	struct rec_sysv_shm s;
 	struct shmid_ds ds;
 	struct stat st;
+	int32_t key = 0;
 	char mf[128];
-	int fd, ret = seg_stat(c, pid, v, &ds, &s.key);
+	int fd, ret = seg_stat(c, pid, v, &ds, &key);
 
 	if (ret)
 		return ret;
-	s.mode = ds.shm_perm.mode & 0777;
-	s.size = ds.shm_segsz;
-	s.uid = ds.shm_perm.uid;
-	s.gid = ds.shm_perm.gid;
-	s.cpid = ds.shm_cpid;
-	s.lpid = ds.shm_lpid;
-	s.flags = (ds.shm_perm.mode & SHM_DEST ? SYSV_SHM_DEST : 0) |
-		  (ds.shm_perm.mode & SHM_LOCKED ? SYSV_SHM_LOCKED : 0);
+	seg_rec(&ds, (int32_t)v->ino, key, id, &s);
 	snprintf(mf, sizeof(mf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
 		 pid, v->start, v->end);
 	fd = open(mf, O_RDONLY | O_CLOEXEC);
@@ -141,9 +173,7 @@ static int write_seg(struct cpt_ctx *c, pid_t pid, const struct vma *v,
 			      s.shmid, mf);
 		goto out;
 	}
-	ret = iw_record(&c->w, REC_SYSV_SHM, &s, sizeof(s));
-	if (!ret)
-		ret = data_runs_save(c, fd, s.size, REC_SYSV_DATA, id);
+	ret = seg_write(c, &s, fd);
 	if (ret)
 		ret = log_err(c->log, -ret, "pid %d: saving SysV shared memory id %d:",
 			      pid, s.shmid);
@@ -177,6 +207,139 @@ static void sysv_dump_free(struct cpt_ctx *c, void *state)
 	struct sysv_cpt *sc = state;
 
 	free(sc->e);
+}
+
+/* ---- checkpoint: a container's own ipc namespace ---- */
+
+int sysvipc_ids(const char *file, int **ids, int *n)
+{
+	char path[48], *line = NULL;
+	size_t len = 0, cap = 0;
+	int ret = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/sysvipc/%s", file);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	*ids = NULL;
+	*n = 0;
+	if (getline(&line, &len, f) < 0)	/* the header */
+		ret = -EIO;
+	while (!ret && getline(&line, &len, f) > 0) {
+		int key, id;
+
+		if (sscanf(line, "%d %d", &key, &id) != 2)
+			ret = -EINVAL;
+		else if (VEC_ROOM(*ids, *n, cap))
+			ret = -ENOMEM;
+		else
+			(*ids)[(*n)++] = id;
+	}
+	free(line);
+	fclose(f);
+	if (ret) {
+		free(*ids);
+		*ids = NULL;
+	}
+	return ret;
+}
+
+static bool seg_saved(const struct sysv_cpt *sc, int shmid)
+{
+	for (int i = 0; i < sc->n; i++)
+		if (sc->e[i].shmid == shmid)
+			return true;
+	return false;
+}
+
+/* A segment no process attaches has no area to read it through: ckpt
+ * attaches it read-only for as long as it takes to open its file (its
+ * shm_lpid and times are then ckpt's, the only trace), refusing hugetlb,
+ * whose file holes do not read as the pages. */
+static int unattached_fd(struct cpt_ctx *c, const char *what, int shmid,
+			 const struct shmid_ds *ds, int *fd)
+{
+	char mf[96];
+	struct statfs sf;
+	char *p = shmat(shmid, NULL, SHM_RDONLY);
+
+	if (p == (void *)-1)
+		return log_err(c->log, errno, "%s: SysV shared memory id %d: attaching it to read it:",
+			       what, shmid);
+	snprintf(mf, sizeof(mf), "/proc/self/map_files/%lx-%lx", (unsigned long)p,
+		 (unsigned long)(p + ((ds->shm_segsz + PAGE - 1) & ~(PAGE - 1))));
+	*fd = open(mf, O_RDONLY | O_CLOEXEC);
+	shmdt(p);
+	if (*fd < 0)
+		return log_err(c->log, errno, "%s: SysV shared memory id %d: %s:", what, shmid, mf);
+	if (fstatfs(*fd, &sf) || sf.f_type == HUGETLBFS_MAGIC) {
+		close(*fd);
+		return log_err(c->log, EOPNOTSUPP, "%s: SysV shared memory id %d is hugetlb (SHM_HUGETLB), not supported",
+			       what, shmid);
+	}
+	return 0;
+}
+
+static int save_unattached(struct cpt_ctx *c, struct sysv_cpt *sc, const char *what,
+			   int shmid, bool rmid_forced)
+{
+	struct rec_sysv_shm s;
+	struct shmid_ds ds;
+	int fd = -1, ret;
+
+	if (shmctl(shmid, IPC_STAT, &ds) < 0)
+		return log_err(c->log, errno, "%s: SysV shared memory id %d:", what, shmid);
+	if (ds.shm_nattch)
+		return 0;	/* mm saves it, from an area that attaches it */
+	/* ckpt's own detach, and at restart its detach once the
+	 * processes have attached theirs, would remove it */
+	if (rmid_forced)
+		return log_err(c->log, EOPNOTSUPP, "%s: SysV shared memory id %d is attached by no process, and kernel.shm_rmid_forced is 1: not supported",
+			       what, shmid);
+	if (ds.shm_segsz == 0 || ds.shm_segsz > MAX_SIZE)
+		return log_err(c->log, EOPNOTSUPP, "%s: SysV shared memory id %d: %zu bytes, not supported",
+			       what, shmid, (size_t)ds.shm_segsz);
+	if (VEC_ROOM(sc->e, sc->n, sc->cap))
+		return log_err(c->log, ENOMEM, "SysV segments:");
+	ret = unattached_fd(c, what, shmid, &ds, &fd);
+	if (ret)
+		return ret;
+	seg_rec(&ds, shmid, ds.shm_perm.__key, ++c->next_objref, &s);
+	ret = seg_write(c, &s, fd);
+	close(fd);
+	if (ret)
+		return log_err(c->log, -ret, "%s: saving SysV shared memory id %d:", what, shmid);
+	sc->e[sc->n++] = (struct cpt_sysv){ shmid, s.id };
+	return 0;
+}
+
+int sysv_save_unattached(struct cpt_ctx *c, const char *what, bool rmid_forced)
+{
+	struct sysv_cpt *sc = kind_dump_state(c, &kind_sysvshm);
+	int *ids, n, ret = sysvipc_ids("shm", &ids, &n);
+
+	if (ret)
+		return log_err(c->log, -ret, "%s: /proc/sysvipc/shm:", what);
+	for (int i = 0; i < n && !ret; i++)
+		ret = save_unattached(c, sc, what, ids[i], rmid_forced);
+	free(ids);
+	return ret;
+}
+
+int sysv_all_saved(struct cpt_ctx *c, const char *what)
+{
+	struct sysv_cpt *sc = kind_dump_state(c, &kind_sysvshm);
+	int *ids, n, ret = sysvipc_ids("shm", &ids, &n);
+
+	if (ret)
+		return log_err(c->log, -ret, "%s: /proc/sysvipc/shm:", what);
+	for (int i = 0; i < n && !ret; i++)
+		if (!seg_saved(sc, ids[i]))
+			ret = log_err(c->log, EOPNOTSUPP, "%s: SysV shared memory id %d is attached only by processes outside the tree, not supported",
+				      what, ids[i]);
+	free(ids);
+	return ret;
 }
 
 /* ---- restart: load and validate ---- */
@@ -321,7 +484,13 @@ static int sysv_check(struct rst_ctx *c, struct rst_task *t)
 	if (!st || st->checked || !c->here)
 		return 0;
 	st->checked = true;
-	for (int i = 0; i < st->n && !ret; i++)
+	/* a container's own ipc namespace is made new and empty at
+	 * restart: every segment is made in it (sysv_make_all()); one
+	 * joined (--join-ns ipc:PATH) is not ckpt's yet: each segment is
+	 * decided there as a process attaches it (sysv_attach()) */
+	for (int i = 0; i < st->n && NS_OWN(c, NS_IPC); i++)
+		st->e[i].how = SEG_CREATE;
+	for (int i = 0; i < st->n && !ret && !NS_OWN(c, NS_IPC) && !IPC_JOINED(c); i++)
 		ret = decide(c, &st->e[i]);
 	return ret;
 }
@@ -431,6 +600,17 @@ static int make_seg(struct rst_ctx *c, struct rst_seg *g)
 	return 0;
 }
 
+int sysv_make_all(struct rst_ctx *c)
+{
+	struct seg_table *st = KCSTATE(c, kind_sysvshm);
+	int ret = 0;
+
+	for (int i = 0; st && i < st->n && !ret; i++)
+		if (st->e[i].how == SEG_CREATE && !st->e[i].made)
+			ret = make_seg(c, &st->e[i]);
+	return ret;
+}
+
 /* Part of a segment (the rest was unmapped): attached whole in a gap,
  * the part moved into place, the rest detached. */
 static int attach_part(struct rst_ctx *c, struct rst_task *t,
@@ -468,6 +648,8 @@ int sysv_attach(struct rst_ctx *c, struct rst_task *t, const struct rec_vma *v,
 	int flags, ret;
 	long res;
 
+	if (g && !g->how && IPC_JOINED(c) && (ret = decide(c, g)))
+		return ret;
 	if (!g || !g->how)
 		return log_err(c->log, EBADMSG, "pid %d: area 0x%llx: no SYSV_SHM %u",
 			       t->pid, (unsigned long long)v->start, v->shm_id);

@@ -15,6 +15,8 @@ t ns_from_inside
 t ns_container
 t ns_container_join
 t ns_container_time
+t ns_container_cgroup needs cgroup group cgroup
+t ns_container_killpoints timeout 300
 t refuse_container_userns
 t refuse_container_nested
 
@@ -328,5 +330,80 @@ NS_TIME boot before monotonic|bad NS_TIME|edit $img $f -r NS_TIME --set-u64 8=1
 NS_TIME negative|bad NS_TIME|edit $img $f -r NS_TIME --set-u64 0=0xffffffffffffffff
 HEAD not container|bad task count, pid or flags|edit $img $f -r HEAD --set flags=0
 EOF2
+	return $rc
+}
+
+# A container in groups of its own with limits (pids.max, a memory
+# limit) and its own cgroup namespace rooted there: the groups removed
+# after the checkpoint, restart makes them again with their limits, the
+# container in them, its namespace's root there again.
+test_ns_container_cgroup() {
+	local d=$WORK/ns-cgroup g=ckpt-ct.$$ up init root c rc=0
+	local pids=/sys/fs/cgroup/pids/$g mem=/sys/fs/cgroup/memory/$g
+	mkdir -p $d $pids $mem
+	echo 77 > $pids/pids.max && echo 67108864 > $mem/memory.limit_in_bytes || { rmdir $pids $mem; return 1; }
+	sh -c 'echo $$ > '$pids'/cgroup.procs && echo $$ > '$mem'/cgroup.procs &&
+		exec unshare --fork --pid --cgroup "$0" child "$1"' "$AUX/holder" $d/go > $d/out 2>&1 < /dev/null &
+	up=$!
+	wait_for $d/out READY || { kill -9 $up; return 1; }
+	init=$(pgrep -P $up)
+	ckpt checkpoint --kill -o $d/img $init 2> $d/err || { cat $d/err; kill -9 $up; return 1; }
+	wait $up
+	gone $init || return 1
+	rmdir $pids $mem || return 1
+	grep -q "^NS .*own=pid,cgroup " <(ckpt info $d/img) || { note "no cgroup namespace"; rc=1; }
+	root=$(ckpt restart --detach $d/img 2> $d/rerr) || { cat $d/rerr; return 1; }
+	[ "$(cat $pids/pids.max 2>/dev/null)" = 77 ] || { note "pids.max: $(cat $pids/pids.max)"; rc=1; }
+	[ "$(cat $mem/memory.limit_in_bytes 2>/dev/null)" = 67108864 ] || { note "memory limit"; rc=1; }
+	for c in $root $(pgrep -P $root); do
+		grep -qx "$c" $pids/cgroup.procs && grep -qx "$c" $mem/cgroup.procs || { note "$c not in its groups"; rc=1; }
+	done
+	# seen from inside its cgroup namespace, it is at the root
+	[ "$(nsenter -t $root -C cat /proc/$root/cgroup | grep ':pids:')" = "$(grep -o '^[0-9]*:pids:' /proc/self/cgroup)/" ] ||
+		{ note "namespace root: $(nsenter -t $root -C cat /proc/$root/cgroup)"; rc=1; }
+	[ "$(readlink /proc/$root/ns/cgroup)" != "$(readlink /proc/self/ns/cgroup)" ] || rc=1
+	touch $d/go
+	wait_for $d/out '^PASS' 20 || rc=1
+	for ((c = 0; c < 200; c++)); do rmdir $pids $mem 2> /dev/null && break; sleep 0.05; done
+	[ ! -d $pids ] && [ ! -d $mem ] || rc=1
+	[ $rc = 0 ] && sanitizer_clean $d/err $d/rerr
+}
+
+# The engine killed at points of a container's checkpoint (the first,
+# the last and two between; with and without --kill): the checkpoint
+# fails, and the container runs on untouched, untraced, its state whole.
+test_ns_container_killpoints() {
+	local d=$WORK/ns-kp up init n k opt rc=0
+	mkdir -p $d
+	ct_kp_start() {
+		rm -f $d/go $d/out
+		unshare --fork --pid --uts sh -c 'hostname ckpt-kp; exec "$0" child "$1"' \
+			"$AUX/holder" $d/go > $d/out 2>&1 < /dev/null &
+		up=$!
+		wait_for $d/out READY || return 1
+		init=$(pgrep -P $up)
+	}
+	for opt in "" --kill; do
+		ct_kp_start || return 1
+		CKPT_TEST_POINTS=1 "$CKPT" checkpoint $opt -o $d/img $init 2> $d/points ||
+			{ cat $d/points; kill -9 $up; return 1; }
+		n=$(grep -c '^testpoint ' $d/points)
+		touch $d/go
+		wait $up
+		[ "$n" -gt 4 ] || { note "$n test points"; return 1; }
+		for k in 1 $((n / 3)) $((2 * n / 3)) $n; do
+			ct_kp_start || { rc=1; continue; }
+			CKPT_TEST_KILL_AT=$k "$CKPT" checkpoint $opt -o $d/img $init > $d/err 2>&1
+			[ $? != 0 ] || { note "point $k $opt: the checkpoint did not fail"; rc=1; }
+			grep -q "killed at point $k" $d/err || { note "point $k: $(cat $d/err)"; rc=1; }
+			kill -0 $init 2> /dev/null && [ "$(awk '/TracerPid/ { print $2 }' /proc/$init/status)" = 0 ] ||
+				{ note "point $k $opt: the container is gone or held"; rc=1; }
+			[ "$(nsenter -t $init -u hostname)" = ckpt-kp ] && [ -n "$(pgrep -P $init)" ] ||
+				{ note "point $k $opt: its hostname or child"; rc=1; }
+			touch $d/go
+			wait_for $d/out '^PASS' 20 || { note "point $k $opt: $(cat $d/out)"; rc=1; }
+			wait $up
+		done
+	done
 	return $rc
 }
