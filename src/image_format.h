@@ -75,6 +75,16 @@ enum ckpt_rec_type {
 	REC_IPC_SEM	= 243,	/* a SysV semaphore set of it, its values */
 	REC_IPC_MQ	= 244,	/* a POSIX message queue of it */
 	REC_IPC_MQ_MSG	= 245,	/* a message queued on the last IPC_MQ */
+	REC_NET_LINK	= 220,	/* a network device of the root's own net
+				 * namespace */
+	REC_NET_ADDR	= 221,	/* an IPv4 or IPv6 address of one */
+	REC_NET_ROUTE	= 222,	/* a route of the namespace */
+	REC_NET_SYSCTL	= 223,	/* a file under /proc/sys/net and its value */
+	REC_NET_IPTABLES = 224,	/* the namespace's iptables-save output */
+	REC_NET_BRIDGE	= 225,	/* the options of the last NET_LINK, a bridge */
+	REC_NET_BRPORT	= 226,	/* the options of the last NET_LINK as a
+				 * bridge's port; 227-239 set aside for the
+				 * net namespace */
 	REC_MNT		= 250,	/* a mount of the root's own mount namespace */
 	REC_MNT_FILE	= 251,	/* a file of the last MNT (a tmpfs) */
 	REC_MNT_DATA	= 252,	/* bytes of the last MNT_FILE */
@@ -1237,6 +1247,153 @@ struct rec_mnt_data {
 };
 #define MNT_DATA_MAX	(1u << 20)
 
+/* The root's own network namespace (kinds/netns.c), after the root's
+ * TASK: its devices (NET_LINK, in ifindex order), their addresses
+ * (NET_ADDR, in the order the kernel lists them: an IPv4 primary before
+ * its secondaries), the routes ckpt cannot leave to the kernel
+ * (NET_ROUTE), the namespace's sysctls (NET_SYSCTL) and its firewall
+ * (NET_IPTABLES).  Interface indexes are the saved namespace's; restart
+ * keeps them when it can and maps them when it cannot. */
+enum net_link_kind {
+	NET_LINK_LOOPBACK = 1,	/* lo, made with the namespace */
+	NET_LINK_VETH,		/* peer: its other end in the namespace, or 0
+				 * and peer_name: in restart's caller's */
+	NET_LINK_MACVLAN,	/* peer: its lower device; mode */
+	NET_LINK_BRIDGE,
+	NET_LINK_NR_KINDS
+};
+
+/* the interface flags restart sets again (IFF_*) */
+#define NET_IFF_SAVED	(0x1 | 0x80 | 0x100 | 0x200 | 0x1000)	/* UP,
+				 * NOARP, PROMISC, ALLMULTI, MULTICAST */
+
+struct rec_net_link {
+	int32_t ifindex;	/* > 0 */
+	uint32_t kind;		/* NET_LINK_* */
+	uint32_t flags;		/* NET_IFF_SAVED bits */
+	uint32_t mtu;
+	int32_t master;		/* the bridge it is a port of, 0: none */
+	int32_t peer;		/* see net_link_kind; 0: none */
+	uint32_t mode;		/* macvlan: MACVLAN_MODE_*; else 0 */
+	uint32_t txqlen;
+	uint32_t addr_len;	/* bytes of addr: its hardware address */
+	uint32_t peer_addr_len;	/* veth outside: the peer's, in peer_addr */
+	uint8_t addr[32];
+	char name[16];		/* NUL-terminated */
+	char peer_name[16];	/* veth with its peer outside: its name; else
+				 * "" */
+	uint8_t peer_addr[8];
+};
+
+#define NET_ADDR_FLAGS	(0x02 | 0x10 | 0x100 | 0x200 | 0x400)	/* IFA_F_
+				 * NODAD, HOMEADDRESS, MANAGETEMPADDR,
+				 * NOPREFIXROUTE, MCAUTOJOIN */
+
+struct rec_net_addr {
+	uint8_t family;		/* AF_INET, AF_INET6 */
+	uint8_t prefixlen;	/* <= 32 or 128 */
+	uint8_t scope;		/* RT_SCOPE_* */
+	uint8_t proto;		/* IFA_PROTO, 0: none */
+	uint32_t flags;		/* NET_ADDR_FLAGS bits */
+	int32_t ifindex;	/* its NET_LINK */
+	uint32_t valid;		/* lifetimes in seconds, ~0: forever */
+	uint32_t preferred;
+	uint32_t has;		/* NET_ADDR_HAS_* */
+	uint8_t local[16];	/* IFA_LOCAL (IPv4), IFA_ADDRESS (IPv6) */
+	uint8_t peer[16];	/* IPv4: IFA_ADDRESS, the peer's */
+	uint8_t broadcast[16];	/* IPv4: IFA_BROADCAST */
+	char label[16];		/* IPv4: IFA_LABEL, NUL-terminated */
+};
+
+#define NET_ADDR_HAS_PEER	0x1
+#define NET_ADDR_HAS_BRD	0x2
+#define NET_ADDR_HAS_LABEL	0x4
+#define NET_ADDR_HAS		0x7
+
+#define NET_RTAX_SLOTS	20	/* rec_net_route.metrics: RTAX_1.. */
+#define NET_ROUTE_HAS_DST	0x1
+#define NET_ROUTE_HAS_SRC	0x2
+#define NET_ROUTE_HAS_GW	0x4
+#define NET_ROUTE_HAS_PREFSRC	0x8
+#define NET_ROUTE_HAS_OIF	0x10
+#define NET_ROUTE_HAS_PRIO	0x20
+#define NET_ROUTE_HAS_PREF	0x40
+#define NET_ROUTE_HAS		0x7f
+
+struct rec_net_route {
+	uint8_t family;		/* AF_INET, AF_INET6 */
+	uint8_t dst_len;	/* <= 32 or 128 */
+	uint8_t src_len;
+	uint8_t tos;
+	uint8_t protocol;	/* RTPROT_*, never RTPROT_KERNEL */
+	uint8_t scope;
+	uint8_t type;		/* RTN_*, 1..RTN_MAX */
+	uint8_t pref;		/* IPv6: RTA_PREF */
+	uint32_t table;
+	uint32_t flags;		/* rtm_flags: RTNH_F_ONLINK only */
+	int32_t oif;		/* a NET_LINK, if NET_ROUTE_HAS_OIF */
+	uint32_t priority;
+	uint32_t has;		/* NET_ROUTE_HAS_* */
+	uint32_t metrics_mask;	/* bit i: metrics[i] is RTAX i+1 */
+	uint8_t dst[16], src[16], gateway[16], prefsrc[16];
+	uint32_t metrics[NET_RTAX_SLOTS];
+};
+
+/* NET_BRIDGE: a bridge's options (IFLA_BR_*, as netlink says them:
+ * times in hundredths of a second), right after its NET_LINK. */
+struct rec_net_bridge {
+	uint32_t forward_delay;
+	uint32_t hello_time;
+	uint32_t max_age;
+	uint32_t ageing_time;
+	uint32_t stp_state;	/* 0 off, 1 the kernel's */
+	uint16_t priority;
+	uint16_t group_fwd_mask;
+	uint8_t mcast_snooping;	/* 0/1 */
+	uint8_t mcast_querier;	/* 0/1 */
+	uint8_t nf_call_iptables;	/* 0/1 */
+	uint8_t nf_call_ip6tables;	/* 0/1 */
+	uint8_t nf_call_arptables;	/* 0/1 */
+	uint8_t reserved[3];
+};
+
+/* NET_BRPORT: the options of a bridge's port (IFLA_BRPORT_*), right
+ * after its NET_LINK (which has a master). */
+struct rec_net_brport {
+	uint32_t cost;
+	uint16_t priority;	/* <= 63 */
+	uint16_t group_fwd_mask;
+	uint8_t hairpin;	/* each 0/1 */
+	uint8_t guard;
+	uint8_t protect;
+	uint8_t fast_leave;
+	uint8_t learning;
+	uint8_t unicast_flood;
+	uint8_t proxyarp;
+	uint8_t mcast_flood;
+	uint8_t bcast_flood;
+	uint8_t isolated;
+	uint8_t neigh_suppress;
+	uint8_t mcast_to_unicast;
+	uint8_t mcast_router;	/* 0..3 */
+	uint8_t reserved[3];
+};
+
+/* NET_SYSCTL: path_len bytes of the path under /proc/sys/net
+ * ("ipv4/conf/all/forwarding"), NUL-terminated, then value_len bytes of
+ * its value as read, NUL-terminated. */
+struct rec_net_sysctl {
+	uint32_t path_len;
+	uint32_t value_len;
+};
+
+/* NET_IPTABLES: `iptables-save` (family 4) or `ip6tables-save` (6)
+ * output, len bytes, no NUL, fed to *-restore at restart. */
+struct rec_net_iptables {
+	uint32_t family;
+	uint32_t len;
+};
+
 /* The records' sizes on disk, pinned: a change to any of them is a
  * change of the image format (records grow only at their end, so that
  * older images still read; docs/image-format.md says so), never an
@@ -1320,6 +1477,13 @@ _Static_assert(sizeof(struct rec_ipc_msg) == 16, "rec_ipc_msg size");
 _Static_assert(sizeof(struct rec_ipc_sem) == 48, "rec_ipc_sem size");
 _Static_assert(sizeof(struct rec_ipc_mq) == 288, "rec_ipc_mq size");
 _Static_assert(sizeof(struct rec_ipc_mq_msg) == 8, "rec_ipc_mq_msg size");
+_Static_assert(sizeof(struct rec_net_link) == 112, "rec_net_link size");
+_Static_assert(sizeof(struct rec_net_addr) == 88, "rec_net_addr size");
+_Static_assert(sizeof(struct rec_net_route) == 176, "rec_net_route size");
+_Static_assert(sizeof(struct rec_net_sysctl) == 8, "rec_net_sysctl size");
+_Static_assert(sizeof(struct rec_net_iptables) == 8, "rec_net_iptables size");
+_Static_assert(sizeof(struct rec_net_bridge) == 32, "rec_net_bridge size");
+_Static_assert(sizeof(struct rec_net_brport) == 24, "rec_net_brport size");
 _Static_assert(sizeof(struct rec_mnt) == 68, "rec_mnt size");
 _Static_assert(sizeof(struct rec_mnt_file) == 64, "rec_mnt_file size");
 _Static_assert(sizeof(struct rec_mnt_data) == 16, "rec_mnt_data size");

@@ -1198,6 +1198,102 @@ forged "IPC_MQ of no own ipc namespace" --expect "not of the root's own ipc name
 	insert --at after:TASK --type 244 --payload "$(zeros 288)"
 forged "IPC_MQ_MSG of no own ipc namespace" --expect "not of the root's own ipc namespace" \
 	insert --at after:TASK --type 245 --payload "$(zeros 8)"
+# the root's own net namespace (NET_*: kinds/netns.c); a sound record is
+# refused too, the holder's namespace being restart's own
+strhexn() {	# STRING BYTES: STRING NUL-padded to BYTES
+	local h
+	h=$(printf %s "$1" | od -An -tx1 | tr -d ' \n')
+	printf '%s' "$h"
+	[ $(($2 - ${#h} / 2)) -gt 0 ] && zeros $(($2 - ${#h} / 2))
+	return 0
+}
+nlink() {	# IFINDEX KIND FLAGS MTU MASTER PEER MODE ADDR_LEN NAME [PEER-NAME]
+	printf '%s' "$(le 4 $1)$(le 4 $2)$(le 4 $3)$(le 4 $4)$(le 4 $5)$(le 4 $6)$(le 4 $7)$(le 4 1000)$(le 4 $8)$(le 4 0)"
+	printf '%s' "$(zeros 32)$(strhexn "$9" 16)$(strhexn "${10:-}" 16)$(zeros 8)"
+}
+naddr() {	# FAMILY PREFIX IFINDEX HAS LOCAL-HEX(16) LABEL
+	printf '%s' "$(le 1 $1)$(le 1 $2)$(zeros 2)$(le 4 0)$(le 4 $3)$(le 4 0xffffffff)$(le 4 0xffffffff)$(le 4 $4)"
+	printf '%s' "$5$(zeros 32)$(strhexn "$6" 16)"
+}
+nroute() {	# FAMILY DST_LEN PROTOCOL TYPE TABLE HAS OIF MASK METRIC0
+	printf '%s' "$(le 1 $1)$(le 1 $2)$(zeros 2)$(le 1 $3)$(zeros 1)$(le 1 $4)$(zeros 1)$(le 4 $5)$(le 4 0)$(le 4 $7)$(le 4 0)$(le 4 $6)$(le 4 $8)"
+	printf '%s' "$(zeros 64)$(le 4 $9)$(zeros 76)"
+}
+nsysctl() {	# PATH VALUE [PATH_LEN]
+	local p v
+	p=$(strhexn "$1" $((${#1} + 1))) v=$(strhexn "$2" $((${#2} + 1)))
+	printf '%s' "$(le 4 ${3:-$((${#1} + 1))})$(le 4 $((${#2} + 1)))$p$v"
+}
+V4=0a000001$(zeros 12)
+forged "NET_LINK lo, not the root's own namespace" --expect "net namespace is not its own" \
+	insert --at after:TASK --type 220 --payload "$(nlink 1 1 1 65536 0 0 0 6 lo)"
+forged "NET_LINK ifindex 0"         --expect "bad NET_LINK" insert --at after:TASK --type 220 --payload "$(nlink 0 1 1 65536 0 0 0 6 lo)"
+forged "NET_LINK kind 9"            --expect "bad NET_LINK" insert --at after:TASK --type 220 --payload "$(nlink 1 9 1 65536 0 0 0 6 lo)"
+forged "NET_LINK flags 0x2"         --expect "bad NET_LINK" insert --at after:TASK --type 220 --payload "$(nlink 1 1 2 65536 0 0 0 6 lo)"
+forged "NET_LINK addr_len 33"       --expect "bad NET_LINK" insert --at after:TASK --type 220 --payload "$(nlink 1 1 1 65536 0 0 0 33 lo)"
+forged "NET_LINK name unterminated" --expect "bad NET_LINK" insert --at after:TASK --type 220 --payload "$(nlink 1 1 1 65536 0 0 0 6 0123456789abcdef)"
+forged "NET_LINK name empty"        --expect "bad NET_LINK" insert --at after:TASK --type 220 --payload "$(nlink 1 1 1 65536 0 0 0 6 '')"
+forged "NET_LINK macvlan mode 3"    --expect "bad NET_LINK" insert --at after:TASK --type 220 --payload "$(nlink 1 3 1 1500 0 2 3 6 mv)"
+forged "NET_LINK veth outside, no peer name" --expect "bad NET_LINK" insert --at after:TASK --type 220 --payload "$(nlink 2 2 1 1500 0 0 0 6 v0)"
+forged "NET_LINK twice"             --expect "bad NET_LINK" insert --at after:TASK --type 220 --payload "$(nlink 1 1 1 65536 0 0 0 6 lo)" \
+	--type 220 --payload "$(nlink 1 1 1 65536 0 0 0 6 lo)"
+forged "NET_LINK veth with no peer" --expect "bad NET_LINK v0" insert --at after:TASK --type 220 --payload "$(nlink 2 2 1 1500 0 3 0 6 v0)"
+forged "NET_LINK master not a bridge" --expect "bad NET_LINK v0" insert --at after:TASK --type 220 --payload "$(nlink 1 1 1 65536 0 0 0 6 lo)" \
+	--type 220 --payload "$(nlink 2 2 1 1500 1 0 0 6 v0 h0)"
+forged "NET_LINK 111 bytes"         insert --at after:TASK --type 220 --payload "$(nlink 1 1 1 65536 0 0 0 6 lo | cut -c3-)"
+nbridge() {	# STP MCAST_SNOOPING RESERVED-HEX(3)
+	printf '%s' "$(le 4 1500)$(le 4 200)$(le 4 2000)$(le 4 30000)$(le 4 $1)$(le 2 32768)$(le 2 0)$(le 1 $2)$(zeros 4)$3"
+}
+forged "NET_BRIDGE after lo"        --expect "bad NET_BRIDGE" insert --at after:TASK --type 220 --payload "$(nlink 1 1 1 65536 0 0 0 6 lo)" \
+	--type 225 --payload "$(nbridge 0 1 "$(zeros 3)")"
+forged "NET_BRIDGE stp_state 2"     --expect "bad NET_BRIDGE" insert --at after:TASK --type 220 --payload "$(nlink 1 4 1 1500 0 0 0 6 br0)" \
+	--type 225 --payload "$(nbridge 2 1 "$(zeros 3)")"
+forged "NET_BRIDGE snooping 2"      --expect "bad NET_BRIDGE" insert --at after:TASK --type 220 --payload "$(nlink 1 4 1 1500 0 0 0 6 br0)" \
+	--type 225 --payload "$(nbridge 0 2 "$(zeros 3)")"
+forged "NET_BRIDGE reserved 1"      --expect "bad NET_BRIDGE" insert --at after:TASK --type 220 --payload "$(nlink 1 4 1 1500 0 0 0 6 br0)" \
+	--type 225 --payload "$(nbridge 0 1 000001)"
+forged "NET_BRIDGE twice"           --expect "bad NET_BRIDGE" insert --at after:TASK --type 220 --payload "$(nlink 1 4 1 1500 0 0 0 6 br0)" \
+	--type 225 --payload "$(nbridge 0 1 "$(zeros 3)")" --type 225 --payload "$(nbridge 0 1 "$(zeros 3)")"
+forged "NET_BRIDGE 31 bytes"        insert --at after:TASK --type 220 --payload "$(nlink 1 4 1 1500 0 0 0 6 br0)" \
+	--type 225 --payload "$(nbridge 0 1 0000)"
+nbrport() {	# PRIORITY FLAG0 MCAST_ROUTER RESERVED-HEX(3)
+	printf '%s' "$(le 4 100)$(le 2 $1)$(le 2 0)$(le 1 $2)$(zeros 11)$(le 1 $3)$4"
+}
+forged "NET_BRPORT after no port"   --expect "bad NET_BRPORT" insert --at after:TASK --type 220 --payload "$(nlink 1 1 1 65536 0 0 0 6 lo)" \
+	--type 226 --payload "$(nbrport 5 0 1 "$(zeros 3)")"
+forged "NET_BRPORT priority 64"     --expect "bad NET_BRPORT" insert --at after:TASK --type 220 --payload "$(nlink 2 2 1 1500 4 0 0 6 v0 h0)" \
+	--type 226 --payload "$(nbrport 64 0 1 "$(zeros 3)")"
+forged "NET_BRPORT hairpin 2"       --expect "bad NET_BRPORT" insert --at after:TASK --type 220 --payload "$(nlink 2 2 1 1500 4 0 0 6 v0 h0)" \
+	--type 226 --payload "$(nbrport 5 2 1 "$(zeros 3)")"
+forged "NET_BRPORT mcast_router 4"  --expect "bad NET_BRPORT" insert --at after:TASK --type 220 --payload "$(nlink 2 2 1 1500 4 0 0 6 v0 h0)" \
+	--type 226 --payload "$(nbrport 5 0 4 "$(zeros 3)")"
+forged "NET_BRPORT reserved 1"      --expect "bad NET_BRPORT" insert --at after:TASK --type 220 --payload "$(nlink 2 2 1 1500 4 0 0 6 v0 h0)" \
+	--type 226 --payload "$(nbrport 5 0 1 010000)"
+forged "NET_BRPORT 25 bytes"        insert --at after:TASK --type 220 --payload "$(nlink 2 2 1 1500 4 0 0 6 v0 h0)" \
+	--type 226 --payload "$(nbrport 5 0 1 "$(zeros 4)")"
+forged "NET_ADDR prefix 33"         --expect "bad NET_ADDR" insert --at after:TASK --type 221 --payload "$(naddr 2 33 1 0 $V4 '')"
+forged "NET_ADDR family 3"          --expect "bad NET_ADDR" insert --at after:TASK --type 221 --payload "$(naddr 3 8 1 0 $V4 '')"
+forged "NET_ADDR has 8"             --expect "bad NET_ADDR" insert --at after:TASK --type 221 --payload "$(naddr 2 8 1 8 $V4 '')"
+forged "NET_ADDR IPv4 past 4 bytes" --expect "bad NET_ADDR" insert --at after:TASK --type 221 --payload "$(naddr 2 8 1 0 0a0000010a$(zeros 11) '')"
+forged "NET_ADDR label not said"    --expect "bad NET_ADDR" insert --at after:TASK --type 221 --payload "$(naddr 2 8 1 0 $V4 x)"
+forged "NET_ADDR of no NET_LINK"    --expect "ifindex 5 is no NET_LINK" insert --at after:TASK --type 221 --payload "$(naddr 2 8 5 0 $V4 '')"
+forged "NET_ROUTE type 0"           --expect "bad NET_ROUTE" insert --at after:TASK --type 222 --payload "$(nroute 2 8 4 0 254 0 0 0 0)"
+forged "NET_ROUTE protocol kernel"  --expect "bad NET_ROUTE" insert --at after:TASK --type 222 --payload "$(nroute 2 8 2 1 254 0 0 0 0)"
+forged "NET_ROUTE dst_len 129"      --expect "bad NET_ROUTE" insert --at after:TASK --type 222 --payload "$(nroute 10 129 4 1 254 0 0 0 0)"
+forged "NET_ROUTE oif not said"     --expect "bad NET_ROUTE" insert --at after:TASK --type 222 --payload "$(nroute 2 8 4 1 254 0 3 0 0)"
+forged "NET_ROUTE metric not in mask" --expect "bad NET_ROUTE" insert --at after:TASK --type 222 --payload "$(nroute 2 8 4 1 254 0 0 0 7)"
+forged "NET_ROUTE metric mask 1<<20" --expect "bad NET_ROUTE" insert --at after:TASK --type 222 --payload "$(nroute 2 8 4 1 254 0 0 0x100000 0)"
+forged "NET_ROUTE oif of no NET_LINK" --expect "ifindex 3 is no NET_LINK" insert --at after:TASK --type 222 --payload "$(nroute 2 8 4 1 254 16 3 0 0)"
+forged "NET_SYSCTL path ../"        --expect "bad NET_SYSCTL" insert --at after:TASK --type 223 --payload "$(nsysctl ipv4/../../kernel/x 1)"
+forged "NET_SYSCTL path bridge/"    --expect "bad NET_SYSCTL" insert --at after:TASK --type 223 --payload "$(nsysctl bridge/bridge-nf-call-iptables 1)"
+forged "NET_SYSCTL path_len +1"     --expect "bad NET_SYSCTL" insert --at after:TASK --type 223 --payload "$(nsysctl ipv4/ip_forward 1 17)"
+forged "NET_SYSCTL path_len 2^32-1" --expect "bad NET_SYSCTL" insert --at after:TASK --type 223 --payload "$(nsysctl ipv4/ip_forward 1 0xffffffff)"
+forged "NET_SYSCTL 7 bytes"         insert --at after:TASK --type 223 --payload "$(zeros 7)"
+forged "NET_IPTABLES family 5"      --expect "bad NET_IPTABLES" insert --at after:TASK --type 224 --payload "$(le 4 5)$(le 4 2)2a0a"
+forged "NET_IPTABLES len +1"        --expect "bad NET_IPTABLES" insert --at after:TASK --type 224 --payload "$(le 4 4)$(le 4 3)2a0a"
+forged "NET_IPTABLES a NUL"         --expect "bad NET_IPTABLES" insert --at after:TASK --type 224 --payload "$(le 4 4)$(le 4 2)2a00"
+forged "NET_IPTABLES twice"         --expect "bad NET_IPTABLES" insert --at after:TASK --type 224 --payload "$(le 4 4)$(le 4 2)2a0a" \
+	--type 224 --payload "$(le 4 4)$(le 4 2)2a0a"
 # the root's mounts (MNT 250, MNT_FILE 251, MNT_DATA 252)
 mntrec() {	# ID PARENT HOW FLAGS SB_RO SHARED MASTER PROP BIND_OF RESERVED MP TYPE SOURCE ROOT OPTS HOST
 	local h= str= i v
