@@ -85,10 +85,13 @@ enum ckpt_rec_type {
 	REC_NET_BRPORT	= 226,	/* the options of the last NET_LINK as a
 				 * bridge's port; 227-239 set aside for the
 				 * net namespace */
+	REC_MNT		= 250,	/* a mount of the root's own mount namespace */
+	REC_MNT_FILE	= 251,	/* a file of the last MNT (a tmpfs) */
+	REC_MNT_DATA	= 252,	/* bytes of the last MNT_FILE */
 	/* set aside, unused so far: 148-149 (epoll and inotify keep all
 	 * in their FILE), 153-155 unix sockets, 156-159 TCP/UDP (FILE_INET
 	 * keeps all in its FILE), 162-169 32-bit tasks, 172-179 SysV IPC,
-	 * 182-189 seccomp, 191-199 GPU */
+	 * 182-189 seccomp, 191-199 GPU, 253-269 mounts */
 	REC_TAIL	= 9001,
 	REC_ERROR	= 9999,
 };
@@ -1169,6 +1172,80 @@ struct rec_ipc_mq_msg {
 	uint32_t len;		/* bytes that follow, <= the queue's msgsize */
 	/* char data[len]; */
 };
+/* REC_MNT: one mount of the root's own mount namespace, in tree order
+ * (each after its parent), the root's first.  Then, for a tmpfs made
+ * again with its content (MNT_NEW_TMPFS), its files.  The strings follow
+ * the struct, each NUL-terminated, *_len counting the NUL:
+ * mountpoint (relative to the container's root, "" for the root),
+ * fstype, source (as mountinfo has it), root (the mounted subtree in its
+ * filesystem, relative: "" for the whole), super options (as mountinfo
+ * has them, "rw"/"ro" aside), host path (MNT_BIND: absolute, where the
+ * host has that subtree; else ""). */
+enum mnt_how {
+	MNT_BIND = 1,		/* a bind of a host path */
+	MNT_NEW,		/* a new instance: proc, sysfs, devpts, mqueue,
+				 * cgroup2, overlay (its options) */
+	MNT_NEW_TMPFS,		/* a new tmpfs, its files restored */
+	MNT_PEER,		/* a bind of an earlier mount (bind_of) of the
+				 * same filesystem */
+	MNT_HOW_MAX = MNT_PEER
+};
+
+#define MNT_F_RDONLY		0x01	/* per-mount flags (mountinfo field 6) */
+#define MNT_F_NOSUID		0x02
+#define MNT_F_NODEV		0x04
+#define MNT_F_NOEXEC		0x08
+#define MNT_F_NOATIME		0x10
+#define MNT_F_NODIRATIME	0x20
+#define MNT_F_RELATIME		0x40	/* neither atime flag: strictatime */
+#define MNT_F_NOSYMFOLLOW	0x80
+#define MNT_F_ALL		0xff
+
+#define MNT_P_UNBINDABLE	0x1	/* propagation beyond shared/master */
+#define MNT_P_EXT_SLAVE		0x2	/* a slave of a group outside the
+					 * container (the host's) */
+#define MNT_P_ALL		0x3
+
+struct rec_mnt {
+	uint32_t id;		/* mount id at checkpoint, unique, not 0 */
+	uint32_t parent;	/* an earlier MNT's id; 0 for the root */
+	uint32_t how;		/* enum mnt_how */
+	uint32_t flags;		/* MNT_F_* */
+	uint32_t sb_ro;		/* the filesystem is read-only: 0 or 1 */
+	uint32_t shared;	/* peer group (shared:N), 0: none */
+	uint32_t master;	/* master:N, a group of the container's; 0 */
+	uint32_t prop;		/* MNT_P_* */
+	uint32_t bind_of;	/* MNT_PEER: the earlier mount's id, else 0 */
+	uint32_t dev;		/* st_dev as major << 20 | minor (for info) */
+	uint32_t mp_len, type_len, source_len, root_len, opts_len, host_len;
+	uint32_t reserved;
+	/* char mountpoint[], fstype[], source[], root[], opts[], host[]; */
+};
+
+/* REC_MNT_FILE: a file of the tmpfs of the last MNT, parents before
+ * children; then its path (relative to the tmpfs's root, "" for the
+ * root directory itself) and, for a symlink, its target, both
+ * NUL-terminated (target_len 0 for any other file). */
+struct rec_mnt_file {
+	uint32_t mode;		/* st_mode: type and permissions */
+	uint32_t uid, gid;
+	uint32_t link;		/* n > 0: a hard link of the mount's n-th
+				 * file (from 1), which it follows */
+	uint64_t size;		/* regular file: its length */
+	uint64_t rdev;		/* device node: st_rdev */
+	int64_t atime, mtime;	/* seconds */
+	uint32_t atime_ns, mtime_ns;
+	uint32_t path_len, target_len;
+};
+
+/* REC_MNT_DATA: bytes of the last MNT_FILE (a regular file) at @off;
+ * @len bytes follow.  Holes are not written; runs ascend. */
+struct rec_mnt_data {
+	uint64_t off;
+	uint32_t len;		/* 1 .. MNT_DATA_MAX */
+	uint32_t reserved;
+};
+#define MNT_DATA_MAX	(1u << 20)
 
 /* The root's own network namespace (kinds/netns.c), after the root's
  * TASK: its devices (NET_LINK, in ifindex order), their addresses
@@ -1407,5 +1484,8 @@ _Static_assert(sizeof(struct rec_net_sysctl) == 8, "rec_net_sysctl size");
 _Static_assert(sizeof(struct rec_net_iptables) == 8, "rec_net_iptables size");
 _Static_assert(sizeof(struct rec_net_bridge) == 32, "rec_net_bridge size");
 _Static_assert(sizeof(struct rec_net_brport) == 24, "rec_net_brport size");
+_Static_assert(sizeof(struct rec_mnt) == 68, "rec_mnt size");
+_Static_assert(sizeof(struct rec_mnt_file) == 64, "rec_mnt_file size");
+_Static_assert(sizeof(struct rec_mnt_data) == 16, "rec_mnt_data size");
 
 #endif

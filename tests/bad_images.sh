@@ -1294,6 +1294,101 @@ forged "NET_IPTABLES len +1"        --expect "bad NET_IPTABLES" insert --at afte
 forged "NET_IPTABLES a NUL"         --expect "bad NET_IPTABLES" insert --at after:TASK --type 224 --payload "$(le 4 4)$(le 4 2)2a00"
 forged "NET_IPTABLES twice"         --expect "bad NET_IPTABLES" insert --at after:TASK --type 224 --payload "$(le 4 4)$(le 4 2)2a0a" \
 	--type 224 --payload "$(le 4 4)$(le 4 2)2a0a"
+# the root's mounts (MNT 250, MNT_FILE 251, MNT_DATA 252)
+mntrec() {	# ID PARENT HOW FLAGS SB_RO SHARED MASTER PROP BIND_OF RESERVED MP TYPE SOURCE ROOT OPTS HOST
+	local h= str= i v
+	for v in "${@:1:9}"; do h+=$(le 4 "$v"); done
+	h+=$(le 4 0)	# dev
+	for v in "${@:11:6}"; do
+		str+=$(strhex "$v")
+		h+=$(le 4 $((${#v} + 1)))
+	done
+	printf '%s' "$h$(le 4 "${10}")$str"
+}
+mntfile() {	# MODE UID GID LINK SIZE RDEV ATIME_NS PATH [TARGET]
+	local p t=
+	p=$(strhex "$8")
+	[ $# -gt 8 ] && t=$(strhex "$9")
+	printf '%s' "$(le 4 "$1")$(le 4 "$2")$(le 4 "$3")$(le 4 "$4")$(le 8 "$5")$(le 8 "$6")$(le 8 1)$(le 8 2)$(le 4 "$7")$(le 4 0)$(le 4 $((${#p} / 2)))$(le 4 $((${#t} / 2)))$p$t"
+}
+mntdata() { printf '%s' "$(le 8 "$1")$(le 4 "$2")$(le 4 "${4:-0}")$3"; }	# OFF LEN BYTES-HEX [RESERVED]
+MNT_ROOT=$(mntrec 10 0 3 64 0 0 0 0 0 0 "" tmpfs tmpfs "" "mode=755" "")
+MNT_DIR=$(mntfile $((0x41ed)) 0 0 0 0 0 0 "")
+mnt_case() {	# NAME [--control] RECORD-TYPE PAYLOAD ...: after the root TASK
+	local name=$1 opt=(--expect "MNT")
+	shift
+	[ "$1" = --control ] && { opt=(--control); shift; }
+	local args=()
+	while [ $# -gt 0 ]; do args+=(--type "$1" --payload "$2"); shift 2; done
+	forged "$name" "${opt[@]}" insert --at after:TASK "${args[@]}"
+}
+mnt_case "control: MNT tmpfs root, its files and data" --control 250 "$MNT_ROOT" 251 "$MNT_DIR" \
+	251 "$(mntfile $((0x81a4)) 1 2 0 8 0 0 a)" 252 "$(mntdata 0 4 61626364)" 252 "$(mntdata 6 2 6566)" \
+	251 "$(mntfile $((0x81a4)) 1 2 2 0 0 0 b)" 251 "$(mntfile $((0xa1ff)) 0 0 0 0 0 0 l a)" \
+	250 "$(mntrec 11 10 1 $((0x41)) 0 0 0 0 0 0 usr ext4 /dev/vda usr "" /usr)" \
+	250 "$(mntrec 12 10 2 $((0x4e)) 0 0 0 0 0 0 proc proc proc "" "" "")" \
+	250 "$(mntrec 13 10 4 64 0 0 0 0 10 0 peer tmpfs tmpfs dir "mode=755" "")"
+mnt_case "MNT first with a parent"     250 "$(mntrec 10 3 3 64 0 0 0 0 0 0 "" tmpfs tmpfs "" "" "")"
+mnt_case "MNT first not at the root"   250 "$(mntrec 10 0 3 64 0 0 0 0 0 0 a tmpfs tmpfs "" "" "")"
+mnt_case "MNT id 0"                    250 "$(mntrec 0 0 3 64 0 0 0 0 0 0 "" tmpfs tmpfs "" "" "")"
+mnt_case "MNT id twice"                250 "$MNT_ROOT" 250 "$MNT_ROOT"
+mnt_case "MNT parent unknown"          250 "$MNT_ROOT" 250 "$(mntrec 11 99 3 64 0 0 0 0 0 0 a tmpfs tmpfs "" "" "")"
+mnt_case "MNT mountpoint with .."      250 "$MNT_ROOT" 250 "$(mntrec 11 10 3 64 0 0 0 0 0 0 a/../b tmpfs tmpfs "" "" "")"
+mnt_case "MNT mountpoint absolute"     250 "$MNT_ROOT" 250 "$(mntrec 11 10 3 64 0 0 0 0 0 0 /a tmpfs tmpfs "" "" "")"
+mnt_case "MNT mountpoint a//b"         250 "$MNT_ROOT" 250 "$(mntrec 11 10 3 64 0 0 0 0 0 0 a//b tmpfs tmpfs "" "" "")"
+mnt_case "MNT root with ."             250 "$MNT_ROOT" 250 "$(mntrec 11 10 1 64 0 0 0 0 0 0 a ext4 x ./b "" /b)"
+mnt_case "MNT how 0"                   250 "$(mntrec 10 0 0 64 0 0 0 0 0 0 "" tmpfs tmpfs "" "" "")"
+mnt_case "MNT how 5"                   250 "$(mntrec 10 0 5 64 0 0 0 0 0 0 "" tmpfs tmpfs "" "" "")"
+mnt_case "MNT flags 0x100"             250 "$(mntrec 10 0 3 256 0 0 0 0 0 0 "" tmpfs tmpfs "" "" "")"
+mnt_case "MNT sb_ro 2"                 250 "$(mntrec 10 0 3 64 2 0 0 0 0 0 "" tmpfs tmpfs "" "" "")"
+mnt_case "MNT prop 4"                  250 "$(mntrec 10 0 3 64 0 0 0 4 0 0 "" tmpfs tmpfs "" "" "")"
+mnt_case "MNT reserved 1"              250 "$(mntrec 10 0 3 64 0 0 0 0 0 1 "" tmpfs tmpfs "" "" "")"
+mnt_case "MNT type empty"              250 "$(mntrec 10 0 1 64 0 0 0 0 0 0 "" "" x "" "" /)"
+mnt_case "MNT bind, host relative"     250 "$(mntrec 10 0 1 64 0 0 0 0 0 0 "" ext4 x "" "" usr)"
+mnt_case "MNT bind, host with .."      250 "$(mntrec 10 0 1 64 0 0 0 0 0 0 "" ext4 x "" "" /usr/..)"
+mnt_case "MNT tmpfs with a host path"  250 "$(mntrec 10 0 3 64 0 0 0 0 0 0 "" tmpfs tmpfs "" "" /tmp)"
+mnt_case "MNT tmpfs with a root"       250 "$(mntrec 10 0 3 64 0 0 0 0 0 0 "" tmpfs tmpfs sub "" "")"
+mnt_case "MNT new ext4"                250 "$(mntrec 10 0 2 64 0 0 0 0 0 0 "" ext4 x "" "" "")"
+mnt_case "MNT the root a peer"         250 "$(mntrec 10 0 4 64 0 0 0 0 10 0 "" tmpfs x "" "" "")"
+mnt_case "MNT peer of an unknown"      250 "$MNT_ROOT" 250 "$(mntrec 11 10 4 64 0 0 0 0 77 0 a tmpfs x "" "" "")"
+mnt_case "MNT bind_of set, not a peer" 250 "$MNT_ROOT" 250 "$(mntrec 11 10 3 64 0 0 0 0 10 0 a tmpfs x "" "" "")"
+mnt_case "MNT slave of no group"       250 "$MNT_ROOT" 250 "$(mntrec 11 10 3 64 0 0 5 0 0 0 a tmpfs x "" "" "")"
+mnt_case "MNT slave of its own group"  250 "$(mntrec 10 0 3 64 0 5 0 0 0 0 "" tmpfs tmpfs "" "" "")" \
+	250 "$(mntrec 11 10 3 64 0 5 5 0 0 0 a tmpfs x "" "" "")"
+mnt_case "MNT outside slave, tmpfs"    250 "$(mntrec 10 0 3 64 0 0 0 2 0 0 "" tmpfs tmpfs "" "" "")"
+mnt_case "MNT shared and unbindable"   250 "$(mntrec 10 0 3 64 0 4 0 1 0 0 "" tmpfs tmpfs "" "" "")"
+mnt_case "MNT string lengths too long" 250 "$MNT_ROOT$(zeros 4)"
+mnt_case "MNT string unterminated"     250 "${MNT_ROOT%00}41"
+mnt_case "MNT_FILE after no MNT"       251 "$MNT_DIR"
+mnt_case "MNT_FILE after a bind"       250 "$(mntrec 10 0 1 64 0 0 0 0 0 0 "" ext4 x "" "" /)" 251 "$MNT_DIR"
+mnt_case "MNT_FILE first not the root" 250 "$MNT_ROOT" 251 "$(mntfile $((0x41ed)) 0 0 0 0 0 0 a)"
+mnt_case "MNT_FILE root a file"        250 "$MNT_ROOT" 251 "$(mntfile $((0x81a4)) 0 0 0 0 0 0 "")"
+mnt_case "MNT_FILE root twice"         250 "$MNT_ROOT" 251 "$MNT_DIR" 251 "$MNT_DIR"
+mnt_case "MNT_FILE type 0"             250 "$MNT_ROOT" 251 "$MNT_DIR" 251 "$(mntfile $((0x1a4)) 0 0 0 0 0 0 a)"
+mnt_case "MNT_FILE mode bit 0x10000"   250 "$MNT_ROOT" 251 "$MNT_DIR" 251 "$(mntfile $((0x181a4)) 0 0 0 0 0 0 a)"
+mnt_case "MNT_FILE path with .."       250 "$MNT_ROOT" 251 "$MNT_DIR" 251 "$(mntfile $((0x81a4)) 0 0 0 0 0 0 ../a)"
+mnt_case "MNT_FILE path absolute"      250 "$MNT_ROOT" 251 "$MNT_DIR" 251 "$(mntfile $((0x81a4)) 0 0 0 0 0 0 /a)"
+mnt_case "MNT_FILE size of a dir"      250 "$MNT_ROOT" 251 "$MNT_DIR" 251 "$(mntfile $((0x41ed)) 0 0 0 5 0 0 a)"
+mnt_case "MNT_FILE size 2^40+1"        250 "$MNT_ROOT" 251 "$MNT_DIR" 251 "$(mntfile $((0x81a4)) 0 0 0 $(((1 << 40) + 1)) 0 0 a)"
+mnt_case "MNT_FILE rdev of a file"     250 "$MNT_ROOT" 251 "$MNT_DIR" 251 "$(mntfile $((0x81a4)) 0 0 0 0 5 0 a)"
+mnt_case "MNT_FILE atime_ns 10^9"      250 "$MNT_ROOT" 251 "$MNT_DIR" 251 "$(mntfile $((0x81a4)) 0 0 0 0 0 1000000000 a)"
+mnt_case "MNT_FILE symlink no target"  250 "$MNT_ROOT" 251 "$MNT_DIR" 251 "$(mntfile $((0xa1ff)) 0 0 0 0 0 0 a)"
+mnt_case "MNT_FILE file with a target" 250 "$MNT_ROOT" 251 "$MNT_DIR" 251 "$(mntfile $((0x81a4)) 0 0 0 0 0 0 a b)"
+mnt_case "MNT_FILE link to a later"    250 "$MNT_ROOT" 251 "$MNT_DIR" 251 "$(mntfile $((0x81a4)) 0 0 3 0 0 0 a)"
+mnt_case "MNT_FILE link to a dir"      250 "$MNT_ROOT" 251 "$MNT_DIR" 251 "$(mntfile $((0x41ed)) 0 0 1 0 0 0 a)"
+mnt_case "MNT_FILE link to a link"     250 "$MNT_ROOT" 251 "$MNT_DIR" 251 "$(mntfile $((0x81a4)) 0 0 0 0 0 0 a)" \
+	251 "$(mntfile $((0x81a4)) 0 0 2 0 0 0 b)" 251 "$(mntfile $((0x81a4)) 0 0 3 0 0 0 c)"
+mnt_case "MNT_DATA after no file"      250 "$MNT_ROOT" 252 "$(mntdata 0 1 41)"
+mnt_case "MNT_DATA after a dir"        250 "$MNT_ROOT" 251 "$MNT_DIR" 252 "$(mntdata 0 1 41)"
+MNT_A=$(mntfile $((0x81a4)) 0 0 0 4 0 0 a)
+mnt_case "MNT_DATA past the size"      250 "$MNT_ROOT" 251 "$MNT_DIR" 251 "$MNT_A" 252 "$(mntdata 2 4 41424344)"
+mnt_case "MNT_DATA len 0"              250 "$MNT_ROOT" 251 "$MNT_DIR" 251 "$MNT_A" 252 "$(mntdata 0 0 "")"
+mnt_case "MNT_DATA len not its bytes"  250 "$MNT_ROOT" 251 "$MNT_DIR" 251 "$MNT_A" 252 "$(mntdata 0 3 41)"
+mnt_case "MNT_DATA descending"         250 "$MNT_ROOT" 251 "$MNT_DIR" 251 "$MNT_A" 252 "$(mntdata 2 1 41)" \
+	252 "$(mntdata 0 1 41)"
+mnt_case "MNT_DATA overlapping"        250 "$MNT_ROOT" 251 "$MNT_DIR" 251 "$MNT_A" 252 "$(mntdata 0 2 4141)" \
+	252 "$(mntdata 1 1 41)"
+mnt_case "MNT_DATA reserved 1"         250 "$MNT_ROOT" 251 "$MNT_DIR" 251 "$MNT_A" 252 "$(mntdata 0 1 41 1)"
 # the record stream
 forged "header len 2^63 (VMA)"     setlen -r 'VMA#0' --len 0x8000000000000000
 forged "header len 2^63 (PAGES)"   setlen -r "$big_i" --len 0x8000000000000000
