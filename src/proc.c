@@ -6,7 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/openat2.h>
 
 #include "proc.h"
 
@@ -236,4 +239,24 @@ int proc_state(pid_t pid, char *state)
 	unsigned long long f[PROC_STAT_FIELDS];
 
 	return proc_stat(pid, state, f);
+}
+
+int proc_root_stat(pid_t pid, const char *path, struct stat *st)
+{
+	struct open_how how = { .flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_IN_ROOT };
+	char root[32];
+	int dfd, fd, ret;
+
+	snprintf(root, sizeof(root), "/proc/%d/root", pid);
+	dfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -errno;
+	fd = syscall(SYS_openat2, dfd, path, &how, sizeof(how));
+	ret = fd < 0 ? -errno : 0;
+	close(dfd);
+	if (!ret && fstat(fd, st))
+		ret = -errno;
+	if (fd >= 0)
+		close(fd);
+	return ret;
 }

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 struct vma {
@@ -37,5 +38,8 @@ int proc_stat(pid_t pid, char *state, unsigned long long f[PROC_STAT_FIELDS]);
 /* Only *state (R, S, Z...); an error for a pid no process has. */
 int proc_state(pid_t pid, char *state);
 int proc_readlink(pid_t pid, const char *name, char *out, size_t n);
+/* stat() of @path as @pid sees it: resolved inside its root (a
+ * container's, a chroot), absolute symlinks too.  0 or -errno. */
+int proc_root_stat(pid_t pid, const char *path, struct stat *st);
 
 #endif

@@ -6,21 +6,27 @@
 #   tcp_peer_outside, tcp_checkpoint_live and tcp_netlock check its rules);
 # - pkg-config: the install test builds a program against the installed
 #   library with it;
-# - clang and its libFuzzer runtime: the fuzz test (fuzz/image_fuzz.c).
+# - clang and its libFuzzer runtime: the fuzz test (fuzz/image_fuzz.c);
+# - runc and busybox-static: a container run by runc, from a busybox
+#   rootfs (container_runc).
 set -eu
 cc=${CC:-cc}
 t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
-need=()
+need=() norec=()
 echo 'int main(void) { return 0; }' > "$t/m.c"
 $cc -m32 -o "$t/m" "$t/m.c" 2> /dev/null || need+=(gcc-multilib)
 PATH=$PATH:/usr/sbin:/sbin command -v iptables > /dev/null || need+=(iptables)
 command -v pkg-config > /dev/null || need+=(pkg-config)
 echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }' > "$t/f.c"
 clang -fsanitize=fuzzer,address -o "$t/f" "$t/f.c" 2> /dev/null || need+=(clang libclang-rt-dev)
-[ ${#need[@]} = 0 ] && exit 0
-echo "setup: installing ${need[*]}"
+# (runc without its recommends: Debian's criu is none of ours)
+PATH=$PATH:/usr/sbin:/sbin command -v runc > /dev/null || norec+=(runc)
+dpkg -s busybox-static > /dev/null 2>&1 || norec+=(busybox-static)
+[ ${#need[@]} = 0 ] && [ ${#norec[@]} = 0 ] && exit 0
+echo "setup: installing ${need[*]} ${norec[*]}"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
-apt-get install -y -qq "${need[@]}" > /dev/null
+[ ${#need[@]} = 0 ] || apt-get install -y -qq "${need[@]}" > /dev/null
+[ ${#norec[@]} = 0 ] || apt-get install -y -qq --no-install-recommends "${norec[@]}" > /dev/null
 $cc -m32 -o "$t/m" "$t/m.c"

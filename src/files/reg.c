@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "../files.h"
+#include "../kinds/mntns.h"
 #include "pipebuf.h"
 
 /* the kernel's, which userspace headers define as 0 on 64-bit */
@@ -284,9 +285,13 @@ static int path_check(struct rst_ctx *c, const struct rst_file *f)
 		return 0;
 	if (f->priv && !relinked(f))
 		return ghost_check(c, f);
-	ret = (f->f.flags & O_NOFOLLOW) ? lstat(path, &st) : stat(path, &st);
+	ret = mntns_stat(c, path, !(f->f.flags & O_NOFOLLOW), &st);
+	if (ret == 1)
+		return 0;
+	if (ret == -EINVAL)
+		ret = ((f->f.flags & O_NOFOLLOW) ? lstat(path, &st) : stat(path, &st)) ? -errno : 0;
 	if (ret)
-		return log_err(c->log, errno, "open file %s:", path);
+		return log_err(c->log, -ret, "open file %s:", path);
 	if ((st.st_mode & S_IFMT) != (f->f.mode & S_IFMT))
 		return log_err(c->log, ESTALE,
 			       "open file %s is no longer the same kind of file",

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "../kinds.h"
+#include "mntns.h"
 
 struct fs_state {
 	bool have;
@@ -193,9 +194,14 @@ static int fs_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 static int dir_check(struct rst_ctx *c, const char *what, const char *path)
 {
 	struct stat st;
+	int ret = mntns_stat(c, path, true, &st);
 
-	if (stat(path, &st) || !S_ISDIR(st.st_mode))
-		return log_err(c->log, errno ? errno : ENOTDIR, "%s %s:", what, path);
+	if (ret == 1)
+		return 0;
+	if (ret == -EINVAL)
+		ret = stat(path, &st) ? -errno : 0;
+	if (ret || !S_ISDIR(st.st_mode))
+		return log_err(c->log, ret ? -ret : ENOTDIR, "%s %s:", what, path);
 	return 0;
 }
 

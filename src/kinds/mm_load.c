@@ -15,6 +15,7 @@
 #include "../files.h"
 #include "../files/packet.h"
 #include "mm.h"
+#include "mntns.h"
 #include "sysvshm.h"
 
 #define PAGE		4096ULL
@@ -455,13 +456,27 @@ void mm_free(struct rst_task *t, void *state)
 
 /* ---- pre-flight checks ---- */
 
+/* stat() of @path as the restored tree will see it: in a container's
+ * own mounts, as they will be made; 1: not to be told before. */
+static int tree_stat(struct rst_ctx *c, const char *path, struct stat *st)
+{
+	int ret = mntns_stat(c, path, true, st);
+
+	if (ret == -EINVAL)	/* no mounts of its own: ours */
+		ret = stat(path, st) ? -errno : 0;
+	return ret;
+}
+
 static int check_file(struct rst_ctx *c, const struct rst_vma *v)
 {
 	struct stat st;
 	int64_t mtime;
+	int ret = tree_stat(c, v->path, &st);
 
-	if (stat(v->path, &st))
-		return log_err(c->log, errno, "mapped file %s:", v->path);
+	if (ret == 1)
+		return 0;
+	if (ret)
+		return log_err(c->log, -ret, "mapped file %s:", v->path);
 	mtime = st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
 	if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size != v->v.file_size ||
 	    mtime != v->v.file_mtime_ns)
@@ -492,9 +507,10 @@ int mm_check(struct rst_ctx *c, struct rst_task *t)
 		return ret;
 	if (!c->here)
 		return 0;
-	if (stat(s->exe, &st) || !S_ISREG(st.st_mode))
-		return log_err(c->log, errno ? errno : ENOEXEC,
-			       "executable %s:", s->exe);
+	ret = tree_stat(c, s->exe, &st);
+	if (ret < 0 || (!ret && !S_ISREG(st.st_mode)))
+		return log_err(c->log, ret < 0 ? -ret : ENOEXEC, "executable %s:", s->exe);
+	ret = 0;
 	for (int i = 0; i < s->nr && !ret; i++)
 		if (s->vmas[i].v.kind == VMA_FILE)
 			ret = check_file(c, &s->vmas[i]);

@@ -50,7 +50,7 @@ static const int ns_clone[NR_NS_TYPES] = {
  * namespace: the cgroup kind), and of those, the ones the root unshares
  * here at restart (the pid namespace is made with it, the cgroup one by
  * the cgroup kind). */
-#define NS_SAVED	((1u << NS_PID) | (1u << NS_NET) | (1u << NS_IPC) | (1u << NS_UTS) | \
+#define NS_SAVED	((1u << NS_PID) | (1u << NS_MNT) | (1u << NS_NET) | (1u << NS_IPC) | (1u << NS_UTS) | \
 			 (1u << NS_CGROUP) | (1u << NS_TIME))
 #define NS_UNSHARED	((1u << NS_MNT) | (1u << NS_NET) | (1u << NS_IPC) | (1u << NS_UTS))
 /* ... and those the engine joins to restore their content itself */

@@ -14,12 +14,9 @@ t mntns_refuse_deleted
 t mntns_refuse_xattr
 t mntns_info
 t mntns_external
-# registered once the ns kind counts a mount namespace as saved (NS_MNT
-# in NS_SAVED, src/kinds/ns.c, the lead's): until then a container with
-# its own is refused at checkpoint, as it must be
-#t mntns_container
-#t mntns_container_external
-#t mntns_container_refused
+t mntns_container
+t mntns_container_external
+t mntns_container_refused
 
 MNTDRV=$ROOT/build/test/unit/mntns_test
 
