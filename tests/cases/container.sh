@@ -77,12 +77,22 @@ ct_a_start() {	# DIR
 }
 
 test_container_a() {
-	local d=$WORK/ct-a init root a rc=0
+	local d=$WORK/ct-a init root copy a rc=0
 	mkdir -p $d
 	init=$(ct_a_start $d) || return 1
 	for i in 1 2 3; do a=$(ct_ask $init 8080); done
 	[ "$a" = "3 ct-a" ] || { note "before: '$a'"; kill -9 $init; return 1; }
-	ckpt checkpoint --kill -o $d/img $init 2> $d/err || { cat $d/err; kill -9 $init; return 1; }
+	# a copy while the original runs on: each in its own namespaces
+	ckpt checkpoint -o $d/copy.img $init 2> $d/err || { cat $d/err; kill -9 $init; return 1; }
+	ckpt restart --detach $d/copy.img > $d/copy.pid 2>> $d/err < /dev/null || { cat $d/err; kill -9 $init; return 1; }
+	copy=$(head -1 $d/copy.pid)
+	a=$(ct_ask $copy 8080)
+	[ "$a" = "4 ct-a" ] && [ "$(ct_ask $init 8080)" = "4 ct-a" ] && [ "$(ct_ask $copy 8080)" = "5 ct-a" ] ||
+		{ note "copy: '$a'"; rc=1; }
+	kill -9 $copy
+	a=$(ct_ask $init 8080)
+	[ "$a" = "5 ct-a" ] || { note "the original after the copy: '$a'"; kill -9 $init; return 1; }
+	ckpt checkpoint --kill -o $d/img $init 2>> $d/err || { cat $d/err; kill -9 $init; return 1; }
 	gone $init || return 1
 	# (its stdio, the host's /dev/null and a log, are restart's: not a
 	# pipe that $(...) would wait on)
@@ -90,11 +100,11 @@ test_container_a() {
 	root=$(head -1 $d/rpid)
 	[ "$(awk '/^NSpid/ { print $NF }' /proc/$root/status)" = 1 ] || { note "not pid 1"; rc=1; }
 	a=$(ct_ask $root 8080)
-	[ "$a" = "4 ct-a" ] || { note "after: '$a'"; rc=1; }
+	[ "$a" = "6 ct-a" ] || { note "after: '$a'"; rc=1; }
 	# from inside its namespace only
 	$PYTHON -c 'import socket; socket.create_connection(("127.0.0.1", 8080), timeout=2)' 2> /dev/null &&
 		{ note "reached from outside its namespace"; rc=1; }
-	[ "$(cat /proc/$root/root/data/count)" = 4 ] || rc=1
+	[ "$(cat /proc/$root/root/data/count)" = 6 ] || rc=1
 	grep -q " / / .* - tmpfs " /proc/$root/mountinfo && grep -q " /usr ro" /proc/$root/mountinfo ||
 		{ note "mounts: $(cat /proc/$root/mountinfo)"; rc=1; }
 	kill -9 $root
