@@ -363,8 +363,11 @@ int ckpt_checkpoint_r(pid_t pid, int fd, unsigned long flags, int logfd,
 {
 	struct ckpt_log log = { .fd = logfd };
 
-	if (pid > 0 && container_root(pid, &log))
-		return container_checkpoint(pid, fd, flags, logfd, res, checkpoint_run);
+	if (pid > 0 && container_root(pid, &log)) {
+		cancelled = 0;
+		return container_checkpoint(pid, fd, flags, logfd, res, checkpoint_run,
+					    &cancelled);
+	}
 	return checkpoint_run(pid, fd, flags, logfd, res, NULL, 0);
 }
 

@@ -128,14 +128,37 @@ static void report(int fd, long ret, const struct ckpt_result *res)
 		_exit(125);
 }
 
-/* Read the engine's report. */
-static long read_report(int fd, struct ckpt_result *res, struct ckpt_log *log)
+/* Read the engine's report.  If our caller cancels (ckpt_cancel(), a
+ * signal's), the engine is killed, which ends it as a ckpt killed at
+ * that point would: the target as it was (its guards), unless it was
+ * being killed already. */
+static long read_report(int fd, pid_t e, const volatile sig_atomic_t *cancelled,
+			struct ckpt_result *res, struct ckpt_log *log)
 {
+	struct pollfd p = { .fd = fd, .events = POLLIN };
 	struct engine_report rep;
-	ssize_t n;
+	int grace = 20;		/* the engine may have had the signal too */
+	ssize_t n = -1;
 
-	while ((n = read(fd, &rep, sizeof(rep))) < 0 && errno == EINTR)
-		;
+	for (;;) {
+		int k = poll(&p, 1, cancelled ? 100 : -1);
+
+		if (k > 0) {
+			while ((n = read(fd, &rep, sizeof(rep))) < 0 && errno == EINTR)
+				;
+			break;
+		}
+		if (k < 0 && errno != EINTR)
+			break;
+		if (cancelled && *cancelled && !grace--) {
+			kill(e, SIGKILL);	/* the engine ends with it */
+			rep.ret = log_err(log, EINTR, "checkpoint interrupted by a signal");
+			set_result(&rep.res, 0, log);
+			if (res)
+				*res = rep.res;
+			return rep.ret;
+		}
+	}
 	if (n != (ssize_t)sizeof(rep)) {
 		rep.ret = log_err(log, EIO, "container: ckpt's engine inside the container ended before it reported");
 		set_result(&rep.res, 0, log);
@@ -236,7 +259,8 @@ static int kill_root(int pidfd, pid_t pid, struct ckpt_log *log)
 }
 
 int container_checkpoint(pid_t pid, int fd, unsigned long flags, int logfd,
-			 struct ckpt_result *res, checkpoint_fn checkpoint)
+			 struct ckpt_result *res, checkpoint_fn checkpoint,
+			 const volatile sig_atomic_t *cancelled)
 {
 	struct ckpt_log log = { .fd = logfd };
 	pid_t e, me = getpid();
@@ -267,7 +291,7 @@ int container_checkpoint(pid_t pid, int fd, unsigned long flags, int logfd,
 	if (e < 0)
 		ret = log_err(&log, errno, "fork:");
 	else
-		ret = read_report(p[0], res, &log);
+		ret = read_report(p[0], e, cancelled, res, &log);
 	close(p[0]);
 	if (!ret && (flags & CKPT_KILL))
 		ret = kill_root(pidfd, pid, &log);
@@ -363,7 +387,7 @@ static void rst_engine(pid_t root, int fd, const struct ckpt_restart_opts *o,
 	int pidfd = syscall(SYS_pidfd_open, root, 0);
 	pid_t e;
 
-	in.flags = (o->flags & ~CKPT_DETACH) | CKPT_ROOT_MADE;
+	in.flags = o->flags & ~CKPT_DETACH;
 	in.pid = 0;
 	if (pidfd < 0 || setns(pidfd, CLONE_NEWPID)) {
 		log_err(&log, errno, "container: joining the new pid namespace:");
@@ -470,7 +494,7 @@ int container_restart(int fd, const struct ckpt_restart_opts *o, struct ckpt_res
 		rst_engine(root, fd, o, &x, p[1], restart);
 	}
 	close(p[1]);
-	ret = e < 0 ? log_err(&log, errno, "fork:") : read_report(p[0], res, &log);
+	ret = e < 0 ? log_err(&log, errno, "fork:") : read_report(p[0], e, NULL, res, &log);
 	close(p[0]);
 	if (e > 0)
 		reap(e);

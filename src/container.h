@@ -4,16 +4,13 @@
 #ifndef CKPT_CONTAINER_H
 #define CKPT_CONTAINER_H
 
+#include <signal.h>
 #include <sys/types.h>
 
 #include "../include/ckpt.h"
 #include "kinds/ns.h"
 #include "log.h"
 #include "pidns.h"
-
-/* restart, in the engine: the root is made already, pid 1 of the
- * engine's pid namespace (never a flag of the API, nor of an image) */
-#define CKPT_ROOT_MADE	(1UL << 40)
 
 /* The checkpoint the engine runs: @host, the namespaces of ckpt's caller;
  * @host_pid, the init's pid there (for messages). */
@@ -34,8 +31,10 @@ typedef int (*restart_run_fn)(int fd, const struct ckpt_restart_opts *o,
 
 /* Whether @pid is the init of a pid namespace other than ours. */
 int container_root(pid_t pid, struct ckpt_log *log);
+/* @cancelled: set by ckpt_cancel() */
 int container_checkpoint(pid_t pid, int fd, unsigned long flags, int logfd,
-			 struct ckpt_result *res, checkpoint_fn checkpoint);
+			 struct ckpt_result *res, checkpoint_fn checkpoint,
+			 const volatile sig_atomic_t *cancelled);
 /* Whether the image on (seekable) @fd is a container's: 1, 0 or -errno. */
 int container_image(int fd, struct ckpt_log *log);
 /* Returns the root's pid (here), or -errno. */

@@ -134,6 +134,10 @@ struct rst_ctx {
 	 * and the fd of each, in the root puppet as in ckpt */
 	uint32_t ns_join;
 	int join_fd[8];
+	/* a container's engine (container.c): the root is pid 1 of our pid
+	 * namespace, made by our caller; a helper of ours must not take a
+	 * pid the image holds */
+	bool root_made;
 	const struct ckpt_restart_opts *opts;
 	void *kind_state[MAX_KINDS];	/* what kinds keep for the whole image */
 	/* the PAGES checksums left for later (pageverify.c) */

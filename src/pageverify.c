@@ -17,6 +17,8 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/wait.h>
+#include <sys/syscall.h>
+#include <linux/sched.h>
 #include <unistd.h>
 
 #include "image.h"
@@ -58,6 +60,24 @@ static void __attribute__((noreturn)) verifier(int img, int out,
 	_exit(0);
 }
 
+/* In a container's engine, pids are the container's: the verifier,
+ * which lives until every process is made, takes the one below ours
+ * (the top of the namespace's), not the next free one, which the image
+ * may well hold. */
+static pid_t fork_verifier(const struct rst_ctx *c)
+{
+	pid_t want = getpid() - 1;
+	struct clone_args ca = {
+		.exit_signal = SIGCHLD,
+		.set_tid = (uintptr_t)&want,
+		.set_tid_size = 1,
+	};
+
+	if (!c->root_made)
+		return fork();
+	return syscall(SYS_clone3, &ca, sizeof(ca));
+}
+
 int pv_start(struct rst_ctx *c, const struct ir_span *s, size_t n, uint64_t bytes)
 {
 	int fds[2];
@@ -67,7 +87,7 @@ int pv_start(struct rst_ctx *c, const struct ir_span *s, size_t n, uint64_t byte
 		return check_here(c, s, n);
 	if (pipe2(fds, O_CLOEXEC))
 		return log_err(c->log, errno, "pipe:");
-	pid = fork();
+	pid = fork_verifier(c);
 	if (pid < 0) {
 		close(fds[0]);
 		close(fds[1]);

@@ -92,7 +92,7 @@ static int make_puppet(struct rst_ctx *c, pid_t pid)
 	pid_t mid;
 	long got = 0;
 
-	if (c->flags & CKPT_ROOT_MADE)	/* a container's init (container.c) */
+	if (c->root_made)	/* a container's init (container.c) */
 		return pid;
 	if (!(c->flags & CKPT_DETACH))
 		return clone_puppet(c, pid);
@@ -286,7 +286,7 @@ static int wait_ids_free(struct rst_ctx *c)
 			pid_t id = j < 0 ? t->pid : t->threads[j].tid;
 			int held;
 
-			if (id == t->pid && i == 0 && (c->flags & CKPT_ROOT_MADE))
+			if (id == t->pid && i == 0 && c->root_made)
 				continue;	/* our puppet already */
 
 			while ((held = rst_pid_holder(c, id)) != 0) {
@@ -428,7 +428,7 @@ static void destroy_tree(struct rst_ctx *c)
 {
 	struct timespec tick = { 0, 2 * 1000 * 1000 };
 	/* a container's init is its maker's to end, with the engine */
-	int status, ms = 0, root = c->flags & CKPT_ROOT_MADE ? 1 : 0;
+	int status, ms = 0, root = c->root_made ? 1 : 0;
 
 	for (int i = root; i < c->nr_tasks; i++)
 		if (c->tasks[i]->rm.seized || i == 0)
@@ -442,7 +442,10 @@ static void destroy_tree(struct rst_ctx *c)
 		for (; ms < ZOMBIE_WAIT_MS; ms += 2) {	/* all in one bound */
 			pid_t r = waitpid(t->pid, &status, __WALL | WNOHANG);
 
-			if (r < 0 && errno != EINTR && proc_state(t->pid, &state))
+			/* (a container's: a zombie of its held init, which its
+			 * end, our caller's doing, reaps) */
+			if (r < 0 && errno != EINTR &&
+			    (proc_state(t->pid, &state) || (root && state == 'Z')))
 				break;	/* gone */
 			nanosleep(&tick, NULL);
 		}
@@ -474,19 +477,20 @@ static int restart_run(int fd, const struct ckpt_restart_opts *o, const struct r
 	if (flags & CKPT_PIDNS)
 		return pidns_restart(o->pid, fd, flags, o->logfd, res, ckpt_restart_r);
 	if (x) {
+		c.root_made = true;
 		c.ns_join = x->join;
 		memcpy(c.join_fd, x->join_fd, sizeof(c.join_fd));
 	}
 	img = img_seekable(fd, &log);
 	ret = img < 0 ? img : 0;
 	c.img_fd = img;
-	if (!ret && !(flags & CKPT_ROOT_MADE) && (ret = container_image(img, &log)) == 1) {
+	if (!ret && !x && (ret = container_image(img, &log)) == 1) {
 		ret = container_restart(img, o, res, restart_run);
 		if (img != fd)
 			close(img);
 		return ret;
 	}
-	if (!ret && (o->nr_join_ns || o->nr_external) && !(flags & CKPT_ROOT_MADE))
+	if (!ret && (o->nr_join_ns || o->nr_external) && !x)
 		ret = log_err(&log, EINVAL, "--join-ns and --external are for a container's image");
 	if (!ret)
 		ret = image_read(&c, &rs, true);

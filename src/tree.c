@@ -12,6 +12,7 @@
 #include <string.h>
 #include <linux/kcmp.h>
 #include <sys/syscall.h>
+#include <sys/ptrace.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -314,6 +315,13 @@ int tree_kill(struct cpt_ctx *c)
 {
 	int ret = 0, status, first = c->host_ns ? 1 : 0;
 
+	/* the init we keep dies with us if we die before our caller kills
+	 * it: never left running alone, the rest of its tree dead */
+	for (int j = 0; first && j < c->tasks[0]->nr_threads; j++)
+		if (ptrace(PTRACE_SETOPTIONS, c->tasks[0]->threads[j].tid, 0,
+			   PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL))
+			return log_err(c->log, errno, "pid %d: PTRACE_O_EXITKILL:",
+				       c->tasks[0]->threads[j].tid);
 	c->root_kept = first;
 	for (int i = first; i < c->nr_tasks; i++)
 		if (!c->tasks[i]->zombie && kill(c->tasks[i]->pid, SIGKILL) && !ret)

@@ -91,6 +91,15 @@ export TMPDIR=$RUNDIR/tmp	# what tests make with mktemp stays in the run's
 rm -rf "$LOGS"
 mkdir -p "$LOGS"
 
+# The named cgroup hierarchy the cgroup tests use (tests/progs/cgroup.c)
+# lives from the first mount of it to the last unmount: every process
+# gains or loses a line of /proc/PID/cgroup then, which a checkpoint in
+# progress of another test reads as its groups changing.  A process of
+# ours keeps it mounted, in a mount namespace of its own, all run long.
+unshare -m --propagation private sh -c \
+	'mount -t cgroup -o none,name=ckpt_test none /mnt 2> /dev/null; exec sleep 100000' &
+CGPIN=$!
+
 # ---- which tests ----------------------------------------------------------
 
 bash tests/caps.sh "$RUNDIR/caps"
@@ -208,6 +217,7 @@ interrupted() {
 	local p
 	exec 3>&2 2> /dev/null	# (not bash's notices of the jobs killed)
 	for p in "${!RUNNING[@]}"; do kill -9 -- -$p; done
+	kill $CGPIN
 	cleanup_run
 	exec 2>&3 3>&-
 	echo "$PASSED passed, $((FAILED + ${#RUNNING[@]})) failed, $SKIPPED skipped"
@@ -283,6 +293,8 @@ WALL=$(( ($(date +%s%N) - T0) / 1000000 ))
 
 # ---- what is left ---------------------------------------------------------
 
+kill $CGPIN 2> /dev/null
+wait $CGPIN 2> /dev/null
 drop_lock_chain
 rm -rf "$RUNDIR"
 left=

@@ -82,15 +82,19 @@ int ns_time_dump(struct cpt_ctx *c, pid_t root)
 		return ret;
 	t.monotonic_ns = hm + om;
 	t.boottime_ns = hb + ob;
+	/* what restart would refuse is refused now, while it runs on */
+	if (ns_time_bad(&t))
+		return log_err(c->log, ERANGE, "pid %d: its time namespace's clocks (%lld, %lld ns) are out of range",
+			       root, (long long)t.monotonic_ns, (long long)t.boottime_ns);
 	return iw_record(&c->w, REC_NS_TIME, &t, sizeof(t));
 }
 
 bool ns_time_bad(const struct rec_ns_time *t)
 {
 	/* readings a clock can have: from 0 to ~146 years */
+	/* (each clock has its own offset: boottime may read less) */
 	return t->monotonic_ns < 0 || t->boottime_ns < 0 ||
-	       t->monotonic_ns > (INT64_MAX >> 1) || t->boottime_ns > (INT64_MAX >> 1) ||
-	       t->boottime_ns < t->monotonic_ns;
+	       t->monotonic_ns > (INT64_MAX >> 1) || t->boottime_ns > (INT64_MAX >> 1);
 }
 
 /* "NAME SECS NSECS\n" of an offset, nanoseconds in [0, 1s). */
@@ -117,10 +121,11 @@ int ns_time_restore(struct rst_ctx *c, struct rst_task *t, const struct rec_ns_t
 	long fd;
 	int len, ret = host_clocks(c->log, &hm, &hb);
 
+	if (ret)
+		return ret;
 	len = offset_line(buf, sizeof(buf), "monotonic", saved->monotonic_ns - hm);
 	len += offset_line(buf + len, sizeof(buf) - len, "boottime", saved->boottime_ns - hb);
-	if (!ret)
-		ret = rcheck(&t->rm, NULL, "unshare(CLONE_NEWTIME)", SYS_unshare, CLONE_NEWTIME);
+	ret = rcheck(&t->rm, NULL, "unshare(CLONE_NEWTIME)", SYS_unshare, CLONE_NEWTIME);
 	if (!ret)
 		ret = rst_scratch_put(t, 0, offsets, sizeof(offsets), &a);
 	if (!ret)

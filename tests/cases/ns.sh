@@ -282,7 +282,7 @@ test_ns_container_join() {
 test_ns_container_time() {
 	local d=$WORK/ns-time up init root saved now child rc=0
 	mkdir -p $d
-	unshare --fork --pid --uts --time --boottime 2000 --monotonic 1000 \
+	unshare --fork --pid --uts --time --boottime 2000 --monotonic 1000000 \
 		"$AUX/holder" child $d/go > $d/out 2>&1 < /dev/null &
 	up=$!
 	wait_for $d/out READY || { kill -9 $up; return 1; }
@@ -326,7 +326,7 @@ NS own and shared|bad NS record|edit $img $f -r NS --set-u32 4=0x1
 NS without pid|bad NS record|edit $img $f -r NS --set-u32 0=0x50
 NS twice|bad NS record|dup -r NS $img $f
 no NS_TIME|NS_TIME for its own|drop $img $f -r NS_TIME
-NS_TIME boot before monotonic|bad NS_TIME|edit $img $f -r NS_TIME --set-u64 8=1
+NS_TIME past 2^62|bad NS_TIME|edit $img $f -r NS_TIME --set-u64 8=0x4000000000000001
 NS_TIME negative|bad NS_TIME|edit $img $f -r NS_TIME --set-u64 0=0xffffffffffffffff
 HEAD not container|bad task count, pid or flags|edit $img $f -r HEAD --set flags=0
 EOF2
