@@ -202,7 +202,10 @@ static void cpt_engine(pid_t pid, int fd, unsigned long flags, int logfd, int re
 	int pidfd = syscall(SYS_pidfd_open, pid, 0);
 	pid_t e;
 
-	if (pidfd < 0 || setns(pidfd, CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS)) {
+	/* its time namespace too: the clocks we read are the ones its
+	 * timers are set on */
+	if (pidfd < 0 || setns(pidfd, CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS |
+				      CLONE_NEWTIME)) {
 		log_err(&log, errno, "container: joining pid %d's namespaces:", pid);
 		set_result(&res, pid, &log);
 		report(rep, -(long)log.err, &res);

@@ -53,8 +53,9 @@ static const int ns_clone[NR_NS_TYPES] = {
 #define NS_SAVED	((1u << NS_PID) | (1u << NS_MNT) | (1u << NS_NET) | (1u << NS_IPC) | (1u << NS_UTS) | \
 			 (1u << NS_CGROUP) | (1u << NS_TIME))
 #define NS_UNSHARED	((1u << NS_MNT) | (1u << NS_NET) | (1u << NS_IPC) | (1u << NS_UTS))
-/* ... and those the engine joins to restore their content itself */
-#define NS_JOINED	((1u << NS_NET) | (1u << NS_IPC) | (1u << NS_UTS))
+/* ... and those the engine joins to restore their content itself (and
+ * to read the clocks the tree's timers are on) */
+#define NS_JOINED	((1u << NS_NET) | (1u << NS_IPC) | (1u << NS_UTS) | (1u << NS_TIME))
 
 /* A process that unshared a pid or time namespace forks its children
  * into it: one the tree must not have either. */
