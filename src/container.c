@@ -3,16 +3,19 @@
  *
  * Its pids, mounts, network and ipc objects are only what they are seen
  * from inside, so ckpt does its work there.  At checkpoint a child of
- * ours joins the root's pid, net, ipc and uts namespaces and forks the
- * engine, which unshares a private mount namespace (a copy of ours: our
- * paths and programs still work), mounts the container's /proc on it and
- * checkpoints pid 1 as any tree, knowing our namespaces (the host's), to
- * tell the container's own from those it shares with the host.
+ * ours joins the root's pid, net, ipc, uts and time namespaces and forks
+ * the engine, which unshares a private mount namespace (a copy of ours:
+ * our paths and programs still work), mounts the container's /proc on it
+ * and checkpoints pid 1 as any tree, knowing our namespaces (the
+ * host's), to tell the container's own from those it shares with the
+ * host.
  *
  * The engine is a process of the container's pid namespace, and dies
- * with its init.  So with CKPT_KILL it kills every other process itself,
- * keeps the root held, and exits: PTRACE_O_EXITKILL ends the root, and
- * the namespace, only after the image is synced and every kind is done.
+ * with its init, which no process inside may kill.  So with CKPT_KILL
+ * it kills every other process itself and keeps the init held (with
+ * PTRACE_O_EXITKILL: it dies if the engine does), reports, and waits:
+ * we kill the init, and the namespace with the engine in it, once we
+ * have the report.
  *
  * At restart the root is made here, a puppet cloned into a new pid
  * namespace (where it is pid 1), and the engine, forked into that
@@ -33,6 +36,7 @@
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -194,12 +198,13 @@ static void __attribute__((noreturn)) wait_engine(pid_t e, int rep, pid_t pid,
 
 /* ---- checkpoint ---- */
 
-static void cpt_engine(pid_t pid, int fd, unsigned long flags, int logfd, int rep,
-		       const struct ns_ids *host, checkpoint_fn checkpoint)
+/* @pidfd: the init's, opened by our caller when it found it to be one
+ * (a pid number could name another process by now). */
+static void cpt_engine(pid_t pid, int pidfd, int fd, unsigned long flags, int logfd,
+		       int rep, const struct ns_ids *host, checkpoint_fn checkpoint)
 {
 	struct ckpt_log log = { .fd = logfd };
 	struct ckpt_result res = { 0 };
-	int pidfd = syscall(SYS_pidfd_open, pid, 0);
 	pid_t e;
 
 	/* its time namespace too: the clocks we read are the ones its
@@ -277,6 +282,12 @@ int container_checkpoint(pid_t pid, int fd, unsigned long flags, int logfd,
 		return ret;
 	}
 	pidfd = syscall(SYS_pidfd_open, pid, 0);
+	/* still the init we found, now that a pidfd holds it */
+	if (pidfd >= 0 && !container_root(pid, &log)) {
+		close(pidfd);
+		pidfd = -1;
+		errno = ESRCH;
+	}
 	if (pidfd < 0 || pipe2(p, O_CLOEXEC)) {
 		ret = log_err(&log, errno, "pid %d:", pid);
 		if (pidfd >= 0)
@@ -288,7 +299,7 @@ int container_checkpoint(pid_t pid, int fd, unsigned long flags, int logfd,
 	if (e == 0) {
 		die_with_parent(me);
 		close(p[0]);
-		cpt_engine(pid, fd, flags, logfd, p[1], &host, checkpoint);
+		cpt_engine(pid, pidfd, fd, flags, logfd, p[1], &host, checkpoint);
 	}
 	close(p[1]);
 	if (e < 0)
@@ -298,6 +309,10 @@ int container_checkpoint(pid_t pid, int fd, unsigned long flags, int logfd,
 	close(p[0]);
 	if (!ret && (flags & CKPT_KILL))
 		ret = kill_root(pidfd, pid, &log);
+	/* (the engine waits for the init's end, which takes it too: if that
+	 * failed, it ends now, and the init it holds with it) */
+	if (ret && e > 0)
+		kill(e, SIGKILL);
 	if (e > 0)
 		reap(e);
 	close(pidfd);
@@ -357,11 +372,19 @@ static pid_t clone_root(unsigned long flags, struct ckpt_log *log)
 		_exit(0);
 	}
 	close(p[1]);
-	if (mid < 0 || read(p[0], &r, sizeof(r)) != sizeof(r))
-		r = -(mid < 0 ? errno : EIO);
+	if (mid < 0) {
+		r = -errno;
+	} else {
+		ssize_t n;
+
+		while ((n = read(p[0], &r, sizeof(r))) < 0 && errno == EINTR)
+			;
+		if (n != sizeof(r))
+			r = -EIO;
+	}
 	close(p[0]);
-	if (mid > 0)
-		waitpid(mid, &status, 0);
+	while (mid > 0 && waitpid(mid, &status, 0) < 0 && errno == EINTR)
+		;
 	return r < 0 ? log_err(log, (int)-r, "container: a new pid namespace:") : r;
 }
 
@@ -404,8 +427,11 @@ static void rst_engine(pid_t root, int fd, const struct ckpt_restart_opts *o,
 		long ret;
 
 		die_with_parent(0);
-		ret = engine_proc(&log);
-
+		/* the root dies with us from now on, whenever we die */
+		ret = ptrace(PTRACE_SEIZE, 1, 0, PTRACE_O_EXITKILL) ?
+		      log_err(&log, errno, "container: holding its root:") : 0;
+		if (!ret)
+			ret = engine_proc(&log);
 		if (ret)
 			set_result(&res, 0, &log);
 		else
@@ -474,7 +500,10 @@ int container_restart(int fd, const struct ckpt_restart_opts *o, struct ckpt_res
 	int p[2], status;
 	long ret;
 
-	ret = open_joins(o, &x, &log);
+	ret = o->pid && o->pid != 1 ?
+	      log_err(&log, EINVAL, "the image holds a container, its root pid 1, not %d", o->pid) : 0;
+	if (!ret)
+		ret = open_joins(o, &x, &log);
 	if (!ret && lseek(fd, 0, SEEK_SET) < 0)
 		ret = log_err(&log, errno, "the image:");
 	if (!ret) {

@@ -167,6 +167,16 @@ static int wait_event_stop(struct remote *r, int status, int *final)
 	return 0;
 }
 
+/* A task we trace already (a container's root, seized by the engine as
+ * soon as it started: container.c). */
+static bool ours_already(pid_t pid)
+{
+	char buf[32];
+
+	return errno == EPERM && !proc_status_str(pid, "TracerPid", buf, sizeof(buf)) &&
+	       atoi(buf) == getpid();
+}
+
 int remote_seize(struct remote *r, pid_t pid, bool exitkill,
 		 struct ckpt_log *log)
 {
@@ -178,7 +188,7 @@ int remote_seize(struct remote *r, pid_t pid, bool exitkill,
 	r->pid = pid;
 	r->log = log;
 	r->memfd = -1;
-	if (ptrace(PTRACE_SEIZE, pid, 0, opts)) {
+	if (ptrace(PTRACE_SEIZE, pid, 0, opts) && !ours_already(pid)) {
 		char state = 0;
 
 		/* gone, or ending (a zombie cannot be traced): the caller
@@ -198,6 +208,9 @@ int remote_seize(struct remote *r, pid_t pid, bool exitkill,
 	ret = wait_first_stop(r, &status);
 	if (!ret)
 		ret = wait_event_stop(r, status, &status);
+	/* (seized before with other options: these now) */
+	if (!ret && ptrace(PTRACE_SETOPTIONS, pid, 0, opts))
+		ret = log_err(log, errno, "PTRACE_SETOPTIONS %d:", pid);
 	if (ret)
 		return ret;
 	/* the event stop of a task in a group stop carries the stop signal */

@@ -540,6 +540,11 @@ static int load_fd(struct rst_ctx *c, const struct file_table *ft,
 	    (s->n && s->fds[s->n - 1].fd >= fd->fd))
 		return log_err(c->log, EBADMSG, "bad FD record %llu",
 			       (unsigned long long)r->index);
+	/* restart's stdio, never another fd it has (a namespace's, a
+	 * library caller's) */
+	if (file_by_id(ft, fd->file_id)->ops == &file_inherit && fd->fd > 2)
+		return log_err(c->log, EBADMSG, "bad FD record %llu: fd %u is no stdio to inherit",
+			       (unsigned long long)r->index, fd->fd);
 	if (VEC_ROOM(s->fds, s->n, s->cap))
 		return log_err(c->log, ENOMEM, "fds:");
 	s->fds[s->n++] = *fd;

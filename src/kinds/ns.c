@@ -134,6 +134,9 @@ static int container_root_ns(struct cpt_ctx *c, struct ns_cpt *st)
 {
 	const struct ns_ids *host = c->host_ns;
 
+	/* (a container's engine is here for an init of its own namespace) */
+	if (same(&st->root.id[NS_PID], &host->id[NS_PID]))
+		return log_err(c->log, ESRCH, "pid 1 is not the init of a pid namespace of its own");
 	for (int i = 0; i < NR_NS_TYPES; i++) {
 		if (!st->root.id[i].ino)
 			continue;

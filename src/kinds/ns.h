@@ -4,13 +4,13 @@
  * content (mounts, network, ipc).
  *
  * Checkpoint: ckpt runs inside the container's pid, net, ipc, uts and
- * cgroup namespaces (container.c) and in a private mount namespace of
+ * time namespaces (container.c) and in a private mount namespace of
  * its own whose /proc is the container's; the container's mounts are
  * /proc/1/mountinfo and /proc/1/root.  Restart: the root (pid 1) is made
- * in a new pid namespace; the ns kind's restore of the root makes (or
- * joins) the others in it, and ckpt then joins its net, ipc and uts
- * namespaces, so that the kinds after ns configure them directly.  The
- * other processes join the root's namespaces in the ns kind's restore.
+ * in a new pid namespace; the ns kind has the root make (or join) the
+ * others before it forks the other processes, which are born in them,
+ * and ckpt then joins its net, ipc, uts and time namespaces, so that the
+ * kinds after ns configure them directly.
  */
 #ifndef CKPT_KINDS_NS_H
 #define CKPT_KINDS_NS_H
