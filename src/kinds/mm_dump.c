@@ -371,8 +371,11 @@ static int vma_file_id(struct cpt_ctx *c, pid_t pid, const struct vma *v,
 		 pid, v->start, v->end);
 	if (stat(path, &a))
 		return log_err(c->log, errno, "pid %d: %s:", pid, path);
-	/* the path as the process sees it: in its root (a container's) */
-	if (proc_root_stat(pid, v->path, &b) || a.st_ino != b.st_ino || a.st_dev != b.st_dev)
+	/* maps names it as we see it, or (on a mount we do not have: a
+	 * container's) from its mount's root, which is where the process
+	 * finds it in its own root */
+	if ((stat(v->path, &b) || a.st_ino != b.st_ino || a.st_dev != b.st_dev) &&
+	    (proc_root_stat(pid, v->path, &b) || a.st_ino != b.st_ino || a.st_dev != b.st_dev))
 		return log_err(c->log, EOPNOTSUPP,
 			       "pid %d: area 0x%" PRIx64 " maps %s, but that path now names another file",
 			       pid, v->start, v->path);
