@@ -114,18 +114,33 @@ fatal() {
 # ---- the good image -------------------------------------------------------
 
 # The image of HOLDER, checkpointed with --kill; it must restart.  Sets PID.
-good_image() {	# HOLDER IMAGE
-	local i rpid rc
+# Starts HOLDER, sets HPID; false if it did not say READY within 30 s
+# (what it was doing then is said).
+start_holder() {	# HOLDER
+	local i
 	rm -f "$W/go"
 	"$1" plain "$W/go" > "$W/out" 2>&1 < /dev/null &
 	HPID=$!
 	# a deadline in seconds, not a count of tries: under the full suite's
 	# load an ASan holder took longer than 1000 tries of 10 ms to start
-	for ((i = SECONDS + 60; SECONDS < i; )); do
-		grep -q READY "$W/out" 2>/dev/null && break
+	for ((i = SECONDS + 30; SECONDS < i; )); do
+		grep -q READY "$W/out" 2>/dev/null && return 0
 		sleep 0.01
 	done
-	grep -q READY "$W/out" || fatal "holder did not get ready: $(head -c 200 "$W/out")"
+	grep -q READY "$W/out" && return 0
+	echo "bad images: holder $HPID not ready after 30 s: state $(awk '{ print $3 }' /proc/$HPID/stat 2>/dev/null), wchan $(cat /proc/$HPID/wchan 2>/dev/null), out '$(head -c 100 "$W/out")'"
+	kill -9 $HPID 2>/dev/null
+	wait $HPID 2>/dev/null
+	HPID=
+	return 1
+}
+
+good_image() {	# HOLDER IMAGE
+	local i rpid rc
+	# (once, at the start of a full run, two holders of three hung a
+	# minute before READY: a second one is started)
+	start_holder "$1" || start_holder "$1" ||
+		fatal "holder did not get ready: $(head -c 200 "$W/out")"
 	exec 3>&2 2>/dev/null	# not bash's "Killed" notice of the holder
 	if ! timeout -k 2 $CASE_TIMEOUT "$CKPT" checkpoint --kill -o "$2" "$HPID" 2> "$W/checkpoint.err"; then
 		exec 2>&3 3>&-
