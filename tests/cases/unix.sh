@@ -104,14 +104,16 @@ unix_external() {	# DIR: python holds the other ends until DIR/done
 	grep -q "^UNIX_SK .*type=dgram state=remote .*name=$d/log.sock" $d/info || return 1
 	ckpt_bg restart $d/img < /dev/null > $d/restart.out 2>&1 &
 	rpid=$!
-	# While restart builds the process, its fd 9 may briefly be one of
-	# ckpt's own: wait for the socket, and only then let the program go.
+	# While restart builds the process (it is traced), its fd 9 may be
+	# one of ckpt's own, a socket too: wait until it is let go, and only
+	# then look, and let the program go.
 	for ((i = 0; i < 500; i++)); do
-		readlink /proc/$pid/fd/9 2>/dev/null | grep -q '^socket:' && break
+		[ "$(awk '/^TracerPid/ { print $2 }' /proc/$pid/status 2>/dev/null)" = 0 ] &&
+			readlink /proc/$pid/fd/9 2>/dev/null | grep -q '^socket:' && break
 		sleep 0.01
 	done
+	readlink /proc/$pid/fd/9 | grep -q '^socket:' || { echo "fd 9 is not a socket"; touch $d/go; return 1; }
 	touch $d/go
-	readlink /proc/$pid/fd/9 | grep -q '^socket:' || { echo "fd 9 is not a socket"; return 1; }
 	wait $rpid || { cat $d/restart.out; return 1; }
 	grep -q '^PASS' $d/out && sanitizer_clean $d/err $d/restart.out || return 1
 	wait_for $d/got after 5	# the log server heard from the restored process
