@@ -267,15 +267,7 @@ test_netns_container() {
 # and restart refuse it, saying why (tests/bad_images.sh forges the
 # records one by one into an image that is no container's).
 netns_forged() {	# IMG
-	local img=$1 f=$1.forged rc=0 name args pat
-	while IFS='|' read -r name pat args; do
-		eval "$PYTHON tests/forge.py $args" > /dev/null || { note "forge: $name"; rc=1; continue; }
-		ckpt info $f > /dev/null 2> $f.err
-		[ $? = 1 ] && grep -q "$pat" $f.err && sanitizer_clean $f.err ||
-			{ note "$name: $(cat $f.err)"; rc=1; }
-		ckpt restart --detach $f > /dev/null 2> $f.err
-		[ $? = 125 ] && grep -q "$pat" $f.err || { note "$name (restart): $(cat $f.err)"; rc=1; }
-	done <<EOF2
+	forged_refused $1 <<'EOF2'
 NS without its net|the root's net namespace is not its own|edit $img $f -r NS --set-u32 0=0x11
 NET_LINK kind 9|bad NET_LINK|edit $img $f -r 220#1 --set-u32 4=9
 NET_LINK a veth's peer dropped|bad NET_LINK v1: its peer|drop $img $f -r 220#2
@@ -287,7 +279,6 @@ NET_BRIDGE twice|bad NET_BRIDGE|dup -r 225#0 $img $f
 NET_IPTABLES twice|bad NET_IPTABLES|dup -r 224#0 $img $f
 NET_SYSCTL path ../|bad NET_SYSCTL|edit $img $f -r 223#0 --set-u32 8=0x2f2e2e2f
 EOF2
-	return $rc
 }
 
 # A container whose veth has its other end outside (h0, in a namespace

@@ -308,9 +308,10 @@ test_ns_container_time() {
 	[ $rc = 0 ] && sanitizer_clean $d/err $d/rerr
 }
 
-# A container's image (with its own time namespace) forged, every
-# checksum valid: `ckpt info` and restart refuse it, saying why.
-container_forged() {	# IMG
+# An image forged, every checksum valid: `ckpt info` and restart refuse
+# it, saying why.  Cases on stdin, a line each: NAME|PATTERN|forge.py
+# arguments, where $img is IMG and $f the forged image.
+forged_refused() {	# IMG
 	local img=$1 f=$1.forged rc=0 name args pat
 	while IFS='|' read -r name pat args; do
 		eval "$PYTHON tests/forge.py $args" > /dev/null || { note "forge: $name"; rc=1; continue; }
@@ -319,7 +320,13 @@ container_forged() {	# IMG
 			{ note "$name: $(cat $f.err)"; rc=1; }
 		ckpt restart --detach $f > /dev/null 2> $f.err
 		[ $? = 125 ] && grep -q "$pat" $f.err || { note "$name (restart): $(cat $f.err)"; rc=1; }
-	done <<EOF2
+	done
+	return $rc
+}
+
+# A container's image (with its own time namespace) forged.
+container_forged() {	# IMG
+	forged_refused $1 <<'EOF2'
 no NS|bad NS_TIME|drop $img $f -r NS
 NS own user|bad NS record|edit $img $f -r NS --set-u32 0=0x71
 NS own and shared|bad NS record|edit $img $f -r NS --set-u32 4=0x1
@@ -330,7 +337,6 @@ NS_TIME past 2^62|bad NS_TIME|edit $img $f -r NS_TIME --set-u64 8=0x400000000000
 NS_TIME negative|bad NS_TIME|edit $img $f -r NS_TIME --set-u64 0=0xffffffffffffffff
 HEAD not container|bad task count, pid or flags|edit $img $f -r HEAD --set flags=0
 EOF2
-	return $rc
 }
 
 # A container in groups of its own with limits (pids.max, a memory
