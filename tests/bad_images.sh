@@ -586,6 +586,21 @@ forged "SECCOMP_FILTER chain too long" insert --at after:THREAD "${BIGCHAIN[@]}"
 forged "FILE kind 99"              edit -r FILE --set kind=99
 forged "FILE extra_len past end"    edit -r FILE --set extra_len=64
 forged "FILE extra_len huge"        edit -r FILE --set extra_len=0xfffffff0
+# state past one record's room follows in FILE_MORE records, and only
+# there: a FILE of 16 MiB of eventfd state (id 999, path "x") after the last
+bigfile() {	# IN-RECORD-BYTES
+	printf '%s' "$(le 4 999)$(le 4 9)$(zeros 40)$(le 4 2)$(le 4 0x1000000)7800"
+	[ "$1" = 0 ] || zeros "$1"
+}
+forged "FILE_MORE after a whole FILE" --expect "bad FILE_MORE" insert --at after:FILE --type FILE_MORE --payload 00
+forged "FILE of 16 MiB, 16 bytes of it" --expect "16 of its 16777216 bytes" \
+	insert --at after:'FILE#-1' --type FILE --payload "$(bigfile 0)" --type FILE_MORE --payload "$(zeros 16)"
+forged "FILE of 16 MiB, no FILE_MORE" --expect "0 of its 16777216 bytes" \
+	insert --at after:'FILE#-1' --type FILE --payload "$(bigfile 0)"
+forged "FILE_MORE empty" --expect "bad FILE_MORE" \
+	insert --at after:'FILE#-1' --type FILE --payload "$(bigfile 0)" --type FILE_MORE
+forged "FILE of 16 MiB with 16 bytes in the record" --expect "bad FILE record" \
+	insert --at after:'FILE#-1' --type FILE --payload "$(bigfile 16)"
 # terminals: a TTY record (its fields in order, see ttyrec) before the
 # first FILE, and a FILE made a tty description of it (8 extra bytes)
 ttyrec() {	# ID KIND FLAGS SID FG_PGRP LFLAG ISPEED LINE RESERVED
