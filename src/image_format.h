@@ -953,7 +953,10 @@ struct rec_cuda {
  * cgroup namespace.  Written once, before the first record naming it,
  * parents before children; its PROP records follow it. */
 #define CGROUP_V2		0x1	/* of the unified hierarchy */
-#define CGROUP_FLAGS		0x1
+#define CGROUP_BASE		0x2	/* checkpoint --cgroup-root named it: the
+					 * one restart --cgroup-root replaces in
+					 * its hierarchy (else the root process's) */
+#define CGROUP_FLAGS		0x3
 
 struct rec_cgroup {
 	uint32_t id;		/* 1 + the number of earlier CGROUPs */

@@ -1073,7 +1073,8 @@ cgprop() {	# GROUP FLAGS MODE NAME VALUE
 	printf '%s%s' "$4" "$5" | od -An -tx1 -v | tr -d ' \n'
 }
 forged "CGROUP id 0"                edit -r CGROUP --set id=0
-forged "CGROUP flags 2"             edit -r CGROUP --set flags=2
+forged "CGROUP flags 4"             edit -r CGROUP --set flags=4
+forged "control: CGROUP base"       --control edit -r CGROUP --set flags=2
 forged "CGROUP mode 010000"         edit -r CGROUP --set mode=0x1000
 forged "CGROUP reserved 1"          edit -r CGROUP --set reserved=1
 forged "CGROUP path_len past payload" edit -r CGROUP --add path_len=100
