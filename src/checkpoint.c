@@ -193,7 +193,7 @@ static int dump_task(struct cpt_ctx *c, struct cpt_task *t)
 		log_info(c->log, "pid %d: saving %s", t->pid, ckpt_kinds[i]->name);
 		if (ckpt_kinds[i]->dump)
 			ret = ckpt_kinds[i]->dump(c, t);
-		test_point(c->log, ckpt_kinds[i]->name);
+		ret = test_fail_point(c->log, ckpt_kinds[i]->name, ret);
 	}
 	for (int j = 0; j < t->nr_threads && !ret; j++)
 		for (int i = 0; i < ckpt_nr_kinds && !ret; i++)
@@ -288,12 +288,12 @@ static int write_image(struct cpt_ctx *c, pid_t pid, int fd)
 			ret = ckpt_kinds[i]->dump_check(c);
 	r = unmap_scratch(c);
 	ret = ret ? ret : r;
-	test_point(c->log, "all written");
+	ret = test_fail_point(c->log, "all written", ret);
 	if (!ret)
 		ret = iw_tail(&c->w);
 	if (!ret)
 		ret = sync_image(c, fd);
-	test_point(c->log, "image synced");
+	ret = test_fail_point(c->log, "image synced", ret);
 	return ret ? ret : check_cancel(c);
 }
 

@@ -15,6 +15,7 @@ struct ckpt_log {
 	int err;		/* first error, positive errno */
 	char msg[512];		/* first error message */
 	unsigned int test_points;	/* passed so far (testpoint.h) */
+	unsigned int test_fails;	/* CKPT_TEST_FAIL_AT's name passed so far */
 };
 
 /* Log an error (once: the first one is kept in l->msg) and return -err.

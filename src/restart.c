@@ -223,7 +223,7 @@ static int run_phase(struct rst_ctx *c, struct rst_task *t, enum kind_phase ph,
 			continue;
 		log_info(c->log, "pid %d: restoring %s", t->pid, k->name);
 		ret = k->restore(c, t);
-		test_point(c->log, k->name);
+		ret = test_fail_point(c->log, k->name, ret);
 	}
 	for (int j = 0; j < t->nr_threads && threads && !ret; j++)
 		for (int i = 0; i < ckpt_nr_kinds && !ret; i++)
@@ -373,7 +373,7 @@ static int release_tree(struct rst_ctx *c, int ret)
 	 * runs or is seen outside the tree */
 	if (!ret)
 		ret = pv_finish(c);
-	test_point(c->log, "pages verified");
+	ret = test_fail_point(c->log, "pages verified", ret);
 	for (int i = 0; i < ckpt_nr_kinds && !ret; i++)
 		if (ckpt_kinds[i]->restore_built)
 			ret = ckpt_kinds[i]->restore_built(c);
@@ -382,7 +382,7 @@ static int release_tree(struct rst_ctx *c, int ret)
 			ret = ckpt_kinds[i]->restore_end(c);
 	if (!ret)
 		ret = watch_release(c);
-	test_point(c->log, "release");
+	ret = test_fail_point(c->log, "release", ret);
 	/* children first: a parent let go before its child could see it
 	 * still held.  Every thread of a process is made ready before the
 	 * first is let go: from then on the process runs, and may end by
@@ -394,9 +394,9 @@ static int release_tree(struct rst_ctx *c, int ret)
 			ret = remote_unhold(t->threads[j].rm);
 		for (int j = 0; j < t->nr_threads && !ret; j++)
 			ret = remote_detach(t->threads[j].rm, j > 0);
-		test_point(c->log, "process let go");
+		ret = test_fail_point(c->log, "process let go", ret);
 	}
-	test_point(c->log, "all let go");
+	ret = test_fail_point(c->log, "all let go", ret);
 	/* failed half-way: the keeper kills those let go */
 	keeper_end(&c->keeper, c->log, !ret);
 	c->released = !ret;
@@ -415,7 +415,7 @@ static int build_tree(struct rst_ctx *c)
 		c->log->pid = c->tasks[i]->pid;
 		if (!(c->tasks[i]->t.flags & TASK_ZOMBIE))
 			ret = build(c, c->tasks[i]);
-		test_point(c->log, "task built");
+		ret = test_fail_point(c->log, "task built", ret);
 	}
 	c->log->pid = 0;
 	return release_tree(c, ret);

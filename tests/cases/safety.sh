@@ -15,6 +15,7 @@ t signalpoints_restart     timeout 300
 t killpoints_restart       timeout 300
 t killpoints_tcp           needs iptables tcp_repair  group iptables  timeout 300
 t killtimes                timeout 300
+t failpoints               timeout 300
 
 # The state programs a live checkpoint may stop: all but those needing
 # a group of their own (SysV keys, the iptables chain), a CPU feature or
@@ -87,4 +88,11 @@ test_killpoints_tcp() {
 
 test_killtimes() {
 	TIMES=8 bash "$ROOT/tests/killtimes.sh" "$CKPT" "$AUX/holder" "$WORK/kt"
+}
+
+# ckpt's own error paths: a failure injected after each kind's save and
+# restore, each process built, the release... of a tree's first and last
+# process (src/testpoint.h): the target runs on, or nothing is left.
+test_failpoints() {
+	bash "$ROOT/tests/failpoints.sh" "$CKPT" "$WORK/fp" "$PROGS/tree" "$PROGS/files"
 }
