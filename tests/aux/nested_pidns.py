@@ -1,0 +1,83 @@
+# nested_pidns.py DIR - a tree with a pid namespace nested in it, for
+# tests/cases/pidns_nested.sh.  The root R unshares CLONE_NEWPID and
+# forks N, the init (pid 1) of the new namespace; N forks C (pid 2), C
+# forks G (pid 3), which has a second thread and counts into a pipe R
+# reads.  Once DIR/go exists: G reports and exits, C reaps it and waits
+# for SIGUSR1 from N, which N sends to pid 2 and then reaps C; R reaps
+# N and checks it all: PASS or FAIL.
+import ctypes, os, signal, sys, threading, time
+
+libc = ctypes.CDLL(None, use_errno=True)
+d = sys.argv[1]
+go = d + "/go"
+
+
+def wait_go():
+    while not os.path.exists(go):
+        time.sleep(0.01)
+
+
+def forever():
+    while True:
+        time.sleep(1)
+
+
+def grandchild(w):
+    threading.Thread(target=forever, daemon=True).start()
+    i = 0
+    while not os.path.exists(go):
+        os.write(w, b"%d\n" % i)
+        i += 1
+        time.sleep(0.05)
+    os.write(w, b"G %d %d %d\n" % (os.getpid(), os.getppid(), threading.active_count()))
+    os._exit(0)
+
+
+def child(w):
+    got = []
+    signal.signal(signal.SIGUSR1, lambda *a: got.append(1))
+    g = os.fork()
+    if g == 0:
+        grandchild(w)
+    _, st = os.waitpid(g, 0)
+    while not got:
+        time.sleep(0.01)
+    os.write(w, b"C %d %d %d %d\n" % (os.getpid(), os.getppid(), g, st))
+    os._exit(5)
+
+
+def nested_init(w):
+    c = os.fork()
+    if c == 0:
+        child(w)
+    print("NESTED", os.getpid(), c, flush=True)
+    wait_go()
+    os.kill(c, signal.SIGUSR1)
+    p, st = os.waitpid(c, 0)
+    os.write(w, b"N %d %d %d %d\n" % (os.getpid(), os.getppid(), p, os.WEXITSTATUS(st)))
+    os._exit(0)
+
+
+r, w = os.pipe()
+if libc.unshare(0x20000000):    # CLONE_NEWPID
+    sys.exit("unshare: errno %d" % ctypes.get_errno())
+n = os.fork()
+if n == 0:
+    os.close(r)
+    nested_init(w)
+os.close(w)
+print("READY", os.getpid(), n, flush=True)
+data = b""
+while True:
+    b = os.read(r, 4096)
+    if not b:
+        break
+    data += b
+_, st = os.waitpid(n, 0)
+lines = data.decode().splitlines()
+counts = [int(x) for x in lines if x.isdigit()]
+rest = sorted(x for x in lines if not x.isdigit())
+want = ["C 2 1 3 0", "G 3 2 2", "N 1 0 2 5"]
+ok = counts == list(range(len(counts))) and rest == want and st == 0 and len(counts) > 0
+print("COUNTED", len(counts), flush=True)
+print("PASS" if ok else "FAIL %r %r st=%d" % (rest, counts[-5:], st), flush=True)
