@@ -71,8 +71,9 @@ static int ino_of(struct cpt_ctx *c, pid_t pid, pid_t tid, const char *ns, uint6
 	struct stat st;
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/ns/%s", pid, tid, ns);
+	*ino = 0;	/* (pid_for_children: none yet, a namespace with no init) */
 	if (stat(path, &st))
-		return log_err(c->log, errno, "%s:", path);
+		return errno == ENOENT && strcmp(ns, "pid") ? 0 : log_err(c->log, errno, "%s:", path);
 	*ino = st.st_ino;
 	return 0;
 }
@@ -206,13 +207,17 @@ static int children(struct cpt_ctx *c, struct scan *s, int i)
 
 	if (c->tasks[i]->zombie || s->kids[i] == s->ino[i])
 		return 0;
+	if (!s->kids[i])
+		return log_err(c->log, EOPNOTSUPP,
+			       "pid %d made a pid namespace for its children (unshare(CLONE_NEWPID)) and forked none into it yet: not supported",
+			       pid);
 	for (int j = 1; j < c->nr_tasks; j++)
 		if (c->tasks[j]->ppid == pid && !c->tasks[j]->zombie && s->ino[j] == s->kids[i] &&
 		    s->d->r[j].depth == r->depth + 1 && s->d->r[j].pid[r->depth] == 1) {
 			r->children = c->tasks[j]->pid;
 			return 0;
 		}
-	return refuse(c, pid, "forks its children into a pid namespace with no init among them (unshare(CLONE_NEWPID) and no fork since, its init exited, or setns)",
+	return refuse(c, pid, "forks its children into a pid namespace whose init is not its child (it exited, or it was entered by setns)",
 		      s->kids[i]);
 }
 
