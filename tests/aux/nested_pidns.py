@@ -1,11 +1,12 @@
 # nested_pidns.py DIR - a tree with a pid namespace nested in it, for
 # tests/cases/pidns_nested.sh.  The root R unshares CLONE_NEWPID and
 # forks N, the init (pid 1) of the new namespace; N forks C (pid 2), C
-# forks G (pid 3), which has a second thread and counts into a pipe R
-# reads.  Once DIR/go exists: G reports and exits, C reaps it and waits
+# forks G (pid 3), which has a second thread, a POSIX timer aimed at
+# its main thread, two signals pending (one its thread's) and counts into
+# a pipe R reads.  Once DIR/go exists: G reports and exits, C reaps it and waits
 # for SIGUSR1 from N, which N sends to pid 2 and then reaps C; R reaps
 # N and checks it all: PASS or FAIL.
-import ctypes, os, signal, sys, threading, time
+import ctypes, os, signal, struct, sys, threading, time
 
 libc = ctypes.CDLL(None, use_errno=True)
 d = sys.argv[1]
@@ -22,14 +23,30 @@ def forever():
         time.sleep(1)
 
 
+def arm_timer():
+    # SIGEV_THREAD_ID (4) to its own thread, by its tid here (3)
+    ev = ctypes.create_string_buffer(64)
+    struct.pack_into("qiii", ev, 0, 0, signal.SIGUSR2, 4, threading.get_native_id())
+    tid = ctypes.c_int(-1)
+    if libc.syscall(222, 1, ev, ctypes.byref(tid)):     # timer_create
+        sys.exit("timer_create: errno %d" % ctypes.get_errno())
+    its = ctypes.create_string_buffer(struct.pack("qqqq", 0, 0, 1000, 0))
+    libc.syscall(223, tid.value, 0, its, None)          # timer_settime
+
+
 def grandchild(w):
+    signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGUSR2, signal.SIGRTMIN])
     threading.Thread(target=forever, daemon=True).start()
+    os.kill(os.getpid(), signal.SIGUSR2)
+    signal.pthread_kill(threading.get_ident(), signal.SIGRTMIN)
+    arm_timer()
     i = 0
     while not os.path.exists(go):
         os.write(w, b"%d\n" % i)
         i += 1
         time.sleep(0.05)
-    os.write(w, b"G %d %d %d\n" % (os.getpid(), os.getppid(), threading.active_count()))
+    os.write(w, b"G %d %d %d %d\n" % (os.getpid(), os.getppid(), threading.active_count(),
+                                       len(signal.sigpending())))
     os._exit(0)
 
 
@@ -77,7 +94,7 @@ _, st = os.waitpid(n, 0)
 lines = data.decode().splitlines()
 counts = [int(x) for x in lines if x.isdigit()]
 rest = sorted(x for x in lines if not x.isdigit())
-want = ["C 2 1 3 0", "G 3 2 2", "N 1 0 2 5"]
+want = ["C 2 1 3 0", "G 3 2 2 2", "N 1 0 2 5"]
 ok = counts == list(range(len(counts))) and rest == want and st == 0 and len(counts) > 0
 print("COUNTED", len(counts), flush=True)
 print("PASS" if ok else "FAIL %r %r st=%d" % (rest, counts[-5:], st), flush=True)

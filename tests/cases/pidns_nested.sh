@@ -13,7 +13,8 @@ t pidns_nested_wait
 NESTED_PY=$ROOT/tests/aux/nested_pidns.py
 
 # Each process's pids below the host's level (ALL: every level) and, with
-# ALL, its parent: R, N, C, G, then G's threads.
+# ALL, its parent: R, N, C, G, then G's threads (and with ALL, its
+# timer's notify line: which thread, by outer tid).
 nested_ids() {	# ROOT ALL
 	local n c g from=2 p
 	[ "${2:-}" = all ] && from=1
@@ -23,6 +24,8 @@ nested_ids() {	# ROOT ALL
 		awk -v f=$from '/^NSpid/ { s = ""; for (i = f + 1; i <= NF; i++) s = s " " $i; printf "%s", s }
 			/^PPid/ { pp = $2 } END { print (f == 1 ? " ppid " pp : "") }' /proc/$p/status
 	done
+	[ $from = 1 ] && grep -h '^notify' /proc/$g/timers
+	return 0
 }
 
 # Start the tree (in a container with CONTAINER): its root's host pid.
