@@ -14,7 +14,7 @@ NESTED_PY=$ROOT/tests/aux/nested_pidns.py
 
 # Each process's pids below the host's level (ALL: every level) and, with
 # ALL, its parent: R, N, C, G, then G's threads (and with ALL, its
-# timer's notify line: which thread, by outer tid).
+# timer's notify line: which thread, by outer tid; its pidfds' pids).
 nested_ids() {	# ROOT ALL
 	local n c g from=2 p
 	[ "${2:-}" = all ] && from=1
@@ -24,7 +24,7 @@ nested_ids() {	# ROOT ALL
 		awk -v f=$from '/^NSpid/ { s = ""; for (i = f + 1; i <= NF; i++) s = s " " $i; printf "%s", s }
 			/^PPid/ { pp = $2 } END { print (f == 1 ? " ppid " pp : "") }' /proc/$p/status
 	done
-	[ $from = 1 ] && grep -h '^notify' /proc/$g/timers
+	[ $from = 1 ] && grep -h '^notify' /proc/$g/timers && grep -h '^Pid:' /proc/$g/fdinfo/*
 	return 0
 }
 
