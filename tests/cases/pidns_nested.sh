@@ -5,10 +5,12 @@
 # checkpoint --kill and restart each has its pid at every level again,
 # its parent, and they carry on: N signals and reaps pid 2, C reaps pid
 # 3, R reaps N and checks the count went on.  What cannot be made again
-# is refused (ns.sh: refuse_container_nested).
+# is refused (a zombie in one here; one made and not forked into yet:
+# ns.sh, refuse_container_nested).
 t pidns_nested_container
 t pidns_nested_plain
 t pidns_nested_wait
+t refuse_pidns_nested_zombie
 
 NESTED_PY=$ROOT/tests/aux/nested_pidns.py
 
@@ -121,4 +123,40 @@ NSTID dropped|no NSTID|drop $img $f -r NSTID
 NSTID level 2|bad NSTID|edit $img $f -r NSTID --set-u32 4=9
 NSTID twice|bad NSTID|dup $img $f -r NSTID
 EOF2
+}
+
+# A zombie in a nested pid namespace (its init has not reaped it): its
+# pids there are not saved, refused naming it; the tree runs on.
+test_refuse_pidns_nested_zombie() {
+	local d=$WORK/pidns-zombie root z
+	mkdir -p $d
+	$PYTHON - $d/go > $d/out 2>&1 < /dev/null <<'PY' &
+import ctypes, os, sys, time
+go = sys.argv[1]
+ctypes.CDLL(None).unshare(0x20000000)     # CLONE_NEWPID
+n = os.fork()
+if n == 0:
+    z = os.fork()
+    if z == 0:
+        os._exit(3)
+    time.sleep(0.2)
+    print("ZOMBIE", flush=True)
+    while not os.path.exists(go):
+        time.sleep(0.01)
+    os._exit(0 if os.waitpid(z, 0)[1] == 3 << 8 else 1)
+print("READY", os.getpid(), flush=True)
+while not os.path.exists(go):
+    time.sleep(0.01)
+print("PASS" if os.waitpid(n, 0)[1] == 0 else "FAIL", flush=True)
+PY
+	root=$!
+	wait_for $d/out ZOMBIE || { kill -9 $root; return 1; }
+	z=$(pgrep -P $(pgrep -P $root))
+	ckpt checkpoint --kill -o $d/img $root 2> $d/err
+	[ $? = 1 ] || { note "checkpoint did not fail"; kill -9 $root; return 1; }
+	cat $d/err
+	[ "$(wc -l < $d/err)" = 1 ] && grep -q "pid $z is a zombie in a nested pid namespace: not supported" $d/err ||
+		{ kill -9 $root; return 1; }
+	sanitizer_clean $d/err || return 1
+	nested_end $d
 }
