@@ -26,7 +26,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "../files.h"
 #include "../kinds.h"
 #include "../model.h"
 #include "ns_pid.h"
@@ -580,10 +579,12 @@ int ns_pidfd_give(struct rst_ctx *c, struct rst_task *t, pid_t id, unsigned int 
 
 	if (in)
 		return rcheck(&t->rm, fd, "pidfd_open", SYS_pidfd_open, in, flags);
+	/* (it has no number there: it is nested, and has the pidfd on ckpt) */
 	ours = syscall(SYS_pidfd_open, id, flags);
 	if (ours < 0)
 		return log_err(c->log, errno, "pid %d: pidfd_open(%d) for it:", t->pid, id);
-	ret = files_give(t, ours, fd);
+	ret = rcheck(&t->rm, fd, "pidfd_getfd (through ckpt)", SYS_pidfd_getfd, ns_ckpt_fd(t),
+		     ours, 0);
 	close(ours);
 	return ret;
 }
