@@ -71,6 +71,8 @@ enum ckpt_rec_type {
 	REC_NS_UTS	= 210,	/* the root's own uts namespace: its names */
 	REC_NS		= 211,	/* a container's namespaces: its own, shared */
 	REC_NS_TIME	= 212,	/* its own time namespace: its clocks */
+	REC_NSPID	= 213,	/* the last TASK's pids in nested pid namespaces */
+	REC_NSTID	= 214,	/* the last THREAD's tids in them */
 	REC_IPC_NS	= 240,	/* the root's own ipc namespace: its sysctls */
 	REC_IPC_MSQ	= 241,	/* a SysV message queue of it */
 	REC_IPC_MSG	= 242,	/* a message queued on the last IPC_MSQ */
@@ -1110,6 +1112,31 @@ struct rec_ns_time {
 	int64_t boottime_ns;
 };
 
+/* REC_NSPID: a process of the tree in a pid namespace nested below the
+ * root's (depth levels down), or one that forks its children into one
+ * (unshare(CLONE_NEWPID)).  Level i+1 (i < depth) is named by the pid,
+ * as the root's namespace sees it, of its init (a process of the tree,
+ * pid 1 there); @pid[i] is the process's pid at that level.  After its
+ * TASK, before its THREADs; unused levels 0.  Restart forks it with
+ * clone3(set_tid) of every level, its namespaces made by their inits'
+ * parents. */
+#define NSPID_LEVELS	8
+struct rec_nspid {
+	uint32_t depth;		/* 0..NSPID_LEVELS */
+	/* its pid_for_children, when not its own: the init of that
+	 * namespace (a child of it, one level down); else 0 */
+	uint32_t children;
+	uint32_t ns[NSPID_LEVELS];
+	uint32_t pid[NSPID_LEVELS];
+};
+
+/* REC_NSTID: a thread (not the main one) of a process with a NSPID of
+ * depth > 0: its tid at levels 1..depth (the rest 0).  After its
+ * THREAD. */
+struct rec_nstid {
+	uint32_t tid[NSPID_LEVELS];
+};
+
 /* REC_IPC_NS: the root process was in an ipc namespace of its own: the
  * namespace's sysctls (kernel.shm*, msg*, sem, *_next_id, and
  * fs.mqueue.*), after the root's TASK, once; its objects follow (the
@@ -1408,6 +1435,8 @@ _Static_assert(sizeof(struct rec_trailer) == 8, "rec_trailer size");
 _Static_assert(sizeof(struct rec_head) == 208, "rec_head size");
 _Static_assert(sizeof(struct rec_ns) == 16, "rec_ns size");
 _Static_assert(sizeof(struct rec_ns_time) == 16, "rec_ns_time size");
+_Static_assert(sizeof(struct rec_nspid) == 72, "rec_nspid size");
+_Static_assert(sizeof(struct rec_nstid) == 32, "rec_nstid size");
 _Static_assert(sizeof(struct rec_tail) == 32, "rec_tail size");
 _Static_assert(sizeof(struct rec_task) == 56, "rec_task size");
 _Static_assert(sizeof(struct rec_thread) == 88, "rec_thread size");

@@ -36,6 +36,7 @@
 #include "arch/x86/puppet.h"
 #include "container.h"
 #include "kinds.h"
+#include "kinds/ns_pid.h"
 #include "model.h"
 #include "sessions.h"
 #include "pidns.h"
@@ -232,8 +233,9 @@ static int run_phase(struct rst_ctx *c, struct rst_task *t, enum kind_phase ph,
 	return ret;
 }
 
-/* The other threads, cloned by the main one with their tids; under
- * PTRACE_O_TRACECLONE each starts held by us. */
+/* The other threads, cloned by the main one with their tids (at every
+ * level of a nested pid namespace); under PTRACE_O_TRACECLONE each
+ * starts held by us. */
 static int create_threads(struct rst_ctx *c, struct rst_task *t)
 {
 	struct clone_args ca = {
@@ -241,7 +243,6 @@ static int create_threads(struct rst_ctx *c, struct rst_task *t)
 			 CLONE_THREAD | CLONE_SYSVSEM,
 		.stack = t->tramp + t->tramp_len - 4096,
 		.stack_size = 4096 - 64,
-		.set_tid_size = 1,
 	};
 	uint64_t ca_at, tid_at;
 	long got;
@@ -252,17 +253,18 @@ static int create_threads(struct rst_ctx *c, struct rst_task *t)
 		   PTRACE_O_EXITKILL | PTRACE_O_TRACECLONE))
 		return log_err(c->log, errno, "pid %d: PTRACE_SETOPTIONS:", t->pid);
 	for (int i = 1; i < t->nr_threads && !ret; i++) {
-		pid_t tid = t->threads[i].tid;
+		pid_t tid = t->threads[i].tid, tids[NSPID_LEVELS + 1];
 
-		ret = rst_scratch_put(t, 128, &tid, sizeof(tid), &tid_at);
+		ca.set_tid_size = nspid_set_tid(t, i, tids);
+		ret = rst_scratch_put(t, 128, tids, ca.set_tid_size * sizeof(*tids), &tid_at);
 		ca.set_tid = tid_at;
 		if (!ret)
 			ret = rst_scratch_put(t, 0, &ca, sizeof(ca), &ca_at);
 		if (!ret)
 			ret = remote_call(&t->rm, &got, SYS_clone3, ca_at, sizeof(ca),
 					  0, 0, 0, 0);
-		if (!ret && got != tid)
-			ret = log_err(c->log, got == -EEXIST ? EEXIST : (int)-got,
+		if (!ret && got != ns_tid_in(t, tid))
+			ret = log_err(c->log, got == -EEXIST ? EEXIST : got > 0 ? EIO : (int)-got,
 				      "pid %d: creating thread %d:", t->pid, tid);
 		if (!ret)
 			ret = remote_adopt(&t->threads[i].own, tid, &t->rm);
@@ -316,6 +318,8 @@ static int build(struct rst_ctx *c, struct rst_task *t)
 		ret = create_threads(c, t);
 	if (!ret)
 		ret = run_phase(c, t, PHASE_STATE, true);
+	if (!ret && t->close_img)	/* with the image: the last on its fd table */
+		ret = ns_ckpt_fd_close(t);
 	if (!ret && !t->keep_tramp)	/* the last remote call: the trampoline goes */
 		ret = rcheck(&t->rm, NULL, "munmap trampoline", SYS_munmap,
 			     t->tramp, t->tramp_len);

@@ -19,6 +19,7 @@
 
 #include "../include/ckpt.h"
 #include "arch/x86/puppet.h"
+#include "kinds/ns_pid.h"
 #include "model.h"
 #include "sessions.h"
 
@@ -46,17 +47,19 @@ static int session_made(struct rst_ctx *c, struct rst_task *t)
 	return ret;
 }
 
-/* A child is forked by its (puppet) parent, with its pid: it is then a
- * copy of the parent puppet, trampoline and image fd included, and held
- * by us from its first instant (PTRACE_O_TRACEFORK). */
-static int puppet_fork(struct rst_ctx *c, struct rst_task *parent, pid_t pid,
+/* A child is forked by its (puppet) parent, with its pid (@tids: at
+ * every level, innermost first, @pid last, as clone3 wants them): it is
+ * then a copy of the parent puppet, trampoline and image fd included,
+ * and held by us from its first instant (PTRACE_O_TRACEFORK). */
+static int puppet_fork(struct rst_ctx *c, struct rst_task *parent, const pid_t *tids, int n,
 		       uint64_t flags, int exit_signal, struct remote *child)
 {
 	struct clone_args ca = {
 		.flags = flags,
 		.exit_signal = exit_signal,
-		.set_tid_size = 1,
+		.set_tid_size = n,
 	};
+	pid_t pid = tids[n - 1], want = ns_pid_in(c, parent, pid);
 	uint64_t ca_at, tid_at;
 	long got;
 	int ret;
@@ -64,7 +67,7 @@ static int puppet_fork(struct rst_ctx *c, struct rst_task *parent, pid_t pid,
 	if (ptrace(PTRACE_SETOPTIONS, parent->pid, 0, PTRACE_O_TRACESYSGOOD |
 		   PTRACE_O_EXITKILL | PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK))
 		return log_err(c->log, errno, "pid %d: PTRACE_SETOPTIONS:", parent->pid);
-	ret = rst_scratch_put(parent, 128, &pid, sizeof(pid), &tid_at);
+	ret = rst_scratch_put(parent, 128, tids, n * sizeof(*tids), &tid_at);
 	ca.set_tid = tid_at;
 	if (!ret)
 		ret = rst_scratch_put(parent, 0, &ca, sizeof(ca), &ca_at);
@@ -82,8 +85,9 @@ static int puppet_fork(struct rst_ctx *c, struct rst_task *parent, pid_t pid,
 		ret = 0;
 		nanosleep(&tick, NULL);
 	}
-	if (!ret && got != pid)
-		return log_err(c->log, got == -EEXIST ? EEXIST : (int)-got,
+	/* (the parent sees it by its number in its own namespace) */
+	if (!ret && got != want)
+		return log_err(c->log, got == -EEXIST ? EEXIST : got > 0 ? EIO : (int)-got,
 			       got == -EEXIST ? "pid %d is in use by another process"
 					      : "creating pid %d:", pid);
 	return ret ? ret : remote_adopt(child, pid, &parent->rm);
@@ -123,14 +127,15 @@ static int exit_with(struct rst_ctx *c, struct remote *r, int code)
 
 /* The parent of a child that just died forgets the SIGCHLD it brings
  * (and, with @reap, reaps it). */
-static int forget_child(struct rst_task *parent, pid_t child, bool reap)
+static int forget_child(struct rst_ctx *c, struct rst_task *parent, pid_t child, bool reap)
 {
 	uint64_t set = 1ULL << (SIGCHLD - 1), zero[2] = { 0, 0 }, at, zat;
 	long got;
 	int ret = 0;
 
 	if (reap)
-		ret = rcheck(&parent->rm, NULL, "wait4", SYS_wait4, child, 0, __WALL, 0);
+		ret = rcheck(&parent->rm, NULL, "wait4", SYS_wait4, ns_pid_in(c, parent, child),
+			     0, __WALL, 0);
 	if (!ret)
 		ret = rst_scratch_put(parent, 0, &set, sizeof(set), &at);
 	if (!ret)
@@ -175,11 +180,18 @@ static struct helper *new_helper(struct rst_ctx *c, struct helpers *hs,
 		*ret = log_err(c->log, E2BIG, "too many groups and sessions without a leader");
 		return NULL;
 	}
+	/* its pid at the levels below the root's is not saved */
+	if (ns_nested(parent)) {
+		*ret = log_err(c->log, EOPNOTSUPP,
+			       "%s %d, whose leader has exited, of pid %d in a nested pid namespace: not supported",
+			       session ? "session" : "group", pid, parent->pid);
+		return NULL;
+	}
 	n = &hs->h[hs->n++];
 	memset(n, 0, sizeof(*n));
 	n->rm.memfd = -1;
 	n->parent = parent;
-	*ret = puppet_fork(c, parent, pid, 0, SIGCHLD, &n->rm);
+	*ret = puppet_fork(c, parent, &pid, 1, 0, SIGCHLD, &n->rm);
 	if (!*ret)
 		*ret = session ? rcheck(&n->rm, NULL, "setsid", SYS_setsid, 0)
 			       : rcheck(&n->rm, NULL, "setpgid", SYS_setpgid, 0, 0);
@@ -201,7 +213,7 @@ static int end_helpers(struct rst_ctx *c, struct helpers *hs)
 		/* one never made has no pid (0): wait4(0) would wait for
 		 * any child of its parent, and hang */
 		if (made && !r && !ret)
-			r = forget_child(h->parent, h->rm.pid, true);
+			r = forget_child(c, h->parent, h->rm.pid, true);
 		remote_close(&h->rm);
 		ret = ret ? ret : r;
 	}
@@ -221,8 +233,8 @@ static int fork_child(struct rst_ctx *c, struct helpers *hs,
 			 (t->t.flags & TASK_SHARES_VM ? CLONE_VM : 0) |
 			 (t->t.flags & TASK_SHARES_SIGHAND ? CLONE_SIGHAND : 0);
 	struct rst_task *forker = parent;
-	pid_t sid = t->t.sid;
-	int ret = 0;
+	pid_t sid = t->t.sid, tids[NSPID_LEVELS + 1];
+	int ret = 0, n = nspid_set_tid(t, 0, tids);
 
 	for (int i = 0; i < ckpt_nr_kinds && !ret; i++)
 		if (ckpt_kinds[i]->fork_prepare)
@@ -246,9 +258,11 @@ static int fork_child(struct rst_ctx *c, struct helpers *hs,
 		forker = &h->as;
 		flags |= CLONE_PARENT;
 	}
+	ret = nspid_fork_into(c, parent, t, &flags);
 	/* with CLONE_PARENT the exit signal is the forker's (clone3 wants 0) */
-	ret = puppet_fork(c, forker, t->pid, flags,
-			  flags & CLONE_PARENT ? 0 : t->t.exit_signal, &t->rm);
+	if (!ret)
+		ret = puppet_fork(c, forker, tids, n, flags,
+				  flags & CLONE_PARENT ? 0 : t->t.exit_signal, &t->rm);
 
 	t->tramp = parent->tramp;
 	t->tramp_len = parent->tramp_len;
@@ -361,8 +375,13 @@ static int set_ids(struct rst_ctx *c, struct helpers *hs)
 			ret = stat_ids(t->pid, &pgid, &sid);
 		/* 0: the root's, outside restart's pid namespace, where it
 		 * cannot be named (its members are in it already) */
-		if (!ret && want != pgid && want)
-			ret = rcheck(&t->rm, NULL, "setpgid", SYS_setpgid, 0, want);
+		if (!ret && want != pgid && want && !ns_pid_in(c, t, want))
+			ret = log_err(c->log, EOPNOTSUPP,
+				      "pid %d: its group %d is outside its pid namespace: cannot join it",
+				      t->pid, want);
+		else if (!ret && want != pgid && want)
+			ret = rcheck(&t->rm, NULL, "setpgid", SYS_setpgid, 0,
+				     ns_pid_in(c, t, want));
 	}
 	{
 		int r = end_helpers(c, hs);
@@ -408,7 +427,7 @@ static int end_zombie(struct rst_ctx *c, struct rst_task *parent,
 			ret = rcheck(&t->rm, NULL, "rt_sigaction", SYS_rt_sigaction,
 				     sig, at, 0, 8);
 		if (!ret)
-			ret = rcheck(&t->rm, NULL, "kill", SYS_kill, t->pid, sig);
+			ret = rcheck(&t->rm, NULL, "kill", SYS_kill, ns_tid_in(t, t->pid), sig);
 		if (!ret && ptrace(PTRACE_SETSIGMASK, t->pid, 8, &unblock))
 			ret = log_err(c->log, errno, "pid %d: mask:", t->pid);
 		if (!ret)
@@ -416,7 +435,7 @@ static int end_zombie(struct rst_ctx *c, struct rst_task *parent,
 	} else {
 		ret = exit_with(c, &t->rm, WEXITSTATUS(code));
 	}
-	return ret ? ret : forget_child(parent, t->pid, false);
+	return ret ? ret : forget_child(c, parent, t->pid, false);
 }
 
 int rst_fork_tree(struct rst_ctx *c)

@@ -326,7 +326,9 @@ int tree_kill(struct cpt_ctx *c)
 	for (int i = first; i < c->nr_tasks; i++)
 		if (!c->tasks[i]->zombie && kill(c->tasks[i]->pid, SIGKILL) && !ret)
 			ret = log_err(c->log, errno, "killing pid %d:", c->tasks[i]->pid);
-	for (int i = first; i < c->nr_tasks; i++) {
+	/* children first: the init of a nested pid namespace ends only
+	 * once everything in it is reaped, by us first (their tracer) */
+	for (int i = c->nr_tasks - 1; i >= first; i--) {
 		struct cpt_task *t = c->tasks[i];
 
 		for (int j = t->nr_threads - 1; j >= 0; j--) {

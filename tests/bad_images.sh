@@ -1214,6 +1214,23 @@ forged "NS_TIME without NS"         --expect "bad NS_TIME" insert --at after:TAS
 	--payload "$(le 8 1000)$(le 8 2000)"
 forged "HEAD container flag, root not pid 1" --expect "bad task count, pid or flags" \
 	edit -r HEAD --or flags=0x80000000
+# pid namespaces nested in the tree (NSPID: depth, children, ns[8],
+# pid[8]; NSTID: tid[8]): the root is at level 0 and forks no child
+# here; a lone process has no thread to give levels to
+nspid() {	# DEPTH CHILDREN NS0 PID0
+	printf '%s' "$(le 4 $1)$(le 4 $2)$(le 4 $3)$(zeros 28)$(le 4 $4)$(zeros 28)"
+}
+forged "NSPID of the root, nested"  --expect "bad NSPID" insert --at after:TASK --type NSPID --payload "$(nspid 1 0 99 1)"
+forged "NSPID depth 9"              --expect "bad NSPID" insert --at after:TASK --type NSPID --payload "$(nspid 9 0 99 1)"
+forged "NSPID of nothing"           --expect "bad NSPID" insert --at after:TASK --type NSPID --payload "$(nspid 0 0 0 0)"
+forged "NSPID level 1 unused set"   --expect "bad NSPID" insert --at after:TASK --type NSPID --payload "$(nspid 0 99 5 0)"
+forged "NSPID children 2^31"        --expect "bad NSPID" insert --at after:TASK --type NSPID --payload "$(nspid 0 0x80000000 0 0)"
+forged "NSPID children no child"    --expect "no child of it" insert --at after:TASK --type NSPID --payload "$(nspid 0 99 0 0)"
+forged "NSPID twice"                --expect "bad NSPID" insert --at after:TASK --type NSPID --payload "$(nspid 0 99 0 0)" \
+	--type NSPID --payload "$(nspid 0 99 0 0)"
+forged "NSPID after THREAD"         --expect "bad NSPID" insert --at after:THREAD --type NSPID --payload "$(nspid 0 99 0 0)"
+forged "NSPID 71 bytes"             insert --at after:TASK --type NSPID --payload "$(nspid 0 99 0 0 | cut -c3-)"
+forged "NSTID of no nested process" --expect "bad NSTID" insert --at after:THREAD --type NSTID --payload "$(le 4 5)$(zeros 28)"
 # the root's own ipc namespace's content (IPC_NS .. IPC_MQ_MSG, 240-245):
 # in a tree without one, refused whatever it says (every field of them
 # forged: tests/unit/ipcns_test.c)

@@ -79,7 +79,7 @@ TYPES.update({'SECCOMP_FILTER': 180, 'SECCOMP': 181})
 TYPES.update({'PROCATTR': 133, 'THREAD_ATTR': 134})
 TYPES.update({'VMA_GUARDS': 115, 'AIO': 114})
 TYPES.update({'CGROUP': 200, 'CGROUP_MEMBER': 201, 'CGROUP_PROP': 202})
-TYPES.update({'NS_UTS': 210, 'NS': 211, 'NS_TIME': 212})
+TYPES.update({'NS_UTS': 210, 'NS': 211, 'NS_TIME': 212, 'NSPID': 213, 'NSTID': 214})
 NAMES = {v: k for k, v in TYPES.items()}
 
 # ---- CRC32C (Castagnoli, reflected), zlib-style crc(crc, data) ----

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "../files.h"
+#include "../kinds/ns_pid.h"
 
 #define PIDFD_LINK	"anon_inode:[pidfd]"
 #define PIDFD_THREAD_	O_EXCL
@@ -224,8 +225,7 @@ static int pidfd_open_(struct rst_ctx *c, struct rst_task *t, struct rst_file *f
 	if (!in_image(c, me->r.pid))
 		return log_err(c->log, EBADMSG, "FILE %u: pidfd on pid %d, no process of the image",
 			       f->f.id, me->r.pid);
-	return rcheck(&t->rm, fd, "pidfd_open", SYS_pidfd_open, me->r.pid,
-		      f->f.flags & ~O_ACCMODE);
+	return ns_pidfd_give(c, t, me->r.pid, f->f.flags & ~O_ACCMODE, fd);
 }
 
 static void pidfd_free(struct rst_file *f)

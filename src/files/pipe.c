@@ -263,7 +263,6 @@ static int pipe_take(struct rst_ctx *c, struct rst_task *t, uint32_t id, int fla
 {
 	struct rst_pipebuf *p = pipebuf_by_id(c, &kind_pipe, id);
 	int end = (flags & O_ACCMODE) == O_WRONLY, ours, ret;
-	long pidfd;
 
 	if (!p)
 		return log_err(c->log, EBADMSG, "no PIPE %u", id);
@@ -280,11 +279,7 @@ static int pipe_take(struct rst_ctx *c, struct rst_task *t, uint32_t id, int fla
 			return log_err(c->log, errno, "reopening pipe %u:", id);
 	}
 	p->used[end] = true;
-	ret = rcheck(&t->rm, &pidfd, "pidfd_open", SYS_pidfd_open, getpid(), 0);
-	if (!ret)
-		ret = rcheck(&t->rm, fd, "pidfd_getfd", SYS_pidfd_getfd, pidfd, ours, 0);
-	if (!ret)
-		rcall(&t->rm, &pidfd, SYS_close, pidfd);
+	ret = files_give(t, ours, fd);
 	if (!ret)
 		ret = rcheck(&t->rm, NULL, "fcntl(F_SETFL)", SYS_fcntl, *fd, F_SETFL,
 			     flags & ~O_ACCMODE);

@@ -15,6 +15,7 @@
 
 #include "../../include/ckpt.h"
 #include "cgroup.h"
+#include "ns_pid.h"
 
 /* ---- restart: load and validate ---- */
 
@@ -663,7 +664,7 @@ static int enter_ns(struct rst_ctx *c, struct cg_rst *st, struct rst_task *t,
 		ns->owner = t->pid;
 		return ret;
 	}
-	ret = rcheck(&t->rm, &fd, "pidfd_open", SYS_pidfd_open, ns->owner, 0);
+	ret = ns_pidfd_give(c, t, ns->owner, 0, &fd);
 	if (ret)
 		return ret;
 	ret = rcheck(&t->rm, NULL, "setns(CLONE_NEWCGROUP)", SYS_setns, fd,

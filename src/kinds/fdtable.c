@@ -25,6 +25,7 @@
 #include "../model.h"
 #include "cuda.h"
 #include "ns.h"
+#include "ns_pid.h"
 
 #define MAX_FDS (1 << 20)
 
@@ -725,7 +726,9 @@ static int close_inherited(struct rst_task *t, const struct file_table *ft,
 	while ((de = readdir(d)) && !ret) {
 		int fd = atoi(de->d_name);
 
-		if (de->d_name[0] == '.' || fd_kept(ft, s, fd, t->img_fd))
+		/* (and the pidfd on ckpt files_give() takes them through) */
+		if (de->d_name[0] == '.' || fd_kept(ft, s, fd, t->img_fd) ||
+		    (fd && fd == ns_ckpt_fd(t)))
 			continue;
 		ret = rcheck(&t->rm, NULL, "close", SYS_close, fd);
 	}
@@ -751,6 +754,7 @@ int files_open_path(struct rst_task *t, const char *path, int flags, long *fd)
 	return ret;
 }
 
+/* @pid (outer) as @t's pid namespace numbers it (ns_pid_in()). */
 static int take_from(struct rst_task *t, pid_t pid, int theirs, long *fd)
 {
 	long pidfd;
@@ -784,8 +788,14 @@ int files_copy(struct rst_ctx *c, uint32_t id, int *ours)
 	return *ours < 0 ? log_err(c->log, errno, "FILE %u: taking it from pid %d:", id, pid) : 0;
 }
 
+/* A puppet that has a pidfd on ckpt (one of a tree with nested pid
+ * namespaces, where ckpt has no pid) takes it through that. */
 int files_give(struct rst_task *t, int ours, long *fd)
 {
+	int pidfd = ns_ckpt_fd(t);
+
+	if (pidfd)
+		return rcheck(&t->rm, fd, "pidfd_getfd", SYS_pidfd_getfd, pidfd, ours, 0);
 	return take_from(t, getpid(), ours, fd);
 }
 
@@ -816,6 +826,23 @@ static int fds_by_file(const struct fd_table *s, uint32_t **by)
 	return 0;
 }
 
+/* Description @theirs of @pid, which @t cannot name, taken by ckpt and
+ * given to @t. */
+static int give_from(struct rst_ctx *c, struct rst_task *t, pid_t pid, int theirs, long *fd)
+{
+	int pidfd = syscall(SYS_pidfd_open, pid, 0);
+	int ours = pidfd < 0 ? -1 : syscall(SYS_pidfd_getfd, pidfd, theirs, 0);
+	int ret = ours < 0 ? log_err(c->log, errno, "pid %d: taking fd %d of pid %d:", t->pid,
+				    theirs, pid)
+			   : files_give(t, ours, fd);
+
+	if (pidfd >= 0)
+		close(pidfd);
+	if (ours >= 0)
+		close(ours);
+	return ret;
+}
+
 /* The @n fds of this task naming description @f: s->fds[@by[0..n)]. */
 static int install_desc(struct rst_ctx *c, struct rst_task *t,
 			const struct fd_table *s, const uint32_t *by, uint32_t n,
@@ -827,8 +854,10 @@ static int install_desc(struct rst_ctx *c, struct rst_task *t,
 
 	if (!n)
 		return 0;
-	if (f->holder)
-		ret = take_from(t, f->holder, f->holder_fd, &tmp);
+	if (f->holder && ns_pid_in(c, t, f->holder))
+		ret = take_from(t, ns_pid_in(c, t, f->holder), f->holder_fd, &tmp);
+	else if (f->holder)	/* outside its pid namespace: through ckpt */
+		ret = give_from(c, t, f->holder, f->holder_fd, &tmp);
 	else if (!keep)
 		ret = f->ops->open(c, t, f, &tmp);
 	for (uint32_t i = 0; i < n && !ret; i++) {

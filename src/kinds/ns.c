@@ -8,7 +8,8 @@
  * joining the root's; their content is other kinds' (the uts names are
  * NS_UTS, here).  A namespace whose content no kind saves yet (a user or
  * time namespace of its own, say) is refused, naming it, and so is a
- * process of the tree in namespaces other than its init's (nested).
+ * process of the tree in namespaces other than its init's (nested), but
+ * pid namespaces nested inside the tree (ns_pid.c).
  *
  * Any other tree must be in ckpt's own namespaces but for a uts
  * namespace of the root's own (a hostname), saved as NS_UTS: a process
@@ -32,6 +33,7 @@
 #include "../kinds.h"
 #include "../model.h"
 #include "ns.h"
+#include "ns_pid.h"
 #include "ns_time.h"
 
 static const char *const ns_names[NR_NS_TYPES] = {
@@ -116,6 +118,7 @@ struct ns_cpt {
 	struct ns_ids root;		/* the root's main thread's */
 	uint32_t shared;		/* container: the host's, kept */
 	bool read;
+	struct nspid_dump pid;		/* nested pid namespaces */
 };
 
 static int refuse(struct cpt_ctx *c, pid_t pid, pid_t tid, int type, const struct ns_id *id,
@@ -153,30 +156,31 @@ static int container_root_ns(struct cpt_ctx *c, struct ns_cpt *st)
 }
 
 /* Every thread of a container is in its init's namespaces (its cgroup
- * namespace is the cgroup kind's). */
+ * namespace is the cgroup kind's; pid namespaces nested in it are
+ * ns_pid.c's). */
 static int container_thread(struct cpt_ctx *c, struct ns_cpt *st, pid_t pid, pid_t tid,
 			    const struct ns_ids *its)
 {
 	const char *nested = "inside the container (nested namespaces are not supported yet)";
 
 	for (int i = 0; i < NR_NS_TYPES; i++)
-		if (i != NS_CGROUP && !same(&its->id[i], &st->root.id[i]))
+		if (i != NS_CGROUP && i != NS_PID && !same(&its->id[i], &st->root.id[i]))
 			return refuse(c, pid, tid, i, &its->id[i], nested);
-	if (!same(&its->children[0], &st->root.id[NS_PID]))
-		return refuse(c, pid, tid, NS_PID, &its->children[0], nested);
 	if (its->children[1].ino && !same(&its->children[1], &st->root.id[NS_TIME]))
 		return refuse(c, pid, tid, NS_TIME, &its->children[1], nested);
 	return 0;
 }
 
-/* Any other tree: in ckpt's namespaces, but the root's uts. */
+/* Any other tree: in ckpt's namespaces, but the root's uts (and pid
+ * namespaces nested below the root's: ns_pid.c). */
 static int plain_thread(struct cpt_ctx *c, struct ns_cpt *st, pid_t pid, pid_t tid,
 			const struct ns_ids *its, bool root)
 {
 	const char *why = "which ckpt does not save yet: checkpoint it from inside its namespaces";
 
 	for (int i = 0; i < NR_NS_TYPES; i++) {
-		if (i == NS_CGROUP || !st->own.id[i].ino || same(&its->id[i], &st->own.id[i]))
+		if (i == NS_CGROUP || !st->own.id[i].ino || same(&its->id[i], &st->own.id[i]) ||
+		    (i == NS_PID && !root))
 			continue;
 		if (i == NS_UTS && root && tid == pid) {
 			c->ns_own |= 1u << NS_UTS;
@@ -187,9 +191,8 @@ static int plain_thread(struct cpt_ctx *c, struct ns_cpt *st, pid_t pid, pid_t t
 			continue;
 		return refuse(c, pid, tid, i, &its->id[i], why);
 	}
-	for (int i = 0; i < 2; i++)
-		if (st->own.children[i].ino && !same(&its->children[i], &st->own.children[i]))
-			return refuse(c, pid, tid, i ? NS_TIME : NS_PID, &its->children[i], why);
+	if (st->own.children[1].ino && !same(&its->children[1], &st->own.children[1]))
+		return refuse(c, pid, tid, NS_TIME, &its->children[1], why);
 	return 0;
 }
 
@@ -275,8 +278,13 @@ static int ns_dump(struct cpt_ctx *c, struct cpt_task *t)
 	struct rec_ns_uts u;
 	int ret = 0;
 
-	if (t != c->tasks[0])
-		return 0;
+	/* the whole tree is held: its pid namespaces, once */
+	if (t == c->tasks[0])
+		ret = nspid_scan(c, &st->pid);
+	if (!ret)
+		ret = nspid_dump(c, &st->pid, t);
+	if (ret || t != c->tasks[0])
+		return ret;
 	if (c->host_ns)
 		ret = iw_record(&c->w, REC_NS, &n, sizeof(n));
 	if (!ret && NS_OWN(c, NS_UTS)) {
@@ -287,6 +295,20 @@ static int ns_dump(struct cpt_ctx *c, struct cpt_task *t)
 	if (!ret && c->host_ns && NS_OWN(c, NS_TIME))
 		ret = ns_time_dump(c, t->pid);
 	return ret;
+}
+
+static int ns_dump_thread(struct cpt_ctx *c, struct cpt_task *t, struct cpt_thread *thr)
+{
+	struct ns_cpt *st = kind_dump_state(c, &kind_ns);
+
+	return nspid_dump_thread(c, &st->pid, t, thr);
+}
+
+static void ns_dump_free(struct cpt_ctx *c, void *state)
+{
+	struct ns_cpt *st = state;
+
+	free(st->pid.r);
 }
 
 /* ---- restart ---- */
@@ -356,6 +378,8 @@ static int ns_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 
 	if (!st)
 		return log_err(c->log, ENOMEM, "ns state:");
+	if (r->type == REC_NSPID || r->type == REC_NSTID)
+		return nspid_load(c, t, r);
 	if (r->type == REC_NS)
 		return load_ns(c, t, st, r);
 	if (r->type == REC_NS_TIME)
@@ -368,9 +392,10 @@ static int ns_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 static int ns_check(struct rst_ctx *c, struct rst_task *t)
 {
 	struct ns_rst *st = kind_ctx_state(c, &kind_ns, sizeof(*st));
+	int ret = nspid_check(c, t);
 
-	if (t != c->tasks[0])
-		return 0;
+	if (ret || t != c->tasks[0])
+		return ret;
 	if (!st)
 		return log_err(c->log, ENOMEM, "ns state:");
 	if (!!(c->head.flags & HEAD_CONTAINER) != st->ns_seen ||
@@ -479,7 +504,7 @@ static int root_namespaces(struct rst_ctx *c, struct rst_task *root)
 
 static int ns_fork_prepare(struct rst_ctx *c, struct rst_task *parent)
 {
-	return root_namespaces(c, c->tasks[0]);
+	return root_namespaces(c, c->tasks[0]) ?: nspid_prepare(c, parent);
 }
 
 /* Before the threads are made: they are cloned in them. */
@@ -490,6 +515,8 @@ static int ns_restore(struct rst_ctx *c, struct rst_task *t)
 
 static void ns_show(struct info_out *o, const struct rec *r)
 {
+	if (r->type == REC_NSPID || r->type == REC_NSTID)
+		return nspid_show(o, r);
 	if (r->type == REC_NS) {
 		const struct rec_ns *n = r->data;
 		char own[96] = "", shared[96] = "";
@@ -522,6 +549,8 @@ static const struct rec_desc ns_recs[] = {
 	{ REC_NS_UTS, "NS_UTS", sizeof(struct rec_ns_uts) },
 	{ REC_NS, "NS", sizeof(struct rec_ns) },
 	{ REC_NS_TIME, "NS_TIME", sizeof(struct rec_ns_time) },
+	{ REC_NSPID, "NSPID", sizeof(struct rec_nspid) },
+	{ REC_NSTID, "NSTID", sizeof(struct rec_nstid) },
 	{ 0 },
 };
 
@@ -531,6 +560,8 @@ const struct kind_ops kind_ns = {
 	.phase = PHASE_IMAGE,
 	.hold = ns_hold,
 	.dump = ns_dump,
+	.dump_thread = ns_dump_thread,
+	.dump_free = ns_dump_free,
 	.load = ns_load,
 	.check = ns_check,
 	.restore = ns_restore,

@@ -11,6 +11,7 @@
 
 #include "../arch/x86/compat.h"
 #include "../kinds.h"
+#include "ns_pid.h"
 
 struct peeksiginfo_args_ {
 	uint64_t off;
@@ -272,10 +273,10 @@ static int queue_pending(struct rst_task *t, struct remote *rm, pid_t tid,
 			break;
 		if (pd->e[i].shared)
 			ret = rcheck(rm, NULL, "rt_sigqueueinfo", SYS_rt_sigqueueinfo,
-				     t->pid, signo, addr);
-		else
+				     ns_tid_in(t, t->pid), signo, addr);
+		else	/* (as its own pid namespace numbers them) */
 			ret = rcheck(rm, NULL, "rt_tgsigqueueinfo", SYS_rt_tgsigqueueinfo,
-				     t->pid, tid, signo, addr);
+				     ns_tid_in(t, t->pid), ns_tid_in(t, tid), signo, addr);
 	}
 	return ret;
 }

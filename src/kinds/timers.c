@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "../kinds.h"
+#include "ns_pid.h"
 
 #ifndef PR_TIMER_CREATE_RESTORE_IDS
 #define PR_TIMER_CREATE_RESTORE_IDS	77
@@ -190,7 +191,8 @@ static int restore_posix(struct rst_task *t, const struct rec_posix_timer *pt)
 	sev.sigev_notify = pt->notify;
 	sev.sigev_signo = pt->signo;
 	sev.sigev_value.sival_ptr = (void *)pt->sigval;
-	sev._sigev_un._tid = pt->tid;	/* sigev_notify_thread_id */
+	/* sigev_notify_thread_id, as its own pid namespace numbers it */
+	sev._sigev_un._tid = ns_tid_in(t, pt->tid);
 	ret = rst_scratch_put(t, 0, &sev, sizeof(sev), &sev_at);
 	if (!ret)
 		ret = rst_scratch_put(t, 128, &id, sizeof(id), &id_at);

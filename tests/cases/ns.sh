@@ -2,8 +2,9 @@
 # namespace) is checkpointed from outside, by its host pid, and comes
 # back as pid 1 of a new pid namespace with its own namespaces made
 # again; a root's own uts namespace is saved and made again in any
-# tree; what is not saved yet (a user namespace, nested ones, a process
-# in another pid namespace that is not its init) is refused at
+# tree; what is not saved yet (a user namespace, nested ones but pid
+# namespaces made in the tree, a process in another pid namespace that
+# is not its init) is refused at
 # checkpoint, naming the process and the namespace, and runs on as
 # before; checkpointed from inside its namespaces it is saved as any
 # other.
@@ -216,8 +217,9 @@ test_refuse_container_userns() {
 		"pid 1 is in its own user namespace \(user:\[[0-9]+\]\), which ckpt does not save yet"
 }
 
-# A process of the container forks into a pid namespace of its own
-# (unshare(CLONE_NEWPID)): nested, not saved yet.
+# A process of the container made a pid namespace for its children
+# (unshare(CLONE_NEWPID)) and forked none since: no init to make it
+# again with, refused (one with its init is saved: pidns_nested.sh).
 test_refuse_container_nested() {
 	local d=$WORK/ns-nested up
 	mkdir -p $d
@@ -242,7 +244,7 @@ PY
 	wait_for $d/out CHILD || { kill -9 $up; return 1; }
 	wait_for $d/out READY || { kill -9 $up; return 1; }
 	container_refused $d $up $(pgrep -P $up) \
-		"pid 2 is in its own pid namespace \(pid:\[[0-9]+\]\), inside the container \(nested namespaces are not supported yet\)"
+		"pid 2 made a pid namespace for its children \(unshare\(CLONE_NEWPID\)\) and forked none into it yet: not supported"
 }
 
 # --join-ns uts:PATH: the container comes back in that uts namespace, as
