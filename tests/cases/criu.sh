@@ -168,3 +168,80 @@ test_criu_rpc_fuzz() {
 	SEED=$$ timeout 220 unshare --pid --fork --mount-proc \
 		$PYTHON $ROOT/tests/criu/rpc_client.py $CKPT fuzz 400
 }
+
+# CRIU's command line: a plain process dumped with --leave-running by
+# the link named criu, then ended and restored with -d and --pidfile;
+# dumped again (killed) by `ckpt criu`, restored; check, --version, and
+# pre-dump refused.
+test_criu_cli_process() {
+	local d=$WORK/ccli pid rc=0
+	criu_bin $d && mkdir -p $d/img $d/img2
+	setsid sh -c 'n=0; while :; do n=$((n+1)); echo $n > '$d'/count; sleep 0.1; done' \
+		< /dev/null > /dev/null 2>&1 &
+	pid=$!
+	wait_for $d/count . || return 1
+	step "criu dump --leave-running"
+	timeout 90 $d/bin/criu dump -t $pid -D $d/img -o dump.log -v --leave-running --file-locks 2> $d/err ||
+		{ cat $d/err $d/img/dump.log; kill -9 $pid; return 1; }
+	grep -q "checkpoint of pid $pid done" $d/img/dump.log || { note "no log"; rc=1; }
+	kill -0 $pid || { note "not left running"; return 1; }
+	kill -9 $pid; wait $pid 2> /dev/null; gone $pid || return 1
+	step "criu restore -d"
+	timeout 90 $d/bin/criu restore -D $d/img -d --pidfile $d/pidfile -o restore.log < /dev/null > /dev/null 2>> $d/err ||
+		{ cat $d/err $d/img/restore.log; return 1; }
+	[ "$(cat $d/pidfile)" = $pid ] || { note "pidfile: $(cat $d/pidfile)"; rc=1; }
+	counting_file $d/count || rc=1
+	step "ckpt criu dump"
+	ckpt criu dump -t $pid -D $d/img2 2>> $d/err || { cat $d/err; kill -9 $pid; return 1; }
+	gone $pid || { note "not ended by dump"; kill -9 $pid; return 1; }
+	ckpt criu restore -D $d/img2 -d < /dev/null > /dev/null 2>> $d/err || { cat $d/err; return 1; }
+	counting_file $d/count || rc=1
+	kill -9 $pid
+	timeout 10 $d/bin/criu check > $d/out || rc=1
+	timeout 10 $d/bin/criu --version | grep -qx "Version: 4.2" || rc=1
+	timeout 10 $d/bin/criu pre-dump -t 1 -D $d/img 2> $d/pre && rc=1
+	grep -q "pre-dump is not supported" $d/pre || { cat $d/pre; rc=1; }
+	# the options it cannot honour are refused by name
+	timeout 10 $d/bin/criu restore -D $d/img --inherit-fd fd[7]:pipe:[1] 2> $d/inh && rc=1
+	grep -q "inherit-fd fd\[7\]:pipe:\[1\]" $d/inh || { cat $d/inh; rc=1; }
+	[ $rc = 0 ] && asan_clean $d && sanitizer_clean $d/err $d/img/*.log
+}
+
+counting_file() {	# FILE: true once the counter in it goes on
+	local a b i
+	a=$(cat $1)
+	for ((i = 0; i < 100; i++)); do
+		sleep 0.05
+		b=$(cat $1 2> /dev/null)
+		[ -n "$b" ] && [ "$b" -gt $((a + 2)) ] && return 0
+	done
+	note "$1 does not count on: $a then $b"
+	return 1
+}
+
+# A runc container through CRIU's command line, by its init's pid: it
+# comes back pid 1 of a new pid namespace, in the groups runc made for
+# it (made again: runc deleted them), counting on.
+test_criu_cli_container() {
+	local d=$WORK/ccli-ct id=ckpt-criucli-$$ init rc=0
+	criu_bin $d && criu_bundle $d/b && mkdir -p $d/img || return 1
+	(cd $d/b && runc run -d $id < /dev/null > /dev/null 2>&1) || { note "runc run failed"; return 1; }
+	counting $d/b || { criu_rm $id; return 1; }
+	init=$(runc_pid $id)
+	step "criu dump"
+	timeout 90 $d/bin/criu dump -t $init -D $d/img -o dump.log 2> $d/err ||
+		{ cat $d/err $d/img/dump.log; criu_rm $id; return 1; }
+	gone $init || { note "the container runs on"; criu_rm $id; return 1; }
+	runc delete -f $id > /dev/null 2>&1
+	step "criu restore"
+	timeout 90 $d/bin/criu restore -D $d/img -d --pidfile $d/pid -o restore.log < /dev/null > /dev/null 2>> $d/err ||
+		{ cat $d/err $d/img/restore.log; criu_rm $id; return 1; }
+	init=$(cat $d/pid)
+	[ "$(awk '/^NSpid/ { print $NF }' /proc/$init/status)" = 1 ] || { note "not pid 1"; rc=1; }
+	grep -qx $init /sys/fs/cgroup/pids/$id/cgroup.procs || { note "not in its cgroup"; rc=1; }
+	counting $d/b || rc=1
+	kill -9 $init
+	gone $init
+	criu_rm $id
+	[ $rc = 0 ] && asan_clean $d && sanitizer_clean $d/err $d/img/*.log
+}
