@@ -33,12 +33,15 @@ crunc() {	# DIR ARGS...: runc with ckpt as its criu
 
 # A busybox rootfs and config.json (as container_runc's): its init a
 # shell counting in /tmp/count of its rootfs, ten times a second; with
-# a TCP PORT, busybox nc serving it instead (every line back, counted).
+# a TCP PORT, a Python server there instead, answering each line with
+# the count of lines so far (the host's /usr bound in: a bind mount
+# runc names to criu as an external mount).
 criu_bundle() {	# DIR [PORT]
 	local d=$1 r=$1/rootfs c
-	mkdir -p $r/bin $r/proc $r/dev $r/sys $r/tmp
+	mkdir -p $r/bin $r/proc $r/dev $r/sys $r/tmp $r/usr
 	cp /bin/busybox $r/bin/
-	for c in sh cat echo sleep nc ip; do ln -sf busybox $r/bin/$c; done
+	for c in sh cat echo sleep; do ln -sf busybox $r/bin/$c; done
+	ln -s usr/lib $r/lib && ln -s usr/lib64 $r/lib64
 	(cd $d && runc spec) || return 1
 	$PYTHON - $d/config.json ${2:-} <<'PY'
 import json, sys
@@ -46,6 +49,23 @@ p = sys.argv[1]
 c = json.load(open(p))
 c["process"]["terminal"] = False
 c["process"]["args"] = ["/bin/sh", "-c", "n=0; while :; do n=$((n+1)); echo $n > /tmp/count; sleep 0.1; done"]
+if len(sys.argv) > 2:
+    c["process"]["args"] = ["/usr/bin/python3", "-c", """
+import socket
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("", %s))
+s.listen(4)
+n = 0
+while True:
+    c, _ = s.accept()
+    for line in c.makefile("rb"):
+        n += 1
+        c.sendall(b"%%d\\n" %% n)
+    c.close()
+""" % sys.argv[2]]
+    c["mounts"].append({"destination": "/usr", "type": "bind", "source": "/usr",
+                        "options": ["rbind", "ro"]})
 c["root"]["readonly"] = False
 c["hostname"] = "ct-criu"
 json.dump(c, open(p, "w"), indent=1)
@@ -58,11 +78,11 @@ count_of() {	# BUNDLE
 
 # true once BUNDLE's container counts on (twice, a few apart)
 counting() {	# BUNDLE
-	local a b i
-	a=$(count_of $1)
-	for ((i = 0; i < 100; i++)); do
+	local a= b= i
+	for ((i = 0; i < 200; i++)); do
 		sleep 0.05
 		b=$(count_of $1)
+		[ -z "$a" ] && a=$b
 		[ -n "$a" ] && [ -n "$b" ] && [ "$b" -gt $((a + 2)) ] && return 0
 	done
 	note "$1 does not count on: $a then $b"
@@ -244,4 +264,124 @@ test_criu_cli_container() {
 	gone $init
 	criu_rm $id
 	[ $rc = 0 ] && asan_clean $d && sanitizer_clean $d/err $d/img/*.log
+}
+
+# Network "hosts" for (c) and (d): network namespaces held by sleepers.
+declare -gA CRIU_HOST=()
+
+criu_net() {	# HOST COMMAND...: in that host's network namespace
+	local h=$1
+	shift
+	nsenter -t ${CRIU_HOST[$h]} -n "$@"
+}
+
+criu_hosts() {	# HOST...
+	local h
+	for h; do
+		unshare -n sleep 1000 &
+		CRIU_HOST[$h]=$!
+	done
+	sleep 0.1
+}
+
+criu_hosts_end() {
+	local h
+	for h in "${!CRIU_HOST[@]}"; do kill -9 ${CRIU_HOST[$h]} 2> /dev/null; done
+	CRIU_HOST=()
+}
+
+# runc create ID on HOST, a veth from its network namespace to the
+# host's (vct, 10.78.0.1; the container's eth0, 10.78.0.2), runc start.
+criu_run_veth() {	# DIR HOST ID
+	local init
+	(cd $1/b && criu_net $2 runc create $3 < /dev/null > /dev/null 2>&1) || { note "runc create failed"; return 1; }
+	init=$(runc_pid $3)
+	criu_net $2 ip link add vct type veth peer name eth0 netns $init &&
+	nsenter -t $init -n sh -c 'ip link set lo up && ip addr add 10.78.0.2/24 dev eth0 &&
+		ip link set eth0 up' && criu_veth_host $2 &&
+	runc start $3
+}
+
+criu_veth_host() {	# HOST: its end of the veth, up (again)
+	criu_net $1 ip addr replace 10.78.0.1/24 dev vct && criu_net $1 ip link set vct up
+}
+
+# (c): a TCP server in the container, a client on the host holding a
+# connection to it; runc checkpoint --tcp-established (the container
+# ends), runc restore: the client's connection goes on, counting on.
+test_criu_runc_tcp() {
+	local d=$WORK/crunc-tcp id=ckpt-criutcp-$$ cl rc=0
+	criu_bin $d && criu_bundle $d/b 8080 || return 1
+	criu_hosts H
+	criu_run_veth $d H $id || { criu_rm $id; criu_hosts_end; return 1; }
+	criu_net H $PYTHON -c '
+import os, socket, sys, time
+for i in range(200):
+    try:
+        c = socket.create_connection(("10.78.0.2", 8080), timeout=10)
+        break
+    except OSError:
+        time.sleep(0.05)
+f = c.makefile()
+c.sendall(b"one\n"); print(f.readline().strip(), flush=True)
+c.sendall(b"two\n"); print(f.readline().strip(), flush=True)
+while not os.path.exists(sys.argv[1]): time.sleep(0.05)
+c.settimeout(30)
+c.sendall(b"three\n"); print(f.readline().strip(), flush=True)' $d/moved > $d/client 2>&1 &
+	cl=$!
+	wait_for $d/client "^2" 20 || { cat $d/client; kill -9 $cl; criu_rm $id; criu_hosts_end; return 1; }
+	step "runc checkpoint --tcp-established"
+	criu_net H timeout -k 5 $RESTART_TIMEOUT runc --criu $d/bin/criu checkpoint --tcp-established \
+		--image-path $d/img $id 2> $d/err ||
+		{ cat $d/err $d/img/dump.log; kill -9 $cl; criu_rm $id; criu_hosts_end; return 1; }
+	step "runc restore"
+	(cd $d/b && criu_net H timeout -k 5 $RESTART_TIMEOUT runc --criu $d/bin/criu restore -d \
+		--tcp-established --image-path $d/img $id < /dev/null > /dev/null 2> $d/rerr) ||
+		{ cat $d/rerr $d/img/restore.log; kill -9 $cl; criu_rm $id; criu_hosts_end; return 1; }
+	criu_veth_host H || rc=1
+	touch $d/moved
+	wait $cl || rc=1
+	[ "$(tail -1 $d/client)" = 3 ] || { note "client: $(cat $d/client)"; rc=1; }
+	[ "$(runc_status $id)" = running ] || rc=1
+	# and a new connection is served too
+	[ "$(criu_net H $PYTHON -c '
+import socket
+c = socket.create_connection(("10.78.0.2", 8080), timeout=10)
+c.sendall(b"four\n"); print(c.makefile().readline().strip())')" = 4 ] || { note "no new connection"; rc=1; }
+	criu_rm $id
+	criu_hosts_end
+	[ $rc = 0 ] && asan_clean $d && sanitizer_clean $d/err $d/rerr $d/img/*.log
+}
+
+# (d): migration.  The container runs on host A (its veth there); runc
+# checkpoints it; its image directory and its bundle are copied; runc
+# restores it on host B, under the copied bundle: it counts on in the
+# copy's rootfs, its veth's host end is B's now, reachable from B.
+test_criu_runc_migrate() {
+	local d=$WORK/crunc-mig id=ckpt-criumig-$$ init rc=0
+	criu_bin $d && criu_bundle $d/b || return 1
+	criu_hosts A B
+	criu_run_veth $d A $id || { criu_rm $id; criu_hosts_end; return 1; }
+	counting $d/b || { criu_rm $id; criu_hosts_end; return 1; }
+	step "runc checkpoint on A"
+	criu_net A timeout -k 5 $RESTART_TIMEOUT runc --criu $d/bin/criu checkpoint \
+		--image-path $d/img $id 2> $d/err ||
+		{ cat $d/err $d/img/dump.log; criu_rm $id; criu_hosts_end; return 1; }
+	cp -a $d/img $d/img2 && cp -a $d/b $d/b2 || return 1
+	rm -rf $d/img
+	step "runc restore on B"
+	criu_net B timeout -k 5 $RESTART_TIMEOUT runc --criu $d/bin/criu restore -d -b $d/b2 \
+		--image-path $d/img2 $id < /dev/null > /dev/null 2> $d/rerr ||
+		{ cat $d/rerr $d/img2/restore.log; criu_rm $id; criu_hosts_end; return 1; }
+	init=$(runc_pid $id)
+	[ "$(runc_status $id)" = running ] || rc=1
+	grep -q "^[0-9]* [0-9]* [^ ]* [^ ]*/crunc-mig/b2/rootfs / " /proc/$init/mountinfo ||
+		{ note "root: $(head -1 /proc/$init/mountinfo)"; rc=1; }
+	counting $d/b2 || rc=1
+	criu_net B ip link show vct > /dev/null && ! criu_net A ip link show vct 2> /dev/null ||
+		{ note "the veth's host end"; rc=1; }
+	criu_veth_host B && criu_net B busybox ping -c 1 -W 5 10.78.0.2 > /dev/null || { note "not reachable from B"; rc=1; }
+	criu_rm $id
+	criu_hosts_end
+	[ $rc = 0 ] && asan_clean $d && sanitizer_clean $d/err $d/rerr $d/img2/*.log
 }
