@@ -211,6 +211,8 @@ install: all
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PCDIR) \
 		$(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3
 	$(INSTALL) -m 755 build/ckpt $(DESTDIR)$(BINDIR)/ckpt
+	@# CRIU_LINK=1: ckpt also as `criu` (the CRIU drop-in, README)
+	$(if $(filter 1,$(CRIU_LINK)),ln -sf ckpt $(DESTDIR)$(BINDIR)/criu)
 	$(INSTALL) -m 755 build/libckpt.so.$(VERSION) $(DESTDIR)$(LIBDIR)/
 	ln -sf libckpt.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libckpt.so
@@ -227,6 +229,7 @@ install: all
 	@if [ -z "$(DESTDIR)" ]; then PATH=$$PATH:/sbin:/usr/sbin ldconfig 2> /dev/null || :; fi
 
 uninstall:
+	if [ "$$(readlink $(DESTDIR)$(BINDIR)/criu)" = ckpt ]; then rm -f $(DESTDIR)$(BINDIR)/criu; fi
 	rm -f $(DESTDIR)$(BINDIR)/ckpt $(DESTDIR)$(LIBDIR)/libckpt.so.$(VERSION) \
 	      $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libckpt.so \
 	      $(DESTDIR)$(LIBDIR)/libckpt.a $(DESTDIR)$(INCLUDEDIR)/ckpt.h \

@@ -13,7 +13,7 @@
 #include "criu.h"
 #include "rpc.h"
 
-#define MSG_MAX	(1 << 20)	/* a request larger than this is refused */
+#define MSG_MAX	(128 << 10)	/* a request larger than this is refused */
 
 struct swrk {
 	int sk;
