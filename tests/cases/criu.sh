@@ -13,6 +13,7 @@ t criu_rpc_hostile
 t criu_rpc_fuzz		timeout 240
 t criu_cli_process
 t criu_cli_container
+t criu_podman
 
 # The criu runc runs: ckpt as `criu` (a link; runc starts `criu swrk
 # 3`), runc under a timeout (a wrapper's own timeout would be the
@@ -172,6 +173,79 @@ test_criu_runc_copy() {
 	grep -qx $init2 /sys/fs/cgroup/pids/$id2/cgroup.procs || { note "not in its cgroup"; rc=1; }
 	criu_rm $id $id2
 	[ $rc = 0 ] && asan_clean $d && sanitizer_clean $d/err $d/rerr $d/img/*.log
+}
+
+# podman (runc its runtime), finding ckpt as `criu` on PATH (it asks
+# criu's version itself, then runs runc, whose criu is `criu` from
+# PATH).  Root here lacks CAP_SYS_RESOURCE: podman's default rlimits
+# (nofile 1048576) cannot be set, lower ones are given.  An image of
+# the busybox rootfs (podman import), a container counting; podman
+# checkpoint and restore; then checkpoint --leave-running --export and
+# restore --import as a second container (migration as podman does
+# it), both counting on.
+pod() {
+	[ -n "${T_STEPFILE:-}" ] && printf '%s\n' "${T_STEP:-start}: podman $*" > "$T_STEPFILE"
+	timeout -k 5 $RESTART_TIMEOUT podman --runtime "$(command -v runc)" "$@"
+}
+
+pod_count() {	# ID
+	pod exec $1 cat /tmp/count 2> /dev/null
+}
+
+pod_counting() {	# ID
+	local a= b= i
+	for ((i = 0; i < 100; i++)); do
+		sleep 0.1
+		b=$(pod_count $1)
+		[ -z "$a" ] && a=$b
+		[ -n "$a" ] && [ -n "$b" ] && [ "$b" -gt $((a + 2)) ] && return 0
+	done
+	note "podman container $1 does not count on: $a then $b"
+	return 1
+}
+
+pod_end() {	# IMAGE ID...
+	local img=$1 id
+	shift
+	for id; do pod rm -f -t 0 $id > /dev/null 2>&1; done
+	pod rmi $img > /dev/null 2>&1
+	# podman's lock memory, made in the suite's own /dev/shm: none of
+	# its containers is left to need it
+	[ -n "$(pod ps -aq)" ] || rm -f /dev/shm/libpod_lock
+	return 0
+}
+
+test_criu_podman() {
+	local d=$WORK/cpodman img=localhost/ckpt-test-bb:$$ id=ckpt-pod-$$ id2=ckpt-pod2-$$ dir rc=0
+	criu_bin $d && criu_bundle $d/b || return 1
+	export PATH=$d/bin:$PATH
+	tar -C $d/b/rootfs -c . | pod import - $img > /dev/null || return 1
+	pod run -d --name $id --network none --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 $img \
+		/bin/sh -c 'n=0; while :; do n=$((n+1)); echo $n > /tmp/count; sleep 0.1; done' > /dev/null ||
+		{ pod_end $img $id; return 1; }
+	pod_counting $id || { pod_end $img $id; return 1; }
+	# (the export first: a container that ckpt restarted maps its
+	# programs from the host's path for now, which a restore into
+	# another root then cannot find: reported with this test)
+	step "podman container checkpoint --leave-running --export"
+	pod container checkpoint --leave-running --export $d/ck.tar $id > /dev/null 2>> $d/err ||
+		{ cat $d/err; pod_end $img $id; return 1; }
+	tar -tf $d/ck.tar | grep -qx checkpoint/ckpt.img || { note "not in the archive"; rc=1; }
+	step "podman container restore --import"
+	pod container restore --import $d/ck.tar --name $id2 > /dev/null 2>> $d/err ||
+		{ cat $d/err; pod_end $img $id $id2; return 1; }
+	pod_counting $id && pod_counting $id2 || rc=1
+	step "podman container checkpoint"
+	pod container checkpoint $id > /dev/null 2>> $d/err || { cat $d/err; pod_end $img $id $id2; return 1; }
+	[ "$(pod inspect -f '{{.State.Status}}' $id)" = exited ] || rc=1
+	dir=$(pod inspect -f '{{.StaticDir}}' $id)/checkpoint
+	[ -s $dir/ckpt.img ] && [ -s $dir/inventory.img ] || { ls -l $dir; rc=1; }
+	step "podman container restore"
+	pod container restore $id > /dev/null 2>> $d/err || { cat $d/err; pod_end $img $id $id2; return 1; }
+	[ "$(pod inspect -f '{{.State.Status}}' $id)" = running ] || rc=1
+	pod_counting $id || rc=1
+	pod_end $img $id $id2
+	[ $rc = 0 ] && asan_clean $d
 }
 
 # (f): truncated, malformed, oversized messages and refused options get
