@@ -9,8 +9,8 @@
 # - clang and its libFuzzer runtime: the fuzz test (fuzz/image_fuzz.c);
 # - runc and busybox-static: a container run by runc, from a busybox
 #   rootfs (container_runc, tests/cases/criu.sh);
-# - podman (without its recommends): podman driving ckpt as its criu
-#   (criu_podman);
+# - podman and containerd (without their recommends): each driving
+#   ckpt as its criu (criu_podman, criu_containerd);
 # - protobuf-c-compiler and libprotobuf-c-dev: protoc-c and libprotobuf-c,
 #   which build the CRIU drop-in's RPC (src/criu/rpc.proto; `make` says
 #   so if they are missing: run this first on a bare machine).
@@ -31,6 +31,7 @@ dpkg -s libprotobuf-c-dev > /dev/null 2>&1 || need+=(libprotobuf-c-dev)
 PATH=$PATH:/usr/sbin:/sbin command -v runc > /dev/null || norec+=(runc)
 dpkg -s busybox-static > /dev/null 2>&1 || norec+=(busybox-static)
 command -v podman > /dev/null || norec+=(podman)
+command -v containerd > /dev/null || norec+=(containerd)
 [ ${#need[@]} = 0 ] && [ ${#norec[@]} = 0 ] && exit 0
 echo "setup: installing ${need[*]} ${norec[*]}"
 export DEBIAN_FRONTEND=noninteractive

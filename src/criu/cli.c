@@ -17,6 +17,7 @@
 static const char usage[] =
 	"usage: criu dump -t PID -D DIR [-R|--leave-running] [--tcp-established] [--ext-unix-sk]\n"
 	"                 [-j|--shell-job] [-l|--file-locks] [-o LOG] [-W DIR] [-v]\n"
+	"                 [--freeze-cgroup PATH]\n"
 	"                 [--root PATH] [--external mnt[KEY]:PATH]...\n"
 	"       criu restore -D DIR [-d|--restore-detached] [--pidfile FILE] [-j] [--tcp-close]\n"
 	"                 [--inherit-fd fd[N]:KEY]... [--external mnt[KEY]:PATH]... [--root PATH]\n"
@@ -26,7 +27,7 @@ static const char usage[] =
 	" for engines),\nmade and read by ckpt checkpoint and restart; pre-dump is not supported.\n";
 
 enum { O_TCP = 256, O_EXTUNIX, O_FLOCKS, O_ROOT, O_EXT, O_PIDFILE, O_INHERIT,
-       O_TCPCLOSE, O_MANAGE, O_IGNORED };
+       O_TCPCLOSE, O_MANAGE, O_FREEZE, O_IGNORED };
 
 static const struct option opts[] = {
 	{ "tree", required_argument, 0, 't' },
@@ -45,6 +46,7 @@ static const struct option opts[] = {
 	{ "pidfile", required_argument, 0, O_PIDFILE },
 	{ "inherit-fd", required_argument, 0, O_INHERIT },
 	{ "manage-cgroups", optional_argument, 0, O_MANAGE },
+	{ "freeze-cgroup", required_argument, 0, O_FREEZE },
 	{ "evasive-devices", no_argument, 0, O_IGNORED },
 	{ "link-remap", no_argument, 0, O_IGNORED },
 	{ "help", no_argument, 0, 'h' },
@@ -124,6 +126,7 @@ static int parse(struct cli *c, int argc, char **argv)
 		case O_EXTUNIX: c->j.flags |= CKPT_EXTERNAL_UNIX; break;
 		case O_ROOT: c->root = optarg; break;
 		case O_PIDFILE: c->pidfile = optarg; break;
+		case O_FREEZE: c->j.freeze_cgroup = optarg; break;
 		case O_EXT:
 			if (c->nr_ext == CRIU_MAX_LIST)
 				return criu_fail(&c->j, E2BIG, "more than %d --external", CRIU_MAX_LIST);

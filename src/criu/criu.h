@@ -29,6 +29,7 @@ struct criu_job {
 	int images_dir;			/* fd of the images directory */
 	int logfd;			/* messages: 2, or the log file */
 	pid_t pid;			/* dump: the tree's root */
+	const char *freeze_cgroup;	/* dump: the tree's freezer cgroup */
 	unsigned long flags;		/* CKPT_* */
 	const char *external[CRIU_MAX_LIST];	/* restore: "KEY:PATH" */
 	int nr_external;
@@ -50,6 +51,11 @@ int criu_fail(struct criu_job *j, int err, const char *fmt, ...)
  * the job: 0 or -errno (too many, too long). */
 int criu_add_external(struct criu_job *j, const char *key, const char *path);
 int criu_add_join_ns(struct criu_job *j, const char *type, const char *path);
+
+/* Thaw the cgroup @cg if it is frozen (*@was_frozen), freeze it again:
+ * 0, or a negative errno with the job failed. */
+int criu_thaw(struct criu_job *j, const char *cg, bool *was_frozen);
+int criu_refreeze(struct criu_job *j, const char *cg);
 
 /* 0, or a negative errno with the job failed. */
 int criu_dump(struct criu_job *j);

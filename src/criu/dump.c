@@ -44,6 +44,7 @@ static int write_inventory(struct criu_job *j)
 static int write_image(struct criu_job *j)
 {
 	struct ckpt_result r = { 0 };
+	bool was_frozen = false;
 	int fd, ret;
 
 	/* an inventory without its image must never be seen */
@@ -56,9 +57,20 @@ static int write_image(struct criu_job *j)
 			close(fd);
 		return ret;
 	}
-	ret = ckpt_checkpoint_r(j->pid, fd, j->flags, j->logfd, &r);
-	if (ret)
-		criu_fail(j, -ret, "checkpoint of pid %d: %s", j->pid, r.msg);
+	ret = criu_thaw(j, j->freeze_cgroup, &was_frozen);
+	if (!ret) {
+		ret = ckpt_checkpoint_r(j->pid, fd, j->flags, j->logfd, &r);
+		if (ret)
+			criu_fail(j, -ret, "checkpoint of pid %d: %s", j->pid, r.msg);
+	}
+	/* paused as its engine left it, when it runs on (CRIU keeps it
+	 * frozen throughout; here it ran from the thaw to ckpt's stop, and
+	 * runs from ckpt's end to this freeze) */
+	if (was_frozen && (ret || !(j->flags & CKPT_KILL))) {
+		int refrozen = criu_refreeze(j, j->freeze_cgroup);
+
+		ret = ret ? ret : refrozen;
+	}
 	else if (fsync(fd))
 		ret = criu_fail(j, errno, "syncing %s: %s", CRIU_IMAGE_NAME, strerror(errno));
 	if (close(fd) && !ret)

@@ -17,7 +17,8 @@
 /* The first option set that ckpt cannot honour, NULL if none.  Accepted
  * without a word: evasive_devices, link_remap, force_irmap and the like
  * (ckpt needs no such help), root at dump (ckpt reads the tree's own),
- * freeze_cgroup (ckpt stops the tree by ptrace, not by the freezer),
+ * freeze_cgroup (ckpt stops the tree by ptrace; a frozen one is thawed
+ * for it: freezer.c),
  * manage_cgroups and its mode, cg_root, rst_sibling, notify_scripts,
  * orphan_pts_master (ckpt makes a container's ptys again itself). */
 static const char *unsupported(const CriuOpts *o)
@@ -207,6 +208,7 @@ int rpc_job(struct criu_job *j, const CriuOpts *o, pid_t peer, bool dump)
 		j->flags |= CKPT_TCP_CLOSE;
 	if (dump) {
 		j->pid = o->has_pid ? o->pid : peer;
+		j->freeze_cgroup = o->freeze_cgroup;
 		if (!(o->has_leave_running && o->leave_running))
 			j->flags |= CKPT_KILL;
 		if (o->has_tcp_established && o->tcp_established)

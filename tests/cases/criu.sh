@@ -14,6 +14,7 @@ t criu_rpc_fuzz		timeout 240
 t criu_cli_process
 t criu_cli_container
 t criu_podman
+t criu_containerd
 
 # The criu runc runs: ckpt as `criu` (a link; runc starts `criu swrk
 # 3`), runc under a timeout (a wrapper's own timeout would be the
@@ -209,8 +210,12 @@ pod_end() {	# IMAGE ID...
 	shift
 	for id; do pod rm -f -t 0 $id > /dev/null 2>&1; done
 	pod rmi $img > /dev/null 2>&1
-	# podman's lock memory, made in the suite's own /dev/shm: none of
-	# its containers is left to need it
+	pod_unlock
+}
+
+# podman's lock memory, made in the suite's own /dev/shm, goes once none
+# of its containers is left to need it.
+pod_unlock() {
 	[ -n "$(pod ps -aq)" ] || rm -f /dev/shm/libpod_lock
 	return 0
 }
@@ -246,6 +251,99 @@ test_criu_podman() {
 	pod_counting $id || rc=1
 	pod_end $img $id $id2
 	[ $rc = 0 ] && asan_clean $d
+}
+
+# containerd (a daemon of the test's own: its root, state and sockets in
+# $WORK, ckpt as `criu` on its PATH, which its runc shim passes on to
+# runc) and ctr.  The busybox image from podman (save: an OCI archive);
+# a container counting; `ctr c checkpoint --task --rw` (containerd
+# pauses the task first: ckpt thaws its freezer cgroup for the dump and
+# freezes it again); the original runs on; `ctr c restore --live --rw`
+# of the checkpoint as a second container, counting on too; then
+# `ctr t checkpoint --exit` ends the first.
+ctd() {
+	[ -n "${T_STEPFILE:-}" ] && printf '%s\n' "${T_STEP:-start}: ctr $*" > "$T_STEPFILE"
+	timeout -k 5 $RESTART_TIMEOUT ctr -a $CTD/sock -n $CTD_NS "$@"
+}
+
+ctd_counting() {	# ID
+	local a= b= i
+	for ((i = 0; i < 100; i++)); do
+		sleep 0.1
+		b=$(ctd task exec --exec-id c$i $1 cat /tmp/count 2> /dev/null)
+		[ -z "$a" ] && a=$b
+		[ -n "$a" ] && [ -n "$b" ] && [ "$b" -gt $((a + 2)) ] && return 0
+	done
+	note "containerd container $1 does not count on: $a then $b"
+	return 1
+}
+
+ctd_end() {	# DAEMON-PID ID...
+	local daemon=$1 id i
+	shift
+	for id; do ctd task kill -s KILL $id > /dev/null 2>&1; done
+	for id; do
+		for ((i = 0; i < 50; i++)); do
+			ctd task rm -f $id > /dev/null 2>&1 || break
+			sleep 0.1
+		done
+		ctd container rm $id > /dev/null 2>&1
+	done
+	for i in $(ctd image ls -q 2> /dev/null); do ctd image rm $i > /dev/null 2>&1; done
+	kill $daemon 2> /dev/null
+	wait $daemon 2> /dev/null
+	for ((i = 0; i < 100; i++)); do
+		rmdir /sys/fs/cgroup/*/$CTD_NS/* /sys/fs/cgroup/*/$CTD_NS 2> /dev/null
+		ls -d /sys/fs/cgroup/*/$CTD_NS > /dev/null 2>&1 || break
+		sleep 0.05
+	done
+	return 0
+}
+
+test_criu_containerd() {
+	local d=$WORK/cctd img=localhost/ckpt-test-bb:$$ daemon i rc=0
+	CTD=$d/ctd CTD_NS=ckpt-test-$$
+	criu_bin $d && criu_bundle $d/b && mkdir -p $CTD || return 1
+	cat > $CTD/config.toml <<TOML
+version = 2
+root = "$CTD/root"
+state = "$CTD/state"
+disabled_plugins = ["io.containerd.grpc.v1.cri"]
+[grpc]
+  address = "$CTD/sock"
+[ttrpc]
+  address = "$CTD/sock.ttrpc"
+TOML
+	tar -C $d/b/rootfs -c . | pod import - $img > /dev/null &&
+		pod save --format oci-archive -o $d/bb.tar $img > /dev/null 2>&1 || { pod rmi $img; return 1; }
+	pod rmi $img > /dev/null
+	pod_unlock
+	PATH=$d/bin:$PATH containerd --config $CTD/config.toml > $CTD/log 2>&1 < /dev/null &
+	daemon=$!
+	for ((i = 0; i < 100; i++)); do
+		ctd version > /dev/null 2>&1 && break
+		sleep 0.1
+	done
+	ctd image import $d/bb.tar > /dev/null || { cat $CTD/log; ctd_end $daemon; return 1; }
+	ctd run -d --runtime io.containerd.runc.v2 $img c1 \
+		/bin/sh -c 'n=0; while :; do n=$((n+1)); echo $n > /tmp/count; sleep 0.1; done' > /dev/null ||
+		{ ctd_end $daemon c1; return 1; }
+	ctd_counting c1 || { ctd_end $daemon c1; return 1; }
+	step "ctr container checkpoint --task --rw"
+	ctd container checkpoint --task --rw c1 localhost/c1-ckpt:1 2> $d/err ||
+		{ cat $d/err $CTD/state/*/*/c1/criu-dump.log; ctd_end $daemon c1; return 1; }
+	ctd task ls | grep -q "^c1 .* RUNNING" || { ctd task ls; rc=1; }
+	ctd_counting c1 || rc=1
+	step "ctr container restore --live --rw"
+	ctd container restore --live --rw c2 localhost/c1-ckpt:1 2>> $d/err ||
+		{ cat $d/err; ctd_end $daemon c1 c2; return 1; }
+	ctd_counting c2 && ctd_counting c1 || rc=1
+	step "ctr task checkpoint --exit"
+	ctd task checkpoint --exit --image-path $d/img c1 2>> $d/err || { cat $d/err; rc=1; }
+	ctd task ls | grep -q "^c1 .* STOPPED" && [ -s $d/img/ckpt.img ] || { ctd task ls; ls $d/img; rc=1; }
+	ctd_counting c2 || rc=1
+	ctd_end $daemon c1 c2
+	[ $rc = 0 ] && asan_clean $d && sanitizer_clean $d/err
 }
 
 # (f): truncated, malformed, oversized messages and refused options get
