@@ -124,6 +124,13 @@ test_criu_runc() {
 	(cd $d/b && runc run -d $id < /dev/null > /dev/null 2>&1) || { note "runc run failed"; return 1; }
 	counting $d/b || { criu_rm $id; return 1; }
 	before=$(runc_pid $id)
+	# what ckpt cannot do is refused by name, the container left as it was
+	step "runc checkpoint --page-server (refused)"
+	crunc $d checkpoint --page-server 127.0.0.1:9 --image-path $d/refused $id 2> /dev/null && rc=1
+	grep -q "option ps (page server): not supported by ckpt" $d/refused/dump.log ||
+		{ note "refusal: $(cat $d/refused/dump.log)"; rc=1; }
+	[ ! -e $d/refused/ckpt.img ] && [ ! -e $d/refused/inventory.img ] || rc=1
+	[ "$(runc_status $id)" = running ] && [ "$(runc_pid $id)" = $before ] || rc=1
 	step "runc checkpoint"
 	crunc $d checkpoint --image-path $d/img $id 2> $d/err ||
 		{ cat $d/err $d/img/dump.log; criu_rm $id; return 1; }
