@@ -172,6 +172,12 @@ build/fuzz/obj/%.o: src/%.c
 build/fuzz/image_fuzz: fuzz/image_fuzz.c $(FOBJS)
 	$(FUZZCC) -std=gnu11 -Wall -Werror -O1 -g -fsanitize=fuzzer,address,undefined \
 		-Iinclude -Isrc -o $@ $^ $(LIBS)
+# CRIU's RPC requests as `ckpt swrk` maps them (fuzz/rpc_fuzz.c).
+RPCFUZZSRCS := src/criu/rpc.c src/criu/job.c $(CRIUGEN)
+build/fuzz/rpc_fuzz: fuzz/rpc_fuzz.c $(RPCFUZZSRCS) build/gen/criu/rpc.pb-c.h
+	@mkdir -p $(@D)
+	$(FUZZCC) -std=gnu11 -Wall -Werror -Wno-unused-parameter -O1 -g -fsanitize=fuzzer,address,undefined \
+		-Iinclude -Isrc -Ibuild/gen/criu -o $@ fuzz/rpc_fuzz.c $(RPCFUZZSRCS) -lprotobuf-c
 fuzz: all build/fuzz/image_fuzz $(TESTPROGS)
 	bash fuzz/run.sh $(or $(FUZZ_TIME),600)
 

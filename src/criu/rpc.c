@@ -191,15 +191,13 @@ static int inherited(struct criu_job *j, const CriuOpts *o)
 	return 0;
 }
 
-int rpc_job(struct criu_job *j, const CriuOpts *o, pid_t peer, bool dump)
+int rpc_map(struct criu_job *j, const CriuOpts *o, pid_t peer, bool dump)
 {
 	const char *no = unsupported(o);
-	int ret = dirs(j, o, peer);	/* first: the log, to say why */
+	int ret;
 
-	if (!ret && no)
-		ret = criu_fail(j, EOPNOTSUPP, "option %s: not supported by ckpt", no);
-	if (ret)
-		return ret;
+	if (no)
+		return criu_fail(j, EOPNOTSUPP, "option %s: not supported by ckpt", no);
 	if (o->has_log_level && o->log_level >= 4)
 		j->flags |= CKPT_VERBOSE;
 	if (o->has_shell_job && o->shell_job)
@@ -226,4 +224,11 @@ int rpc_job(struct criu_job *j, const CriuOpts *o, pid_t peer, bool dump)
 	if (!ret && o->root && o->root[0])
 		ret = criu_add_external(j, "/", o->root);
 	return ret ? ret : inherited(j, o);
+}
+
+int rpc_job(struct criu_job *j, const CriuOpts *o, pid_t peer, bool dump)
+{
+	int ret = dirs(j, o, peer);	/* first: the log, to say why */
+
+	return ret ? ret : rpc_map(j, o, peer, dump);
 }

@@ -13,5 +13,7 @@ struct criu_job;
 /* @o, a DUMP (@dump) or RESTORE request's options from pid @peer, into
  * @j: 0, or a negative errno with the job failed (naming the option). */
 int rpc_job(struct criu_job *j, const CriuOpts *o, pid_t peer, bool dump);
+/* The same but for the directories and the log (no file is opened). */
+int rpc_map(struct criu_job *j, const CriuOpts *o, pid_t peer, bool dump);
 
 #endif

@@ -6,6 +6,8 @@ what it is told, garbage included, and reports what came back.
 
 usage: rpc_client.py CKPT hostile DIR    the fixed hostile cases (DIR: an
                                         empty directory, left empty)
+       rpc_client.py - seeds DIR        the messages below as files, seeds
+                                        for fuzz/rpc_fuzz.c
        rpc_client.py CKPT fuzz N     N random and mutated messages
 Exit 0 when every case got an error response or a clean close, and ckpt
 exited by itself, non-zero only where that was expected, never by a
@@ -160,13 +162,21 @@ def hostile(ckpt, d):
     if os.listdir(d):
         sys.exit("refused requests left files: %r" % os.listdir(d))
 
-def fuzz(ckpt, n):
-    rnd = random.Random(int(os.environ.get("SEED", "1")))
-    seeds = [req(VERSION), req(CHECK), req(FEATURE_CHECK) + field(5, field(1, True)),
+def seed_messages():
+    return [req(VERSION), req(CHECK), req(FEATURE_CHECK) + field(5, field(1, True)),
              req(NOTIFY, notify_success=True),
              req(RESTORE, opts(-1, images_dir=(68, "/nonexistent-ckpt-dir"), root=(13, "/x"),
-                               inh=(27, field(1, "extRootNetNS") + field(2, 7)))),
-             req(DUMP, opts(-1, images_dir=(68, "/nonexistent-ckpt-dir"), pid=(2, 999999)))]
+                               inh=(27, field(1, "extRootNetNS") + field(2, 7)),
+                               mnt=(23, field(1, "/data") + field(2, "/srv/data")),
+                               ext=(37, "mnt[/usr]:/usr"))),
+             req(DUMP, opts(-1, images_dir=(68, "/nonexistent-ckpt-dir"), pid=(2, 999999),
+                            tcp=(5, True), empty=(38, 0x40000000), cfg=(51, "/nonexistent.conf"),
+                            mnt=(23, field(1, "/proc/kcore") + field(2, "/dev/null")),
+                            frz=(44, "/nonexistent-cgroup")))]
+
+def fuzz(ckpt, n):
+    rnd = random.Random(int(os.environ.get("SEED", "1")))
+    seeds = seed_messages()
     for i in range(n):
         m = bytearray(rnd.choice(seeds))
         for _ in range(rnd.randint(1, 4)):
@@ -184,6 +194,10 @@ def fuzz(ckpt, n):
         s.end()
 
 if __name__ == "__main__":
+    if sys.argv[2] == "seeds":
+        for i, m in enumerate(seed_messages()):
+            open(os.path.join(sys.argv[3], "seed%d" % i), "wb").write(m)
+        sys.exit(0)
     if sys.argv[2] == "hostile":
         hostile(sys.argv[1], sys.argv[3])
     else:
