@@ -166,43 +166,57 @@ static int simple(struct swrk *s, CriuReqType type)
 	return send_resp(s, &r);
 }
 
-/* DUMP or RESTORE: 0 when it was done and said so. */
-static int job(struct swrk *s, const CriuReq *req)
+/* DUMP or RESTORE in @j: 0 when it was done and said so. */
+static int run_job(struct swrk *s, const CriuReq *req, struct criu_job *j)
 {
 	bool dump = req->type == CRIU_REQ_TYPE__DUMP;
-	struct criu_job j = { .images_dir = -1, .logfd = 2, .notify_arg = s };
 	CriuResp r = CRIU_RESP__INIT;
 	CriuDumpResp d = CRIU_DUMP_RESP__INIT;
 	CriuRestoreResp rr = CRIU_RESTORE_RESP__INIT;
 	int ret;
 
 	if (!req->opts)
-		ret = criu_fail(&j, EINVAL, "%s without opts", dump ? "DUMP" : "RESTORE");
+		ret = criu_fail(j, EINVAL, "%s without opts", dump ? "DUMP" : "RESTORE");
 	else
-		ret = rpc_job(&j, req->opts, s->peer, dump);
+		ret = rpc_job(j, req->opts, s->peer, dump);
 	if (!ret && req->opts->has_notify_scripts && req->opts->notify_scripts)
-		j.notify = notify;
+		j->notify = notify;
 	if (!ret)
-		ret = dump ? criu_dump(&j) : criu_restore(&j);
-	r.type = req->type;
+		ret = dump ? criu_dump(j) : criu_restore(j);
 	if (ret < 0) {
-		if (j.logfd != 2)
-			dprintf(j.logfd, "ckpt: %s failed: %s\n", dump ? "dump" : "restore", j.msg);
-		ret = send_error(s, req->type, j.err, j.msg) ? -EIO : -j.err;
-	} else {
-		r.success = 1;
-		if (dump) {
-			r.dump = &d;
-		} else {
-			rr.pid = ret;
-			r.restore = &rr;
-		}
-		ret = send_resp(s, &r);
+		if (j->logfd != 2)
+			dprintf(j->logfd, "ckpt: %s failed: %s\n", dump ? "dump" : "restore", j->msg);
+		return send_error(s, req->type, j->err, j->msg) ? -EIO : -j->err;
 	}
-	if (j.images_dir >= 0)
-		close(j.images_dir);
-	if (j.logfd != 2)
-		close(j.logfd);
+	r.type = req->type;
+	r.success = 1;
+	if (dump) {
+		r.dump = &d;
+	} else {
+		rr.pid = ret;
+		r.restore = &rr;
+	}
+	return send_resp(s, &r);
+}
+
+static int job(struct swrk *s, const CriuReq *req)
+{
+	struct criu_job *j = calloc(1, sizeof(*j));
+	int ret;
+
+	if (!j) {
+		send_error(s, req->type, ENOMEM, "out of memory");
+		return -ENOMEM;
+	}
+	j->images_dir = -1;
+	j->logfd = 2;
+	j->notify_arg = s;
+	ret = run_job(s, req, j);
+	if (j->images_dir >= 0)
+		close(j->images_dir);
+	if (j->logfd != 2)
+		close(j->logfd);
+	free(j);
 	return ret;
 }
 
