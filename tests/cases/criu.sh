@@ -14,8 +14,8 @@ t criu_rpc_fuzz		timeout 240
 t criu_rpc_libfuzzer	timeout 200
 t criu_cli_process
 t criu_cli_container
-t criu_podman
-t criu_containerd
+t criu_podman			group podman
+t criu_containerd		group podman
 
 # The criu runc runs: ckpt as `criu` (a link; runc starts `criu swrk
 # 3`), runc under a timeout (a wrapper's own timeout would be the
@@ -221,10 +221,14 @@ pod_end() {	# IMAGE ID...
 	pod_unlock
 }
 
-# podman's lock memory, made in the suite's own /dev/shm, goes once none
-# of its containers is left to need it.
+# podman's lock memory, made in the suite's own /dev/shm, and its
+# cgroups (conmon's, the containers') go once none of its containers is
+# left to need them.  (The tests using podman are of one group: never
+# two at once.)
 pod_unlock() {
-	[ -n "$(pod ps -aq)" ] || rm -f /dev/shm/libpod_lock
+	[ -z "$(pod ps -aq)" ] || return 0
+	rm -f /dev/shm/libpod_lock
+	rmdir /sys/fs/cgroup/*/libpod_parent/* /sys/fs/cgroup/*/libpod_parent 2> /dev/null
 	return 0
 }
 
