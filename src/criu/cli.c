@@ -101,6 +101,7 @@ static int external(struct cli *c, char *e)
 	return criu_add_external(&c->j, e + 4, close + 2);
 }
 
+/* 0, 1 when it showed the help, or a negative errno with the job failed */
 static int parse(struct cli *c, int argc, char **argv)
 {
 	char *end;
@@ -137,6 +138,9 @@ static int parse(struct cli *c, int argc, char **argv)
 				return criu_fail(&c->j, E2BIG, "more than %d --inherit-fd", CRIU_MAX_LIST);
 			c->inherit[c->nr_inherit++] = optarg;
 			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 1;
 		default:
 			return criu_fail(&c->j, EINVAL, "bad option (see criu --help)");
 		}
@@ -208,6 +212,8 @@ static int run(struct cli *c, int argc, char **argv)
 	pid_t pid;
 	int ret = parse(c, argc, argv);
 
+	if (ret > 0)
+		return 0;
 	if (!ret)
 		ret = open_dirs(c);
 	if (!ret && c->dump)
