@@ -107,7 +107,7 @@ build/test/progs/threads200: tests/progs/threads.c
 # The same state tests as 32-bit programs (gcc -m32; tests/setup.sh
 # installs gcc-multilib if it is missing), but those written in x86-64
 # assembly, and the 32-bit ones of tests/progs32/.
-PROGS32 := $(filter-out amx regs mixed_tree,$(patsubst tests/progs/%.c,%,$(wildcard tests/progs/*.c))) \
+PROGS32 := $(filter-out amx regs mixed_tree tcp_bigq,$(patsubst tests/progs/%.c,%,$(wildcard tests/progs/*.c))) \
 	   $(patsubst tests/progs32/%.c,%,$(wildcard tests/progs32/*.c))
 TESTPROGS32 := $(patsubst %,build/test/progs32/%,$(PROGS32))
 CC32 := $(CC) -m32 -std=gnu11 -O1 -g -Wall -Wextra -Werror -pthread -Itests/progs

@@ -90,6 +90,25 @@ int ckpt_checkpoint(pid_t pid, int fd, unsigned long flags, int logfd);
 int ckpt_restart(pid_t pid, int fd, unsigned long flags, int logfd);
 
 /* As above, also filling @res (may be NULL). */
+/*
+ * ckpt_checkpoint_opts - ckpt_checkpoint_r() with more to say; zeroed but
+ * for what ckpt_checkpoint_r() takes, it is ckpt_checkpoint_r().
+ */
+struct ckpt_checkpoint_opts {
+	pid_t pid;
+	unsigned long flags;
+	int logfd;
+	/* "[CTRL:]PATH" each: in the hierarchy CTRL names (one of its
+	 * controllers, or name=NAME; without CTRL, every hierarchy no other
+	 * names) the tree's cgroups are saved as below PATH, a group of
+	 * the root process or above it, which restart's --cgroup-root
+	 * replaces (CRIU's dump --cgroup-root); by default the root
+	 * process's own group. */
+	const char *const *cgroup_root;
+	int nr_cgroup_root;
+};
+int ckpt_checkpoint_opts(int fd, const struct ckpt_checkpoint_opts *o, struct ckpt_result *res);
+
 int ckpt_checkpoint_r(pid_t pid, int fd, unsigned long flags, int logfd,
 		      struct ckpt_result *res);
 int ckpt_restart_r(pid_t pid, int fd, unsigned long flags, int logfd,
@@ -113,6 +132,12 @@ struct ckpt_restart_opts {
 	 * it saved under KEY is bound from PATH at restart. */
 	const char *const *external;
 	int nr_external;
+	/* "[CTRL:]PATH" each: the root process's cgroup in the hierarchy
+	 * CTRL names (one of its controllers, or name=NAME; without CTRL,
+	 * every hierarchy no other names) is PATH, the groups below it
+	 * moved along, rather than the saved one (CRIU's --cgroup-root). */
+	const char *const *cgroup_root;
+	int nr_cgroup_root;
 };
 int ckpt_restart_opts(int fd, const struct ckpt_restart_opts *o, struct ckpt_result *res);
 

@@ -327,13 +327,13 @@ static int finish(struct cpt_ctx *c, int ret)
 
 /* @host: a container's engine (container.c) runs it, inside, with the
  * namespaces of its caller; NULL for any other tree. */
-static int checkpoint_run(pid_t pid, int fd, unsigned long flags, int logfd,
+static int checkpoint_run(pid_t pid, int fd, const struct ckpt_checkpoint_opts *o,
 			  struct ckpt_result *res, const struct ns_ids *host, pid_t host_pid)
 {
-	struct ckpt_log log = { .fd = logfd, .verbose = flags & CKPT_VERBOSE,
+	struct ckpt_log log = { .fd = o->logfd, .verbose = o->flags & CKPT_VERBOSE,
 				.container = host ? host_pid : 0 };
-	struct cpt_ctx c = { .log = &log, .flags = flags, .cancelled = &cancelled,
-			     .host_ns = host };
+	struct cpt_ctx c = { .log = &log, .flags = o->flags, .opts = o,
+			     .cancelled = &cancelled, .host_ns = host };
 	int ret;
 
 	cancelled = 0;
@@ -358,17 +358,24 @@ static int checkpoint_run(pid_t pid, int fd, unsigned long flags, int logfd,
 	return ret;
 }
 
+int ckpt_checkpoint_opts(int fd, const struct ckpt_checkpoint_opts *o,
+			 struct ckpt_result *res)
+{
+	struct ckpt_log log = { .fd = o->logfd };
+
+	if (o->pid > 0 && container_root(o->pid, &log)) {
+		cancelled = 0;
+		return container_checkpoint(fd, o, res, checkpoint_run, &cancelled);
+	}
+	return checkpoint_run(o->pid, fd, o, res, NULL, 0);
+}
+
 int ckpt_checkpoint_r(pid_t pid, int fd, unsigned long flags, int logfd,
 		      struct ckpt_result *res)
 {
-	struct ckpt_log log = { .fd = logfd };
+	struct ckpt_checkpoint_opts o = { .pid = pid, .flags = flags, .logfd = logfd };
 
-	if (pid > 0 && container_root(pid, &log)) {
-		cancelled = 0;
-		return container_checkpoint(pid, fd, flags, logfd, res, checkpoint_run,
-					    &cancelled);
-	}
-	return checkpoint_run(pid, fd, flags, logfd, res, NULL, 0);
+	return ckpt_checkpoint_opts(fd, &o, res);
 }
 
 int ckpt_checkpoint(pid_t pid, int fd, unsigned long flags, int logfd)

@@ -34,7 +34,8 @@ static const char usage_main[] =
 
 static const char usage_checkpoint[] =
 	"usage: ckpt checkpoint [-o FILE|-] [--kill] [--skip-unsupported] [--shell-job] [--tcp-established]\n"
-	"                       [--tcp-close] [--skip-in-flight] [--external-unix] [--log FILE] [-v] PID\n"
+	"                       [--tcp-close] [--skip-in-flight] [--external-unix]\n"
+	"                       [--cgroup-root [CTRL:]PATH]... [--log FILE] [-v] PID\n"
 	"Write an image of process PID.  It runs on unchanged unless --kill,\n"
 	"which ends it once the image is complete and synced.\n"
 	"  -o FILE             image file, '-' for standard output (default ckpt-PID.img)\n"
@@ -53,6 +54,11 @@ static const char usage_checkpoint[] =
 	"  --external-unix     accept unix sockets connected outside the tree: a\n"
 	"                      datagram one connected to a name is connected to it\n"
 	"                      again, others are restored as if their peer had closed\n"
+	"  --cgroup-root [CTRL:]PATH  the tree's groups in hierarchy CTRL (a controller\n"
+	"                      or name=NAME; without it, every other one) are saved as\n"
+	"                      below PATH, the root process's group or one above it,\n"
+	"                      which restart --cgroup-root replaces (default: the root\n"
+	"                      process's own group)\n"
 	"  --log FILE          append messages to FILE\n"
 	"  -v                  log every step\n"
 	"Exit: 0 done, 1 checkpoint failed (the process runs on as before), 2 usage.\n";
@@ -60,7 +66,7 @@ static const char usage_checkpoint[] =
 static const char usage_restart[] =
 	"usage: ckpt restart [--detach] [--pidns] [--shell-job] [--tcp-close] [--no-cgroups]\n"
 	"                    [--join-ns TYPE:PATH]... [--external mnt[KEY]:PATH]...\n"
-	"                    [--log FILE] [-v] FILE|-\n"
+	"                    [--cgroup-root [CTRL:]PATH]... [--log FILE] [-v] FILE|-\n"
 	"Restore the processes saved in FILE ('-': standard input) with their pids.\n"
 	"A container (its init checkpointed by its pid here) comes back as pid 1 of\n"
 	"a new pid namespace, in new namespaces of its own as saved.\n"
@@ -79,6 +85,9 @@ static const char usage_restart[] =
 	"              of it), joined as it is, not made new\n"
 	"  --external mnt[KEY]:PATH  a container's mount from outside it, saved\n"
 	"              under KEY, is bound from PATH\n"
+	"  --cgroup-root [CTRL:]PATH  the root process's cgroup in hierarchy CTRL\n"
+	"              (a controller or name=NAME; without it, every other one)\n"
+	"              is PATH, the groups below it moved along\n"
 	"  --log FILE  append messages to FILE\n"
 	"  -v          log every step\n"
 	"Without --detach ckpt stays its parent, forwards SIGINT/SIGTERM/SIGHUP to\n"
@@ -164,7 +173,8 @@ static void die_of_cancel(void)
 	raise(cancel_sig);
 }
 
-static int cmd_checkpoint(int argc, char **argv)
+/* @cgr: room for the --cgroup-root arguments */
+static int checkpoint_cmd(int argc, char **argv, const char **cgr)
 {
 	static const struct option opts[] = {
 		{ "kill", no_argument, 0, 'k' },
@@ -174,12 +184,14 @@ static int cmd_checkpoint(int argc, char **argv)
 		{ "external-unix", no_argument, 0, 'x' },
 		{ "tcp-close", no_argument, 0, 'C' },
 		{ "skip-in-flight", no_argument, 0, 'F' },
+		{ "cgroup-root", required_argument, 0, 'R' },
 		{ "log", required_argument, 0, 'l' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0 },
 	};
 	struct common o = { 0 };
 	struct ckpt_result r = { 0 };
+	struct ckpt_checkpoint_opts co = { .cgroup_root = cgr };
 	const char *out = NULL;
 	char def[64], *end;
 	int c, fd, ret;
@@ -195,6 +207,7 @@ static int cmd_checkpoint(int argc, char **argv)
 		case 'x': o.flags |= CKPT_EXTERNAL_UNIX; break;
 		case 'C': o.flags |= CKPT_TCP_CLOSE; break;
 		case 'F': o.flags |= CKPT_SKIP_IN_FLIGHT; break;
+		case 'R': cgr[co.nr_cgroup_root++] = optarg; break;
 		case 'l': o.log = optarg; break;
 		case 'v': o.flags |= CKPT_VERBOSE; break;
 		case 'h': fputs(usage_checkpoint, stdout); return 0;
@@ -226,7 +239,10 @@ static int cmd_checkpoint(int argc, char **argv)
 		}
 	}
 	cancel_on_signals();
-	ret = ckpt_checkpoint_r(pid, fd, o.flags, o.logfd, &r);
+	co.pid = pid;
+	co.flags = o.flags;
+	co.logfd = o.logfd;
+	ret = ckpt_checkpoint_opts(fd, &co, &r);
 	if (fd != 1 && close(fd) && !ret) {
 		snprintf(r.msg, sizeof(r.msg), "closing %s: %s", out, strerror(errno));
 		ret = -EIO;
@@ -240,6 +256,20 @@ static int cmd_checkpoint(int argc, char **argv)
 		fprintf(stderr, "ckpt: pid %ld saved to %s%s\n", pid, out,
 			o.flags & CKPT_KILL ? " and ended" : "");
 	return 0;
+}
+
+static int cmd_checkpoint(int argc, char **argv)
+{
+	/* at most one per argument */
+	const char **cgr = calloc(argc + 1, sizeof(*cgr));
+	int ret = 1;
+
+	if (cgr)
+		ret = checkpoint_cmd(argc, argv, cgr);
+	else
+		perror("ckpt");
+	free(cgr);
+	return ret;
 }
 
 static volatile pid_t restored_child;
@@ -369,8 +399,10 @@ static char *external_arg(char *s)
 	return s + 4;
 }
 
-/* @join, @ext: room for the --join-ns and --external arguments */
-static int restart_cmd(int argc, char **argv, const char **join, const char **ext)
+/* @join, @ext, @cgr: room for the --join-ns, --external and
+ * --cgroup-root arguments */
+static int restart_cmd(int argc, char **argv, const char **join, const char **ext,
+		       const char **cgr)
 {
 	static const struct option opts[] = {
 		{ "detach", no_argument, 0, 'd' },
@@ -380,6 +412,7 @@ static int restart_cmd(int argc, char **argv, const char **join, const char **ex
 		{ "no-cgroups", no_argument, 0, 'G' },
 		{ "join-ns", required_argument, 0, 'J' },
 		{ "external", required_argument, 0, 'E' },
+		{ "cgroup-root", required_argument, 0, 'R' },
 		{ "log", required_argument, 0, 'l' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0 },
@@ -392,6 +425,7 @@ static int restart_cmd(int argc, char **argv, const char **join, const char **ex
 
 	ro.join_ns = join;
 	ro.external = ext;
+	ro.cgroup_root = cgr;
 
 	while ((c = getopt_long(argc, argv, "v", opts, NULL)) != -1) {
 		switch (c) {
@@ -404,6 +438,7 @@ static int restart_cmd(int argc, char **argv, const char **join, const char **ex
 		case 'E':	/* mnt[KEY]:PATH, as CRIU's, or KEY:PATH */
 			ext[ro.nr_external++] = external_arg(optarg);
 			break;
+		case 'R': cgr[ro.nr_cgroup_root++] = optarg; break;
 		case 'l': o.log = optarg; break;
 		case 'v': o.flags |= CKPT_VERBOSE; break;
 		case 'h': fputs(usage_restart, stdout); return 0;
@@ -452,14 +487,16 @@ static int cmd_restart(int argc, char **argv)
 	/* at most one of each per argument */
 	const char **join = calloc(argc + 1, sizeof(*join));
 	const char **ext = calloc(argc + 1, sizeof(*ext));
+	const char **cgr = calloc(argc + 1, sizeof(*cgr));
 	int ret = EXIT_RESTART;
 
-	if (join && ext)
-		ret = restart_cmd(argc, argv, join, ext);
+	if (join && ext && cgr)
+		ret = restart_cmd(argc, argv, join, ext, cgr);
 	else
 		perror("ckpt");
 	free(join);
 	free(ext);
+	free(cgr);
 	return ret;
 }
 

@@ -200,10 +200,12 @@ static void __attribute__((noreturn)) wait_engine(pid_t e, int rep, pid_t pid,
 
 /* @pidfd: the init's, opened by our caller when it found it to be one
  * (a pid number could name another process by now). */
-static void cpt_engine(pid_t pid, int pidfd, int fd, unsigned long flags, int logfd,
+static void cpt_engine(int pidfd, int fd, const struct ckpt_checkpoint_opts *o,
 		       int rep, const struct ns_ids *host, checkpoint_fn checkpoint)
 {
-	struct ckpt_log log = { .fd = logfd };
+	struct ckpt_log log = { .fd = o->logfd };
+	struct ckpt_checkpoint_opts in = *o;
+	pid_t pid = o->pid;
 	struct ckpt_result res = { 0 };
 	pid_t e;
 
@@ -227,13 +229,16 @@ static void cpt_engine(pid_t pid, int pidfd, int fd, unsigned long flags, int lo
 		if (ret)
 			set_result(&res, pid, &log);
 		else
-			ret = checkpoint(1, fd, flags, logfd, &res, host, pid);
+		{
+			in.pid = 1;	/* the init, as the container sees it */
+			ret = checkpoint(1, fd, &in, &res, host, pid);
+		}
 		res.pid = pid;
 		report(rep, ret, &res);
 		/* the init, which the checkpoint left held (tree_kill()),
 		 * cannot be killed from inside: our caller kills it, and
 		 * the namespace with us in it, once it has our report */
-		while (!ret && (flags & CKPT_KILL))
+		while (!ret && (o->flags & CKPT_KILL))
 			pause();
 		_exit(0);
 	}
@@ -266,11 +271,12 @@ static int kill_root(int pidfd, pid_t pid, struct ckpt_log *log)
 	return log_err(log, ETIMEDOUT, "container: pid %d did not end after its checkpoint", pid);
 }
 
-int container_checkpoint(pid_t pid, int fd, unsigned long flags, int logfd,
+int container_checkpoint(int fd, const struct ckpt_checkpoint_opts *o,
 			 struct ckpt_result *res, checkpoint_fn checkpoint,
 			 const volatile sig_atomic_t *cancelled)
 {
-	struct ckpt_log log = { .fd = logfd };
+	struct ckpt_log log = { .fd = o->logfd };
+	pid_t pid = o->pid;
 	pid_t e, me = getpid();
 	struct ns_ids host;
 	int p[2], pidfd;
@@ -299,7 +305,7 @@ int container_checkpoint(pid_t pid, int fd, unsigned long flags, int logfd,
 	if (e == 0) {
 		die_with_parent(me);
 		close(p[0]);
-		cpt_engine(pid, pidfd, fd, flags, logfd, p[1], &host, checkpoint);
+		cpt_engine(pidfd, fd, o, p[1], &host, checkpoint);
 	}
 	close(p[1]);
 	if (e < 0)
@@ -307,7 +313,7 @@ int container_checkpoint(pid_t pid, int fd, unsigned long flags, int logfd,
 	else
 		ret = read_report(p[0], e, cancelled, res, &log);
 	close(p[0]);
-	if (!ret && (flags & CKPT_KILL))
+	if (!ret && (o->flags & CKPT_KILL))
 		ret = kill_root(pidfd, pid, &log);
 	/* (the engine waits for the init's end, which takes it too: if that
 	 * failed, it ends now, and the init it holds with it) */

@@ -14,7 +14,7 @@
 
 /* The checkpoint the engine runs: @host, the namespaces of ckpt's caller;
  * @host_pid, the init's pid there (for messages). */
-typedef int (*checkpoint_fn)(pid_t pid, int fd, unsigned long flags, int logfd,
+typedef int (*checkpoint_fn)(pid_t pid, int fd, const struct ckpt_checkpoint_opts *o,
 			     struct ckpt_result *res, const struct ns_ids *host,
 			     pid_t host_pid);
 
@@ -32,7 +32,7 @@ typedef int (*restart_run_fn)(int fd, const struct ckpt_restart_opts *o,
 /* Whether @pid is the init of a pid namespace other than ours. */
 int container_root(pid_t pid, struct ckpt_log *log);
 /* @cancelled: set by ckpt_cancel() */
-int container_checkpoint(pid_t pid, int fd, unsigned long flags, int logfd,
+int container_checkpoint(int fd, const struct ckpt_checkpoint_opts *o,
 			 struct ckpt_result *res, checkpoint_fn checkpoint,
 			 const volatile sig_atomic_t *cancelled);
 /* Whether the image on (seekable) @fd is a container's: 1, 0 or -errno. */

@@ -58,6 +58,7 @@ struct cpt_ctx {
 	struct ckpt_log *log;
 	struct img_writer w;
 	unsigned long flags;
+	const struct ckpt_checkpoint_opts *opts;	/* never NULL */
 	struct cpt_task **tasks;	/* the tree, parents before children */
 	int nr_tasks;
 	size_t cap_tasks;

@@ -10,7 +10,8 @@
  *
  * A FILE record is struct rec_file, the path (what /proc/PID/fd/N reads,
  * NUL-terminated, path_len bytes), then extra_len bytes that belong to
- * the kind (its own state: a counter, a socket address, a watch list).
+ * the kind (its own state: a counter, a socket address, a watch list),
+ * the part of them past MAX_FILE_EXTRA in FILE_MORE records right after.
  */
 #ifndef CKPT_FILES_H
 #define CKPT_FILES_H
@@ -21,7 +22,12 @@
 
 #include "kinds.h"
 
+/* A kind's state that fits one FILE record follows its path there; more
+ * (a socket's queues of tens of MiB) follows in FILE_MORE records of up
+ * to FILE_MORE_CHUNK bytes, up to MAX_FILE_STATE in all. */
 #define MAX_FILE_EXTRA	(CKPT_REC_MAX_META - sizeof(struct rec_file) - CKPT_PATH_MAX)
+#define FILE_MORE_CHUNK	(8u << 20)
+#define MAX_FILE_STATE	(160u << 20)
 
 /* What checkpoint knows of one fd before choosing its kind. */
 struct fd_probe {

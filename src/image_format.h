@@ -49,6 +49,8 @@ enum ckpt_rec_type {
 	REC_FIFO	= 145,	/* a FIFO's buffer: struct rec_pipe, by inode */
 	REC_LOCK	= 146,	/* a file lock the last TASK holds or placed */
 	REC_FOWN	= 147,	/* an fd's F_SETOWN/F_SETSIG owner */
+	REC_FILE_MORE	= 148,	/* more of the last FILE's kind state, past
+				 * what one record holds (a socket's queues) */
 	REC_TTY		= 150,	/* a terminal: a pty pair, or the job's */
 	REC_TTY_DATA	= 151,	/* bytes queued in the pty of the last TTY */
 	REC_UNIX_SK	= 152,	/* a unix socket: its connection, queued data */
@@ -88,7 +90,7 @@ enum ckpt_rec_type {
 	REC_MNT		= 250,	/* a mount of the root's own mount namespace */
 	REC_MNT_FILE	= 251,	/* a file of the last MNT (a tmpfs) */
 	REC_MNT_DATA	= 252,	/* bytes of the last MNT_FILE */
-	/* set aside, unused so far: 148-149 (epoll and inotify keep all
+	/* set aside, unused so far: 149 (epoll and inotify keep all
 	 * in their FILE), 153-155 unix sockets, 156-159 TCP/UDP (FILE_INET
 	 * keeps all in its FILE), 162-169 32-bit tasks, 172-179 SysV IPC,
 	 * 182-189 seccomp, 191-199 GPU, 253-269 mounts */
@@ -951,7 +953,10 @@ struct rec_cuda {
  * cgroup namespace.  Written once, before the first record naming it,
  * parents before children; its PROP records follow it. */
 #define CGROUP_V2		0x1	/* of the unified hierarchy */
-#define CGROUP_FLAGS		0x1
+#define CGROUP_BASE		0x2	/* checkpoint --cgroup-root named it: the
+					 * one restart --cgroup-root replaces in
+					 * its hierarchy (else the root process's) */
+#define CGROUP_FLAGS		0x3
 
 struct rec_cgroup {
 	uint32_t id;		/* 1 + the number of earlier CGROUPs */

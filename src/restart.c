@@ -465,8 +465,8 @@ static int restart_run(int fd, const struct ckpt_restart_opts *o, const struct r
 	int ret, img;
 	pid_t got = 0;
 
-	if ((flags & CKPT_PIDNS) && (o->nr_join_ns || o->nr_external)) {
-		ret = log_err(&log, EINVAL, "--join-ns and --external are for a container's image, which needs no --pidns");
+	if ((flags & CKPT_PIDNS) && (o->nr_join_ns || o->nr_external || o->nr_cgroup_root)) {
+		ret = log_err(&log, EINVAL, "--join-ns, --external and --cgroup-root are not for --pidns (a container's image needs none)");
 		if (res) {
 			res->pid = 0;
 			res->err = log.err;

@@ -586,6 +586,21 @@ forged "SECCOMP_FILTER chain too long" insert --at after:THREAD "${BIGCHAIN[@]}"
 forged "FILE kind 99"              edit -r FILE --set kind=99
 forged "FILE extra_len past end"    edit -r FILE --set extra_len=64
 forged "FILE extra_len huge"        edit -r FILE --set extra_len=0xfffffff0
+# state past one record's room follows in FILE_MORE records, and only
+# there: a FILE of 16 MiB of eventfd state (id 999, path "x") after the last
+bigfile() {	# IN-RECORD-BYTES
+	printf '%s' "$(le 4 999)$(le 4 9)$(zeros 40)$(le 4 2)$(le 4 0x1000000)7800"
+	[ "$1" = 0 ] || zeros "$1"
+}
+forged "FILE_MORE after a whole FILE" --expect "bad FILE_MORE" insert --at after:FILE --type FILE_MORE --payload 00
+forged "FILE of 16 MiB, 16 bytes of it" --expect "16 of its 16777216 bytes" \
+	insert --at after:'FILE#-1' --type FILE --payload "$(bigfile 0)" --type FILE_MORE --payload "$(zeros 16)"
+forged "FILE of 16 MiB, no FILE_MORE" --expect "0 of its 16777216 bytes" \
+	insert --at after:'FILE#-1' --type FILE --payload "$(bigfile 0)"
+forged "FILE_MORE empty" --expect "bad FILE_MORE" \
+	insert --at after:'FILE#-1' --type FILE --payload "$(bigfile 0)" --type FILE_MORE
+forged "FILE of 16 MiB with 16 bytes in the record" --expect "bad FILE record" \
+	insert --at after:'FILE#-1' --type FILE --payload "$(bigfile 16)"
 # terminals: a TTY record (its fields in order, see ttyrec) before the
 # first FILE, and a FILE made a tty description of it (8 extra bytes)
 ttyrec() {	# ID KIND FLAGS SID FG_PGRP LFLAG ISPEED LINE RESERVED
@@ -1058,7 +1073,8 @@ cgprop() {	# GROUP FLAGS MODE NAME VALUE
 	printf '%s%s' "$4" "$5" | od -An -tx1 -v | tr -d ' \n'
 }
 forged "CGROUP id 0"                edit -r CGROUP --set id=0
-forged "CGROUP flags 2"             edit -r CGROUP --set flags=2
+forged "CGROUP flags 4"             edit -r CGROUP --set flags=4
+forged "control: CGROUP base"       --control edit -r CGROUP --set flags=2
 forged "CGROUP mode 010000"         edit -r CGROUP --set mode=0x1000
 forged "CGROUP reserved 1"          edit -r CGROUP --set reserved=1
 forged "CGROUP path_len past payload" edit -r CGROUP --add path_len=100

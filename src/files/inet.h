@@ -10,10 +10,11 @@
 
 #include "../files.h"
 
-/* The most bytes of one queue a FILE record's extra carries, which
- * leaves room for the options after them. */
+/* The most bytes of one queue a FILE's state carries, which leaves room
+ * for the options after them: a queue is bounded by its buffer, which
+ * tcp_rmem and SO_RCVBUFFORCE can take to tens of MiB. */
 #define INET_OPTS_ROOM	(64u << 10)
-#define INET_MAX_QUEUE	((uint32_t)(MAX_FILE_EXTRA - sizeof(struct rec_inet) - INET_OPTS_ROOM) / 2)
+#define INET_MAX_QUEUE	((uint32_t)(MAX_FILE_STATE - sizeof(struct rec_inet) - INET_OPTS_ROOM) / 2)
 
 /* inet.c */
 /* A TCP connection, whole or half closed, that ckpt rebuilds. */

@@ -654,6 +654,14 @@ static int conn_window(int sk, const struct rec_inet *ri)
 	/* not past what we have received: the peer's FIN is not in it */
 	if ((int32_t)(w.rcv_wup - rcv_nxt) > 0)
 		w.rcv_wup = rcv_nxt;
+	/* the window was last updated by a segment past what was in order,
+	 * held out of order (not saved: the peer sends it again); the
+	 * kernel refuses a window update mark beyond the window (EINVAL),
+	 * and one at rcv_nxt only lets the next update in sooner */
+	if ((int32_t)(w.snd_wl1 - (rcv_nxt + w.rcv_wnd)) > 0)
+		w.snd_wl1 = rcv_nxt;
+	if (w.max_window < w.snd_wnd)
+		w.max_window = w.snd_wnd;
 
 	return setsockopt(sk, IPPROTO_TCP, TCP_REPAIR_WINDOW, &w, sizeof(w)) ? -errno : 0;
 }

@@ -282,3 +282,61 @@ const struct kind_ops kind_cgroup_threads = {
 	.phase = PHASE_STATE,
 	.restore_thread = cg_restore_thread,
 };
+
+/* "/" or "/a/b": no empty, "." or ".." part, nothing odd. */
+bool cg_path_ok(const char *s, size_t n)
+{
+	if (!n || n > MAX_PATH || s[0] != '/')
+		return false;
+	if (n == 1)
+		return true;
+	for (size_t i = 0; i < n; i++) {
+		if (!s[i] || s[i] == '\n')
+			return false;
+		if (s[i] == '/' && (i + 1 == n || s[i + 1] == '/' ||
+		    (s[i + 1] == '.' && (i + 2 == n || s[i + 2] == '/' ||
+		     (s[i + 2] == '.' && (i + 3 == n || s[i + 3] == '/'))))))
+			return false;
+	}
+	return true;
+}
+
+bool cg_names(const struct hier *h, const char *ctrl, size_t n)
+{
+	for (const char *p = h->ctrl; !h->v2 && *p;) {
+		size_t k = strcspn(p, ",");
+
+		if (k == n && !strncmp(p, ctrl, n))
+			return true;
+		p += k + !!p[k];
+	}
+	return false;
+}
+
+const char *cg_root_for(const char *const *args, int n, const struct hier *h)
+{
+	const char *any = NULL;
+
+	for (int i = 0; i < n; i++) {
+		const char *colon = args[i][0] == '/' ? NULL : strchr(args[i], ':');
+
+		if (!colon)
+			any = args[i];
+		else if (cg_names(h, args[i], colon - args[i]))
+			return colon + 1;
+	}
+	return any;
+}
+
+int cg_root_args_bad(struct ckpt_log *log, const char *const *args, int n)
+{
+	for (int i = 0; i < n; i++) {
+		const char *a = args[i], *colon = strchr(a, ':');
+		const char *p = a[0] == '/' ? a : colon && colon != a ? colon + 1 : NULL;
+
+		if (!p || !cg_path_ok(p, strlen(p)))
+			return log_err(log, EINVAL,
+				       "--cgroup-root %s: want [CONTROLLER:]/PATH (no empty, . or .. part)", a);
+	}
+	return 0;
+}

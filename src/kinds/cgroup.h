@@ -80,6 +80,15 @@ const char *cg_rel(const char *path);
 /* Splits a /proc/PID/cgroup in place into up to MAX_HIERS lines. */
 int cg_parse(char *buf, struct cg_line *l, int *n);
 char *cg_dupn(const char *s, size_t n);
+/* "/" or "/a/b": no empty, "." or ".." part, nothing odd. */
+bool cg_path_ok(const char *s, size_t n);
+/* Whether CTRL (@n bytes) names hierarchy @h: one of its controllers or
+ * its name=, as /proc/PID/cgroup lists them. */
+bool cg_names(const struct hier *h, const char *ctrl, size_t n);
+/* --cgroup-root "[CTRL:]PATH" arguments: the PATH for @h (one naming it,
+ * else one naming no hierarchy), or NULL. */
+const char *cg_root_for(const char *const *args, int n, const struct hier *h);
+int cg_root_args_bad(struct ckpt_log *log, const char *const *args, int n);
 
 /* cgroup_dump.c */
 int cg_dump(struct cpt_ctx *c, struct cpt_task *t);

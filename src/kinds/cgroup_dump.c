@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../../include/ckpt.h"
 #include "cgroup.h"
 
 /* ---- checkpoint ---- */
@@ -186,7 +187,9 @@ static int write_one(struct cpt_ctx *c, struct cg_cpt *s, int hi,
 		     const char *path, uint32_t *id)
 {
 	const struct hier *h = &s->hs.e[hi];
-	struct rec_cgroup g = { .flags = h->v2 ? CGROUP_V2 : 0 };
+	const char *base = cg_root_for(c->opts->cgroup_root, c->opts->nr_cgroup_root, h);
+	struct rec_cgroup g = { .flags = (h->v2 ? CGROUP_V2 : 0) |
+					 (base && !strcmp(base, path) ? CGROUP_BASE : 0) };
 	struct stat st;
 	int dfd, ret;
 
@@ -313,9 +316,14 @@ static int walk_root(struct cpt_ctx *c, struct cg_cpt *s, char *root_cg)
 		for (int j = 0; j < nown; j++)
 			ours |= own[j].v2 == l[i].v2 && !strcmp(own[j].ctrl, l[i].ctrl) &&
 				!strcmp(own[j].path, l[i].path);
+		const char *from = l[i].path;
+
 		hi = cg_hier_find(&s->hs, l[i].ctrl, l[i].v2);
-		if (!ours && hi >= 0 && s->hs.e[hi].fd >= 0 && l[i].path[1])
-			ret = walk(c, s, hi, l[i].path, 0);
+		if (hi >= 0)
+			from = cg_root_for(c->opts->cgroup_root, c->opts->nr_cgroup_root,
+					   &s->hs.e[hi]) ?: from;
+		if (!ours && hi >= 0 && s->hs.e[hi].fd >= 0 && from[1])
+			ret = walk(c, s, hi, from, 0);
 	}
 	free(mine);
 	return ret;
@@ -446,6 +454,18 @@ static int dump_ns(struct cpt_ctx *c, struct cg_cpt *s, struct cpt_task *t,
 
 /* Every group the process's threads are in, and (the root process)
  * those below its own. */
+/* A --cgroup-root of the root process: its group or one above it. */
+static int base_bad(struct cpt_ctx *c, const struct hier *h, pid_t pid, const char *path)
+{
+	const char *b = cg_root_for(c->opts->cgroup_root, c->opts->nr_cgroup_root, h);
+	size_t n = b && strcmp(b, "/") ? strlen(b) : 0;
+
+	if (!b || (!strncmp(path, b, n) && (!path[n] || path[n] == '/')))
+		return 0;
+	return log_err(c->log, EINVAL, "--cgroup-root %s: pid %d is in cgroup %s:%s, not below it",
+		       b, pid, cg_name(h), path);
+}
+
 int cg_dump(struct cpt_ctx *c, struct cpt_task *t)
 {
 	struct cg_cpt *s = kind_dump_state(c, &kind_cgroup);
@@ -453,6 +473,9 @@ int cg_dump(struct cpt_ctx *c, struct cpt_task *t)
 	char name[64], *buf, *keep = NULL;
 	int ret = 0, n, hi;
 	uint32_t id;
+
+	if (!s->walked)	/* the root process, first */
+		ret = cg_root_args_bad(c->log, c->opts->cgroup_root, c->opts->nr_cgroup_root);
 
 	for (int j = 0; j < t->nr_threads && !ret; j++) {
 		snprintf(name, sizeof(name), "task/%d/cgroup", t->threads[j].tid);
@@ -468,6 +491,8 @@ int cg_dump(struct cpt_ctx *c, struct cpt_task *t)
 			ret = log_err(c->log, EINVAL, "pid %d: cannot parse its cgroups", t->pid);
 		for (int i = 0; i < n && !ret; i++) {
 			ret = hier_open(c, s, t->pid, &l[i], &hi);
+			if (!ret && !s->walked)
+				ret = base_bad(c, &s->hs.e[hi], t->pid, l[i].path);
 			if (!ret)
 				ret = write_group(c, s, hi, l[i].path, &id);
 			else if (ret > 0)

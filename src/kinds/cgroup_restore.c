@@ -82,24 +82,6 @@ static bool ctrl_ok(const char *s, size_t n, bool v2)
 	return true;
 }
 
-/* "/" or "/a/b": no empty, "." or ".." part, nothing odd. */
-static bool path_ok(const char *s, size_t n)
-{
-	if (!n || n > MAX_PATH || s[0] != '/')
-		return false;
-	if (n == 1)
-		return true;
-	for (size_t i = 0; i < n; i++) {
-		if (!s[i] || s[i] == '\n')
-			return false;
-		if (s[i] == '/' && (i + 1 == n || s[i + 1] == '/' ||
-		    (s[i + 1] == '.' && (i + 2 == n || s[i + 2] == '/' ||
-		     (s[i + 2] == '.' && (i + 3 == n || s[i + 3] == '/'))))))
-			return false;
-	}
-	return true;
-}
-
 static bool name_ok(const char *s, size_t n)
 {
 	if (!n || n > MAX_NAME || s[0] == '.')
@@ -117,6 +99,16 @@ static int rst_group_find(const struct cg_rst *st, int hier, const char *path)
 		if (st->g[i].hier == hier && !strcmp(st->g[i].path, path))
 			return i;
 	return -1;
+}
+
+/* What restart's --cgroup-root replaces in hierarchy @h: the group
+ * checkpoint's --cgroup-root named, else the root process's @own. */
+static const char *base_of(const struct cg_rst *st, int h, const char *own)
+{
+	for (int i = 0; i < st->ng; i++)
+		if (st->g[i].hier == h && (st->g[i].g.flags & CGROUP_BASE))
+			return st->g[i].path;
+	return own;
 }
 
 static int load_group(struct rst_ctx *c, struct cg_rst *st, struct rec *r)
@@ -138,7 +130,7 @@ static int load_group(struct rst_ctx *c, struct cg_rst *st, struct rec *r)
 		why = "bad flags or mode";
 	else if (!ctrl_ok(ctrl, g->ctrl_len, g->flags & CGROUP_V2))
 		why = "bad hierarchy";
-	else if (!path_ok(ctrl + g->ctrl_len, g->path_len))
+	else if (!cg_path_ok(ctrl + g->ctrl_len, g->path_len))
 		why = "bad path";
 	if (why)
 		return log_err(c->log, EBADMSG, "CGROUP record %llu: %s",
@@ -156,6 +148,9 @@ static int load_group(struct rst_ctx *c, struct cg_rst *st, struct rec *r)
 	if (!n->path)
 		return log_err(c->log, ENOMEM, "cgroups:");
 	st->ng++;
+	if ((g->flags & CGROUP_BASE) && base_of(st, n->hier, NULL) != n->path)
+		return log_err(c->log, EBADMSG, "CGROUP record %llu: a second base group in %s",
+			       (unsigned long long)r->index, cg_name(&st->hs.e[n->hier]));
 	if (rst_group_find(st, n->hier, n->path) != st->ng - 1)
 		return log_err(c->log, EBADMSG, "CGROUP record %llu: group %s saved twice",
 			       (unsigned long long)r->index, n->path);
@@ -347,6 +342,60 @@ static int mount_all(struct rst_ctx *c, struct cg_rst *st)
 	return 0;
 }
 
+/* *@path, @from (a group path) or below it, with that prefix made @to:
+ * 0, or -ENOMEM. */
+static int move_path(char **path, const char *from, const char *to)
+{
+	size_t n = strcmp(from, "/") ? strlen(from) : 0;
+	const char *rest = *path + n;
+	char *out;
+
+	if (strncmp(*path, from, n) || (*rest && *rest != '/'))
+		return 0;	/* elsewhere */
+	if (!strcmp(rest, "/"))
+		rest = "";
+	if (asprintf(&out, "%s%s", strcmp(to, "/") || !*rest ? to : "", rest) < 0)
+		return -ENOMEM;
+	free(*path);
+	*path = out;
+	return 0;
+}
+
+/* --cgroup-root: in each hierarchy it names, the saved base group and
+ * those below it take their place under the new root. */
+static int reroot(struct rst_ctx *c, struct cg_rst *st)
+{
+	struct rst_task *root = c->tasks[0];
+	const struct cg_thread *m = root->nr_threads ? KTSTATE(&root->threads[0], kind_cgroup) : NULL;
+	int ret = c->opts ? cg_root_args_bad(c->log, c->opts->cgroup_root,
+					      c->opts->nr_cgroup_root) : 0;
+
+	for (int i = 0; m && !ret && i < m->n; i++) {
+		int h = st->g[m->ref[i].group - 1].hier;
+		const char *to = c->opts ? cg_root_for(c->opts->cgroup_root, c->opts->nr_cgroup_root,
+						       &st->hs.e[h]) : NULL;
+		char *from = to ? strdup(base_of(st, h, st->g[m->ref[i].group - 1].path)) : NULL;
+
+		if (to && !from)
+			return log_err(c->log, ENOMEM, "cgroups:");
+		if (from && !below(st, m->ref[i].group, rst_group_find(st, h, from) + 1))
+			ret = log_err(c->log, EBADMSG, "cgroup %s: the base group %s is not above pid %d's",
+				      cg_name(&st->hs.e[h]), from, root->pid);
+		for (int j = 0; from && !ret && j < st->ng; j++)
+			if (st->g[j].hier == h && move_path(&st->g[j].path, from, to))
+				ret = log_err(c->log, ENOMEM, "cgroups:");
+		if (from && !ret)
+			log_info(c->log, "cgroup %s: %s is now %s",
+				 cg_name(&st->hs.e[h]), from, to);
+		free(from);
+	}
+	for (int i = 0; !ret && i < st->ng; i++)
+		if (rst_group_find(st, st->g[i].hier, st->g[i].path) != i)
+			ret = log_err(c->log, EINVAL, "--cgroup-root: cgroup %s:%s would be two groups of the image",
+				      cg_name(&st->hs.e[st->g[i].hier]), st->g[i].path);
+	return ret;
+}
+
 /* Before any process exists: every hierarchy can be reached here, and
  * each group is there already (a directory) or is made now, so that the
  * files' checks find a directory of a group that was open. */
@@ -360,7 +409,9 @@ int cg_check(struct rst_ctx *c, struct rst_task *t)
 	if (!st || st->checked || !c->here || (c->flags & CKPT_NO_CGROUPS))
 		return 0;
 	st->checked = true;
-	ret = mount_all(c, st);
+	ret = reroot(c, st);
+	if (!ret)
+		ret = mount_all(c, st);
 	for (int i = 0; i < st->ng && !ret; i++) {
 		struct rst_group *g = &st->g[i];
 
@@ -487,6 +538,36 @@ static int note_made(struct rst_ctx *c, struct cg_rst *st, int hier,
 
 /* The parent of a group about to be made: a saved group made first,
  * or a plain directory. */
+/* A cpuset group made new (the image has no values for it: a parent
+ * ckpt makes, or a group --cgroup-root moved from a hierarchy's root)
+ * takes its parent's cpus and mems, without which nothing can join it. */
+static int cpuset_inherit(struct rst_ctx *c, const struct hier *h, const char *path)
+{
+	static const char *const files[] = { "cpuset.cpus", "cpuset.mems" };
+	const char *slash = strrchr(path, '/');
+	char parent[MAX_PATH + 1], name[MAX_PATH + 32], val[4096];
+	int ret = 0;
+
+	if (h->v2 || !cg_names(h, "cpuset", 6))
+		return 0;
+	snprintf(parent, sizeof(parent), "%.*s", (int)(slash - path), path);
+	for (int i = 0; i < 2 && !ret; i++) {
+		int fd;
+		ssize_t n;
+
+		snprintf(name, sizeof(name), "%s/%s", cg_rel(parent[0] ? parent : "/"), files[i]);
+		fd = openat(h->fd, name, O_RDONLY | O_CLOEXEC);
+		n = fd < 0 ? -1 : read(fd, val, sizeof(val));
+		if (fd >= 0)
+			close(fd);
+		snprintf(name, sizeof(name), "%s/%s", cg_rel(path), files[i]);
+		if (n < 0 || (n > 1 && (ret = write_at(h->fd, name, val, n))))
+			return log_err(c->log, n < 0 ? errno : -ret, "cgroup %s:%s: its %s from its parent:",
+				       cg_name(h), path, files[i]);
+	}
+	return 0;
+}
+
 static int make_parent(struct rst_ctx *c, struct cg_rst *st, int hier,
 		       const char *path)
 {
@@ -506,7 +587,9 @@ static int make_parent(struct rst_ctx *c, struct cg_rst *st, int hier,
 	ret = make_parent(c, st, hier, parent);
 	if (!ret && mkdirat(h->fd, cg_rel(parent), 0755) && errno != EEXIST)
 		return log_err(c->log, errno, "cgroup %s:%s: making it:", cg_name(h), parent);
-	return ret ? ret : note_made(c, st, hier, parent);
+	if (!ret)
+		ret = note_made(c, st, hier, parent);
+	return ret ? ret : cpuset_inherit(c, h, parent);
 }
 
 static int make_group(struct rst_ctx *c, struct cg_rst *st, int i)
@@ -530,6 +613,8 @@ static int make_group(struct rst_ctx *c, struct cg_rst *st, int i)
 	g->made = true;
 	log_info(c->log, "cgroup %s:%s made", cg_name(h), g->path);
 	ret = note_made(c, st, g->hier, g->path);
+	if (!ret)
+		ret = cpuset_inherit(c, h, g->path);
 	return ret ? ret : set_props(c, st, g);
 }
 

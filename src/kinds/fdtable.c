@@ -159,6 +159,36 @@ static const struct file_ops *probe_kind(struct cpt_ctx *c,
 	return NULL;
 }
 
+
+/* FILE, then its state past one record's room in FILE_MORE chunks */
+static int write_file_rec(struct cpt_ctx *c, const struct rec_file *f,
+			  const char *path, const char *extra)
+{
+	uint32_t in_rec = f->extra_len > MAX_FILE_EXTRA ? 0 : f->extra_len;
+	int ret = iw_begin(&c->w, REC_FILE, sizeof(*f) + f->path_len + in_rec);
+
+	if (!ret)
+		ret = iw_write(&c->w, f, sizeof(*f));
+	if (!ret)
+		ret = iw_write(&c->w, path, f->path_len);
+	if (!ret && in_rec)
+		ret = iw_write(&c->w, extra, in_rec);
+	if (!ret)
+		ret = iw_end(&c->w);
+	for (uint32_t off = in_rec; !ret && off < f->extra_len;) {
+		uint32_t n = f->extra_len - off;
+
+		n = n > FILE_MORE_CHUNK ? FILE_MORE_CHUNK : n;
+		ret = iw_begin(&c->w, REC_FILE_MORE, n);
+		if (!ret)
+			ret = iw_write(&c->w, extra + off, n);
+		if (!ret)
+			ret = iw_end(&c->w);
+		off += n;
+	}
+	return ret;
+}
+
 static int write_file(struct cpt_ctx *c, const struct fd_probe *p,
 		      const struct file_ops *ops, struct rec_file *f)
 {
@@ -173,7 +203,7 @@ static int write_file(struct cpt_ctx *c, const struct fd_probe *p,
 	f->mtime_ns = p->st.st_mtim.tv_sec * 1000000000LL + p->st.st_mtim.tv_nsec;
 	f->rdev = p->st.st_rdev;
 	ret = ops->dump ? ops->dump(c, p, f, &extra, &f->extra_len) : 0;
-	if (!ret && f->extra_len > MAX_FILE_EXTRA)
+	if (!ret && f->extra_len > MAX_FILE_STATE)
 		ret = log_err(c->log, E2BIG, "pid %d fd %d: %u bytes of %s state",
 			      p->pid, p->fd, f->extra_len, ops->name);
 	if (ret) {
@@ -183,15 +213,7 @@ static int write_file(struct cpt_ctx *c, const struct fd_probe *p,
 	/* the objref is taken only now: what the kind wrote came first */
 	f->id = ++c->next_objref;
 	f->path_len = strlen(p->link) + 1;
-	ret = iw_begin(&c->w, REC_FILE, sizeof(*f) + f->path_len + f->extra_len);
-	if (!ret)
-		ret = iw_write(&c->w, f, sizeof(*f));
-	if (!ret)
-		ret = iw_write(&c->w, p->link, f->path_len);
-	if (!ret && f->extra_len)
-		ret = iw_write(&c->w, extra, f->extra_len);
-	if (!ret)
-		ret = iw_end(&c->w);
+	ret = write_file_rec(c, f, p->link, extra);
 	free(extra);
 	return ret;
 }
@@ -461,6 +483,10 @@ struct file_table {
 	uint32_t n;
 	size_t cap;
 	struct id_table ids;	/* objref: index in files */
+	/* the last FILE while FILE_MORE records still owe it state: what
+	 * they gave so far (its kind's load waits for the whole) */
+	bool pending;
+	uint32_t got;
 };
 
 struct fd_table {		/* a process's */
@@ -475,13 +501,16 @@ static int load_file(struct rst_ctx *c, struct file_table *ft, struct rec *r)
 {
 	const struct rec_file *f = r->data;
 	struct rst_file *nf;
+	uint32_t in_rec;
 	int ret = rec_want(c->log, r, sizeof(*f), "FILE");
 
 	if (ret)
 		return ret;
-	if (!ops_for_kind(f->kind) || f->extra_len > MAX_FILE_EXTRA ||
+	/* state past one record's room is all in FILE_MORE records */
+	in_rec = f->extra_len > MAX_FILE_EXTRA ? 0 : f->extra_len;
+	if (!ops_for_kind(f->kind) || f->extra_len > MAX_FILE_STATE ||
 	    f->path_len > CKPT_PATH_MAX ||
-	    r->data_len != sizeof(*f) + f->path_len + f->extra_len ||
+	    r->data_len != sizeof(*f) + f->path_len + in_rec ||
 	    ft->n >= MAX_FDS || f->id == 0 ||
 	    (ft->n && f->id <= ft->files[ft->n - 1].f.id))
 		return log_err(c->log, EBADMSG, "bad FILE record %llu",
@@ -501,7 +530,46 @@ static int load_file(struct rst_ctx *c, struct file_table *ft, struct rec *r)
 	ft->n++;	/* from here on freed with the table */
 	if (id_add(&ft->ids, nf->f.id, ft->n - 1))
 		return log_err(c->log, ENOMEM, "files:");
+	if (in_rec < f->extra_len) {
+		ft->pending = true;
+		ft->got = 0;
+		return 0;
+	}
 	return nf->ops->load ? nf->ops->load(c, nf) : 0;
+}
+
+/* FILE_MORE: state of the last FILE, appended to its payload */
+static int load_file_more(struct rst_ctx *c, struct file_table *ft, struct rec *r)
+{
+	struct rst_file *nf = ft->n ? &ft->files[ft->n - 1] : NULL;
+	size_t head = nf ? sizeof(nf->f) + nf->f.path_len : 0;
+	char *p;
+
+	if (!ft->pending || !r->data_len || r->data_len > FILE_MORE_CHUNK ||
+	    r->data_len > nf->f.extra_len - ft->got)
+		return log_err(c->log, EBADMSG, "bad FILE_MORE record %llu",
+			       (unsigned long long)r->index);
+	/* grown by what the image holds, never by what it claims */
+	p = realloc(nf->rec, head + ft->got + r->data_len);
+	if (!p)
+		return log_err(c->log, ENOMEM, "FILE %u:", nf->f.id);
+	memcpy(p + head + ft->got, r->data, r->data_len);
+	ft->got += r->data_len;
+	nf->rec = p;
+	nf->path = p + sizeof(nf->f);
+	nf->extra = p + head;
+	if (ft->got < nf->f.extra_len)
+		return 0;
+	ft->pending = false;
+	return nf->ops->load ? nf->ops->load(c, nf) : 0;
+}
+
+static int file_short(struct rst_ctx *c, const struct file_table *ft)
+{
+	const struct rst_file *f = &ft->files[ft->n - 1];
+
+	return log_err(c->log, EBADMSG, "FILE %u: %u of its %u bytes of %s state",
+		       f->f.id, ft->got, f->f.extra_len, f->ops->name);
 }
 
 static struct rst_file *file_by_id(const struct file_table *ft, uint32_t id)
@@ -513,7 +581,11 @@ static struct rst_file *file_by_id(const struct file_table *ft, uint32_t id)
 
 struct rst_file *files_by_id(struct rst_ctx *c, uint32_t id)
 {
-	return file_by_id(KCSTATE(c, kind_files), id);
+	const struct file_table *ft = KCSTATE(c, kind_files);
+	struct rst_file *f = file_by_id(ft, id);
+
+	/* not loaded by its kind yet */
+	return f && ft->pending && f == &ft->files[ft->n - 1] ? NULL : f;
 }
 
 bool files_written(struct rst_ctx *c, const char *path)
@@ -562,6 +634,10 @@ static int files_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 	if (r->type == REC_FD && (t->t.flags & TASK_SHARES_FILES))
 		return log_err(c->log, EBADMSG, "pid %d: FD record, but it shares its parent's table",
 			       t->pid);
+	if (r->type == REC_FILE_MORE)
+		return load_file_more(c, ft, r);
+	if (ft->pending)
+		return file_short(c, ft);
 	return r->type == REC_FILE ? load_file(c, ft, r) : load_fd(c, ft, s, r);
 }
 
@@ -570,6 +646,8 @@ static int files_check(struct rst_ctx *c, struct rst_task *t)
 	const struct file_table *ft = KCSTATE(c, kind_files);
 	const struct fd_table *s = KSTATE(t, kind_files);
 
+	if (ft && ft->pending)
+		return file_short(c, ft);
 	for (uint32_t i = 0; s && c->here && i < s->n; i++) {
 		const struct rst_file *f = file_by_id(ft, s->fds[i].file_id);
 		int ret = f->ops->check ? f->ops->check(c, f) : 0;
@@ -836,7 +914,9 @@ static void files_dump_free(struct cpt_ctx *c, void *state)
 
 static void files_show(struct info_out *o, const struct rec *r)
 {
-	if (r->type == REC_FILE) {
+	if (r->type == REC_FILE_MORE) {
+		info_u64(o, "bytes", r->data_len);
+	} else if (r->type == REC_FILE) {
 		const struct rec_file *f = r->data;
 		const struct file_ops *ops = ops_for_kind(f->kind);
 		const char *path = rec_str(r, sizeof(*f), f->path_len);
@@ -861,6 +941,7 @@ static void files_show(struct info_out *o, const struct rec *r)
 static const struct rec_desc files_recs[] = {
 	{ REC_FILE, "FILE", sizeof(struct rec_file) },
 	{ REC_FD, "FD", sizeof(struct rec_fd) },
+	{ REC_FILE_MORE, "FILE_MORE", 0 },
 	{ 0 }
 };
 

@@ -4,6 +4,7 @@
 t cgroup_recreated         needs cgroup group cgroup
 t cgroup_refuse_outside_ns needs cgroup group cgroup
 t cgroup_none              needs cgroup group cgroup
+t cgroup_root              needs cgroup group cgroup
 
 # Whatever the program made in name=ckpt_test and pids, gone (it removes
 # its groups itself once it has checked them).
@@ -126,4 +127,46 @@ test_cgroup_none() {
 	wait $rpid || rc=1
 	cat $d/rout
 	[ $rc = 0 ] && grep -q '^PASS' $d/out
+}
+
+# --cgroup-root, as CRIU's: checkpoint names the base its groups are saved
+# below (the root process's group or one above it), restart puts that
+# base elsewhere, the groups below it moved along.  A process in
+# top/a/b, saved below top/a, comes back in top/c/b; saved with no base
+# (its own group is the base), it comes back in top/d.  A base it is
+# not below is refused, and it runs on.
+test_cgroup_root() {
+	local d=$WORK/cgroot cg= ctrl top dir rpid rc=0 rel
+	for dir in /sys/fs/cgroup/freezer /sys/fs/cgroup/pids; do
+		[ -d $dir ] && mkdir $dir/ckpt-test.root.$$ 2>/dev/null && { cg=$dir; break; }
+	done
+	[ -n "$cg" ] || { note "no writable v1 hierarchy"; return 1; }
+	ctrl=${cg##*/}
+	rel=/ckpt-test.root.$$
+	top=$cg$rel
+	mkdir -p $top/a/b $top/x
+	start_holder plain $d || { rmdir $top/a/b $top/a $top/x $top; return 1; }
+	echo $pid > $top/a/b/cgroup.procs || rc=1
+	step "refused base"
+	ckpt checkpoint --kill --cgroup-root $ctrl:$rel/x -o $d/img $pid 2> $d/err
+	[ $? = 1 ] && grep -q "cgroup-root $rel/x: pid $pid is in cgroup $ctrl:$rel/a/b, not below it" $d/err ||
+		{ note "not refused: $(cat $d/err)"; rc=1; }
+	kill -0 $pid || rc=1
+	step "base a, restarted under c"
+	ckpt checkpoint --kill --cgroup-root $ctrl:$rel/a -o $d/img $pid || rc=1
+	wait $pid 2>/dev/null
+	gone $pid
+	ckpt_bg restart --detach --cgroup-root $ctrl:$rel/c $d/img > $d/rout 2>&1 || rc=1
+	grep -q ":$ctrl:$rel/c/b\$" /proc/$pid/cgroup || { note "in $(grep ":$ctrl:" /proc/$pid/cgroup)"; rc=1; }
+	step "no base, restarted under d"
+	checkpoint_kill $d $pid || rc=1
+	ckpt_bg restart --detach --cgroup-root $rel/d $d/img > $d/rout 2>&1 || rc=1
+	grep -q ":$ctrl:$rel/d\$" /proc/$pid/cgroup || { note "in $(grep ":$ctrl:" /proc/$pid/cgroup)"; rc=1; }
+	touch $d/go
+	for ((i = 0; i < 500; i++)); do kill -0 $pid 2>/dev/null || break; sleep 0.01; done
+	grep -q '^PASS' $d/out || rc=1
+	kill -9 $pid 2>/dev/null
+	for g in a/b a c/b c d x ''; do rmdir $top/$g 2>/dev/null; done
+	[ ! -e $top ] || { note "groups left: $(find $top -type d)"; rc=1; }
+	return $rc
 }

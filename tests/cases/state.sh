@@ -3,7 +3,7 @@
 # same built 32-bit and those of tests/progs32.
 state_needs() {	# NAME: what else the program needs, beyond root
 	case $1 in
-	inet) echo needs iptables tcp_repair group iptables ;;	# --tcp-established
+	inet|tcp_bigq) echo needs iptables tcp_repair group iptables ;;	# --tcp-established
 	sysvshm) echo group sysvshm ;;		# global keys and ids
 	mixed_tree) echo needs ia32 ;;		# a 32-bit child
 	cgroup) echo needs cgroup group cgroup ;;	# groups of a shared hierarchy
