@@ -17,17 +17,17 @@
 static const char usage[] =
 	"usage: criu dump -t PID -D DIR [-R|--leave-running] [--tcp-established] [--ext-unix-sk]\n"
 	"                 [-j|--shell-job] [-l|--file-locks] [-o LOG] [-W DIR] [-v]\n"
-	"                 [--freeze-cgroup PATH]\n"
+	"                 [--freeze-cgroup PATH] [--cgroup-root [CTRL:]PATH]...\n"
 	"                 [--root PATH] [--external mnt[KEY]:PATH]...\n"
 	"       criu restore -D DIR [-d|--restore-detached] [--pidfile FILE] [-j] [--tcp-close]\n"
 	"                 [--inherit-fd fd[N]:KEY]... [--external mnt[KEY]:PATH]... [--root PATH]\n"
-	"                 [-o LOG] [-W DIR] [-v]\n"
+	"                 [--cgroup-root [CTRL:]PATH]... [-o LOG] [-W DIR] [-v]\n"
 	"       criu check | criu swrk FD | criu --version\n"
 	"ckpt acting as CRIU: the image is DIR/" CRIU_IMAGE_NAME " (with DIR/" CRIU_INVENTORY_NAME
 	" for engines),\nmade and read by ckpt checkpoint and restart; pre-dump is not supported.\n";
 
 enum { O_TCP = 256, O_EXTUNIX, O_FLOCKS, O_ROOT, O_EXT, O_PIDFILE, O_INHERIT,
-       O_TCPCLOSE, O_MANAGE, O_FREEZE, O_IGNORED };
+       O_TCPCLOSE, O_MANAGE, O_FREEZE, O_CGROOT, O_IGNORED };
 
 static const struct option opts[] = {
 	{ "tree", required_argument, 0, 't' },
@@ -47,6 +47,7 @@ static const struct option opts[] = {
 	{ "inherit-fd", required_argument, 0, O_INHERIT },
 	{ "manage-cgroups", optional_argument, 0, O_MANAGE },
 	{ "freeze-cgroup", required_argument, 0, O_FREEZE },
+	{ "cgroup-root", required_argument, 0, O_CGROOT },
 	{ "evasive-devices", no_argument, 0, O_IGNORED },
 	{ "link-remap", no_argument, 0, O_IGNORED },
 	{ "help", no_argument, 0, 'h' },
@@ -128,6 +129,10 @@ static int parse(struct cli *c, int argc, char **argv)
 		case O_ROOT: c->root = optarg; break;
 		case O_PIDFILE: c->pidfile = optarg; break;
 		case O_FREEZE: c->j.freeze_cgroup = optarg; break;
+		case O_CGROOT:	/* [CTRL:]PATH, as ckpt's own */
+			if (criu_add_cgroup_root(&c->j, NULL, optarg))
+				return -c->j.err;
+			break;
 		case O_EXT:
 			if (c->nr_ext == CRIU_MAX_LIST)
 				return criu_fail(&c->j, E2BIG, "more than %d --external", CRIU_MAX_LIST);

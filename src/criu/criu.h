@@ -35,6 +35,8 @@ struct criu_job {
 	int nr_external;
 	const char *join_ns[CRIU_MAX_LIST];	/* restore: "TYPE:PATH" */
 	int nr_join_ns;
+	const char *cgroup_root[CRIU_MAX_LIST];	/* "[CTRL:]PATH" */
+	int nr_cgroup_root;
 	char strs[CRIU_MAX_LIST][4096 + 32];	/* what the two above point at when made here */
 	int nr_strs;
 	criu_notify_fn *notify;		/* NULL: nobody to tell */
@@ -51,6 +53,8 @@ int criu_fail(struct criu_job *j, int err, const char *fmt, ...)
  * the job: 0 or -errno (too many, too long). */
 int criu_add_external(struct criu_job *j, const char *key, const char *path);
 int criu_add_join_ns(struct criu_job *j, const char *type, const char *path);
+/* @ctrl may be NULL or "": the hierarchies no other entry names. */
+int criu_add_cgroup_root(struct criu_job *j, const char *ctrl, const char *path);
 
 /* Thaw the cgroup @cg if it is frozen (*@was_frozen), freeze it again:
  * 0, or a negative errno with the job failed. */

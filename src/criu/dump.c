@@ -59,7 +59,12 @@ static int write_image(struct criu_job *j)
 	}
 	ret = criu_thaw(j, j->freeze_cgroup, &was_frozen);
 	if (!ret) {
-		ret = ckpt_checkpoint_r(j->pid, fd, j->flags, j->logfd, &r);
+		struct ckpt_checkpoint_opts o = {
+			.pid = j->pid, .flags = j->flags, .logfd = j->logfd,
+			.cgroup_root = j->cgroup_root, .nr_cgroup_root = j->nr_cgroup_root,
+		};
+
+		ret = ckpt_checkpoint_opts(fd, &o, &r);
 		if (ret)
 			criu_fail(j, -ret, "checkpoint of pid %d: %s", j->pid, r.msg);
 	}

@@ -53,3 +53,14 @@ int criu_add_join_ns(struct criu_job *j, const char *type, const char *path)
 	j->join_ns[j->nr_join_ns++] = s;
 	return 0;
 }
+
+int criu_add_cgroup_root(struct criu_job *j, const char *ctrl, const char *path)
+{
+	const char *s = ctrl && ctrl[0] ? keep(j, ctrl, path) : path;
+
+	if (!s || j->nr_cgroup_root == CRIU_MAX_LIST)
+		return criu_fail(j, E2BIG, "cgroup root %s:%s: too long, or more than %d",
+				 ctrl ? ctrl : "", path, CRIU_MAX_LIST);
+	j->cgroup_root[j->nr_cgroup_root++] = s;
+	return 0;
+}

@@ -50,6 +50,8 @@ pid_t criu_restore(struct criu_job *j)
 		.nr_join_ns = j->nr_join_ns,
 		.external = j->external,
 		.nr_external = j->nr_external,
+		.cgroup_root = j->cgroup_root,
+		.nr_cgroup_root = j->nr_cgroup_root,
 	};
 	struct ckpt_result r = { 0 };
 	int fd = open_image(j);

@@ -19,7 +19,7 @@
  * (ckpt needs no such help), root at dump (ckpt reads the tree's own),
  * freeze_cgroup (ckpt stops the tree by ptrace; a frozen one is thawed
  * for it: freezer.c),
- * manage_cgroups and its mode, cg_root, rst_sibling, notify_scripts,
+ * manage_cgroups and its mode, rst_sibling, notify_scripts,
  * orphan_pts_master (ckpt makes a container's ptys again itself). */
 static const char *unsupported(const CriuOpts *o)
 {
@@ -204,6 +204,11 @@ int rpc_map(struct criu_job *j, const CriuOpts *o, pid_t peer, bool dump)
 		j->flags |= CKPT_SHELL_JOB;
 	if (o->has_tcp_close && o->tcp_close)
 		j->flags |= CKPT_TCP_CLOSE;
+	for (size_t i = 0; i < o->n_cg_root; i++) {
+		ret = criu_add_cgroup_root(j, o->cg_root[i]->ctrl, o->cg_root[i]->path);
+		if (ret)
+			return ret;
+	}
 	if (dump) {
 		j->pid = o->has_pid ? o->pid : peer;
 		j->freeze_cgroup = o->freeze_cgroup;
@@ -217,9 +222,10 @@ int rpc_map(struct criu_job *j, const CriuOpts *o, pid_t peer, bool dump)
 			j->flags |= CKPT_SKIP_IN_FLIGHT;
 		return mounts(j, o, true);
 	}
-	/* the caller put us in the container's groups (runc applies them
-	 * to its criu before RESTORE, and names them in cg_root) */
-	j->flags |= CKPT_DETACH | CKPT_NO_CGROUPS;
+	/* runc puts its criu in the container's groups before RESTORE and
+	 * names them in cg_root (cgroup v1): the container's groups are
+	 * made under them; without cg_root (v2) it stays in ours */
+	j->flags |= CKPT_DETACH | (o->n_cg_root ? 0 : CKPT_NO_CGROUPS);
 	ret = mounts(j, o, false);
 	if (!ret && o->root && o->root[0])
 		ret = criu_add_external(j, "/", o->root);
