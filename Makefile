@@ -25,7 +25,7 @@ TESTFLAGS := $(WARN) -Werror -O1 -g $(SAN) -DCKPT_TEST_HOOKS
 DEPFLAGS = -MMD -MP -MF $(@:.o=.d)
 
 SRCS    := $(wildcard src/*.c src/kinds/*.c src/files/*.c src/arch/x86/*.c)
-CLISRCS := src/ckpt.c src/demo.c
+CLISRCS := src/ckpt.c src/demo.c $(wildcard src/criu/*.c)
 LIBSRCS := $(filter-out $(CLISRCS),$(SRCS))
 
 # Release: one set of objects, position-independent, for the program and
@@ -39,6 +39,26 @@ TOBJS    := $(patsubst src/%.c,build/test/obj/%.o,$(LIBSRCS))
 TCLIOBJS := $(patsubst src/%.c,build/test/obj/%.o,$(CLISRCS))
 LIBS     := -pthread
 
+# The CRIU drop-in (src/criu/, the command line's): CRIU's RPC messages
+# in C from src/criu/rpc.proto, by protoc-c (Debian's
+# protobuf-c-compiler), linked with libprotobuf-c (libprotobuf-c-dev).
+PROTOC_C ?= protoc-c
+CRIUGEN  := build/gen/criu/rpc.pb-c.c
+CLIOBJS  += build/obj/criu/rpc.pb-c.o
+TCLIOBJS += build/test/obj/criu/rpc.pb-c.o
+CLILIBS  := $(LIBS) -lprotobuf-c
+build/gen/criu/%.pb-c.c build/gen/criu/%.pb-c.h: src/criu/%.proto
+	@command -v $(PROTOC_C) > /dev/null || { echo "protoc-c not found: install protobuf-c-compiler and libprotobuf-c-dev (bash tests/setup.sh does)" >&2; exit 1; }
+	@mkdir -p $(@D)
+	$(PROTOC_C) --proto_path=src/criu --c_out=$(@D) $<
+$(filter build/obj/criu/% build/test/obj/criu/%,$(CLIOBJS) $(TCLIOBJS)): build/gen/criu/rpc.pb-c.h
+build/obj/criu/%.o build/test/obj/criu/%.o: CPPFLAGS += -Ibuild/gen/criu
+# (generated: protoc-c's warnings are not ours)
+build/obj/criu/rpc.pb-c.o: $(CRIUGEN)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -w -c $< -o $@
+build/test/obj/criu/rpc.pb-c.o: $(CRIUGEN)
+	$(CC) $(CPPFLAGS) -O1 -g $(SAN) -w -c $< -o $@
+
 all: build/ckpt build/libckpt.a build/libckpt.so build/man/ckpt.1 build/man/ckpt.3
 
 build/obj/%.o: src/%.c
@@ -50,7 +70,7 @@ build/test/obj/%.o: src/%.c
 	$(CC) $(CPPFLAGS) $(TESTFLAGS) $(DEPFLAGS) -Iinclude -c $< -o $@
 
 build/ckpt: $(CLIOBJS) $(OBJS)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(CLILIBS)
 
 build/libckpt.a: $(OBJS)
 	rm -f $@
@@ -67,7 +87,7 @@ build/libckpt.so: build/$(SONAME)
 	ln -sf $(<F) $@
 
 build/test/ckpt: $(TCLIOBJS) $(TOBJS)
-	$(CC) $(SAN) -o $@ $^ $(LIBS)
+	$(CC) $(SAN) -o $@ $^ $(CLILIBS)
 
 build/test/libckpt.a: $(TOBJS)
 	rm -f $@
@@ -152,6 +172,12 @@ build/fuzz/obj/%.o: src/%.c
 build/fuzz/image_fuzz: fuzz/image_fuzz.c $(FOBJS)
 	$(FUZZCC) -std=gnu11 -Wall -Werror -O1 -g -fsanitize=fuzzer,address,undefined \
 		-Iinclude -Isrc -o $@ $^ $(LIBS)
+# CRIU's RPC requests as `ckpt swrk` maps them (fuzz/rpc_fuzz.c).
+RPCFUZZSRCS := src/criu/rpc.c src/criu/job.c $(CRIUGEN)
+build/fuzz/rpc_fuzz: fuzz/rpc_fuzz.c $(RPCFUZZSRCS) build/gen/criu/rpc.pb-c.h
+	@mkdir -p $(@D)
+	$(FUZZCC) -std=gnu11 -Wall -Werror -Wno-unused-parameter -O1 -g -fsanitize=fuzzer,address,undefined \
+		-Iinclude -Isrc -Ibuild/gen/criu -o $@ fuzz/rpc_fuzz.c $(RPCFUZZSRCS) -lprotobuf-c
 fuzz: all build/fuzz/image_fuzz $(TESTPROGS)
 	bash fuzz/run.sh $(or $(FUZZ_TIME),600)
 
@@ -191,6 +217,8 @@ install: all
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PCDIR) \
 		$(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3
 	$(INSTALL) -m 755 build/ckpt $(DESTDIR)$(BINDIR)/ckpt
+	@# CRIU_LINK=1: ckpt also as `criu` (the CRIU drop-in, README)
+	$(if $(filter 1,$(CRIU_LINK)),ln -sf ckpt $(DESTDIR)$(BINDIR)/criu)
 	$(INSTALL) -m 755 build/libckpt.so.$(VERSION) $(DESTDIR)$(LIBDIR)/
 	ln -sf libckpt.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libckpt.so
@@ -207,6 +235,7 @@ install: all
 	@if [ -z "$(DESTDIR)" ]; then PATH=$$PATH:/sbin:/usr/sbin ldconfig 2> /dev/null || :; fi
 
 uninstall:
+	if [ "$$(readlink $(DESTDIR)$(BINDIR)/criu)" = ckpt ]; then rm -f $(DESTDIR)$(BINDIR)/criu; fi
 	rm -f $(DESTDIR)$(BINDIR)/ckpt $(DESTDIR)$(LIBDIR)/libckpt.so.$(VERSION) \
 	      $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libckpt.so \
 	      $(DESTDIR)$(LIBDIR)/libckpt.a $(DESTDIR)$(INCLUDEDIR)/ckpt.h \

@@ -15,6 +15,7 @@
 
 #include "../include/ckpt.h"
 #include "cli.h"
+#include "criu/criu.h"
 
 #define EXIT_USAGE	2
 #define EXIT_RESTART	125	/* restart itself failed (not the process) */
@@ -27,6 +28,7 @@ static const char usage_main[] =
 	"          [--external mnt[KEY]:PATH] [--log FILE] [-v] FILE|-\n"
 	"  info [--json] FILE|-\n"
 	"  demo\n"
+	"  swrk FD, criu ARGS...  act as CRIU: its RPC on socket FD, its command line\n"
 	"  --help, --version\n"
 	"Run 'ckpt COMMAND --help' for one command.\n";
 
@@ -536,6 +538,13 @@ int main(int argc, char **argv)
 
 	/* a closed pipe must be a write error we report, not our death */
 	signal(SIGPIPE, SIG_IGN);
+	/* the CRIU drop-in: as `criu` (a link), `ckpt criu`, `ckpt swrk` */
+	if (!strcmp(strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0], "criu"))
+		return criu_main(argc, argv);
+	if (!strcmp(cmd, "criu"))
+		return criu_main(argc - 1, argv + 1);
+	if (!strcmp(cmd, "swrk"))
+		return criu_swrk(argc - 1, argv + 1);
 	if (!strcmp(cmd, "checkpoint"))
 		return cmd_checkpoint(argc - 1, argv + 1);
 	if (!strcmp(cmd, "restart"))

@@ -30,7 +30,7 @@ OBJ=${1:-build/obj}
 # (checkpoint, restart, info), and pidns.c, which runs a restart in a new
 # pid namespace; with their own parts, tree.c (checkpoint's) and
 # sessions.c (restart's).  Nothing below may call them.
-ORCHESTRATORS="ckpt demo checkpoint tree restart sessions pidns info"
+ORCHESTRATORS="ckpt demo checkpoint tree restart sessions pidns info criu/cli criu/swrk criu/dump criu/restore"
 
 # Files of one kind whose names the rule does not bring together.
 JOIN="files/fifo=files/pipe files/pipebuf=files/pipe

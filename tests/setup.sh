@@ -8,7 +8,12 @@
 #   library with it;
 # - clang and its libFuzzer runtime: the fuzz test (fuzz/image_fuzz.c);
 # - runc and busybox-static: a container run by runc, from a busybox
-#   rootfs (container_runc).
+#   rootfs (container_runc, tests/cases/criu.sh);
+# - podman and containerd (without their recommends): each driving
+#   ckpt as its criu (criu_podman, criu_containerd);
+# - protobuf-c-compiler and libprotobuf-c-dev: protoc-c and libprotobuf-c,
+#   which build the CRIU drop-in's RPC (src/criu/rpc.proto; `make` says
+#   so if they are missing: run this first on a bare machine).
 set -eu
 cc=${CC:-cc}
 t=$(mktemp -d)
@@ -20,9 +25,13 @@ PATH=$PATH:/usr/sbin:/sbin command -v iptables > /dev/null || need+=(iptables)
 command -v pkg-config > /dev/null || need+=(pkg-config)
 echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }' > "$t/f.c"
 clang -fsanitize=fuzzer,address -o "$t/f" "$t/f.c" 2> /dev/null || need+=(clang libclang-rt-dev)
+command -v protoc-c > /dev/null || need+=(protobuf-c-compiler)
+dpkg -s libprotobuf-c-dev > /dev/null 2>&1 || need+=(libprotobuf-c-dev)
 # (runc without its recommends: Debian's criu is none of ours)
 PATH=$PATH:/usr/sbin:/sbin command -v runc > /dev/null || norec+=(runc)
 dpkg -s busybox-static > /dev/null 2>&1 || norec+=(busybox-static)
+command -v podman > /dev/null || norec+=(podman)
+command -v containerd > /dev/null || norec+=(containerd)
 [ ${#need[@]} = 0 ] && [ ${#norec[@]} = 0 ] && exit 0
 echo "setup: installing ${need[*]} ${norec[*]}"
 export DEBIAN_FRONTEND=noninteractive

@@ -1,0 +1,72 @@
+/* restore.c - a drop-in restore: `ckpt restart` of the image in the
+ * images directory, then the notifications CRIU's callers wait for. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../include/ckpt.h"
+#include "criu.h"
+
+static int open_image(struct criu_job *j)
+{
+	int fd = openat(j->images_dir, CRIU_IMAGE_NAME, O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0)
+		return fd;
+	if (errno == ENOENT && !faccessat(j->images_dir, "pstree.img", F_OK, 0))
+		return criu_fail(j, ENOENT, "the images directory holds CRIU's images, not ckpt's (%s): ckpt restores only its own",
+				 CRIU_IMAGE_NAME);
+	return criu_fail(j, errno, "images directory: %s: %s", CRIU_IMAGE_NAME, strerror(errno));
+}
+
+/* After the tree runs (ckpt restores it whole, then lets it go): the
+ * caller's hooks for its namespaces and its pid, in CRIU's order. */
+static int tell(struct criu_job *j, pid_t pid)
+{
+	static const char *const scripts[] = {
+		"setup-namespaces", "post-setup-namespaces", "post-restore", "network-unlock",
+	};
+
+	for (size_t i = 0; j->notify && i < sizeof(scripts) / sizeof(*scripts); i++) {
+		int ret = j->notify(j, scripts[i], pid);
+
+		if (ret)
+			return criu_fail(j, -ret, "notification %s (pid %d): the caller failed it",
+					 scripts[i], pid);
+	}
+	return 0;
+}
+
+pid_t criu_restore(struct criu_job *j)
+{
+	struct ckpt_restart_opts o = {
+		.flags = j->flags,
+		.logfd = j->logfd,
+		.join_ns = j->join_ns,
+		.nr_join_ns = j->nr_join_ns,
+		.external = j->external,
+		.nr_external = j->nr_external,
+		.cgroup_root = j->cgroup_root,
+		.nr_cgroup_root = j->nr_cgroup_root,
+	};
+	struct ckpt_result r = { 0 };
+	int fd = open_image(j);
+	pid_t pid;
+
+	if (fd < 0)
+		return fd;
+	pid = ckpt_restart_opts(fd, &o, &r);
+	close(fd);
+	if (pid < 0)
+		return criu_fail(j, -pid, "restart: %s", r.msg);
+	if (tell(j, pid)) {
+		/* the caller will not have it: nothing restored is left */
+		kill(pid, SIGKILL);
+		return -j->err;
+	}
+	return pid;
+}
