@@ -9,6 +9,8 @@
 #include "image_format.h"
 #include "log.h"
 
+struct hmac_sha256;
+
 struct img_writer {
 	int fd;
 	uint64_t pos;		/* bytes handed to the stream so far */
@@ -22,6 +24,8 @@ struct img_writer {
 	uint64_t rec_len, rec_done;
 	uint32_t rec_crc;
 	struct ckpt_log *log;
+	/* iw_authenticate(): the MAC of every byte out so far */
+	struct hmac_sha256 *mac;
 };
 
 int iw_init(struct img_writer *w, int fd, struct ckpt_log *log);
@@ -38,6 +42,9 @@ int iw_record(struct img_writer *w, uint32_t type, const void *p, size_t n);
 int iw_record_str(struct img_writer *w, uint32_t type, const void *p,
 		  size_t n, const char *str);
 int iw_flush(struct img_writer *w);
+/* The image authenticated with @key (@len bytes): iw_tail() writes an
+ * AUTH record, the MAC of every byte before it.  Before any record. */
+int iw_authenticate(struct img_writer *w, const void *key, size_t len);
 int iw_tail(struct img_writer *w);
 /* Close a record left half-written by a failure (zero-filled), so that
  * an ERROR record can follow it. */
@@ -68,6 +75,7 @@ struct img_reader {
 	uint64_t nr_records;
 	uint32_t chain;
 	bool tail_seen;
+	bool auth_seen;		/* an AUTH record: the tail comes next */
 	struct ckpt_log *log;
 	char *buf;		/* scratch for checksumming page data */
 	size_t buf_len;
