@@ -93,8 +93,10 @@ static int iw_raw(struct img_writer *w, const void *p, size_t n)
 {
 	int ret;
 
-	if (w->mac)
+	if (w->mac) {
 		hmac_sha256_update(w->mac, p, n);
+		w->mac_len += n;
+	}
 	if (w->len + n > w->cap) {
 		ret = iw_flush(w);
 		if (ret)
@@ -221,6 +223,11 @@ static int iw_auth(struct img_writer *w)
 	};
 
 	_Static_assert(sizeof(a.mac) == SHA256_LEN, "rec_auth.mac is a SHA-256");
+	if (w->mac_len != w->pos)
+		return log_err(w->log, EPROTO,
+			       "image MAC: %llu of the %llu bytes written went through it",
+			       (unsigned long long)w->mac_len,
+			       (unsigned long long)w->pos);
 	hmac_sha256_final(w->mac, a.mac);
 	free(w->mac);
 	w->mac = NULL;

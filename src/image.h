@@ -24,8 +24,10 @@ struct img_writer {
 	uint64_t rec_len, rec_done;
 	uint32_t rec_crc;
 	struct ckpt_log *log;
-	/* iw_authenticate(): the MAC of every byte out so far */
+	/* iw_authenticate(): the MAC of every byte out so far, and how
+	 * many it has had (a write around iw_raw() would miss it) */
 	struct hmac_sha256 *mac;
+	uint64_t mac_len;
 };
 
 int iw_init(struct img_writer *w, int fd, struct ckpt_log *log);

@@ -2,8 +2,12 @@
  *
  * Our own, small and checked against the FIPS 180 and RFC 4231 vectors
  * (tests/unit/sha256_test.c), rather than libcrypto: the library and its
- * static archive then need nothing beyond libc, as before.
+ * static archive then need nothing beyond libc, as before.  A CPU with
+ * the SHA extensions hashes with them (several times faster: the MAC of
+ * an image is computed over all of it, twice), any other in plain C.
  */
+#include <cpuid.h>
+#include <immintrin.h>
 #include <string.h>
 
 #include "sha256.h"
@@ -41,7 +45,7 @@ static void put_be32(uint8_t *p, uint32_t v)
 	p[3] = v;
 }
 
-static void blocks(uint32_t h[8], const uint8_t *p, size_t nblocks)
+static void blocks_c(uint32_t h[8], const uint8_t *p, size_t nblocks)
 {
 	uint32_t w[64], a, b, c, d, e, f, g, k, t1, t2;
 
@@ -69,6 +73,69 @@ static void blocks(uint32_t h[8], const uint8_t *p, size_t nblocks)
 	}
 }
 
+/* The SHA extensions' rounds: the state as ABEF and CDGH halves, four
+ * rounds a step, the message schedule four words ahead (Intel's "SHA
+ * extensions" paper's arrangement). */
+__attribute__((target("sha,ssse3,sse4.1")))
+static void blocks_ni(uint32_t h[8], const uint8_t *p, size_t nblocks)
+{
+	const __m128i swap = _mm_set_epi64x(0x0c0d0e0f08090a0bULL, 0x0405060700010203ULL);
+	__m128i st0, st1, t, m, w[4], save0, save1;
+
+	t = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&h[0]), 0xb1);
+	st1 = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&h[4]), 0x1b);
+	st0 = _mm_alignr_epi8(t, st1, 8);
+	st1 = _mm_blend_epi16(st1, t, 0xf0);
+	for (; nblocks--; p += SHA256_BLOCK) {
+		save0 = st0;
+		save1 = st1;
+#pragma GCC unroll 16
+		for (int g = 0; g < 16; g++) {
+			if (g < 4)
+				w[g] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 16 * g)),
+							swap);
+			m = _mm_add_epi32(w[g % 4], _mm_loadu_si128((const __m128i *)&K[4 * g]));
+			st1 = _mm_sha256rnds2_epu32(st1, st0, m);
+			if (g >= 3 && g <= 14)
+				w[(g + 1) % 4] = _mm_sha256msg2_epu32(
+					_mm_add_epi32(w[(g + 1) % 4],
+						      _mm_alignr_epi8(w[g % 4], w[(g + 3) % 4], 4)),
+					w[g % 4]);
+			st0 = _mm_sha256rnds2_epu32(st0, st1, _mm_shuffle_epi32(m, 0x0e));
+			if (g >= 1 && g <= 12)
+				w[(g + 3) % 4] = _mm_sha256msg1_epu32(w[(g + 3) % 4], w[g % 4]);
+		}
+		st0 = _mm_add_epi32(st0, save0);
+		st1 = _mm_add_epi32(st1, save1);
+	}
+	t = _mm_shuffle_epi32(st0, 0x1b);
+	st1 = _mm_shuffle_epi32(st1, 0xb1);
+	_mm_storeu_si128((__m128i *)&h[0], _mm_blend_epi16(t, st1, 0xf0));
+	_mm_storeu_si128((__m128i *)&h[4], _mm_alignr_epi8(st1, t, 8));
+}
+
+static bool cpu_has_sha(void)
+{
+	unsigned int a, b, c, d;
+
+	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_SSSE3) || !(c & bit_SSE4_1))
+		return false;
+	return __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_SHA);
+}
+
+static void blocks(struct sha256 *s, const uint8_t *p, size_t nblocks)
+{
+	if (s->ni)
+		blocks_ni(s->h, p, nblocks);
+	else
+		blocks_c(s->h, p, nblocks);
+}
+
+void sha256_generic(struct sha256 *s)
+{
+	s->ni = false;
+}
+
 void sha256_init(struct sha256 *s)
 {
 	static const uint32_t iv[8] = {
@@ -78,6 +145,7 @@ void sha256_init(struct sha256 *s)
 
 	memcpy(s->h, iv, sizeof(iv));
 	s->n = 0;
+	s->ni = cpu_has_sha();
 }
 
 void sha256_update(struct sha256 *s, const void *data, size_t n)
@@ -94,9 +162,9 @@ void sha256_update(struct sha256 *s, const void *data, size_t n)
 		n -= k;
 		if (have + k < SHA256_BLOCK)
 			return;
-		blocks(s->h, s->buf, 1);
+		blocks(s, s->buf, 1);
 	}
-	blocks(s->h, p, n / SHA256_BLOCK);
+	blocks(s, p, n / SHA256_BLOCK);
 	memcpy(s->buf, p + n / SHA256_BLOCK * SHA256_BLOCK, n % SHA256_BLOCK);
 }
 

@@ -14,10 +14,14 @@ struct sha256 {
 	uint32_t h[8];
 	uint64_t n;			/* bytes hashed */
 	uint8_t buf[SHA256_BLOCK];	/* a partial block */
+	bool ni;			/* with the CPU's SHA extensions */
 };
 
 void sha256_init(struct sha256 *s);
 void sha256_update(struct sha256 *s, const void *p, size_t n);
+/* Hash with plain C code even where the CPU has SHA extensions (for
+ * the unit test of both). */
+void sha256_generic(struct sha256 *s);
 /* The digest; @s is wiped. */
 void sha256_final(struct sha256 *s, uint8_t out[SHA256_LEN]);
 
