@@ -249,19 +249,19 @@ int iw_tail(struct img_writer *w)
 
 /* ---- reading ---- */
 
-int img_seekable(int fd, struct ckpt_log *log)
+/* fd's bytes from where it is, into a memfd only we can write. */
+static int img_spool(int fd, struct ckpt_log *log)
 {
-	struct stat st;
 	char *buf;
 	int mfd, ret = 0;
 
-	if (fstat(fd, &st))
-		return log_err(log, errno, "image fd %d:", fd);
-	if (S_ISREG(st.st_mode))
-		return fd;
 	mfd = memfd_create("ckpt-image", 0);
 	if (mfd < 0)
 		return log_err(log, errno, "memfd for image from fd %d:", fd);
+	if (fchmod(mfd, 0600)) {
+		close(mfd);
+		return log_err(log, errno, "memfd for image from fd %d:", fd);
+	}
 	buf = malloc(RBUF_SIZE);
 	if (!buf) {
 		close(mfd);
@@ -290,6 +290,29 @@ int img_seekable(int fd, struct ckpt_log *log)
 		return ret;
 	}
 	return mfd;
+}
+
+int img_seekable(int fd, struct ckpt_log *log)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return log_err(log, errno, "image fd %d:", fd);
+	return S_ISREG(st.st_mode) ? fd : img_spool(fd, log);
+}
+
+int img_private(int fd, struct ckpt_log *log)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return log_err(log, errno, "image fd %d:", fd);
+	if (S_ISREG(st.st_mode) && st.st_uid == geteuid() && !(st.st_mode & 022))
+		return fd;
+	if (S_ISREG(st.st_mode) && lseek(fd, 0, SEEK_SET) < 0)
+		return log_err(log, errno, "image fd %d:", fd);
+	log_info(log, "the image is copied into memory: others may write its file");
+	return img_spool(fd, log);
 }
 
 int ir_init(struct img_reader *r, int fd, struct ckpt_log *log)

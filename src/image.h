@@ -91,6 +91,10 @@ struct img_reader {
  * a socket) is first copied into a memfd.  Returns the fd to use (the
  * same or a new one the caller closes) or -errno. */
 int img_seekable(int fd, struct ckpt_log *log);
+/* img_seekable() for an image whose MAC is checked: it must not change
+ * between the check and its use, so a file that anyone but us (and
+ * root) could write is copied into a memfd too. */
+int img_private(int fd, struct ckpt_log *log);
 int ir_init(struct img_reader *r, int fd, struct ckpt_log *log);
 void ir_free(struct img_reader *r);
 /* Read and verify the next record: 1 and *rec filled (free rec->data),

@@ -120,7 +120,7 @@ int ckpt_info_key(int fd, unsigned long flags, FILE *out, int logfd,
 	struct ckpt_log log = { .fd = logfd };
 	struct info_out o = { .f = out, .json = json };
 	struct records rs = { 0 }, shown = { 0 };
-	int img = img_seekable(fd, &log), ret, auth = 0;
+	int img = key ? img_private(fd, &log) : img_seekable(fd, &log), ret, auth = 0;
 	struct rst_ctx c = { .log = &log, .img_fd = img };
 	struct rec_auth a;
 

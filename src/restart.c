@@ -455,11 +455,11 @@ static void destroy_tree(struct rst_ctx *c)
 }
 
 /* --pidns with a key: the image is authenticated here, then restored
- * in the new namespace from the fd checked (a pipe's spooled first). */
+ * in the new namespace from the fd checked (img_private()). */
 static int pidns_auth(int fd, const struct ckpt_restart_opts *o, struct ckpt_result *res)
 {
 	struct ckpt_log log = { .fd = o->logfd, .verbose = o->flags & CKPT_VERBOSE };
-	int img = img_seekable(fd, &log), ret;
+	int img = img_private(fd, &log), ret;
 
 	ret = img < 0 ? img : auth_verify(img, o->key, o->key_len, &log);
 	if (!ret) {
@@ -504,7 +504,7 @@ static int restart_run(int fd, const struct ckpt_restart_opts *o, const struct r
 		c.ns_join = x->join;
 		memcpy(c.join_fd, x->join_fd, sizeof(c.join_fd));
 	}
-	img = img_seekable(fd, &log);
+	img = o->key ? img_private(fd, &log) : img_seekable(fd, &log);
 	ret = img < 0 ? img : 0;
 	c.img_fd = img;
 	/* before anything of the image is read, a container's too (its

@@ -43,7 +43,8 @@ auth_refused_info() {	# DIR IMG KEY
 }
 
 # checkpoint --key, then restart --key: the process carries on; info
-# says the image is authenticated, and checked with the key.
+# says the image is authenticated, and checked with the key.  (The file
+# is written 0600: one that others could write would be copied first.)
 test_auth_restart() {
 	local d=$WORK/auth pid
 	start_holder plain $d 4 || return 1
@@ -59,9 +60,11 @@ d = json.load(sys.stdin)
 assert d["complete"] and d["authenticated"] == "verified", d["authenticated"]' || return 1
 	$PYTHON tests/forge.py list $d/img | tail -2 | awk '{ print $3 }' | tr '\n' ' ' |
 		grep -qx 'AUTH TAIL ' || return 1
+	# a file others could write is checked and read as a copy of it
+	chmod 664 $d/img
 	( sleep 0.5; touch $d/go ) &
-	ckpt restart --key $d/key $d/img || return 1
-	grep -q '^PASS' $d/out
+	ckpt restart -v --key $d/key $d/img 2> $d/rerr || { cat $d/rerr; return 1; }
+	grep -q "copied into memory" $d/rerr && grep -q '^PASS' $d/out && sanitizer_clean $d/rerr
 }
 
 # Another key, and an image made without one, are refused; the
