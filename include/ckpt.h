@@ -47,6 +47,10 @@ extern "C" {
 /* Flags of ckpt_info(). */
 #define CKPT_INFO_JSON		0x10000UL /* JSON for scripts, not text */
 
+/* The bytes of a key that authenticates images (the opts' key). */
+#define CKPT_KEY_MIN		16
+#define CKPT_KEY_MAX		4096
+
 /* What a call reports beyond its return value (optional). */
 struct ckpt_result {
 	pid_t pid;		/* restart: pid of the restored root */
@@ -106,6 +110,12 @@ struct ckpt_checkpoint_opts {
 	 * process's own group. */
 	const char *const *cgroup_root;
 	int nr_cgroup_root;
+	/* A key (key_len bytes, CKPT_KEY_MIN to CKPT_KEY_MAX; NULL: none):
+	 * the image is authenticated with it, an AUTH record holding the
+	 * HMAC-SHA256 of every byte before it, which restart and info with
+	 * the key check first (docs/image-format.md). */
+	const void *key;
+	size_t key_len;
 };
 int ckpt_checkpoint_opts(int fd, const struct ckpt_checkpoint_opts *o, struct ckpt_result *res);
 
@@ -138,6 +148,14 @@ struct ckpt_restart_opts {
 	 * moved along, rather than the saved one (CRIU's --cgroup-root). */
 	const char *const *cgroup_root;
 	int nr_cgroup_root;
+	/* A key (key_len bytes, CKPT_KEY_MIN to CKPT_KEY_MAX; NULL: none):
+	 * the image must be
+	 * authenticated with it (an AUTH record whose MAC matches), which is
+	 * checked before anything else of it is read, else -EKEYREJECTED.
+	 * Without a key an image is restored whether it has an AUTH record
+	 * or not. */
+	const void *key;
+	size_t key_len;
 };
 int ckpt_restart_opts(int fd, const struct ckpt_restart_opts *o, struct ckpt_result *res);
 
@@ -150,6 +168,11 @@ int ckpt_restart_opts(int fd, const struct ckpt_restart_opts *o, struct ckpt_res
  * ckpt_restart() (-EBADMSG, -ENODATA, -ECANCELED...).
  */
 int ckpt_info(int fd, unsigned long flags, FILE *out, int logfd);
+/* As ckpt_info(), of an image that must be authenticated with @key
+ * (@key_len bytes, CKPT_KEY_MIN to CKPT_KEY_MAX), checked first: else -EKEYREJECTED and
+ * nothing shown.  @key NULL: ckpt_info(). */
+int ckpt_info_key(int fd, unsigned long flags, FILE *out, int logfd,
+		  const void *key, size_t key_len);
 
 /*
  * ckpt_cancel - make the checkpoint in progress fail at its next step,

@@ -338,6 +338,8 @@ static int checkpoint_run(pid_t pid, int fd, const struct ckpt_checkpoint_opts *
 
 	cancelled = 0;
 	ret = iw_init(&c.w, fd, &log);
+	if (!ret && o->key)
+		ret = iw_authenticate(&c.w, o->key, o->key_len);
 	if (!ret)
 		ret = kind_dump_init(&c);
 	if (!ret)

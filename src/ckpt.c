@@ -23,10 +23,10 @@
 static const char usage_main[] =
 	"usage: ckpt COMMAND [OPTIONS]\n"
 	"  checkpoint [-o FILE|-] [--kill] [--skip-unsupported] [--shell-job] [--tcp-established]\n"
-	"             [--tcp-close] [--skip-in-flight] [--external-unix] [--log FILE] [-v] PID\n"
+	"             [--tcp-close] [--skip-in-flight] [--external-unix] [--key FILE] [--log FILE] [-v] PID\n"
 	"  restart [--detach] [--pidns] [--shell-job] [--tcp-close] [--join-ns TYPE:PATH]\n"
-	"          [--external mnt[KEY]:PATH] [--log FILE] [-v] FILE|-\n"
-	"  info [--json] FILE|-\n"
+	"          [--external mnt[KEY]:PATH] [--key FILE] [--log FILE] [-v] FILE|-\n"
+	"  info [--json] [--key FILE] FILE|-\n"
 	"  demo\n"
 	"  swrk FD, criu ARGS...  act as CRIU: its RPC on socket FD, its command line\n"
 	"  --help, --version\n"
@@ -35,7 +35,7 @@ static const char usage_main[] =
 static const char usage_checkpoint[] =
 	"usage: ckpt checkpoint [-o FILE|-] [--kill] [--skip-unsupported] [--shell-job] [--tcp-established]\n"
 	"                       [--tcp-close] [--skip-in-flight] [--external-unix]\n"
-	"                       [--cgroup-root [CTRL:]PATH]... [--log FILE] [-v] PID\n"
+	"                       [--cgroup-root [CTRL:]PATH]... [--key FILE] [--log FILE] [-v] PID\n"
 	"Write an image of process PID.  It runs on unchanged unless --kill,\n"
 	"which ends it once the image is complete and synced.\n"
 	"  -o FILE             image file, '-' for standard output (default ckpt-PID.img)\n"
@@ -59,6 +59,9 @@ static const char usage_checkpoint[] =
 	"                      below PATH, the root process's group or one above it,\n"
 	"                      which restart --cgroup-root replaces (default: the root\n"
 	"                      process's own group)\n"
+	"  --key FILE          authenticate the image with the key in FILE (16 to\n"
+	"                      4096 bytes): HMAC-SHA256 of all of it, which restart\n"
+	"                      --key and info --key check before using any of it\n"
 	"  --log FILE          append messages to FILE\n"
 	"  -v                  log every step\n"
 	"Exit: 0 done, 1 checkpoint failed (the process runs on as before), 2 usage.\n";
@@ -66,7 +69,7 @@ static const char usage_checkpoint[] =
 static const char usage_restart[] =
 	"usage: ckpt restart [--detach] [--pidns] [--shell-job] [--tcp-close] [--no-cgroups]\n"
 	"                    [--join-ns TYPE:PATH]... [--external mnt[KEY]:PATH]...\n"
-	"                    [--cgroup-root [CTRL:]PATH]... [--log FILE] [-v] FILE|-\n"
+	"                    [--cgroup-root [CTRL:]PATH]... [--key FILE] [--log FILE] [-v] FILE|-\n"
 	"Restore the processes saved in FILE ('-': standard input) with their pids.\n"
 	"A container (its init checkpointed by its pid here) comes back as pid 1 of\n"
 	"a new pid namespace, in new namespaces of its own as saved.\n"
@@ -88,6 +91,8 @@ static const char usage_restart[] =
 	"  --cgroup-root [CTRL:]PATH  the root process's cgroup in hierarchy CTRL\n"
 	"              (a controller or name=NAME; without it, every other one)\n"
 	"              is PATH, the groups below it moved along\n"
+	"  --key FILE  the image must be authenticated with the key in FILE (made\n"
+	"              by checkpoint --key), checked before any of it is used\n"
 	"  --log FILE  append messages to FILE\n"
 	"  -v          log every step\n"
 	"Without --detach ckpt stays its parent, forwards SIGINT/SIGTERM/SIGHUP to\n"
@@ -95,8 +100,9 @@ static const char usage_restart[] =
 	"Exit: 125 restart failed (no process is left behind), 2 usage.\n";
 
 static const char usage_info[] =
-	"usage: ckpt info [--json] FILE|-\n"
+	"usage: ckpt info [--json] [--key FILE] FILE|-\n"
 	"Show what an image holds, record by record, after verifying it.\n"
+	"  --key FILE  the image must be authenticated with the key in FILE\n"
 	"Exit: 0 image complete and valid, 1 bad or truncated image, 2 usage.\n";
 
 struct common {
@@ -144,6 +150,41 @@ static int sync_dir_of(const char *path)
 	return ret;
 }
 
+/* --key FILE: its bytes are the key; one out of bounds is refused here,
+ * before anything is done. */
+struct key {
+	const char *path;
+	size_t len;
+	char buf[CKPT_KEY_MAX + 1];
+};
+
+static int read_key(struct key *k)
+{
+	int fd = open(k->path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = 0;
+
+	for (k->len = 0; fd >= 0 && k->len < sizeof(k->buf); k->len += n) {
+		n = read(fd, k->buf + k->len, sizeof(k->buf) - k->len);
+		if (n < 0 && errno == EINTR)
+			n = 0;
+		else if (n <= 0)
+			break;
+	}
+	if (fd < 0 || n < 0) {
+		fprintf(stderr, "ckpt: --key %s: %s\n", k->path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	if (k->len >= CKPT_KEY_MIN && k->len <= CKPT_KEY_MAX)
+		return 0;
+	fprintf(stderr, "ckpt: --key %s: %s%zu bytes; a key is %d to %d bytes\n", k->path,
+		k->len > CKPT_KEY_MAX ? "more than " : "", k->len - (k->len > CKPT_KEY_MAX),
+		CKPT_KEY_MIN, CKPT_KEY_MAX);
+	return -1;
+}
+
 static volatile sig_atomic_t cancel_sig;
 
 static void on_cancel(int sig)
@@ -185,6 +226,7 @@ static int checkpoint_cmd(int argc, char **argv, const char **cgr)
 		{ "tcp-close", no_argument, 0, 'C' },
 		{ "skip-in-flight", no_argument, 0, 'F' },
 		{ "cgroup-root", required_argument, 0, 'R' },
+		{ "key", required_argument, 0, 'K' },
 		{ "log", required_argument, 0, 'l' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0 },
@@ -192,6 +234,7 @@ static int checkpoint_cmd(int argc, char **argv, const char **cgr)
 	struct common o = { 0 };
 	struct ckpt_result r = { 0 };
 	struct ckpt_checkpoint_opts co = { .cgroup_root = cgr };
+	struct key key = { 0 };
 	const char *out = NULL;
 	char def[64], *end;
 	int c, fd, ret;
@@ -208,6 +251,7 @@ static int checkpoint_cmd(int argc, char **argv, const char **cgr)
 		case 'C': o.flags |= CKPT_TCP_CLOSE; break;
 		case 'F': o.flags |= CKPT_SKIP_IN_FLIGHT; break;
 		case 'R': cgr[co.nr_cgroup_root++] = optarg; break;
+		case 'K': key.path = optarg; break;
 		case 'l': o.log = optarg; break;
 		case 'v': o.flags |= CKPT_VERBOSE; break;
 		case 'h': fputs(usage_checkpoint, stdout); return 0;
@@ -225,6 +269,10 @@ static int checkpoint_cmd(int argc, char **argv, const char **cgr)
 	}
 	if (open_log(&o))
 		return EXIT_USAGE;
+	if (key.path && read_key(&key))
+		return 1;
+	co.key = key.path ? key.buf : NULL;
+	co.key_len = key.len;
 	if (!out) {
 		snprintf(def, sizeof(def), "ckpt-%ld.img", pid);
 		out = def;
@@ -413,6 +461,7 @@ static int restart_cmd(int argc, char **argv, const char **join, const char **ex
 		{ "join-ns", required_argument, 0, 'J' },
 		{ "external", required_argument, 0, 'E' },
 		{ "cgroup-root", required_argument, 0, 'R' },
+		{ "key", required_argument, 0, 'K' },
 		{ "log", required_argument, 0, 'l' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0 },
@@ -420,6 +469,7 @@ static int restart_cmd(int argc, char **argv, const char **join, const char **ex
 	struct common o = { 0 };
 	struct ckpt_result r = { 0 };
 	struct ckpt_restart_opts ro = { 0 };
+	struct key key = { 0 };
 	struct term_save ts;
 	int c, fd, ret;
 
@@ -439,6 +489,7 @@ static int restart_cmd(int argc, char **argv, const char **join, const char **ex
 			ext[ro.nr_external++] = external_arg(optarg);
 			break;
 		case 'R': cgr[ro.nr_cgroup_root++] = optarg; break;
+		case 'K': key.path = optarg; break;
 		case 'l': o.log = optarg; break;
 		case 'v': o.flags |= CKPT_VERBOSE; break;
 		case 'h': fputs(usage_restart, stdout); return 0;
@@ -451,6 +502,10 @@ static int restart_cmd(int argc, char **argv, const char **join, const char **ex
 	}
 	if (open_log(&o))
 		return EXIT_USAGE;
+	if (key.path && read_key(&key))
+		return EXIT_RESTART;
+	ro.key = key.path ? key.buf : NULL;
+	ro.key_len = key.len;
 	if (!strcmp(argv[optind], "-")) {
 		fd = 0;
 	} else {
@@ -504,15 +559,18 @@ static int cmd_info(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, 0, 'j' },
+		{ "key", required_argument, 0, 'K' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0 },
 	};
+	struct key key = { 0 };
 	bool json = false;
 	int c, fd, ret;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j': json = true; break;
+		case 'K': key.path = optarg; break;
 		case 'h': fputs(usage_info, stdout); return 0;
 		default: fputs(usage_info, stderr); return EXIT_USAGE;
 		}
@@ -521,13 +579,16 @@ static int cmd_info(int argc, char **argv)
 		fputs(usage_info, stderr);
 		return EXIT_USAGE;
 	}
+	if (key.path && read_key(&key))
+		return 1;
 	fd = strcmp(argv[optind], "-") ? open(argv[optind], O_RDONLY | O_CLOEXEC) : 0;
 	if (fd < 0) {
 		fprintf(stderr, "ckpt: %s: %s\n", argv[optind], strerror(errno));
 		return 1;
 	}
 	fflush(stdout);
-	ret = ckpt_info(fd, json ? CKPT_INFO_JSON : 0, stdout, 2);
+	ret = ckpt_info_key(fd, json ? CKPT_INFO_JSON : 0, stdout, 2,
+			    key.path ? key.buf : NULL, key.len);
 	fflush(stdout);
 	return ret ? 1 : 0;
 }

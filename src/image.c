@@ -8,8 +8,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "auth.h"
 #include "crc32c.h"
 #include "image.h"
+#include "sha256.h"
 
 #define WBUF_SIZE	(1u << 20)
 #define RBUF_SIZE	(4u << 20)
@@ -52,6 +54,25 @@ void iw_free(struct img_writer *w)
 {
 	free(w->buf);
 	w->buf = NULL;
+	if (w->mac)
+		explicit_bzero(w->mac, sizeof(*w->mac));
+	free(w->mac);
+	w->mac = NULL;
+}
+
+int iw_authenticate(struct img_writer *w, const void *key, size_t len)
+{
+	int ret = auth_key_check(len, w->log);
+
+	if (ret)
+		return ret;
+	if (w->pos)
+		return log_err(w->log, EINVAL, "the image's key comes before its first record");
+	w->mac = malloc(sizeof(*w->mac));
+	if (!w->mac)
+		return log_err(w->log, ENOMEM, "image MAC:");
+	hmac_sha256_init(w->mac, key, len);
+	return 0;
 }
 
 int iw_flush(struct img_writer *w)
@@ -72,6 +93,10 @@ static int iw_raw(struct img_writer *w, const void *p, size_t n)
 {
 	int ret;
 
+	if (w->mac) {
+		hmac_sha256_update(w->mac, p, n);
+		w->mac_len += n;
+	}
 	if (w->len + n > w->cap) {
 		ret = iw_flush(w);
 		if (ret)
@@ -188,34 +213,55 @@ int iw_abandon(struct img_writer *w)
 	return ret ? ret : iw_end(w);
 }
 
+/* The MAC of every byte before it, which the AUTH record is not. */
+static int iw_auth(struct img_writer *w)
+{
+	struct rec_auth a = {
+		.magic = CKPT_AUTH_MAGIC,
+		.alg = AUTH_HMAC_SHA256,
+		.covered = w->pos,
+	};
+
+	_Static_assert(sizeof(a.mac) == SHA256_LEN, "rec_auth.mac is a SHA-256");
+	if (w->mac_len != w->pos)
+		return log_err(w->log, EPROTO,
+			       "image MAC: %llu of the %llu bytes written went through it",
+			       (unsigned long long)w->mac_len,
+			       (unsigned long long)w->pos);
+	hmac_sha256_final(w->mac, a.mac);
+	free(w->mac);
+	w->mac = NULL;
+	return iw_record(w, REC_AUTH, &a, sizeof(a));
+}
+
 int iw_tail(struct img_writer *w)
 {
-	struct rec_tail t = {
-		.magic = CKPT_TAIL_MAGIC,
-		.nr_records = w->nr_records,
-		.offset = w->pos,
-		.chain = w->chain,
-	};
-	int ret = iw_record(w, REC_TAIL, &t, sizeof(t));
+	struct rec_tail t = { .magic = CKPT_TAIL_MAGIC };
+	int ret = w->mac ? iw_auth(w) : 0;
 
+	t.nr_records = w->nr_records;
+	t.offset = w->pos;
+	t.chain = w->chain;
+	if (!ret)
+		ret = iw_record(w, REC_TAIL, &t, sizeof(t));
 	return ret ? ret : iw_flush(w);
 }
 
 /* ---- reading ---- */
 
-int img_seekable(int fd, struct ckpt_log *log)
+/* fd's bytes from where it is, into a memfd only we can write. */
+static int img_spool(int fd, struct ckpt_log *log)
 {
-	struct stat st;
 	char *buf;
 	int mfd, ret = 0;
 
-	if (fstat(fd, &st))
-		return log_err(log, errno, "image fd %d:", fd);
-	if (S_ISREG(st.st_mode))
-		return fd;
 	mfd = memfd_create("ckpt-image", 0);
 	if (mfd < 0)
 		return log_err(log, errno, "memfd for image from fd %d:", fd);
+	if (fchmod(mfd, 0600)) {
+		close(mfd);
+		return log_err(log, errno, "memfd for image from fd %d:", fd);
+	}
 	buf = malloc(RBUF_SIZE);
 	if (!buf) {
 		close(mfd);
@@ -244,6 +290,29 @@ int img_seekable(int fd, struct ckpt_log *log)
 		return ret;
 	}
 	return mfd;
+}
+
+int img_seekable(int fd, struct ckpt_log *log)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return log_err(log, errno, "image fd %d:", fd);
+	return S_ISREG(st.st_mode) ? fd : img_spool(fd, log);
+}
+
+int img_private(int fd, struct ckpt_log *log)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return log_err(log, errno, "image fd %d:", fd);
+	if (S_ISREG(st.st_mode) && st.st_uid == geteuid() && !(st.st_mode & 022))
+		return fd;
+	if (S_ISREG(st.st_mode) && lseek(fd, 0, SEEK_SET) < 0)
+		return log_err(log, errno, "image fd %d:", fd);
+	log_info(log, "the image is copied into memory: others may write its file");
+	return img_spool(fd, log);
 }
 
 int ir_init(struct img_reader *r, int fd, struct ckpt_log *log)
@@ -472,6 +541,27 @@ static int check_tail(struct img_reader *r, const struct rec *rec)
 	return 0;
 }
 
+/* Its fields only: the MAC is checked with the key, if one is given,
+ * before the image is read (auth.c). */
+static int check_auth(struct img_reader *r, const struct rec *rec)
+{
+	const struct rec_auth *a = rec->data;
+
+	if (rec->len != sizeof(*a) || a->magic != CKPT_AUTH_MAGIC || a->reserved)
+		return log_err(r->log, EBADMSG, "malformed AUTH record at offset %llu",
+			       (unsigned long long)r->pos);
+	if (a->alg != AUTH_HMAC_SHA256)
+		return log_err(r->log, EBADMSG, "AUTH record: unknown algorithm %u",
+			       a->alg);
+	if (a->covered != r->pos)
+		return log_err(r->log, EBADMSG,
+			       "AUTH record at offset %llu says it covers %llu bytes",
+			       (unsigned long long)r->pos,
+			       (unsigned long long)a->covered);
+	r->auth_seen = true;
+	return 0;
+}
+
 int ir_next(struct img_reader *r, struct rec *rec)
 {
 	struct rec_hdr h;
@@ -499,10 +589,14 @@ int ir_next(struct img_reader *r, struct rec *rec)
 		return log_err(r->log, EBADMSG,
 			       "corrupt record header at offset %llu",
 			       (unsigned long long)r->pos);
-	if (!rec_desc_of(h.type))
+	if (!rec_desc_of(h.type) && h.type != REC_AUTH)
 		return log_err(r->log, EBADMSG,
 			       "unknown record type %u at offset %llu", h.type,
 			       (unsigned long long)r->pos);
+	if (r->auth_seen && h.type != REC_TAIL)
+		return log_err(r->log, EBADMSG,
+			       "record %s at offset %llu after the AUTH record, which must be the last before the tail",
+			       rec_type_name(h.type), (unsigned long long)r->pos);
 	if (r->nr_records == 0 && h.type != REC_HEAD)
 		return log_err(r->log, EBADMSG, "image does not start with a HEAD record");
 	room = r->size - r->pos - sizeof(h) - sizeof(struct rec_trailer);
@@ -540,9 +634,18 @@ int ir_next(struct img_reader *r, struct rec *rec)
 				       (unsigned long long)(r->size - r->pos));
 		return 0;
 	}
+	if (rec->type == REC_AUTH) {
+		ret = check_auth(r, rec);
+		if (ret)
+			goto fail;
+	}
 	r->pos = rec->off + rec->len + pad8(rec->len) +
 		 sizeof(struct rec_trailer);
 	r->nr_records++;
+	if (rec->type == REC_AUTH) {	/* the stream's, no caller's */
+		free(rec->data);
+		return ir_next(r, rec);
+	}
 	return 1;
 fail:
 	free(rec->data);
@@ -582,5 +685,7 @@ const char *rec_type_name(uint32_t t)
 {
 	const struct rec_desc *d = rec_desc_of(t);
 
+	if (t == REC_AUTH)	/* the stream's own, no kind's */
+		return "AUTH";
 	return d ? d->name : "?";
 }

@@ -9,6 +9,8 @@
 #include "image_format.h"
 #include "log.h"
 
+struct hmac_sha256;
+
 struct img_writer {
 	int fd;
 	uint64_t pos;		/* bytes handed to the stream so far */
@@ -22,6 +24,10 @@ struct img_writer {
 	uint64_t rec_len, rec_done;
 	uint32_t rec_crc;
 	struct ckpt_log *log;
+	/* iw_authenticate(): the MAC of every byte out so far, and how
+	 * many it has had (a write around iw_raw() would miss it) */
+	struct hmac_sha256 *mac;
+	uint64_t mac_len;
 };
 
 int iw_init(struct img_writer *w, int fd, struct ckpt_log *log);
@@ -38,6 +44,9 @@ int iw_record(struct img_writer *w, uint32_t type, const void *p, size_t n);
 int iw_record_str(struct img_writer *w, uint32_t type, const void *p,
 		  size_t n, const char *str);
 int iw_flush(struct img_writer *w);
+/* The image authenticated with @key (@len bytes): iw_tail() writes an
+ * AUTH record, the MAC of every byte before it.  Before any record. */
+int iw_authenticate(struct img_writer *w, const void *key, size_t len);
 int iw_tail(struct img_writer *w);
 /* Close a record left half-written by a failure (zero-filled), so that
  * an ERROR record can follow it. */
@@ -68,6 +77,7 @@ struct img_reader {
 	uint64_t nr_records;
 	uint32_t chain;
 	bool tail_seen;
+	bool auth_seen;		/* an AUTH record: the tail comes next */
 	struct ckpt_log *log;
 	char *buf;		/* scratch for checksumming page data */
 	size_t buf_len;
@@ -81,6 +91,10 @@ struct img_reader {
  * a socket) is first copied into a memfd.  Returns the fd to use (the
  * same or a new one the caller closes) or -errno. */
 int img_seekable(int fd, struct ckpt_log *log);
+/* img_seekable() for an image whose MAC is checked: it must not change
+ * between the check and its use, so a file that anyone but us (and
+ * root) could write is copied into a memfd too. */
+int img_private(int fd, struct ckpt_log *log);
 int ir_init(struct img_reader *r, int fd, struct ckpt_log *log);
 void ir_free(struct img_reader *r);
 /* Read and verify the next record: 1 and *rec filled (free rec->data),

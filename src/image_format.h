@@ -1522,4 +1522,21 @@ _Static_assert(sizeof(struct rec_mnt) == 68, "rec_mnt size");
 _Static_assert(sizeof(struct rec_mnt_file) == 64, "rec_mnt_file size");
 _Static_assert(sizeof(struct rec_mnt_data) == 16, "rec_mnt_data size");
 
+/* AUTH (9002): the image authenticated with a key (ckpt checkpoint
+ * --key), the record right before TAIL; an image without one is not
+ * authenticated.  The image reader (image.c) takes it, no kind. */
+enum { REC_AUTH = 9002 };
+#define CKPT_AUTH_MAGIC		0x0043414d54504b43ULL	/* "CKPTMAC\0" */
+#define AUTH_HMAC_SHA256	1
+
+struct rec_auth {
+	uint64_t magic;
+	uint32_t alg;		/* AUTH_HMAC_SHA256 */
+	uint32_t reserved;
+	uint64_t covered;	/* bytes authenticated: every one before this
+				 * record, so its own offset */
+	uint8_t mac[32];	/* HMAC-SHA256 of them under the key */
+};
+_Static_assert(sizeof(struct rec_auth) == 56, "rec_auth size");
+
 #endif

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "../include/ckpt.h"
+#include "auth.h"
 #include "model.h"
 
 static void show_head(struct info_out *o, const struct rec *r)
@@ -94,22 +95,44 @@ static int records_copy(struct records *to, const struct records *from,
 	return 0;
 }
 
+/* Whether the image is authenticated (@auth: auth_find()'s), and
+ * whether the MAC was checked (with a @key it was, and matched). */
+static const char *auth_state(const void *key, int auth)
+{
+	return auth != 1 ? "no" : key ? "verified" : "unchecked";
+}
+
+static const char *auth_line(const void *key, int auth)
+{
+	return auth != 1 ? "none: the image is not authenticated" :
+	       key ? "HMAC-SHA256, verified with the key" :
+		     "HMAC-SHA256, not checked (no key given)";
+}
+
 /* The image is validated whole, as restart would (but for the checks
  * against this machine), and what is shown is the records validated:
  * reading the file again to show it would trust a file that may have
  * changed since. */
-int ckpt_info(int fd, unsigned long flags, FILE *out, int logfd)
+int ckpt_info_key(int fd, unsigned long flags, FILE *out, int logfd,
+		  const void *key, size_t key_len)
 {
 	bool json = flags & CKPT_INFO_JSON;
 	struct ckpt_log log = { .fd = logfd };
 	struct info_out o = { .f = out, .json = json };
 	struct records rs = { 0 }, shown = { 0 };
-	int img = img_seekable(fd, &log), ret;
+	int img = key ? img_private(fd, &log) : img_seekable(fd, &log), ret, auth = 0;
 	struct rst_ctx c = { .log = &log, .img_fd = img };
+	struct rec_auth a;
 
 	if (img < 0)
 		return img;
-	ret = image_read(&c, &rs, false);
+	ret = key ? auth_verify(img, key, key_len, &log) : 0;
+	/* (what the reader then validates: -EBADMSG is its to say) */
+	if (!ret)
+		auth = auth_find(img, &a, &log);
+	ret = auth < 0 && auth != -EBADMSG ? auth : ret;
+	if (!ret)
+		ret = image_read(&c, &rs, false);
 	/* the kinds take the payloads they keep: what is shown is a copy */
 	if (!ret)
 		ret = records_copy(&shown, &rs, &log);
@@ -121,11 +144,11 @@ int ckpt_info(int fd, unsigned long flags, FILE *out, int logfd)
 		for (size_t i = 0; i < shown.n; i++)
 			show(&o, &shown.r[i]);
 		if (json)
-			fprintf(out, "\n], \"complete\": true, \"records_total\": %zu}\n",
-				rs.n);
+			fprintf(out, "\n], \"complete\": true, \"records_total\": %zu, "
+				"\"authenticated\": \"%s\"}\n", rs.n, auth_state(key, auth));
 		else
-			fprintf(out, "%-12s %zu records, image complete and verified\n",
-				"TAIL", rs.n);
+			fprintf(out, "%-12s %s\n%-12s %zu records, image complete and verified\n",
+				"AUTH", auth_line(key, auth), "TAIL", rs.n);
 	}
 	rst_ctx_free(&c);
 	records_free(&rs);
@@ -133,4 +156,9 @@ int ckpt_info(int fd, unsigned long flags, FILE *out, int logfd)
 	if (img != fd)
 		close(img);
 	return ret;
+}
+
+int ckpt_info(int fd, unsigned long flags, FILE *out, int logfd)
+{
+	return ckpt_info_key(fd, flags, out, logfd, NULL, 0);
 }

@@ -34,6 +34,7 @@
 #include "arch/x86/compat.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/puppet.h"
+#include "auth.h"
 #include "container.h"
 #include "kinds.h"
 #include "kinds/ns_pid.h"
@@ -457,6 +458,26 @@ static void destroy_tree(struct rst_ctx *c)
 	log_info(c->log, "the half-built processes were removed");
 }
 
+/* --pidns with a key: the image is authenticated here, then restored
+ * in the new namespace from the fd checked (img_private()). */
+static int pidns_auth(int fd, const struct ckpt_restart_opts *o, struct ckpt_result *res)
+{
+	struct ckpt_log log = { .fd = o->logfd, .verbose = o->flags & CKPT_VERBOSE };
+	int img = img_private(fd, &log), ret;
+
+	ret = img < 0 ? img : auth_verify(img, o->key, o->key_len, &log);
+	if (!ret) {
+		ret = pidns_restart(o->pid, img, o->flags, o->logfd, res, ckpt_restart_r);
+	} else if (res) {
+		res->pid = 0;
+		res->err = log.err;
+		snprintf(res->msg, sizeof(res->msg), "%s", log.msg);
+	}
+	if (img >= 0 && img != fd)
+		close(img);
+	return ret;
+}
+
 /* @x: from a container's outer restart (container.c), for its engine;
  * NULL otherwise. */
 static int restart_run(int fd, const struct ckpt_restart_opts *o, const struct rst_extra *x,
@@ -478,6 +499,8 @@ static int restart_run(int fd, const struct ckpt_restart_opts *o, const struct r
 		}
 		return ret;
 	}
+	if ((flags & CKPT_PIDNS) && o->key)
+		return pidns_auth(fd, o, res);
 	if (flags & CKPT_PIDNS)
 		return pidns_restart(o->pid, fd, flags, o->logfd, res, ckpt_restart_r);
 	if (x) {
@@ -485,9 +508,13 @@ static int restart_run(int fd, const struct ckpt_restart_opts *o, const struct r
 		c.ns_join = x->join;
 		memcpy(c.join_fd, x->join_fd, sizeof(c.join_fd));
 	}
-	img = img_seekable(fd, &log);
+	img = o->key ? img_private(fd, &log) : img_seekable(fd, &log);
 	ret = img < 0 ? img : 0;
 	c.img_fd = img;
+	/* before anything of the image is read, a container's too (its
+	 * engine checks again what it reads) */
+	if (!ret && o->key)
+		ret = auth_verify(img, o->key, o->key_len, &log);
 	if (!ret && !x && (ret = container_image(img, &log)) == 1) {
 		ret = container_restart(img, o, res, restart_run);
 		if (img != fd)

@@ -1451,6 +1451,37 @@ forged "TAIL nr_records -1"        edit -r TAIL --add nr_records=-1
 forged "TAIL offset +8"            edit -r TAIL --add offset=8
 forged "TAIL chain wrong"          edit -r TAIL --add chain=1
 forged "ERROR record" --expect "failed checkpoint" error --msg "forged: checkpoint failed midway"
+# AUTH (checkpoint --key): its fields are checked without a key too; it
+# covers every byte before it (so its own offset), the last before TAIL
+auth() {	# MAGIC ALG RESERVED COVERED: an AUTH payload, MAC zero
+	printf '%s' "$(le 8 "$1")$(le 4 "$2")$(le 4 "$3")$(le 8 "$4")$(zeros 32)"
+}
+AM=0x0043414d54504b43
+forged "control: AUTH with a wrong MAC, no key" --control insert --at before:TAIL \
+	--type AUTH --payload "$(auth $AM 1 0 "$toff")"
+forged "AUTH bad magic"            --expect "malformed AUTH" insert --at before:TAIL \
+	--type AUTH --payload "$(auth 0x0043414d54504b44 1 0 "$toff")"
+forged "AUTH algorithm 2"          --expect "unknown algorithm 2" insert --at before:TAIL \
+	--type AUTH --payload "$(auth $AM 2 0 "$toff")"
+forged "AUTH algorithm 0"          --expect "unknown algorithm 0" insert --at before:TAIL \
+	--type AUTH --payload "$(auth $AM 0 0 "$toff")"
+forged "AUTH reserved 1"           --expect "malformed AUTH" insert --at before:TAIL \
+	--type AUTH --payload "$(auth $AM 1 1 "$toff")"
+forged "AUTH covers 8 bytes less"  --expect "covers" insert --at before:TAIL \
+	--type AUTH --payload "$(auth $AM 1 0 $((toff - 8)))"
+forged "AUTH covers 2^64-1 bytes"  --expect "covers" insert --at before:TAIL \
+	--type AUTH --payload "$(auth $AM 1 0 0xffffffffffffffff)"
+forged "AUTH 8 bytes short"        --expect "malformed AUTH" insert --at before:TAIL \
+	--type AUTH --payload "$(auth $AM 1 0 "$toff" | head -c 96)"
+forged "AUTH 8 bytes long"         --expect "malformed AUTH" insert --at before:TAIL \
+	--type AUTH --payload "$(auth $AM 1 0 "$toff")$(zeros 8)"
+forged "AUTH empty"                --expect "malformed AUTH" insert --at before:TAIL --type AUTH
+forged "AUTH not last (after HEAD)" --expect "after the AUTH record" insert --at 1 \
+	--type AUTH --payload "$(auth $AM 1 0 "$off1")"
+forged "AUTH twice"                --expect "after the AUTH record" insert --at before:TAIL \
+	--type AUTH --payload "$(auth $AM 1 0 "$toff")" --type AUTH --payload "$(auth $AM 1 0 $((toff + 88)))"
+forged "AUTH then ERROR"           --expect "after the AUTH record" insert --at before:TAIL \
+	--type AUTH --payload "$(auth $AM 1 0 "$toff")" --type ERROR --payload 6600
 # every kind of record with an empty, a one byte short and a longer payload
 declare -A done_type=()
 for r in "${RECS[@]}"; do

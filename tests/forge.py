@@ -80,6 +80,7 @@ TYPES.update({'PROCATTR': 133, 'THREAD_ATTR': 134})
 TYPES.update({'VMA_GUARDS': 115, 'AIO': 114})
 TYPES.update({'CGROUP': 200, 'CGROUP_MEMBER': 201, 'CGROUP_PROP': 202})
 TYPES.update({'NS_UTS': 210, 'NS': 211, 'NS_TIME': 212, 'NSPID': 213, 'NSTID': 214})
+TYPES.update({'AUTH': 9002})
 NAMES = {v: k for k, v in TYPES.items()}
 
 # ---- CRC32C (Castagnoli, reflected), zlib-style crc(crc, data) ----
@@ -149,6 +150,8 @@ assert crc_combine(crc32c(b'12345'), crc32c(b'6789'), 4) == 0xe3069283
 # ---- fields of the payloads: name -> (offset, struct format) ----
 
 FIELDS = {
+    'AUTH': dict(magic=(0, 'Q'), alg=(8, 'I'), reserved=(12, 'I'),
+                 covered=(16, 'Q'), mac=(24, '32s')),
     'HEAD': dict(magic=(0, 'Q'), major=(8, 'H'), minor=(10, 'H'),
                  arch=(12, 'I'), page_size=(16, 'I'), xstate_size=(20, 'I'),
                  xfeatures=(24, 'Q'), time_ns=(32, 'Q'), flags=(40, 'Q'),

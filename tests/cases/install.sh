@@ -36,7 +36,7 @@ test_install() {
 	# only ckpt.h's calls are exported
 	nm -D --defined-only $root/usr/lib/libckpt.so.$v | awk '$2 == "T" { print $3 }' |
 		sed 's/@.*//' | sort > $d/exports
-	printf '%s\n' ckpt_cancel ckpt_checkpoint ckpt_checkpoint_opts ckpt_checkpoint_r ckpt_info ckpt_restart \
+	printf '%s\n' ckpt_cancel ckpt_checkpoint ckpt_checkpoint_opts ckpt_checkpoint_r ckpt_info ckpt_info_key ckpt_restart \
 		ckpt_restart_opts ckpt_restart_r | diff - $d/exports || return 1
 
 	step "--help and --version"
