@@ -571,14 +571,15 @@ test_criu_runc_migrate() {
 }
 
 # (f): libFuzzer over the decoding of a request and its options made a
-# job (fuzz/rpc_fuzz.c), 60 s from the client's messages as seeds.
+# job (fuzz/rpc_fuzz.c), 20 s (about a million inputs) from the client's
+# messages as seeds.
 test_criu_rpc_libfuzzer() {
 	step "build the fuzzer (clang)"
 	make -s -C "$ROOT" build/fuzz/rpc_fuzz > $WORK/build.log 2>&1 || { cat $WORK/build.log; return 1; }
 	mkdir -p $WORK/seeds $WORK/corpus
 	$PYTHON $ROOT/tests/criu/rpc_client.py - seeds $WORK/seeds || return 1
-	step "fuzz for 60 s"
-	(cd $WORK && ASAN_OPTIONS=detect_leaks=1 timeout 120 $ROOT/build/fuzz/rpc_fuzz -max_total_time=60 \
+	step "fuzz for 20 s"
+	(cd $WORK && ASAN_OPTIONS=detect_leaks=1 timeout 120 $ROOT/build/fuzz/rpc_fuzz -max_total_time=20 \
 		-rss_limit_mb=384 -malloc_limit_mb=256 -timeout=10 -print_final_stats=1 \
 		$WORK/corpus $WORK/seeds > $WORK/fuzz.log 2>&1) || { tail -40 $WORK/fuzz.log; return 1; }
 	grep -h "stat::number_of_executed_units" $WORK/fuzz.log

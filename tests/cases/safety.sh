@@ -32,7 +32,7 @@ kp_progs() {
 killpoints_shard() {	# K
 	local progs=($(kp_progs)) mine=() i
 	for ((i = $1 - 1; i < ${#progs[@]}; i += KP_SHARDS)); do mine+=("${progs[i]}"); done
-	POINTS=3 bash "$ROOT/tests/killpoints.sh" "$CKPT" "$WORK/kp" "${mine[@]}"
+	POINTS=2 bash "$ROOT/tests/killpoints.sh" "$CKPT" "$WORK/kp" "${mine[@]}"
 }
 
 test_killpoints_kill() {
