@@ -21,6 +21,7 @@
 #include "container.h"
 #include "kinds.h"
 #include "testpoint.h"
+#include "timing.h"
 
 #define SCRATCH_LEN (2 * 4096)
 
@@ -154,18 +155,10 @@ static int guard_task(struct cpt_ctx *c, struct cpt_task *t, uint64_t *lowest)
 	return 0;
 }
 
-/* A zombie is only its TASK record. */
-static int dump_task(struct cpt_ctx *c, struct cpt_task *t)
+/* What the remote calls need: a syscall instruction, every thread
+ * guarded (*@below: room below the main thread's guard frame). */
+static int prepare(struct cpt_ctx *c, struct cpt_task *t, uint64_t *below)
 {
-	uint64_t below;
-	long addr;
-	int ret;
-
-	if (t->zombie)
-		return kind_task.dump(c, t);
-	ret = proc_smaps(t->pid, &t->maps);
-	if (ret)
-		return log_err(c->log, -ret, "pid %d: reading maps:", t->pid);
 	if (find_syscall_insn(t))
 		return log_err(c->log, ENOEXEC,
 			       "pid %d: no syscall instruction found in its code", t->pid);
@@ -173,7 +166,22 @@ static int dump_task(struct cpt_ctx *c, struct cpt_task *t)
 		t->threads[i].rm->sc_ip = t->rm.sc_ip;
 		t->threads[i].rm->sc32_ip = t->rm.sc32_ip;
 	}
-	ret = guard_task(c, t, &below);
+	return guard_task(c, t, below);
+}
+
+/* A zombie is only its TASK record. */
+static int dump_task(struct cpt_ctx *c, struct cpt_task *t)
+{
+	uint64_t below = 0;
+	long addr;
+	int ret;
+
+	if (t->zombie)
+		return kind_task.dump(c, t);
+	ret = LOG_TIMED(c->log, LP_PROC, proc_smaps(t->pid, &t->maps));
+	if (ret)
+		return log_err(c->log, -ret, "pid %d: reading maps:", t->pid);
+	ret = LOG_TIMED(c->log, LP_PREP, prepare(c, t, &below));
 	if (ret)
 		return ret;
 	t->scratch_len = SCRATCH_LEN;
@@ -190,15 +198,22 @@ static int dump_task(struct cpt_ctx *c, struct cpt_task *t)
 		t->scratch_mapped = true;
 	}
 	for (int i = 0; i < ckpt_nr_kinds && !ret; i++) {
+		uint64_t t0 = log_now();
+
 		log_info(c->log, "pid %d: saving %s", t->pid, ckpt_kinds[i]->name);
 		if (ckpt_kinds[i]->dump)
 			ret = ckpt_kinds[i]->dump(c, t);
+		log_kind_took(c->log, i, t0);
 		test_point(c->log, ckpt_kinds[i]->name);
 	}
 	for (int j = 0; j < t->nr_threads && !ret; j++)
 		for (int i = 0; i < ckpt_nr_kinds && !ret; i++)
-			if (ckpt_kinds[i]->dump_thread)
+			if (ckpt_kinds[i]->dump_thread) {
+				uint64_t t0 = log_now();
+
 				ret = ckpt_kinds[i]->dump_thread(c, t, &t->threads[j]);
+				log_kind_took(c->log, i, t0);
+			}
 	return ret;
 }
 
@@ -276,7 +291,7 @@ static int write_image(struct cpt_ctx *c, pid_t pid, int fd)
 	if (!ret)
 		ret = check_cancel(c);
 	if (!ret)
-		ret = tree_collect(c, pid);
+		ret = LOG_TIMED(c->log, LP_SEIZE, tree_collect(c, pid));
 	if (!ret) {
 		c->log->pos = &c->w.pos;
 		ret = dump_all(c);
@@ -292,7 +307,7 @@ static int write_image(struct cpt_ctx *c, pid_t pid, int fd)
 	if (!ret)
 		ret = iw_tail(&c->w);
 	if (!ret)
-		ret = sync_image(c, fd);
+		ret = LOG_TIMED(c->log, LP_FSYNC, sync_image(c, fd));
 	test_point(c->log, "image synced");
 	return ret ? ret : check_cancel(c);
 }
@@ -310,12 +325,12 @@ static int finish(struct cpt_ctx *c, int ret)
 		for (int i = 0; i < ckpt_nr_kinds; i++)
 			if (ckpt_kinds[i]->dump_kill)
 				ckpt_kinds[i]->dump_kill(c);
-		ret = tree_kill(c);
+		ret = LOG_TIMED(c->log, LP_KILL, tree_kill(c));
 	}
 	for (int i = 0; i < ckpt_nr_kinds; i++)
 		if (ckpt_kinds[i]->dump_end)
 			ckpt_kinds[i]->dump_end(c, !ret && kill);
-	r = tree_release(c);
+	r = LOG_TIMED(c->log, LP_RELEASE, tree_release(c));
 	ret = ret ? ret : r;
 	kill = !ret && kill;	/* and dead */
 	for (int i = 0; i < ckpt_nr_kinds; i++) {
@@ -337,6 +352,7 @@ static int checkpoint_run(pid_t pid, int fd, unsigned long flags, int logfd,
 	int ret;
 
 	cancelled = 0;
+	log.times.start = log_now();
 	ret = iw_init(&c.w, fd, &log);
 	if (!ret)
 		ret = kind_dump_init(&c);
@@ -350,6 +366,7 @@ static int checkpoint_run(pid_t pid, int fd, unsigned long flags, int logfd,
 	else
 		log_info(&log, "checkpoint of pid %d done (%llu bytes)", pid,
 			 (unsigned long long)c.w.pos);
+	timing_report(&log, "checkpoint");
 	if (res) {
 		res->pid = pid;
 		res->err = ret ? log.err : 0;

@@ -182,7 +182,7 @@ int page_copy(struct img_writer *w, struct remote *rm,
 		.rm = rm, .runs = runs, .nr_runs = nr_runs,
 		.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER,
 	};
-	uint64_t total = 0;
+	uint64_t total = 0, t0;
 	char path[64];
 	int nbuf, ret;
 
@@ -198,7 +198,10 @@ int page_copy(struct img_writer *w, struct remote *rm,
 			goto out;
 		}
 	}
+	t0 = log_now();
 	ret = nbuf > 1 ? copy_pipelined(w, &c, total) : copy_simple(w, &c);
+	log_took(w->log, LP_PAGES, t0);
+	w->log->times.bytes += total;
 out:
 	for (int i = 0; i < nbuf; i++)
 		free(c.s[i].buf);

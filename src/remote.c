@@ -364,8 +364,8 @@ static int make_real(struct remote *r, const struct user_regs_struct *real)
 /* Run the call set up in @regs to its syscall-exit stop.  It runs in
  * 64-bit mode whatever the task's own (cs): a 32-bit task is held in its
  * 32-bit code and put back there when released. */
-static int run_call(struct remote *r, struct user_regs_struct *regs,
-		    long *res, long nr, bool compat)
+static int run_call_timed(struct remote *r, struct user_regs_struct *regs,
+			  long *res, long nr, bool compat)
 {
 	struct user_regs_struct as, real;
 	bool swap;
@@ -418,6 +418,15 @@ static int run_call(struct remote *r, struct user_regs_struct *regs,
 	if (r->guarded && ptrace(PTRACE_SETREGS, r->pid, 0, &r->park))
 		return log_err(r->log, errno, "PTRACE_SETREGS %d:", r->pid);
 	return 0;
+}
+
+/* Every call counted and timed for -v (timing.h). */
+static int run_call(struct remote *r, struct user_regs_struct *regs,
+		    long *res, long nr, bool compat)
+{
+	if (!r->log)
+		return run_call_timed(r, regs, res, nr, compat);
+	return LOG_TIMED(r->log, LP_REMOTE, run_call_timed(r, regs, res, nr, compat));
 }
 
 int remote_call(struct remote *r, long *res, long nr, long a1, long a2,
