@@ -117,13 +117,64 @@ static int arm(struct cpt_ctx *c, struct remote *rm, bool ia32,
 	return guard32_arm(rm, g32, stack_lo, low);
 }
 
+/* The order the gadget search goes through the code: the vdso, then
+ * libc (whose signal return code has the sigreturn gadget), then the
+ * smallest first.  Searching in address order read and scanned all of a
+ * JVM's 13 MB libjvm.so before libc: 30 ms. */
+static int code_rank(const struct vma *v)
+{
+	const char *base = strrchr(v->path, '/');
+
+	if (!strcmp(v->path, "[vdso]"))
+		return 0;
+	return base && !strncmp(base, "/libc.so", 8) ? 1 : 2;
+}
+
+static int code_order(const void *a, const void *b)
+{
+	const struct vma *x = a, *y = b;
+	int rx = code_rank(x), ry = code_rank(y);
+
+	if (rx != ry)
+		return rx - ry;
+	return (x->end - x->start > y->end - y->start) -
+	       (x->end - x->start < y->end - y->start);
+}
+
+/* The areas the 64-bit gadget search may use, in code_order(); the
+ * list's areas point into @maps (v[] only is to be freed). */
+static int code_areas(const struct vma_list *maps, struct vma_list *out)
+{
+	out->n = 0;
+	out->v = malloc((maps->n + 1) * sizeof(*out->v));
+	if (!out->v)
+		return -ENOMEM;
+	for (int i = 0; i < maps->n; i++)
+		if (maps->v[i].perms[2] == 'x' && maps->v[i].perms[1] != 'w')
+			out->v[out->n++] = maps->v[i];
+	qsort(out->v, out->n, sizeof(*out->v), code_order);
+	return 0;
+}
+
+static int find_gadgets(struct cpt_ctx *c, struct cpt_task *t, struct guard_gadgets *g)
+{
+	struct vma_list code;
+	int ret = code_areas(&t->maps, &code);
+
+	if (ret)
+		return ret;
+	ret = guard_find(t->rm.memfd, &code, &c->guard, g);
+	free(code.v);
+	return ret;
+}
+
 static int guard_task(struct cpt_ctx *c, struct cpt_task *t, uint64_t *lowest)
 {
 	struct guard_gadgets g;
 	struct guard32_gadgets g32;
 	bool ia32 = cpt_ia32(t);
 	int ret = ia32 ? guard32_find(t->rm.memfd, &t->maps, &g32) :
-		  guard_find(t->rm.memfd, &t->maps, &c->guard, &g);
+		  find_gadgets(c, t, &g);
 
 	*lowest = 0;
 	if (ret == -ENOMEM)
