@@ -388,9 +388,10 @@ static int vma_file_id(struct cpt_ctx *c, pid_t pid, const struct vma *v,
 	return 0;
 }
 
-static int dump_pages(struct cpt_ctx *c, struct cpt_task *t,
+static int dump_pages(struct cpt_ctx *c, struct cpt_task *t, int pmfd,
 		      const struct rec_vma *rv, struct runs *rs)
 {
+	struct mm_cpt *mc = kind_dump_state(c, &kind_mm);
 	struct img_writer *w = &c->w;
 	struct rec_pages ph = { .vma_start = rv->start, .npages = rs->npages,
 				.nr_runs = rs->n };
@@ -407,7 +408,7 @@ static int dump_pages(struct cpt_ctx *c, struct cpt_task *t,
 	if (!ret)
 		ret = iw_zero(w, ph.pad_len);
 	if (!ret)
-		ret = page_copy(w, &t->rm, rs->r, rs->n);
+		ret = page_copy(w, &t->rm, pmfd, &mc->bufs, rs->r, rs->n);
 	return ret ? ret : iw_end(w);
 }
 
@@ -609,7 +610,7 @@ static int dump_vma(struct cpt_ctx *c, struct cpt_task *t, int pmfd,
 		ret = log_err(c->log, -ret, "pid %d: pages of 0x%" PRIx64 "-0x%" PRIx64 ":",
 			      t->pid, v->start, v->end);
 	else if (rs.npages)
-		ret = dump_pages(c, t, &rv, &rs);
+		ret = dump_pages(c, t, pmfd, &rv, &rs);
 	if (!ret && cow.refs.npages)
 		ret = dump_refs(c, &rv, &cow.refs);
 	if (!ret && rv.kind != VMA_VDSO && rv.kind != VMA_VVAR) {
@@ -728,4 +729,5 @@ void mm_dump_free(struct cpt_ctx *c, void *state)
 	struct mm_cpt *mc = state;
 
 	free(mc->shm);
+	page_bufs_free(&mc->bufs);
 }
