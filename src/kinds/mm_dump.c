@@ -144,7 +144,10 @@ static int pagemap_range(int pmfd, uint64_t start, uint64_t end,
 			 bool anon_only, struct runs *rs, struct cow_src *cow)
 {
 	enum { N = 8192 };
-	uint64_t *pm = malloc(2 * N * sizeof(*pm)), *ppm = pm + N;
+	/* sized to the range: 128 KiB each time is glibc's mmap threshold,
+	 * an mmap, page faults and an munmap per range */
+	uint64_t want = (end - start) / PAGE < N ? (end - start) / PAGE : N;
+	uint64_t *pm = malloc(2 * (want ? want : 1) * sizeof(*pm)), *ppm = pm + want;
 	int ret = 0;
 
 	if (!pm)
@@ -152,8 +155,8 @@ static int pagemap_range(int pmfd, uint64_t start, uint64_t end,
 	for (uint64_t a = start; a < end && !ret;) {
 		uint64_t n = (end - a) / PAGE;
 
-		if (n > N)
-			n = N;
+		if (n > want)
+			n = want;
 		ret = pm_read(pmfd, pm, a, n);
 		if (!ret && cow && cow->pmfd >= 0)
 			ret = pm_read(cow->pmfd, ppm, a, n);
