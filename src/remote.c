@@ -78,7 +78,10 @@ static int wait_first_stop(struct remote *r, int *status)
 			break;
 		nanosleep(&t, NULL);
 		waited_us += t.tv_nsec / 1000;
-		if (t.tv_nsec < 10 * 1000 * 1000)
+		/* most tasks stop within a few hundred us (a sleeping one must
+		 * be woken and scheduled): polled finely for the first ms,
+		 * where doubling from the start overslept by up to 1 ms */
+		if (waited_us >= 1000 && t.tv_nsec < 10 * 1000 * 1000)
 			t.tv_nsec *= 2;
 	}
 	if (proc_read(r->pid, "syscall", &sc, NULL) == 0)
