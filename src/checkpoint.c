@@ -206,6 +206,10 @@ static int guard_task(struct cpt_ctx *c, struct cpt_task *t, uint64_t *lowest)
 	return 0;
 }
 
+/* A kind's step @e, timed as the kind of index @i (timing.h). */
+#define KIND_TIMED(c, i, e) ({ uint64_t t0_ = log_now(); int r_ = (e); \
+	log_kind_took((c)->log, (i), t0_); r_; })
+
 /* What the remote calls need: a syscall instruction, every thread
  * guarded (*@below: room below the main thread's guard frame). */
 static int prepare(struct cpt_ctx *c, struct cpt_task *t, uint64_t *below)
@@ -338,7 +342,7 @@ static int write_image(struct cpt_ctx *c, pid_t pid, int fd)
 
 	for (int i = 0; i < ckpt_nr_kinds && !ret; i++)
 		if (ckpt_kinds[i]->dump_begin)
-			ret = ckpt_kinds[i]->dump_begin(c, pid);
+			ret = KIND_TIMED(c, i, ckpt_kinds[i]->dump_begin(c, pid));
 	if (!ret)
 		ret = check_cancel(c);
 	if (!ret)
@@ -351,7 +355,7 @@ static int write_image(struct cpt_ctx *c, pid_t pid, int fd)
 		ret = check_cancel(c);
 	for (int i = 0; i < ckpt_nr_kinds && !ret; i++)
 		if (ckpt_kinds[i]->dump_check)
-			ret = ckpt_kinds[i]->dump_check(c);
+			ret = KIND_TIMED(c, i, ckpt_kinds[i]->dump_check(c));
 	r = unmap_scratch(c);
 	ret = ret ? ret : r;
 	test_point(c->log, "all written");
@@ -385,7 +389,8 @@ static int finish(struct cpt_ctx *c, int ret)
 	ret = ret ? ret : r;
 	kill = !ret && kill;	/* and dead */
 	for (int i = 0; i < ckpt_nr_kinds; i++) {
-		r = ckpt_kinds[i]->dump_finish ? ckpt_kinds[i]->dump_finish(c, kill) : 0;
+		r = ckpt_kinds[i]->dump_finish ?
+		    KIND_TIMED(c, i, ckpt_kinds[i]->dump_finish(c, kill)) : 0;
 		ret = ret ? ret : r;
 	}
 	return ret;
