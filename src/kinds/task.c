@@ -44,45 +44,66 @@ static int stat_fields(pid_t pid, struct rec_task *t)
 	return 0;
 }
 
+/* The process's AMX permission (ARCH_GET_XCOMP_PERM): the kernel keeps
+ * it in the group leader, one for every thread, so it is asked once per
+ * process (by task_dump()) and given to each THREAD record. */
+struct task_cpt {
+	pid_t pid;		/* of the process asked last */
+	bool set;		/* the call succeeded */
+	uint64_t perm;
+};
+
+static int xcomp_perm(struct cpt_ctx *c, struct cpt_task *t)
+{
+	struct task_cpt *s = kind_dump_state(c, &kind_task);
+	long res;
+	int ret = remote_call(&t->rm, &res, SYS_arch_prctl, ARCH_GET_XCOMP_PERM,
+			      t->scratch, 0, 0, 0, 0);
+
+	s->pid = t->pid;
+	s->set = false;
+	if (!ret && res == 0 && !remote_read(&t->rm, t->scratch, &s->perm, 8))
+		s->set = true;
+	return ret;
+}
+
 static int task_dump_thread(struct cpt_ctx *c, struct cpt_task *t,
 			    struct cpt_thread *thr)
 {
+	struct task_cpt *s = kind_dump_state(c, &kind_task);
 	struct rec_thread th = { .tid = thr->tid, .sigmask = thr->rm->sigmask };
 	struct remote *rm = thr->rm;
 	struct rseq_cfg rs = { 0 };
 	char name[64], *comm;
-	stack_t ss;
-	uint64_t val;
-	long res;
+	struct {
+		uint64_t tid_address;
+		stack_t ss;
+	} got;
 	int ret;
 
+	/* both answers in the scratch, read back at once */
 	ret = rcheck(rm, NULL, "prctl(PR_GET_TID_ADDRESS)", SYS_prctl,
 		     PR_GET_TID_ADDRESS, t->scratch);
 	if (!ret)
-		ret = remote_read(rm, t->scratch, &th.clear_child_tid, 8);
+		ret = rcheck(rm, NULL, "sigaltstack", SYS_sigaltstack, 0,
+			     t->scratch + offsetof(__typeof__(got), ss));
+	if (!ret)
+		ret = remote_read(rm, t->scratch, &got, sizeof(got));
 	if (ret)
 		return ret;
+	th.clear_child_tid = got.tid_address;
 	if (ptrace(PTRACE_GET_RSEQ_CONFIGURATION, thr->tid, sizeof(rs), &rs) < 0)
 		return log_err(c->log, errno, "tid %d: rseq configuration:", thr->tid);
 	th.rseq_ptr = rs.ptr;
 	th.rseq_len = rs.len;
 	th.rseq_sig = rs.sig;
 	th.rseq_flags = rs.flags;
-	ret = rcheck(rm, NULL, "sigaltstack", SYS_sigaltstack, 0, t->scratch);
-	if (!ret)
-		ret = remote_read(rm, t->scratch, &ss, sizeof(ss));
-	if (ret)
-		return ret;
-	th.ss_sp = (uint64_t)ss.ss_sp;
-	th.ss_size = ss.ss_size;
-	th.ss_flags = ss.ss_flags;
-	ret = remote_call(rm, &res, SYS_arch_prctl, ARCH_GET_XCOMP_PERM,
-			  t->scratch, 0, 0, 0, 0);
-	if (ret)
-		return ret;
-	if (res == 0 && !remote_read(rm, t->scratch, &val, 8)) {
+	th.ss_sp = (uint64_t)got.ss.ss_sp;
+	th.ss_size = got.ss.ss_size;
+	th.ss_flags = got.ss.ss_flags;
+	if (s->pid == t->pid && s->set) {
 		th.xcomp_perm_set = 1;
-		th.xcomp_perm = val;
+		th.xcomp_perm = s->perm;
 	}
 	snprintf(name, sizeof(name), "task/%d/comm", thr->tid);
 	ret = proc_read(t->pid, name, &comm, NULL);
@@ -129,7 +150,9 @@ static int task_dump(struct cpt_ctx *c, struct cpt_task *t)
 		rt.flags |= TASK_STOPPED;
 		rt.stop_sig = t->rm.group_stop ? t->rm.stop_sig : SIGSTOP;
 	}
-	ret = rcheck(&t->rm, NULL, "prctl(PR_GET_CHILD_SUBREAPER)", SYS_prctl,
+	ret = xcomp_perm(c, t);
+	if (!ret)
+		ret = rcheck(&t->rm, NULL, "prctl(PR_GET_CHILD_SUBREAPER)", SYS_prctl,
 		     PR_GET_CHILD_SUBREAPER, t->scratch);
 	if (!ret)
 		ret = remote_read(&t->rm, t->scratch, &sub, sizeof(sub));
@@ -279,6 +302,7 @@ const struct kind_ops kind_task = {
 	.phase = PHASE_STATE,
 	.dump = task_dump,
 	.dump_thread = task_dump_thread,
+	.dump_size = sizeof(struct task_cpt),
 	.load = task_load,
 	.check = task_check,
 	.restore = task_restore,
