@@ -24,7 +24,7 @@
 
 #define CHUNK		(4u << 20)
 #define NBUF		PAGECOPY_NBUF
-#define PIPELINE_MIN	(8ULL * CHUNK)
+#define PIPELINE_MIN	(2ULL * CHUNK)
 #define PM_PRESENT	(1ULL << 63)
 #define PM_EXCLUSIVE	(1ULL << 56)
 
