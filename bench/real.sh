@@ -13,6 +13,8 @@
 #                 checkout if built there, else criu on PATH); none: skip
 #   ONLY="a b"    only these programs
 #   TIMING=1      ckpt -v, and its timing breakdowns shown at the end
+#   CKPT_BASE=PATH  another ckpt binary (an older one) in the same run,
+#                 alternating with the other two: before and after
 #   IMG_DIR=DIR   where images go (default /dev/shm: a tmpfs)
 #
 # Programs (each skipped, saying so, when its command is missing):
@@ -69,6 +71,11 @@ if [ -z "${CKPT:-}" ]; then
 fi
 cp "$CKPT" "$WORK/ckpt"
 CK=$WORK/ckpt
+TOOLS="ckpt criu"
+if [ -n "${CKPT_BASE:-}" ]; then
+	cp "$CKPT_BASE" "$WORK/ckpt-base" || exit 1
+	TOOLS="base ckpt criu"
+fi
 cd "$WORK" || exit 1
 chmod 755 "$WORK"
 : >"$RES"
@@ -103,6 +110,8 @@ tree_pids() {
 # TIMING=1: ckpt runs with -v and its timing lines (src/timing.c) are
 # shown after the table, the last run's of each program
 V=${TIMING:+-v}
+base_dump() { "$WORK/ckpt-base" checkpoint --kill -o "$1" "$2" 2>"$WORK/tool.err"; }
+base_restore() { "$WORK/ckpt-base" restart --detach "$1" >/dev/null 2>"$WORK/tool.err"; }
 ckpt_dump() {
 	"$CK" checkpoint --kill $V -o "$1" "$2" 2>"$WORK/tool.err" || return 1
 	grep timing: "$WORK/tool.err" >"$WORK/timing.$NAME" || :
@@ -334,7 +343,7 @@ bench() {	# NAME COMMAND
 	fi
 	[ -z "${ONLY:-}" ] || [[ " $ONLY " == *" $1 "* ]] || return 0
 	for ((i = 0; i < REPS; i++)); do
-		for tool in ckpt criu; do
+		for tool in $TOOLS; do
 			[ $tool = criu ] && [ $CRIU_OK = 0 ] && continue
 			grep -q "^$1.$tool.fail " "$RES" && continue
 			say "real: $1 with $tool, run $((i + 1)) of $REPS"
@@ -383,15 +392,22 @@ def cell(k):
     return "%.0f [%.0f-%.0f]" % (med(k), min(v[k]) * 1000, max(v[k]) * 1000)
 print("%s runs each, ckpt and CRIU alternating; wall ms, median [min-max]; load after: %s" % (reps, load))
 print()
-print("| program | threads | ckpt image MB | ckpt checkpoint | ckpt restart | CRIU checkpoint | CRIU restart | ratio checkpoint | ratio restart |")
-print("|---|---|---|---|---|---|---|---|---|")
+base = any(".base." in k for k in list(v) + list(txt))
+print("ratio: ckpt's median over CRIU's (below 1: ckpt is faster; the goal is 0.5 or less)")
+print()
+tools = (["base"] if base else []) + ["ckpt", "criu"]
+head = "| program | threads | ckpt image MB |"
+if base: head += " before: checkpoint | before: restart |"
+head += " ckpt checkpoint | ckpt restart | CRIU checkpoint | CRIU restart | ckpt/CRIU checkpoint | ckpt/CRIU restart |"
+print(head)
+print("|---" * head.count(" |") + "|")
 for n in ["tiny", "sqlite3", "node", "python", "java", "tmux", "postgres", "redis-server", "nginx"]:
     if n + ".skip" in txt:
         print("| %s | skipped: %s |" % (n, txt[n + ".skip"])); continue
     if n + ".tasks" not in v and n + ".ckpt.fail" not in txt: continue
     row = [n, "%d" % st.median(v.get(n + ".tasks", [0]))]
     row.append("%.1f" % (st.median(v[n + ".ckpt.size"]) / 1e6) if n + ".ckpt.size" in v else "-")
-    for t in ["ckpt", "criu"]:
+    for t in tools:
         if n + "." + t + ".fail" in txt and n + "." + t + ".ckpt" not in v:
             row += ["failed: " + txt[n + "." + t + ".fail"], ""]
         else:
@@ -400,7 +416,7 @@ for n in ["tiny", "sqlite3", "node", "python", "java", "tmux", "postgres", "redi
         a, b = med(n + ".ckpt." + d), med(n + ".criu." + d)
         row.append("%.2f" % (a / b) if a and b else "-")
     print("| " + " | ".join(row) + " |")
-    for t in ["ckpt", "criu"]:
+    for t in tools:
         if n + "." + t + ".fail" in txt and n + "." + t + ".ckpt" in v:
             print("|  | %s failed a run: %s |" % (t, txt[n + "." + t + ".fail"]))
 if "criu.why" in txt: print("\nCRIU: " + txt["criu.why"])
