@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -197,8 +198,13 @@ int page_copy(struct img_writer *w, struct remote *rm, int pmfd,
 		total += runs[i].npages * 4096;
 	nbuf = total >= PIPELINE_MIN ? NBUF : 1;
 	for (int i = 0; i < nbuf; i++) {
-		if (!b->buf[i])
-			b->buf[i] = aligned_alloc(4096, CHUNK);
+		if (!b->buf[i]) {
+			/* huge pages where the kernel gives them: 2 faults and
+			 * TLB entries per buffer, not 1024 */
+			b->buf[i] = aligned_alloc(2u << 20, CHUNK);
+			if (b->buf[i])
+				madvise(b->buf[i], CHUNK, MADV_HUGEPAGE);
+		}
 		if (!b->buf[i])
 			return log_err(w->log, ENOMEM, "page buffer:");
 		c.s[i].buf = b->buf[i];
