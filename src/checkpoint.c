@@ -141,8 +141,8 @@ static int code_order(const void *a, const void *b)
 	       (x->end - x->start < y->end - y->start);
 }
 
-/* The areas the 64-bit gadget search may use, in code_order(); the
- * list's areas point into @maps (v[] only is to be freed). */
+/* The areas the 64-bit gadget search may use, in code_order(): copies
+ * of @maps' areas, their paths still @maps' (only v[] is to be freed). */
 static int code_areas(const struct vma_list *maps, struct vma_list *out)
 {
 	out->n = 0;
@@ -383,8 +383,12 @@ static int finish(struct cpt_ctx *c, int ret)
 		ret = LOG_TIMED(c->log, LP_KILL, tree_kill(c));
 	}
 	for (int i = 0; i < ckpt_nr_kinds; i++)
-		if (ckpt_kinds[i]->dump_end)
+		if (ckpt_kinds[i]->dump_end) {
+			uint64_t t0 = log_now();
+
 			ckpt_kinds[i]->dump_end(c, !ret && kill);
+			log_kind_took(c->log, i, t0);
+		}
 	r = LOG_TIMED(c->log, LP_RELEASE, tree_release(c));
 	ret = ret ? ret : r;
 	kill = !ret && kill;	/* and dead */
