@@ -175,10 +175,13 @@ cycle() {	# NAME TOOL
 	rec_s "$name.$tool.size" "$(du -sb -- "$img" | awk '{print $1}')"
 }
 
-# the end of a program: its tree, restored, killed by pid
+# the end of a program: its tree, by pid; asked first (SIGINT: a
+# PostgreSQL left by a failed run then removes its shared memory), then
+# killed
 stop_tree() {
 	local p pids
 	pids=$(tree_pids "$PID")
+	kill -INT "$PID" 2>/dev/null && wait_gone "$PID" 3
 	kill -9 $pids 2>/dev/null
 	for p in $pids; do
 		wait_gone "$p" 10
