@@ -23,7 +23,7 @@ enum log_phase {
 	LP_THREADS,	/* restart: cloning the threads */
 	LP_REMOTE,	/* remote system calls (count) */
 	LP_PROC,	/* /proc reads of maps and smaps (count) */
-	LP_PAGES,	/* memory pages moved (bytes in bytes) */
+	LP_PAGES,	/* memory pages copied: count of areas, bytes in bytes */
 	LP_NR
 };
 

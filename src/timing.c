@@ -50,6 +50,27 @@ static void kinds_line(struct ckpt_log *l, const struct log_times *t)
 		log_info(l, "timing: kinds (ms): %s", buf);
 }
 
+/* What was counted inside the steps; only what happened (a restart
+ * reads no maps, and its page loads are not counted here yet). */
+static void inside_line(struct ckpt_log *l, const struct log_times *t)
+{
+	char buf[256];
+	size_t n = 0;
+
+	buf[0] = '\0';
+	if (t->n[LP_REMOTE])
+		n += snprintf(buf + n, sizeof(buf) - n, "%u remote calls %.1f ms",
+			      t->n[LP_REMOTE], ms(t->ns[LP_REMOTE]));
+	if (t->n[LP_PROC] && n < sizeof(buf))
+		n += snprintf(buf + n, sizeof(buf) - n, "%s%u /proc maps reads %.1f ms",
+			      n ? ", " : "", t->n[LP_PROC], ms(t->ns[LP_PROC]));
+	if (t->n[LP_PAGES] && n < sizeof(buf))
+		n += snprintf(buf + n, sizeof(buf) - n, "%s%.1f MB of pages from %u areas %.1f ms",
+			      n ? ", " : "", t->bytes / 1e6, t->n[LP_PAGES], ms(t->ns[LP_PAGES]));
+	if (n)
+		log_info(l, "timing: inside those: %s", buf);
+}
+
 void timing_report(struct ckpt_log *l, const char *what)
 {
 	const struct log_times *t = &l->times;
@@ -64,7 +85,5 @@ void timing_report(struct ckpt_log *l, const char *what)
 	log_info(l, "timing: %s %.1f ms%s, other %.1f", what, ms(total), buf,
 		 total > sum ? ms(total - sum) : 0.0);
 	kinds_line(l, t);
-	log_info(l, "timing: inside those: %u remote calls %.1f ms, %u /proc maps reads %.1f ms, %.1f MB of pages in %u runs %.1f ms",
-		 t->n[LP_REMOTE], ms(t->ns[LP_REMOTE]), t->n[LP_PROC], ms(t->ns[LP_PROC]),
-		 t->bytes / 1e6, t->n[LP_PAGES], ms(t->ns[LP_PAGES]));
+	inside_line(l, t);
 }
