@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -78,4 +79,12 @@ void log_info(struct ckpt_log *l, const char *fmt, ...)
 	va_start(ap, fmt);
 	log_emit(l, "", 0, fmt, ap, NULL, 0);
 	va_end(ap);
+}
+
+uint64_t log_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }

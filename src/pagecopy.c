@@ -12,11 +12,11 @@
  * dedup).  /proc/PID/mem does not pin, but copies twice. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -24,8 +24,8 @@
 #include "pagecopy.h"
 
 #define CHUNK		(4u << 20)
-#define NBUF		3
-#define PIPELINE_MIN	(8ULL * CHUNK)
+#define NBUF		PAGECOPY_NBUF
+#define PIPELINE_MIN	(2ULL * CHUNK)
 #define PM_PRESENT	(1ULL << 63)
 #define PM_EXCLUSIVE	(1ULL << 56)
 
@@ -175,34 +175,42 @@ static int copy_simple(struct img_writer *w, struct copier *c)
 	return ret;
 }
 
-int page_copy(struct img_writer *w, struct remote *rm,
-	      const struct rec_pages_run *runs, uint32_t nr_runs)
+void page_bufs_free(struct page_bufs *b)
+{
+	for (int i = 0; i < NBUF; i++) {
+		free(b->buf[i]);
+		b->buf[i] = NULL;
+	}
+}
+
+int page_copy(struct img_writer *w, struct remote *rm, int pmfd,
+	      struct page_bufs *b, const struct rec_pages_run *runs,
+	      uint32_t nr_runs)
 {
 	struct copier c = {
-		.rm = rm, .runs = runs, .nr_runs = nr_runs,
+		.rm = rm, .pmfd = pmfd, .runs = runs, .nr_runs = nr_runs,
 		.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER,
 	};
-	uint64_t total = 0;
-	char path[64];
+	uint64_t total = 0, t0 = log_now();
 	int nbuf, ret;
 
-	snprintf(path, sizeof(path), "/proc/%d/pagemap", rm->pid);
-	c.pmfd = open(path, O_RDONLY | O_CLOEXEC);
 	for (uint32_t i = 0; i < nr_runs; i++)
 		total += runs[i].npages * 4096;
 	nbuf = total >= PIPELINE_MIN ? NBUF : 1;
 	for (int i = 0; i < nbuf; i++) {
-		c.s[i].buf = aligned_alloc(4096, CHUNK);
-		if (!c.s[i].buf) {
-			ret = log_err(w->log, ENOMEM, "page buffer:");
-			goto out;
+		if (!b->buf[i]) {
+			/* huge pages where the kernel gives them: 2 faults and
+			 * TLB entries per buffer, not 1024 */
+			b->buf[i] = aligned_alloc(2u << 20, CHUNK);
+			if (b->buf[i])
+				madvise(b->buf[i], CHUNK, MADV_HUGEPAGE);
 		}
+		if (!b->buf[i])
+			return log_err(w->log, ENOMEM, "page buffer:");
+		c.s[i].buf = b->buf[i];
 	}
 	ret = nbuf > 1 ? copy_pipelined(w, &c, total) : copy_simple(w, &c);
-out:
-	for (int i = 0; i < nbuf; i++)
-		free(c.s[i].buf);
-	if (c.pmfd >= 0)
-		close(c.pmfd);
+	log_took(w->log, LP_PAGES, t0);
+	w->log->times.bytes += total;
 	return ret;
 }

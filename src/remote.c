@@ -78,7 +78,10 @@ static int wait_first_stop(struct remote *r, int *status)
 			break;
 		nanosleep(&t, NULL);
 		waited_us += t.tv_nsec / 1000;
-		if (t.tv_nsec < 10 * 1000 * 1000)
+		/* most tasks stop within a few hundred us (a sleeping one must
+		 * be woken and scheduled): polled finely for the first ms,
+		 * where doubling from the start overslept by up to 1 ms */
+		if (waited_us >= 1000 && t.tv_nsec < 10 * 1000 * 1000)
 			t.tv_nsec *= 2;
 	}
 	if (proc_read(r->pid, "syscall", &sc, NULL) == 0)
@@ -361,93 +364,210 @@ static int make_real(struct remote *r, const struct user_regs_struct *real)
 	return 0;
 }
 
-/* Run the call set up in @regs to its syscall-exit stop.  It runs in
- * 64-bit mode whatever the task's own (cs): a 32-bit task is held in its
- * 32-bit code and put back there when released. */
-static int run_call(struct remote *r, struct user_regs_struct *regs,
-		    long *res, long nr, bool compat)
-{
-	struct user_regs_struct as, real;
-	bool swap;
-	int status, ret;
+/* A call in flight (run_call(), remote_call_each()). */
+struct call {
+	struct user_regs_struct regs, real;
+	bool swap;		/* entered as a stand-in (sfilter.h) */
+	int again;		/* stops on the way, resumed again */
+};
 
-	regs->orig_rax = -1;
-	regs->cs = USER64_CS;
-	regs->ss = USER64_SS;
+/* Set up the call in @k->regs and resume the task towards its entry.
+ * It runs in 64-bit mode whatever the task's own (cs): a 32-bit task is
+ * held in its 32-bit code and put back there when released. */
+static int call_start(struct remote *r, struct call *k, bool compat)
+{
+	struct user_regs_struct as;
+
+	k->regs.orig_rax = -1;
+	k->regs.cs = USER64_CS;
+	k->regs.ss = USER64_SS;
 	if (r->sp && !r->guarded)
-		regs->rsp = r->sp;
-	real = *regs;
-	swap = stand_in(r, regs, compat, &as);
-	if (ptrace(PTRACE_SETREGS, r->pid, 0, swap ? &as : regs))
+		k->regs.rsp = r->sp;
+	k->real = k->regs;
+	k->again = 0;
+	k->swap = stand_in(r, &k->regs, compat, &as);
+	if (ptrace(PTRACE_SETREGS, r->pid, 0, k->swap ? &as : &k->regs))
 		return log_err(r->log, errno, "PTRACE_SETREGS %d:", r->pid);
 	test_point(r->log, "call set");
-	/* Two stops: syscall entry, then exit.  A task in a group stop
-	 * (SIGSTOP) reports it again when resumed before it gets to the
-	 * call: resume it once more.  So does one that takes a signal
-	 * before the call (a SIGSTOP sent again to a stopped task waits
-	 * for it to run): the signal is kept, as when it was seized. */
-	for (int stop = 0, again = 0; stop < 2; stop++) {
-		if (ptrace(PTRACE_SYSCALL, r->pid, 0, 0))
-			return log_err(r->log, errno, "PTRACE_SYSCALL %d:", r->pid);
+	if (ptrace(PTRACE_SYSCALL, r->pid, 0, 0))
+		return log_err(r->log, errno, "PTRACE_SYSCALL %d:", r->pid);
+	return 0;
+}
+
+/* Wait for the call's @stop (0: entry, 1: exit), the task resumed
+ * towards it.  A task in a group stop (SIGSTOP) reports it again when
+ * resumed before it gets to the call: resume it once more.  So does one
+ * that takes a signal before the call (a SIGSTOP sent again to a stopped
+ * task waits for it to run): the signal is kept, as when it was seized. */
+static int call_wait(struct remote *r, struct call *k, int stop, long nr)
+{
+	int status, ret;
+
+	for (;;) {
 		ret = wait_stop(r, &status);
 		if (ret)
 			return ret;
-		if ((is_event_stop(status) || is_clone_stop(status) ||
-		     (!stop && is_signal_stop(status))) && again++ < 16) {
-			if (!is_event_stop(status) && !is_clone_stop(status) &&
-			    (ret = steal_signal(r)))
-				return ret;
-			stop--;
-			continue;
-		}
-		if (!is_syscall_stop(status))
-			return log_err(r->log, EIO,
-				       "pid %d: unexpected stop 0x%x during remote syscall %ld",
-				       r->pid, status, nr);
-		test_point(r->log, stop ? "call exit stop" : "call entry stop");
-		if (!stop && swap) {
-			ret = make_real(r, &real);
-			if (ret)
-				return ret;
-		}
+		if (!(is_event_stop(status) || is_clone_stop(status) ||
+		      (!stop && is_signal_stop(status))) || k->again++ >= 16)
+			break;
+		if (!is_event_stop(status) && !is_clone_stop(status) &&
+		    (ret = steal_signal(r)))
+			return ret;
+		if (ptrace(PTRACE_SYSCALL, r->pid, 0, 0))
+			return log_err(r->log, errno, "PTRACE_SYSCALL %d:", r->pid);
 	}
-	if (ptrace(PTRACE_GETREGS, r->pid, 0, regs))
+	if (!is_syscall_stop(status))
+		return log_err(r->log, EIO,
+			       "pid %d: unexpected stop 0x%x during remote syscall %ld",
+			       r->pid, status, nr);
+	test_point(r->log, stop ? "call exit stop" : "call entry stop");
+	return !stop && k->swap ? make_real(r, &k->real) : 0;
+}
+
+/* From the entry stop on to the exit stop. */
+static int call_exit(struct remote *r, struct call *k)
+{
+	if (ptrace(PTRACE_SYSCALL, r->pid, 0, 0))
+		return log_err(r->log, errno, "PTRACE_SYSCALL %d:", r->pid);
+	return 0;
+}
+
+/* At the exit stop: the result, and the task back to waiting at the
+ * guard's rt_sigreturn. */
+static int call_end(struct remote *r, struct call *k, long *res)
+{
+	if (ptrace(PTRACE_GETREGS, r->pid, 0, &k->regs))
 		return log_err(r->log, errno, "PTRACE_GETREGS %d:", r->pid);
-	*res = regs->rax;
-	/* back to waiting at the guard's rt_sigreturn */
+	*res = k->regs.rax;
 	if (r->guarded && ptrace(PTRACE_SETREGS, r->pid, 0, &r->park))
 		return log_err(r->log, errno, "PTRACE_SETREGS %d:", r->pid);
+	return 0;
+}
+
+/* Run the call set up in @k->regs to its syscall-exit stop. */
+static int run_call_timed(struct remote *r, struct call *k, long *res, long nr,
+			  bool compat)
+{
+	int ret = call_start(r, k, compat);
+
+	if (!ret)
+		ret = call_wait(r, k, 0, nr);
+	if (!ret)
+		ret = call_exit(r, k);
+	if (!ret)
+		ret = call_wait(r, k, 1, nr);
+	return ret ? ret : call_end(r, k, res);
+}
+
+/* Every call counted and timed for -v (timing.h). */
+static int run_call(struct remote *r, struct call *k, long *res, long nr,
+		    bool compat)
+{
+	if (!r->log)
+		return run_call_timed(r, k, res, nr, compat);
+	return LOG_TIMED(r->log, LP_REMOTE, run_call_timed(r, k, res, nr, compat));
+}
+
+/* The registers of the 64-bit call @nr(@a) in @r. */
+static int call_regs(struct remote *r, struct call *k, long nr, const long a[6])
+{
+	k->regs = r->regs;
+	k->regs.rax = nr;
+	k->regs.rdi = a[0];
+	k->regs.rsi = a[1];
+	k->regs.rdx = a[2];
+	k->regs.r10 = a[3];
+	k->regs.r8 = a[4];
+	k->regs.r9 = a[5];
+	k->regs.rip = r->sc_ip;
+	if (r->guarded) {
+		/* its ret pops the frame's return address: rt_sigreturn */
+		if (!r->call_ip)
+			return log_err(r->log, ENOSYS, "pid %d: no guarded 64-bit call now",
+				       r->pid);
+		k->regs.rip = r->call_ip;
+		k->regs.rsp = r->call_sp;
+	}
 	return 0;
 }
 
 int remote_call(struct remote *r, long *res, long nr, long a1, long a2,
 		long a3, long a4, long a5, long a6)
 {
-	struct user_regs_struct regs = r->regs;
+	const long a[6] = { a1, a2, a3, a4, a5, a6 };
+	struct call k;
+	int ret = call_regs(r, &k, nr, a);
 
-	regs.rax = nr;
-	regs.rdi = a1;
-	regs.rsi = a2;
-	regs.rdx = a3;
-	regs.r10 = a4;
-	regs.r8 = a5;
-	regs.r9 = a6;
-	regs.rip = r->sc_ip;
-	if (r->guarded) {
-		/* its ret pops the frame's return address: rt_sigreturn */
-		if (!r->call_ip)
-			return log_err(r->log, ENOSYS, "pid %d: no guarded 64-bit call now",
-				       r->pid);
-		regs.rip = r->call_ip;
-		regs.rsp = r->call_sp;
+	return ret ? ret : run_call(r, &k, res, nr, false);
+}
+
+#define EACH_BATCH 64
+
+/* Up to EACH_BATCH of remote_call_each(): every step of the call made
+ * by each thread before the next step is waited for. */
+static int each_batch(struct remote **rms, int n, long nr, const long (*a)[6],
+		      long *res)
+{
+	struct call k[EACH_BATCH];
+	bool live[EACH_BATCH] = { false };
+	int ret = 0, r;
+
+	/* A thread under seccomp has its filter suspended only while we
+	 * trace it: one let go towards its call's exit must have passed
+	 * the filter before we could die (and the filter see the real
+	 * call): its calls go one at a time, each waited for at once. */
+	for (int i = 0; i < n; i++)
+		if (rms[i]->seccomp) {
+			for (int j = 0; j < n && !ret; j++)
+				ret = call_regs(rms[j], &k[j], nr, a[j]) ?:
+				      run_call_timed(rms[j], &k[j], &res[j], nr, false);
+			return ret;
+		}
+	for (int i = 0; i < n && !ret; i++) {
+		ret = call_regs(rms[i], &k[i], nr, a[i]);
+		if (!ret)
+			ret = call_start(rms[i], &k[i], false);
+		live[i] = !ret;
 	}
-	return run_call(r, &regs, res, nr, false);
+	/* one that fails leaves the others' calls to end, not midway */
+	for (int i = 0; i < n; i++) {
+		r = live[i] ? call_wait(rms[i], &k[i], 0, nr) : 0;
+		if (!r && live[i])
+			r = call_exit(rms[i], &k[i]);
+		live[i] = live[i] && !r;
+		ret = ret ? ret : r;
+	}
+	for (int i = 0; i < n; i++) {
+		r = live[i] ? call_wait(rms[i], &k[i], 1, nr) : 0;
+		if (!r && live[i])
+			r = call_end(rms[i], &k[i], &res[i]);
+		ret = ret ? ret : r;
+	}
+	return ret;
+}
+
+int remote_call_each(struct remote **rms, int n, long nr, const long (*a)[6],
+		     long *res)
+{
+	struct ckpt_log *l = n ? rms[0]->log : NULL;
+	uint64_t t0 = log_now();
+	int ret = 0;
+
+	for (int i = 0; i < n && !ret; i += EACH_BATCH)
+		ret = each_batch(rms + i, n - i < EACH_BATCH ? n - i : EACH_BATCH, nr,
+				 a + i, res + i);
+	if (l) {
+		l->times.ns[LP_REMOTE] += log_now() - t0;
+		l->times.n[LP_REMOTE] += n;
+	}
+	return ret;
 }
 
 int remote_call32(struct remote *r, long *res, long nr, long a1, long a2,
 		  long a3, long a4, long a5, long a6)
 {
 	struct user_regs_struct regs = r->regs;
+	struct call k;
 
 	if (!r->sc32_ip && !r->call32_ip)
 		return log_err(r->log, ENOSYS, "pid %d: no int $0x80 to make 32-bit calls with",
@@ -464,7 +584,8 @@ int remote_call32(struct remote *r, long *res, long nr, long a1, long a2,
 		regs.rip = r->call32_ip;
 		regs.rsp = r->call_sp;
 	}
-	return run_call(r, &regs, res, nr, true);
+	k.regs = regs;
+	return run_call(r, &k, res, nr, true);
 }
 
 int rcall32_ok(struct remote *r, long *res, const char *what, long nr,

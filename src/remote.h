@@ -68,6 +68,13 @@ int remote_requeue(struct remote *r);
 int remote_adopt(struct remote *r, pid_t tid, const struct remote *like);
 int remote_call(struct remote *r, long *res, long nr, long a1, long a2,
 		long a3, long a4, long a5, long a6);
+/* The 64-bit call @nr made by each of the @n held threads @rms, with
+ * its own arguments @a[i], its result in @res[i]: each step of the
+ * calls (entry, exit) is waited for in every thread before the next, so
+ * that the threads' stops overlap instead of adding up.  The first
+ * error is returned, the others' calls ended first. */
+int remote_call_each(struct remote **rms, int n, long nr, const long (*a)[6],
+		     long *res);
 #define rcall(r, res, nr, ...) rcall_(r, res, nr, __VA_ARGS__, 0, 0, 0, 0, 0, 0)
 #define rcall_(r, res, nr, a, b, c, d, e, f, ...) \
 	remote_call(r, res, nr, (long)(a), (long)(b), (long)(c), (long)(d), \

@@ -43,6 +43,7 @@
 #include "pidns.h"
 #include "testpoint.h"
 #include "pageverify.h"
+#include "timing.h"
 
 #ifndef PTRACE_GET_RSEQ_CONFIGURATION
 #define PTRACE_GET_RSEQ_CONFIGURATION 0x420f
@@ -216,6 +217,7 @@ static int setup_puppet(struct rst_ctx *c, struct rst_task *t)
 static int run_phase(struct rst_ctx *c, struct rst_task *t, enum kind_phase ph,
 		     bool threads)
 {
+	uint64_t t0;
 	int ret = 0;
 
 	for (int i = 0; i < ckpt_nr_kinds && !ret; i++) {
@@ -224,13 +226,18 @@ static int run_phase(struct rst_ctx *c, struct rst_task *t, enum kind_phase ph,
 		if (k->phase != ph || !k->restore)
 			continue;
 		log_info(c->log, "pid %d: restoring %s", t->pid, k->name);
+		t0 = log_now();
 		ret = k->restore(c, t);
+		log_kind_took(c->log, i, t0);
 		ret = test_fail_point(c->log, k->name, ret);
 	}
 	for (int j = 0; j < t->nr_threads && threads && !ret; j++)
 		for (int i = 0; i < ckpt_nr_kinds && !ret; i++)
-			if (ckpt_kinds[i]->phase == ph && ckpt_kinds[i]->restore_thread)
+			if (ckpt_kinds[i]->phase == ph && ckpt_kinds[i]->restore_thread) {
+				t0 = log_now();
 				ret = ckpt_kinds[i]->restore_thread(c, t, &t->threads[j]);
+				log_kind_took(c->log, i, t0);
+			}
 	return ret;
 }
 
@@ -316,7 +323,7 @@ static int build(struct rst_ctx *c, struct rst_task *t)
 	if (!ret && t->close_img)
 		ret = rcheck(&t->rm, NULL, "close image", SYS_close, t->img_fd);
 	if (!ret)
-		ret = create_threads(c, t);
+		ret = LOG_TIMED(c->log, LP_THREADS, create_threads(c, t));
 	if (!ret)
 		ret = run_phase(c, t, PHASE_STATE, true);
 	if (!ret && t->close_img)	/* with the image: the last on its fd table */
@@ -411,11 +418,11 @@ static int release_tree(struct rst_ctx *c, int ret)
 /* The whole tree, held; nothing runs until every process is built. */
 static int build_tree(struct rst_ctx *c)
 {
-	int ret = setup_puppet(c, c->tasks[0]);
+	int ret = LOG_TIMED(c->log, LP_PUPPET, setup_puppet(c, c->tasks[0]));
 
 	mark_last_users(c);
 	if (!ret)
-		ret = rst_fork_tree(c);
+		ret = LOG_TIMED(c->log, LP_PUPPET, rst_fork_tree(c));
 	for (int i = 0; i < c->nr_tasks && !ret; i++) {
 		c->log->pid = c->tasks[i]->pid;
 		if (!(c->tasks[i]->t.flags & TASK_ZOMBIE))
@@ -423,7 +430,7 @@ static int build_tree(struct rst_ctx *c)
 		ret = test_fail_point(c->log, "task built", ret);
 	}
 	c->log->pid = 0;
-	return release_tree(c, ret);
+	return LOG_TIMED(c->log, LP_RELEASE, release_tree(c, ret));
 }
 
 /* Every process made so far is killed and gone before we return: we
@@ -490,6 +497,8 @@ static int restart_run(int fd, const struct ckpt_restart_opts *o, const struct r
 	int ret, img;
 	pid_t got = 0;
 
+	log.times.start = log_now();
+
 	if ((flags & CKPT_PIDNS) && (o->nr_join_ns || o->nr_external || o->nr_cgroup_root)) {
 		ret = log_err(&log, EINVAL, "--join-ns, --external and --cgroup-root are not for --pidns (a container's image needs none)");
 		if (res) {
@@ -524,9 +533,9 @@ static int restart_run(int fd, const struct ckpt_restart_opts *o, const struct r
 	if (!ret && (o->nr_join_ns || o->nr_external) && !x)
 		ret = log_err(&log, EINVAL, "--join-ns and --external are for a container's image");
 	if (!ret)
-		ret = image_read(&c, &rs, true);
+		ret = LOG_TIMED(&log, LP_READ, image_read(&c, &rs, true));
 	if (!ret)
-		ret = image_model(&c, &rs, true);
+		ret = LOG_TIMED(&log, LP_READ, image_model(&c, &rs, true));
 	if (!ret && o->pid && o->pid != c.tasks[0]->pid)
 		ret = log_err(&log, EINVAL, "the image holds pid %d, not %d",
 			      c.tasks[0]->pid, o->pid);
@@ -536,9 +545,9 @@ static int restart_run(int fd, const struct ckpt_restart_opts *o, const struct r
 			      "pid %d leads its own session: it is no shell job (restart it without --shell-job)",
 			      c.tasks[0]->pid);
 	if (!ret)
-		ret = wait_ids_free(&c);
+		ret = LOG_TIMED(&log, LP_PIDWAIT, wait_ids_free(&c));
 	if (!ret) {
-		got = make_puppet(&c, c.tasks[0]->pid);
+		got = LOG_TIMED(&log, LP_PUPPET, make_puppet(&c, c.tasks[0]->pid));
 		ret = got < 0 ? got : 0;
 	}
 	if (!ret) {
@@ -553,6 +562,7 @@ static int restart_run(int fd, const struct ckpt_restart_opts *o, const struct r
 	}
 	if (!ret)
 		log_info(&log, "pid %d restored, with %d processes", got, c.nr_tasks);
+	timing_report(&log, "restart");
 	if (res) {
 		res->pid = ret ? 0 : got;
 		res->err = ret ? log.err : 0;

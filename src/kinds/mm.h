@@ -5,6 +5,7 @@
 #define CKPT_MM_H
 
 #include "../kinds.h"
+#include "../pagecopy.h"
 
 /* Pages to read from the image into an area: its own (PAGES) and those
  * it shares with its parent (PAGES_REF, found in the parent's). */
@@ -69,6 +70,7 @@ struct mm_cpt {
 	struct cpt_shm *shm;
 	int nr_shm;
 	size_t cap_shm;
+	struct page_bufs bufs;	/* pagecopy.h: for every area */
 };
 
 #define TASK_SIZE_64	0x7ffffffff000ULL

@@ -144,7 +144,10 @@ static int pagemap_range(int pmfd, uint64_t start, uint64_t end,
 			 bool anon_only, struct runs *rs, struct cow_src *cow)
 {
 	enum { N = 8192 };
-	uint64_t *pm = malloc(2 * N * sizeof(*pm)), *ppm = pm + N;
+	/* sized to the range: 128 KiB each time is glibc's mmap threshold,
+	 * an mmap, page faults and an munmap per range */
+	uint64_t want = (end - start) / PAGE < N ? (end - start) / PAGE : N;
+	uint64_t *pm = malloc(2 * (want ? want : 1) * sizeof(*pm)), *ppm = pm + want;
 	int ret = 0;
 
 	if (!pm)
@@ -152,8 +155,8 @@ static int pagemap_range(int pmfd, uint64_t start, uint64_t end,
 	for (uint64_t a = start; a < end && !ret;) {
 		uint64_t n = (end - a) / PAGE;
 
-		if (n > N)
-			n = N;
+		if (n > want)
+			n = want;
 		ret = pm_read(pmfd, pm, a, n);
 		if (!ret && cow && cow->pmfd >= 0)
 			ret = pm_read(cow->pmfd, ppm, a, n);
@@ -388,9 +391,10 @@ static int vma_file_id(struct cpt_ctx *c, pid_t pid, const struct vma *v,
 	return 0;
 }
 
-static int dump_pages(struct cpt_ctx *c, struct cpt_task *t,
+static int dump_pages(struct cpt_ctx *c, struct cpt_task *t, int pmfd,
 		      const struct rec_vma *rv, struct runs *rs)
 {
+	struct mm_cpt *mc = kind_dump_state(c, &kind_mm);
 	struct img_writer *w = &c->w;
 	struct rec_pages ph = { .vma_start = rv->start, .npages = rs->npages,
 				.nr_runs = rs->n };
@@ -407,7 +411,7 @@ static int dump_pages(struct cpt_ctx *c, struct cpt_task *t,
 	if (!ret)
 		ret = iw_zero(w, ph.pad_len);
 	if (!ret)
-		ret = page_copy(w, &t->rm, rs->r, rs->n);
+		ret = page_copy(w, &t->rm, pmfd, &mc->bufs, rs->r, rs->n);
 	return ret ? ret : iw_end(w);
 }
 
@@ -609,7 +613,7 @@ static int dump_vma(struct cpt_ctx *c, struct cpt_task *t, int pmfd,
 		ret = log_err(c->log, -ret, "pid %d: pages of 0x%" PRIx64 "-0x%" PRIx64 ":",
 			      t->pid, v->start, v->end);
 	else if (rs.npages)
-		ret = dump_pages(c, t, &rv, &rs);
+		ret = dump_pages(c, t, pmfd, &rv, &rs);
 	if (!ret && cow.refs.npages)
 		ret = dump_refs(c, &rv, &cow.refs);
 	if (!ret && rv.kind != VMA_VDSO && rv.kind != VMA_VVAR) {
@@ -728,4 +732,5 @@ void mm_dump_free(struct cpt_ctx *c, void *state)
 	struct mm_cpt *mc = state;
 
 	free(mc->shm);
+	page_bufs_free(&mc->bufs);
 }

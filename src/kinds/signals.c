@@ -39,21 +39,61 @@ struct sig_state {
 	struct pending pend;	/* the process-wide queue */
 };
 
+#define ACT_THREADS 64
+
+/* Every sigaction, each into its own slot of the scratch.  The threads
+ * share the table (CLONE_SIGHAND): the calls are spread over up to
+ * ACT_THREADS of them, made at once (remote_call_each()), their stops
+ * overlapping; the main thread and those not under seccomp (whose
+ * calls go one at a time anyway).  A single thread makes all 62. */
+static int read_actions(struct cpt_ctx *c, struct cpt_task *t)
+{
+	struct remote *pool[ACT_THREADS], *rms[ACT_THREADS];
+	long a[ACT_THREADS][6], res[ACT_THREADS];
+	int sigs[ACT_THREADS], np = 0, ret = 0;
+
+	pool[np++] = &t->rm;
+	for (int i = 1; i < t->nr_threads && np < ACT_THREADS && !t->rm.seccomp; i++)
+		if (!t->threads[i].rm->seccomp)
+			pool[np++] = t->threads[i].rm;
+	for (int sig = 1; sig <= NSIG_ && !ret;) {
+		int m = 0;
+
+		for (; sig <= NSIG_ && m < np; sig++) {
+			if (sig == SIGKILL || sig == SIGSTOP)
+				continue;
+			rms[m] = pool[m];
+			a[m][0] = sig;
+			a[m][1] = 0;
+			a[m][2] = t->scratch + (sig - 1) * sizeof(struct rec_sigaction);
+			a[m][3] = 8;
+			a[m][4] = a[m][5] = 0;
+			sigs[m++] = sig;
+		}
+		ret = m ? remote_call_each(rms, m, SYS_rt_sigaction,
+					   (const long (*)[6])a, res) : 0;
+		for (int i = 0; i < m && !ret; i++)
+			if (res[i] < 0 && res[i] > -4096)
+				ret = log_err(c->log, (int)-res[i], "pid %d: rt_sigaction(%d):",
+					      t->pid, sigs[i]);
+	}
+	return ret;
+}
+
 static int dump_hand(struct cpt_ctx *c, struct cpt_task *t)
 {
 	struct rec_sighand h;
-	int ret = 0;
+	int ret;
 
-	memset(&h, 0, sizeof(h));
-	for (int sig = 1; sig <= NSIG_ && !ret; sig++) {
-		if (sig == SIGKILL || sig == SIGSTOP)
-			continue;
-		ret = rcheck(&t->rm, NULL, "rt_sigaction", SYS_rt_sigaction,
-			     sig, 0, t->scratch, 8);
-		if (!ret)
-			ret = remote_read(&t->rm, t->scratch, &h.act[sig - 1],
-					  sizeof(h.act[0]));
-	}
+	/* all read back at once: one read instead of 62 */
+	if (t->scratch_len < sizeof(h))
+		return log_err(c->log, ENOSPC, "pid %d: scratch too small for sigactions",
+			       t->pid);
+	ret = read_actions(c, t);
+	if (!ret)
+		ret = remote_read(&t->rm, t->scratch, &h, sizeof(h));
+	memset(&h.act[SIGKILL - 1], 0, sizeof(h.act[0]));
+	memset(&h.act[SIGSTOP - 1], 0, sizeof(h.act[0]));
 	return ret ? ret : iw_record(&c->w, REC_SIGHAND, &h, sizeof(h));
 }
 

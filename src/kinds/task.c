@@ -44,45 +44,130 @@ static int stat_fields(pid_t pid, struct rec_task *t)
 	return 0;
 }
 
+/* What a thread's remote calls answer, in its slot of the scratch. */
+struct thread_got {
+	uint64_t tid_address;	/* PR_GET_TID_ADDRESS */
+	stack_t ss;		/* sigaltstack */
+};
+
+/* What task_dump() asked for the THREAD records of its process: the
+ * AMX permission (ARCH_GET_XCOMP_PERM), which the kernel keeps in the
+ * group leader, one for every thread; and each thread's answers, asked
+ * of all the threads at once (thread_calls()). */
+struct task_cpt {
+	pid_t pid;		/* of the process asked last */
+	bool set;		/* the permission call succeeded */
+	uint64_t perm;
+	struct thread_got *got;	/* by index in its threads */
+	int nr_got;
+};
+
+static int xcomp_perm(struct cpt_ctx *c, struct cpt_task *t)
+{
+	struct task_cpt *s = kind_dump_state(c, &kind_task);
+	long res;
+	int ret = remote_call(&t->rm, &res, SYS_arch_prctl, ARCH_GET_XCOMP_PERM,
+			      t->scratch, 0, 0, 0, 0);
+
+	s->pid = t->pid;
+	s->set = false;
+	if (!ret && res == 0 && !remote_read(&t->rm, t->scratch, &s->perm, 8))
+		s->set = true;
+	return ret;
+}
+
+/* One call by every thread of @t, each with @a0 and its own slot of
+ * the scratch (slot @first + i for thread @first + i) as @a1, + @off;
+ * a failure names @what. */
+static int each_thread(struct cpt_ctx *c, struct cpt_task *t, int first, int n,
+		       const char *what, long nr, long a0, size_t off,
+		       struct remote **rms, long (*a)[6], long *res)
+{
+	int ret;
+
+	for (int i = 0; i < n; i++) {
+		rms[i] = t->threads[first + i].rm;
+		a[i][0] = a0;
+		a[i][1] = t->scratch + i * sizeof(struct thread_got) + off;
+		a[i][2] = a[i][3] = a[i][4] = a[i][5] = 0;
+	}
+	ret = remote_call_each(rms, n, nr, (const long (*)[6])a, res);
+	for (int i = 0; i < n && !ret; i++)
+		if (res[i] < 0 && res[i] > -4096)
+			ret = log_err(c->log, (int)-res[i], "tid %d: %s:", rms[i]->pid, what);
+	return ret;
+}
+
+/* Every thread's clear_child_tid and sigaltstack, its calls made by all
+ * the threads at once (their stops overlap: a 64-thread process paid 128
+ * calls' round trips one after the other), as many threads at a time
+ * as the scratch has slots for their answers. */
+static int thread_calls(struct cpt_ctx *c, struct cpt_task *t)
+{
+	struct task_cpt *s = kind_dump_state(c, &kind_task);
+	int per = t->scratch_len / sizeof(struct thread_got), n = t->nr_threads, ret = 0;
+	struct remote **rms = malloc((per < n ? per : n) * sizeof(*rms));
+	long (*a)[6] = malloc((per < n ? per : n) * sizeof(*a));
+	long *res = malloc((per < n ? per : n) * sizeof(*res));
+
+	free(s->got);
+	s->got = calloc(n, sizeof(*s->got));
+	s->nr_got = n;
+	if (!rms || !a || !res || !s->got)
+		ret = log_err(c->log, ENOMEM, "pid %d: thread table:", t->pid);
+	for (int first = 0; first < n && !ret; first += per) {
+		int m = n - first < per ? n - first : per;
+
+		ret = each_thread(c, t, first, m, "prctl(PR_GET_TID_ADDRESS)", SYS_prctl,
+				  PR_GET_TID_ADDRESS, 0, rms, a, res);
+		if (!ret)
+			ret = each_thread(c, t, first, m, "sigaltstack", SYS_sigaltstack, 0,
+					  offsetof(struct thread_got, ss), rms, a, res);
+		if (!ret)
+			ret = remote_read(&t->rm, t->scratch, &s->got[first],
+					  m * sizeof(*s->got));
+	}
+	free(rms);
+	free(a);
+	free(res);
+	return ret;
+}
+
+static void task_dump_free(struct cpt_ctx *c, void *state)
+{
+	struct task_cpt *s = state;
+
+	free(s->got);
+}
+
 static int task_dump_thread(struct cpt_ctx *c, struct cpt_task *t,
 			    struct cpt_thread *thr)
 {
+	struct task_cpt *s = kind_dump_state(c, &kind_task);
 	struct rec_thread th = { .tid = thr->tid, .sigmask = thr->rm->sigmask };
-	struct remote *rm = thr->rm;
+	long idx = thr - t->threads;
 	struct rseq_cfg rs = { 0 };
 	char name[64], *comm;
-	stack_t ss;
-	uint64_t val;
-	long res;
+	struct thread_got got;
 	int ret;
 
-	ret = rcheck(rm, NULL, "prctl(PR_GET_TID_ADDRESS)", SYS_prctl,
-		     PR_GET_TID_ADDRESS, t->scratch);
-	if (!ret)
-		ret = remote_read(rm, t->scratch, &th.clear_child_tid, 8);
-	if (ret)
-		return ret;
+	/* thread_calls() asked, with the process */
+	if (s->pid != t->pid || idx < 0 || idx >= s->nr_got)
+		return log_err(c->log, EINVAL, "tid %d: not asked with its process", thr->tid);
+	got = s->got[idx];
+	th.clear_child_tid = got.tid_address;
 	if (ptrace(PTRACE_GET_RSEQ_CONFIGURATION, thr->tid, sizeof(rs), &rs) < 0)
 		return log_err(c->log, errno, "tid %d: rseq configuration:", thr->tid);
 	th.rseq_ptr = rs.ptr;
 	th.rseq_len = rs.len;
 	th.rseq_sig = rs.sig;
 	th.rseq_flags = rs.flags;
-	ret = rcheck(rm, NULL, "sigaltstack", SYS_sigaltstack, 0, t->scratch);
-	if (!ret)
-		ret = remote_read(rm, t->scratch, &ss, sizeof(ss));
-	if (ret)
-		return ret;
-	th.ss_sp = (uint64_t)ss.ss_sp;
-	th.ss_size = ss.ss_size;
-	th.ss_flags = ss.ss_flags;
-	ret = remote_call(rm, &res, SYS_arch_prctl, ARCH_GET_XCOMP_PERM,
-			  t->scratch, 0, 0, 0, 0);
-	if (ret)
-		return ret;
-	if (res == 0 && !remote_read(rm, t->scratch, &val, 8)) {
+	th.ss_sp = (uint64_t)got.ss.ss_sp;
+	th.ss_size = got.ss.ss_size;
+	th.ss_flags = got.ss.ss_flags;
+	if (s->pid == t->pid && s->set) {
 		th.xcomp_perm_set = 1;
-		th.xcomp_perm = val;
+		th.xcomp_perm = s->perm;
 	}
 	snprintf(name, sizeof(name), "task/%d/comm", thr->tid);
 	ret = proc_read(t->pid, name, &comm, NULL);
@@ -129,7 +214,11 @@ static int task_dump(struct cpt_ctx *c, struct cpt_task *t)
 		rt.flags |= TASK_STOPPED;
 		rt.stop_sig = t->rm.group_stop ? t->rm.stop_sig : SIGSTOP;
 	}
-	ret = rcheck(&t->rm, NULL, "prctl(PR_GET_CHILD_SUBREAPER)", SYS_prctl,
+	ret = xcomp_perm(c, t);
+	if (!ret)
+		ret = thread_calls(c, t);
+	if (!ret)
+		ret = rcheck(&t->rm, NULL, "prctl(PR_GET_CHILD_SUBREAPER)", SYS_prctl,
 		     PR_GET_CHILD_SUBREAPER, t->scratch);
 	if (!ret)
 		ret = remote_read(&t->rm, t->scratch, &sub, sizeof(sub));
@@ -279,6 +368,8 @@ const struct kind_ops kind_task = {
 	.phase = PHASE_STATE,
 	.dump = task_dump,
 	.dump_thread = task_dump_thread,
+	.dump_size = sizeof(struct task_cpt),
+	.dump_free = task_dump_free,
 	.load = task_load,
 	.check = task_check,
 	.restore = task_restore,
