@@ -93,7 +93,6 @@ int ckpt_checkpoint(pid_t pid, int fd, unsigned long flags, int logfd);
  */
 int ckpt_restart(pid_t pid, int fd, unsigned long flags, int logfd);
 
-/* As above, also filling @res (may be NULL). */
 /*
  * ckpt_checkpoint_opts - ckpt_checkpoint_r() with more to say; zeroed but
  * for what ckpt_checkpoint_r() takes, it is ckpt_checkpoint_r().
@@ -119,6 +118,7 @@ struct ckpt_checkpoint_opts {
 };
 int ckpt_checkpoint_opts(int fd, const struct ckpt_checkpoint_opts *o, struct ckpt_result *res);
 
+/* As ckpt_checkpoint() and ckpt_restart(), also filling @res (may be NULL). */
 int ckpt_checkpoint_r(pid_t pid, int fd, unsigned long flags, int logfd,
 		      struct ckpt_result *res);
 int ckpt_restart_r(pid_t pid, int fd, unsigned long flags, int logfd,

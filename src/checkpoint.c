@@ -20,6 +20,7 @@
 #include "arch/x86/cpu.h"
 #include "container.h"
 #include "kinds.h"
+#include "kinds/cgroup.h"
 #include "testpoint.h"
 #include "timing.h"
 
@@ -482,7 +483,16 @@ int ckpt_checkpoint_opts(int fd, const struct ckpt_checkpoint_opts *o,
 			 struct ckpt_result *res)
 {
 	struct ckpt_log log = { .fd = o->logfd };
+	int ret = cg_root_args_bad(&log, o->cgroup_root, o->nr_cgroup_root);
 
+	if (ret) {	/* before anything is done, even an image begun */
+		if (res) {
+			res->pid = o->pid;
+			res->err = log.err;
+			snprintf(res->msg, sizeof(res->msg), "%s", log.msg);
+		}
+		return ret;
+	}
 	if (o->pid > 0 && container_root(o->pid, &log)) {
 		cancelled = 0;
 		return container_checkpoint(fd, o, res, checkpoint_run, &cancelled);

@@ -174,11 +174,13 @@ static int read_key(struct key *k)
 		fprintf(stderr, "ckpt: --key %s: %s\n", k->path, strerror(errno));
 		if (fd >= 0)
 			close(fd);
+		explicit_bzero(k->buf, sizeof(k->buf));
 		return -1;
 	}
 	close(fd);
 	if (k->len >= CKPT_KEY_MIN && k->len <= CKPT_KEY_MAX)
 		return 0;
+	explicit_bzero(k->buf, sizeof(k->buf));
 	fprintf(stderr, "ckpt: --key %s: %s%zu bytes; a key is %d to %d bytes\n", k->path,
 		k->len > CKPT_KEY_MAX ? "more than " : "", k->len - (k->len > CKPT_KEY_MAX),
 		CKPT_KEY_MIN, CKPT_KEY_MAX);
@@ -291,6 +293,7 @@ static int checkpoint_cmd(int argc, char **argv, const char **cgr)
 	co.flags = o.flags;
 	co.logfd = o.logfd;
 	ret = ckpt_checkpoint_opts(fd, &co, &r);
+	explicit_bzero(key.buf, sizeof(key.buf));
 	if (fd != 1 && close(fd) && !ret) {
 		snprintf(r.msg, sizeof(r.msg), "closing %s: %s", out, strerror(errno));
 		ret = -EIO;
@@ -519,6 +522,7 @@ static int restart_cmd(int argc, char **argv, const char **join, const char **ex
 	ro.flags = o.flags;
 	ro.logfd = o.logfd;
 	ret = ckpt_restart_opts(fd, &ro, &r);
+	explicit_bzero(key.buf, sizeof(key.buf));
 	if (fd != 0)
 		close(fd);
 	if (ret < 0) {
@@ -589,6 +593,7 @@ static int cmd_info(int argc, char **argv)
 	fflush(stdout);
 	ret = ckpt_info_key(fd, json ? CKPT_INFO_JSON : 0, stdout, 2,
 			    key.path ? key.buf : NULL, key.len);
+	explicit_bzero(key.buf, sizeof(key.buf));
 	fflush(stdout);
 	return ret ? 1 : 0;
 }
@@ -596,11 +601,12 @@ static int cmd_info(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : "";
+	const char *me = argc > 0 && argv[0] ? argv[0] : "ckpt";
 
 	/* a closed pipe must be a write error we report, not our death */
 	signal(SIGPIPE, SIG_IGN);
 	/* the CRIU drop-in: as `criu` (a link), `ckpt criu`, `ckpt swrk` */
-	if (!strcmp(strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0], "criu"))
+	if (argc > 0 && !strcmp(strrchr(me, '/') ? strrchr(me, '/') + 1 : me, "criu"))
 		return criu_main(argc, argv);
 	if (!strcmp(cmd, "criu"))
 		return criu_main(argc - 1, argv + 1);

@@ -37,6 +37,7 @@
 #include "auth.h"
 #include "container.h"
 #include "kinds.h"
+#include "kinds/cgroup.h"
 #include "kinds/ns_pid.h"
 #include "model.h"
 #include "sessions.h"
@@ -485,6 +486,17 @@ static int pidns_auth(int fd, const struct ckpt_restart_opts *o, struct ckpt_res
 	return ret;
 }
 
+/* Options that cannot go together, or malformed: checked before any
+ * of the image is read, whatever it holds. */
+static int opts_bad(const struct ckpt_restart_opts *o, struct ckpt_log *log)
+{
+	if ((o->flags & CKPT_PIDNS) && (o->nr_join_ns || o->nr_external || o->nr_cgroup_root))
+		return log_err(log, EINVAL, "--join-ns, --external and --cgroup-root are not for --pidns (a container's image needs none)");
+	if ((o->flags & CKPT_NO_CGROUPS) && o->nr_cgroup_root)
+		return log_err(log, EINVAL, "--cgroup-root places the groups that --no-cgroups leaves alone: not both");
+	return cg_root_args_bad(log, o->cgroup_root, o->nr_cgroup_root);
+}
+
 /* @x: from a container's outer restart (container.c), for its engine;
  * NULL otherwise. */
 static int restart_run(int fd, const struct ckpt_restart_opts *o, const struct rst_extra *x,
@@ -499,8 +511,8 @@ static int restart_run(int fd, const struct ckpt_restart_opts *o, const struct r
 
 	log.times.start = log_now();
 
-	if ((flags & CKPT_PIDNS) && (o->nr_join_ns || o->nr_external || o->nr_cgroup_root)) {
-		ret = log_err(&log, EINVAL, "--join-ns, --external and --cgroup-root are not for --pidns (a container's image needs none)");
+	ret = opts_bad(o, &log);
+	if (ret) {
 		if (res) {
 			res->pid = 0;
 			res->err = log.err;

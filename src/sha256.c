@@ -180,7 +180,7 @@ void sha256_final(struct sha256 *s, uint8_t out[SHA256_LEN])
 	sha256_update(s, pad, padn + 8);
 	for (int i = 0; i < 8; i++)
 		put_be32(out + 4 * i, s->h[i]);
-	memset(s, 0, sizeof(*s));
+	explicit_bzero(s, sizeof(*s));
 }
 
 void hmac_sha256_init(struct hmac_sha256 *m, const void *key, size_t len)

@@ -10,8 +10,9 @@
  *                             after any error (by name: the count of all
  *                             points varies from run to run with retries)
  *   CKPT_TEST_POINTS=1        list each point passed on stderr ("testpoint
- *                             N NAME"; also "failpoint K NAME" for one that
- *                             can fail, its K-th passing)
+ *                             N NAME"; also "failpoint N NAME" for one that
+ *                             can fail: its K is how many lines of NAME
+ *                             came so far)
  * The release build has no such points. */
 #ifndef CKPT_TESTPOINT_H
 #define CKPT_TESTPOINT_H

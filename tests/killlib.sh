@@ -7,9 +7,9 @@ for fd in /proc/$BASHPID/fd/*; do
 	[ "$fd" -gt 2 ] && eval "exec $fd>&-" 2>/dev/null
 done
 
-wait_for() {	# FILE PATTERN: within 10 s
+wait_for() {	# FILE PATTERN: within 30 s (a loaded machine, ASan builds)
 	local i
-	for ((i = 0; i < 1000; i++)); do
+	for ((i = 0; i < 3000; i++)); do
 		grep -q "$2" "$1" 2>/dev/null && return 0
 		sleep 0.01
 	done

@@ -110,11 +110,16 @@ static int parse(struct cli *c, int argc, char **argv)
 
 	while ((o = getopt_long(argc, argv, "t:D:W:Rdjlo:v::h", opts, NULL)) != -1) {
 		switch (o) {
-		case 't':
-			c->j.pid = strtol(optarg, &end, 10);
-			if (*end || c->j.pid <= 0)
+		case 't': {
+			long v;
+
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (*end || errno || v <= 0 || v > 0x3fffffff)	/* PID_MAX_LIMIT */
 				return criu_fail(&c->j, EINVAL, "-t %s: not a pid", optarg);
+			c->j.pid = v;
 			break;
+		}
 		case 'D': c->dir = optarg; break;
 		case 'W': c->work = optarg; break;
 		case 'R': c->j.flags &= ~CKPT_KILL; break;
@@ -179,7 +184,7 @@ static int open_dirs(struct cli *c)
 	work = c->work ? open(c->work, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : dup(c->j.images_dir);
 	if (work < 0)
 		return criu_fail(&c->j, errno, "-W %s: %s", c->work, strerror(errno));
-	c->j.logfd = openat(work, c->log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	c->j.logfd = openat(work, c->log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
 	close(work);
 	if (c->j.logfd < 0) {
 		c->j.logfd = 2;
@@ -191,12 +196,17 @@ static int open_dirs(struct cli *c)
 static int write_pidfile(struct cli *c, pid_t pid)
 {
 	FILE *f;
+	bool ok;
 
 	if (!c->pidfile)
 		return 0;
 	f = fopen(c->pidfile, "we");
-	if (!f || fprintf(f, "%d", pid) < 0 || fclose(f))
-		return criu_fail(&c->j, errno, "--pidfile %s: %s", c->pidfile, strerror(errno));
+	ok = f && fprintf(f, "%d", pid) >= 0;
+	if (f && fclose(f))
+		ok = false;
+	if (!ok)
+		return criu_fail(&c->j, errno ? errno : EIO, "--pidfile %s: %s", c->pidfile,
+				 strerror(errno ? errno : EIO));
 	return 0;
 }
 
@@ -226,8 +236,12 @@ static int run(struct cli *c, int argc, char **argv)
 	if (ret)
 		return ret;
 	pid = criu_restore(&c->j);
-	if (pid < 0 || write_pidfile(c, pid))
+	if (pid < 0)
 		return 1;
+	if (write_pidfile(c, pid)) {
+		criu_kill_tree(pid);	/* as CRIU: not restored, then */
+		return 1;
+	}
 	return c->j.flags & CKPT_DETACH ? 0 : wait_restored(pid);
 }
 

@@ -65,6 +65,8 @@ int criu_refreeze(struct criu_job *j, const char *cg);
 int criu_dump(struct criu_job *j);
 /* The restored root's pid, or a negative errno with the job failed. */
 pid_t criu_restore(struct criu_job *j);
+/* kill_tree.c: @root and every process below it */
+void criu_kill_tree(pid_t root);
 
 int criu_swrk(int argc, char **argv);	/* `ckpt swrk FD` */
 int criu_main(int argc, char **argv);	/* `criu ...`, `ckpt criu ...` */

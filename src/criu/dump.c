@@ -30,7 +30,8 @@ static int write_inventory(struct criu_job *j)
 
 	n = snprintf(line, sizeof(line), "ckpt %s image: %s (not CRIU's format; `ckpt info %s`)\n",
 		     CKPT_VERSION_STRING, CRIU_IMAGE_NAME, CRIU_IMAGE_NAME);
-	fd = openat(j->images_dir, CRIU_INVENTORY_NAME, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	fd = openat(j->images_dir, CRIU_INVENTORY_NAME,
+		    O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0 || write(fd, line, n) != n || fsync(fd))
 		ret = criu_fail(j, errno, "writing %s: %s", CRIU_INVENTORY_NAME, strerror(errno));
 	if (fd >= 0)
@@ -50,7 +51,8 @@ static int write_image(struct criu_job *j)
 	/* an inventory without its image must never be seen */
 	if (unlinkat(j->images_dir, CRIU_INVENTORY_NAME, 0) && errno != ENOENT)
 		return criu_fail(j, errno, "removing the old %s: %s", CRIU_INVENTORY_NAME, strerror(errno));
-	fd = openat(j->images_dir, CRIU_IMAGE_NAME, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	fd = openat(j->images_dir, CRIU_IMAGE_NAME,
+		    O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0 || fsync(j->images_dir)) {
 		ret = criu_fail(j, errno, "images directory: %s: %s", CRIU_IMAGE_NAME, strerror(errno));
 		if (fd >= 0)
@@ -76,7 +78,7 @@ static int write_image(struct criu_job *j)
 
 		ret = ret ? ret : refrozen;
 	}
-	else if (fsync(fd))
+	if (!ret && fsync(fd))
 		ret = criu_fail(j, errno, "syncing %s: %s", CRIU_IMAGE_NAME, strerror(errno));
 	if (close(fd) && !ret)
 		ret = criu_fail(j, errno, "closing %s: %s", CRIU_IMAGE_NAME, strerror(errno));

@@ -6,17 +6,32 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../../include/ckpt.h"
 #include "criu.h"
 
+/* A regular file, never through a link: the directory may come from an
+ * archive (podman --import), where a FIFO would hang the restore and a
+ * link to /dev/zero fill memory. */
 static int open_image(struct criu_job *j)
 {
-	int fd = openat(j->images_dir, CRIU_IMAGE_NAME, O_RDONLY | O_CLOEXEC);
+	int fd = openat(j->images_dir, CRIU_IMAGE_NAME,
+			O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	struct stat st;
 
+	if (fd >= 0 && (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+			fcntl(fd, F_SETFL, 0))) {
+		close(fd);
+		return criu_fail(j, EINVAL, "images directory: %s is not a regular file",
+				 CRIU_IMAGE_NAME);
+	}
 	if (fd >= 0)
 		return fd;
+	if (errno == ELOOP)
+		return criu_fail(j, ELOOP, "images directory: %s is not a regular file (a symbolic link)",
+				 CRIU_IMAGE_NAME);
 	if (errno == ENOENT && !faccessat(j->images_dir, "pstree.img", F_OK, 0))
 		return criu_fail(j, ENOENT, "the images directory holds CRIU's images, not ckpt's (%s): ckpt restores only its own",
 				 CRIU_IMAGE_NAME);
@@ -65,7 +80,7 @@ pid_t criu_restore(struct criu_job *j)
 		return criu_fail(j, -pid, "restart: %s", r.msg);
 	if (tell(j, pid)) {
 		/* the caller will not have it: nothing restored is left */
-		kill(pid, SIGKILL);
+		criu_kill_tree(pid);
 		return -j->err;
 	}
 	return pid;

@@ -104,7 +104,7 @@ static int dirs(struct criu_job *j, const CriuOpts *o, pid_t peer)
 	work = o->has_work_dir_fd ? peer_dir(j, peer, o->work_dir_fd, "work_dir_fd") : j->images_dir;
 	if (work < 0)
 		return work;
-	fd = openat(work, o->log_file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	fd = openat(work, o->log_file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (work != j->images_dir)
 		close(work);
 	if (fd < 0)

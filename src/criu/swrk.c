@@ -80,24 +80,28 @@ static int send_error(struct swrk *s, CriuReqType type, int err, const char *msg
 
 /* The next request: 0 and *@req, 1 at the end, or -errno (a malformed
  * one answered with an error first). */
-static int next_request(struct swrk *s, CriuReq **req)
+/* The next message, unanswered: 0, 1 at the end, or -errno. */
+static int receive_request(struct swrk *s, CriuReq **req)
 {
 	ssize_t n = receive(s);
 
-	if (n == 0)
-		return 1;
-	if (n < 0) {
-		if (n == -EMSGSIZE)
-			send_error(s, CRIU_REQ_TYPE__EMPTY, EMSGSIZE, "request too long");
-		return n;
-	}
+	if (n <= 0)
+		return n ? n : 1;
 	*req = criu_req__unpack(NULL, n, s->buf);
-	if (!*req) {
+	return *req ? 0 : -EBADMSG;
+}
+
+/* A request: one that cannot be read is answered with an error here. */
+static int next_request(struct swrk *s, CriuReq **req)
+{
+	int ret = receive_request(s, req);
+
+	if (ret == -EMSGSIZE)
+		send_error(s, CRIU_REQ_TYPE__EMPTY, EMSGSIZE, "request too long");
+	else if (ret == -EBADMSG)
 		send_error(s, CRIU_REQ_TYPE__EMPTY, EBADMSG,
 			   "malformed request: not a criu_req message (truncated, or with a required field missing)");
-		return -EBADMSG;
-	}
-	return 0;
+	return ret;
 }
 
 /* NOTIFY SCRIPT, then the client's answer: 0 when it succeeded. */
@@ -116,8 +120,9 @@ static int notify(struct criu_job *j, const char *script, pid_t pid)
 	r.success = 1;
 	r.notify = &n;
 	ret = send_resp(s, &r);
+	/* a bad answer is the job's failure, answered once, by the job */
 	if (!ret)
-		ret = next_request(s, &req);
+		ret = receive_request(s, &req);
 	if (ret)
 		return ret > 0 ? -ECONNRESET : ret;
 	if (req->type != CRIU_REQ_TYPE__NOTIFY || !req->has_notify_success || !req->notify_success)

@@ -316,14 +316,9 @@ static int walk_root(struct cpt_ctx *c, struct cg_cpt *s, char *root_cg)
 		for (int j = 0; j < nown; j++)
 			ours |= own[j].v2 == l[i].v2 && !strcmp(own[j].ctrl, l[i].ctrl) &&
 				!strcmp(own[j].path, l[i].path);
-		const char *from = l[i].path;
-
 		hi = cg_hier_find(&s->hs, l[i].ctrl, l[i].v2);
-		if (hi >= 0)
-			from = cg_root_for(c->opts->cgroup_root, c->opts->nr_cgroup_root,
-					   &s->hs.e[hi]) ?: from;
-		if (!ours && hi >= 0 && s->hs.e[hi].fd >= 0 && from[1])
-			ret = walk(c, s, hi, from, 0);
+		if (!ours && hi >= 0 && s->hs.e[hi].fd >= 0 && l[i].path[1])
+			ret = walk(c, s, hi, l[i].path, 0);
 	}
 	free(mine);
 	return ret;
@@ -452,8 +447,6 @@ static int dump_ns(struct cpt_ctx *c, struct cg_cpt *s, struct cpt_task *t,
 	return ns_roots(c, s, t->pid, cg);
 }
 
-/* Every group the process's threads are in, and (the root process)
- * those below its own. */
 /* A --cgroup-root of the root process: its group or one above it. */
 static int base_bad(struct cpt_ctx *c, const struct hier *h, pid_t pid, const char *path)
 {
@@ -466,6 +459,8 @@ static int base_bad(struct cpt_ctx *c, const struct hier *h, pid_t pid, const ch
 		       b, pid, cg_name(h), path);
 }
 
+/* Every group the process's threads are in, and (the root process)
+ * those below its own. */
 int cg_dump(struct cpt_ctx *c, struct cpt_task *t)
 {
 	struct cg_cpt *s = kind_dump_state(c, &kind_cgroup);

@@ -537,8 +537,6 @@ static int note_made(struct rst_ctx *c, struct cg_rst *st, int hier,
 	return 0;
 }
 
-/* The parent of a group about to be made: a saved group made first,
- * or a plain directory. */
 /* A cpuset group made new (the image has no values for it: a parent
  * ckpt makes, or a group --cgroup-root moved from a hierarchy's root)
  * takes its parent's cpus and mems, without which nothing can join it. */
@@ -569,6 +567,8 @@ static int cpuset_inherit(struct rst_ctx *c, const struct hier *h, const char *p
 	return 0;
 }
 
+/* The parent of a group about to be made: a saved group made first,
+ * or a plain directory. */
 static int make_parent(struct rst_ctx *c, struct cg_rst *st, int hier,
 		       const char *path)
 {

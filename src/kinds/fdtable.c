@@ -958,6 +958,8 @@ static void files_show(struct info_out *o, const struct rec *r)
 		if (ops && ops->show && path &&
 		    r->data_len == sizeof(*f) + f->path_len + f->extra_len)
 			ops->show(o, f, path + f->path_len, f->extra_len);
+		else if (path && r->data_len == sizeof(*f) + f->path_len && f->extra_len)
+			info_str(o, "state", "in the FILE_MORE records after it");
 	} else {
 		const struct rec_fd *d = r->data;
 

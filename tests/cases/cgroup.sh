@@ -144,7 +144,7 @@ test_cgroup_root() {
 	ctrl=${cg##*/}
 	rel=/ckpt-test.root.$$
 	top=$cg$rel
-	mkdir -p $top/a/b $top/x
+	mkdir -p $top/a/b/sub $top/a/sib $top/x
 	start_holder plain $d || { rmdir $top/a/b $top/a $top/x $top; return 1; }
 	echo $pid > $top/a/b/cgroup.procs || rc=1
 	step "refused base"
@@ -152,12 +152,23 @@ test_cgroup_root() {
 	[ $? = 1 ] && grep -q "cgroup-root $rel/x: pid $pid is in cgroup $ctrl:$rel/a/b, not below it" $d/err ||
 		{ note "not refused: $(cat $d/err)"; rc=1; }
 	kill -0 $pid || rc=1
+	step "malformed, or with --no-cgroups"
+	ckpt checkpoint --cgroup-root $ctrl:a -o $d/img $pid 2> $d/err
+	[ $? = 1 ] && grep -q "want \[CONTROLLER:\]/PATH" $d/err || { note "bad base taken: $(cat $d/err)"; rc=1; }
 	step "base a, restarted under c"
 	ckpt checkpoint --kill --cgroup-root $ctrl:$rel/a -o $d/img $pid || rc=1
 	wait $pid 2>/dev/null
 	gone $pid
+	# the base names the groups, it does not choose them: the empty one
+	# below the process's is saved, its group's sibling is not
+	ckpt info $d/img > $d/info
+	grep -q "$rel/a/b/sub" $d/info || { note "the empty group below is not saved"; rc=1; }
+	grep -q "$rel/a/sib" $d/info && { note "a sibling group is saved"; rc=1; }
+	ckpt restart --no-cgroups --cgroup-root $ctrl:$rel/c $d/img 2> $d/err
+	[ $? = 125 ] && grep -q "not both" $d/err || { note "--no-cgroups taken with it: $(cat $d/err)"; rc=1; }
 	ckpt_bg restart --detach --cgroup-root $ctrl:$rel/c $d/img > $d/rout 2>&1 || rc=1
 	grep -q ":$ctrl:$rel/c/b\$" /proc/$pid/cgroup || { note "in $(grep ":$ctrl:" /proc/$pid/cgroup)"; rc=1; }
+	[ -d $top/c/b/sub ] || { note "the empty group below did not move along"; rc=1; }
 	step "no base, restarted under d"
 	checkpoint_kill $d $pid || rc=1
 	ckpt_bg restart --detach --cgroup-root $rel/d $d/img > $d/rout 2>&1 || rc=1
@@ -166,7 +177,7 @@ test_cgroup_root() {
 	for ((i = 0; i < 500; i++)); do kill -0 $pid 2>/dev/null || break; sleep 0.01; done
 	grep -q '^PASS' $d/out || rc=1
 	kill -9 $pid 2>/dev/null
-	for g in a/b a c/b c d x ''; do rmdir $top/$g 2>/dev/null; done
+	for g in a/b/sub a/b a/sib a c/b/sub c/b c d/sub d x ''; do rmdir $top/$g 2>/dev/null; done
 	[ ! -e $top ] || { note "groups left: $(find $top -type d)"; rc=1; }
 	return $rc
 }

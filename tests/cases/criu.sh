@@ -12,8 +12,9 @@ t criu_runc_migrate
 t criu_rpc_hostile
 t criu_rpc_fuzz		timeout 240
 t criu_rpc_libfuzzer	timeout 200
-t criu_cli_process
+t criu_cli_process		group criu_cli
 t criu_cli_container
+t criu_cli_hostile		group criu_cli
 t criu_podman			group podman
 t criu_containerd		group podman
 
@@ -378,7 +379,7 @@ test_criu_rpc_fuzz() {
 # dumped again (killed) by `ckpt criu`, restored; check, --version, and
 # pre-dump refused.
 test_criu_cli_process() {
-	local d=$WORK/ccli pid rc=0
+	local d=$WORK/ccli pid kids p rc=0
 	criu_bin $d && mkdir -p $d/img $d/img2
 	setsid sh -c 'n=0; while :; do n=$((n+1)); echo $n > '$d'/count; sleep 0.1; done' \
 		< /dev/null > /dev/null 2>&1 &
@@ -389,7 +390,10 @@ test_criu_cli_process() {
 		{ cat $d/err $d/img/dump.log; kill -9 $pid; return 1; }
 	grep -q "checkpoint of pid $pid done" $d/img/dump.log || { note "no log"; rc=1; }
 	kill -0 $pid || { note "not left running"; return 1; }
-	kill -9 $pid; wait $pid 2> /dev/null; gone $pid || return 1
+	# its group: the sleep it runs too, whose pid the restore needs
+	kids=$(pgrep -P $pid)
+	kill -9 -- -$pid; wait $pid 2> /dev/null; gone $pid || return 1
+	for p in $kids; do gone $p || return 1; done
 	step "criu restore -d"
 	timeout 90 $d/bin/criu restore -D $d/img -d --pidfile $d/pidfile -o restore.log < /dev/null > /dev/null 2>> $d/err ||
 		{ cat $d/err $d/img/restore.log; return 1; }
@@ -409,6 +413,49 @@ test_criu_cli_process() {
 	timeout 10 $d/bin/criu restore -D $d/img --inherit-fd fd[7]:pipe:[1] 2> $d/inh && rc=1
 	grep -q "inherit-fd fd\[7\]:pipe:\[1\]" $d/inh || { cat $d/inh; rc=1; }
 	[ $rc = 0 ] && asan_clean $d && sanitizer_clean $d/err $d/img/*.log
+}
+
+# What an images directory from elsewhere (an archive) or a wrong
+# command line cannot make the drop-in do: read a link or a FIFO as the
+# image, append to a file through a link as its log, dump a pid given
+# past 2^32 (as another one), or leave a tree running whose pidfile
+# could not be written (all of it is killed, its children too).
+test_criu_cli_hostile() {
+	local d=$WORK/chost pid kids p rc=0
+	criu_bin $d && mkdir -p $d/img $d/bad
+	setsid sh -c 'sleep 1000 & sleep 1000 & wait' < /dev/null > /dev/null 2>&1 &
+	pid=$!
+	for ((i = 0; i < 100; i++)); do
+		kids=$(pgrep -P $pid | wc -l)
+		[ "$kids" = 2 ] && break
+		sleep 0.02
+	done
+	step "-t past 2^32"
+	timeout 30 $d/bin/criu dump -t $((pid + 4294967296)) -D $d/img 2> $d/err && rc=1
+	grep -q "not a pid" $d/err || { note "taken: $(cat $d/err)"; rc=1; }
+	kill -0 $pid || { note "the tree was dumped"; return 1; }
+	step "dump, then a pidfile that cannot be written"
+	kids=$(pgrep -P $pid)
+	timeout 60 $d/bin/criu dump -t $pid -D $d/img 2> $d/err || { cat $d/err; kill -9 $pid $kids; return 1; }
+	timeout 60 $d/bin/criu restore -D $d/img -d --pidfile $d/no/such/dir < /dev/null > /dev/null 2> $d/err && rc=1
+	sleep 0.3
+	for p in $pid $kids; do
+		[ -e /proc/$p ] && [ "$(awk '{ print $3 }' /proc/$p/stat)" != Z ] &&
+			{ note "pid $p left running"; kill -9 $p; rc=1; }
+	done
+	step "the image a link, a FIFO"
+	ln -s /dev/zero $d/bad/ckpt.img
+	timeout 10 $d/bin/criu restore -D $d/bad -d 2> $d/err < /dev/null && rc=1
+	grep -q "ckpt.img is not a regular file" $d/err || { note "link: $(cat $d/err)"; rc=1; }
+	rm $d/bad/ckpt.img && mkfifo $d/bad/ckpt.img
+	timeout 10 $d/bin/criu restore -D $d/bad -d 2> $d/err < /dev/null && rc=1
+	grep -q "ckpt.img is not a regular file" $d/err || { note "fifo: $(cat $d/err)"; rc=1; }
+	step "the log a link"
+	echo keep > $d/target
+	ln -s $d/target $d/bad/restore.log
+	timeout 10 $d/bin/criu restore -D $d/bad -W $d/bad -o restore.log -d 2> /dev/null < /dev/null && rc=1
+	[ "$(cat $d/target)" = keep ] || { note "written through the link"; rc=1; }
+	[ $rc = 0 ] && asan_clean $d
 }
 
 counting_file() {	# FILE: true once the counter in it goes on

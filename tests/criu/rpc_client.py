@@ -161,6 +161,34 @@ def hostile(ckpt, d):
         print("refused:", msg_of(r))
     if os.listdir(d):
         sys.exit("refused requests left files: %r" % os.listdir(d))
+    bad_answer(ckpt, d)
+
+def bad_answer(ckpt, d):
+    """A DUMP whose first notification gets garbage back: one error
+    response, the DUMP's, and the process it was to dump runs on."""
+    kid = subprocess.Popen(["sleep", "60"])
+    s = Swrk(ckpt)
+    r = s.ask(req(DUMP, opts(-1, images_dir=(68, d), pid=(2, kid.pid), leave_running=(3, True),
+                             notify_scripts=(12, True))))
+    if not r or r.get(1) != [NOTIFY]:
+        sys.exit("DUMP with notify_scripts: no notification first: %r" % r)
+    r = error_or_close(s.ask(b"\xff\xff\xff"), "garbage for an answer")
+    if r is None or r.get(1) != [DUMP]:
+        sys.exit("garbage for an answer: not the DUMP's error: %r" % r)
+    s.me.settimeout(2)
+    try:
+        extra = s.me.recv(1 << 20)
+    except socket.timeout:
+        extra = b""
+    if extra:
+        sys.exit("garbage for an answer: a second response %r" % parse(extra))
+    s.end()
+    if kid.poll() is not None:
+        sys.exit("the process to dump did not run on")
+    kid.kill()
+    kid.wait()
+    for f in os.listdir(d):
+        os.unlink(os.path.join(d, f))
 
 def seed_messages():
     return [req(VERSION), req(CHECK), req(FEATURE_CHECK) + field(5, field(1, True)),
