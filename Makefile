@@ -48,7 +48,8 @@ CLIOBJS  += build/obj/criu/rpc.pb-c.o
 TCLIOBJS += build/test/obj/criu/rpc.pb-c.o
 CLILIBS  := $(LIBS) -lprotobuf-c
 build/gen/criu/%.pb-c.c build/gen/criu/%.pb-c.h: src/criu/%.proto
-	@command -v $(PROTOC_C) > /dev/null || { echo "protoc-c not found: install protobuf-c-compiler and libprotobuf-c-dev (bash tests/setup.sh does)" >&2; exit 1; }
+	@command -v $(PROTOC_C) > /dev/null && [ -e /usr/include/protobuf-c/protobuf-c.h ] || \
+		bash tests/setup.sh build || { echo "protoc-c or libprotobuf-c missing: install protobuf-c-compiler and libprotobuf-c-dev" >&2; exit 1; }
 	@mkdir -p $(@D)
 	$(PROTOC_C) --proto_path=src/criu --c_out=$(@D) $<
 $(filter build/obj/criu/% build/test/obj/criu/%,$(CLIOBJS) $(TCLIOBJS)): build/gen/criu/rpc.pb-c.h

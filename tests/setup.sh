@@ -19,6 +19,17 @@ cc=${CC:-cc}
 t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
 need=() norec=()
+# `setup.sh build`: only what building ckpt needs (make's own rule for
+# the drop-in's RPC code calls it so, for `make demo` on a bare machine)
+if [ "${1:-}" = build ]; then
+	command -v protoc-c > /dev/null || need+=(protobuf-c-compiler)
+	dpkg -s libprotobuf-c-dev > /dev/null 2>&1 || need+=(libprotobuf-c-dev)
+	[ ${#need[@]} = 0 ] && exit 0
+	echo "setup: installing ${need[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq && apt-get install -y -qq "${need[@]}" > /dev/null
+	exit
+fi
 echo 'int main(void) { return 0; }' > "$t/m.c"
 $cc -m32 -o "$t/m" "$t/m.c" 2> /dev/null || need+=(gcc-multilib)
 PATH=$PATH:/usr/sbin:/sbin command -v iptables > /dev/null || need+=(iptables)
