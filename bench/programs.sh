@@ -54,28 +54,8 @@ for fd in $(ls /proc/$$/fd); do
 	[ "$fd" -gt 2 ] && eval "exec $fd>&-" 2>/dev/null
 done
 
-now_us() { local t=$EPOCHREALTIME; echo $((${t/./} )); }
-
 # the pid of the newest process whose command line matches $1
 newest() { pgrep -n -f -- "$1"; }
-
-wait_until() {	# SECONDS COMMAND...: poll until COMMAND succeeds
-	local end=$((EPOCHSECONDS + $1))
-	shift
-	until "$@" >/dev/null 2>&1; do
-		[ "$EPOCHSECONDS" -le "$end" ] || return 1
-		sleep 0.02
-	done
-}
-
-# pid $1 and its descendants
-tree_pids() {
-	ps -e -o pid=,ppid= | awk -v root="$1" '
-	{ kids[$2] = kids[$2] " " $1 }
-	END { todo[1] = root; n = 1
-		for (i = 1; i <= n; i++) { print todo[i]; m = split(kids[todo[i]], k, " ")
-			for (j = 1; j <= m; j++) todo[++n] = k[j] } }'
-}
 
 # checkpoint --kill then restart --detach of pid $2, recorded under $1.
 # The restart's clock starts once every pid of the tree is free (init

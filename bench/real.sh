@@ -85,26 +85,6 @@ for fd in $(ls /proc/$$/fd); do
 	[ "$fd" -gt 2 ] && eval "exec $fd>&-" 2>/dev/null
 done
 
-now_us() { local t=$EPOCHREALTIME; echo $((${t/./})); }
-
-wait_until() {	# SECONDS COMMAND...: poll until COMMAND succeeds
-	local end=$((EPOCHSECONDS + $1))
-	shift
-	until "$@" >/dev/null 2>&1; do
-		[ "$EPOCHSECONDS" -le "$end" ] || return 1
-		sleep 0.02
-	done
-}
-
-# pid $1 and its descendants
-tree_pids() {
-	ps -e -o pid=,ppid= | awk -v root="$1" '
-	{ kids[$2] = kids[$2] " " $1 }
-	END { todo[1] = root; n = 1
-		for (i = 1; i <= n; i++) { print todo[i]; m = split(kids[todo[i]], k, " ")
-			for (j = 1; j <= m; j++) todo[++n] = k[j] } }'
-}
-
 # --- the tools: checkpoint --kill of tree $2 into image $1, restart ------
 
 # TIMING=1: ckpt runs with -v and its timing lines (src/timing.c) are

@@ -24,31 +24,6 @@ FAILED=0
 mkdir -p "$W"
 . "$(dirname "$0")/killlib.sh"
 
-# ARGS... under a subreaper that waits for what they leave (as in
-# killpoints_restart.sh); exits with the first's status (at once if 0: a
-# restart that did not fail leaves its processes running, the caller
-# kills them)
-reaped() {
-	timeout -k 1 90 $PYTHON - "$@" <<'PY'
-import ctypes, os, sys
-ctypes.CDLL(None).prctl(36, 1)		# PR_SET_CHILD_SUBREAPER
-pid = os.fork()
-if pid == 0:
-    os.execvp(sys.argv[1], sys.argv[1:])
-st = None
-while True:
-    try:
-        p, s = os.wait()
-    except ChildProcessError:
-        break
-    if p == pid:
-        st = s
-        if s == 0:
-            break
-sys.exit(os.waitstatus_to_exitcode(st) % 256 if st is not None else 1)
-PY
-}
-
 fail() {	# WHY
 	echo "FAIL $*"
 	FAILED=$((FAILED + 1))
@@ -94,11 +69,11 @@ restart_points() {	# NAME DIR PIDS...
 	local name=$1 d=$2 k rc why p
 	shift 2
 	# counted on a restart --detach whose processes are killed at once
-	CKPT_TEST_POINTS=1 reaped timeout 60 "$CKPT" restart --detach "$d/img" \
+	CKPT_TEST_POINTS=1 reaped --quick timeout 60 "$CKPT" restart --detach "$d/img" \
 		> /dev/null 2> "$d/points"
 	for p in "$@"; do kill -9 $p 2>/dev/null; done
 	while read -r k; do
-		CKPT_TEST_FAIL_AT=$k reaped timeout 60 "$CKPT" restart --detach "$d/img" \
+		CKPT_TEST_FAIL_AT=$k reaped --quick timeout 60 "$CKPT" restart --detach "$d/img" \
 			> /dev/null 2> "$d/r.err"
 		rc=$?
 		why=

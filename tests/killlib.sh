@@ -34,3 +34,31 @@ gone() {	# PID: /proc/PID is gone, within 3 s
 	done
 	return 1
 }
+
+# [--quick] ARGS... run under a subreaper that waits for every process
+# left behind (init would take a second or two here); exits with the
+# first's status.  --quick: at once if that is 0 (a restart that did not
+# fail leaves its processes running; the caller kills them).
+reaped() {
+	local quick=0
+	[ "$1" = --quick ] && { quick=1; shift; }
+	timeout -k 1 90 /usr/bin/python3 - $quick "$@" <<'PY'
+import ctypes, os, sys
+ctypes.CDLL(None).prctl(36, 1)		# PR_SET_CHILD_SUBREAPER
+quick = sys.argv[1] == "1"
+pid = os.fork()
+if pid == 0:
+    os.execvp(sys.argv[2], sys.argv[2:])
+st = None
+while True:
+    try:
+        p, s = os.wait()
+    except ChildProcessError:
+        break
+    if p == pid:
+        st = s
+        if quick and s == 0:
+            break
+sys.exit(os.waitstatus_to_exitcode(st) % 256 if st is not None else 1)
+PY
+}

@@ -21,27 +21,6 @@ FAILED=0
 mkdir -p "$W"
 . "$(dirname "$0")/killlib.sh"
 
-# ARGS... run under a subreaper that waits for every process left behind
-# (init would take a second or two here); exits with the first's status.
-reaped() {
-	timeout -k 1 90 $PYTHON - "$@" <<'PY'
-import ctypes, os, sys
-ctypes.CDLL(None).prctl(36, 1)		# PR_SET_CHILD_SUBREAPER
-pid = os.fork()
-if pid == 0:
-    os.execvp(sys.argv[1], sys.argv[1:])
-st = None
-while True:
-    try:
-        p, s = os.wait()
-    except ChildProcessError:
-        break
-    if p == pid:
-        st = s
-sys.exit(os.waitstatus_to_exitcode(st) % 256 if st is not None else 1)
-PY
-}
-
 for prog in "$@"; do
 	name=$(basename "$prog")
 	d=$W/$name

@@ -90,6 +90,18 @@ start_holder() {
 	wait_for "$2/out" READY 20
 }
 
+# The holder of DIR, saved as PID, once restart --pidns runs it again in
+# its new pid namespace: the caller's $inner, its pid here (3 s).
+pidns_holder() {	# DIR PID
+	local i
+	for ((i = 0; i < 300; i++)); do
+		inner=$(pgrep -f "holder plain $1/go" | grep -vx $2 | head -1)
+		[ -n "$inner" ] && return 0
+		sleep 0.01
+	done
+	return 1
+}
+
 # checkpoint --kill PID into DIR/img; reap it (we are its parent).
 checkpoint_kill() {	# DIR PID
 	ckpt checkpoint --kill -o "$1/img" $2 || return 1

@@ -205,12 +205,7 @@ test_auth_pidns() {
 	[ $? = 125 ] && grep -q "not authenticated by this key" $d/err || return 1
 	ckpt_bg restart --pidns --key $d/key $d/img &
 	rpid=$!
-	for ((i = 0; i < 300; i++)); do
-		inner=$(pgrep -f "holder plain $d/go" | grep -vx $pid | head -1)
-		[ -n "$inner" ] && break
-		sleep 0.01
-	done
-	[ -n "$inner" ] || return 1
+	pidns_holder $d $pid || return 1
 	grep -q "^NSpid:.*[[:space:]]$pid\$" /proc/$inner/status || return 1
 	touch $d/go
 	wait $rpid && wait $pid

@@ -178,12 +178,7 @@ test_pidns() {
 	ckpt checkpoint -o $d/img $pid || return 1
 	ckpt_bg restart --pidns $d/img &
 	rpid=$!
-	for ((i = 0; i < 300; i++)); do
-		inner=$(pgrep -f "holder plain $d/go" | grep -vx $pid | head -1)
-		[ -n "$inner" ] && break
-		sleep 0.01
-	done
-	[ -n "$inner" ] || return 1
+	pidns_holder $d $pid || return 1
 	note "restored as $inner outside: $(grep NSpid /proc/$inner/status)"
 	grep -q "^NSpid:.*[[:space:]]$pid\$" /proc/$inner/status || return 1
 	touch $d/go
