@@ -283,6 +283,16 @@ const struct kind_ops kind_cgroup_threads = {
 	.restore_thread = cg_restore_thread,
 };
 
+const char *cg_below(const char *path, const char *base)
+{
+	size_t n = strcmp(base, "/") ? strlen(base) : 0;
+	const char *rest = path + n;
+
+	if (strncmp(path, base, n) || (*rest && *rest != '/'))
+		return NULL;
+	return strcmp(rest, "/") ? rest : "";
+}
+
 /* "/" or "/a/b": no empty, "." or ".." part, nothing odd. */
 bool cg_path_ok(const char *s, size_t n)
 {

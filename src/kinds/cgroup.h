@@ -82,6 +82,9 @@ int cg_parse(char *buf, struct cg_line *l, int *n);
 char *cg_dupn(const char *s, size_t n);
 /* "/" or "/a/b": no empty, "." or ".." part, nothing odd. */
 bool cg_path_ok(const char *s, size_t n);
+/* Group @path's part below group @base: "" when it is @base, "/c" below
+ * it; NULL when it is neither. */
+const char *cg_below(const char *path, const char *base);
 /* Whether CTRL (@n bytes) names hierarchy @h: one of its controllers or
  * its name=, as /proc/PID/cgroup lists them. */
 bool cg_names(const struct hier *h, const char *ctrl, size_t n);

@@ -451,9 +451,8 @@ static int dump_ns(struct cpt_ctx *c, struct cg_cpt *s, struct cpt_task *t,
 static int base_bad(struct cpt_ctx *c, const struct hier *h, pid_t pid, const char *path)
 {
 	const char *b = cg_root_for(c->opts->cgroup_root, c->opts->nr_cgroup_root, h);
-	size_t n = b && strcmp(b, "/") ? strlen(b) : 0;
 
-	if (!b || (!strncmp(path, b, n) && (!path[n] || path[n] == '/')))
+	if (!b || cg_below(path, b))
 		return 0;
 	return log_err(c->log, EINVAL, "--cgroup-root %s: pid %d is in cgroup %s:%s, not below it",
 		       b, pid, cg_name(h), path);

@@ -206,11 +206,8 @@ static int load_prop(struct rst_ctx *c, struct cg_rst *st, struct rec *r)
 static bool below(const struct cg_rst *st, uint32_t id, uint32_t root)
 {
 	const struct rst_group *g = &st->g[id - 1], *r = &st->g[root - 1];
-	size_t n = strlen(r->path);
 
-	return g->hier == r->hier &&
-	       (n == 1 || (!strncmp(g->path, r->path, n) &&
-			   (!g->path[n] || g->path[n] == '/')));
+	return g->hier == r->hier && cg_below(g->path, r->path);
 }
 
 /* The namespace @nr's roots are the same for every thread in it. */
@@ -347,14 +344,11 @@ static int mount_all(struct rst_ctx *c, struct cg_rst *st)
  * 0, or -ENOMEM. */
 static int move_path(char **path, const char *from, const char *to)
 {
-	size_t n = strcmp(from, "/") ? strlen(from) : 0;
-	const char *rest = *path + n;
+	const char *rest = cg_below(*path, from);
 	char *out;
 
-	if (strncmp(*path, from, n) || (*rest && *rest != '/'))
+	if (!rest)
 		return 0;	/* elsewhere */
-	if (!strcmp(rest, "/"))
-		rest = "";
 	if (asprintf(&out, "%s%s", strcmp(to, "/") || !*rest ? to : "", rest) < 0)
 		return -ENOMEM;
 	free(*path);
