@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 
 #include "../kinds.h"
+#include "ns_user.h"
 
 #define MAX_GROUPS 65536
 #define SECBIT_KEEP_CAPS_ 0x10
@@ -102,6 +103,23 @@ static int creds_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 	return 0;
 }
 
+/* In a container's own user namespace the puppets name ids as it does:
+ * the image's (its parent's) are mapped into it once, here. */
+static int creds_in_userns(struct rst_ctx *c, struct rst_task *t, struct creds_state *s)
+{
+	uint32_t *groups = (uint32_t *)((char *)s->groups + sizeof(s->c));
+	uint32_t *ids[3] = { s->c.uid, s->c.gid, groups };
+	uint32_t n[3] = { 4, 4, s->c.nr_groups };
+
+	for (int k = 0; k < 3; k++)
+		for (uint32_t i = 0; i < n[k]; i++)
+			if (!ns_user_id(c->userns, k > 0, ids[k][i], &ids[k][i]))
+				return log_err(c->log, EOPNOTSUPP,
+					       "pid %d: its %s %u is not mapped in its user namespace",
+					       t->pid, k ? "gid" : "uid", ids[k][i]);
+	return 0;
+}
+
 static int creds_check(struct rst_ctx *c, struct rst_task *t)
 {
 	struct creds_state *s = t->kind_state[kind_index(&kind_creds)];
@@ -109,7 +127,7 @@ static int creds_check(struct rst_ctx *c, struct rst_task *t)
 	if (!s || !s->have)
 		return log_err(c->log, EBADMSG, "pid %d: image has no CREDS record",
 			       t->pid);
-	return 0;
+	return c->userns ? creds_in_userns(c, t, s) : 0;
 }
 
 static int set_caps(struct rst_task *t, struct remote *rm,
