@@ -352,11 +352,17 @@ int container_image(int fd, struct ckpt_log *log)
 }
 
 /* The root: pid 1 of a new pid namespace, a puppet as restart.c makes
- * them.  With CKPT_DETACH a middle child makes it and exits, so that it
- * is orphaned to init (or the nearest subreaper). */
-static pid_t clone_root(unsigned long flags, bool userns, struct ckpt_log *log)
+ * them, in a new user namespace too for an image with one (@um).  With
+ * CKPT_DETACH a middle child makes it and exits, so that it is orphaned
+ * to init (or the nearest subreaper).  Where setgroups is denied in the
+ * user namespace the root must have its groups before it is made: a
+ * middle child takes them and makes it, our child (CLONE_PARENT) unless
+ * detached. */
+static pid_t clone_root(unsigned long flags, const struct ns_user_maps *um,
+			struct ckpt_log *log)
 {
-	struct clone_args ca = { .flags = CLONE_NEWPID | (userns ? CLONE_NEWUSER : 0),
+	bool deny = um && (um->flags & NS_USER_SETGROUPS_DENY);
+	struct clone_args ca = { .flags = CLONE_NEWPID | (um ? CLONE_NEWUSER : 0),
 				 .exit_signal = SIGCHLD };
 	sigset_t all, old;
 	int p[2], status;
@@ -364,18 +370,22 @@ static pid_t clone_root(unsigned long flags, bool userns, struct ckpt_log *log)
 	pid_t mid;
 
 	sigfillset(&all);
-	if (!(flags & CKPT_DETACH)) {
+	if (!(flags & CKPT_DETACH) && !deny) {
 		sigprocmask(SIG_SETMASK, &all, &old);
 		r = ckpt_puppet_clone(&ca, sizeof(ca));
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		return r < 0 ? log_err(log, (int)-r, "container: a new pid namespace:") : r;
 	}
+	if (!(flags & CKPT_DETACH))
+		ca.flags |= CLONE_PARENT;
 	if (pipe2(p, O_CLOEXEC))
 		return log_err(log, errno, "pipe:");
 	mid = fork();
 	if (mid == 0) {
 		sigprocmask(SIG_SETMASK, &all, &old);
-		r = ckpt_puppet_clone(&ca, sizeof(ca));
+		r = deny && syscall(SYS_setgroups, um->nr_groups, um->groups) ? -errno : 0;
+		if (!r)
+			r = ckpt_puppet_clone(&ca, sizeof(ca));
 		if (write(p[1], &r, sizeof(r)) != sizeof(r))
 			_exit(1);
 		_exit(0);
@@ -528,18 +538,18 @@ int container_restart(int fd, const struct ckpt_restart_opts *o, struct ckpt_res
 	if (!ret && userns && socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, x.give))
 		ret = log_err(&log, errno, "socketpair:");
 	if (!ret) {
-		root = clone_root(o->flags, userns, &log);
+		root = clone_root(o->flags, userns ? um : NULL, &log);
 		ret = root < 0 ? root : 0;
 	}
 	if (ret) {
-		free(um);
+		ns_user_maps_free(um);
 		close_joins(&x);
 		set_result(res, 0, &log);
 		return ret;
 	}
 	/* before the root runs anything in it */
 	ret = userns ? ns_user_write_maps(root, um, &log) : 0;
-	free(um);
+	ns_user_maps_free(um);
 	if (ret)
 		goto fail;
 	if (pipe2(p, O_CLOEXEC)) {

@@ -1108,10 +1108,13 @@ struct rec_ns {
  * child of ckpt's caller's: its uid and gid maps, each extent's lower ids
  * as the caller's namespace sees them (nr_uid extents, then nr_gid), and
  * whether setgroups() is denied in it.  The ids of the other records
- * (CREDS, files, ipc objects) are the caller's too.  Right after NS,
- * once: restart reads it before it makes the root, whose pid namespace
- * the new user namespace owns. */
+ * (CREDS, files, ipc objects) are the caller's too.  Where setgroups is
+ * denied every process of it has the supplementary groups its maker had
+ * (the caller's ids, nr_groups of them after the extents); else
+ * nr_groups is 0.  Right after NS, once: restart reads it before it
+ * makes the root, whose pid namespace the new user namespace owns. */
 #define NS_USER_MAX_EXTENTS	340	/* the kernel's */
+#define NS_USER_MAX_GROUPS	65536	/* NGROUPS_MAX */
 #define NS_USER_SETGROUPS_DENY	0x1
 struct rec_ns_user_extent {
 	uint32_t first;		/* in the namespace */
@@ -1121,8 +1124,8 @@ struct rec_ns_user_extent {
 struct rec_ns_user {
 	uint32_t nr_uid, nr_gid;
 	uint32_t flags;
-	uint32_t reserved;
-	/* struct rec_ns_user_extent[nr_uid + nr_gid] */
+	uint32_t nr_groups;
+	/* struct rec_ns_user_extent[nr_uid + nr_gid], uint32_t[nr_groups] */
 };
 
 /* REC_NS_TIME: a container's own time namespace, as its clocks read at

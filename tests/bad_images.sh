@@ -1232,9 +1232,10 @@ forged "NSPID after THREAD"         --expect "bad NSPID" insert --at after:THREA
 forged "NSPID 71 bytes"             insert --at after:TASK --type NSPID --payload "$(nspid 0 99 0 0 | cut -c3-)"
 forged "NSTID of no nested process" --expect "bad NSTID" insert --at after:THREAD --type NSTID --payload "$(le 4 5)$(zeros 28)"
 # a container's own user namespace (NS_USER: nr_uid, nr_gid, flags,
-# reserved, then extents {first, lower, count}): bad maps are refused as
-# the kernel would refuse them, and a sound one outside a container too
-nsuser() {	# NR_UID NR_GID FLAGS RESERVED EXTENTS-HEX
+# nr_groups, then extents {first, lower, count}, then groups): bad maps
+# are refused as the kernel would refuse them, and a sound one outside a
+# container too
+nsuser() {	# NR_UID NR_GID FLAGS NR_GROUPS EXTENTS-AND-GROUPS-HEX
 	printf '%s' "$(le 4 $1)$(le 4 $2)$(le 4 $3)$(le 4 $4)$5"
 }
 ext() { printf '%s' "$(le 4 $1)$(le 4 $2)$(le 4 $3)"; }
@@ -1257,8 +1258,12 @@ forged "NS_USER length lies"        --expect "1 to 340 extents" insert --at afte
 	--payload "$(nsuser 2 1 0 0 "$NSU_ONE")"
 forged "NS_USER flags 2"            --expect "1 to 340 extents" insert --at after:TASK --type NS_USER \
 	--payload "$(nsuser 1 1 2 0 "$NSU_ONE")"
-forged "NS_USER reserved 1"         --expect "1 to 340 extents" insert --at after:TASK --type NS_USER \
-	--payload "$(nsuser 1 1 0 1 "$NSU_ONE")"
+forged "NS_USER groups, not denied" --expect "1 to 340 extents" insert --at after:TASK --type NS_USER \
+	--payload "$(nsuser 1 1 0 1 "$NSU_ONE$(le 4 5)")"
+forged "NS_USER 65537 groups"       --expect "1 to 340 extents" insert --at after:TASK --type NS_USER \
+	--payload "$(nsuser 1 1 1 65537 "$NSU_ONE")"
+forged "NS_USER groups length lies" --expect "1 to 340 extents" insert --at after:TASK --type NS_USER \
+	--payload "$(nsuser 1 1 1 2 "$NSU_ONE$(le 4 5)")"
 forged "NS_USER 15 bytes"           insert --at after:TASK --type NS_USER --payload "$(nsuser 1 1 0 0 "" | cut -c3-)"
 # the root's own ipc namespace's content (IPC_NS .. IPC_MQ_MSG, 240-245):
 # in a tree without one, refused whatever it says (every field of them

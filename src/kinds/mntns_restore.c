@@ -481,13 +481,15 @@ static int join_user(struct build *b, pid_t pid)
 	char path[64];
 	int fd;
 
+	/* no groups of ckpt's (there, setgroups may be denied) */
+	if (syscall(SYS_setgroups, 0, NULL))
+		return log_err(&b->log, errno, "setgroups:");
 	snprintf(path, sizeof(path), "/proc/%d/ns/user", pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || setns(fd, CLONE_NEWUSER))
 		return log_err(&b->log, errno, "joining pid %d's user namespace:", pid);
 	close(fd);
-	if (syscall(SYS_setresgid, 0, 0, 0) || syscall(SYS_setgroups, 0, NULL) ||
-	    syscall(SYS_setresuid, 0, 0, 0))
+	if (syscall(SYS_setresgid, 0, 0, 0) || syscall(SYS_setresuid, 0, 0, 0))
 		return log_err(&b->log, errno, "becoming the root of pid %d's user namespace:",
 			       pid);
 	return 0;

@@ -379,7 +379,7 @@ static int load_time(struct rst_ctx *c, struct rst_task *t, struct ns_rst *st,
 static int load_user(struct rst_ctx *c, struct rst_task *t, struct ns_rst *st,
 		     const struct rec *r)
 {
-	struct ns_user_maps *m = malloc(sizeof(*m));
+	struct ns_user_maps *m = calloc(1, sizeof(*m));
 	int ret = m ? ns_user_parse(c->log, r->data, r->data_len, m) :
 		      log_err(c->log, ENOMEM, "user namespace maps:");
 
@@ -388,7 +388,7 @@ static int load_user(struct rst_ctx *c, struct rst_task *t, struct ns_rst *st,
 			      "bad NS_USER record %llu (after NS, for its own user namespace, once)",
 			      (unsigned long long)r->index);
 	if (ret) {
-		free(m);
+		ns_user_maps_free(m);
 		return ret;
 	}
 	st->user = m;
@@ -443,7 +443,7 @@ static void ns_ctx_free(void *state)
 	struct ns_rst *st = state;
 
 	free(st->uts);
-	free(st->user);
+	ns_user_maps_free(st->user);
 	free(st);
 }
 

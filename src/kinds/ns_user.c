@@ -61,24 +61,6 @@ static int owner_of(pid_t pid, const char *name)
 	return u;
 }
 
-/* Where setgroups() is denied (an unprivileged user's namespace) the
- * groups its processes have are the ones its maker had, which restart
- * cannot give a puppet it makes inside. */
-static int groups_settable(struct cpt_ctx *c, pid_t root)
-{
-	char *sg;
-	size_t len;
-	int ret = proc_read(root, "setgroups", &sg, &len);
-
-	if (ret)
-		return log_err(c->log, -ret, "pid 1: reading its setgroups:");
-	ret = len >= 4 && !strncmp(sg, "deny", 4) ?
-	      log_err(c->log, EOPNOTSUPP,
-		      "pid 1: setgroups is denied in its user namespace (an unprivileged user's), which ckpt does not restore yet") : 0;
-	free(sg);
-	return ret;
-}
-
 int ns_user_check(struct cpt_ctx *c, pid_t root, uint32_t own)
 {
 	char path[64];
@@ -93,8 +75,6 @@ int ns_user_check(struct cpt_ctx *c, pid_t root, uint32_t own)
 	else if (!same_file(parent, mine))
 		ret = log_err(c->log, EOPNOTSUPP,
 			      "pid 1: its user namespace is nested in another one than ckpt's (not saved yet)");
-	if (!ret)
-		ret = groups_settable(c, root);
 	for (int i = 0; i < NR_NS_TYPES && !ret; i++) {
 		int o;
 
@@ -141,6 +121,29 @@ static int read_map(struct cpt_ctx *c, pid_t root, int which, struct ns_user_map
 	return ret;
 }
 
+/* Where setgroups() is denied (an unprivileged user's namespace) its
+ * processes have the groups its maker had, which restart gives its root
+ * before it makes the namespace. */
+static int read_groups(struct cpt_ctx *c, pid_t root, struct ns_user_maps *m)
+{
+	char s[4096], *p, *end;
+	int ret = proc_status_str(root, "Groups", s, sizeof(s));
+
+	if (ret)
+		return log_err(c->log, -ret, "pid 1: reading its groups:");
+	m->groups = malloc(256 * sizeof(*m->groups));
+	if (!m->groups)
+		return log_err(c->log, ENOMEM, "groups:");
+	for (p = s; m->nr_groups < 256; p = end) {
+		unsigned long g = strtoul(p, &end, 10);
+
+		if (end == p)
+			break;
+		m->groups[m->nr_groups++] = g;
+	}
+	return 0;
+}
+
 int ns_user_dump(struct cpt_ctx *c, pid_t root)
 {
 	struct ns_user_maps *m = calloc(1, sizeof(*m));
@@ -154,22 +157,35 @@ int ns_user_dump(struct cpt_ctx *c, pid_t root)
 	ret = read_map(c, root, 0, m) ?: read_map(c, root, 1, m);
 	if (!ret && (ret = proc_read(root, "setgroups", &sg, &len)))
 		ret = log_err(c->log, -ret, "pid 1: reading its setgroups:");
+	if (!ret && len >= 4 && !strncmp(sg, "deny", 4)) {
+		r.flags = NS_USER_SETGROUPS_DENY;
+		ret = read_groups(c, root, m);
+	}
 	if (!ret) {
 		r.nr_uid = m->nr[0];
 		r.nr_gid = m->nr[1];
-		r.flags = len >= 4 && !strncmp(sg, "deny", 4) ? NS_USER_SETGROUPS_DENY : 0;
+		r.nr_groups = m->nr_groups;
 		ret = iw_begin(&c->w, REC_NS_USER, sizeof(r) + (r.nr_uid + r.nr_gid) *
-						   sizeof(struct rec_ns_user_extent));
+			       sizeof(struct rec_ns_user_extent) + r.nr_groups * 4);
 	}
 	if (!ret)
 		ret = iw_write(&c->w, &r, sizeof(r));
 	for (int i = 0; i < 2 && !ret; i++)
 		ret = iw_write(&c->w, m->ext[i], m->nr[i] * sizeof(m->ext[i][0]));
+	if (!ret && m->nr_groups)
+		ret = iw_write(&c->w, m->groups, m->nr_groups * 4);
 	if (!ret)
 		ret = iw_end(&c->w);
 	free(sg);
-	free(m);
+	ns_user_maps_free(m);
 	return ret;
+}
+
+void ns_user_maps_free(struct ns_user_maps *m)
+{
+	if (m)
+		free(m->groups);
+	free(m);
 }
 
 /* ---- restart ---- */
@@ -201,19 +217,28 @@ int ns_user_parse(struct ckpt_log *log, const void *data, uint64_t len, struct n
 {
 	const struct rec_ns_user *r = data;
 	const struct rec_ns_user_extent *e = (const void *)(r + 1);
+	uint64_t ext_len = len < sizeof(*r) ? 0 :
+			   (r->nr_uid + (uint64_t)r->nr_gid) * sizeof(*e);
 
 	if (len < sizeof(*r) || r->nr_uid > NS_USER_MAX_EXTENTS ||
-	    r->nr_gid > NS_USER_MAX_EXTENTS || r->reserved || r->flags & ~NS_USER_SETGROUPS_DENY ||
-	    len != sizeof(*r) + (r->nr_uid + r->nr_gid) * (uint64_t)sizeof(*e) ||
+	    r->nr_gid > NS_USER_MAX_EXTENTS || r->flags & ~NS_USER_SETGROUPS_DENY ||
+	    r->nr_groups > NS_USER_MAX_GROUPS ||
+	    (r->nr_groups && !(r->flags & NS_USER_SETGROUPS_DENY)) ||
+	    len != sizeof(*r) + ext_len + r->nr_groups * 4ULL ||
 	    map_bad(e, r->nr_uid) || map_bad(e + r->nr_uid, r->nr_gid))
 		return log_err(log, EBADMSG,
-			       "bad NS_USER record (1 to %d extents of ids each, none overlapping)",
+			       "bad NS_USER record (1 to %d extents of ids each, none overlapping; groups only where setgroups is denied)",
 			       NS_USER_MAX_EXTENTS);
 	m->nr[0] = r->nr_uid;
 	m->nr[1] = r->nr_gid;
 	m->flags = r->flags;
+	m->nr_groups = r->nr_groups;
+	m->groups = malloc(r->nr_groups * 4 + 4);
+	if (!m->groups)
+		return log_err(log, ENOMEM, "groups:");
 	memcpy(m->ext[0], e, r->nr_uid * sizeof(*e));
 	memcpy(m->ext[1], e + r->nr_uid, r->nr_gid * sizeof(*e));
+	memcpy(m->groups, (const char *)e + ext_len, r->nr_groups * 4);
 	return 0;
 }
 
@@ -352,24 +377,34 @@ int ns_user_become_root(struct rst_ctx *c, struct rst_task *t, const struct ns_u
 
 /* ---- info ---- */
 
+/* "first:lower:count,..." of @n extents into @out, as much as fits. */
+static void show_map(char *out, size_t size, const struct rec_ns_user_extent *e, uint32_t n)
+{
+	size_t at = 0;
+
+	out[0] = 0;
+	for (uint32_t k = 0; k < n && at < size - 40; k++)
+		at += snprintf(out + at, size - at, "%s%u:%u:%u", k ? "," : "", e[k].first,
+			       e[k].lower, e[k].count);
+}
+
+/* (a record load() has checked) */
 void ns_user_show(struct info_out *o, const struct rec *r)
 {
 	const struct rec_ns_user *u = r->data;
 	const struct rec_ns_user_extent *e = (const void *)(u + 1);
-	char s[2][256];
+	const uint32_t *gr = (const void *)(e + u->nr_uid + u->nr_gid);
+	char s[256];
+	size_t at = 0;
 
-	for (int i = 0; i < 2; i++) {
-		uint32_t n = i ? u->nr_gid : u->nr_uid;
-		size_t at = 0;
-
-		s[i][0] = 0;
-		for (uint32_t k = 0; k < n && at < sizeof(s[i]) - 40; k++, e++)
-			at += snprintf(s[i] + at, sizeof(s[i]) - at, "%s%u:%u:%u", k ? "," : "",
-				       e->first, e->lower, e->count);
-		if (i == 0)
-			e = (const void *)(u + 1) + u->nr_uid * sizeof(*e);
-	}
-	info_str(o, "uid_map", s[0]);
-	info_str(o, "gid_map", s[1]);
+	show_map(s, sizeof(s), e, u->nr_uid);
+	info_str(o, "uid_map", s);
+	show_map(s, sizeof(s), e + u->nr_uid, u->nr_gid);
+	info_str(o, "gid_map", s);
 	info_str(o, "setgroups", u->flags & NS_USER_SETGROUPS_DENY ? "deny" : "allow");
+	s[0] = 0;
+	for (uint32_t k = 0; k < u->nr_groups && at < sizeof(s) - 12; k++)
+		at += snprintf(s + at, sizeof(s) - at, "%s%u", k ? "," : "", gr[k]);
+	if (u->nr_groups)
+		info_str(o, "groups", s);
 }

@@ -13,7 +13,12 @@ struct ns_user_maps {
 	uint32_t nr[2];		/* uid, gid extents */
 	uint32_t flags;		/* NS_USER_SETGROUPS_DENY */
 	struct rec_ns_user_extent ext[2][NS_USER_MAX_EXTENTS];
+	/* setgroups denied: the groups every process of it has */
+	uint32_t nr_groups;
+	uint32_t *groups;
 };
+
+void ns_user_maps_free(struct ns_user_maps *m);
 
 /* Checkpoint: NS_USER for @root's user namespace, after the check that
  * it is a child of ours and owns every other namespace of @root's own

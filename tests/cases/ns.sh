@@ -18,7 +18,6 @@ t ns_container_join
 t ns_container_time
 t ns_container_cgroup needs cgroup group cgroup
 t ns_container_killpoints timeout 300
-t refuse_container_userns
 t refuse_container_nested
 
 # unshare(1) runs the holder in namespaces of its own: refused, named.
@@ -204,18 +203,6 @@ container_refused() {	# DIR UNSHARE-PID INIT RE
 	[ "$(awk '/TracerPid/ {print $2}' /proc/$3/status)" = 0 ] || { kill -9 $2; return 1; }
 	touch $d/go
 	wait $2 && grep -q '^PASS' $d/out
-}
-
-# Its own user namespace where setgroups is denied (as unshare
-# --map-root-user makes it): not saved yet (userns.sh: one that is).
-test_refuse_container_userns() {
-	local d=$WORK/ns-userns up
-	mkdir -p $d
-	unshare --user --map-root-user --fork --pid "$AUX/holder" plain $d/go > $d/out 2>&1 < /dev/null &
-	up=$!
-	wait_for $d/out READY || { kill -9 $up; return 1; }
-	container_refused $d $up $(pgrep -P $up) \
-		"pid 1: setgroups is denied in its user namespace \(an unprivileged user's\), which ckpt does not restore yet"
 }
 
 # A process of the container made a pid namespace for its children

@@ -4,6 +4,7 @@
 # uidMappings; and what is refused.
 t container_userns
 t container_runc_userns
+t container_userns_deny
 t refuse_userns_nested
 
 USERNS_RUN=$AUX/userns_run
@@ -122,6 +123,37 @@ PY
 		ls -d /sys/fs/cgroup/*/$id > /dev/null 2>&1 || break
 		sleep 0.05
 	done
+	[ $rc = 0 ] && sanitizer_clean $d/err $d/rerr
+}
+
+# setgroups denied (as for an unprivileged user's namespace): its
+# processes have the groups its maker had, which restart gives the root
+# before it makes the namespace.  The holder checks that it went on as it
+# was, memory and counter.
+test_container_userns_deny() {
+	local d=$WORK/ct-deny up pid root groups rc=0
+	mkdir -p $d
+	setpriv --groups 4,24 unshare --user --map-root-user --fork --pid "$AUX/holder" plain $d/go \
+		> $d/out 2>&1 < /dev/null &
+	up=$!
+	wait_for $d/out READY || { kill -9 $up; return 1; }
+	pid=$(pgrep -P $up)
+	groups=$(awk '/^Groups/ { $1 = ""; print }' /proc/$pid/status)
+	[ "$(cat /proc/$pid/setgroups)" = deny ] && [ -n "$(echo $groups)" ] ||
+		{ note "setup: $(cat /proc/$pid/setgroups) '$groups'"; kill -9 $up; return 1; }
+	ckpt checkpoint --kill -o $d/img $pid 2> $d/err || { cat $d/err; kill -9 $up; return 1; }
+	wait $up
+	ckpt info $d/img | grep -q "NS_USER .*setgroups=deny groups=4,24" || { note "NS_USER"; rc=1; }
+	ckpt restart --detach $d/img > $d/rpid 2> $d/rerr < /dev/null || { cat $d/rerr; return 1; }
+	root=$(head -1 $d/rpid)
+	[ "$(cat /proc/$root/setgroups)" = deny ] && [ "$(cat /proc/$root/uid_map | xargs)" = "0 0 1" ] ||
+		{ note "its namespace: $(cat /proc/$root/setgroups) $(cat /proc/$root/uid_map)"; rc=1; }
+	[ "$(awk '/^Groups/ { $1 = ""; print }' /proc/$root/status)" = "$groups" ] ||
+		{ note "groups: $(grep Groups /proc/$root/status), before '$groups'"; rc=1; }
+	touch $d/go
+	for ((i = 0; i < 500; i++)); do grep -q '^PASS' $d/out && break; sleep 0.01; done
+	grep -q '^PASS' $d/out || { note "$(tail -3 $d/out)"; rc=1; }
+	kill -9 $root 2> /dev/null
 	[ $rc = 0 ] && sanitizer_clean $d/err $d/rerr
 }
 
