@@ -1445,7 +1445,9 @@ struct rec_net_sysctl {
 };
 
 /* NET_IPTABLES: `iptables-save` (family 4) or `ip6tables-save` (6)
- * output, len bytes, no NUL, fed to *-restore at restart. */
+ * output, len bytes, no NUL, fed to *-restore at restart; family 1: the
+ * blocks of `nft list ruleset` of the tables that are nft's own (not
+ * iptables'), fed to `nft -f`.  Once per family. */
 struct rec_net_iptables {
 	uint32_t family;
 	uint32_t len;
