@@ -2,9 +2,7 @@
  * 0..COUNT-1 are the host's BASE..BASE+COUNT-1, as a runtime maps a
  * container's (util-linux's unshare needs newuidmap for that, and loses
  * its capabilities at exec when the host's root is not mapped).
- * usage: userns_run BASE COUNT [deny] -- COMMAND...
- * (deny: setgroups is denied in the namespace, as for an unprivileged
- * user's) */
+ * usage: userns_run BASE COUNT -- COMMAND... */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <grp.h>
@@ -32,16 +30,12 @@ static void put(pid_t pid, const char *file, const char *text)
 
 int main(int argc, char **argv)
 {
-	int go[2], k = 3, deny = 0;
+	int go[2], k = 3, status;
 	char map[64], c;
 	pid_t pid;
 
-	if (argc > 3 && !strcmp(argv[3], "deny")) {
-		deny = 1;
-		k = 4;
-	}
 	if (argc < k + 2 || strcmp(argv[k], "--")) {
-		fprintf(stderr, "usage: userns_run BASE COUNT [deny] -- COMMAND...\n");
+		fprintf(stderr, "usage: userns_run BASE COUNT -- COMMAND...\n");
 		return 2;
 	}
 	if (pipe(go))
@@ -56,7 +50,7 @@ int main(int argc, char **argv)
 		/* the parent maps us, then closes its end */
 		if (read(go[0], &c, 1) != 0)
 			_exit(1);
-		if (setresgid(0, 0, 0) || (!deny && setgroups(0, NULL)) || setresuid(0, 0, 0)) {
+		if (setresgid(0, 0, 0) || setgroups(0, NULL) || setresuid(0, 0, 0)) {
 			perror("becoming the namespace's root");
 			_exit(1);
 		}
@@ -77,13 +71,10 @@ int main(int argc, char **argv)
 			break;
 		usleep(1000);
 	}
-	if (deny)
-		put(pid, "setgroups", "deny");
 	snprintf(map, sizeof(map), "0 %s %s\n", argv[1], argv[2]);
 	put(pid, "uid_map", map);
 	put(pid, "gid_map", map);
 	close(go[1]);
-	int status;
 	while (waitpid(pid, &status, 0) < 0)
 		;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);

@@ -1,43 +1,15 @@
 # userns.sh - containers in user namespaces of their own, their ids
 # 0..65535 the host's 100000..165535, as runtimes map them: (a) built
-# with unshare and pivot_root as container_a, (b) run by runc with
-# uidMappings; and what is refused.
+# with unshare and pivot_root as container_a (its server run as the
+# namespace's uid 1000), (b) run by runc with uidMappings, (c) one
+# where setgroups is denied, as `unshare --map-root-user` makes it; and a
+# user namespace nested in another, refused.
 t container_userns
 t container_runc_userns
 t container_userns_deny
 t refuse_userns_nested
 
 USERNS_RUN=$AUX/userns_run
-
-# (a) in a user namespace: its init a server run as the namespace's uid
-# 1000 from a tmpfs its root made.  Prints its host pid when it serves.
-ct_userns_start() {	# DIR
-	local d=$1 r=$1/root i pid
-	mkdir -p $r
-	printf '%s' "$CT_SERVER" > $d/server.py
-	$USERNS_RUN 100000 65536 -- unshare --mount --propagation private --pid --fork --uts --ipc --net bash -c '
-		r='$r'
-		mount -t tmpfs -o mode=755 tmpfs $r &&
-		mkdir $r/usr $r/etc $r/proc $r/data $r/old &&
-		ln -s usr/bin $r/bin && ln -s usr/lib $r/lib && ln -s usr/lib64 $r/lib64 &&
-		mount --bind /usr $r/usr && mount -o remount,bind,ro $r/usr &&
-		mount --bind /etc $r/etc && mount -o remount,bind,ro $r/etc &&
-		mount -t tmpfs -o size=8m,mode=700 tmpfs $r/data &&
-		cp '$d'/server.py $r/data/ && chown -R 1000:1000 $r/data &&
-		mount -t proc proc $r/proc &&
-		hostname ct-u && ip link set lo up &&
-		cd $r && pivot_root . old && umount -l /old && rmdir /old &&
-		cd / && exec setsid setpriv --reuid 1000 --regid 1000 --clear-groups python3 /data/server.py 8080 /data/count' > $d/out 2>&1 < /dev/null &
-	for ((i = 0; i < 1000; i++)); do
-		grep -q READY $d/out 2>/dev/null && break
-		sleep 0.01
-	done
-	pid=$(pgrep -f '^python3 /data/server.py 8080' | while read p; do
-		grep -q "CKPT_TEST_TAG=$CKPT_TEST_TAG" /proc/$p/environ 2> /dev/null && echo $p
-	done | head -1)
-	[ -n "$pid" ] || { cat $d/out >&2; return 1; }
-	echo $pid
-}
 
 # Whether PID's pid namespace belongs to its user namespace.
 pidns_owned() {	# PID
@@ -53,9 +25,9 @@ PY
 test_container_userns() {
 	local d=$WORK/ct-u init root a rc=0
 	mkdir -p $d
-	init=$(ct_userns_start $d) || return 1
+	init=$(ct_a_start $d $USERNS_RUN 100000 65536 --) || return 1
 	for i in 1 2; do a=$(ct_ask $init 8080); done
-	[ "$a" = "2 ct-u" ] || { note "before: '$a'"; kill -9 $init; return 1; }
+	[ "$a" = "2 ct-a" ] || { note "before: '$a'"; kill -9 $init; return 1; }
 	ckpt checkpoint --kill -o $d/img $init 2> $d/err || { cat $d/err; kill -9 $init; return 1; }
 	gone $init || return 1
 	ckpt info $d/img | grep -q "NS_USER .*uid_map=0:100000:65536 gid_map=0:100000:65536" ||
@@ -63,7 +35,7 @@ test_container_userns() {
 	ckpt restart --detach $d/img > $d/rpid 2> $d/rerr < /dev/null || { cat $d/rerr; return 1; }
 	root=$(head -1 $d/rpid)
 	a=$(ct_ask $root 8080)
-	[ "$a" = "3 ct-u" ] || { note "after: '$a'"; rc=1; }
+	[ "$a" = "3 ct-a" ] || { note "after: '$a'"; rc=1; }
 	[ "$(awk '/^NSpid/ { print $NF }' /proc/$root/status)" = 1 ] || { note "not pid 1"; rc=1; }
 	# its maps, its uid (the namespace's 1000: the host's 101000)
 	[ "$(cat /proc/$root/uid_map | xargs)" = "0 100000 65536" ] &&
@@ -97,32 +69,15 @@ c["linux"]["uidMappings"] = m
 c["linux"]["gidMappings"] = m
 json.dump(c, open(p, "w"), indent=1)
 PY
-	(cd $d && runc create $id < /dev/null > /dev/null 2>&1) || { note "runc create failed"; return 1; }
-	init=$(runc state $id | $PYTHON -c 'import json, sys; print(json.load(sys.stdin)["pid"])')
-	nsenter -t $init -n ip link set lo up
-	runc start $id || { runc delete -f $id; return 1; }
-	for ((i = 0; i < 200; i++)); do
-		a=$(ct_http $init /cgi-bin/count 2> /dev/null) && break
-		sleep 0.05
-	done
-	a=$(ct_http $init /cgi-bin/count)
-	[ "$a" = 2 ] || { note "before: '$a'"; runc delete -f $id; return 1; }
-	ckpt checkpoint --kill -o $d/img $init 2> $d/err || { cat $d/err; runc delete -f $id; return 1; }
-	gone $init || return 1
-	runc delete -f $id > /dev/null 2>&1
-	ckpt restart --detach $d/img > $d/rpid 2> $d/rerr < /dev/null || { cat $d/rerr; return 1; }
-	root=$(head -1 $d/rpid)
+	init=$(ct_runc_serving $id $d) || return 1
+	root=$(ct_runc_moved $id $d $init) || return 1
 	a=$(ct_http $root /cgi-bin/count)
 	[ "$a" = 3 ] || { note "after: '$a'"; rc=1; }
 	[ "$(cat /proc/$root/uid_map | xargs)" = "0 100000 65536" ] || { note "its uid map"; rc=1; }
 	[ "$(stat -c %u /proc/$root/root/tmp/count)" = 100000 ] || { note "file owner"; rc=1; }
 	pidns_owned $root || { note "its pid namespace is not its user namespace's"; rc=1; }
 	kill -9 $root
-	for ((i = 0; i < 200; i++)); do
-		rmdir /sys/fs/cgroup/*/$id 2> /dev/null
-		ls -d /sys/fs/cgroup/*/$id > /dev/null 2>&1 || break
-		sleep 0.05
-	done
+	ct_runc_groups_gone $id
 	[ $rc = 0 ] && sanitizer_clean $d/err $d/rerr
 }
 
