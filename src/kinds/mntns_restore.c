@@ -40,6 +40,10 @@ struct build {
 	 * that what it mounts is the namespace's, as a runtime's mounts in
 	 * it were (its root can remount them); ids mapped into it */
 	const struct ns_user_maps *userns;
+	int *host;		/* ... and each host bind's source, opened
+				 * before it joins (-1: none): the host's
+				 * paths are not all the namespace root's
+				 * to reach */
 };
 
 static int b_err(struct build *b, int err, const char *what, const struct mnt_model *m)
@@ -168,7 +172,13 @@ static int make_bind(struct build *b, const struct mnt_model *m)
 
 	if (m->m->how == MNT_BIND) {
 		const char *host = m->external ? m->external : m->host;
+		uint32_t i = m - b->st->mnts;
 
+		if (b->host && b->host[i] >= 0) {
+			fd = b->host[i];
+			b->host[i] = -1;
+			return fd;
+		}
 		fd = syscall(SYS_open_tree, AT_FDCWD, host, OPEN_TREE_CLOEXEC | OPEN_TREE_CLONE);
 		return fd < 0 ? b_err(b, errno, host, m) : fd;
 	}
@@ -475,6 +485,22 @@ static bool is_ours(int fd, const char *name)
 	return !fstat(fd, &a) && !stat(path, &b) && a.st_ino == b.st_ino && a.st_dev == b.st_dev;
 }
 
+/* Before the builder joins a user namespace: a detached copy of each
+ * host path bound, as ckpt, which may reach them all (the bundle runc
+ * restores from is under a directory only the host's root may enter). */
+static int open_host_binds(struct build *b)
+{
+	for (uint32_t i = 0; i < b->st->nr; i++) {
+		const struct mnt_model *m = &b->st->mnts[i];
+
+		if (m->m->how == MNT_BIND)
+			b->host[i] = make_bind(b, m);
+		if (m->m->how == MNT_BIND && b->host[i] < 0)
+			return b->host[i];
+	}
+	return 0;
+}
+
 /* Into @pid's user namespace, as its root. */
 static int join_user(struct build *b, pid_t pid)
 {
@@ -510,7 +536,7 @@ static void joiner(struct build b, pid_t pid, int rep)
 			log_err(&b.log, errno, "%s:", path);
 	}
 	/* (its namespaces opened first: /proc is ckpt's) */
-	if (b.userns && !b.log.err)
+	if (b.userns && !b.log.err && !open_host_binds(&b))
 		join_user(&b, pid);
 	for (size_t i = 0; i < NR_JOIN && !b.log.err; i++)
 		if (ns[i] >= 0 && !is_ours(ns[i], join[i]) && setns(ns[i], join_flag[i]))
@@ -533,17 +559,21 @@ int mntns_build(struct rst_ctx *c, const struct mntns_rst *st, pid_t pid)
 	/* made before the fork: ckpt may have threads, whose locks a
 	 * child cannot take */
 	struct build b = { .log = { .fd = -1 }, .st = st, .img_fd = c->img_fd,
-			   .userns = c->userns,
+			   .userns = c->userns, .host = malloc(st->nr * sizeof(int) + 1),
 			   .fds = calloc(st->nr, sizeof(int)), .buf = malloc(MNT_DATA_MAX) };
 	struct report r = { 0 };
 	int p[2], code;
 	ssize_t n;
 	pid_t k = -1;
 
-	if (!b.fds || !b.buf || pipe2(p, O_CLOEXEC)) {
+	for (uint32_t i = 0; b.host && i < st->nr; i++)
+		b.host[i] = -1;
+	if (!b.fds || !b.buf || !b.host || pipe2(p, O_CLOEXEC)) {
 		free(b.fds);
 		free(b.buf);
-		return log_err(c->log, b.buf && b.fds ? errno : ENOMEM, "restoring mounts:");
+		free(b.host);
+		return log_err(c->log, b.buf && b.fds && b.host ? errno : ENOMEM,
+			       "restoring mounts:");
 	}
 	k = fork();
 	if (k == 0) {
@@ -552,6 +582,7 @@ int mntns_build(struct rst_ctx *c, const struct mntns_rst *st, pid_t pid)
 	}
 	free(b.fds);
 	free(b.buf);
+	free(b.host);
 	close(p[1]);
 	if (k < 0) {
 		close(p[0]);
