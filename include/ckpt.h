@@ -156,6 +156,15 @@ struct ckpt_restart_opts {
 	 * or not. */
 	const void *key;
 	size_t key_len;
+	/* An image of a session whose terminal had its master outside the
+	 * tree (a terminal container's console): the new pty's master is
+	 * given, once the tree is built, to console(console_arg, fd) (the
+	 * callee dups what it keeps), or else sent (SCM_RIGHTS) to the unix
+	 * stream socket at console_socket, as runc's --console-socket takes
+	 * it.  Without either such an image is refused. */
+	const char *console_socket;
+	int (*console)(void *arg, int master);
+	void *console_arg;
 };
 int ckpt_restart_opts(int fd, const struct ckpt_restart_opts *o, struct ckpt_result *res);
 

@@ -69,7 +69,8 @@ static const char usage_checkpoint[] =
 static const char usage_restart[] =
 	"usage: ckpt restart [--detach] [--pidns] [--shell-job] [--tcp-close] [--no-cgroups]\n"
 	"                    [--join-ns TYPE:PATH]... [--external mnt[KEY]:PATH]...\n"
-	"                    [--cgroup-root [CTRL:]PATH]... [--key FILE] [--log FILE] [-v] FILE|-\n"
+	"                    [--cgroup-root [CTRL:]PATH]... [--console-socket PATH]\n"
+	"                    [--key FILE] [--log FILE] [-v] FILE|-\n"
 	"Restore the processes saved in FILE ('-': standard input) with their pids.\n"
 	"A container (its init checkpointed by its pid here) comes back as pid 1 of\n"
 	"a new pid namespace, in new namespaces of its own as saved.\n"
@@ -91,6 +92,9 @@ static const char usage_restart[] =
 	"  --cgroup-root [CTRL:]PATH  the root process's cgroup in hierarchy CTRL\n"
 	"              (a controller or name=NAME; without it, every other one)\n"
 	"              is PATH, the groups below it moved along\n"
+	"  --console-socket PATH  a session's terminal whose master was outside the\n"
+	"              tree (a container's console): the new master is sent to\n"
+	"              the unix socket PATH (as runc's --console-socket)\n"
 	"  --key FILE  the image must be authenticated with the key in FILE (made\n"
 	"              by checkpoint --key), checked before any of it is used\n"
 	"  --log FILE  append messages to FILE\n"
@@ -465,6 +469,7 @@ static int restart_cmd(int argc, char **argv, const char **join, const char **ex
 		{ "external", required_argument, 0, 'E' },
 		{ "cgroup-root", required_argument, 0, 'R' },
 		{ "key", required_argument, 0, 'K' },
+		{ "console-socket", required_argument, 0, 'S' },
 		{ "log", required_argument, 0, 'l' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0 },
@@ -493,6 +498,7 @@ static int restart_cmd(int argc, char **argv, const char **join, const char **ex
 			break;
 		case 'R': cgr[ro.nr_cgroup_root++] = optarg; break;
 		case 'K': key.path = optarg; break;
+		case 'S': ro.console_socket = optarg; break;
 		case 'l': o.log = optarg; break;
 		case 'v': o.flags |= CKPT_VERBOSE; break;
 		case 'h': fputs(usage_restart, stdout); return 0;

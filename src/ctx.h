@@ -144,6 +144,12 @@ struct rst_ctx {
 	 * ckpt gives it fds over [0] (kinds/ns_pid.c) */
 	bool give;
 	int give_fd[2];
+	/* the slave of each console the tty kind made (TTY_ORPHAN), by its
+	 * saved index, for a bind of its /dev/pts/N (runc's /dev/console:
+	 * mntns_restore.c) */
+#define MAX_CONSOLES	4
+	struct early_pty { uint32_t index; int fd; } early_pty[MAX_CONSOLES];
+	int nr_early_pty;
 	/* a container's engine (container.c): the root is pid 1 of our pid
 	 * namespace, made by our caller; a helper of ours must not take a
 	 * pid the image holds */

@@ -486,6 +486,10 @@ enum tty_kind {
 				 * hung up: a new pair, its master closed */
 	TTY_CTTY_PATH	= 4,	/* a console or vt, reopened by its path, the
 				 * controlling terminal of a session */
+	TTY_ORPHAN	= 5,	/* a pty slave, the controlling terminal of a
+				 * session led in the tree, its master outside
+				 * (a terminal container's console): a new
+				 * pair, its master given to restart's caller */
 };
 
 #define TTY_PKT		0x1	/* master in packet mode (TIOCPKT) */

@@ -23,7 +23,8 @@ struct criu_job;
 
 /* A notification ("pre-dump", "post-restore"...): 0 once the caller
  * has acted on it, or a negative errno (the job then fails). */
-typedef int criu_notify_fn(struct criu_job *j, const char *script, pid_t pid);
+/* @fd >= 0: sent with it (SCM_RIGHTS), as orphan-pts-master is */
+typedef int criu_notify_fn(struct criu_job *j, const char *script, pid_t pid, int fd);
 
 struct criu_job {
 	int images_dir;			/* fd of the images directory */
@@ -40,6 +41,8 @@ struct criu_job {
 	char strs[CRIU_MAX_LIST][4096 + 32];	/* what the two above point at when made here */
 	int nr_strs;
 	criu_notify_fn *notify;		/* NULL: nobody to tell */
+	bool orphan_pts;		/* restore: a console's master goes to
+					 * the caller (orphan-pts-master) */
 	void *notify_arg;
 	int err;			/* the failure: errno, and one line */
 	char msg[600];

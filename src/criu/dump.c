@@ -16,7 +16,7 @@ static int tell(struct criu_job *j, const char *script)
 
 	if (!j->notify)
 		return 0;
-	ret = j->notify(j, script, 0);
+	ret = j->notify(j, script, 0, -1);
 	return ret ? criu_fail(j, -ret, "notification %s: the caller failed it", script) : 0;
 }
 

@@ -20,7 +20,8 @@
  * freeze_cgroup (ckpt stops the tree by ptrace; a frozen one is thawed
  * for it: freezer.c),
  * manage_cgroups and its mode, rst_sibling, notify_scripts,
- * orphan_pts_master (ckpt makes a container's ptys again itself). */
+ * orphan_pts_master at dump (a console's master outside the tree is
+ * saved as such whatever it says; at restore it has its notification). */
 static const char *unsupported(const CriuOpts *o)
 {
 	if (o->ps)
@@ -204,6 +205,7 @@ int rpc_map(struct criu_job *j, const CriuOpts *o, pid_t peer, bool dump)
 		j->flags |= CKPT_SHELL_JOB;
 	if (o->has_tcp_close && o->tcp_close)
 		j->flags |= CKPT_TCP_CLOSE;
+	j->orphan_pts = !dump && o->has_orphan_pts_master && o->orphan_pts_master;
 	for (size_t i = 0; i < o->n_cg_root; i++) {
 		ret = criu_add_cgroup_root(j, o->cg_root[i]->ctrl, o->cg_root[i]->path);
 		if (ret)

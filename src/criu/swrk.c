@@ -51,19 +51,40 @@ static ssize_t receive(struct swrk *s)
 	return n;
 }
 
-static int send_resp(struct swrk *s, const CriuResp *r)
+/* A response, with @fd (SCM_RIGHTS) if >= 0. */
+static int send_resp_fd(struct swrk *s, const CriuResp *r, int fd)
 {
 	size_t len = criu_resp__get_packed_size(r);
 	uint8_t *buf = len <= MSG_MAX ? malloc(len ? len : 1) : NULL;
+	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec iov;
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
 	int ret = 0;
 
 	if (!buf)
 		return -ENOMEM;
 	criu_resp__pack(r, buf);
-	if (send(s->sk, buf, len, MSG_NOSIGNAL) != (ssize_t)len)
+	iov = (struct iovec){ buf, len };
+	if (fd >= 0) {
+		struct cmsghdr *c;
+
+		m.msg_control = cbuf;
+		m.msg_controllen = sizeof(cbuf);
+		c = CMSG_FIRSTHDR(&m);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(fd));
+	}
+	if (sendmsg(s->sk, &m, MSG_NOSIGNAL) != (ssize_t)len)
 		ret = -errno;
 	free(buf);
 	return ret;
+}
+
+static int send_resp(struct swrk *s, const CriuResp *r)
+{
+	return send_resp_fd(s, r, -1);
 }
 
 static int send_error(struct swrk *s, CriuReqType type, int err, const char *msg)
@@ -104,8 +125,9 @@ static int next_request(struct swrk *s, CriuReq **req)
 	return ret;
 }
 
-/* NOTIFY SCRIPT, then the client's answer: 0 when it succeeded. */
-static int notify(struct criu_job *j, const char *script, pid_t pid)
+/* NOTIFY SCRIPT (with @fd), then the client's answer: 0 when it
+ * succeeded. */
+static int notify(struct criu_job *j, const char *script, pid_t pid, int fd)
 {
 	struct swrk *s = j->notify_arg;
 	CriuResp r = CRIU_RESP__INIT;
@@ -119,7 +141,7 @@ static int notify(struct criu_job *j, const char *script, pid_t pid)
 	r.type = CRIU_REQ_TYPE__NOTIFY;
 	r.success = 1;
 	r.notify = &n;
-	ret = send_resp(s, &r);
+	ret = send_resp_fd(s, &r, fd);
 	/* a bad answer is the job's failure, answered once, by the job */
 	if (!ret)
 		ret = receive_request(s, &req);

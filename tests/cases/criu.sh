@@ -3,7 +3,8 @@
 # --criu pointing at ckpt, (b) a copy restored beside the original,
 # (c) a TCP connection from the host kept with --tcp-established,
 # (d) a restore under another bundle and network namespace from a
-# copied image directory, a container in a user namespace of its own,
+# copied image directory, a container in a user namespace of its own, a
+# terminal container (its console's master runc's),
 # (f) hostile and fuzzed RPC; and CRIU's command
 # line, as `criu` (a link) and as `ckpt criu`.
 t criu_runc
@@ -11,6 +12,7 @@ t criu_runc_copy
 t criu_runc_tcp
 t criu_runc_migrate
 t criu_runc_userns
+t criu_runc_terminal
 t criu_rpc_hostile
 t criu_rpc_fuzz		timeout 240
 t criu_rpc_libfuzzer	timeout 200
@@ -184,6 +186,47 @@ test_criu_runc_userns() {
 	init=$(runc_pid $id)
 	[ "$(cat /proc/$init/uid_map | xargs)" = "0 100000 65536" ] || { note "its uid map"; rc=1; }
 	counting $d/b || rc=1
+	criu_rm $id
+	[ $rc = 0 ] && asan_clean $d && sanitizer_clean $d/err $d/rerr $d/img/*.log
+}
+
+# A terminal container ("terminal": true): its console's master is runc's
+# (sent to --console-socket), its slave the init's stdio and terminal
+# and runc's /dev/console.  Restored, the new master goes to runc
+# (CRIU's orphan-pts-master) and on to the new console socket; the
+# container counts on, printing to it, and /dev/console reaches it.
+test_criu_runc_terminal() {
+	local d=$WORK/crunc-t id=ckpt-criu-t$$ before init rc=0
+	criu_bin $d && criu_bundle $d/b || return 1
+	$PYTHON - $d/b/config.json <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["process"]["terminal"] = True
+c["process"]["args"] = ["/bin/sh", "-c", "n=0; while :; do n=$((n+1)); echo $n > /tmp/count; echo tick $n; sleep 0.1; done"]
+json.dump(c, open(sys.argv[1], "w"), indent=1)
+PY
+	console_socket $d/cs1 $d/out1 || return 1
+	(cd $d/b && runc run -d --console-socket $d/cs1 $id < /dev/null > /dev/null 2>&1) ||
+		{ note "runc run failed"; return 1; }
+	counting $d/b || { criu_rm $id; return 1; }
+	before=$(runc_pid $id)
+	step "runc checkpoint"
+	crunc $d checkpoint --image-path $d/img $id 2> $d/err ||
+		{ cat $d/err $d/img/dump.log; criu_rm $id; return 1; }
+	gone $before || { note "the container runs on"; rc=1; }
+	console_socket $d/cs2 $d/out2 || return 1
+	step "runc restore"
+	(cd $d/b && crunc $d restore -d --console-socket $d/cs2 --image-path $d/img $id \
+		< /dev/null > /dev/null 2> $d/rerr) ||
+		{ cat $d/rerr $d/img/restore.log; criu_rm $id; return 1; }
+	[ "$(runc_status $id)" = running ] || { note "runc state: $(runc state $id)"; rc=1; }
+	init=$(runc_pid $id)
+	counting $d/b || rc=1
+	[ "$(awk '{ print $7 }' /proc/$init/stat)" != 0 ] || { note "no terminal"; rc=1; }
+	nsenter -t $init -m sh -c 'echo to-the-console > /dev/console' || rc=1
+	for ((i = 0; i < 100; i++)); do grep -q to-the-console $d/out2 && break; sleep 0.05; done
+	grep -q "^GOT " $d/out2 && grep -q "^tick" $d/out2 && grep -q to-the-console $d/out2 ||
+		{ note "the new console: $(head -c 300 $d/out2)"; rc=1; }
 	criu_rm $id
 	[ $rc = 0 ] && asan_clean $d && sanitizer_clean $d/err $d/rerr $d/img/*.log
 }
