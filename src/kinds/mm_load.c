@@ -391,6 +391,72 @@ static int load_guards(struct rst_ctx *c, struct mm_state *s, struct rec *r)
 	return 0;
 }
 
+/* An incremental image's own records.  Restart reads the chain
+ * assembled (chain.c), without them: one here is `ckpt info`'s, or a
+ * forged image's. */
+static int load_parent(struct rst_ctx *c, struct rec *r)
+{
+	const struct rec_parent *p = r->data;
+	int ret = rec_want(c->log, r, sizeof(*p), "PARENT");
+
+	if (ret)
+		return ret;
+	if (!(c->head.flags & CKPT_PARENT) || p->path_len < 2 ||
+	    p->path_len > 4096 || r->data_len != sizeof(*p) + p->path_len ||
+	    !rec_str(r, sizeof(*p), p->path_len) || p->size == 0)
+		return log_err(c->log, EBADMSG, "PARENT record %llu: bad",
+			       (unsigned long long)r->index);
+	if (c->here)
+		return log_err(c->log, EBADMSG, "PARENT record %llu in an image read without its chain",
+			       (unsigned long long)r->index);
+	return 0;
+}
+
+static int load_pages_parent(struct rst_ctx *c, struct mm_state *s, struct rec *r)
+{
+	const struct rec_pages_ref *h = r->data;
+	const struct rec_pages_run *run = (const void *)(h + 1);
+	struct rst_vma *v;
+	uint64_t total;
+	int ret = rec_want(c->log, r, sizeof(*h), "PAGES_PARENT");
+
+	if (ret)
+		return ret;
+	v = last_vma(c, s, r, h->vma_start);
+	if (!v)
+		return -EBADMSG;
+	if (!(c->head.flags & CKPT_PARENT) || h->reserved || h->nr_runs == 0 ||
+	    h->nr_runs > MAX_RUNS || v->have_pages ||
+	    r->data_len != sizeof(*h) + (uint64_t)h->nr_runs * sizeof(*run) ||
+	    (v->v.flags & MAP_SHARED))
+		return log_err(c->log, EBADMSG, "PAGES_PARENT 0x%llx: bad header",
+			       (unsigned long long)h->vma_start);
+	ret = check_runs(c, v, run, h->nr_runs, &total);
+	if (ret)
+		return ret;
+	if (total != h->npages)
+		return log_err(c->log, EBADMSG, "PAGES_PARENT 0x%llx: sizes do not add up",
+			       (unsigned long long)h->vma_start);
+	if (c->here)
+		return log_err(c->log, EBADMSG, "PAGES_PARENT 0x%llx in an image read without its chain",
+			       (unsigned long long)h->vma_start);
+	return 0;
+}
+
+static int load_track(struct rst_ctx *c, struct mm_state *s, struct rec *r)
+{
+	const struct rec_mm_track *m = r->data;
+	int ret = rec_want(c->log, r, sizeof(*m), "MM_TRACK");
+
+	if (ret)
+		return ret;
+	if (!s->have_mm || m->reserved || m->fd > (1u << 20) || !m->ino ||
+	    r->data_len != sizeof(*m))
+		return log_err(c->log, EBADMSG, "MM_TRACK record %llu: bad",
+			       (unsigned long long)r->index);
+	return 0;
+}
+
 int mm_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 {
 	struct mm_state *s = mm_st(t);
@@ -416,6 +482,15 @@ int mm_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 		break;
 	case REC_AIO:
 		ret = mm_aio_load(c, s, r);
+		break;
+	case REC_PARENT:
+		ret = load_parent(c, r);
+		break;
+	case REC_PAGES_PARENT:
+		ret = load_pages_parent(c, s, r);
+		break;
+	case REC_MM_TRACK:
+		ret = load_track(c, s, r);
 		break;
 	default:
 		ret = load_pages(c, s, r);
