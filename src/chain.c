@@ -435,8 +435,10 @@ static int find_chain(struct ckpt_log *log, struct link *l, int *n,
 	*n = 1;
 	while (!ret) {
 		ret = scan_parent(log, &l[*n - 1], &h, &p, &rel);
-		if (ret || !rel)
+		if (ret || !rel) {
+			free(rel);
 			break;
+		}
 		if (*n == MAX_CHAIN)
 			ret = log_err(log, ELOOP, "%s: a chain of more than %d images", l[0].path,
 				      MAX_CHAIN);

@@ -50,6 +50,8 @@ struct cpt_task {
 	size_t scratch_len;
 	bool scratch_mapped;	/* the page, to unmap at the end */
 	struct vma_list maps;	/* as found before we touched it */
+	int own_fd;		/* ckpt's own fd in it (kinds/mm_track.c),
+				 * not saved; 0: none */
 };
 
 struct ns_ids;

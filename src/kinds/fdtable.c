@@ -24,7 +24,6 @@
 #include "../files.h"
 #include "../model.h"
 #include "cuda.h"
-#include "mm.h"
 #include "ns.h"
 #include "ns_pid.h"
 
@@ -470,7 +469,7 @@ static int files_dump(struct cpt_ctx *c, struct cpt_task *t)
 		return 0;	/* its parent's table, already written */
 	ret = list_fds(c, t->pid, &fds, &n);
 	for (int i = 0; i < n && !ret; i++)
-		if (fds[i] != mm_track_fd(c, t->pid))	/* ckpt's own */
+		if (!t->own_fd || fds[i] != t->own_fd)	/* ckpt's own */
 			ret = dump_fd(c, t, fds[i]);
 	free(fds);
 	return ret;

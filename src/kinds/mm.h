@@ -143,8 +143,6 @@ int mm_track_hold(struct cpt_ctx *c, struct cpt_task *t);
 int mm_track_task(struct cpt_ctx *c, struct cpt_task *t, bool *tracked);
 int mm_track_reset(struct cpt_ctx *c, struct cpt_task *t, int pmfd);
 void mm_track_free(struct mm_track *tr);
-/* ckpt's userfaultfd in @pid, which its fds are saved without; -1 */
-int mm_track_fd(struct cpt_ctx *c, pid_t pid);
 /* mm_load.c: the first area of shared anonymous object @id, NULL if
  * none. */
 const struct shm_first *mm_shm_first(struct rst_ctx *c, uint32_t id);

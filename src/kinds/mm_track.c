@@ -10,7 +10,7 @@
  * write without telling anyone, and PAGEMAP_SCAN reports it
  * PAGE_IS_WRITTEN.  The userfaultfd stays open in the process, at a
  * high fd, close-on-exec, which the checkpoints of the tree do not save
- * (mm_track_fd()); each tracked checkpoint replaces it with a new one,
+ * (cpt_task.own_fd); each tracked checkpoint replaces it with a new one,
  * whose inode its image records (REC_MM_TRACK): so the next one knows
  * that its --parent is the checkpoint the tracking started from, not
  * an older one.
@@ -171,7 +171,8 @@ static uint64_t uffd_features(pid_t pid, int fd)
 }
 
 /* Ckpt's userfaultfd in @pid: a userfaultfd with exactly the one
- * feature ckpt asks for, the highest such fd; -1 if none. */
+ * feature ckpt asks for, the highest such fd above 2 (ckpt puts its own
+ * at the highest free one); -1 if none. */
 static int find_uffd(pid_t pid, uint64_t *ino)
 {
 	char path[64], link[64];
@@ -187,7 +188,7 @@ static int find_uffd(pid_t pid, uint64_t *ino)
 		struct stat st;
 
 		snprintf(name, sizeof(name), "fd/%d", fd);
-		if (de->d_name[0] == '.' || fd <= best ||
+		if (de->d_name[0] == '.' || fd <= best || fd < 3 ||
 		    proc_readlink(pid, name, link, sizeof(link)) ||
 		    strcmp(link, UFFD_LINK) || uffd_features(pid, fd) != UFFD_WP_ASYNC)
 			continue;
@@ -215,6 +216,7 @@ int mm_track_hold(struct cpt_ctx *c, struct cpt_task *t)
 	if (!h)
 		return log_err(c->log, ENOMEM, "tracking table:");
 	*h = (struct track_prev){ t->pid, fd, ino };
+	t->own_fd = fd;	/* the fdtable kind leaves it out */
 	log_info(c->log, "pid %d: fd %d is ckpt's memory tracking, not saved", t->pid, fd);
 	return 0;
 }
@@ -225,14 +227,6 @@ static const struct track_prev *hidden_of(const struct mm_track *tr, pid_t pid)
 		if (tr->hidden[i].pid == pid)
 			return &tr->hidden[i];
 	return NULL;
-}
-
-int mm_track_fd(struct cpt_ctx *c, pid_t pid)
-{
-	const struct mm_cpt *mc = kind_dump_state(c, &kind_mm);
-	const struct track_prev *h = mc ? hidden_of(&mc->track, pid) : NULL;
-
-	return h ? (int)h->fd : -1;
 }
 
 /* ---- an incremental checkpoint's task ---- */
@@ -371,6 +365,9 @@ static int make_uffd(struct cpt_ctx *c, struct cpt_task *t, long *fd)
 	if (ret)
 		return ret;
 	hi = high_fd(t->pid, u);
+	if (hi < 3)	/* found again by its number: never stdio's */
+		return log_err(c->log, EMFILE, "pid %d: no fd above 2 free for its memory tracking",
+			       t->pid);
 	if (hi != u) {
 		ret = rcheck(&t->rm, NULL, "dup3", SYS_dup3, u, hi, O_CLOEXEC);
 		if (!ret)
@@ -384,7 +381,7 @@ int mm_track_reset(struct cpt_ctx *c, struct cpt_task *t, int pmfd)
 {
 	struct rec_mm_track m = { 0 };
 	struct stat st;
-	long fd;
+	long fd = -1;
 	int pidfd, uffd = -1, ret;
 
 	if (!(c->flags & (CKPT_TRACK_MEM | CKPT_PARENT)))
