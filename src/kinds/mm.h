@@ -42,6 +42,7 @@ struct mm_state {
 	size_t cap_aio;
 	uint64_t aio_end;	/* the last ring's end: areas come after */
 	bool premapped;		/* built before its children were forked */
+	bool parent_rec;	/* a PARENT record came with it */
 };
 
 /* Shared anonymous memory across the tree: the first area of an object

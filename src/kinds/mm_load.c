@@ -394,14 +394,15 @@ static int load_guards(struct rst_ctx *c, struct mm_state *s, struct rec *r)
 /* An incremental image's own records.  Restart reads the chain
  * assembled (chain.c), without them: one here is `ckpt info`'s, or a
  * forged image's. */
-static int load_parent(struct rst_ctx *c, struct rec *r)
+static int load_parent(struct rst_ctx *c, struct mm_state *s, struct rec *r)
 {
 	const struct rec_parent *p = r->data;
 	int ret = rec_want(c->log, r, sizeof(*p), "PARENT");
 
 	if (ret)
 		return ret;
-	if (!(c->head.flags & CKPT_PARENT) || p->path_len < 2 ||
+	if (!(c->head.flags & CKPT_PARENT) || s->have_mm ||
+	    p->path_len < 2 ||
 	    p->path_len > 4096 || r->data_len != sizeof(*p) + p->path_len ||
 	    !rec_str(r, sizeof(*p), p->path_len) || p->size == 0)
 		return log_err(c->log, EBADMSG, "PARENT record %llu: bad",
@@ -409,6 +410,7 @@ static int load_parent(struct rst_ctx *c, struct rec *r)
 	if (c->here)
 		return log_err(c->log, EBADMSG, "PARENT record %llu in an image read without its chain",
 			       (unsigned long long)r->index);
+	s->parent_rec = true;
 	return 0;
 }
 
@@ -484,7 +486,7 @@ int mm_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 		ret = mm_aio_load(c, s, r);
 		break;
 	case REC_PARENT:
-		ret = load_parent(c, r);
+		ret = load_parent(c, s, r);
 		break;
 	case REC_PAGES_PARENT:
 		ret = load_pages_parent(c, s, r);
@@ -573,6 +575,12 @@ int mm_check(struct rst_ctx *c, struct rst_task *t)
 	if (!s || !s->have_mm)
 		return log_err(c->log, EBADMSG, "pid %d: image has no MM record",
 			       t->pid);
+	if (s->parent_rec && t != c->tasks[0])
+		return log_err(c->log, EBADMSG, "pid %d: a PARENT record, but not in the first process",
+			       t->pid);
+	if (t == c->tasks[0] && !!(c->head.flags & CKPT_PARENT) != s->parent_rec)
+		return log_err(c->log, EBADMSG, "HEAD says the image is %s, but it has %s PARENT record",
+			       s->parent_rec ? "whole" : "incremental", s->parent_rec ? "a" : "no");
 	for (int i = 0; i < s->nr && !ret; i++)
 		if (s->vmas[i].v.kind == VMA_PACKET)
 			ret = packet_map_check(c, t, s->vmas[i].v.shm_id,
