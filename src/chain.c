@@ -8,8 +8,11 @@
  * read whole, every record's checksum checked, from the oldest: each one
  * gives, per process, where each page it has is (its own PAGES, its
  * PAGES_PARENT resolved in its parent, its PAGES_REF in its parent
- * process), and the last image's PAGES_PARENT pages are copied from
- * there into the PAGES record they make with its own.
+ * process).  The last image is copied into a memfd, its own pages with
+ * it, each PAGES_PARENT made a PAGES_AT that says in which parent and
+ * where its pages are: restart reads them from there (the parents stay
+ * open), so that the unchanged gigabytes are not copied once more into
+ * fresh memory, which costs more here than reading them.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -24,11 +27,12 @@
 #include "../include/ckpt.h"
 #include "auth.h"
 #include "chain.h"
+#include "ctx.h"
 #include "image.h"
 #include "vec.h"
 
 #define PAGE		4096ULL
-#define MAX_CHAIN	64
+#define MAX_CHAIN	CKPT_MAX_CHAIN
 #define COPY_BUF	(1 << 20)
 
 /* Pages at @addr: @npages of them in file @fd at @off. */
@@ -59,6 +63,8 @@ struct link {
 struct walk {
 	struct ckpt_log *log;
 	struct link *l;		/* the image walked */
+	const struct link *all;	/* the chain: all[0] the last image */
+	int n;
 	const struct view *pv;	/* its parent's view, NULL for the root */
 	struct img_writer *out;	/* the last image's: written out */
 	pid_t pid, ppid;
@@ -168,54 +174,107 @@ static int copy_out(struct walk *w, int fd, uint64_t off, uint64_t len)
 	return 0;
 }
 
-/* The pending pages of a VMA: into the view, and out as one PAGES. */
-static int flush(struct walk *w)
+static int file_of(const struct walk *w, int fd)
+{
+	for (int k = 0; k < w->n; k++)
+		if (w->all[k].fd == fd)
+			return k;
+	return -1;
+}
+
+/* The last image's own pages of the pending ones, out as a PAGES
+ * record with their data. */
+static int out_own(struct walk *w, struct rec_pages_run *runs)
 {
 	struct rec_pages ph = { .vma_start = w->pend_vma };
-	struct rec_pages_run *runs;
 	uint64_t head, at;
+	int ret = 0;
+
+	for (size_t i = 0; i < w->npend; i++) {
+		const struct src *s = &w->pend[i];
+		struct rec_pages_run *last = ph.nr_runs ? &runs[ph.nr_runs - 1] : NULL;
+
+		if (s->fd != w->l->fd)
+			continue;
+		if (last && s->addr == last->addr + last->npages * PAGE)
+			last->npages += s->npages;
+		else
+			runs[ph.nr_runs++] = (struct rec_pages_run){ s->addr, s->npages };
+		ph.npages += s->npages;
+	}
+	if (!ph.nr_runs)
+		return 0;
+	head = sizeof(ph) + ph.nr_runs * sizeof(*runs);
+	at = w->out->pos + sizeof(struct rec_hdr) + head;
+	ph.pad_len = (PAGE - (at & (PAGE - 1))) & (PAGE - 1);
+	ret = iw_begin(w->out, REC_PAGES, head + ph.pad_len + ph.npages * PAGE);
+	if (!ret)
+		ret = iw_write(w->out, &ph, sizeof(ph));
+	if (!ret)
+		ret = iw_write(w->out, runs, ph.nr_runs * sizeof(*runs));
+	if (!ret)
+		ret = iw_zero(w->out, ph.pad_len);
+	for (size_t i = 0; i < w->npend && !ret; i++)
+		if (w->pend[i].fd == w->l->fd)
+			ret = copy_out(w, w->pend[i].fd, w->pend[i].off,
+				       w->pend[i].npages * PAGE);
+	return ret ? ret : iw_end(w->out);
+}
+
+/* ... and those in its parents, out as a PAGES_AT naming where: their
+ * data is read from there at restart, not copied. */
+static int out_parents(struct walk *w, struct rec_pages_at *at)
+{
+	struct rec_pages_ref h = { .vma_start = w->pend_vma };
+	int ret;
+
+	for (size_t i = 0; i < w->npend; i++) {
+		const struct src *s = &w->pend[i];
+		int k = file_of(w, s->fd);
+
+		if (k <= 0)
+			continue;
+		at[h.nr_runs++] = (struct rec_pages_at){ s->addr, s->npages, s->off, k, 0 };
+		h.npages += s->npages;
+	}
+	if (!h.nr_runs)
+		return 0;
+	ret = iw_begin(w->out, REC_PAGES_AT, sizeof(h) + h.nr_runs * sizeof(*at));
+	if (!ret)
+		ret = iw_write(w->out, &h, sizeof(h));
+	if (!ret)
+		ret = iw_write(w->out, at, h.nr_runs * sizeof(*at));
+	return ret ? ret : iw_end(w->out);
+}
+
+/* The pending pages of a VMA: into the view, and out (the last image). */
+static int flush(struct walk *w)
+{
+	struct rec_pages_at *at;
 	int ret = 0;
 
 	if (!w->npend)
 		return 0;
 	qsort(w->pend, w->npend, sizeof(*w->pend), src_cmp);
-	runs = calloc(w->npend, sizeof(*runs));
-	if (!runs)
-		return log_err(w->log, ENOMEM, "image chain:");
 	for (size_t i = 0; i < w->npend && !ret; i++) {
 		const struct src *s = &w->pend[i];
-		struct rec_pages_run *last = ph.nr_runs ? &runs[ph.nr_runs - 1] : NULL;
 
-		if (last && s->addr < last->addr + last->npages * PAGE)
+		if (i && s->addr < w->pend[i - 1].addr + w->pend[i - 1].npages * PAGE)
 			ret = log_err(w->log, EBADMSG, "%s: pid %d's page 0x%llx saved twice",
 				      w->l->path, w->pid, (unsigned long long)s->addr);
-		else if (last && s->addr == last->addr + last->npages * PAGE)
-			last->npages += s->npages;
-		else
-			runs[ph.nr_runs++] = (struct rec_pages_run){ s->addr, s->npages };
-		ph.npages += s->npages;
 		if (!ret && w->cur && !VEC_PUSH(w->cur->s, w->cur->n, w->cur->cap))
 			ret = log_err(w->log, ENOMEM, "image chain:");
 		if (!ret && w->cur)
 			w->cur->s[w->cur->n - 1] = *s;
 	}
-	if (!ret && w->out) {
-		head = sizeof(ph) + ph.nr_runs * sizeof(*runs);
-		at = w->out->pos + sizeof(struct rec_hdr) + head;
-		ph.pad_len = (PAGE - (at & (PAGE - 1))) & (PAGE - 1);
-		ret = iw_begin(w->out, REC_PAGES, head + ph.pad_len + ph.npages * PAGE);
-		if (!ret)
-			ret = iw_write(w->out, &ph, sizeof(ph));
-		if (!ret)
-			ret = iw_write(w->out, runs, ph.nr_runs * sizeof(*runs));
-		if (!ret)
-			ret = iw_zero(w->out, ph.pad_len);
-		for (size_t i = 0; i < w->npend && !ret; i++)
-			ret = copy_out(w, w->pend[i].fd, w->pend[i].off, w->pend[i].npages * PAGE);
-		if (!ret)
-			ret = iw_end(w->out);
-	}
-	free(runs);
+	at = ret || !w->out ? NULL : calloc(w->npend, sizeof(*at));
+	if (!ret && w->out && !at)
+		ret = log_err(w->log, ENOMEM, "image chain:");
+	if (!ret && w->out)
+		ret = out_own(w, (struct rec_pages_run *)at);
+	if (!ret && w->out)
+		ret = out_parents(w, at);
+	free(at);
 	w->npend = 0;
 	return ret;
 }
@@ -411,14 +470,15 @@ static int open_parent(struct ckpt_log *log, const struct link *l, const char *r
 	return ret;
 }
 
-static void links_free(struct link *l, int n)
+/* @keep: the parents' fds are the caller's now */
+static void links_free(struct link *l, int n, bool keep)
 {
 	for (int i = 0; i < n; i++) {
 		for (size_t k = 0; k < l[i].v.n; k++)
 			free(l[i].v.p[k].s);
 		free(l[i].v.p);
 		free(l[i].path);
-		if (i && l[i].fd >= 0)
+		if (i && !keep && l[i].fd >= 0)
 			close(l[i].fd);
 	}
 }
@@ -466,7 +526,7 @@ static int is_incremental(int fd, struct ckpt_log *log)
 }
 
 int chain_open(int *img, int orig, const void *key, size_t key_len,
-	       struct ckpt_log *log)
+	       struct ckpt_log *log, int *fds, int *nr)
 {
 	struct link l[MAX_CHAIN] = { 0 };
 	struct img_writer out;
@@ -486,6 +546,8 @@ int chain_open(int *img, int orig, const void *key, size_t key_len,
 	l[0].path = strdup(path);
 	ret = l[0].path ? find_chain(log, l, &n, key, key_len) :
 			  log_err(log, ENOMEM, "image chain:");
+	w.all = l;
+	w.n = n;
 	w.buf = ret ? NULL : malloc(COPY_BUF);
 	if (!ret && !w.buf)
 		ret = log_err(log, ENOMEM, "image chain:");
@@ -511,7 +573,12 @@ int chain_open(int *img, int orig, const void *key, size_t key_len,
 	log_info(log, "image chain of %d: %s", n, ret ? "refused" : "assembled");
 	free(w.buf);
 	free(w.pend);
-	links_free(l, n ? n : 1);
+	if (!ret) {
+		for (int i = 1; i < n; i++)
+			fds[i - 1] = l[i].fd;
+		*nr = n - 1;
+	}
+	links_free(l, n ? n : 1, !ret);
 	if (ret) {
 		if (mfd >= 0)
 			close(mfd);

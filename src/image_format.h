@@ -101,6 +101,8 @@ enum ckpt_rec_type {
 				 * image's, unchanged since */
 	REC_MM_TRACK	= 297,	/* the last TASK's memory is tracked from
 				 * this image on (--track-mem) */
+	REC_PAGES_AT	= 298,	/* restart's own, never in a file: pages of
+				 * the last VMA in a parent image (chain.c) */
 	REC_TAIL	= 9001,
 	REC_ERROR	= 9999,
 };
@@ -348,6 +350,19 @@ struct rec_mm_track {
 	uint32_t fd;
 	uint32_t reserved;
 	uint64_t ino;
+};
+
+/* REC_PAGES_AT: made by restart (chain.c) as it assembles a chain, in
+ * the image it reads then, never in a file: a struct rec_pages_ref head
+ * (vma_start, npages, nr_runs, reserved 0), then nr_runs of these, in
+ * address order: the pages at @addr are @npages pages at @off of the
+ * chain's parent image @file (1: the parent, 2: its parent...). */
+struct rec_pages_at {
+	uint64_t addr;
+	uint64_t npages;
+	uint64_t off;
+	uint32_t file;
+	uint32_t reserved;
 };
 
 struct rec_sigaction {
@@ -1482,6 +1497,7 @@ _Static_assert(sizeof(struct rec_pages_ref) == 24, "rec_pages_ref size");
 _Static_assert(sizeof(struct rec_vma_guards) == 24, "rec_vma_guards size");
 _Static_assert(sizeof(struct rec_parent) == 32, "rec_parent size");
 _Static_assert(sizeof(struct rec_mm_track) == 16, "rec_mm_track size");
+_Static_assert(sizeof(struct rec_pages_at) == 32, "rec_pages_at size");
 _Static_assert(sizeof(struct rec_aio) == 32, "rec_aio size");
 _Static_assert(sizeof(struct rec_sigaction) == 32, "rec_sigaction size");
 _Static_assert(sizeof(struct rec_sighand) == 2048, "rec_sighand size");

@@ -538,7 +538,8 @@ static int restart_run(int fd, const struct ckpt_restart_opts *o, const struct r
 	if (!ret && o->key)
 		ret = auth_verify(img, o->key, o->key_len, &log);
 	if (!ret)	/* an incremental image: with its parents, whole */
-		ret = LOG_TIMED(&log, LP_READ, chain_open(&img, fd, o->key, o->key_len, &log));
+		ret = LOG_TIMED(&log, LP_READ, chain_open(&img, fd, o->key, o->key_len, &log,
+							  c.chain_fd, &c.nr_chain));
 	c.img_fd = img;
 	if (!ret && !x && (ret = container_image(img, &log)) == 1) {
 		ret = container_restart(img, o, res, restart_run);
@@ -588,6 +589,8 @@ static int restart_run(int fd, const struct ckpt_restart_opts *o, const struct r
 	records_free(&rs);
 	if (img >= 0 && img != fd)
 		close(img);
+	for (int i = 0; i < c.nr_chain; i++)
+		close(c.chain_fd[i]);
 	return ret ? ret : got;
 }
 

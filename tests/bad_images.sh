@@ -474,6 +474,9 @@ forged "PAGES_REF npages wrong" insert --at before:VMA \
 # them in a chain): PAGES_PARENT has PAGES_REF's shape
 forged "PAGES_PARENT in a whole image" insert --at before:VMA \
 	--type VMA --payload "$NEWVMA" --type PAGES_PARENT --payload "$(pagesref 1 1 0 0x20000)"
+forged "PAGES_AT outside a chain" insert --at before:VMA \
+	--type VMA --payload "$NEWVMA" --type PAGES_AT \
+	--payload "$(le 8 0x20000)$(le 8 1)$(le 4 1)$(zeros 4)$(le 8 0x20000)$(le 8 1)$(zeros 8)$(le 4 1)$(zeros 4)"
 forged "PARENT in a whole image" insert --at before:MM --type PARENT \
 	--payload "$(le 8 4096)$(zeros 16)$(le 4 0)$(le 4 6)" --text "a.img"
 forged "HEAD says incremental, no PARENT" edit -r HEAD --or flags=0x40

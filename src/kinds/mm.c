@@ -88,7 +88,8 @@ static void mm_show(struct info_out *o, const struct rec *r)
 
 		info_u64(o, "fd", m->fd);
 		info_u64(o, "ino", m->ino);
-	} else if (r->type == REC_PAGES_REF || r->type == REC_PAGES_PARENT) {
+	} else if (r->type == REC_PAGES_REF || r->type == REC_PAGES_PARENT ||
+		   r->type == REC_PAGES_AT) {
 		const struct rec_pages_ref *p = r->data;
 
 		info_hex(o, "vma", p->vma_start);
@@ -129,6 +130,7 @@ static const struct rec_desc mm_recs[] = {
 	{ REC_PARENT, "PARENT", sizeof(struct rec_parent) },
 	{ REC_PAGES_PARENT, "PAGES_PARENT", sizeof(struct rec_pages_ref) },
 	{ REC_MM_TRACK, "MM_TRACK", sizeof(struct rec_mm_track) },
+	{ REC_PAGES_AT, "PAGES_AT", sizeof(struct rec_pages_ref) },
 	{ 0 }
 };
 

@@ -14,6 +14,8 @@ struct page_seg {
 	uint64_t addr, npages;
 	uint64_t off;		/* image offset of the first page */
 	bool ref;		/* the parent's page (PAGES_REF) */
+	uint32_t file;		/* 0: the image; k: its chain's k-th parent
+				 * image (PAGES_AT, rst_ctx.chain_fd) */
 };
 
 struct rst_vma {
