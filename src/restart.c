@@ -545,6 +545,8 @@ static int restart_run(int fd, const struct ckpt_restart_opts *o, const struct r
 		ret = container_restart(img, o, res, restart_run);
 		if (img != fd)
 			close(img);
+		for (int i = 0; i < c.nr_chain; i++)
+			close(c.chain_fd[i]);
 		return ret;
 	}
 	if (!ret && (o->nr_join_ns || o->nr_external) && !x)

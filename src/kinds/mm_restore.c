@@ -61,17 +61,13 @@ int mm_open_file(struct rst_task *t, const char *path, int flags, long *fd)
 	return ret;
 }
 
-/* The puppet's fd on parent image @k of the chain (ckpt's own fd on
- * it, checked: reopened through /proc), opened on first use in @pfd. */
+/* The puppet's fd on parent image @k of the chain: ckpt's own, the one
+ * it checked, given (files_give(): in any pid namespace), on first use
+ * in @pfd. */
 static int chain_file(const struct rst_ctx *c, struct rst_task *t, uint32_t k,
 		      long *pfd)
 {
-	char path[64];
-
-	if (pfd[k] >= 0)
-		return 0;
-	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)getpid(), c->chain_fd[k - 1]);
-	return mm_open_file(t, path, O_RDONLY, &pfd[k]);
+	return pfd[k] >= 0 ? 0 : files_give(t, c->chain_fd[k - 1], &pfd[k]);
 }
 
 /* The saved pages of @v read into place, from the image or a parent
