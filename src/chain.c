@@ -65,6 +65,8 @@ struct walk {
 	struct link *l;		/* the image walked */
 	const struct link *all;	/* the chain: all[0] the last image */
 	int n;
+	bool copy_all;		/* every page copied out, none left where it
+				 * is (a container's: its engine restarts it) */
 	const struct view *pv;	/* its parent's view, NULL for the root */
 	struct img_writer *out;	/* the last image's: written out */
 	pid_t pid, ppid;
@@ -194,7 +196,7 @@ static int out_own(struct walk *w, struct rec_pages_run *runs)
 		const struct src *s = &w->pend[i];
 		struct rec_pages_run *last = ph.nr_runs ? &runs[ph.nr_runs - 1] : NULL;
 
-		if (s->fd != w->l->fd)
+		if (s->fd != w->l->fd && !w->copy_all)
 			continue;
 		if (last && s->addr == last->addr + last->npages * PAGE)
 			last->npages += s->npages;
@@ -215,7 +217,7 @@ static int out_own(struct walk *w, struct rec_pages_run *runs)
 	if (!ret)
 		ret = iw_zero(w->out, ph.pad_len);
 	for (size_t i = 0; i < w->npend && !ret; i++)
-		if (w->pend[i].fd == w->l->fd)
+		if (w->pend[i].fd == w->l->fd || w->copy_all)
 			ret = copy_out(w, w->pend[i].fd, w->pend[i].off,
 				       w->pend[i].npages * PAGE);
 	return ret ? ret : iw_end(w->out);
@@ -272,7 +274,7 @@ static int flush(struct walk *w)
 		ret = log_err(w->log, ENOMEM, "image chain:");
 	if (!ret && w->out)
 		ret = out_own(w, (struct rec_pages_run *)at);
-	if (!ret && w->out)
+	if (!ret && w->out && !w->copy_all)
 		ret = out_parents(w, at);
 	free(at);
 	w->npend = 0;
@@ -513,16 +515,16 @@ static int find_chain(struct ckpt_log *log, struct link *l, int *n,
 	return ret;
 }
 
-static int is_incremental(int fd, struct ckpt_log *log)
+/* Its HEAD's flags; 0 for an image the reader will say is bad. */
+static uint64_t head_flags(int fd)
 {
 	struct rec_hdr hd;
 	struct rec_head h;
 
 	if (pread(fd, &hd, sizeof(hd), 0) != sizeof(hd) || hd.type != REC_HEAD ||
 	    hd.len < sizeof(h) || pread(fd, &h, sizeof(h), sizeof(hd)) != sizeof(h))
-		return 0;	/* the reader says what is wrong */
-	(void)log;
-	return !!(h.flags & CKPT_PARENT);
+		return 0;
+	return h.flags;
 }
 
 int chain_open(int *img, int orig, const void *key, size_t key_len,
@@ -535,8 +537,13 @@ int chain_open(int *img, int orig, const void *key, size_t key_len,
 	ssize_t k;
 	int n = 0, mfd = -1, ret;
 
-	if (!is_incremental(*img, log))
+	uint64_t flags = head_flags(*img);
+
+	if (!(flags & CKPT_PARENT))
 		return 0;
+	/* a container's image is restarted by its engine, in its
+	 * namespaces, from the memfd alone: its pages are all copied */
+	w.copy_all = flags & HEAD_CONTAINER;
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", orig);
 	k = readlink(self, path, sizeof(path) - 1);
 	if (k <= 0 || path[0] != '/')
@@ -573,12 +580,12 @@ int chain_open(int *img, int orig, const void *key, size_t key_len,
 	log_info(log, "image chain of %d: %s", n, ret ? "refused" : "assembled");
 	free(w.buf);
 	free(w.pend);
-	if (!ret) {
+	if (!ret && !w.copy_all) {
 		for (int i = 1; i < n; i++)
 			fds[i - 1] = l[i].fd;
 		*nr = n - 1;
 	}
-	links_free(l, n ? n : 1, !ret);
+	links_free(l, n ? n : 1, !ret && !w.copy_all);
 	if (ret) {
 		if (mfd >= 0)
 			close(mfd);
