@@ -98,13 +98,37 @@ static int parent_scan(struct cpt_ctx *c, struct mm_track *tr, int fd)
 	return ret;
 }
 
+/* @abs (absolute) relative to directory @dir (absolute, with its
+ * trailing '/'): "../" for each of @dir's components past the part they
+ * share, then the rest of @abs.  NULL: no memory. */
+static char *relative(const char *abs, const char *dir)
+{
+	size_t common = 0, ups = 0, len;
+	char *out;
+
+	for (size_t i = 0; abs[i] && abs[i] == dir[i]; i++)
+		if (dir[i] == '/')
+			common = i + 1;
+	for (const char *p = dir + common; *p; p++)
+		ups += *p == '/';
+	len = ups * 3 + strlen(abs + common) + 1;
+	out = malloc(len);
+	if (!out)
+		return NULL;
+	out[0] = '\0';
+	for (size_t i = 0; i < ups; i++)
+		strcat(out, "../");
+	strcat(out, abs + common);
+	return out;
+}
+
 /* The parent's path as the new image records it: relative to the new
- * image's directory when it is in it or below, else absolute. */
+ * image's directory (images moved together keep their chain), absolute
+ * when the new image is no file (a pipe). */
 static int parent_path(struct cpt_ctx *c, struct mm_track *tr)
 {
-	char self[64], img[PATH_MAX], *abs = realpath(c->opts->parent, NULL);
+	char self[64], img[PATH_MAX], *abs = realpath(c->opts->parent, NULL), *slash;
 	ssize_t n;
-	size_t d;
 
 	if (!abs)
 		return log_err(c->log, errno, "parent image %s:", c->opts->parent);
@@ -112,12 +136,13 @@ static int parent_path(struct cpt_ctx *c, struct mm_track *tr)
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", c->w.fd);
 	n = readlink(self, img, sizeof(img) - 1);
 	if (n <= 0 || img[0] != '/')
-		return 0;	/* not a file: absolute */
+		return 0;
 	img[n] = '\0';
-	d = strrchr(img, '/') - img + 1;
-	if (!strncmp(abs, img, d))
-		memmove(abs, abs + d, strlen(abs + d) + 1);
-	return 0;
+	slash = strrchr(img, '/');
+	slash[1] = '\0';
+	tr->path = relative(abs, img);
+	free(abs);
+	return tr->path ? 0 : log_err(c->log, ENOMEM, "parent path:");
 }
 
 int mm_track_begin(struct cpt_ctx *c, pid_t root)

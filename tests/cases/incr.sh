@@ -52,23 +52,32 @@ test_incr_restart() {
 	restart_check $d b.img
 }
 
-# Three images: the last restarts with pages of all three; a new area
-# mapped after the first, and pages dropped (MADV_DONTNEED), come back
-# as they are.
+# Four images: the last restarts with pages of all of them; a new area
+# mapped after the first, and pages dropped (MADV_DONTNEED), come back as
+# they are.  The images name their parents relative to themselves: moved
+# elsewhere together, the chain holds.
 test_incr_chain3() {
-	local d=$WORK/chain3
+	local d=$WORK/chain3 i rpid
 	start_dirtier $d 8 || return 1
-	ckpt checkpoint --track-mem -o $d/a.img $pid || return 1
+	i=$d/i
+	mkdir -p $i/sub
+	ckpt checkpoint --track-mem -o $i/a.img $pid || return 1
 	dirty $d 1 || return 1
-	ckpt checkpoint --parent $d/a.img -o $d/b.img $pid || return 1
+	ckpt checkpoint --parent $i/a.img -o $i/sub/b.img $pid || return 1
 	dirty $d 2 || return 1
-	ckpt checkpoint --parent $d/b.img -o $d/c.img $pid || return 1
+	ckpt checkpoint --parent $i/sub/b.img -o $i/c.img $pid || return 1
 	dirty $d 3 || return 1
-	ckpt checkpoint --kill --parent $d/c.img -o $d/d.img $pid || return 1
+	ckpt checkpoint --kill --parent $i/c.img -o $i/d.img $pid || return 1
 	wait $pid 2>/dev/null
 	gone $pid || return 1
-	ckpt info $d/d.img | grep -q '^PARENT .*path=c.img' || return 1
-	restart_check $d d.img
+	ckpt info $i/sub/b.img | grep -q '^PARENT .*path=\.\./a.img ' || return 1
+	ckpt info $i/c.img | grep -q '^PARENT .*path=sub/b.img ' || return 1
+	ckpt info $i/d.img | grep -q '^PARENT .*path=c.img ' || return 1
+	mv $i $d/moved
+	rpid=$(ckpt restart --detach $d/moved/d.img) || return 1
+	touch $d/go
+	gone $rpid || return 1
+	grep -q '^PASS' $d/out || { cat $d/out; return 1; }
 }
 
 # restart of DIR/IMG fails (125) with one line holding PATTERN, and no
