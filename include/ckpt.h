@@ -122,9 +122,10 @@ struct ckpt_checkpoint_opts {
 	const void *key;
 	size_t key_len;
 	/* CKPT_PARENT: the path of the image checkpointed last with
-	 * CKPT_TRACK_MEM or CKPT_PARENT; the new one names it (relative to
-	 * its own directory when both are in one) and holds only the pages
-	 * written since (docs/design.md, Memory). */
+	 * CKPT_TRACK_MEM or CKPT_PARENT; the new one names it (by its path
+	 * relative to the new one's directory; absolute when @fd is no
+	 * file) and holds only the pages written since (docs/design.md,
+	 * Memory). */
 	const char *parent;
 };
 int ckpt_checkpoint_opts(int fd, const struct ckpt_checkpoint_opts *o, struct ckpt_result *res);
