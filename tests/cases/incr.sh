@@ -93,7 +93,7 @@ refused() {	# DIR IMG PATTERN
 
 # The parent missing, corrupt, or another image in its place: refused.
 test_incr_parent_refused() {
-	local d=$WORK/refused e=$WORK/other
+	local d=$WORK/refused e=$WORK/other rc
 	start_dirtier $d 4 || return 1
 	ckpt checkpoint --track-mem -o $d/a.img $pid || return 1
 	dirty $d 1 || return 1
@@ -111,6 +111,11 @@ test_incr_parent_refused() {
 	printf '\x55' | dd of=$d/a.img bs=1 seek=$(($(stat -c %s $d/a.img) / 2)) conv=notrunc 2> /dev/null
 	refused $d b.img "checksum\\|crc\\|corrupt" || return 1
 	cp $d/a.keep $d/a.img
+	# from a pipe there is no directory to find the parent in
+	rc=0
+	cat $d/b.img | ckpt restart --detach - > /dev/null 2> $d/pipe.err || rc=$?
+	[ $rc = 125 ] && [ $(wc -l < $d/pipe.err) = 1 ] && grep -q "pipe" $d/pipe.err ||
+		{ echo "restart - exit $rc"; cat $d/pipe.err; return 1; }
 	restart_check $d b.img
 }
 
