@@ -326,6 +326,19 @@ static int vma_pages(struct walk *w, const struct rec *r)
 		return !ret && w->out ? copy_record(w, r, r->data) : ret;
 	}
 	if (r->type == REC_PAGES_PARENT) {
+		uint64_t total = 0, next = 0;
+
+		for (uint32_t i = 0; i < h->nr_runs; i++) {
+			if (run[i].addr % PAGE || run[i].addr < next || !run[i].npages ||
+			    run[i].npages > (UINT64_MAX - run[i].addr) / PAGE)
+				return log_err(w->log, EBADMSG, "%s: PAGES_PARENT record %llu: bad run %u",
+					       w->l->path, (unsigned long long)r->index, i);
+			next = run[i].addr + run[i].npages * PAGE;
+			total += run[i].npages;
+		}
+		if (!h->nr_runs || h->reserved || total != h->npages)
+			return log_err(w->log, EBADMSG, "%s: PAGES_PARENT record %llu: bad header",
+				       w->l->path, (unsigned long long)r->index);
 		if (!w->pv)
 			return log_err(w->log, EBADMSG, "%s: PAGES_PARENT in an image with no parent",
 				       w->l->path);

@@ -153,6 +153,10 @@ test_incr_forged() {
 	$f edit $d/b.img $d/f1.img -r 'PAGES_PARENT#-1' --set run0_addr=$((addr + 0x1000000 - 0x1000)) \
 		--set run0_npages=1 --set npages=1 --set nr_runs=1 --resize 40 || return 1
 	refused $d f1.img "not in its parent image\|out of its area\|saved twice" || return 1
+	$f edit $d/b.img $d/f5.img -r 'PAGES_PARENT#0' --add npages=1 || return 1
+	refused $d f5.img "PAGES_PARENT record .*: bad header" || return 1
+	$f edit $d/b.img $d/f6.img -r 'PAGES_PARENT#0' --set run0_addr=0x1001 || return 1
+	refused $d f6.img "PAGES_PARENT record .*: bad run 0" || return 1
 	$f dup $d/b.img $d/f2.img -r PARENT || return 1
 	refused $d f2.img "bad PARENT" || return 1
 	$f edit $d/b.img $d/f3.img -r HEAD --set flags=1 || return 1
