@@ -36,6 +36,7 @@
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -46,6 +47,7 @@
 #include "container.h"
 #include "image.h"
 #include "image_format.h"
+#include "kinds/ns_user.h"
 #include "log.h"
 #include "proc.h"
 
@@ -350,29 +352,40 @@ int container_image(int fd, struct ckpt_log *log)
 }
 
 /* The root: pid 1 of a new pid namespace, a puppet as restart.c makes
- * them.  With CKPT_DETACH a middle child makes it and exits, so that it
- * is orphaned to init (or the nearest subreaper). */
-static pid_t clone_root(unsigned long flags, struct ckpt_log *log)
+ * them, in a new user namespace too for an image with one (@um).  With
+ * CKPT_DETACH a middle child makes it and exits, so that it is orphaned
+ * to init (or the nearest subreaper).  Where setgroups is denied in the
+ * user namespace the root must have its groups before it is made: a
+ * middle child takes them and makes it, our child (CLONE_PARENT) unless
+ * detached. */
+static pid_t clone_root(unsigned long flags, const struct ns_user_maps *um,
+			struct ckpt_log *log)
 {
-	struct clone_args ca = { .flags = CLONE_NEWPID, .exit_signal = SIGCHLD };
+	bool deny = um && (um->flags & NS_USER_SETGROUPS_DENY);
+	struct clone_args ca = { .flags = CLONE_NEWPID | (um ? CLONE_NEWUSER : 0),
+				 .exit_signal = SIGCHLD };
 	sigset_t all, old;
 	int p[2], status;
 	long r = 0;
 	pid_t mid;
 
 	sigfillset(&all);
-	if (!(flags & CKPT_DETACH)) {
+	if (!(flags & CKPT_DETACH) && !deny) {
 		sigprocmask(SIG_SETMASK, &all, &old);
 		r = ckpt_puppet_clone(&ca, sizeof(ca));
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		return r < 0 ? log_err(log, (int)-r, "container: a new pid namespace:") : r;
 	}
+	if (!(flags & CKPT_DETACH))
+		ca.flags |= CLONE_PARENT;
 	if (pipe2(p, O_CLOEXEC))
 		return log_err(log, errno, "pipe:");
 	mid = fork();
 	if (mid == 0) {
 		sigprocmask(SIG_SETMASK, &all, &old);
-		r = ckpt_puppet_clone(&ca, sizeof(ca));
+		r = deny && syscall(SYS_setgroups, um->nr_groups, um->groups) ? -errno : 0;
+		if (!r)
+			r = ckpt_puppet_clone(&ca, sizeof(ca));
 		if (write(p[1], &r, sizeof(r)) != sizeof(r))
 			_exit(1);
 		_exit(0);
@@ -495,6 +508,9 @@ static void close_joins(struct rst_extra *x)
 	for (int i = 0; i < NR_NS_TYPES; i++)
 		if (x->join_fd[i] >= 0)
 			close(x->join_fd[i]);
+	for (int i = 0; i < 2; i++)
+		if (x->give[i] >= 0)
+			close(x->give[i]);
 }
 
 int container_restart(int fd, const struct ckpt_restart_opts *o, struct ckpt_result *res,
@@ -502,25 +518,40 @@ int container_restart(int fd, const struct ckpt_restart_opts *o, struct ckpt_res
 {
 	struct ckpt_log log = { .fd = o->logfd };
 	pid_t root = 0, e, me = getpid();
-	struct rst_extra x = { 0 };
-	int p[2], status;
+	struct rst_extra x = { .give = { -1, -1 } };
+	struct ns_user_maps *um = calloc(1, sizeof(*um));
+	int p[2], status, userns = 0;
 	long ret;
 
 	ret = o->pid && o->pid != 1 ?
 	      log_err(&log, EINVAL, "the image holds a container, its root pid 1, not %d", o->pid) : 0;
 	if (!ret)
-		ret = open_joins(o, &x, &log);
+		ret = um ? open_joins(o, &x, &log) : log_err(&log, ENOMEM, "user namespace maps:");
 	if (!ret && lseek(fd, 0, SEEK_SET) < 0)
 		ret = log_err(&log, errno, "the image:");
+	/* its own user namespace owns its pid namespace: made together */
 	if (!ret) {
-		root = clone_root(o->flags, &log);
+		userns = ns_user_prescan(fd, um, &log);
+		ret = userns < 0 ? userns : 0;
+	}
+	/* the root's, which it has from ckpt when cloned, and the engine's */
+	if (!ret && userns && socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, x.give))
+		ret = log_err(&log, errno, "socketpair:");
+	if (!ret) {
+		root = clone_root(o->flags, userns ? um : NULL, &log);
 		ret = root < 0 ? root : 0;
 	}
 	if (ret) {
+		ns_user_maps_free(um);
 		close_joins(&x);
 		set_result(res, 0, &log);
 		return ret;
 	}
+	/* before the root runs anything in it */
+	ret = userns ? ns_user_write_maps(root, um, &log) : 0;
+	ns_user_maps_free(um);
+	if (ret)
+		goto fail;
 	if (pipe2(p, O_CLOEXEC)) {
 		ret = log_err(&log, errno, "pipe:");
 		goto fail;

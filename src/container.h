@@ -24,6 +24,7 @@ typedef int (*checkpoint_fn)(pid_t pid, int fd, const struct ckpt_checkpoint_opt
 struct rst_extra {
 	uint32_t join;		/* 1 << NS_x */
 	int join_fd[NR_NS_TYPES];
+	int give[2];		/* a user namespace of its own: rst_ctx's */
 };
 
 typedef int (*restart_run_fn)(int fd, const struct ckpt_restart_opts *o,

@@ -17,6 +17,8 @@
 #include "remote.h"
 #include "vec.h"
 #include "arch/x86/guard.h"
+
+struct ns_user_maps;
 #include "files/keeper.h"
 
 #define MAX_THREADS	65536
@@ -138,6 +140,13 @@ struct rst_ctx {
 	 * and the fd of each, in the root puppet as in ckpt */
 	uint32_t ns_join;
 	int join_fd[8];
+	/* a container's own user namespace: its maps, from the image (the
+	 * ids of the image are its parent's) */
+	const struct ns_user_maps *userns;
+	/* ... and a socket pair whose [1] its root has (the same number):
+	 * ckpt gives it fds over [0] (kinds/ns_pid.c) */
+	bool give;
+	int give_fd[2];
 	/* a container's engine (container.c): the root is pid 1 of our pid
 	 * namespace, made by our caller; a helper of ours must not take a
 	 * pid the image holds */

@@ -73,6 +73,7 @@ enum ckpt_rec_type {
 	REC_NS_TIME	= 212,	/* its own time namespace: its clocks */
 	REC_NSPID	= 213,	/* the last TASK's pids in nested pid namespaces */
 	REC_NSTID	= 214,	/* the last THREAD's tids in them */
+	REC_NS_USER	= 215,	/* its own user namespace: uid and gid maps */
 	REC_IPC_NS	= 240,	/* the root's own ipc namespace: its sysctls */
 	REC_IPC_MSQ	= 241,	/* a SysV message queue of it */
 	REC_IPC_MSG	= 242,	/* a message queued on the last IPC_MSQ */
@@ -1147,6 +1148,30 @@ struct rec_ns {
 	uint64_t reserved;
 };
 
+/* REC_NS_USER: a container's own user namespace (NS has it own), a
+ * child of ckpt's caller's: its uid and gid maps, each extent's lower ids
+ * as the caller's namespace sees them (nr_uid extents, then nr_gid), and
+ * whether setgroups() is denied in it.  The ids of the other records
+ * (CREDS, files, ipc objects) are the caller's too.  Where setgroups is
+ * denied every process of it has the supplementary groups its maker had
+ * (the caller's ids, nr_groups of them after the extents); else
+ * nr_groups is 0.  Right after NS, once: restart reads it before it
+ * makes the root, whose pid namespace the new user namespace owns. */
+#define NS_USER_MAX_EXTENTS	340	/* the kernel's */
+#define NS_USER_MAX_GROUPS	65536	/* NGROUPS_MAX */
+#define NS_USER_SETGROUPS_DENY	0x1
+struct rec_ns_user_extent {
+	uint32_t first;		/* in the namespace */
+	uint32_t lower;		/* in its parent */
+	uint32_t count;
+};
+struct rec_ns_user {
+	uint32_t nr_uid, nr_gid;
+	uint32_t flags;
+	uint32_t nr_groups;
+	/* struct rec_ns_user_extent[nr_uid + nr_gid], uint32_t[nr_groups] */
+};
+
 /* REC_NS_TIME: a container's own time namespace, as its clocks read at
  * the checkpoint: restart sets the new namespace's offsets so that they
  * go on from there (they stand still while it is not running).  After
@@ -1464,7 +1489,9 @@ struct rec_net_sysctl {
 };
 
 /* NET_IPTABLES: `iptables-save` (family 4) or `ip6tables-save` (6)
- * output, len bytes, no NUL, fed to *-restore at restart. */
+ * output, len bytes, no NUL, fed to *-restore at restart; family 1: the
+ * blocks of `nft list ruleset` of the tables that are nft's own (not
+ * iptables'), fed to `nft -f`.  Once per family. */
 struct rec_net_iptables {
 	uint32_t family;
 	uint32_t len;
@@ -1479,6 +1506,8 @@ _Static_assert(sizeof(struct rec_trailer) == 8, "rec_trailer size");
 _Static_assert(sizeof(struct rec_head) == 208, "rec_head size");
 _Static_assert(sizeof(struct rec_ns) == 16, "rec_ns size");
 _Static_assert(sizeof(struct rec_ns_time) == 16, "rec_ns_time size");
+_Static_assert(sizeof(struct rec_ns_user) == 16, "rec_ns_user size");
+_Static_assert(sizeof(struct rec_ns_user_extent) == 12, "rec_ns_user_extent size");
 _Static_assert(sizeof(struct rec_nspid) == 72, "rec_nspid size");
 _Static_assert(sizeof(struct rec_nstid) == 32, "rec_nstid size");
 _Static_assert(sizeof(struct rec_tail) == 32, "rec_tail size");

@@ -529,6 +529,8 @@ static int restart_run(int fd, const struct ckpt_restart_opts *o, const struct r
 		c.root_made = true;
 		c.ns_join = x->join;
 		memcpy(c.join_fd, x->join_fd, sizeof(c.join_fd));
+		c.give = x->give[0] >= 0;
+		memcpy(c.give_fd, x->give, sizeof(c.give_fd));
 	}
 	img = o->key ? img_private(fd, &log) : img_seekable(fd, &log);
 	ret = img < 0 ? img : 0;

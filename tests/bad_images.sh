@@ -1249,6 +1249,40 @@ forged "NSPID twice"                --expect "bad NSPID" insert --at after:TASK 
 forged "NSPID after THREAD"         --expect "bad NSPID" insert --at after:THREAD --type NSPID --payload "$(nspid 0 99 0 0)"
 forged "NSPID 71 bytes"             insert --at after:TASK --type NSPID --payload "$(nspid 0 99 0 0 | cut -c3-)"
 forged "NSTID of no nested process" --expect "bad NSTID" insert --at after:THREAD --type NSTID --payload "$(le 4 5)$(zeros 28)"
+# a container's own user namespace (NS_USER: nr_uid, nr_gid, flags,
+# nr_groups, then extents {first, lower, count}, then groups): bad maps
+# are refused as the kernel would refuse them, and a sound one outside a
+# container too
+nsuser() {	# NR_UID NR_GID FLAGS NR_GROUPS EXTENTS-AND-GROUPS-HEX
+	printf '%s' "$(le 4 $1)$(le 4 $2)$(le 4 $3)$(le 4 $4)$5"
+}
+ext() { printf '%s' "$(le 4 $1)$(le 4 $2)$(le 4 $3)"; }
+NSU_ONE="$(ext 0 100000 65536)$(ext 0 100000 65536)"
+forged "NS_USER in a plain image"   --expect "for its own user namespace" insert --at after:TASK --type NS_USER \
+	--payload "$(nsuser 1 1 0 0 "$NSU_ONE")"
+forged "NS_USER no extents"         --expect "1 to 340 extents" insert --at after:TASK --type NS_USER \
+	--payload "$(nsuser 0 0 0 0 "")"
+forged "NS_USER extent of 0 ids"    --expect "1 to 340 extents" insert --at after:TASK --type NS_USER \
+	--payload "$(nsuser 1 1 0 0 "$(ext 0 100000 0)$(ext 0 100000 1)")"
+forged "NS_USER extents overlap"    --expect "1 to 340 extents" insert --at after:TASK --type NS_USER \
+	--payload "$(nsuser 2 1 0 0 "$(ext 0 100000 10)$(ext 5 200000 10)$(ext 0 100000 1)")"
+forged "NS_USER lower ids overlap"  --expect "1 to 340 extents" insert --at after:TASK --type NS_USER \
+	--payload "$(nsuser 2 1 0 0 "$(ext 0 100000 10)$(ext 10 100005 10)$(ext 0 100000 1)")"
+forged "NS_USER ids past 2^32"      --expect "1 to 340 extents" insert --at after:TASK --type NS_USER \
+	--payload "$(nsuser 1 1 0 0 "$(ext 0 0xffffff00 0x1000)$(ext 0 100000 1)")"
+forged "NS_USER 341 extents"        --expect "1 to 340 extents" insert --at after:TASK --type NS_USER \
+	--payload "$(nsuser 341 1 0 0 "")"
+forged "NS_USER length lies"        --expect "1 to 340 extents" insert --at after:TASK --type NS_USER \
+	--payload "$(nsuser 2 1 0 0 "$NSU_ONE")"
+forged "NS_USER flags 2"            --expect "1 to 340 extents" insert --at after:TASK --type NS_USER \
+	--payload "$(nsuser 1 1 2 0 "$NSU_ONE")"
+forged "NS_USER groups, not denied" --expect "1 to 340 extents" insert --at after:TASK --type NS_USER \
+	--payload "$(nsuser 1 1 0 1 "$NSU_ONE$(le 4 5)")"
+forged "NS_USER 65537 groups"       --expect "1 to 340 extents" insert --at after:TASK --type NS_USER \
+	--payload "$(nsuser 1 1 1 65537 "$NSU_ONE")"
+forged "NS_USER groups length lies" --expect "1 to 340 extents" insert --at after:TASK --type NS_USER \
+	--payload "$(nsuser 1 1 1 2 "$NSU_ONE$(le 4 5)")"
+forged "NS_USER 15 bytes"           insert --at after:TASK --type NS_USER --payload "$(nsuser 1 1 0 0 "" | cut -c3-)"
 # the root's own ipc namespace's content (IPC_NS .. IPC_MQ_MSG, 240-245):
 # in a tree without one, refused whatever it says (every field of them
 # forged: tests/unit/ipcns_test.c)

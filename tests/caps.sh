@@ -6,6 +6,7 @@
 #   root        we are root (ckpt needs CAP_SYS_ADMIN: ptrace, set_tid)
 #   ia32        the kernel executes 32-bit programs
 #   iptables    iptables works (the network lock of TCP connections)
+#   nft         nft works (a net namespace's own nftables tables)
 #   tcp_repair  TCP_REPAIR (CAP_NET_ADMIN)
 #   userfaultfd the userfaultfd system call
 #   pagemap_scan the PAGEMAP_SCAN ioctl of /proc/PID/pagemap (Linux 6.7)
@@ -54,6 +55,11 @@ if command -v iptables > /dev/null && iptables -w -S INPUT > /dev/null 2>&1; the
 	cap iptables 1
 else
 	cap iptables 0 "no working iptables"
+fi
+if command -v nft > /dev/null && nft list tables > /dev/null 2>&1; then
+	cap nft 1
+else
+	cap nft 0 "no working nft"
 fi
 
 $PYTHON - "$OUT" <<'PY'

@@ -80,7 +80,8 @@ TYPES.update({'PROCATTR': 133, 'THREAD_ATTR': 134})
 TYPES.update({'VMA_GUARDS': 115, 'AIO': 114})
 TYPES.update({'PARENT': 295, 'PAGES_PARENT': 296, 'MM_TRACK': 297, 'PAGES_AT': 298})
 TYPES.update({'CGROUP': 200, 'CGROUP_MEMBER': 201, 'CGROUP_PROP': 202})
-TYPES.update({'NS_UTS': 210, 'NS': 211, 'NS_TIME': 212, 'NSPID': 213, 'NSTID': 214})
+TYPES.update({'NS_UTS': 210, 'NS': 211, 'NS_TIME': 212, 'NSPID': 213, 'NSTID': 214,
+              'NS_USER': 215})
 TYPES.update({'AUTH': 9002})
 NAMES = {v: k for k, v in TYPES.items()}
 

@@ -285,9 +285,17 @@ while [ ${#QUEUE[@]} -gt 0 ] || [ ${#RUNNING[@]} -gt 0 ]; do
 	QUEUE=("${rest[@]}")
 	[ ${#RUNNING[@]} = 0 ] && continue
 	ended=
-	wait -n -p ended "${!RUNNING[@]}"
+	wait -n -p ended "${!RUNNING[@]}" 2> /dev/null
 	# (a signal interrupts wait: the trap ran, or it is not ours)
-	[ -n "$ended" ] && [ -n "${RUNNING[$ended]:-}" ] && finish "$ended"
+	if [ -n "${ended:-}" ] && [ -n "${RUNNING[$ended]:-}" ]; then
+		finish "$ended"
+		continue
+	fi
+	# a job bash reaped beside another one it returned is no job any
+	# more, and wait -n fails on it at once: over once its process is
+	for p in "${!RUNNING[@]}"; do
+		kill -0 "$p" 2> /dev/null || finish "$p"
+	done
 done
 WALL=$(( ($(date +%s%N) - T0) / 1000000 ))
 

@@ -4,6 +4,8 @@
 # - gcc-multilib, if `gcc -m32` cannot link: the 32-bit test programs;
 # - iptables: the network lock of TCP connections (src/files/netlock.c;
 #   tcp_peer_outside, tcp_checkpoint_live and tcp_netlock check its rules);
+# - nftables: nft, which saves and restores a net namespace's own
+#   nftables tables (netns_nft);
 # - pkg-config: the install test builds a program against the installed
 #   library with it;
 # - clang and its libFuzzer runtime: the fuzz test (fuzz/image_fuzz.c);
@@ -33,6 +35,7 @@ fi
 echo 'int main(void) { return 0; }' > "$t/m.c"
 $cc -m32 -o "$t/m" "$t/m.c" 2> /dev/null || need+=(gcc-multilib)
 PATH=$PATH:/usr/sbin:/sbin command -v iptables > /dev/null || need+=(iptables)
+PATH=$PATH:/usr/sbin:/sbin command -v nft > /dev/null || need+=(nftables)
 command -v pkg-config > /dev/null || need+=(pkg-config)
 echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }' > "$t/f.c"
 clang -fsanitize=fuzzer,address -o "$t/f" "$t/f.c" 2> /dev/null || need+=(clang libclang-rt-dev)

@@ -166,7 +166,8 @@ static int scan_ptys(struct cpt_ctx *c)
 	return files_each_fd(c, note_fd, NULL);
 }
 
-enum tty_class { CL_NONE, CL_MASTER, CL_SLAVE, CL_JOB, CL_HUNGUP, CL_CTTY_PATH, CL_REFUSE };
+enum tty_class { CL_NONE, CL_MASTER, CL_SLAVE, CL_JOB, CL_HUNGUP, CL_CTTY_PATH, CL_ORPHAN,
+		 CL_REFUSE };
 
 /* A console or a virtual terminal (or serial line) opened by a path that
  * still names it: reopened by that path (chr.c's, unless it is its
@@ -179,6 +180,23 @@ static bool by_path(const struct fd_probe *p)
 	return (major(dev) == 4 || dev == makedev(5, 1)) && p->link[0] == '/' &&
 	       !strstr(p->link, " (deleted)") && !stat(p->link, &st) &&
 	       S_ISCHR(st.st_mode) && st.st_rdev == dev;
+}
+
+/* Whether pty slave @dev is the controlling terminal of a session a
+ * process of the tree leads (a container's console, its master the
+ * runtime's): not stdio that restart's may stand in for. */
+static bool ctty_of_tree(struct cpt_ctx *c, dev_t dev)
+{
+	unsigned long long f[PROC_STAT_FIELDS];
+
+	for (int i = 0; i < c->nr_tasks; i++) {
+		pid_t pid = c->tasks[i]->pid;
+
+		if (!c->tasks[i]->zombie && !proc_stat(pid, NULL, f) && (pid_t)f[6] == pid &&
+		    ctty_of(pid) == dev)
+			return true;
+	}
+	return false;
 }
 
 static enum tty_class tty_class_of(struct cpt_ctx *c, const struct fd_probe *p,
@@ -208,6 +226,8 @@ static enum tty_class tty_class_of(struct cpt_ctx *c, const struct fd_probe *p,
 	*pty = NULL;
 	if ((c->flags & CKPT_SHELL_JOB) && dev && dev == ctty_of(c->tasks[0]->pid))
 		return CL_JOB;
+	if (dev && is_pts(dev) && ctty_of_tree(c, dev))
+		return CL_ORPHAN;
 	if (p->fd <= 2 || (c->flags & CKPT_SKIP_UNSUPPORTED))
 		return CL_NONE;	/* stdio (inherit.c), or skipped */
 	if (by_path(p))
@@ -568,6 +588,10 @@ static int tty_dump(struct cpt_ctx *c, const struct fd_probe *p,
 	int ret;
 
 	cl = tty_class_of(c, p, &pty);
+	if (cl == CL_ORPHAN)
+		return log_err(c->log, EOPNOTSUPP,
+			       "pid %d fd %d: %s is the controlling terminal of a session led in the tree, its master outside the tree (a container's console, as runc's \"terminal\": true makes it), which ckpt does not save yet",
+			       p->pid, p->fd, p->link);
 	if (cl == CL_REFUSE || cl == CL_NONE)
 		return log_err(c->log, EOPNOTSUPP,
 			       "pid %d fd %d: %s is a terminal outside the tree (if it is the shell job's terminal, use --shell-job)",

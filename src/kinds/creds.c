@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 
 #include "../kinds.h"
+#include "ns_user.h"
 
 #define MAX_GROUPS 65536
 #define SECBIT_KEEP_CAPS_ 0x10
@@ -102,6 +103,32 @@ static int creds_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 	return 0;
 }
 
+/* In a container's own user namespace the puppets name ids as it does:
+ * the image's (its parent's) are mapped into it once, here. */
+static int creds_in_userns(struct rst_ctx *c, struct rst_task *t, struct creds_state *s)
+{
+	const struct ns_user_maps *m = c->userns;
+	uint32_t *groups = (uint32_t *)((char *)s->groups + sizeof(s->c));
+	uint32_t *ids[3] = { s->c.uid, s->c.gid, groups };
+	uint32_t n[3] = { 4, 4, s->c.nr_groups };
+	bool deny = m->flags & NS_USER_SETGROUPS_DENY;
+
+	/* where setgroups is denied every process has its maker's groups,
+	 * which the root has from its clone: the same, as they were */
+	if (deny && (s->c.nr_groups != m->nr_groups ||
+		     memcmp(groups, m->groups, m->nr_groups * 4)))
+		return log_err(c->log, EOPNOTSUPP,
+			       "pid %d: its groups are not its user namespace's, where setgroups is denied",
+			       t->pid);
+	for (int k = 0; k < (deny ? 2 : 3); k++)
+		for (uint32_t i = 0; i < n[k]; i++)
+			if (!ns_user_id(c->userns, k > 0, ids[k][i], &ids[k][i]))
+				return log_err(c->log, EOPNOTSUPP,
+					       "pid %d: its %s %u is not mapped in its user namespace",
+					       t->pid, k ? "gid" : "uid", ids[k][i]);
+	return 0;
+}
+
 static int creds_check(struct rst_ctx *c, struct rst_task *t)
 {
 	struct creds_state *s = t->kind_state[kind_index(&kind_creds)];
@@ -109,7 +136,7 @@ static int creds_check(struct rst_ctx *c, struct rst_task *t)
 	if (!s || !s->have)
 		return log_err(c->log, EBADMSG, "pid %d: image has no CREDS record",
 			       t->pid);
-	return 0;
+	return c->userns ? creds_in_userns(c, t, s) : 0;
 }
 
 static int set_caps(struct rst_task *t, struct remote *rm,
@@ -147,9 +174,9 @@ static int creds_restore_thread(struct rst_ctx *c, struct rst_task *t,
 	long last_cap = 0;
 	int ret;
 
-	(void)c;
 	ret = rst_scratch_put(t, 0, groups, rc->nr_groups * 4, &addr);
-	if (!ret)
+	/* (denied in its user namespace: it has them, creds_in_userns()) */
+	if (!ret && !(c->userns && (c->userns->flags & NS_USER_SETGROUPS_DENY)))
 		ret = rcheck(rm, NULL, "setgroups", SYS_setgroups, rc->nr_groups, addr);
 	if (!ret)
 		ret = rcheck(rm, NULL, "setresgid", SYS_setresgid, rc->gid[0],

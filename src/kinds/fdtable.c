@@ -793,10 +793,8 @@ int files_copy(struct rst_ctx *c, uint32_t id, int *ours)
  * namespaces, where ckpt has no pid) takes it through that. */
 int files_give(struct rst_task *t, int ours, long *fd)
 {
-	int pidfd = ns_ckpt_fd(t);
-
-	if (pidfd)
-		return rcheck(&t->rm, fd, "pidfd_getfd", SYS_pidfd_getfd, pidfd, ours, 0);
+	if (ns_ckpt_fd(t))
+		return ns_ckpt_give(t, ours, fd);
 	return take_from(t, getpid(), ours, fd);
 }
 

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "ipcns.h"
+#include "ns_user.h"
 #include "sysvshm.h"
 
 #define IPCMNI		32768	/* the kernel's least ipc_mni */
@@ -35,11 +36,15 @@ union semun {
 	unsigned short *array;
 };
 
+static int become(uint32_t uid, uint32_t gid);
+static void unbecome(void);
+
 static int sysctl_write(struct rst_ctx *c, const char *name, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static int sysctl_write(struct rst_ctx *c, const char *name, const char *fmt, ...)
 {
 	char path[64], buf[96];
+	uint32_t uid, gid;
 	va_list ap;
 	int fd, n, err = 0;
 
@@ -47,11 +52,17 @@ static int sysctl_write(struct rst_ctx *c, const char *name, const char *fmt, ..
 	n = vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	snprintf(path, sizeof(path), "/proc/sys/%s", name);
+	/* a namespace of a user namespace's is writable by its root only,
+	 * whatever capabilities the writer has */
+	if (c->userns && ns_user_root(c->userns, &uid, &gid) && (err = -become(uid, gid)))
+		return log_err(c->log, err, "ipc namespace: becoming its root (%u):", uid);
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0 || write(fd, buf, n) != n)
 		err = errno;
 	if (fd >= 0)
 		close(fd);
+	if (c->userns)
+		unbecome();
 	return err ? log_err(c->log, err, "ipc namespace: writing %s to %s:", buf, path) : 0;
 }
 

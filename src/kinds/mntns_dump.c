@@ -798,6 +798,28 @@ static int private_copy(int ns)
 	return open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 }
 
+/* A copy of a namespace owned by another user namespace than the
+ * copier's has every mount locked (none can be detached from it): the
+ * copier joins @pid's own user namespace, if it has one, first. */
+static int join_userns(pid_t pid)
+{
+	char path[64];
+	struct stat a, b;
+	int fd, ret = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/user", pid);
+	if (stat(path, &a) || stat("/proc/self/ns/user", &b))
+		return -1;
+	if (a.st_ino == b.st_ino && a.st_dev == b.st_dev)
+		return 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || setns(fd, CLONE_NEWUSER))
+		ret = -1;
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
 /* The child: for each tmpfs to save, in order, a detached copy of that
  * one mount, made in a private copy of @pid's mount namespace of its own
  * (open_tree clones only mounts of the caller's namespace; what covers
@@ -809,7 +831,7 @@ static void cloner(struct saving *s, const struct rec_mnt *how)
 
 	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", s->pid);
 	ns = open(path, O_RDONLY | O_CLOEXEC);
-	if (proc < 0 || ns < 0)
+	if (proc < 0 || ns < 0 || join_userns(s->pid))
 		_exit(1);
 	for (size_t i = 0; i < s->n; i++) {
 		int root, fd = -1;

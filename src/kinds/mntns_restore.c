@@ -26,6 +26,7 @@
 #include <linux/openat2.h>
 
 #include "mntns.h"
+#include "ns_user.h"
 
 struct build {
 	struct ckpt_log log;	/* the builder's own; its first error goes
@@ -35,6 +36,14 @@ struct build {
 	int *fds;		/* each mount's root, once made (O_PATH) */
 	char *buf;		/* MNT_DATA_MAX bytes, for file data */
 	const char *stage;
+	/* the root's own user namespace: the builder is in it, its root, so
+	 * that what it mounts is the namespace's, as a runtime's mounts in
+	 * it were (its root can remount them); ids mapped into it */
+	const struct ns_user_maps *userns;
+	int *host;		/* ... and each host bind's source, opened
+				 * before it joins (-1: none): the host's
+				 * paths are not all the namespace root's
+				 * to reach */
 };
 
 static int b_err(struct build *b, int err, const char *what, const struct mnt_model *m)
@@ -79,9 +88,30 @@ static int setattr(int fd, uint64_t set, uint64_t clr, uint64_t prop)
 
 /* The super options, one fsconfig() each: "key=value" or a flag.  A
  * comma escaped with '\' (overlay's paths) is part of its option. */
+/* The kernel shows an instance's uid= and gid= (tmpfs, devpts) as the
+ * host's; in a user namespace they are given as its own. */
+static int id_option(struct build *b, const struct mnt_model *m, const char *key, char **val,
+		     char mapped[16])
+{
+	bool gid = !strcmp(key, "gid");
+	char *end;
+	unsigned long id;
+	uint32_t in;
+
+	if (!b->userns || (!gid && strcmp(key, "uid")))
+		return 0;
+	id = strtoul(*val + 1, &end, 10);
+	if (*end || end == *val + 1 || id > UINT32_MAX || !ns_user_id(b->userns, gid, id, &in))
+		return log_err(&b->log, EOVERFLOW, "mount /%s (%s): its %s %s is not mapped in its user namespace",
+			       m->mp, m->type, key, *val + 1);
+	snprintf(mapped, 16, "=%u", in);
+	*val = mapped;
+	return 0;
+}
+
 static int configure(struct build *b, int fs, const struct mnt_model *m)
 {
-	char opts[CKPT_PATH_MAX + 1], *o = opts;
+	char opts[CKPT_PATH_MAX + 1], *o = opts, mapped[16];
 	int ret = 0;
 
 	snprintf(opts, sizeof(opts), "%s", m->opts);
@@ -97,7 +127,9 @@ static int configure(struct build *b, int fs, const struct mnt_model *m)
 		eq = strchr(o, '=');
 		if (eq)
 			*eq = 0;
-		if (syscall(SYS_fsconfig, fs, eq ? FSCONFIG_SET_STRING : FSCONFIG_SET_FLAG, o,
+		if (eq && !ret)
+			ret = id_option(b, m, o, &eq, mapped);
+		if (!ret && syscall(SYS_fsconfig, fs, eq ? FSCONFIG_SET_STRING : FSCONFIG_SET_FLAG, o,
 			    eq ? eq + 1 : NULL, 0))
 			ret = log_err(&b->log, errno, "mount /%s (%s): option %s:", m->mp,
 				      m->type, o);
@@ -140,7 +172,13 @@ static int make_bind(struct build *b, const struct mnt_model *m)
 
 	if (m->m->how == MNT_BIND) {
 		const char *host = m->external ? m->external : m->host;
+		uint32_t i = m - b->st->mnts;
 
+		if (b->host && b->host[i] >= 0) {
+			fd = b->host[i];
+			b->host[i] = -1;
+			return fd;
+		}
 		fd = syscall(SYS_open_tree, AT_FDCWD, host, OPEN_TREE_CLOEXEC | OPEN_TREE_CLONE);
 		return fd < 0 ? b_err(b, errno, host, m) : fd;
 	}
@@ -185,6 +223,18 @@ static int parent_of(int root, const char *path, const char **name)
 	return beneath(root, dir, O_PATH | O_DIRECTORY, true);
 }
 
+static int owner_set(struct build *b, int dir, const char *name, const struct rec_mnt_file *r)
+{
+	uint32_t uid = r->uid, gid = r->gid;
+
+	if (b->userns && (!ns_user_id(b->userns, false, uid, &uid) ||
+			  !ns_user_id(b->userns, true, gid, &gid))) {
+		errno = EOVERFLOW;	/* as the kernel says it */
+		return -1;
+	}
+	return fchownat(dir, name, uid, gid, AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH);
+}
+
 static int make_file(struct build *b, int root, const struct mnt_model *m, uint32_t i)
 {
 	const struct mnt_file *f = &m->files[i];
@@ -214,8 +264,7 @@ static int make_file(struct build *b, int root, const struct mnt_model *m, uint3
 		ret = mknodat(dir, name, r->mode & S_IFMT, r->rdev) ? -errno : 0;
 	}
 	/* owner first: chown clears the set-id bits */
-	if (!ret && !r->link && fchownat(dir, *f->path ? name : "", r->uid, r->gid,
-					 AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+	if (!ret && !r->link && owner_set(b, dir, *f->path ? name : "", r))
 		ret = -errno;
 	if (!ret && !r->link && !S_ISLNK(r->mode) &&
 	    fchmodat(dir, *f->path ? name : ".", r->mode & 07777, 0))
@@ -425,6 +474,53 @@ static int wait_exit(pid_t k)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }
 
+/* Whether @fd is the namespace we are in already (the host's, which
+ * the builder in a user namespace of the container's may not join). */
+static bool is_ours(int fd, const char *name)
+{
+	char path[64];
+	struct stat a, b;
+
+	snprintf(path, sizeof(path), "/proc/self/ns/%s", name);
+	return !fstat(fd, &a) && !stat(path, &b) && a.st_ino == b.st_ino && a.st_dev == b.st_dev;
+}
+
+/* Before the builder joins a user namespace: a detached copy of each
+ * host path bound, as ckpt, which may reach them all (the bundle runc
+ * restores from is under a directory only the host's root may enter). */
+static int open_host_binds(struct build *b)
+{
+	for (uint32_t i = 0; i < b->st->nr; i++) {
+		const struct mnt_model *m = &b->st->mnts[i];
+
+		if (m->m->how == MNT_BIND)
+			b->host[i] = make_bind(b, m);
+		if (m->m->how == MNT_BIND && b->host[i] < 0)
+			return b->host[i];
+	}
+	return 0;
+}
+
+/* Into @pid's user namespace, as its root. */
+static int join_user(struct build *b, pid_t pid)
+{
+	char path[64];
+	int fd;
+
+	/* no groups of ckpt's (there, setgroups may be denied) */
+	if (syscall(SYS_setgroups, 0, NULL))
+		return log_err(&b->log, errno, "setgroups:");
+	snprintf(path, sizeof(path), "/proc/%d/ns/user", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || setns(fd, CLONE_NEWUSER))
+		return log_err(&b->log, errno, "joining pid %d's user namespace:", pid);
+	close(fd);
+	if (syscall(SYS_setresgid, 0, 0, 0) || syscall(SYS_setresuid, 0, 0, 0))
+		return log_err(&b->log, errno, "becoming the root of pid %d's user namespace:",
+			       pid);
+	return 0;
+}
+
 /* The child: joins the root's namespaces, forks the builder into its pid
  * namespace, and exits as the builder did. */
 static void joiner(struct build b, pid_t pid, int rep)
@@ -439,8 +535,11 @@ static void joiner(struct build b, pid_t pid, int rep)
 		if (ns[i] < 0 && errno != ENOENT)
 			log_err(&b.log, errno, "%s:", path);
 	}
+	/* (its namespaces opened first: /proc is ckpt's) */
+	if (b.userns && !b.log.err && !open_host_binds(&b))
+		join_user(&b, pid);
 	for (size_t i = 0; i < NR_JOIN && !b.log.err; i++)
-		if (ns[i] >= 0 && setns(ns[i], join_flag[i]))
+		if (ns[i] >= 0 && !is_ours(ns[i], join[i]) && setns(ns[i], join_flag[i]))
 			log_err(&b.log, errno, "joining pid %d's %s namespace:", pid, join[i]);
 	if (b.log.err)
 		send_report(rep, &b.log), _exit(1);
@@ -460,16 +559,21 @@ int mntns_build(struct rst_ctx *c, const struct mntns_rst *st, pid_t pid)
 	/* made before the fork: ckpt may have threads, whose locks a
 	 * child cannot take */
 	struct build b = { .log = { .fd = -1 }, .st = st, .img_fd = c->img_fd,
+			   .userns = c->userns, .host = malloc(st->nr * sizeof(int) + 1),
 			   .fds = calloc(st->nr, sizeof(int)), .buf = malloc(MNT_DATA_MAX) };
 	struct report r = { 0 };
 	int p[2], code;
 	ssize_t n;
 	pid_t k = -1;
 
-	if (!b.fds || !b.buf || pipe2(p, O_CLOEXEC)) {
+	for (uint32_t i = 0; b.host && i < st->nr; i++)
+		b.host[i] = -1;
+	if (!b.fds || !b.buf || !b.host || pipe2(p, O_CLOEXEC)) {
 		free(b.fds);
 		free(b.buf);
-		return log_err(c->log, b.buf && b.fds ? errno : ENOMEM, "restoring mounts:");
+		free(b.host);
+		return log_err(c->log, b.buf && b.fds && b.host ? errno : ENOMEM,
+			       "restoring mounts:");
 	}
 	k = fork();
 	if (k == 0) {
@@ -478,6 +582,7 @@ int mntns_build(struct rst_ctx *c, const struct mntns_rst *st, pid_t pid)
 	}
 	free(b.fds);
 	free(b.buf);
+	free(b.host);
 	close(p[1]);
 	if (k < 0) {
 		close(p[0]);

@@ -298,9 +298,9 @@ static int load_sysctl(struct ckpt_log *log, struct netns_img *m, const struct r
 static int load_ipt(struct ckpt_log *log, struct netns_img *m, const struct rec *r)
 {
 	const struct rec_net_iptables *p = r->data;
-	int fam = p->family == 6;
+	int fam = p->family == 6 ? 1 : p->family == 1 ? NETNS_NFT : 0;
 
-	if ((p->family != 4 && p->family != 6) || !p->len ||
+	if ((p->family != 4 && p->family != 6 && p->family != 1) || !p->len ||
 	    p->len != r->data_len - sizeof(*p) || m->ipt[fam] ||
 	    memchr((char *)r->data + sizeof(*p), 0, p->len))
 		return bad(log, r, "family or length (once per family, text with no NUL)");
@@ -394,8 +394,8 @@ void netns_img_free(struct netns_img *m)
 	free(m->bp);
 	free(m->addrs);
 	free(m->routes);
-	free(m->ipt[0]);
-	free(m->ipt[1]);
+	for (int fam = 0; fam < 3; fam++)
+		free(m->ipt[fam]);
 	if (m->caller_open)
 		close(m->caller_net);
 	memset(m, 0, sizeof(*m));

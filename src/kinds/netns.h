@@ -39,12 +39,18 @@ struct netns_img {
 	size_t nr_routes;
 	char **sysctl_path, **sysctl_val;
 	size_t nr_sysctls;
-	char *ipt[2];		/* iptables, ip6tables: NUL-terminated */
-	size_t ipt_len[2];
+	/* iptables, ip6tables, nftables' own tables (NETNS_NFT):
+	 * NUL-terminated */
+	char *ipt[3];
+	size_t ipt_len[3];
 	int caller_net;		/* restart's caller's namespace (an fd) for a
 				 * veth's outer end, if caller_open */
 	bool caller_open;
 };
+
+/* The firewall text of nft's own tables, beside iptables' and
+ * ip6tables' (netns_img.ipt[], NET_IPTABLES family 1) */
+#define NETNS_NFT	2
 
 /* The save and make of the current namespace: pid and ns for messages. */
 struct netns_io {
@@ -53,6 +59,7 @@ struct netns_io {
 	pid_t pid;
 	unsigned long ino;	/* the namespace's inode: net:[ino] */
 	bool nft_ipt[2];	/* nftables has iptables' (ip6tables') tables */
+	bool nft_native;	/* ... and tables of its own (nft's) */
 };
 
 /* netns_nl.c: an rtnetlink socket and its requests. */
@@ -118,10 +125,10 @@ int netns_unsaved_check(struct netns_io *io, struct nl *nl);
 int netns_sysctls_save(struct netns_io *io);
 int netns_sysctls_make(struct netns_io *io, const struct netns_img *m);
 int netns_ipt_save(struct netns_io *io);
-/* What `*-save` wrote (@text[0] IPv4, [1] IPv6) makes the
- * namespace's nftables rules again (those iptables-nft keeps there),
- * tried in a namespace of a child's own: 0, or refused (reported). */
-int netns_ipt_verify(struct netns_io *io, char *const text[2], const size_t len[2]);
+/* What `*-save` wrote (@text[0] IPv4, [1] IPv6) and nft's own tables
+ * (@text[NETNS_NFT]) make the namespace's nftables rules again, tried in
+ * a namespace of a child's own: 0, or refused (reported). */
+int netns_ipt_verify(struct netns_io *io, char *const text[3], const size_t len[3]);
 int netns_ipt_make(struct netns_io *io, const struct netns_img *m);
 /* Restart, before any process exists: *-restore is here for the rules
  * of the image, if any. */

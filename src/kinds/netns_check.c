@@ -3,8 +3,8 @@
  * rather than restart making a namespace without it: policy routing
  * rules other than the kernel's, permanent neighbour (ARP, NDP)
  * entries, queueing disciplines set up on a device (and the classes and
- * filters under them), and nftables tables that are not iptables-nft's
- * (which iptables-save saves).
+ * filters under them); and which nftables tables there are, iptables-nft's
+ * (iptables-save saves them) or nft's own (nft saves them: netns_sys.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -132,19 +132,6 @@ static int refuse_dump(struct netns_io *io, struct nl *nl, uint16_t type, size_t
 
 /* ---- nftables ---- */
 
-static const char *fam_name(int family)
-{
-	switch (family) {
-	case AF_INET: return "ip";
-	case AF_INET6: return "ip6";
-	case 1: return "inet";		/* NFPROTO_INET */
-	case 3: return "arp";		/* NFPROTO_ARP */
-	case 5: return "netdev";	/* NFPROTO_NETDEV */
-	case 7: return "bridge";	/* NFPROTO_BRIDGE */
-	default: return "?";
-	}
-}
-
 static int table_one(void *arg, struct nlmsghdr *h)
 {
 	static const char *const ipt[] = { "filter", "nat", "mangle", "raw", "security" };
@@ -152,7 +139,6 @@ static int table_one(void *arg, struct nlmsghdr *h)
 	struct nfgenmsg *g = NLMSG_DATA(h);
 	struct rtattr *tb[NFTA_TABLE_MAX + 1];
 	const char *name;
-	char what[96];
 
 	if (h->nlmsg_len < NLMSG_LENGTH(sizeof(*g)))
 		return 0;
@@ -165,9 +151,9 @@ static int table_one(void *arg, struct nlmsghdr *h)
 				s->io->nft_ipt[g->nfgen_family == AF_INET6] = true;
 				return 0;
 			}
-	snprintf(what, sizeof(what), "an nftables table %s %.32s that is not iptables'",
-		 fam_name(g->nfgen_family), name);
-	return unsaved(s, what);
+	/* nft's to save (netns_sys.c) */
+	s->io->nft_native = true;
+	return 0;
 }
 
 /* No nf_tables here (an old kernel, a module not loaded): no table. */

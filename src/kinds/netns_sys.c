@@ -11,7 +11,9 @@
  *
  * Firewall: `iptables-save` and `ip6tables-save`, the host's binaries,
  * run as children of ckpt in the namespace ckpt is in; restart feeds
- * their output to `iptables-restore`.  A namespace with tables (legacy
+ * their output to `iptables-restore`.  nftables tables of nft's own
+ * (not iptables-nft's) are `nft list ruleset`'s blocks of them, which
+ * restart feeds to `nft -f`.  A namespace with tables (legacy
  * ones, iptables-nft's in nftables: netns_check.c) and no binary to save
  * them, or legacy tables beside iptables-nft's, fails the checkpoint.
  * iptables-save of nftables rules iptables cannot say (a set, made with
@@ -167,8 +169,9 @@ int netns_sysctls_make(struct netns_io *io, const struct netns_img *m)
 
 /* ---- iptables ---- */
 
-static const char *const ipt_save[2] = { "iptables-save", "ip6tables-save" };
-static const char *const ipt_restore[2] = { "iptables-restore", "ip6tables-restore" };
+static const char *const ipt_save[3] = { "iptables-save", "ip6tables-save", "nft" };
+static const char *const ipt_restore[3] = { "iptables-restore", "ip6tables-restore", "nft" };
+static const char *const ipt_what[3] = { "iptables", "ip6tables", "nftables" };
 static const char *const ipt_names[2] = { "ip_tables_names", "ip6_tables_names" };
 
 /* @name in $PATH or the system's sbin directories: 0 and @out, or
@@ -305,7 +308,7 @@ static int ipt_read(struct netns_io *io, int fam, char **text, size_t *len)
 
 static int ipt_record(struct netns_io *io, int fam, const char *text, size_t len)
 {
-	struct rec_net_iptables r = { .family = fam ? 6 : 4, .len = len };
+	struct rec_net_iptables r = { .family = fam == NETNS_NFT ? 1 : fam ? 6 : 4, .len = len };
 	int ret = iw_begin(io->w, REC_NET_IPTABLES, sizeof(r) + len);
 
 	if (!ret)
@@ -433,23 +436,33 @@ static char *nft_list(const char *nft)
 	return s;
 }
 
+/* The command that restores family @fam's text from its stdin. */
+static char *const *restore_argv(int fam, char *bin, char *argv[4])
+{
+	argv[0] = bin;
+	argv[1] = fam == NETNS_NFT ? (char *)"-f" : NULL;
+	argv[2] = (char *)"/dev/stdin";
+	argv[3] = NULL;
+	return argv;
+}
+
 /* In a child, in a new namespace: the rules restored from @text, then
  * listed into memfd @res.  Exits 0, or the step that failed. */
-static void __attribute__((noreturn)) scratch(const char *nft, char *const text[2],
-					      const size_t len[2], int res)
+static void __attribute__((noreturn)) scratch(const char *nft, char *const text[3],
+					      const size_t len[3], int res)
 {
-	char bin[PATH_MAX], *list;
+	char bin[PATH_MAX], *list, *argv[4];
 
 	if (unshare(CLONE_NEWNET))
 		_exit(2);
-	for (int fam = 0; fam < 2; fam++) {
+	for (int fam = 0; fam < 3; fam++) {
 		int in = memfd_create("ckpt-in", MFD_CLOEXEC), out, err;
 
 		if (!len[fam])
 			continue;
 		if (find_bin(ipt_restore[fam], bin, sizeof(bin)) || in < 0 ||
 		    write(in, text[fam], len[fam]) != (ssize_t)len[fam] || lseek(in, 0, SEEK_SET) ||
-		    run((char *[]){ bin, NULL }, in, &out, &err))
+		    run(restore_argv(fam, bin, argv), in, &out, &err))
 			_exit(3);
 	}
 	list = nft_list(nft);
@@ -475,13 +488,13 @@ static int refuse_rules(struct netns_io *io, const char *block)
 		where[o++] = block[i];
 	}
 	where[o] = 0;
-	return log_err(io->log, EOPNOTSUPP, "pid %d: net namespace net:[%lu]: nftables rules that iptables-save would change (%s), which ckpt does not save",
+	return log_err(io->log, EOPNOTSUPP, "pid %d: net namespace net:[%lu]: nftables rules that iptables-save or nft would change (%s), which ckpt does not save",
 		       io->pid, io->ino, where);
 }
 
 /* The rules as nft lists them here, and as the saved text makes them in
  * a new namespace, the same?  Without nft, nothing to compare. */
-int netns_ipt_verify(struct netns_io *io, char *const text[2], const size_t len[2])
+int netns_ipt_verify(struct netns_io *io, char *const text[3], const size_t len[3])
 {
 	struct blocks here = { 0 }, there = { 0 };
 	char nft[PATH_MAX], *a = NULL, *b = NULL;
@@ -518,21 +531,80 @@ int netns_ipt_verify(struct netns_io *io, char *const text[2], const size_t len[
 	return ret;
 }
 
+/* Of `nft list ruleset`'s @list, the tables that are nft's own (not
+ * iptables-nft's, which iptables-save saves), whole: *@len bytes. */
+static char *native_tables(const char *list, size_t *len)
+{
+	static const char *const ipt[] = { "filter", "nat", "mangle", "raw", "security" };
+	char *out = malloc(strlen(list) + 1), fam[16], name[256];
+	size_t o = 0;
+	int depth = 0;
+	bool keep = false;
+
+	if (!out)
+		return NULL;
+	for (const char *l = list; *l;) {
+		size_t n = strcspn(l, "\n") + (l[strcspn(l, "\n")] == '\n');
+
+		if (depth == 0 && sscanf(l, "table %15s %255s {", fam, name) == 2) {
+			bool iptables = false;
+
+			for (size_t i = 0; i < sizeof(ipt) / sizeof(ipt[0]); i++)
+				iptables |= !strcmp(name, ipt[i]);
+			keep = !iptables || (strcmp(fam, "ip") && strcmp(fam, "ip6"));
+		}
+		for (size_t i = 0; i < n; i++)
+			depth += (l[i] == '{') - (l[i] == '}');
+		if (keep) {
+			memcpy(out + o, l, n);
+			o += n;
+		}
+		if (depth == 0)
+			keep = false;
+		l += n;
+	}
+	out[o] = 0;
+	*len = o;
+	return out;
+}
+
+/* nft's own tables, listed by the host's nft (NULL: none). */
+static int nft_read(struct netns_io *io, char **text, size_t *len)
+{
+	char nft[PATH_MAX], *list;
+
+	*text = NULL;
+	if (!io->nft_native)
+		return 0;
+	if (find_bin("nft", nft, sizeof(nft)))
+		return log_err(io->log, EOPNOTSUPP, "pid %d: net namespace net:[%lu]: it has nftables tables of nft's own and there is no nft to save them",
+			       io->pid, io->ino);
+	list = nft_list(nft);
+	*text = list ? native_tables(list, len) : NULL;
+	free(list);
+	if (!*text)
+		return log_err(io->log, EIO, "pid %d: net namespace net:[%lu]: listing its nftables tables with %s failed",
+			       io->pid, io->ino, nft);
+	return 0;
+}
+
 int netns_ipt_save(struct netns_io *io)
 {
-	char *text[2] = { NULL, NULL };
-	size_t len[2] = { 0, 0 };
+	char *text[3] = { NULL, NULL, NULL };
+	size_t len[3] = { 0, 0, 0 };
 	int ret = ipt_read(io, 0, &text[0], &len[0]);
 
 	if (!ret)
 		ret = ipt_read(io, 1, &text[1], &len[1]);
-	if (!ret && (len[0] || len[1]))
+	if (!ret)
+		ret = nft_read(io, &text[NETNS_NFT], &len[NETNS_NFT]);
+	if (!ret && (len[0] || len[1] || len[NETNS_NFT]))
 		ret = netns_ipt_verify(io, text, len);
-	for (int fam = 0; fam < 2 && !ret; fam++)
+	for (int fam = 0; fam < 3 && !ret; fam++)
 		if (len[fam])
 			ret = ipt_record(io, fam, text[fam], len[fam]);
-	free(text[0]);
-	free(text[1]);
+	for (int fam = 0; fam < 3; fam++)
+		free(text[fam]);
 	return ret;
 }
 
@@ -540,26 +612,26 @@ int netns_ipt_check(struct ckpt_log *log, const struct netns_img *m)
 {
 	char bin[PATH_MAX];
 
-	for (int fam = 0; fam < 2; fam++)
+	for (int fam = 0; fam < 3; fam++)
 		if (m->ipt[fam] && find_bin(ipt_restore[fam], bin, sizeof(bin)))
 			return log_err(log, ENOENT, "the image has %s rules and there is no %s here",
-				       fam ? "ip6tables" : "iptables", ipt_restore[fam]);
+				       ipt_what[fam], ipt_restore[fam]);
 	return 0;
 }
 
 static int ipt_make_one(struct netns_io *io, const struct netns_img *m, int fam)
 {
-	char bin[PATH_MAX], *msg = NULL;
+	char bin[PATH_MAX], *msg = NULL, *argv[4];
 	int in = -1, out = -1, err = -1, st = -ENOENT, ret = 0;
 	size_t mlen;
 
 	if (find_bin(ipt_restore[fam], bin, sizeof(bin)))
 		return log_err(io->log, ENOENT, "pid %d: the image has %s rules and there is no %s here",
-			       io->pid, fam ? "ip6tables" : "iptables", ipt_restore[fam]);
+			       io->pid, ipt_what[fam], ipt_restore[fam]);
 	in = memfd_create("ckpt-in", MFD_CLOEXEC);
 	if (in >= 0 && write(in, m->ipt[fam], m->ipt_len[fam]) == (ssize_t)m->ipt_len[fam] &&
 	    !lseek(in, 0, SEEK_SET))
-		st = run((char *[]){ bin, NULL }, in, &out, &err);
+		st = run(restore_argv(fam, bin, argv), in, &out, &err);
 	if (st < 0)
 		ret = log_err(io->log, in < 0 ? errno : -st, "pid %d: running %s:", io->pid, bin);
 	else if (st) {
@@ -579,7 +651,7 @@ static int ipt_make_one(struct netns_io *io, const struct netns_img *m, int fam)
 
 int netns_ipt_make(struct netns_io *io, const struct netns_img *m)
 {
-	for (int fam = 0; fam < 2; fam++)
+	for (int fam = 0; fam < 3; fam++)
 		if (m->ipt[fam]) {
 			int ret = ipt_make_one(io, m, fam);
 

@@ -6,8 +6,8 @@
  * host (NS: both sets).  Its own are made again at restart, the root
  * unsharing them before anything else of it is built and the others
  * joining the root's; their content is other kinds' (the uts names are
- * NS_UTS, here).  A namespace whose content no kind saves yet (a user or
- * time namespace of its own, say) is refused, naming it, and so is a
+ * NS_UTS, here; a user namespace's maps NS_USER, ns_user.c).  A namespace
+ * whose content no kind saves yet is refused, naming it, and so is a
  * process of the tree in namespaces other than its init's (nested), but
  * pid namespaces nested inside the tree (ns_pid.c).
  *
@@ -35,6 +35,7 @@
 #include "ns.h"
 #include "ns_pid.h"
 #include "ns_time.h"
+#include "ns_user.h"
 
 static const char *const ns_names[NR_NS_TYPES] = {
 	[NS_PID] = "pid", [NS_MNT] = "mnt", [NS_NET] = "net", [NS_IPC] = "ipc",
@@ -53,7 +54,7 @@ static const int ns_clone[NR_NS_TYPES] = {
  * here at restart (the pid namespace is made with it, the cgroup one by
  * the cgroup kind). */
 #define NS_SAVED	((1u << NS_PID) | (1u << NS_MNT) | (1u << NS_NET) | (1u << NS_IPC) | (1u << NS_UTS) | \
-			 (1u << NS_CGROUP) | (1u << NS_TIME))
+			 (1u << NS_CGROUP) | (1u << NS_TIME) | (1u << NS_USER))
 #define NS_UNSHARED	((1u << NS_MNT) | (1u << NS_NET) | (1u << NS_IPC) | (1u << NS_UTS))
 /* ... and those the engine joins to restore their content itself (and
  * to read the clocks the tree's timers are on) */
@@ -152,7 +153,7 @@ static int container_root_ns(struct cpt_ctx *c, struct ns_cpt *st)
 				      "which ckpt does not save yet");
 		c->ns_own |= 1u << i;
 	}
-	return 0;
+	return NS_OWN(c, NS_USER) ? ns_user_check(c, 1, c->ns_own) : 0;
 }
 
 /* Every thread of a container is in its init's namespaces (its cgroup
@@ -287,6 +288,8 @@ static int ns_dump(struct cpt_ctx *c, struct cpt_task *t)
 		return ret;
 	if (c->host_ns)
 		ret = iw_record(&c->w, REC_NS, &n, sizeof(n));
+	if (!ret && c->host_ns && NS_OWN(c, NS_USER))
+		ret = ns_user_dump(c, t->pid);
 	if (!ret && NS_OWN(c, NS_UTS)) {
 		ret = uts_names(c, t->pid, &u);
 		if (!ret)
@@ -315,6 +318,7 @@ static void ns_dump_free(struct cpt_ctx *c, void *state)
 
 struct ns_rst {
 	struct rec_ns_uts *uts;
+	struct ns_user_maps *user;
 	struct rec_ns_time time;
 	uint32_t own;		/* NS's, joined or not */
 	bool ns_seen, time_seen;
@@ -372,6 +376,26 @@ static int load_time(struct rst_ctx *c, struct rst_task *t, struct ns_rst *st,
 	return 0;
 }
 
+static int load_user(struct rst_ctx *c, struct rst_task *t, struct ns_rst *st,
+		     const struct rec *r)
+{
+	struct ns_user_maps *m = calloc(1, sizeof(*m));
+	int ret = m ? ns_user_parse(c->log, r->data, r->data_len, m) :
+		      log_err(c->log, ENOMEM, "user namespace maps:");
+
+	if (!ret && (t != c->tasks[0] || st->user || !(st->own & (1u << NS_USER))))
+		ret = log_err(c->log, EBADMSG,
+			      "bad NS_USER record %llu (after NS, for its own user namespace, once)",
+			      (unsigned long long)r->index);
+	if (ret) {
+		ns_user_maps_free(m);
+		return ret;
+	}
+	st->user = m;
+	c->userns = m;
+	return 0;
+}
+
 static int ns_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 {
 	struct ns_rst *st = kind_ctx_state(c, &kind_ns, sizeof(*st));
@@ -384,6 +408,8 @@ static int ns_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 		return load_ns(c, t, st, r);
 	if (r->type == REC_NS_TIME)
 		return load_time(c, t, st, r);
+	if (r->type == REC_NS_USER)
+		return load_user(c, t, st, r);
 	return load_uts(c, t, st, r);
 }
 
@@ -400,9 +426,15 @@ static int ns_check(struct rst_ctx *c, struct rst_task *t)
 		return log_err(c->log, ENOMEM, "ns state:");
 	if (!!(c->head.flags & HEAD_CONTAINER) != st->ns_seen ||
 	    (st->ns_seen && !!(st->own & (1u << NS_UTS)) != !!st->uts) ||
-	    !!(st->own & (1u << NS_TIME)) != st->time_seen)
+	    !!(st->own & (1u << NS_TIME)) != st->time_seen ||
+	    !!(st->own & (1u << NS_USER)) != !!st->user)
 		return log_err(c->log, EBADMSG,
-			       "a container's image needs its NS record (and NS_UTS, NS_TIME for its own uts, time namespaces)");
+			       "a container's image needs its NS record (and NS_UTS, NS_TIME, NS_USER for its own uts, time, user namespaces)");
+	/* its root cannot enter a namespace its own user namespace does
+	 * not own */
+	if (st->user && c->ns_join)
+		return log_err(c->log, EOPNOTSUPP,
+			       "--join-ns: the container has a user namespace of its own, which would not own the namespace joined");
 	return 0;
 }
 
@@ -411,6 +443,7 @@ static void ns_ctx_free(void *state)
 	struct ns_rst *st = state;
 
 	free(st->uts);
+	ns_user_maps_free(st->user);
 	free(st);
 }
 
@@ -435,10 +468,13 @@ static int clone_flags(uint32_t mask)
  * names its uts namespace. */
 static int root_unshare(struct rst_ctx *c, struct rst_task *t, const struct rec_ns_uts *u)
 {
+	struct ns_rst *st = KCSTATE(c, kind_ns);
 	int ret = 0;
 	uint64_t a, b;
 
-	if (c->ns_own & NS_UNSHARED)
+	if (NS_OWN(c, NS_USER))
+		ret = ns_user_become_root(c, t, st->user);
+	if (!ret && (c->ns_own & NS_UNSHARED))
 		ret = rcheck(&t->rm, NULL, "unshare (its own namespaces)", SYS_unshare,
 			     clone_flags(c->ns_own & NS_UNSHARED));
 	for (int i = 0; i < NR_NS_TYPES && !ret; i++)
@@ -490,7 +526,7 @@ static int engine_join(struct rst_ctx *c, pid_t root)
 static int root_namespaces(struct rst_ctx *c, struct rst_task *root)
 {
 	struct ns_rst *st = KCSTATE(c, kind_ns);
-	uint32_t made = (c->ns_own & (NS_UNSHARED | (1u << NS_TIME))) | c->ns_join;
+	uint32_t made = (c->ns_own & (NS_UNSHARED | (1u << NS_TIME) | (1u << NS_USER))) | c->ns_join;
 	int ret;
 
 	if (!made || !st || st->made)
@@ -510,7 +546,7 @@ static int ns_fork_prepare(struct rst_ctx *c, struct rst_task *parent)
 /* Before the threads are made: they are cloned in them. */
 static int ns_restore(struct rst_ctx *c, struct rst_task *t)
 {
-	return t == c->tasks[0] ? root_namespaces(c, t) : 0;
+	return t == c->tasks[0] ? root_namespaces(c, t) ?: nspid_prepare(c, t) : 0;
 }
 
 static void ns_show(struct info_out *o, const struct rec *r)
@@ -532,6 +568,10 @@ static void ns_show(struct info_out *o, const struct rec *r)
 		info_str(o, "shared", shared);
 		return;
 	}
+	if (r->type == REC_NS_USER) {
+		ns_user_show(o, r);
+		return;
+	}
 	if (r->type == REC_NS_TIME) {
 		const struct rec_ns_time *n = r->data;
 
@@ -551,6 +591,7 @@ static const struct rec_desc ns_recs[] = {
 	{ REC_NS_TIME, "NS_TIME", sizeof(struct rec_ns_time) },
 	{ REC_NSPID, "NSPID", sizeof(struct rec_nspid) },
 	{ REC_NSTID, "NSTID", sizeof(struct rec_nstid) },
+	{ REC_NS_USER, "NS_USER", sizeof(struct rec_ns_user) },
 	{ 0 },
 };
 

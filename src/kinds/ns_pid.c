@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -297,6 +298,8 @@ struct nspid_rst {
 	bool unshared;		/* made the namespace of r.children */
 	bool prepared;		/* (the root) its pidfd on ckpt is taken */
 	int ckpt_fd;		/* a pidfd on ckpt, inherited; 0: none */
+	int push_fd;		/* with push: ckpt's end */
+	bool push;		/* ckpt_fd is a socket to ckpt */
 };
 
 static struct nspid_rst *st_of(const struct rst_task *t)
@@ -469,13 +472,28 @@ static bool any_nested(struct rst_ctx *c)
 	return false;
 }
 
+/* In a user namespace of its own the root cannot take from ckpt (it has
+ * no capability over ckpt's namespace): it has the end of a socket pair
+ * container.c made before cloning it, over which ckpt sends instead. */
+static int take_socket(struct rst_ctx *c, struct rst_task *root, struct nspid_rst *s)
+{
+	long fd;
+	int ret = rcheck(&root->rm, &fd, "fcntl(F_DUPFD ckpt's socket)", SYS_fcntl,
+			 c->give_fd[1], F_DUPFD, c->fd_floor);
+
+	s->ckpt_fd = ret ? 0 : fd;
+	s->push_fd = c->give_fd[0];
+	s->push = !ret;
+	return ret;
+}
+
 int nspid_prepare(struct rst_ctx *c, struct rst_task *parent)
 {
 	struct nspid_rst *s;
 	long pidfd, fd;
 	int ret;
 
-	if (parent != c->tasks[0] || !any_nested(c))
+	if (parent != c->tasks[0] || (!any_nested(c) && !c->give))
 		return 0;
 	s = kind_state(parent, &kind_ns, sizeof(*s));
 	if (!s)
@@ -483,6 +501,8 @@ int nspid_prepare(struct rst_ctx *c, struct rst_task *parent)
 	if (s->prepared)
 		return 0;
 	s->prepared = true;
+	if (c->give)
+		return take_socket(c, parent, s);
 	/* the root is in ckpt's pid namespace: it can name it */
 	ret = rcheck(&parent->rm, &pidfd, "pidfd_open (ckpt)", SYS_pidfd_open, getpid(), 0);
 	if (ret)
@@ -504,6 +524,8 @@ int nspid_fork_into(struct rst_ctx *c, struct rst_task *parent, struct rst_task 
 	if (!ps || !cs)
 		return log_err(c->log, ENOMEM, "pid namespaces:");
 	cs->ckpt_fd = ps->ckpt_fd;	/* a copy of its table */
+	cs->push_fd = ps->push_fd;
+	cs->push = ps->push;
 	if (d == dp && ps->unshared)
 		return log_err(c->log, EOPNOTSUPP,
 			       "pid %d: forked by %d in its own pid namespace after its first child into the one %d made: not supported",
@@ -583,10 +605,64 @@ int ns_pidfd_give(struct rst_ctx *c, struct rst_task *t, pid_t id, unsigned int 
 	ours = syscall(SYS_pidfd_open, id, flags);
 	if (ours < 0)
 		return log_err(c->log, errno, "pid %d: pidfd_open(%d) for it:", t->pid, id);
-	ret = rcheck(&t->rm, fd, "pidfd_getfd (through ckpt)", SYS_pidfd_getfd, ns_ckpt_fd(t),
-		     ours, 0);
+	ret = ns_ckpt_give(t, ours, fd);
 	close(ours);
 	return ret;
+}
+
+/* ckpt's @ours sent over the socket, received by the puppet. */
+static int push(struct rst_task *t, const struct nspid_rst *s, int ours, long *fd)
+{
+	char one = 0, cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec iov = { &one, 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+			    .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+	uint64_t a_iov, a_buf, a_msg;
+	int ret;
+
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &ours, sizeof(int));
+	if (sendmsg(s->push_fd, &m, 0) != 1)
+		return log_err(t->rm.log, errno, "pid %d: sending it fd %d:", t->pid, ours);
+	/* the same message, in its scratch space: byte, cmsg, iovec, msghdr */
+	ret = rst_scratch_put(t, 64, cbuf, sizeof(cbuf), &a_buf);
+	iov.iov_base = (void *)(uintptr_t)(a_buf - 64);
+	m.msg_control = (void *)(uintptr_t)a_buf;
+	if (!ret)
+		ret = rst_scratch_put(t, 128, &iov, sizeof(iov), &a_iov);
+	m.msg_iov = (void *)(uintptr_t)a_iov;
+	if (!ret)
+		ret = rst_scratch_put(t, 192, &m, sizeof(m), &a_msg);
+	if (!ret)
+		ret = rcheck(&t->rm, NULL, "recvmsg (an fd from ckpt)", SYS_recvmsg, s->ckpt_fd,
+			     a_msg, MSG_CMSG_CLOEXEC);
+	if (!ret)
+		ret = remote_read(&t->rm, a_buf, cbuf, sizeof(cbuf));
+	cm = (struct cmsghdr *)cbuf;
+	if (!ret && (cm->cmsg_type != SCM_RIGHTS || cm->cmsg_len != CMSG_LEN(sizeof(int))))
+		ret = log_err(t->rm.log, EPROTO, "pid %d: no fd came with ckpt's message", t->pid);
+	if (!ret) {
+		int got;
+
+		memcpy(&got, CMSG_DATA(cm), sizeof(got));
+		/* as pidfd_getfd gives it: not close-on-exec */
+		*fd = got;
+		ret = rcheck(&t->rm, NULL, "fcntl(F_SETFD)", SYS_fcntl, got, F_SETFD, 0);
+	}
+	return ret;
+}
+
+int ns_ckpt_give(struct rst_task *t, int ours, long *fd)
+{
+	const struct nspid_rst *s = st_of(t);
+
+	if (s && s->ckpt_fd && s->push)
+		return push(t, s, ours, fd);
+	return rcheck(&t->rm, fd, "pidfd_getfd (through ckpt)", SYS_pidfd_getfd,
+		      s ? s->ckpt_fd : 0, ours, 0);
 }
 
 int ns_ckpt_fd(const struct rst_task *t)

@@ -59,7 +59,10 @@ pid_t ns_pid_in(struct rst_ctx *c, const struct rst_task *viewer, pid_t id);
  * itself where it can name it, else by ckpt and given. */
 int ns_pidfd_give(struct rst_ctx *c, struct rst_task *t, pid_t id, unsigned int flags,
 		  long *fd);
-/* The puppet's pidfd on ckpt (0: none), closed with its image fd. */
+/* ckpt's fd @ours, given to the puppet @t (that has ns_ckpt_fd()). */
+int ns_ckpt_give(struct rst_task *t, int ours, long *fd);
+/* The puppet's pidfd on ckpt, or its socket to it (0: none), closed with
+ * its image fd. */
 int ns_ckpt_fd(const struct rst_task *t);
 int ns_ckpt_fd_close(struct rst_task *t);
 /* @t is in a nested pid namespace or forks into one. */

@@ -48,13 +48,15 @@ print(c.makefile().readline().strip())' $2
 # (a): a container with its own pid, mount, uts, ipc and net namespaces,
 # pivot_root'ed into a tmpfs holding ro binds of the host's /usr and
 # /etc, its files in a tmpfs, its own /proc, a hostname, its loopback
-# up, and a server on port 8080 as pid 1.  Prints its host pid when it
-# serves.
-ct_a_start() {	# DIR
+# up, and a server on port 8080 as pid 1, run as uid 1000.  Prints its
+# host pid when it serves.  WRAPPER runs unshare (in a user namespace:
+# userns.sh).
+ct_a_start() {	# DIR [WRAPPER...]
 	local d=$1 r=$1/root i pid
+	shift
 	mkdir -p $r
 	printf '%s' "$CT_SERVER" > $d/server.py
-	unshare --mount --propagation private --pid --fork --uts --ipc --net bash -c '
+	"$@" unshare --mount --propagation private --pid --fork --uts --ipc --net bash -c '
 		r='$r'
 		mount -t tmpfs -o mode=755 tmpfs $r &&
 		mkdir $r/usr $r/etc $r/proc $r/data $r/old &&
@@ -62,16 +64,19 @@ ct_a_start() {	# DIR
 		mount --bind /usr $r/usr && mount -o remount,bind,ro $r/usr &&
 		mount --bind /etc $r/etc && mount -o remount,bind,ro $r/etc &&
 		mount -t tmpfs -o size=8m,mode=700 tmpfs $r/data &&
-		cp '$d'/server.py $r/data/ &&
+		cp '$d'/server.py $r/data/ && chown -R 1000:1000 $r/data &&
 		mount -t proc proc $r/proc &&
 		hostname ct-a && ip link set lo up &&
 		cd $r && pivot_root . old && umount -l /old && rmdir /old &&
-		cd / && exec setsid python3 /data/server.py 8080 /data/count' > $d/out 2>&1 < /dev/null &
+		cd / && exec setsid setpriv --reuid 1000 --regid 1000 --clear-groups \
+			python3 /data/server.py 8080 /data/count' > $d/out 2>&1 < /dev/null &
 	for ((i = 0; i < 1000; i++)); do
 		grep -q READY $d/out 2>/dev/null && break
 		sleep 0.01
 	done
-	pid=$(pgrep -P $! python3)
+	pid=$(pgrep -f '^python3 /data/server.py 8080' | while read p; do
+		grep -q "CKPT_TEST_TAG=$CKPT_TEST_TAG" /proc/$p/environ 2> /dev/null && echo $p
+	done | head -1)
 	[ -n "$pid" ] || { cat $d/out >&2; return 1; }
 	echo $pid
 }
@@ -150,11 +155,11 @@ import sys, urllib.request
 print(urllib.request.urlopen("http://127.0.0.1:8080" + sys.argv[1], timeout=5).read().decode().strip())' $2
 }
 
-test_container_runc() {
-	local d=$WORK/ct-runc id=ckpt-test-$$ init root a rc=0
-	mkdir -p $d
-	ct_runc_bundle $d || return 1
-	(cd $d && runc create $id < /dev/null > /dev/null 2>&1) || { note "runc create failed"; return 1; }
+# runc creates and starts container ID of bundle DIR, its loopback up:
+# its init's pid once it has answered twice.
+ct_runc_serving() {	# ID DIR
+	local id=$1 d=$2 init a i
+	(cd $d && runc create $id < /dev/null > /dev/null 2>&1) || { note "runc create failed" >&2; return 1; }
 	init=$(runc state $id | $PYTHON -c 'import json, sys; print(json.load(sys.stdin)["pid"])')
 	nsenter -t $init -n ip link set lo up
 	runc start $id || { runc delete -f $id; return 1; }
@@ -163,12 +168,37 @@ test_container_runc() {
 		sleep 0.05
 	done
 	a=$(ct_http $init /cgi-bin/count)
-	[ "$a" = 2 ] || { note "before: '$a'"; runc delete -f $id; return 1; }
-	ckpt checkpoint --kill -o $d/img $init 2> $d/err || { cat $d/err; runc delete -f $id; return 1; }
-	gone $init || return 1
+	[ "$a" = 2 ] || { note "before: '$a'" >&2; runc delete -f $id; return 1; }
+	echo $init
+}
+
+# Container ID (init INIT) checkpointed --kill into DIR/img, runc
+# delete'd, restarted --detach: the restored root's pid.
+ct_runc_moved() {	# ID DIR INIT
+	local id=$1 d=$2
+	ckpt checkpoint --kill -o $d/img $3 2> $d/err || { cat $d/err >&2; runc delete -f $id; return 1; }
+	gone $3 || return 1
 	runc delete -f $id > /dev/null 2>&1
-	ckpt restart --detach $d/img > $d/rpid 2> $d/rerr < /dev/null || { cat $d/rerr; return 1; }
-	root=$(head -1 $d/rpid)
+	ckpt restart --detach $d/img > $d/rpid 2> $d/rerr < /dev/null || { cat $d/rerr >&2; return 1; }
+	head -1 $d/rpid
+}
+
+# The groups restart made again for container ID, once its root is gone.
+ct_runc_groups_gone() {	# ID
+	local i
+	for ((i = 0; i < 200; i++)); do
+		rmdir /sys/fs/cgroup/*/$1 2> /dev/null
+		ls -d /sys/fs/cgroup/*/$1 > /dev/null 2>&1 || break
+		sleep 0.05
+	done
+}
+
+test_container_runc() {
+	local d=$WORK/ct-runc id=ckpt-test-$$ init root a rc=0
+	mkdir -p $d
+	ct_runc_bundle $d || return 1
+	init=$(ct_runc_serving $id $d) || return 1
+	root=$(ct_runc_moved $id $d $init) || return 1
 	[ "$(awk '/^NSpid/ { print $NF }' /proc/$root/status)" = 1 ] || { note "not pid 1"; rc=1; }
 	[ "$(nsenter -t $root -u hostname)" = ct-runc ] || rc=1
 	a=$(ct_http $root /cgi-bin/count)
@@ -176,11 +206,7 @@ test_container_runc() {
 	# in runc's groups, which restart made again
 	grep -qx $root /sys/fs/cgroup/pids/$id/cgroup.procs || { note "not in its cgroup"; rc=1; }
 	kill -9 $root
-	for ((i = 0; i < 200; i++)); do
-		rmdir /sys/fs/cgroup/*/$id 2> /dev/null
-		ls -d /sys/fs/cgroup/*/$id > /dev/null 2>&1 || break
-		sleep 0.05
-	done
+	ct_runc_groups_gone $id
 	[ $rc = 0 ] && sanitizer_clean $d/err $d/rerr
 }
 

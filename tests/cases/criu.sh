@@ -3,13 +3,15 @@
 # --criu pointing at ckpt, (b) a copy restored beside the original,
 # (c) a TCP connection from the host kept with --tcp-established,
 # (d) a restore under another bundle and network namespace from a
-# copied image directory, (f) hostile and fuzzed RPC; and CRIU's command
+# copied image directory, a container in a user namespace of its own,
+# (f) hostile and fuzzed RPC; and CRIU's command
 # line, as `criu` (a link) and as `ckpt criu`.
 t criu_runc
 t criu_runc_copy
 t criu_runc_tcp
 t criu_runc_migrate
 t criu_runc_predump
+t criu_runc_userns
 t criu_rpc_hostile
 t criu_rpc_fuzz		timeout 240
 t criu_rpc_libfuzzer	timeout 200
@@ -41,7 +43,7 @@ crunc() {	# DIR ARGS...: runc with ckpt as its criu
 # a TCP PORT, a Python server there instead, answering each line with
 # the count of lines so far (the host's /usr bound in: a bind mount
 # runc names to criu as an external mount).
-criu_bundle() {	# DIR [PORT]
+criu_bundle() {	# DIR [PORT]  (CRIU_USERNS=1: in a user namespace)
 	local d=$1 r=$1/rootfs c
 	mkdir -p $r/bin $r/proc $r/dev $r/sys $r/tmp $r/usr
 	cp /bin/busybox $r/bin/
@@ -49,7 +51,7 @@ criu_bundle() {	# DIR [PORT]
 	ln -s usr/lib $r/lib && ln -s usr/lib64 $r/lib64
 	(cd $d && runc spec) || return 1
 	$PYTHON - $d/config.json ${2:-} <<'PY'
-import json, sys
+import json, os, sys
 p = sys.argv[1]
 c = json.load(open(p))
 c["process"]["terminal"] = False
@@ -73,6 +75,12 @@ while True:
                         "options": ["rbind", "ro"]})
 c["root"]["readonly"] = False
 c["hostname"] = "ct-criu"
+if os.environ.get("CRIU_USERNS"):
+    c["linux"]["namespaces"].append({"type": "user"})
+    m = [{"containerID": 0, "hostID": 100000, "size": 65536}]
+    c["linux"]["uidMappings"] = m
+    c["linux"]["gidMappings"] = m
+    os.chown(os.path.join(os.path.dirname(p), "rootfs/tmp"), 100000, 100000)
 json.dump(c, open(p, "w"), indent=1)
 PY
 }
@@ -180,10 +188,25 @@ test_criu_runc_predump() {
 	ckpt info $d/img/ckpt.img | grep -q '^PAGES_PARENT' || rc=1
 	note "pre-dump $(stat -c %s $d/pre/ckpt.img) bytes, dump $(stat -c %s $d/img/ckpt.img)"
 	[ $(stat -c %s $d/img/ckpt.img) -lt $(stat -c %s $d/pre/ckpt.img) ] || rc=1
+# A container in a user namespace of its own (runc's uidMappings): runc
+# restores it from its bundle under /run/runc, which only the host's root
+# may enter; it counts on, its maps as they were.
+test_criu_runc_userns() {
+	local d=$WORK/crunc-u id=ckpt-criu-u$$ before init rc=0
+	criu_bin $d && CRIU_USERNS=1 criu_bundle $d/b || return 1
+	(cd $d/b && runc run -d $id < /dev/null > /dev/null 2>&1) || { note "runc run failed"; return 1; }
+	counting $d/b || { criu_rm $id; return 1; }
+	before=$(runc_pid $id)
+	step "runc checkpoint"
+	crunc $d checkpoint --image-path $d/img $id 2> $d/err ||
+		{ cat $d/err $d/img/dump.log; criu_rm $id; return 1; }
+	gone $before || { note "the container runs on"; rc=1; }
 	step "runc restore"
 	(cd $d/b && crunc $d restore -d --image-path $d/img $id < /dev/null > /dev/null 2> $d/rerr) ||
 		{ cat $d/rerr $d/img/restore.log; criu_rm $id; return 1; }
 	[ "$(runc_status $id)" = running ] || { note "runc state: $(runc state $id)"; rc=1; }
+	init=$(runc_pid $id)
+	[ "$(cat /proc/$init/uid_map | xargs)" = "0 100000 65536" ] || { note "its uid map"; rc=1; }
 	counting $d/b || rc=1
 	criu_rm $id
 	[ $rc = 0 ] && asan_clean $d && sanitizer_clean $d/err $d/rerr $d/img/*.log

@@ -12,6 +12,7 @@ t netns_container_join
 t netns_container_refuse_tun
 t netns_container_no_iptables_restore needs iptables
 t netns_roundtrip          needs iptables
+t netns_nft                needs nft
 t netns_veth_outside
 t netns_ifindex_taken
 t netns_refuse_tun
@@ -154,6 +155,59 @@ test_netns_roundtrip() {
 	[ $rc = 0 ] && sanitizer_clean $WORK/err
 }
 
+# PID's namespace's nftables tables of nft's own, one by one (iptables'
+# are iptables-save's; the order of tables made by each is not kept).
+nft_tables() {	# PID
+	nsenter -t $1 -n nft list tables | sort | while read -r _ fam name; do
+		case $fam:$name in ip:filter|ip6:filter|ip:nat|ip:mangle|ip:raw) continue ;; esac
+		nsenter -t $1 -n nft list table $fam $name
+	done
+}
+
+# nftables tables of nft's own (sets, named counters with their counts,
+# base chains of several families), beside an iptables rule: saved in
+# one namespace, made again in a fresh one, the same ruleset.
+test_netns_nft() {
+	local a b rc=0
+	netns_new || return 1; a=$nspid
+	netns_new || return 1; b=$nspid
+	cat > $WORK/rules.nft <<'EOF'
+table inet ckpt_fw {
+	set blocked {
+		type ipv4_addr
+		elements = { 10.1.1.1, 10.2.2.2 }
+	}
+	counter hits {
+		packets 5 bytes 300
+	}
+	chain input {
+		type filter hook input priority 0; policy accept;
+		ip saddr @blocked drop
+		tcp dport 8080 counter name "hits" accept
+	}
+}
+table netdev ckpt_ingress {
+	chain early {
+		type filter hook ingress device "lo" priority 0; policy accept;
+		udp dport 9999 drop
+	}
+}
+EOF
+	nsenter -t $a -n nft -f $WORK/rules.nft || { kill $a $b; return 1; }
+	command -v iptables > /dev/null && nsenter -t $a -n iptables -A INPUT -p udp --dport 53 -j ACCEPT
+	nft_tables $a > $WORK/a
+	$NETNS_DRV save $WORK/img /proc/$a/ns/net || rc=1
+	$NETNS_DRV show $WORK/img | grep -q '^NET_IPTABLES .*family=1' || { note "no nft record"; rc=1; }
+	$NETNS_DRV restore $WORK/img /proc/$b/ns/net 2> $WORK/err || { cat $WORK/err; rc=1; }
+	nft_tables $b > $WORK/b
+	diff $WORK/a $WORK/b || rc=1
+	grep -q "packets 5 bytes 300" $WORK/b || { note "the counter's counts"; rc=1; }
+	! command -v iptables > /dev/null || nsenter -t $b -n iptables -S INPUT | grep -q "udp --dport 53 -j ACCEPT" ||
+		{ note "the iptables rule"; rc=1; }
+	kill $a $b
+	[ $rc = 0 ] && sanitizer_clean $WORK/err
+}
+
 # A veth whose peer is outside (in the namespace the driver runs in, as
 # in restart's caller's): made again with that end there, under its
 # name and address, down.
@@ -219,8 +273,8 @@ test_netns_refuse_unsaved() {
 	command -v tc > /dev/null && cases+=(
 		"ip link add v0 type veth peer name v1; tc qdisc add dev v0 root tbf rate 1mbit burst 32kbit latency 400ms|a queueing discipline (tbf) on v0"
 		"ip link add v0 type veth peer name v1; tc qdisc add dev v0 ingress|a queueing discipline (ingress) on v0")
-	command -v nft > /dev/null && cases+=("nft add table inet foo|an nftables table inet foo that is not iptables'"
-		"iptables -A INPUT -p udp -j ACCEPT && nft add rule ip filter INPUT ip saddr '{ 1.2.3.4, 5.6.7.8 }' drop|nftables rules that iptables-save would change (table ip filter, chain INPUT)")
+	command -v nft > /dev/null && cases+=(
+		"iptables -A INPUT -p udp -j ACCEPT && nft add rule ip filter INPUT ip saddr '{ 1.2.3.4, 5.6.7.8 }' drop|nftables rules that iptables-save or nft would change (table ip filter, chain INPUT)")
 	for c in "${cases[@]}"; do
 		note "${c%%|*}"
 		netns_refused "${c%%|*}" "${c#*|}.*which ckpt does not save" || rc=1

@@ -18,7 +18,6 @@ t ns_container_join
 t ns_container_time
 t ns_container_cgroup needs cgroup group cgroup
 t ns_container_killpoints timeout 300
-t refuse_container_userns
 t refuse_container_nested
 
 # unshare(1) runs the holder in namespaces of its own: refused, named.
@@ -206,17 +205,6 @@ container_refused() {	# DIR UNSHARE-PID INIT RE
 	wait $2 && grep -q '^PASS' $d/out
 }
 
-# Its own user namespace: not saved yet.
-test_refuse_container_userns() {
-	local d=$WORK/ns-userns up
-	mkdir -p $d
-	unshare --user --map-root-user --fork --pid "$AUX/holder" plain $d/go > $d/out 2>&1 < /dev/null &
-	up=$!
-	wait_for $d/out READY || { kill -9 $up; return 1; }
-	container_refused $d $up $(pgrep -P $up) \
-		"pid 1 is in its own user namespace \(user:\[[0-9]+\]\), which ckpt does not save yet"
-}
-
 # A process of the container made a pid namespace for its children
 # (unshare(CLONE_NEWPID)) and forked none since: no init to make it
 # again with, refused (one with its init is saved: pidns_nested.sh).
@@ -330,11 +318,11 @@ forged_refused() {	# IMG
 container_forged() {	# IMG
 	forged_refused $1 <<'EOF2'
 no NS|bad NS_TIME|drop $img $f -r NS
-NS own user|bad NS record|edit $img $f -r NS --set-u32 0=0x71
+NS own user, no NS_USER|NS_USER|edit $img $f -r NS --set-u32 0=0x71 --set-u32 4=0x8e
 NS own and shared|bad NS record|edit $img $f -r NS --set-u32 4=0x1
 NS without pid|bad NS record|edit $img $f -r NS --set-u32 0=0x50
 NS twice|bad NS record|dup -r NS $img $f
-no NS_TIME|NS_TIME for its own|drop $img $f -r NS_TIME
+no NS_TIME|and NS_UTS, NS_TIME|drop $img $f -r NS_TIME
 NS_TIME past 2^62|bad NS_TIME|edit $img $f -r NS_TIME --set-u64 8=0x4000000000000001
 NS_TIME negative|bad NS_TIME|edit $img $f -r NS_TIME --set-u64 0=0xffffffffffffffff
 HEAD not container|bad task count, pid or flags|edit $img $f -r HEAD --set flags=0

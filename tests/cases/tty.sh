@@ -1,8 +1,10 @@
-# tty.sh - bytes queued in ptys, refused or kept; --shell-job.
+# tty.sh - bytes queued in ptys, refused or kept; --shell-job; a
+# session's terminal whose master is outside the tree, refused.
 t refuse_pty_data
 t refuse_pty_stopped
 t pty_queued
 t shell_job                timeout 150
+t refuse_tty_orphan
 
 # Input queued for the slave of a pty in packet mode is refused (its
 # put-back is checked by its echo, which packet mode would garble), and
@@ -178,4 +180,36 @@ print("\n".join("FAIL " + f for f in fails) or "PASS", flush=True)' $d/go > $d/o
 # on another (tests/aux/shelljob.py says all it checks).
 test_shell_job() {
 	timeout -k 5 $RESTART_TIMEOUT $PYTHON tests/aux/shelljob.py "$CKPT" $WORK/shelljob
+}
+
+# A session leader whose controlling terminal, its stdio, is a pty whose
+# master the caller keeps (as a container runtime keeps its console's):
+# restart's stdio cannot stand in for it, and ckpt does not make it yet.
+# Refused, naming it; the process runs on.
+test_refuse_tty_orphan() {
+	local d=$WORK/orphan pid rc=0
+	mkdir -p $d
+	$PYTHON - $d/pid <<'PY' &
+import fcntl, os, pty, sys, termios, time
+m, s = pty.openpty()
+pid = os.fork()
+if pid == 0:
+    os.setsid()
+    fcntl.ioctl(s, termios.TIOCSCTTY, 0)
+    for fd in (0, 1, 2):
+        os.dup2(s, fd)
+    os.closerange(3, 1024)
+    os.execv("/bin/sh", ["sh", "-c", "while :; do sleep 0.1; done"])
+open(sys.argv[1], "w").write(str(pid))
+time.sleep(60)
+PY
+	for ((i = 0; i < 200; i++)); do [ -s $d/pid ] && break; sleep 0.02; done
+	pid=$(cat $d/pid)
+	ckpt checkpoint -o $d/img $pid 2> $d/err && { note "checkpointed"; rc=1; }
+	grep -q "pid $pid fd 0: /dev/pts/[0-9]* is the controlling terminal of a session led in the tree, its master outside the tree" $d/err ||
+		{ cat $d/err; rc=1; }
+	kill -0 $pid && [ "$(awk '/TracerPid/ {print $2}' /proc/$pid/status)" = 0 ] ||
+		{ note "it did not run on"; rc=1; }
+	kill -9 $pid
+	return $rc
 }
