@@ -188,6 +188,15 @@ test_criu_runc_predump() {
 	ckpt info $d/img/ckpt.img | grep -q '^PAGES_PARENT' || rc=1
 	note "pre-dump $(stat -c %s $d/pre/ckpt.img) bytes, dump $(stat -c %s $d/img/ckpt.img)"
 	[ $(stat -c %s $d/img/ckpt.img) -lt $(stat -c %s $d/pre/ckpt.img) ] || rc=1
+	step "runc restore"
+	(cd $d/b && crunc $d restore -d --image-path $d/img $id < /dev/null > /dev/null 2> $d/rerr) ||
+		{ cat $d/rerr $d/img/restore.log; criu_rm $id; return 1; }
+	[ "$(runc_status $id)" = running ] || { note "runc state: $(runc state $id)"; rc=1; }
+	counting $d/b || rc=1
+	criu_rm $id
+	[ $rc = 0 ] && asan_clean $d && sanitizer_clean $d/err $d/rerr $d/img/*.log
+}
+
 # A container in a user namespace of its own (runc's uidMappings): runc
 # restores it from its bundle under /run/runc, which only the host's root
 # may enter; it counts on, its maps as they were.
