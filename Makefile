@@ -127,7 +127,7 @@ AUXPROGS := build/test/aux/holder build/test/aux/tracer build/test/aux/kvserver 
 	    build/test/aux/tcp_states build/test/aux/tcp_pending \
 	    build/test/aux/sockhold \
 	    build/test/aux/child32 build/test/aux/holder32 build/test/aux/strict \
-	    build/test/aux/true32 build/test/aux/userns_run
+	    build/test/aux/true32 build/test/aux/userns_run build/test/aux/dirtier
 build/test/aux/%: tests/aux/%.c
 	@mkdir -p build/test/aux
 	$(CC) -std=gnu11 -O1 -g -Wall -Wextra -Werror -pthread -o $@ $<

@@ -29,6 +29,12 @@ extern "C" {
 					  * (datagram: connected to its name) */
 #define CKPT_SKIP_IN_FLIGHT	0x0010UL /* drop TCP connections waiting in a
 					  * listener's accept queue (a warning) */
+#define CKPT_TRACK_MEM		0x0020UL /* track the memory written from now on
+					  * (userfaultfd write-protect), for an
+					  * incremental checkpoint after this one */
+#define CKPT_PARENT		0x0040UL /* incremental: only the pages written
+					  * since the opts' parent image (set
+					  * with it; tracking goes on) */
 /* Flags of ckpt_restart(). */
 #define CKPT_DETACH		0x0100UL /* hand the restored root to init */
 #define CKPT_PIDNS		0x0200UL /* restore in a new pid namespace, whose
@@ -115,6 +121,12 @@ struct ckpt_checkpoint_opts {
 	 * the key check first (docs/image-format.md). */
 	const void *key;
 	size_t key_len;
+	/* CKPT_PARENT: the path of the image checkpointed last with
+	 * CKPT_TRACK_MEM or CKPT_PARENT; the new one names it (by its path
+	 * relative to the new one's directory; absolute when @fd is no
+	 * file) and holds only the pages written since (docs/design.md,
+	 * Memory). */
+	const char *parent;
 };
 int ckpt_checkpoint_opts(int fd, const struct ckpt_checkpoint_opts *o, struct ckpt_result *res);
 

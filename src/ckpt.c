@@ -35,7 +35,8 @@ static const char usage_main[] =
 static const char usage_checkpoint[] =
 	"usage: ckpt checkpoint [-o FILE|-] [--kill] [--skip-unsupported] [--shell-job] [--tcp-established]\n"
 	"                       [--tcp-close] [--skip-in-flight] [--external-unix]\n"
-	"                       [--cgroup-root [CTRL:]PATH]... [--key FILE] [--log FILE] [-v] PID\n"
+	"                       [--cgroup-root [CTRL:]PATH]... [--key FILE] [--track-mem]\n"
+	"                       [--parent IMG] [--log FILE] [-v] PID\n"
 	"Write an image of process PID.  It runs on unchanged unless --kill,\n"
 	"which ends it once the image is complete and synced.\n"
 	"  -o FILE             image file, '-' for standard output (default ckpt-PID.img)\n"
@@ -62,6 +63,11 @@ static const char usage_checkpoint[] =
 	"  --key FILE          authenticate the image with the key in FILE (16 to\n"
 	"                      4096 bytes): HMAC-SHA256 of all of it, which restart\n"
 	"                      --key and info --key check before using any of it\n"
+	"  --track-mem         track the pages the process writes from now on, for\n"
+	"                      a --parent checkpoint after this one\n"
+	"  --parent IMG        incremental: only the pages written since IMG, the\n"
+	"                      last checkpoint made with --track-mem or --parent\n"
+	"                      (tracking goes on); restart of it reads IMG too\n"
 	"  --log FILE          append messages to FILE\n"
 	"  -v                  log every step\n"
 	"Exit: 0 done, 1 checkpoint failed (the process runs on as before), 2 usage.\n";
@@ -235,6 +241,8 @@ static int checkpoint_cmd(int argc, char **argv, const char **cgr)
 		{ "key", required_argument, 0, 'K' },
 		{ "log", required_argument, 0, 'l' },
 		{ "help", no_argument, 0, 'h' },
+		{ "track-mem", no_argument, 0, 'T' },
+		{ "parent", required_argument, 0, 'P' },
 		{ 0 },
 	};
 	struct common o = { 0 };
@@ -258,6 +266,8 @@ static int checkpoint_cmd(int argc, char **argv, const char **cgr)
 		case 'F': o.flags |= CKPT_SKIP_IN_FLIGHT; break;
 		case 'R': cgr[co.nr_cgroup_root++] = optarg; break;
 		case 'K': key.path = optarg; break;
+		case 'T': o.flags |= CKPT_TRACK_MEM; break;
+		case 'P': o.flags |= CKPT_PARENT; co.parent = optarg; break;
 		case 'l': o.log = optarg; break;
 		case 'v': o.flags |= CKPT_VERBOSE; break;
 		case 'h': fputs(usage_checkpoint, stdout); return 0;

@@ -23,6 +23,7 @@ struct ns_user_maps;
 
 #define MAX_THREADS	65536
 #define MAX_KINDS	32	/* slots for per-kind state: more than the table has */
+#define CKPT_MAX_CHAIN	64	/* images in an incremental chain */
 
 /* A thread held for checkpoint; threads[0] is the main thread, whose
  * remote is the task's own. */
@@ -52,6 +53,8 @@ struct cpt_task {
 	size_t scratch_len;
 	bool scratch_mapped;	/* the page, to unmap at the end */
 	struct vma_list maps;	/* as found before we touched it */
+	int own_fd;		/* ckpt's own fd in it (kinds/mm_track.c),
+				 * not saved; 0: none */
 };
 
 struct ns_ids;
@@ -164,6 +167,10 @@ struct rst_ctx {
 	const struct ir_span *pv_spans;
 	size_t pv_nr;
 	bool released;		/* every task let go: the restart is done */
+	/* an incremental image's parents (chain.c), its PAGES_AT records'
+	 * files 1..nr_chain: chain_fd[k - 1], checked, open until the end */
+	int chain_fd[CKPT_MAX_CHAIN];
+	int nr_chain;
 	struct keeper keeper;	/* kills what was let go if we die (keeper.h) */
 };
 

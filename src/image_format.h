@@ -97,6 +97,13 @@ enum ckpt_rec_type {
 	 * in their FILE), 153-155 unix sockets, 156-159 TCP/UDP (FILE_INET
 	 * keeps all in its FILE), 162-169 32-bit tasks, 172-179 SysV IPC,
 	 * 182-189 seccomp, 191-199 GPU, 253-269 mounts */
+	REC_PARENT	= 295,	/* an incremental image: its parent image */
+	REC_PAGES_PARENT = 296,	/* pages of the last VMA that are the parent
+				 * image's, unchanged since */
+	REC_MM_TRACK	= 297,	/* the last TASK's memory is tracked from
+				 * this image on (--track-mem) */
+	REC_PAGES_AT	= 298,	/* restart's own, never in a file: pages of
+				 * the last VMA in a parent image (chain.c) */
 	REC_TAIL	= 9001,
 	REC_ERROR	= 9999,
 };
@@ -320,6 +327,43 @@ struct rec_vma_guards {
 	uint32_t nr_runs;
 	uint32_t reserved;
 	/* struct rec_pages_run runs[nr_runs]; */
+};
+
+/* REC_PARENT: this image is incremental (HEAD flag CKPT_PARENT): the
+ * pages its PAGES_PARENT records name are in the image at @path_len
+ * bytes of path (with NUL) that follow, relative to this image's
+ * directory unless absolute, which is the image whose TAIL, size and
+ * HEAD time are these. */
+struct rec_parent {
+	uint64_t size;		/* the parent's bytes */
+	uint64_t nr_records;	/* its TAIL's */
+	uint64_t time_ns;	/* its HEAD's */
+	uint32_t chain;		/* its TAIL's */
+	uint32_t path_len;
+};
+
+/* REC_MM_TRACK: the last TASK's private areas are write-protected
+ * (userfaultfd, UFFD_FEATURE_WP_ASYNC) since this image's pages were
+ * read, by the userfaultfd at @fd of the task whose inode is @ino: the
+ * next incremental checkpoint finds it there and saves only the pages
+ * written since. */
+struct rec_mm_track {
+	uint32_t fd;
+	uint32_t reserved;
+	uint64_t ino;
+};
+
+/* REC_PAGES_AT: made by restart (chain.c) as it assembles a chain, in
+ * the image it reads then, never in a file: a struct rec_pages_ref head
+ * (vma_start, npages, nr_runs, reserved 0), then nr_runs of these, in
+ * address order: the pages at @addr are @npages pages at @off of the
+ * chain's parent image @file (1: the parent, 2: its parent...). */
+struct rec_pages_at {
+	uint64_t addr;
+	uint64_t npages;
+	uint64_t off;
+	uint32_t file;
+	uint32_t reserved;
 };
 
 struct rec_sigaction {
@@ -1484,6 +1528,9 @@ _Static_assert(sizeof(struct rec_pages_run) == 16, "rec_pages_run size");
 _Static_assert(sizeof(struct rec_pages) == 24, "rec_pages size");
 _Static_assert(sizeof(struct rec_pages_ref) == 24, "rec_pages_ref size");
 _Static_assert(sizeof(struct rec_vma_guards) == 24, "rec_vma_guards size");
+_Static_assert(sizeof(struct rec_parent) == 32, "rec_parent size");
+_Static_assert(sizeof(struct rec_mm_track) == 16, "rec_mm_track size");
+_Static_assert(sizeof(struct rec_pages_at) == 32, "rec_pages_at size");
 _Static_assert(sizeof(struct rec_aio) == 32, "rec_aio size");
 _Static_assert(sizeof(struct rec_sigaction) == 32, "rec_sigaction size");
 _Static_assert(sizeof(struct rec_sighand) == 2048, "rec_sighand size");

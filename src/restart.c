@@ -35,6 +35,7 @@
 #include "arch/x86/cpu.h"
 #include "arch/x86/puppet.h"
 #include "auth.h"
+#include "chain.h"
 #include "container.h"
 #include "kinds.h"
 #include "kinds/cgroup.h"
@@ -538,10 +539,16 @@ static int restart_run(int fd, const struct ckpt_restart_opts *o, const struct r
 	 * engine checks again what it reads) */
 	if (!ret && o->key)
 		ret = auth_verify(img, o->key, o->key_len, &log);
+	if (!ret)	/* an incremental image: with its parents, whole */
+		ret = LOG_TIMED(&log, LP_READ, chain_open(&img, fd, o->key, o->key_len, &log,
+							  c.chain_fd, &c.nr_chain));
+	c.img_fd = img;
 	if (!ret && !x && (ret = container_image(img, &log)) == 1) {
 		ret = container_restart(img, o, res, restart_run);
 		if (img != fd)
 			close(img);
+		for (int i = 0; i < c.nr_chain; i++)
+			close(c.chain_fd[i]);
 		return ret;
 	}
 	if (!ret && (o->nr_join_ns || o->nr_external) && !x)
@@ -586,6 +593,8 @@ static int restart_run(int fd, const struct ckpt_restart_opts *o, const struct r
 	records_free(&rs);
 	if (img >= 0 && img != fd)
 		close(img);
+	for (int i = 0; i < c.nr_chain; i++)
+		close(c.chain_fd[i]);
 	return ret ? ret : got;
 }
 

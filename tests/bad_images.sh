@@ -470,6 +470,24 @@ forged "PAGES_REF reserved set" insert --at before:VMA \
 	--type VMA --payload "$NEWVMA" --type PAGES_REF --payload "$(pagesref 1 1 7 0x20000)"
 forged "PAGES_REF npages wrong" insert --at before:VMA \
 	--type VMA --payload "$NEWVMA" --type PAGES_REF --payload "$(pagesref 2 1 0 0x20000)"
+# incremental images' records in a whole image (tests/cases/incr.sh has
+# them in a chain): PAGES_PARENT has PAGES_REF's shape
+forged "PAGES_PARENT in a whole image" insert --at before:VMA \
+	--type VMA --payload "$NEWVMA" --type PAGES_PARENT --payload "$(pagesref 1 1 0 0x20000)"
+forged "PAGES_AT outside a chain" insert --at before:VMA \
+	--type VMA --payload "$NEWVMA" --type PAGES_AT \
+	--payload "$(le 8 0x20000)$(le 8 1)$(le 4 1)$(zeros 4)$(le 8 0x20000)$(le 8 1)$(zeros 8)$(le 4 1)$(zeros 4)"
+forged "PARENT in a whole image" insert --at before:MM --type PARENT \
+	--payload "$(le 8 4096)$(zeros 16)$(le 4 0)$(le 4 6)" --text "a.img"
+forged "HEAD says incremental, no PARENT" edit -r HEAD --or flags=0x40
+forged "control: MM_TRACK after MM" --control insert --at after:MM --type MM_TRACK \
+	--payload "$(le 4 4095)$(zeros 4)$(le 8 77)"
+forged "MM_TRACK before MM" insert --at before:MM --type MM_TRACK \
+	--payload "$(le 4 4095)$(zeros 4)$(le 8 77)"
+forged "MM_TRACK reserved set" insert --at after:MM --type MM_TRACK \
+	--payload "$(le 4 4095)$(le 4 1)$(le 8 77)"
+forged "MM_TRACK fd past any limit" insert --at after:MM --type MM_TRACK \
+	--payload "$(le 4 0x7fffffff)$(zeros 4)$(le 8 77)"
 # VMA_GUARDS: the same shape as PAGES_REF
 forged "control: a guard page in the new area" --control insert --at before:VMA \
 	--type VMA --payload "$NEWVMA" --type VMA_GUARDS --payload "$(pagesref 1 1 0 0x20000)"

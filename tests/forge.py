@@ -78,6 +78,7 @@ TYPES.update({'SYSV_SHM': 170, 'SYSV_DATA': 171})
 TYPES.update({'SECCOMP_FILTER': 180, 'SECCOMP': 181})
 TYPES.update({'PROCATTR': 133, 'THREAD_ATTR': 134})
 TYPES.update({'VMA_GUARDS': 115, 'AIO': 114})
+TYPES.update({'PARENT': 295, 'PAGES_PARENT': 296, 'MM_TRACK': 297, 'PAGES_AT': 298})
 TYPES.update({'CGROUP': 200, 'CGROUP_MEMBER': 201, 'CGROUP_PROP': 202})
 TYPES.update({'NS_UTS': 210, 'NS': 211, 'NS_TIME': 212, 'NSPID': 213, 'NSTID': 214,
               'NS_USER': 215})
@@ -183,6 +184,12 @@ FIELDS = {
                 flags=(28, 'I'), kind=(32, 'I'), madv=(36, 'I'),
                 file_size=(40, 'Q'), file_mtime_ns=(48, 'q'),
                 path_len=(56, 'I'), reserved=(60, 'I')),
+    'PARENT': dict(size=(0, 'Q'), nr_records=(8, 'Q'), time_ns=(16, 'Q'),
+                   chain=(24, 'I'), path_len=(28, 'I')),
+    'PAGES_PARENT': dict(vma_start=(0, 'Q'), npages=(8, 'Q'), nr_runs=(16, 'I'),
+                         reserved=(20, 'I'), run0_addr=(24, 'Q'),
+                         run0_npages=(32, 'Q')),
+    'MM_TRACK': dict(fd=(0, 'I'), reserved=(4, 'I'), ino=(8, 'Q')),
     'PAGES': dict(vma_start=(0, 'Q'), npages=(8, 'Q'), nr_runs=(16, 'I'),
                   pad_len=(20, 'I'),
                   **{k: v for i in range(4) for k, v in (

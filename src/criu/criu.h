@@ -39,6 +39,7 @@ struct criu_job {
 	const char *cgroup_root[CRIU_MAX_LIST];	/* "[CTRL:]PATH" */
 	int nr_cgroup_root;
 	char strs[CRIU_MAX_LIST][4096 + 32];	/* what the two above point at when made here */
+	char parent[4096 + 64];		/* dump: CKPT_PARENT's image, "" if none */
 	int nr_strs;
 	criu_notify_fn *notify;		/* NULL: nobody to tell */
 	bool orphan_pts;		/* restore: a console's master goes to

@@ -64,6 +64,7 @@ static int write_image(struct criu_job *j)
 		struct ckpt_checkpoint_opts o = {
 			.pid = j->pid, .flags = j->flags, .logfd = j->logfd,
 			.cgroup_root = j->cgroup_root, .nr_cgroup_root = j->nr_cgroup_root,
+			.parent = j->parent[0] ? j->parent : NULL,
 		};
 
 		ret = ckpt_checkpoint_opts(fd, &o, &r);

@@ -167,8 +167,8 @@ static int version(struct swrk *s)
 	return send_resp(s, &r);
 }
 
-/* Nothing ckpt lacks of what may be asked: memory tracking, lazy pages
- * and a pidfd store are all "no". */
+/* Memory tracking (pre-dump) is "yes"; lazy pages and a pidfd store
+ * are "no". */
 static int features(struct swrk *s, const CriuReq *req)
 {
 	CriuResp r = CRIU_RESP__INIT;
@@ -176,6 +176,7 @@ static int features(struct swrk *s, const CriuReq *req)
 	const CriuFeatures *q = req->features;
 
 	f.has_mem_track = q && q->has_mem_track;
+	f.mem_track = f.has_mem_track;
 	f.has_lazy_pages = q && q->has_lazy_pages;
 	f.has_pidfd_store = q && q->has_pidfd_store;
 	r.type = CRIU_REQ_TYPE__FEATURE_CHECK;
@@ -193,10 +194,14 @@ static int simple(struct swrk *s, CriuReqType type)
 	return send_resp(s, &r);
 }
 
-/* DUMP or RESTORE in @j: 0 when it was done and said so. */
+/* DUMP, PRE_DUMP or RESTORE in @j: 0 when it was done and said so.  A
+ * pre-dump is a checkpoint that leaves the tree running and tracks its
+ * memory from then on (--track-mem), for a DUMP with parent_img. */
 static int run_job(struct swrk *s, const CriuReq *req, struct criu_job *j)
 {
-	bool dump = req->type == CRIU_REQ_TYPE__DUMP;
+	bool pre = req->type == CRIU_REQ_TYPE__PRE_DUMP ||
+		   req->type == CRIU_REQ_TYPE__SINGLE_PRE_DUMP;
+	bool dump = req->type == CRIU_REQ_TYPE__DUMP || pre;
 	CriuResp r = CRIU_RESP__INIT;
 	CriuDumpResp d = CRIU_DUMP_RESP__INIT;
 	CriuRestoreResp rr = CRIU_RESTORE_RESP__INIT;
@@ -208,6 +213,8 @@ static int run_job(struct swrk *s, const CriuReq *req, struct criu_job *j)
 		ret = rpc_job(j, req->opts, s->peer, dump);
 	if (!ret && req->opts->has_notify_scripts && req->opts->notify_scripts)
 		j->notify = notify;
+	if (pre)
+		j->flags = (j->flags & ~CKPT_KILL) | CKPT_TRACK_MEM;
 	if (!ret)
 		ret = dump ? criu_dump(j) : criu_restore(j);
 	if (ret < 0) {
@@ -258,12 +265,9 @@ static int serve(struct swrk *s, const CriuReq *req)
 		return features(s, req);
 	case CRIU_REQ_TYPE__DUMP:
 	case CRIU_REQ_TYPE__RESTORE:
-		return job(s, req);
 	case CRIU_REQ_TYPE__PRE_DUMP:
 	case CRIU_REQ_TYPE__SINGLE_PRE_DUMP:
-		send_error(s, req->type, EOPNOTSUPP,
-			   "pre-dump: not supported by ckpt (its images are whole; checkpoint with DUMP)");
-		return -EOPNOTSUPP;
+		return job(s, req);
 	default:
 		send_error(s, req->type, EOPNOTSUPP, "request type not supported by ckpt");
 		return -EOPNOTSUPP;

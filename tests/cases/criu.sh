@@ -11,6 +11,7 @@ t criu_runc
 t criu_runc_copy
 t criu_runc_tcp
 t criu_runc_migrate
+t criu_runc_predump
 t criu_runc_userns
 t criu_runc_terminal
 t criu_rpc_hostile
@@ -161,6 +162,38 @@ test_criu_runc() {
 	[ "$(awk '/^NSpid/ { print $NF }' /proc/$init/status)" = 1 ] || { note "not pid 1"; rc=1; }
 	[ "$(nsenter -t $init -u hostname)" = ct-criu ] || rc=1
 	grep -qx $init /sys/fs/cgroup/pids/$id/cgroup.procs || { note "not in its cgroup"; rc=1; }
+	counting $d/b || rc=1
+	criu_rm $id
+	[ $rc = 0 ] && asan_clean $d && sanitizer_clean $d/err $d/rerr $d/img/*.log
+}
+
+# runc's pre-copy: `checkpoint --pre-dump` leaves the container running,
+# its memory tracked; `checkpoint --parent-path` then saves only what it
+# wrote since, and restore reads both.
+test_criu_runc_predump() {
+	local d=$WORK/crunc-pre id=ckpt-criu-$$ before rc=0
+	criu_bin $d && criu_bundle $d/b || return 1
+	(cd $d/b && runc run -d $id < /dev/null > /dev/null 2>&1) || { note "runc run failed"; return 1; }
+	counting $d/b || { criu_rm $id; return 1; }
+	before=$(runc_pid $id)
+	step "runc checkpoint --pre-dump"
+	crunc $d checkpoint --pre-dump --image-path $d/pre $id 2> $d/err ||
+		{ cat $d/err $d/pre/dump.log; criu_rm $id; return 1; }
+	[ "$(runc_status $id)" = running ] && [ "$(runc_pid $id)" = $before ] ||
+		{ note "not running on after the pre-dump"; rc=1; }
+	counting $d/b || rc=1
+	step "runc checkpoint --parent-path"
+	crunc $d checkpoint --parent-path ../pre --image-path $d/img $id 2> $d/err ||
+		{ cat $d/err $d/img/dump.log; criu_rm $id; return 1; }
+	gone $before || { note "the container runs on"; rc=1; }
+	ckpt info $d/img/ckpt.img | grep -q '^PARENT .*pre/ckpt.img' || rc=1
+	ckpt info $d/img/ckpt.img | grep -q '^PAGES_PARENT' || rc=1
+	note "pre-dump $(stat -c %s $d/pre/ckpt.img) bytes, dump $(stat -c %s $d/img/ckpt.img)"
+	[ $(stat -c %s $d/img/ckpt.img) -lt $(stat -c %s $d/pre/ckpt.img) ] || rc=1
+	step "runc restore"
+	(cd $d/b && crunc $d restore -d --image-path $d/img $id < /dev/null > /dev/null 2> $d/rerr) ||
+		{ cat $d/rerr $d/img/restore.log; criu_rm $id; return 1; }
+	[ "$(runc_status $id)" = running ] || { note "runc state: $(runc state $id)"; rc=1; }
 	counting $d/b || rc=1
 	criu_rm $id
 	[ $rc = 0 ] && asan_clean $d && sanitizer_clean $d/err $d/rerr $d/img/*.log
