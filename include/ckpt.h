@@ -29,6 +29,9 @@ extern "C" {
 					  * (datagram: connected to its name) */
 #define CKPT_SKIP_IN_FLIGHT	0x0010UL /* drop TCP connections waiting in a
 					  * listener's accept queue (a warning) */
+#define CKPT_COMPRESS		0x0020UL /* compress the image's large records
+					  * with zstd (-EOPNOTSUPP in a build
+					  * without libzstd) */
 /* Flags of ckpt_restart(). */
 #define CKPT_DETACH		0x0100UL /* hand the restored root to init */
 #define CKPT_PIDNS		0x0200UL /* restore in a new pid namespace, whose
@@ -44,6 +47,9 @@ extern "C" {
 #define CKPT_NO_CGROUPS		0x8000UL /* restart: the processes stay in the
 					  * caller's cgroups; no group is
 					  * made */
+#define CKPT_PROGRESS		0x20000UL /* a line on @logfd, if it is a
+					  * terminal, redrawn with the bytes
+					  * done once a call runs past 1 s */
 /* Flags of ckpt_info(). */
 #define CKPT_INFO_JSON		0x10000UL /* JSON for scripts, not text */
 
@@ -115,6 +121,9 @@ struct ckpt_checkpoint_opts {
 	 * the key check first (docs/image-format.md). */
 	const void *key;
 	size_t key_len;
+	/* With CKPT_COMPRESS: the zstd level, 1 (the default, for 0) to
+	 * 19. */
+	int compress_level;
 };
 int ckpt_checkpoint_opts(int fd, const struct ckpt_checkpoint_opts *o, struct ckpt_result *res);
 

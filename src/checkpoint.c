@@ -80,7 +80,7 @@ static int write_head(struct cpt_ctx *c)
 	h.xstate_size = cpu_xstate_size();
 	h.xfeatures = cpu_xfeatures();
 	h.time_ns = ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-	h.flags = (c->flags & 0xffffffffUL) | (c->host_ns ? HEAD_CONTAINER : 0);
+	h.flags = (c->flags & 0xffffffffUL & ~CKPT_PROGRESS) | (c->host_ns ? HEAD_CONTAINER : 0);
 	h.root_pid = c->tasks[0]->pid;
 	h.nr_tasks = c->nr_tasks;
 	snprintf(h.kernel, sizeof(h.kernel), "%s", u.release);
@@ -458,6 +458,8 @@ static int checkpoint_run(pid_t pid, int fd, const struct ckpt_checkpoint_opts *
 	ret = iw_init(&c.w, fd, &log);
 	if (!ret && o->key)
 		ret = iw_authenticate(&c.w, o->key, o->key_len);
+	if (!ret && (o->flags & CKPT_COMPRESS))
+		ret = iw_compress(&c.w, o->compress_level);
 	if (!ret)
 		ret = kind_dump_init(&c);
 	if (!ret)

@@ -497,6 +497,19 @@ static int opts_bad(const struct ckpt_restart_opts *o, struct ckpt_log *log)
 	return cg_root_args_bad(log, o->cgroup_root, o->nr_cgroup_root);
 }
 
+/* A compressed image made whole (zexpand.c): *@img becomes the copy. */
+static int expand(int fd, int *img, struct ckpt_log *log)
+{
+	int e = img_expand(*img, log, NULL);
+
+	if (e < 0)
+		return e;
+	if (e != *img && *img != fd)
+		close(*img);
+	*img = e;
+	return 0;
+}
+
 /* @x: from a container's outer restart (container.c), for its engine;
  * NULL otherwise. */
 static int restart_run(int fd, const struct ckpt_restart_opts *o, const struct rst_extra *x,
@@ -536,6 +549,9 @@ static int restart_run(int fd, const struct ckpt_restart_opts *o, const struct r
 	 * engine checks again what it reads) */
 	if (!ret && o->key)
 		ret = auth_verify(img, o->key, o->key_len, &log);
+	if (!ret)
+		ret = expand(fd, &img, &log);
+	c.img_fd = img;
 	if (!ret && !x && (ret = container_image(img, &log)) == 1) {
 		ret = container_restart(img, o, res, restart_run);
 		if (img != fd)
