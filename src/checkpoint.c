@@ -21,6 +21,7 @@
 #include "container.h"
 #include "kinds.h"
 #include "kinds/cgroup.h"
+#include "progress.h"
 #include "testpoint.h"
 #include "timing.h"
 
@@ -377,6 +378,19 @@ static int check_cancel(struct cpt_ctx *c)
 	return cancelled ? log_err(c->log, EINTR, "checkpoint interrupted by a signal") : 0;
 }
 
+/* About the bytes of pages the image will hold, for the progress line. */
+static uint64_t tree_mem(const struct cpt_ctx *c)
+{
+	uint64_t n = 0;
+
+	if (!(c->flags & CKPT_PROGRESS))
+		return 0;
+	for (int i = 0; i < c->nr_tasks; i++)
+		if (!c->tasks[i]->shares_vm && !c->tasks[i]->zombie)
+			n += progress_mem_of(c->tasks[i]->pid);
+	return n;
+}
+
 /* Every record of the tree rooted at @pid, through TAIL, synced. */
 static int write_image(struct cpt_ctx *c, pid_t pid, int fd)
 {
@@ -389,6 +403,8 @@ static int write_image(struct cpt_ctx *c, pid_t pid, int fd)
 		ret = check_cancel(c);
 	if (!ret)
 		ret = LOG_TIMED(c->log, LP_SEIZE, tree_collect(c, pid));
+	if (!ret)
+		progress_begin(c->log, c->flags, "checkpoint", tree_mem(c));
 	if (!ret) {
 		c->log->pos = &c->w.pos;
 		ret = dump_all(c);
@@ -464,6 +480,7 @@ static int checkpoint_run(pid_t pid, int fd, const struct ckpt_checkpoint_opts *
 		ret = kind_dump_init(&c);
 	if (!ret)
 		ret = finish(&c, write_image(&c, pid, fd));
+	progress_end(&log);
 	tree_free(&c);
 	kind_dump_free(&c);
 	iw_free(&c.w);

@@ -21,6 +21,7 @@
 #include "../include/ckpt.h"
 #include "crc32c.h"
 #include "image.h"
+#include "progress.h"
 
 struct zexp {
 	struct img_reader r;
@@ -243,6 +244,7 @@ static int expand(struct zexp *x)
 	int ret;
 
 	while ((ret = ir_next(&x->r, &rec)) == 1) {
+		progress_add(x->log, rec.len);
 		if (rec.flags)
 			ret = add_piece(x, &rec);
 		else

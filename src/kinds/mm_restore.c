@@ -20,6 +20,7 @@
 #include "../files.h"
 #include "mm.h"
 #include "sysvshm.h"
+#include "../progress.h"
 
 #define PAGE		4096ULL
 #ifndef PR_SET_VMA
@@ -72,8 +73,10 @@ static int fill_pages(struct rst_task *t, const struct rst_vma *v, bool own_only
 		if (own_only && v->segs[i].ref)
 			continue;
 		while (left) {
-			/* read(2) moves at most 0x7ffff000 bytes a call */
-			uint64_t n = left < 0x40000000 ? left : 0x40000000;
+			/* read(2) moves at most 0x7ffff000 bytes a call;
+			 * 64 MiB at a time for a progress line */
+			uint64_t step = t->rm.log->progress ? 64 << 20 : 0x40000000;
+			uint64_t n = left < step ? left : step;
 			long got;
 			int ret = remote_call(&t->rm, &got, SYS_pread64, t->img_fd,
 					      a, n, off, 0, 0);
@@ -84,6 +87,7 @@ static int fill_pages(struct rst_task *t, const struct rst_vma *v, bool own_only
 				return log_err(t->rm.log, got < 0 ? (int)-got : ENODATA,
 					       "pid %d: reading pages for 0x%llx from the image:",
 					       t->pid, (unsigned long long)a);
+			progress_add(t->rm.log, got);
 			a += got;
 			off += got;
 			left -= got;
