@@ -12,7 +12,7 @@
 #include "crc32c.h"
 #include "image.h"
 #include "sha256.h"
-#include "zframe.h"
+#include "image_zframe.h"
 
 #define WBUF_SIZE	(1u << 20)
 #define RBUF_SIZE	(4u << 20)
@@ -492,7 +492,7 @@ static int ir_payload(struct img_reader *r, struct rec *rec, uint32_t *crc,
 
 	*crc = 0;
 	*deferred = false;
-	if (rec->flags)		/* a piece: whole, zframe.c reads it */
+	if (rec->flags)		/* a piece: whole, image_zframe.c reads it */
 		goto whole;
 	if (rec->type == REC_PAGES || rec->type == REC_FILE_DATA ||
 	    rec->type == REC_SYSV_DATA) {
@@ -601,7 +601,7 @@ static int check_auth(struct img_reader *r, const struct rec *rec)
 	return 0;
 }
 
-/* A piece of a compressed record: only where zframe.c reads them, of
+/* A piece of a compressed record: only where image_zframe.c reads them, of
  * a record that can be one. */
 static int check_flags(struct img_reader *r, const struct rec_hdr *h)
 {

@@ -29,7 +29,7 @@ struct img_writer {
 	 * many it has had (a write around iw_raw() would miss it) */
 	struct hmac_sha256 *mac;
 	uint64_t mac_len;
-	/* iw_compress(): large records go out in pieces (zframe.c); zrec:
+	/* iw_compress(): large records go out in pieces (image_zframe.c); zrec:
 	 * the open record is one of them */
 	struct zwriter *z;
 	bool zrec;
@@ -56,12 +56,12 @@ int iw_tail(struct img_writer *w);
 /* Close a record left half-written by a failure (zero-filled), so that
  * an ERROR record can follow it. */
 int iw_abandon(struct img_writer *w);
-/* zframe.c: records from now on of at least ZFRAME_MIN bytes are
+/* image_zframe.c: records from now on of at least ZFRAME_MIN bytes are
  * compressed at zstd @level (0: the default); -EOPNOTSUPP (said) in a
  * build without zstd.  Before any record. */
 int iw_compress(struct img_writer *w, int level);
 /* One whole record of the open record's type with @flags: @fh (@fhn
- * bytes) then @data (@n bytes, CRC32C @crc); for zframe.c. */
+ * bytes) then @data (@n bytes, CRC32C @crc); for image_zframe.c. */
 int iw_piece(struct img_writer *w, uint32_t flags, const void *fh, size_t fhn,
 	     const void *data, size_t n, uint32_t crc);
 
@@ -100,7 +100,7 @@ struct img_reader {
 	size_t nr_spans, cap_spans;
 	uint64_t span_bytes;
 	bool zraw;		/* REC_F_ZFRAME pieces are read whole, as
-				 * they are stored (zframe.c); without it
+				 * they are stored (image_zframe.c); without it
 				 * they are refused */
 };
 
@@ -113,7 +113,7 @@ int img_seekable(int fd, struct ckpt_log *log);
  * root) could write is copied into a memfd too. */
 int img_private(int fd, struct ckpt_log *log);
 int ir_init(struct img_reader *r, int fd, struct ckpt_log *log);
-/* zframe.c: an image with compressed records (its HEAD says
+/* image_zframe.c: an image with compressed records (its HEAD says
  * CKPT_COMPRESS) made whole into a memfd, checked as it is read (its
  * stored bytes, then each piece's); returns the fd to read (@fd itself
  * if nothing is compressed, else one the caller closes) or -errno.

@@ -97,7 +97,7 @@ static int records_copy(struct records *to, const struct records *from,
 
 /* Whether the image is authenticated (@auth: auth_find()'s), and
  * whether the MAC was checked (with a @key it was, and matched). */
-/* A compressed image made whole (zexpand.c): *@img becomes the copy. */
+/* A compressed image made whole (image_expand.c): *@img becomes the copy. */
 static int expand(int fd, int *img, struct ckpt_log *log, struct zstats *zs)
 {
 	int e = img_expand(*img, log, zs);

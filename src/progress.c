@@ -5,21 +5,31 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../include/ckpt.h"
 #include "progress.h"
 
 #define FIRST_NS	1000000000ULL
+/* (its own clock: log.c calls progress_clear(), and calls go one way) */
 #define EVERY_NS	100000000ULL
 
 struct progress {
 	const char *what;
 	uint64_t total, done;
-	uint64_t start, last;	/* log_now() */
+	uint64_t start, last;	/* CLOCK_MONOTONIC ns, as log_now() */
 	uint64_t first;		/* ns before the first line */
 	int width;		/* of the line drawn, 0: none */
 };
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
 
 void progress_begin(struct ckpt_log *log, unsigned long flags, const char *what,
 		    uint64_t total)
@@ -39,7 +49,7 @@ void progress_begin(struct ckpt_log *log, unsigned long flags, const char *what,
 	if (getenv("CKPT_TEST_PROGRESS_MS"))
 		p->first = strtoull(getenv("CKPT_TEST_PROGRESS_MS"), NULL, 10) * 1000000;
 #endif
-	p->start = log->times.start ? log->times.start : log_now();
+	p->start = log->times.start ? log->times.start : now_ns();
 	log->progress = p;
 }
 
@@ -80,7 +90,7 @@ void progress_add(struct ckpt_log *log, uint64_t n)
 	if (!p)
 		return;
 	p->done += n;
-	now = log_now();
+	now = now_ns();
 	if (now - p->start < p->first || now - p->last < EVERY_NS)
 		return;
 	p->last = now;

@@ -508,7 +508,7 @@ static uint64_t page_bytes(const struct rst_ctx *c)
 	return n;
 }
 
-/* A compressed image made whole (zexpand.c): *@img becomes the copy. */
+/* A compressed image made whole (image_expand.c): *@img becomes the copy. */
 static int expand(int fd, int *img, struct ckpt_log *log, unsigned long flags)
 {
 	struct stat st;

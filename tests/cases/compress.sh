@@ -1,5 +1,5 @@
-# compress.sh - checkpoint --compress (zstd records, src/zframe.c) and
-# their expansion at restart and info (src/zexpand.c): a large memory of
+# compress.sh - checkpoint --compress (zstd records, src/image_zframe.c) and
+# their expansion at restart and info (src/image_expand.c): a large memory of
 # text comes back intact from an image much smaller than without; through
 # a pipe both ways; with a key, whose MAC covers the bytes as stored;
 # random data is stored as it is.  The hostile compressed records are

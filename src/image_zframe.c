@@ -1,4 +1,4 @@
-/* zframe.c - compressed records, written: a record of ZFRAME_MIN bytes or
+/* image_zframe.c - compressed records, written: a record of ZFRAME_MIN bytes or
  * more goes out as pieces of at most PIECE bytes, each a record of its
  * own (REC_F_ZFRAME) holding a struct rec_zframe and the piece, zstd
  * compressed or, where that does not pay, as it is.  Memory stays
@@ -15,7 +15,7 @@
 #endif
 
 #include "crc32c.h"
-#include "zframe.h"
+#include "image_zframe.h"
 
 #define PIECE		(4u << 20)
 #define SAMPLE		(32u << 10)

@@ -1,4 +1,4 @@
-/* zframe.h - the image writer's compressed records (image.c calls these;
+/* image_zframe.h - the image writer's compressed records (image.c calls these;
  * docs/image-format.md, "Compressed records"). */
 #ifndef CKPT_ZFRAME_H
 #define CKPT_ZFRAME_H

@@ -1,4 +1,4 @@
-/* zexpand.c - an image with compressed records made whole again, into a
+/* image_expand.c - an image with compressed records made whole again, into a
  * memfd that the reader and the kinds then use as any image: pieces
  * checked as stored (the reader), then each decompressed into a bounded
  * buffer, its size and checksum checked against its head, and written
