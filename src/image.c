@@ -135,6 +135,22 @@ int iw_begin(struct img_writer *w, uint32_t type, uint64_t len)
 	return iw_raw(w, &h, sizeof(h));
 }
 
+int iw_unpiece(struct img_writer *w)
+{
+	struct rec_hdr h = { .type = w->type, .len = w->rec_len };
+
+	h.hcrc = crc32c(0, &h, 16);
+	w->chain = crc32c(w->chain, &h.hcrc, 4);
+	w->zrec = false;
+	return iw_raw(w, &h, sizeof(h));
+}
+
+int iw_plain(struct img_writer *w, const void *data, size_t n, uint32_t crc)
+{
+	w->rec_crc = crc32c_combine(w->rec_crc, crc, n);
+	return iw_raw(w, data, n);
+}
+
 int iw_piece(struct img_writer *w, uint32_t flags, const void *fh, size_t fhn,
 	     const void *data, size_t n, uint32_t crc)
 {
@@ -196,7 +212,7 @@ int iw_zero(struct img_writer *w, size_t n)
 int iw_end(struct img_writer *w)
 {
 	static const char zero[8];
-	struct rec_trailer t = { .crc = w->rec_crc };
+	struct rec_trailer t = { 0 };
 	int ret;
 
 	if (w->rec_done != w->rec_len)
@@ -207,8 +223,11 @@ int iw_end(struct img_writer *w)
 	w->open = false;
 	if (w->zrec) {
 		w->zrec = false;
-		return zw_end(w);
+		ret = zw_end(w);
+		if (ret <= 0)
+			return ret;
 	}
+	t.crc = w->rec_crc;
 	ret = iw_raw(w, zero, pad8(w->rec_len));
 	if (!ret)
 		ret = iw_raw(w, &t, sizeof(t));

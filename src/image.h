@@ -64,6 +64,10 @@ int iw_compress(struct img_writer *w, int level);
  * bytes) then @data (@n bytes, CRC32C @crc); for image_zframe.c. */
 int iw_piece(struct img_writer *w, uint32_t flags, const void *fh, size_t fhn,
 	     const void *data, size_t n, uint32_t crc);
+/* The open record, meant for pieces, goes out plain after all: its
+ * header now, then iw_plain()s of its bytes; for image_zframe.c. */
+int iw_unpiece(struct img_writer *w);
+int iw_plain(struct img_writer *w, const void *data, size_t n, uint32_t crc);
 
 /* One record as the reader found it.  For a PAGES record only the part
  * before the page data is in memory; the data stays in the file. */
@@ -113,12 +117,14 @@ int img_seekable(int fd, struct ckpt_log *log);
  * root) could write is copied into a memfd too. */
 int img_private(int fd, struct ckpt_log *log);
 int ir_init(struct img_reader *r, int fd, struct ckpt_log *log);
-/* image_zframe.c: an image with compressed records (its HEAD says
- * CKPT_COMPRESS) made whole into a memfd, checked as it is read (its
- * stored bytes, then each piece's); returns the fd to read (@fd itself
- * if nothing is compressed, else one the caller closes) or -errno.
+/* image_expand.c: an image with compressed records (its HEAD says
+ * CKPT_COMPRESS, and it has pieces) made whole into a memfd, checked as
+ * it is read (its stored bytes, then each piece's); returns the fd to
+ * read (@fd itself if no record is in pieces, else one the caller
+ * closes) or -errno.
  * @st (may be NULL) gets what was compressed. */
 struct zstats {
+	bool on;				/* the HEAD says compressed */
 	uint64_t records, pieces, zpieces;	/* zpieces: compressed */
 	uint64_t raw, stored;			/* bytes */
 };

@@ -55,6 +55,27 @@ static int compressed(int fd, struct ckpt_log *log)
 	return ret;
 }
 
+/* Whether any record of the image is in pieces: their headers only
+ * (what is not sound is left to the reader to say). */
+static bool has_pieces(int fd)
+{
+	struct stat st;
+	struct rec_hdr h;
+	uint64_t pos = 0;
+
+	if (fstat(fd, &st))
+		return true;
+	while ((uint64_t)st.st_size - pos >= sizeof(h) &&
+	       pread(fd, &h, sizeof(h), pos) == (ssize_t)sizeof(h)) {
+		if (h.hcrc != crc32c(0, &h, 16) || h.flags)
+			return true;
+		if (h.type == REC_TAIL || h.len > (uint64_t)st.st_size - pos)
+			return false;
+		pos += sizeof(h) + h.len + ((8 - (h.len & 7)) & 7) + sizeof(struct rec_trailer);
+	}
+	return false;
+}
+
 /* A record stored whole: copied as it is (its payload from the file
  * where the reader left it there). */
 static int copy_rec(struct zexp *x, const struct rec *rec)
@@ -274,6 +295,12 @@ int img_expand(int fd, struct ckpt_log *log, struct zstats *st)
 
 	if (ret <= 0)
 		return ret < 0 ? ret : fd;
+	if (st)
+		st->on = true;
+	/* plain records are read where they lie: an image without pieces
+	 * (nothing compressed paid) is not copied */
+	if (!has_pieces(fd))
+		return fd;
 #ifndef CKPT_ZSTD
 	return log_err(log, EOPNOTSUPP,
 		       "the image is compressed: this ckpt was built without zstd (libzstd-dev)");

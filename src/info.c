@@ -123,7 +123,9 @@ static void show_compressed(FILE *out, bool json, const struct zstats *z)
 			(unsigned long long)z->stored);
 		return;
 	}
-	if (z->records)
+	if (z->on && !z->records)
+		fprintf(out, "%-12s zstd: no record compressed (none paid)\n", "COMPRESSED");
+	else if (z->records)
 		fprintf(out, "%-12s zstd: %llu records in %llu pieces (%llu compressed), %llu bytes stored for %llu (%.1f%%)\n",
 			"COMPRESSED", (unsigned long long)z->records,
 			(unsigned long long)z->pieces, (unsigned long long)z->zpieces,

@@ -1585,22 +1585,26 @@ forged "signalfd O_NONBLOCK|O_ASYNC" edit -r "$S" --or flags=0o20000
 forged "signalfd no payload"       edit -r "$S" --set extra_len=0 --resize $((EVLEN[2] - 8))
 run_batch "$EVGOOD"
 # ---- 4b. compressed records ------------------------------------------------
-# The holder checkpointed with --compress: its pieces (REC_F_ZFRAME) forged
-# with every checksum valid reach the expansion's own checks (bounds, then
-# zstd into a buffer of the claimed size, then the size and checksum).
+# The holder checkpointed with --compress (its random memory stored
+# plain), two of its PAGES records then made pieces (REC_F_ZFRAME) by
+# forge.py, Z a zstd frame, R stored raw: forged with every checksum
+# valid, they reach the expansion's own checks (bounds, then zstd into
+# a buffer of the claimed size, then the size and checksum).
 
 ZGOOD=$W/compressed.img
-good_image "$HOLDER" "$ZGOOD" --compress
-# Z: a record in one zstd piece; R: one in a piece stored raw; M: a
-# record in more than one piece, its second
-read -r Z _ _ ZLEN _ < <("${FORGE[@]}" pieces "$ZGOOD" | awk '$3 == 1 && $4 == $6' | head -1)
-read -r R _ _ RLEN _ < <("${FORGE[@]}" pieces "$ZGOOD" | awk '$3 == 0 && $4 == $6' | head -1)
-[ -n "$Z" ] && [ -n "$R" ] || fatal "the compressed image has no single zstd or raw piece"
+good_image "$HOLDER" "$W/compressed0.img" --compress
+"${FORGE[@]}" zpiece "$W/compressed0.img" "$W/compressed1.img" -r 'PAGES#0' &&
+	"${FORGE[@]}" zpiece "$W/compressed1.img" "$ZGOOD" -r 'PAGES#1' --method 0 ||
+	fatal "forge.py zpiece failed"
+read -r Z _ _ ZLEN _ < <("${FORGE[@]}" pieces "$ZGOOD" | awk '$3 == 1' | head -1)
+read -r R _ _ RLEN _ < <("${FORGE[@]}" pieces "$ZGOOD" | awk '$3 == 0' | head -1)
+[ -n "$Z" ] && [ -n "$R" ] || fatal "forge.py made no zstd or raw piece"
 forged "z: control: copy"             --control copy
 forged "z: zstd magic"                --expect "bad zstd frame" edit -r $Z --offset 32 --bytes 00000000
 forged "z: zstd frame header"         --expect "bad zstd frame" edit -r $Z --offset 36 --bytes ffffffff
 forged "z: zstd frame cut"            --expect "bad zstd frame" edit -r $Z --resize 48
-forged "z: zstd block bytes"          edit -r $Z --offset 44 --bytes 5a5a5a5a5a5a5a5a
+forged "z: zstd block bytes"          --expect "checksum mismatch once expanded" edit -r $Z --offset 44 --bytes 5a5a5a5a5a5a5a5a
+forged "z: zstd block type 3"         --expect "bad zstd frame" edit -r $Z --set-u8 41=0xff
 forged "z: raw_len one short"         --expect "bad zstd frame" edit -r $Z --set raw_len=$((ZLEN - 1)) --set total=$((ZLEN - 1))
 forged "z: raw_len one over"          --expect "gives $ZLEN bytes, its head says $((ZLEN + 1))" edit -r $Z --set raw_len=$((ZLEN + 1)) --set total=$((ZLEN + 1))
 forged "z: raw_len over total"        --expect "overruns" edit -r $Z --set raw_len=$((ZLEN + 1))

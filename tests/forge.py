@@ -38,6 +38,10 @@ usage:
       --resize N                            cut or zero-extend the payload
       --zbomb N [--zbomb-size M]            a piece's stored bytes made a zstd
                                             frame of N zeros (saying M)
+  forge.py zpiece IMG OUT -r SPEC [--method M]  the record made a piece of
+                                            a compressed one (REC_F_ZFRAME;
+                                            M 1: a zstd frame of raw
+                                            blocks, 0: stored raw)
   forge.py drop IMG OUT -r SPEC             remove a record
   forge.py dup IMG OUT -r SPEC [--at POS]   copy a record (default: after it)
   forge.py move IMG OUT -r SPEC --at POS    move a record to index POS
@@ -612,6 +616,28 @@ def zstd_rle(n, content_size=None):
     return out
 
 
+def zstd_raw(data):
+    """A zstd frame holding data in raw blocks: what any zstd decoder
+    takes, made without one."""
+    out = struct.pack('<IBI', 0xFD2FB528, 0xA0, len(data))  # single segment
+    blk = 128 << 10
+    for i in range(0, max(len(data), 1), blk):
+        part = data[i:i + blk]
+        last = 1 if i + blk >= len(data) else 0
+        out += struct.pack('<I', (len(part) << 3) | last)[:3] + part
+    return out
+
+
+def to_piece(rec, method):
+    """rec made one whole piece of a compressed record (method 0: stored
+    raw, 1: a zstd frame of raw blocks)."""
+    p = bytes(rec.payload)
+    body = zstd_raw(p) if method else p
+    rec.payload = bytearray(struct.pack('<QQIIII', len(p), 0, len(p),
+                                        crc32c(p), method, 0) + body)
+    rec.flags |= ZF_FLAG
+
+
 def field(rec, name):
     """(offset, format) of a field of rec, by name or numeric offset."""
     f = ZFRAME if rec.flags & ZF_FLAG else FIELDS.get(rec.name(), {})
@@ -753,6 +779,8 @@ def make_parser():
                    help='... whose header says it holds N')
     cmd('drop')
     cmd('pieces', out=False, rec=False)
+    p = cmd('zpiece')
+    p.add_argument('--method', type=num, default=1)
     p = cmd('dup')
     p.add_argument('--at')
     p = cmd('move')
@@ -795,6 +823,8 @@ def run(a, recs):
         return
     if a.cmd == 'edit':
         do_edit(recs, a)
+    elif a.cmd == 'zpiece':
+        to_piece(recs[select(recs, a.record)], a.method)
     elif a.cmd == 'drop':
         del recs[select(recs, a.record)]
     elif a.cmd == 'dup':

@@ -1,6 +1,7 @@
 /* mem_text - a large memory of text (compressible, as most programs'
  * heaps are) with a random area in the middle (not), both intact after
- * restart.  MEM_TEXT_MIB sets the text's size (default 32).  Its .flags
+ * restart, in areas of their own.  MEM_TEXT_MIB sets the text's size
+ * (default 32).  Its .flags
  * runs the state test with --compress; tests/cases/compress.sh compares
  * its image sizes. */
 #include "tp.h"
@@ -29,10 +30,12 @@ int main(int argc, char **argv)
 	unsigned line = 0;
 
 	tp_init(argc, argv);
-	text = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	rnd = mmap(NULL, RAND_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (text == MAP_FAILED || rnd == MAP_FAILED)
+	/* text, a PROT_NONE page, the random area: two areas, two records */
+	text = mmap(NULL, len + 4096 + RAND_SIZE, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (text == MAP_FAILED || mprotect(text + len, 4096, PROT_NONE))
 		return 2;
+	rnd = text + len + 4096;
 	while (off + 80 < len)
 		off += sprintf((char *)text + off, "%08u: checkpoint %u of a process writes its pages, %u\n",
 			       line, line % 97, line * 7 % 1000), line++;
