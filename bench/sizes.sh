@@ -19,7 +19,8 @@
 # (bench/hwlimit.c): write(2) of the same bytes into a file on IMG_DIR,
 # fsync'ed (checkpoint), read(2) of it into fresh memory (restart).
 # gnuplot is installed (Debian's gnuplot-nox) if it is missing.
-# Prints a markdown table; the raw results stay in $WORK/results until
+# CPU: user + system seconds of the command (what other users of the
+# machine do not change; the limit's: none).  Prints a markdown table; the raw results stay in $WORK/results until
 # exit.  Only processes this script started are signalled, by pid.
 set -u
 export LC_ALL=C
@@ -79,18 +80,22 @@ for fd in $(ls /proc/$$/fd); do
 done
 
 # --- the tools: checkpoint --kill of pid $2 into $1, restart -----------
-ckpt_dump() { "$CK" checkpoint --kill -q -o "$1" "$2" 2>"$WORK/tool.err"; }
-ckpt_restore() { "$CK" restart --detach -q "$1" >/dev/null 2>"$WORK/tool.err"; }
-ckptz_dump() { "$CK" checkpoint --kill -q --compress -o "$1" "$2" 2>"$WORK/tool.err"; }
+# (each also its CPU time, user + system, into $WORK/cpu: what the other
+# users of a shared machine do not change)
+T=(/usr/bin/time -o "$WORK/cpu" -f "%U %S")
+ckpt_dump() { "${T[@]}" "$CK" checkpoint --kill -q -o "$1" "$2" 2>"$WORK/tool.err"; }
+ckpt_restore() { "${T[@]}" "$CK" restart --detach -q "$1" >/dev/null 2>"$WORK/tool.err"; }
+ckptz_dump() { "${T[@]}" "$CK" checkpoint --kill -q --compress -o "$1" "$2" 2>"$WORK/tool.err"; }
 ckptz_restore() { ckpt_restore "$@"; }
 # (as bench/real.sh runs it: its RLIMIT_NOFILE complaint is no failure)
 criu_dump() {
 	rm -rf -- "$1" && mkdir -p -- "$1"
-	"$CRIU" dump -t "$2" -D "$1" -o "$WORK/criu-dump.log" >"$WORK/tool.err" 2>&1
+	"${T[@]}" "$CRIU" dump -t "$2" -D "$1" -o "$WORK/criu-dump.log" >"$WORK/tool.err" 2>&1
 }
 criu_restore() {
-	"$CRIU" restore -D "$1" -d -o "$WORK/criu-restore.log" >"$WORK/tool.err" 2>&1
+	"${T[@]}" "$CRIU" restore -D "$1" -d -o "$WORK/criu-restore.log" >"$WORK/tool.err" 2>&1
 }
+cpu() { awk '{ print $1 + $2 }' "$WORK/cpu"; }
 
 # one run of TOOL on a fresh workload of MIB MiB
 cycle() {	# TOOL MIB
@@ -106,12 +111,14 @@ cycle() {	# TOOL MIB
 	t0=$(now_us)
 	"${tool}_dump" "$img" "$pid" || die "$tool checkpoint of $mib MiB: $(tail -n 2 "$WORK/tool.err")"
 	t1=$(now_us)
+	rec_s "$tool.$mib.ckptcpu" "$(cpu)"
 	wait_gone "$pid" 10 || die "pid $pid still there after $tool's checkpoint"
 	touch "$WORK/w.go"
 	t2=$(now_us)
 	"${tool}_restore" "$img" || die "$tool restart of $mib MiB: $(tail -n 2 "$WORK/tool.err")"
-	rec_us "$tool.$mib.ckpt" $((t1 - t0))
 	rec_us "$tool.$mib.restart" $(($(now_us) - t2))
+	rec_s "$tool.$mib.restartcpu" "$(cpu)"
+	rec_us "$tool.$mib.ckpt" $((t1 - t0))
 	rec_s "$tool.$mib.size" "$(du -sb -- "$img" | awk '{print $1}')"
 	wait_until 60 grep -q . "$WORK/w.res" || die "$tool: the restored workload of $mib MiB gave no result"
 	grep -q '^ok' "$WORK/w.res" || die "$tool: the restored workload: $(cat "$WORK/w.res")"
@@ -132,8 +139,10 @@ for ((r = 1; r <= REPS; r++)); do
 	for mib in $SIZES; do
 		say "sizes: run $r of $REPS, $mib MiB"
 		limits "$mib"
-		for tool in $TOOLS; do
-			cycle "$tool" "$mib"
+		# the tools in turn first: none always after another
+		order=($TOOLS)
+		for ((i = 0; i < ${#order[@]}; i++)); do
+			cycle "${order[(i + r) % ${#order[@]}]}" "$mib"
 		done
 	done
 done
@@ -153,23 +162,24 @@ def cell(k):
     if k not in v: return "-"
     return "%.0f [%.0f-%.0f]" % (med(k) * 1000, min(v[k]) * 1000, max(v[k]) * 1000)
 print("%s runs each; ms, median [min-max]; images on a tmpfs; random (incompressible) memory; load after: %s\n" % (reps, load))
-print("| MiB | what | image MB | checkpoint | restart | checkpoint / ckpt's | restart / ckpt's |")
-print("|---|---|---|---|---|---|---|")
+print("| MiB | what | image MB | checkpoint | restart | checkpoint / ckpt's | restart / ckpt's | checkpoint CPU | restart CPU |")
+print("|---|---|---|---|---|---|---|---|---|")
 for s in sizes:
     for t in tools:
         k = "%s.%d" % (t, s)
         if k + ".ckpt" not in v: continue
         rc = med(k + ".ckpt") / med("ckpt.%d.ckpt" % s)
         rr = med(k + ".restart") / med("ckpt.%d.restart" % s)
-        print("| %d | %s | %.1f | %s | %s | %.2f | %.2f |" % (s, name[t], med(k + ".size") / 1e6,
-              cell(k + ".ckpt"), cell(k + ".restart"), rc, rr))
-# the charts' data: one file per tool, rows of size MB and medians in s
+        print("| %d | %s | %.1f | %s | %s | %.2f | %.2f | %s | %s |" % (s, name[t], med(k + ".size") / 1e6,
+              cell(k + ".ckpt"), cell(k + ".restart"), rc, rr, cell(k + ".ckptcpu"), cell(k + ".restartcpu")))
+# the charts' data: one file per tool, rows of size MB and the best
+# runs in s (on a shared machine the others' load only adds)
 for t in tools:
     with open("%s/%s.dat" % (work, t), "w") as f:
         for s in sizes:
             k = "%s.%d" % (t, s)
             if k + ".ckpt" in v:
-                f.write("%.1f %.4f %.4f\n" % (s * 1.048576, med(k + ".ckpt"), med(k + ".restart")))
+                f.write("%.1f %.4f %.4f\n" % (s * 1.048576, min(v[k + ".ckpt"]), min(v[k + ".restart"])))
 EOF
 
 [ "$CHARTS" = none ] && exit 0
@@ -188,11 +198,12 @@ chart() {	# WHAT COLUMN
 	gnuplot <<-EOF
 	set terminal svg size 640,400 dynamic font "sans,12" background "white"
 	set output "$CHARTS/$1.svg"
-	set title "$1 of a process of random memory, image on tmpfs (median of $REPS)"
+	set title "$1 of a process of random memory, image on tmpfs (best of $REPS)"
 	set xlabel "memory (MB)"
 	set ylabel "seconds"
 	set key top left
 	set grid
+	set yrange [0:*]
 	plot $plots
 	EOF
 }
