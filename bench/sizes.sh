@@ -64,7 +64,9 @@ gcc -std=gnu11 -O2 -o "$WORK/workload" "$HERE/workload.c" || exit 1
 gcc -std=gnu11 -O2 -o "$WORK/hwlimit" "$HERE/hwlimit.c" || exit 1
 if [ "$CHARTS" != none ] && ! command -v gnuplot >/dev/null; then
 	say "sizes: installing gnuplot-nox (for the charts)"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gnuplot-nox >/dev/null ||
+	export DEBIAN_FRONTEND=noninteractive
+	{ apt-get install -y -qq gnuplot-nox || { apt-get update -qq &&
+		apt-get install -y -qq gnuplot-nox; }; } >/dev/null 2>&1 ||
 		die "no gnuplot, and it could not be installed (CHARTS=none to do without)"
 fi
 TOOLS="ckpt ckptz"
