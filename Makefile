@@ -38,6 +38,13 @@ CLIOBJS := $(patsubst src/%.c,build/obj/%.o,$(CLISRCS))
 TOBJS    := $(patsubst src/%.c,build/test/obj/%.o,$(LIBSRCS))
 TCLIOBJS := $(patsubst src/%.c,build/test/obj/%.o,$(CLISRCS))
 LIBS     := -pthread
+# zstd for --compress, if libzstd-dev is here (ZSTD=0: build without it;
+# such a ckpt refuses --compress and compressed images in one line).
+ZSTD ?= $(shell pkg-config --exists libzstd 2>/dev/null && echo 1)
+ifeq ($(ZSTD),1)
+CPPFLAGS += -DCKPT_ZSTD
+LIBS     += -lzstd
+endif
 
 # The CRIU drop-in (src/criu/, the command line's): CRIU's RPC messages
 # in C from src/criu/rpc.proto, by protoc-c (Debian's

@@ -35,6 +35,9 @@ extern "C" {
 #define CKPT_PARENT		0x0040UL /* incremental: only the pages written
 					  * since the opts' parent image (set
 					  * with it; tracking goes on) */
+#define CKPT_COMPRESS		0x0080UL /* compress the image's large records
+					  * with zstd (-EOPNOTSUPP in a build
+					  * without libzstd) */
 /* Flags of ckpt_restart(). */
 #define CKPT_DETACH		0x0100UL /* hand the restored root to init */
 #define CKPT_PIDNS		0x0200UL /* restore in a new pid namespace, whose
@@ -50,6 +53,9 @@ extern "C" {
 #define CKPT_NO_CGROUPS		0x8000UL /* restart: the processes stay in the
 					  * caller's cgroups; no group is
 					  * made */
+#define CKPT_PROGRESS		0x20000UL /* a line on @logfd, if it is a
+					  * terminal, redrawn with the bytes
+					  * done once a call runs past 1 s */
 /* Flags of ckpt_info(). */
 #define CKPT_INFO_JSON		0x10000UL /* JSON for scripts, not text */
 
@@ -127,6 +133,9 @@ struct ckpt_checkpoint_opts {
 	 * file) and holds only the pages written since (docs/design.md,
 	 * Memory). */
 	const char *parent;
+	/* With CKPT_COMPRESS: the zstd level, 1 (the default, for 0) to
+	 * 19. */
+	int compress_level;
 };
 int ckpt_checkpoint_opts(int fd, const struct ckpt_checkpoint_opts *o, struct ckpt_result *res);
 

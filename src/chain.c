@@ -482,6 +482,10 @@ static int open_parent(struct ckpt_log *log, const struct link *l, const char *r
 	if (!ret && h.time_ns != want->time_ns)
 		ret = log_err(log, ESTALE, "parent image %s is not the one %s was made from (its time differs)",
 			      p->path, l->path);
+	/* its pages are read where they lie in it */
+	if (!ret && (h.flags & CKPT_COMPRESS))
+		ret = log_err(log, EOPNOTSUPP, "parent image %s is compressed, which an incremental image's parent cannot be",
+			      p->path);
 	return ret;
 }
 

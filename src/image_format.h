@@ -110,7 +110,8 @@ enum ckpt_rec_type {
 
 struct rec_hdr {
 	uint32_t type;
-	uint32_t flags;		/* reserved, 0 */
+	uint32_t flags;		/* REC_F_*; 0 in an image written without
+				 * --compress */
 	uint64_t len;		/* payload bytes */
 	uint32_t hcrc;		/* CRC32C of the 16 bytes above */
 	uint32_t reserved;
@@ -119,6 +120,27 @@ struct rec_hdr {
 struct rec_trailer {
 	uint32_t crc;		/* CRC32C of the payload */
 	uint32_t reserved;
+};
+
+/* rec_hdr.flags: the payload is a struct rec_zframe and its stored bytes,
+ * one piece of a larger record of the same type (the record's payload
+ * cut in pieces, each compressed or not).  The pieces of one record
+ * follow each other; the checksums (trailer, chain, AUTH) are over the
+ * stored bytes.  Only in an image whose HEAD has CKPT_COMPRESS. */
+#define REC_F_ZFRAME	0x1
+
+#define ZFRAME_RAW	0	/* stored as it is */
+#define ZFRAME_ZSTD	1	/* one or more zstd frames */
+#define ZFRAME_MAX_RAW	(8u << 20)	/* the most bytes a piece gives */
+
+struct rec_zframe {
+	uint64_t total;		/* the record's payload bytes, all pieces */
+	uint64_t offset;	/* this piece's first byte in it */
+	uint32_t raw_len;	/* bytes this piece gives */
+	uint32_t raw_crc;	/* their CRC32C */
+	uint32_t method;	/* ZFRAME_* */
+	uint32_t reserved;
+	/* uint8_t stored[]: the rest of the payload */
 };
 
 struct rec_head {
@@ -1526,6 +1548,7 @@ _Static_assert(sizeof(struct rec_mm) == 96, "rec_mm size");
 _Static_assert(sizeof(struct rec_vma) == 64, "rec_vma size");
 _Static_assert(sizeof(struct rec_pages_run) == 16, "rec_pages_run size");
 _Static_assert(sizeof(struct rec_pages) == 24, "rec_pages size");
+_Static_assert(sizeof(struct rec_zframe) == 32, "rec_zframe size");
 _Static_assert(sizeof(struct rec_pages_ref) == 24, "rec_pages_ref size");
 _Static_assert(sizeof(struct rec_vma_guards) == 24, "rec_vma_guards size");
 _Static_assert(sizeof(struct rec_parent) == 32, "rec_parent size");

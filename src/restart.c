@@ -45,6 +45,7 @@
 #include "pidns.h"
 #include "testpoint.h"
 #include "pageverify.h"
+#include "progress.h"
 #include "timing.h"
 
 #ifndef PTRACE_GET_RSEQ_CONFIGURATION
@@ -498,6 +499,35 @@ static int opts_bad(const struct ckpt_restart_opts *o, struct ckpt_log *log)
 	return cg_root_args_bad(log, o->cgroup_root, o->nr_cgroup_root);
 }
 
+/* The bytes of pages to place, for the progress line. */
+static uint64_t page_bytes(const struct rst_ctx *c)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; c->pv_spans && i < c->pv_nr; i++)
+		n += c->pv_spans[i].len;
+	return n;
+}
+
+/* A compressed image made whole (image_expand.c): *@img becomes the copy. */
+static int expand(int fd, int *img, struct ckpt_log *log, unsigned long flags)
+{
+	struct stat st;
+	int e;
+
+	if (!fstat(*img, &st))
+		progress_begin(log, flags, "expand", st.st_size);
+	e = img_expand(*img, log, NULL);
+	progress_end(log);
+
+	if (e < 0)
+		return e;
+	if (e != *img && *img != fd)
+		close(*img);
+	*img = e;
+	return 0;
+}
+
 /* @x: from a container's outer restart (container.c), for its engine;
  * NULL otherwise. */
 static int restart_run(int fd, const struct ckpt_restart_opts *o, const struct rst_extra *x,
@@ -539,6 +569,8 @@ static int restart_run(int fd, const struct ckpt_restart_opts *o, const struct r
 	 * engine checks again what it reads) */
 	if (!ret && o->key)
 		ret = auth_verify(img, o->key, o->key_len, &log);
+	if (!ret)
+		ret = expand(fd, &img, &log, flags);
 	if (!ret)	/* an incremental image: with its parents, whole */
 		ret = LOG_TIMED(&log, LP_READ, chain_open(&img, fd, o->key, o->key_len, &log,
 							  c.chain_fd, &c.nr_chain));
@@ -557,6 +589,8 @@ static int restart_run(int fd, const struct ckpt_restart_opts *o, const struct r
 		ret = LOG_TIMED(&log, LP_READ, image_read(&c, &rs, true));
 	if (!ret)
 		ret = LOG_TIMED(&log, LP_READ, image_model(&c, &rs, true));
+	if (!ret)
+		progress_begin(&log, flags, "restart", page_bytes(&c));
 	if (!ret && o->pid && o->pid != c.tasks[0]->pid)
 		ret = log_err(&log, EINVAL, "the image holds pid %d, not %d",
 			      c.tasks[0]->pid, o->pid);
@@ -583,6 +617,7 @@ static int restart_run(int fd, const struct ckpt_restart_opts *o, const struct r
 	}
 	if (!ret)
 		log_info(&log, "pid %d restored, with %d processes", got, c.nr_tasks);
+	progress_end(&log);
 	timing_report(&log, "restart");
 	if (res) {
 		res->pid = ret ? 0 : got;

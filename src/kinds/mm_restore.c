@@ -20,6 +20,7 @@
 #include "../files.h"
 #include "mm.h"
 #include "sysvshm.h"
+#include "../progress.h"
 
 #define PAGE		4096ULL
 #ifndef PR_SET_VMA
@@ -91,8 +92,10 @@ static int fill_pages(const struct rst_ctx *c, struct rst_task *t,
 			continue;
 		ret = chain_file(c, t, k, pfd);
 		while (left && !ret) {
-			/* read(2) moves at most 0x7ffff000 bytes a call */
-			uint64_t n = left < 0x40000000 ? left : 0x40000000;
+			/* read(2) moves at most 0x7ffff000 bytes a call;
+			 * 64 MiB at a time for a progress line */
+			uint64_t step = t->rm.log->progress ? 64 << 20 : 0x40000000;
+			uint64_t n = left < step ? left : step;
 			long got;
 
 			ret = remote_call(&t->rm, &got, SYS_pread64, pfd[k], a, n, off, 0, 0);
@@ -100,6 +103,9 @@ static int fill_pages(const struct rst_ctx *c, struct rst_task *t,
 				ret = log_err(t->rm.log, got < 0 ? (int)-got : ENODATA,
 					      "pid %d: reading pages for 0x%llx from the image%s:",
 					      t->pid, (unsigned long long)a, k ? "'s parent" : "");
+			if (ret)
+				break;
+			progress_add(t->rm.log, got);
 			a += got;
 			off += got;
 			left -= got;
