@@ -165,7 +165,7 @@ demo: build/ckpt
 # (libzstd-dev) decides how this one builds.
 test:
 	bash tests/setup.sh
-	$(MAKE) test-run
+	$(MAKE) --no-print-directory test-run
 test-run: WERROR = 1
 test-run: all build/test/ckpt $(TESTPROGS) $(TESTPROGS32) $(AUXPROGS) $(UNITS)
 	bash tests/run.sh $(T)
