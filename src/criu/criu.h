@@ -57,6 +57,9 @@ int criu_fail(struct criu_job *j, int err, const char *fmt, ...)
  * the job: 0 or -errno (too many, too long). */
 int criu_add_external(struct criu_job *j, const char *key, const char *path);
 int criu_add_join_ns(struct criu_job *j, const char *type, const char *path);
+/* A dump's parent: @rel, the images directory of the pre-dump (or dump)
+ * before, relative to the job's (open already): 0 or -errno. */
+int criu_set_parent(struct criu_job *j, const char *rel);
 /* @ctrl may be NULL or "": the hierarchies no other entry names. */
 int criu_add_cgroup_root(struct criu_job *j, const char *ctrl, const char *path);
 

@@ -161,7 +161,7 @@ static int mounts(struct criu_job *j, const CriuOpts *o, bool dump)
 
 /* parent_img: the pre-dump's images directory, relative to ours (runc
  * --parent-path); its image is the incremental dump's parent. */
-static int parent(struct criu_job *j, const char *rel)
+int criu_set_parent(struct criu_job *j, const char *rel)
 {
 	if (!rel[0] || rel[0] == '/' || strlen(rel) > 4096)
 		return criu_fail(j, EINVAL, "parent_img '%s': a directory relative to the images directory", rel);
@@ -232,7 +232,7 @@ int rpc_map(struct criu_job *j, const CriuOpts *o, pid_t peer, bool dump)
 			j->flags |= CKPT_SKIP_IN_FLIGHT;
 		if (o->has_track_mem && o->track_mem)
 			j->flags |= CKPT_TRACK_MEM;
-		ret = o->parent_img ? parent(j, o->parent_img) : 0;
+		ret = o->parent_img ? criu_set_parent(j, o->parent_img) : 0;
 		return ret ? ret : mounts(j, o, true);
 	}
 	/* runc puts its criu in the container's groups before RESTORE and

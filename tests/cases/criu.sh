@@ -512,11 +512,24 @@ test_criu_cli_process() {
 	gone $pid || { note "not ended by dump"; kill -9 $pid; return 1; }
 	ckpt criu restore -D $d/img2 -d < /dev/null > /dev/null 2>> $d/err || { cat $d/err; return 1; }
 	counting_file $d/count || rc=1
+	# a pre-dump (running on, its memory tracked), then a dump of only
+	# what it wrote since, restored through the chain
+	step "criu pre-dump, dump --prev-images-dir"
+	mkdir -p $d/pre $d/full
+	timeout 90 $d/bin/criu pre-dump -t $pid -D $d/pre 2>> $d/err || { cat $d/err; kill -9 $pid; return 1; }
+	kill -0 $pid || { note "pre-dump ended it"; return 1; }
+	timeout 90 $d/bin/criu dump -t $pid -D $d/full --prev-images-dir ../pre 2>> $d/err ||
+		{ cat $d/err; kill -9 $pid; return 1; }
+	gone $pid || { note "not ended by dump"; kill -9 $pid; return 1; }
+	ckpt info $d/full/ckpt.img | grep -q "^PARENT " || { note "no PARENT"; rc=1; }
+	timeout 90 $d/bin/criu restore -D $d/full -d < /dev/null > /dev/null 2>> $d/err ||
+		{ cat $d/err; return 1; }
+	counting_file $d/count || rc=1
 	kill -9 $pid
 	timeout 10 $d/bin/criu check > $d/out || rc=1
 	timeout 10 $d/bin/criu --version | grep -qx "Version: 4.2" || rc=1
-	timeout 10 $d/bin/criu pre-dump -t 1 -D $d/img 2> $d/pre && rc=1
-	grep -q "pre-dump is not supported" $d/pre || { cat $d/pre; rc=1; }
+	timeout 10 $d/bin/criu restore -D $d/img --prev-images-dir ../x 2> $d/prev && rc=1
+	grep -q "prev-images-dir is for dump" $d/prev || { cat $d/prev; rc=1; }
 	# the options it cannot honour are refused by name
 	timeout 10 $d/bin/criu restore -D $d/img --inherit-fd fd[7]:pipe:[1] 2> $d/inh && rc=1
 	grep -q "inherit-fd fd\[7\]:pipe:\[1\]" $d/inh || { cat $d/inh; rc=1; }
