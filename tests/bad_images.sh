@@ -625,7 +625,10 @@ ttyrec() {	# ID KIND FLAGS SID FG_PGRP LFLAG ISPEED LINE RESERVED
 	printf '%s' "$(le 4 "$1")$(le 4 "$2")$(zeros 4)$(le 4 "$3")$(le 4 "$4")$(le 4 "$5")$(zeros 12)$(le 4 "$6")$(le 4 "$7")$(zeros 4)$(zeros 32)$(le 1 "$8")$(zeros 11)$(le 4 "$9")"
 }
 forged "control: an unused pty"    --control insert --at before:FILE --type TTY --payload "$(ttyrec 99 1 3 0 0 0x8a3b 15 0 0)"
-forged "TTY kind 5"                insert --at before:FILE --type TTY --payload "$(ttyrec 99 5 0 0 0 0 0 0 0)"
+forged "TTY kind 6"                insert --at before:FILE --type TTY --payload "$(ttyrec 99 6 0 0 0 0 0 0 0)"
+forged "TTY console, no session"   insert --at before:FILE --type TTY --payload "$(ttyrec 99 5 0 0 0 0 0 0 0)"
+forged "TTY console in packet mode" insert --at before:FILE --type TTY --payload "$(ttyrec 99 5 1 4000000 0 0 0 0 0)"
+forged "TTY console, session of no process" insert --at before:FILE --type TTY --payload "$(ttyrec 99 5 0 4000000 0 0 0 0 0)"
 forged "TTY terminal by path, no session" insert --at before:FILE --type TTY --payload "$(ttyrec 99 4 0 0 0 0 0 0 0)"
 # since slave owners: 16 more bytes (slave_uid, slave_gid, slave_mode, reserved2)
 forged "control: a pty with its slave's owner" --control insert --at before:FILE --type TTY --payload "$(ttyrec 99 1 4 0 0 0 0 0 0)$(le 4 13333)$(le 4 44444)$(le 4 0620)$(zeros 4)"
