@@ -58,6 +58,7 @@ struct link {
 	char *path;		/* as opened */
 	struct rec_parent want;	/* what its child recorded of it */
 	struct view v;
+	bool shared;		/* others may write it */
 };
 
 struct walk {
@@ -152,6 +153,9 @@ static int resolve(struct walk *w, const struct pview *from,
 					       w->l->path, w->pid, (unsigned long long)a, what);
 			send = s->addr + s->npages * PAGE;
 			k = ((send < end ? send : end) - a) / PAGE;
+			if (!k)		/* a run or source not on a page */
+				return log_err(w->log, EBADMSG, "%s: pid %d's page 0x%llx: runs not on pages",
+					       w->l->path, w->pid, (unsigned long long)a);
 			ret = (view_only ? view_add : pend_add)(w, a, k, s->fd,
 								 s->off + (a - s->addr));
 			a += k * PAGE;
@@ -302,6 +306,23 @@ static int new_task(struct walk *w, const struct rec *r)
 
 static int copy_record(struct walk *w, const struct rec *r, const void *head);
 
+/* Runs on pages, in order, none empty, none past the address space:
+ * the chain is walked before the memory kind checks anything. */
+static bool runs_bad(const struct rec_pages_run *run, uint32_t n, uint64_t *total)
+{
+	uint64_t next = 0;
+
+	*total = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		if (run[i].addr % PAGE || run[i].addr < next || !run[i].npages ||
+		    run[i].npages > (UINT64_MAX - run[i].addr) / PAGE)
+			return true;
+		next = run[i].addr + run[i].npages * PAGE;
+		*total += run[i].npages;
+	}
+	return false;
+}
+
 /* PAGES, PAGES_PARENT, PAGES_REF: the pages of a VMA, gathered. */
 static int vma_pages(struct walk *w, const struct rec *r)
 {
@@ -310,9 +331,14 @@ static int vma_pages(struct walk *w, const struct rec *r)
 	uint64_t off;
 	int ret = 0;
 
+	uint64_t total;
+
 	if (!w->cur || r->data_len < sizeof(*h) ||
 	    (r->type != REC_PAGES &&
-	     r->data_len != sizeof(*h) + (uint64_t)h->nr_runs * sizeof(*run)))
+	     r->data_len != sizeof(*h) + (uint64_t)h->nr_runs * sizeof(*run)) ||
+	    (r->type == REC_PAGES &&
+	     r->data_len < sizeof(struct rec_pages) + (uint64_t)h->nr_runs * sizeof(*run)) ||
+	    runs_bad(run, h->nr_runs, &total))
 		return log_err(w->log, EBADMSG, "%s: bad %s record %llu", w->l->path,
 			       rec_type_name(r->type), (unsigned long long)r->index);
 	if (w->npend && w->pend_vma != h->vma_start && (ret = flush(w)))
@@ -326,16 +352,6 @@ static int vma_pages(struct walk *w, const struct rec *r)
 		return !ret && w->out ? copy_record(w, r, r->data) : ret;
 	}
 	if (r->type == REC_PAGES_PARENT) {
-		uint64_t total = 0, next = 0;
-
-		for (uint32_t i = 0; i < h->nr_runs; i++) {
-			if (run[i].addr % PAGE || run[i].addr < next || !run[i].npages ||
-			    run[i].npages > (UINT64_MAX - run[i].addr) / PAGE)
-				return log_err(w->log, EBADMSG, "%s: PAGES_PARENT record %llu: bad run %u",
-					       w->l->path, (unsigned long long)r->index, i);
-			next = run[i].addr + run[i].npages * PAGE;
-			total += run[i].npages;
-		}
 		if (!h->nr_runs || h->reserved || total != h->npages)
 			return log_err(w->log, EBADMSG, "%s: PAGES_PARENT record %llu: bad header",
 				       w->l->path, (unsigned long long)r->index);
@@ -346,8 +362,12 @@ static int vma_pages(struct walk *w, const struct rec *r)
 			       "its parent image", false);
 	}
 	/* PAGES: the reader checked its runs' sizes against its length */
-	off = r->off + sizeof(struct rec_pages) +
-	      h->nr_runs * sizeof(*run) + ((const struct rec_pages *)h)->pad_len;
+	off = sizeof(struct rec_pages) + h->nr_runs * sizeof(*run) +
+	      (uint64_t)((const struct rec_pages *)h)->pad_len;
+	if (off > r->len)
+		return log_err(w->log, EBADMSG, "%s: PAGES record %llu: padding past its end",
+			       w->l->path, (unsigned long long)r->index);
+	off += r->off;
 	for (uint32_t i = 0; i < h->nr_runs && !ret; i++) {
 		if (run[i].npages > (r->off + r->len - off) / PAGE)
 			return log_err(w->log, EBADMSG, "%s: PAGES record %llu: sizes do not add up",
@@ -379,6 +399,12 @@ static int walk(struct walk *w)
 
 	while (!ret && (ret = ir_next(&r, &rec)) == 1) {
 		ret = 0;
+		if (rec.type == REC_PAGES_AT) {	/* ours, made here: never in a file */
+			free(rec.data);
+			ret = log_err(w->log, EBADMSG, "%s: record %llu: PAGES_AT in an image file",
+				      w->l->path, (unsigned long long)rec.index);
+			break;
+		}
 		if (rec.type == REC_PAGES || rec.type == REC_PAGES_PARENT ||
 		    rec.type == REC_PAGES_REF) {
 			ret = vma_pages(w, &rec);
@@ -458,6 +484,7 @@ static int open_parent(struct ckpt_log *log, const struct link *l, const char *r
 	struct rec_tail t;
 	struct rec_head h = { 0 };
 	struct rec_parent dummy;
+	struct stat st;
 	char *pp;
 	off_t size;
 	int ret;
@@ -469,9 +496,17 @@ static int open_parent(struct ckpt_log *log, const struct link *l, const char *r
 	if (!p->path)
 		return log_err(log, ENOMEM, "image chain:");
 	p->want = *want;
-	p->fd = open(p->path, O_RDONLY | O_CLOEXEC);
+	/* a path from the image: a regular file only (a FIFO would hang
+	 * the restart, a device be opened for nothing) */
+	p->fd = open(p->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (p->fd < 0)
 		return log_err(log, errno, "parent image %s of %s:", p->path, l->path);
+	if (fstat(p->fd, &st) || !S_ISREG(st.st_mode))
+		return log_err(log, EINVAL, "parent image %s of %s: not a regular file", p->path,
+			       l->path);
+	/* its pages are read from it after every check, at the very end:
+	 * one that others may write is copied first */
+	p->shared = (st.st_mode & 022) || st.st_uid != geteuid();
 	size = lseek(p->fd, 0, SEEK_END);
 	if (size != (off_t)want->size || tail_of(p->fd, size, &t) ||
 	    t.nr_records != want->nr_records || t.chain != want->chain)
@@ -518,11 +553,13 @@ static int find_chain(struct ckpt_log *log, struct link *l, int *n,
 			free(rel);
 			break;
 		}
-		if (*n == MAX_CHAIN)
+		if (*n == MAX_CHAIN) {
 			ret = log_err(log, ELOOP, "%s: a chain of more than %d images", l[0].path,
 				      MAX_CHAIN);
-		else
-			ret = open_parent(log, &l[*n - 1], rel, &p, &l[*n]);
+			free(rel);
+			break;
+		}
+		ret = open_parent(log, &l[*n - 1], rel, &p, &l[*n]);
 		if (l[*n].path)
 			++*n;
 		if (!ret && key)
@@ -530,6 +567,23 @@ static int find_chain(struct ckpt_log *log, struct link *l, int *n,
 		free(rel);
 	}
 	return ret;
+}
+
+int chain_depth(const char *path, struct ckpt_log *log)
+{
+	struct link l[MAX_CHAIN] = { 0 };
+	int n = 0, ret;
+
+	l[0].fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+	l[0].path = strdup(path);
+	if (l[0].fd < 0 || !l[0].path)
+		ret = log_err(log, l[0].path ? errno : ENOMEM, "parent image %s:", path);
+	else
+		ret = find_chain(log, l, &n, NULL, 0);
+	links_free(l, n ? n : 1, false);
+	if (l[0].fd >= 0)
+		close(l[0].fd);
+	return ret ? ret : n;
 }
 
 /* Its HEAD's flags; 0 for an image the reader will say is bad. */
@@ -560,7 +614,7 @@ int chain_open(int *img, int orig, const void *key, size_t key_len,
 		return 0;
 	/* a container's image is restarted by its engine, in its
 	 * namespaces, from the memfd alone: its pages are all copied */
-	w.copy_all = flags & HEAD_CONTAINER;
+	w.copy_all = (flags & HEAD_CONTAINER) || key;
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", orig);
 	k = readlink(self, path, sizeof(path) - 1);
 	if (k <= 0 || path[0] != '/')
@@ -570,6 +624,8 @@ int chain_open(int *img, int orig, const void *key, size_t key_len,
 	l[0].path = strdup(path);
 	ret = l[0].path ? find_chain(log, l, &n, key, key_len) :
 			  log_err(log, ENOMEM, "image chain:");
+	for (int i = 1; i < n; i++)
+		w.copy_all |= l[i].shared;
 	w.all = l;
 	w.n = n;
 	w.buf = ret ? NULL : malloc(COPY_BUF);

@@ -17,4 +17,8 @@
 int chain_open(int *img, int orig, const void *key, size_t key_len,
 	       struct ckpt_log *log, int *fds, int *nr);
 
+/* The images in the chain that ends at @path (1: a whole one), or a
+ * negative errno (said). */
+int chain_depth(const char *path, struct ckpt_log *log);
+
 #endif

@@ -434,6 +434,7 @@ static int finish(struct cpt_ctx *c, int ret)
 
 	if (ret && c->log->err && c->nr_tasks)
 		write_error(c);
+	c->failed = ret;
 	if (!ret && kill) {
 		for (int i = 0; i < ckpt_nr_kinds; i++)
 			if (ckpt_kinds[i]->dump_kill)

@@ -63,6 +63,7 @@ struct cpt_ctx {
 	struct ckpt_log *log;
 	struct img_writer w;
 	unsigned long flags;
+	bool failed;		/* at its end: the checkpoint failed */
 	const struct ckpt_checkpoint_opts *opts;	/* never NULL */
 	struct cpt_task **tasks;	/* the tree, parents before children */
 	int nr_tasks;

@@ -939,7 +939,8 @@ static int console_keep(struct rst_ctx *c, const struct rst_tty *e)
 	int n = c->nr_early_pty, s;
 
 	if (n == MAX_CONSOLES)
-		return 0;
+		return log_err(c->log, EOPNOTSUPP, "pty %u: more than %d consoles in one tree",
+			       e->t.id, MAX_CONSOLES);
 	s = ptyq_peer(e->fd, O_RDWR | O_NOCTTY, false);
 	if (s < 0)
 		return log_err(c->log, errno, "opening the slave of pty %u:", e->t.id);
@@ -1135,6 +1136,12 @@ static int ttyk_built(struct rst_ctx *c)
 
 	int ret = 0;
 
+	/* (the mounts are made: the consoles' slaves were theirs) */
+	for (int i = 0; i < c->nr_early_pty; i++)
+		if (c->early_pty[i].fd >= 0) {
+			close(c->early_pty[i].fd);
+			c->early_pty[i].fd = -1;
+		}
 	for (int i = 0; tt && i < tt->n; i++) {
 		struct rst_tty *e = &tt->e[i];
 

@@ -141,6 +141,7 @@ const struct kind_ops kind_mm = {
 	.dump = mm_dump,		/* mm_dump.c */
 	.dump_begin = mm_track_begin,	/* mm_track.c */
 	.hold = mm_track_hold,
+	.dump_end = mm_track_end,
 	.dump_check = mm_dump_check,
 	.dump_size = sizeof(struct mm_cpt),
 	.dump_free = mm_dump_free,

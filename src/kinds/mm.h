@@ -88,6 +88,9 @@ struct mm_track {
 	struct track_prev *hidden;	/* ckpt's userfaultfds found now */
 	int nr_hidden;
 	size_t cap_hidden;
+	struct track_prev *made;	/* ... and made now (ino unused) */
+	int nr_made;
+	size_t cap_made;
 };
 
 /* The checkpoint's (mm_dump.c): every such object seen so far. */
@@ -145,6 +148,8 @@ int mm_track_begin(struct cpt_ctx *c, pid_t root);
 int mm_track_hold(struct cpt_ctx *c, struct cpt_task *t);
 int mm_track_task(struct cpt_ctx *c, struct cpt_task *t, bool *tracked);
 int mm_track_reset(struct cpt_ctx *c, struct cpt_task *t, int pmfd);
+/* A failed checkpoint takes back the trackers it made. */
+void mm_track_end(struct cpt_ctx *c, bool killed);
 void mm_track_free(struct mm_track *tr);
 /* mm_load.c: the first area of shared anonymous object @id, NULL if
  * none. */

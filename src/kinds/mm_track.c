@@ -37,6 +37,7 @@
 #include <unistd.h>
 #include <linux/userfaultfd.h>
 
+#include "../chain.h"
 #include "mm.h"
 
 #define UFFD_LINK		"anon_inode:[userfaultfd]"
@@ -172,7 +173,12 @@ int mm_track_begin(struct cpt_ctx *c, pid_t root)
 		return log_err(c->log, EINVAL,
 			       "parent image %s tracks no memory: checkpoint with --track-mem first",
 			       c->opts->parent);
-	return parent_path(c, tr);
+	ret = chain_depth(c->opts->parent, c->log);
+	if (ret >= CKPT_MAX_CHAIN)
+		return log_err(c->log, ELOOP,
+			       "parent image %s ends a chain of %d images, the most a restart reads: make a whole checkpoint (--track-mem) to start a new one",
+			       c->opts->parent, ret);
+	return ret < 0 ? ret : parent_path(c, tr);
 }
 
 /* ---- ckpt's own fd in the process ---- */
@@ -195,13 +201,26 @@ static uint64_t uffd_features(pid_t pid, int fd)
 	return f & ~((1ULL << 31) | (1ULL << 13));
 }
 
+/* Where ckpt puts its userfaultfd: the top of @pid's fds (high_fd()). */
+static long fd_top(pid_t pid)
+{
+	struct rlimit rl;
+
+	if (prlimit(pid, RLIMIT_NOFILE, NULL, &rl))
+		return 0;
+	return rl.rlim_cur > 4096 ? 4096 : (long)rl.rlim_cur;
+}
+
 /* Ckpt's userfaultfd in @pid: a userfaultfd with exactly the one
- * feature ckpt asks for, the highest such fd above 2 (ckpt puts its own
- * at the highest free one); -1 if none. */
+ * feature ckpt asks for, the highest such fd above 2 and among the top
+ * 64 of its fds (ckpt puts its own at the highest free one; an
+ * application's own, lower, is its, saved or refused as any fd); -1 if
+ * none. */
 static int find_uffd(pid_t pid, uint64_t *ino)
 {
 	char path[64], link[64];
 	struct dirent *de;
+	long low = fd_top(pid) - 64;
 	int best = -1;
 	DIR *d;
 
@@ -213,7 +232,7 @@ static int find_uffd(pid_t pid, uint64_t *ino)
 		struct stat st;
 
 		snprintf(name, sizeof(name), "fd/%d", fd);
-		if (de->d_name[0] == '.' || fd <= best || fd < 3 ||
+		if (de->d_name[0] == '.' || fd <= best || fd < 3 || fd < low ||
 		    proc_readlink(pid, name, link, sizeof(link)) ||
 		    strcmp(link, UFFD_LINK) || uffd_features(pid, fd) != UFFD_WP_ASYNC)
 			continue;
@@ -391,15 +410,28 @@ static int make_uffd(struct cpt_ctx *c, struct cpt_task *t, long *fd)
 		return ret;
 	hi = high_fd(t->pid, u);
 	if (hi < 3)	/* found again by its number: never stdio's */
-		return log_err(c->log, EMFILE, "pid %d: no fd above 2 free for its memory tracking",
-			       t->pid);
-	if (hi != u) {
+		ret = log_err(c->log, EMFILE, "pid %d: no fd above 2 free for its memory tracking",
+			      t->pid);
+	else if (hi != u)
 		ret = rcheck(&t->rm, NULL, "dup3", SYS_dup3, u, hi, O_CLOEXEC);
-		if (!ret)
-			ret = rcheck(&t->rm, NULL, "close", SYS_close, u);
+	if (hi != u || ret) {
+		long r;
+
+		rcall(&t->rm, &r, SYS_close, u);
 	}
 	*fd = hi;
 	return ret;
+}
+
+static int made_add(struct cpt_ctx *c, struct cpt_task *t, int fd)
+{
+	struct mm_track *tr = &((struct mm_cpt *)kind_dump_state(c, &kind_mm))->track;
+	struct track_prev *m = VEC_PUSH(tr->made, tr->nr_made, tr->cap_made);
+
+	if (!m)
+		return log_err(c->log, ENOMEM, "tracking table:");
+	*m = (struct track_prev){ t->pid, fd, 0 };
+	return 0;
 }
 
 int mm_track_reset(struct cpt_ctx *c, struct cpt_task *t, int pmfd)
@@ -425,6 +457,8 @@ int mm_track_reset(struct cpt_ctx *c, struct cpt_task *t, int pmfd)
 		close(uffd);
 	if (pidfd >= 0)
 		close(pidfd);
+	if (!ret)
+		ret = made_add(c, t, fd);
 	if (ret)
 		return ret;
 	m.fd = fd;
@@ -432,9 +466,29 @@ int mm_track_reset(struct cpt_ctx *c, struct cpt_task *t, int pmfd)
 	return iw_record(&c->w, REC_MM_TRACK, &m, sizeof(m));
 }
 
+/* A checkpoint that failed takes its new trackers back (the processes
+ * are still held): the tree is left with no fd of ckpt's, untracked (the
+ * old trackers are closed already: the next --parent is refused,
+ * naming --track-mem). */
+void mm_track_end(struct cpt_ctx *c, bool killed)
+{
+	struct mm_track *tr = &((struct mm_cpt *)kind_dump_state(c, &kind_mm))->track;
+
+	for (int i = 0; c->failed && !killed && i < tr->nr_made; i++)
+		for (int k = 0; k < c->nr_tasks; k++)
+			if (c->tasks[k]->pid == tr->made[i].pid && !c->tasks[k]->zombie) {
+				long r;
+
+				rcall(&c->tasks[k]->rm, &r, SYS_close, tr->made[i].fd);
+				log_info(c->log, "pid %d: its memory tracking (fd %d) taken back",
+					 tr->made[i].pid, tr->made[i].fd);
+			}
+}
+
 void mm_track_free(struct mm_track *tr)
 {
 	free(tr->prev);
 	free(tr->hidden);
+	free(tr->made);
 	free(tr->path);
 }
