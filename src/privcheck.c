@@ -1,0 +1,146 @@
+/* privcheck.c - a restart by an ordinary user never yields more than
+ * that user has.
+ *
+ * Most of it the kernel sees to: the restart runs in a user namespace
+ * where only the user's own uid and gid exist (unpriv.c), so a file of
+ * another user opens as it would for them, a pid is only one of the new
+ * pid namespace, a hard limit cannot be raised (rlimits.c says so
+ * first).  What the namespace would grant, or what would only fail late
+ * and half-built, is refused here as each record is read, before any
+ * process exists, naming the process and what it asks for:
+ * - credentials (uids, gids) other than the user's own, and groups other
+ *   than ckpt's (which the processes keep: setgroups is denied);
+ * - any capability (the namespace would grant it over itself);
+ * - cgroups, which restart would have to mount and enter
+ *   (--no-cgroups leaves the processes in the user's own);
+ * - a setuid or setgid program of another user or group mapped.
+ * Only a well-formed record is judged: its kind refuses the others.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../include/ckpt.h"
+#include "ctx.h"
+#include "unpriv.h"
+
+#define MAX_OWN_GROUPS 65536
+
+static int ids_bad(struct rst_ctx *c, pid_t pid, const char *what,
+		   const uint32_t id[4], uint32_t r, uint32_t e)
+{
+	static const char *const which[4] = { "real", "effective", "saved", "fs" };
+
+	for (int i = 0; i < 4; i++)
+		if (id[i] != r && id[i] != e)
+			return log_err(c->log, EPERM,
+				       "pid %d: its %s %s %u is not yours (%u): only root restarts another user's processes",
+				       pid, which[i], what, id[i], e);
+	return 0;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* In the user namespace a group not mapped reads as the overflow gid:
+ * it stands for any group but our own, which is mapped. */
+static bool group_same(uint32_t mine, uint32_t img)
+{
+	return mine == img || (unpriv_groups_fixed() && mine == 65534 && img != getegid());
+}
+
+static int groups_bad(struct rst_ctx *c, pid_t pid, const uint32_t *img, uint32_t n)
+{
+	gid_t *own = calloc(MAX_OWN_GROUPS, sizeof(*own));
+	uint32_t *a = malloc((n + 1) * sizeof(*a)), *b = own;
+	int nown = own ? getgroups(MAX_OWN_GROUPS, own) : -1, ret = 0;
+
+	if (!own || !a || nown < 0) {
+		ret = log_err(c->log, own && a ? errno : ENOMEM, "pid %d: ckpt's own groups:", pid);
+		goto out;
+	}
+	memcpy(a, img, n * sizeof(*a));
+	qsort(a, n, sizeof(*a), cmp_u32);
+	qsort(b, nown, sizeof(*b), cmp_u32);
+	for (uint32_t i = 0; i < n && (int)n == nown && !ret; i++)
+		if (!group_same(b[i], a[i]))
+			ret = -1;
+	if (ret || (int)n != nown)
+		ret = log_err(c->log, EPERM,
+			      "pid %d: its %u supplementary groups are not ckpt's own %d (an ordinary user cannot set groups; the first differing: %u)",
+			      pid, n, nown, n ? a[0] : 0);
+out:
+	free(own);
+	free(a);
+	return ret;
+}
+
+static int creds_bad(struct rst_ctx *c, pid_t pid, const struct rec *r)
+{
+	const struct rec_creds *rc = r->data;
+	uint64_t caps;
+	int ret;
+
+	if (r->data_len < sizeof(*rc) || r->data_len != sizeof(*rc) + rc->nr_groups * 4ULL)
+		return 0;
+	ret = ids_bad(c, pid, "uid", rc->uid, getuid(), geteuid());
+	if (!ret)
+		ret = ids_bad(c, pid, "gid", rc->gid, getgid(), getegid());
+	caps = rc->cap_prm | rc->cap_eff | rc->cap_inh | rc->cap_amb;
+	if (!ret && caps)
+		ret = log_err(c->log, EPERM,
+			      "pid %d: it has capabilities (0x%" PRIx64 "), which an ordinary user's restart never gives",
+			      pid, caps);
+	if (!ret)
+		ret = groups_bad(c, pid, (const uint32_t *)(rc + 1), rc->nr_groups);
+	return ret;
+}
+
+static int vma_bad(struct rst_ctx *c, pid_t pid, const struct rec *r)
+{
+	const struct rec_vma *v = r->data;
+	const char *path = (const char *)(v + 1);
+	struct stat st;
+
+	if (r->data_len < sizeof(*v) || v->kind != VMA_FILE || !v->path_len ||
+	    r->data_len != sizeof(*v) + (uint64_t)v->path_len || path[v->path_len - 1] ||
+	    stat(path, &st))
+		return 0;	/* the mm kind refuses it, or says the file is gone */
+	if ((st.st_mode & S_ISUID) && st.st_uid != geteuid())
+		return log_err(c->log, EPERM,
+			       "pid %d: area 0x%" PRIx64 " maps %s, a program setuid to uid %u: only root restarts it",
+			       pid, v->start, path, st.st_uid);
+	if ((st.st_mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP) && st.st_gid != getegid())
+		return log_err(c->log, EPERM,
+			       "pid %d: area 0x%" PRIx64 " maps %s, a program setgid to gid %u: only root restarts it",
+			       pid, v->start, path, st.st_gid);
+	return 0;
+}
+
+int privcheck_rec(struct rst_ctx *c, struct rst_task *t, const struct rec *r)
+{
+	if (!c->here || !t || !unpriv_user())
+		return 0;
+	switch (r->type) {
+	case REC_CREDS:
+		return creds_bad(c, t->pid, r);
+	case REC_VMA:
+		return vma_bad(c, t->pid, r);
+	case REC_CGROUP_MEMBER:
+		if (c->flags & CKPT_NO_CGROUPS)
+			return 0;
+		return log_err(c->log, EPERM,
+			       "pid %d: the image puts it in cgroups, which an ordinary user cannot enter (--no-cgroups leaves it in restart's own)",
+			       t->pid);
+	}
+	return 0;
+}
