@@ -15,6 +15,11 @@
  *   (--no-cgroups leaves the processes in the user's own);
  * - a setuid or setgid program of another user or group mapped.
  * Only a well-formed record is judged: its kind refuses the others.
+ *
+ * In the namespace restart made (setgroups denied), the creds kind is
+ * told so as of a container's (rst_ctx.userns): the user's ids mapped to
+ * themselves, and the groups every process has, which it then does not
+ * set.  This kind (no records) owns that description.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -25,11 +30,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../include/ckpt.h"
-#include "ctx.h"
-#include "unpriv.h"
+#include "../../include/ckpt.h"
+#include "../kinds.h"
+#include "../unpriv.h"
+#include "ns_user.h"
 
 #define MAX_OWN_GROUPS 65536
+/* what stat() and getgroups() show for an id not mapped in our user
+ * namespace: it may be anyone's, never taken for ours */
+#define OVERFLOW_ID 65534
 
 static int ids_bad(struct rst_ctx *c, pid_t pid, const char *what,
 		   const uint32_t id[4], uint32_t r, uint32_t e)
@@ -55,7 +64,7 @@ static int cmp_u32(const void *a, const void *b)
  * it stands for any group but our own, which is mapped. */
 static bool group_same(uint32_t mine, uint32_t img)
 {
-	return mine == img || (unpriv_groups_fixed() && mine == 65534 && img != getegid());
+	return mine == img || (unpriv_groups_fixed() && mine == OVERFLOW_ID && img != getegid());
 }
 
 static int groups_bad(struct rst_ctx *c, pid_t pid, const uint32_t *img, uint32_t n)
@@ -84,6 +93,25 @@ out:
 	return ret;
 }
 
+/* The namespace restart made for the user: ids mapped to themselves,
+ * setgroups denied, the groups those of the image's first process,
+ * which groups_bad() found to be ckpt's. */
+static int own_userns(struct rst_ctx *c, const struct rec_creds *rc)
+{
+	struct ns_user_maps *m = kind_ctx_state(c, &kind_unpriv, sizeof(*m));
+
+	if (!m || !(m->groups = malloc((rc->nr_groups + 1) * 4)))
+		return log_err(c->log, ENOMEM, "the user namespace's groups:");
+	m->nr[0] = m->nr[1] = 1;
+	m->ext[0][0] = (struct rec_ns_user_extent){ geteuid(), geteuid(), 1 };
+	m->ext[1][0] = (struct rec_ns_user_extent){ getegid(), getegid(), 1 };
+	m->flags = NS_USER_SETGROUPS_DENY;
+	m->nr_groups = rc->nr_groups;
+	memcpy(m->groups, rc + 1, rc->nr_groups * 4);
+	c->userns = m;
+	return 0;
+}
+
 static int creds_bad(struct rst_ctx *c, pid_t pid, const struct rec *r)
 {
 	const struct rec_creds *rc = r->data;
@@ -102,6 +130,8 @@ static int creds_bad(struct rst_ctx *c, pid_t pid, const struct rec *r)
 			      pid, caps);
 	if (!ret)
 		ret = groups_bad(c, pid, (const uint32_t *)(rc + 1), rc->nr_groups);
+	if (!ret && !c->userns && unpriv_groups_fixed())
+		ret = own_userns(c, rc);
 	return ret;
 }
 
@@ -115,14 +145,15 @@ static int vma_bad(struct rst_ctx *c, pid_t pid, const struct rec *r)
 	    r->data_len != sizeof(*v) + (uint64_t)v->path_len || path[v->path_len - 1] ||
 	    stat(path, &st))
 		return 0;	/* the mm kind refuses it, or says the file is gone */
-	if ((st.st_mode & S_ISUID) && st.st_uid != geteuid())
+	if ((st.st_mode & S_ISUID) && (st.st_uid != geteuid() || st.st_uid == OVERFLOW_ID))
 		return log_err(c->log, EPERM,
-			       "pid %d: area 0x%" PRIx64 " maps %s, a program setuid to uid %u: only root restarts it",
-			       pid, v->start, path, st.st_uid);
-	if ((st.st_mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP) && st.st_gid != getegid())
+			       "pid %d: area 0x%" PRIx64 " maps %s, a program setuid to another user: only root restarts it",
+			       pid, v->start, path);
+	if ((st.st_mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP) &&
+	    (st.st_gid != getegid() || st.st_gid == OVERFLOW_ID))
 		return log_err(c->log, EPERM,
-			       "pid %d: area 0x%" PRIx64 " maps %s, a program setgid to gid %u: only root restarts it",
-			       pid, v->start, path, st.st_gid);
+			       "pid %d: area 0x%" PRIx64 " maps %s, a program setgid to another group: only root restarts it",
+			       pid, v->start, path);
 	return 0;
 }
 
@@ -144,3 +175,16 @@ int privcheck_rec(struct rst_ctx *c, struct rst_task *t, const struct rec *r)
 	}
 	return 0;
 }
+
+static void unpriv_free_ctx(void *state)
+{
+	struct ns_user_maps *m = state;
+
+	free(m->groups);
+	free(m);
+}
+
+const struct kind_ops kind_unpriv = {
+	.name = "unpriv",
+	.free_ctx = unpriv_free_ctx,
+};
