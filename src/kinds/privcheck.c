@@ -35,7 +35,6 @@
 #include "../unpriv.h"
 #include "ns_user.h"
 
-#define MAX_OWN_GROUPS 65536
 /* what stat() and getgroups() show for an id not mapped in our user
  * namespace: it may be anyone's, never taken for ours */
 #define OVERFLOW_ID 65534
@@ -53,43 +52,45 @@ static int ids_bad(struct rst_ctx *c, pid_t pid, const char *what,
 	return 0;
 }
 
-static int cmp_u32(const void *a, const void *b)
+/* @own[] has @img: taken, marked used.  In the user namespace a group
+ * not mapped reads as the overflow gid, which then stands for any group
+ * but our own (mapped): taken only when no exact one is left. */
+static bool group_take(gid_t *own, int nown, uint32_t img, bool loose)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* In the user namespace a group not mapped reads as the overflow gid:
- * it stands for any group but our own, which is mapped. */
-static bool group_same(uint32_t mine, uint32_t img)
-{
-	return mine == img || (unpriv_groups_fixed() && mine == OVERFLOW_ID && img != getegid());
+	for (int j = 0; j < nown; j++)
+		if (own[j] == (loose ? OVERFLOW_ID : img) && own[j] != (gid_t)-1) {
+			own[j] = (gid_t)-1;
+			return true;
+		}
+	return false;
 }
 
 static int groups_bad(struct rst_ctx *c, pid_t pid, const uint32_t *img, uint32_t n)
 {
-	gid_t *own = calloc(MAX_OWN_GROUPS, sizeof(*own));
-	uint32_t *a = malloc((n + 1) * sizeof(*a)), *b = own;
-	int nown = own ? getgroups(MAX_OWN_GROUPS, own) : -1, ret = 0;
+	int nown = getgroups(0, NULL), ret = 0;
+	gid_t *own = nown >= 0 ? calloc(nown + 1, sizeof(*own)) : NULL;
+	bool *got = calloc(n + 1, sizeof(*got)), loose = unpriv_groups_fixed();
 
-	if (!own || !a || nown < 0) {
-		ret = log_err(c->log, own && a ? errno : ENOMEM, "pid %d: ckpt's own groups:", pid);
+	if (own)
+		nown = getgroups(nown, own);
+	if (!own || !got || nown < 0) {
+		ret = log_err(c->log, nown < 0 ? errno : ENOMEM, "pid %d: ckpt's own groups:", pid);
 		goto out;
 	}
-	memcpy(a, img, n * sizeof(*a));
-	qsort(a, n, sizeof(*a), cmp_u32);
-	qsort(b, nown, sizeof(*b), cmp_u32);
-	for (uint32_t i = 0; i < n && (int)n == nown && !ret; i++)
-		if (!group_same(b[i], a[i]))
+	if ((int)n != nown)
+		ret = -1;
+	for (uint32_t i = 0; i < n && !ret; i++)
+		got[i] = group_take(own, nown, img[i], false);
+	for (uint32_t i = 0; i < n && !ret; i++)
+		if (!got[i] && (!loose || img[i] == getegid() || !group_take(own, nown, img[i], true)))
 			ret = -1;
-	if (ret || (int)n != nown)
+	if (ret)
 		ret = log_err(c->log, EPERM,
-			      "pid %d: its %u supplementary groups are not ckpt's own %d (an ordinary user cannot set groups; the first differing: %u)",
-			      pid, n, nown, n ? a[0] : 0);
+			      "pid %d: its %u supplementary groups are not ckpt's own %d (an ordinary user cannot set groups)",
+			      pid, n, nown);
 out:
 	free(own);
-	free(a);
+	free(got);
 	return ret;
 }
 

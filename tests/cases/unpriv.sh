@@ -6,6 +6,10 @@
 t unpriv_single            needs userns
 t unpriv_tree_pipe         needs userns
 t unpriv_files             needs userns
+t unpriv_tree              needs userns
+t unpriv_threads           needs userns
+t unpriv_detach            needs userns
+t unpriv_groups            needs userns
 t unpriv_refuse_root_image needs userns
 t unpriv_refuse_forged     needs userns
 t unpriv_refuse_file       needs userns
@@ -100,6 +104,9 @@ unpriv_run() {	# DIR PROG ARGS...
 test_unpriv_single() { unpriv_run $WORK/single $AUX/holder plain $WORK/single/go; }
 test_unpriv_tree_pipe() { unpriv_run $WORK/pipeline $PROGS/pipeline $WORK/pipeline/go; }
 test_unpriv_files() { unpriv_run $WORK/files $PROGS/files $WORK/files/go; }
+# sessions, groups and zombies (tests/progs/tree.c)
+test_unpriv_tree() { unpriv_run $WORK/tree $PROGS/tree $WORK/tree/go; }
+test_unpriv_threads() { unpriv_run $WORK/threads $PROGS/threads $WORK/threads/go; }
 
 # IMG restarted by the user: refused (125), in one line matching PATTERN,
 # with no process made.
@@ -241,4 +248,42 @@ test_unpriv_refuse_memfd() {
 	kill -0 $pid || return 1
 	touch $d/go
 	wait $pid && grep -q '^PASS' $d/out
+}
+
+# --detach: restart returns once the tree runs, its namespace's init
+# staying behind as the reaper, and goes with the restored root.
+test_unpriv_detach() {
+	local d=$WORK/detach pid outer inner i
+	user_image $d || return 1
+	uckpt restart --detach $d/img > $d/rout 2>&1 || { cat $d/rout; return 1; }
+	cat $d/rout
+	outer=$(pgrep -u $UNPRIV_UID -f "holder plain $d/go" | head -1)
+	[ -n "$outer" ] || return 1
+	inner=$(awk '/^NSpid:/ { print $NF }' /proc/$outer/status)
+	note "pid $pid back as $inner inside, $outer outside"
+	[ "$inner" = "$pid" ] || return 1
+	touch $d/go
+	wait_for $d/out PASS || return 1
+	for ((i = 0; i < 300; i++)); do
+		pgrep -u $UNPRIV_UID -f "$CKPT restart --detach $d/img" > /dev/null || return 0
+		sleep 0.01
+	done
+	echo "the namespace's init is still there"
+	return 1
+}
+
+# Supplementary groups, not mapped in the user namespace (they read as
+# 65534 there), come back as ckpt's own; restarted by the user in fewer
+# groups, or with the user's own gid where the image had another, refused.
+# (One unmapped group for another is not seen: both read 65534.)
+test_unpriv_groups() {
+	local d=$WORK/groups pid AS_USER=(setpriv --reuid=$UNPRIV_UID --regid=$UNPRIV_UID --groups=100,4243)
+	user_image $d || return 1
+	AS_USER=(setpriv --reuid=$UNPRIV_UID --regid=$UNPRIV_UID --groups=100)
+	unpriv_refused $d $d/img "pid $pid: its 2 supplementary groups are not ckpt's own 1" || return 1
+	AS_USER=(setpriv --reuid=$UNPRIV_UID --regid=$UNPRIV_UID --groups=$UNPRIV_UID,4243)
+	unpriv_refused $d $d/img "pid $pid: its 2 supplementary groups are not ckpt's own 2" || return 1
+	AS_USER=(setpriv --reuid=$UNPRIV_UID --regid=$UNPRIV_UID --groups=4243,100)
+	( sleep 0.5; touch $d/go ) &
+	uckpt restart $d/img > $d/rout 2>&1 && grep -q '^PASS' $d/out || { cat $d/rout $d/out; return 1; }
 }
