@@ -13,7 +13,8 @@
  * - any capability (the namespace would grant it over itself);
  * - cgroups, which restart would have to mount and enter
  *   (--no-cgroups leaves the processes in the user's own);
- * - a setuid or setgid program of another user or group mapped.
+ * - a setuid or setgid program of another user or group mapped;
+ * - a TCP socket with a port (bound again with TCP_REPAIR).
  * Only a well-formed record is judged: its kind refuses the others.
  *
  * In the namespace restart made (setgroups denied), the creds kind is
@@ -24,6 +25,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,6 +160,26 @@ static int vma_bad(struct rst_ctx *c, pid_t pid, const struct rec *r)
 	return 0;
 }
 
+/* A TCP socket with a port is bound again in repair mode (inet.c),
+ * which needs CAP_NET_ADMIN over the network namespace: the host's. */
+static int inet_bad(struct rst_ctx *c, pid_t pid, const struct rec *r)
+{
+	const struct rec_file *f = r->data;
+	struct rec_inet in;
+
+	if (r->data_len < sizeof(*f) || f->kind != FILE_INET ||
+	    f->extra_len < sizeof(in) ||
+	    r->data_len < sizeof(*f) + (uint64_t)f->path_len + f->extra_len)
+		return 0;
+	/* the path before it leaves it unaligned */
+	memcpy(&in, (const char *)(f + 1) + f->path_len, sizeof(in));
+	if (in.protocol != IPPROTO_TCP || !in.lport)
+		return 0;
+	return log_err(c->log, EPERM,
+		       "pid %d: a TCP socket on port %u, which restart binds in repair mode (TCP_REPAIR needs CAP_NET_ADMIN, not an ordinary user's)",
+		       pid, in.lport);
+}
+
 int privcheck_rec(struct rst_ctx *c, struct rst_task *t, const struct rec *r)
 {
 	if (!c->here || !t || !unpriv_user())
@@ -167,6 +189,8 @@ int privcheck_rec(struct rst_ctx *c, struct rst_task *t, const struct rec *r)
 		return creds_bad(c, t->pid, r);
 	case REC_VMA:
 		return vma_bad(c, t->pid, r);
+	case REC_FILE:
+		return inet_bad(c, t->pid, r);
 	case REC_CGROUP_MEMBER:
 		if (c->flags & CKPT_NO_CGROUPS)
 			return 0;

@@ -16,6 +16,8 @@ t unpriv_refuse_file       needs userns
 t unpriv_refuse_setuid     needs userns
 t unpriv_refuse_rlimit     needs userns
 t unpriv_refuse_memfd      needs userns
+t unpriv_refuse_tcp        needs userns
+t unpriv_refuse_inotify    needs userns
 
 UNPRIV_UID=4242
 
@@ -286,4 +288,47 @@ test_unpriv_groups() {
 	AS_USER=(setpriv --reuid=$UNPRIV_UID --regid=$UNPRIV_UID --groups=4243,100)
 	( sleep 0.5; touch $d/go ) &
 	uckpt restart $d/img > $d/rout 2>&1 && grep -q '^PASS' $d/out || { cat $d/rout $d/out; return 1; }
+}
+
+# A listening TCP socket (tests/progs/accept_wait.c), which restart binds
+# with TCP_REPAIR: the user's checkpoint has it, the user's restart
+# refuses it before any process exists; root restarts the image.
+test_unpriv_refuse_tcp() {
+	local d=$WORK/tcp pid
+	user_dir $d && as_user touch $d/out || return 1
+	"${AS_USER[@]}" env TP_TMPDIR=$d $PROGS/accept_wait $d/go > $d/out 2>&1 < /dev/null &
+	pid=$!
+	wait_for $d/out READY 20 || return 1
+	uckpt checkpoint --kill -o $d/img $pid || return 1
+	wait $pid 2>/dev/null
+	gone $pid || return 1
+	unpriv_refused $d $d/img "pid $pid: a TCP socket on port [0-9]*, which restart binds in repair mode (TCP_REPAIR needs CAP_NET_ADMIN" ||
+		return 1
+	! kill -0 $pid 2>/dev/null || return 1
+	( sleep 0.5; touch $d/go ) &
+	ckpt restart --no-cgroups $d/img > $d/rout 2>&1 && grep -q '^PASS' $d/out || { cat $d/rout $d/out; return 1; }
+}
+
+# An inotify watch names its file by a handle, which only
+# open_by_handle_at() (CAP_DAC_READ_SEARCH) turns into a path: the
+# user's checkpoint refuses it, naming pid, fd and watch.
+test_unpriv_refuse_inotify() {
+	local d=$WORK/inotify pid err
+	user_dir $d && as_user touch $d/out || return 1
+	"${AS_USER[@]}" env TP_TMPDIR=$d $PROGS/inotify $d/go > $d/out 2>&1 < /dev/null &
+	pid=$!
+	wait_for $d/out READY 20 || return 1
+	uckpt checkpoint --kill -o $d/img $pid 2> $d/err
+	[ $? = 1 ] || return 1
+	err=$(grep -v warning $d/err)
+	echo "$err"
+	[ "$(printf '%s\n' "$err" | wc -l)" = 1 ] &&
+		printf '%s' "$err" | grep -q "pid $pid fd [0-9]*: inotify wd [0-9]*: its file is found by open_by_handle_at(), which needs CAP_DAC_READ_SEARCH" ||
+		return 1
+	# it runs on (what it checks then needs root: lchown)
+	sleep 0.2
+	kill -0 $pid && [ "$(awk '{print $3}' /proc/$pid/stat)" != T ] || return 1
+	kill -9 $pid
+	wait $pid
+	return 0
 }
