@@ -91,8 +91,12 @@ unpriv_run() {	# DIR PROG ARGS...
 		sleep 0.01
 	done
 	[ -n "$outer" ] || { cat $d/rout; return 1; }
-	sleep 0.3
-	after=$(ns_pids $outer) || { echo "$after"; touch $d/go; wait $rpid; return 1; }
+	# the root's memory is back; its children may still be on their way
+	for ((i = 0; i < 1000; i++)); do
+		after=$(ns_pids $outer) || { echo "$after"; touch $d/go; wait $rpid; return 1; }
+		[ "$after" = "$before" ] && break
+		sleep 0.01
+	done
 	note "back as $(echo $after) inside, the root $outer outside"
 	touch $d/go
 	wait $rpid
