@@ -4,7 +4,8 @@
  * init (pid 1), which mounts its own /proc, restores the tree as its
  * children and reaps whatever is orphaned there until the restored root
  * ends; its status is then init's.  With CKPT_DETACH, init stays behind
- * as the reaper and the caller gets the root's pid as seen from outside. */
+ * as the reaper and the caller gets the root's pid as seen from outside.
+ * An ordinary user's gets a user namespace with it (unpriv.c). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -138,7 +139,7 @@ int pidns_restart(pid_t pid, int fd, unsigned long flags, int logfd,
 	 * must not land in a namespace whose init may be gone */
 	init = syscall(SYS_clone3, &ca, sizeof(ca));
 	if (init < 0) {
-		ret = log_err(&log, errno, userns ? "new user and pid namespace:"
+		ret = log_err(&log, errno, userns ? "new user and pid namespace (an ordinary user's restart needs unprivileged user namespaces):"
 						  : "new pid namespace:");
 		close(p[0]);
 		close(p[1]);
