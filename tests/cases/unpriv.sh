@@ -18,6 +18,7 @@ t unpriv_refuse_rlimit     needs userns
 t unpriv_refuse_memfd      needs userns
 t unpriv_refuse_tcp        needs userns
 t unpriv_refuse_inotify    needs userns
+t unpriv_refuse_options    needs userns
 
 UNPRIV_UID=4242
 
@@ -335,4 +336,15 @@ test_unpriv_refuse_inotify() {
 	kill -9 $pid
 	wait $pid
 	return 0
+}
+
+# An ordinary user's restart is --pidns's: its refusals of options.
+test_unpriv_refuse_options() {
+	local d=$WORK/options pid opt
+	user_image $d || return 1
+	for opt in "--cgroup-root /x" "--join-ns net:/proc/self/ns/net" "--external mnt[a]:/tmp"; do
+		unpriv_refused $d $d/img "are not for --pidns, which an ordinary user's restart is" "$opt" ||
+			return 1
+	done
+	! kill -0 $pid 2>/dev/null
 }
