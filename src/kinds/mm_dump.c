@@ -434,10 +434,9 @@ static int shm_id(struct cpt_ctx *c, pid_t pid, const struct vma *v,
 
 	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
 		 pid, v->start, v->end);
-	if (stat(path, &st) && errno == EPERM)
-		return unpriv_map_refused(c->log, pid, v, "shared memory");
 	if (stat(path, &st))
-		return log_err(c->log, errno, "pid %d: %s:", pid, path);
+		return errno == EPERM ? unpriv_map_refused(c->log, pid, v, "shared memory")
+				      : log_err(c->log, errno, "pid %d: %s:", pid, path);
 	for (int i = 0; i < mc->nr_shm; i++)
 		if (mc->shm[i].dev == st.st_dev && mc->shm[i].ino == st.st_ino) {
 			*id = mc->shm[i].id;

@@ -17,6 +17,7 @@ t unpriv_refuse_setuid     needs userns
 t unpriv_refuse_rlimit     needs userns
 t unpriv_refuse_memfd      needs userns
 t unpriv_refuse_tcp        needs userns
+t unpriv_refuse_shared     needs userns
 t unpriv_refuse_inotify    needs userns
 t unpriv_refuse_options    needs userns
 
@@ -347,4 +348,24 @@ test_unpriv_refuse_options() {
 			return 1
 	done
 	! kill -0 $pid 2>/dev/null
+}
+
+# Shared anonymous memory (tests/progs/clone_share.c): its object only
+# map_files opens, so the user's checkpoint refuses it, naming pid and
+# address, and the tree runs on.
+test_unpriv_refuse_shared() {
+	local d=$WORK/shared pid err
+	user_dir $d && as_user touch $d/out || return 1
+	"${AS_USER[@]}" env TP_TMPDIR=$d $PROGS/clone_share $d/go > $d/out 2>&1 < /dev/null &
+	pid=$!
+	wait_for $d/out READY 20 || return 1
+	uckpt checkpoint --kill -o $d/img $pid 2> $d/err
+	[ $? = 1 ] || return 1
+	err=$(grep -v warning $d/err)
+	echo "$err"
+	[ "$(printf '%s\n' "$err" | wc -l)" = 1 ] &&
+		printf '%s' "$err" | grep -q "pid [0-9]*: area 0x[0-9a-f]* (/dev/zero (deleted)): shared memory can only be saved through /proc/[0-9]*/map_files, which needs CAP_CHECKPOINT_RESTORE" ||
+		return 1
+	touch $d/go
+	wait $pid && grep -q '^PASS' $d/out || { cat $d/out; return 1; }
 }
