@@ -9,6 +9,7 @@ t unpriv_files             needs userns
 t unpriv_tree              needs userns
 t unpriv_threads           needs userns
 t unpriv_detach            needs userns
+t unpriv_pid_taken         needs userns
 t unpriv_groups            needs userns
 t unpriv_refuse_root_image needs userns
 t unpriv_refuse_forged     needs userns
@@ -368,4 +369,27 @@ test_unpriv_refuse_shared() {
 		return 1
 	touch $d/go
 	wait $pid && grep -q '^PASS' $d/out || { cat $d/out; return 1; }
+}
+
+# The original still running (checkpoint without --kill), its pid taken
+# outside: the user's restart has it back inside its namespace, and
+# both run to the end (the original passing, the restored one gone).
+test_unpriv_pid_taken() {
+	local d=$WORK/taken pid outer inner
+	user_dir $d && as_user touch $d/out || return 1
+	"${AS_USER[@]}" "$AUX/holder" plain $d/go > $d/out 2>&1 < /dev/null &
+	pid=$!
+	wait_for $d/out READY 20 || return 1
+	uckpt checkpoint -o $d/img $pid || return 1
+	kill -0 $pid || return 1
+	uckpt restart --detach $d/img > $d/rout 2>&1 || { cat $d/rout; return 1; }
+	outer=$(pgrep -u $UNPRIV_UID -f "holder plain $d/go" | grep -vx $pid | head -1)
+	[ -n "$outer" ] || return 1
+	inner=$(awk '/^NSpid:/ { print $NF }' /proc/$outer/status)
+	note "pid $pid runs on; the restored one is $inner inside, $outer outside"
+	[ "$inner" = "$pid" ] || return 1
+	touch $d/go
+	wait $pid || return 1
+	# both write PASS at the same offset of out, each its own description
+	gone $outer && grep -q '^PASS' $d/out && ! grep -q FAIL $d/out
 }
