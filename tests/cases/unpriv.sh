@@ -19,6 +19,7 @@ t unpriv_refuse_rlimit     needs userns
 t unpriv_refuse_memfd      needs userns
 t unpriv_refuse_tcp        needs userns
 t unpriv_refuse_shared     needs userns
+t unpriv_refuse_tcp_established needs userns
 t unpriv_refuse_inotify    needs userns
 t unpriv_refuse_options    needs userns
 
@@ -392,4 +393,24 @@ test_unpriv_pid_taken() {
 	wait $pid || return 1
 	# both write PASS at the same offset of out, each its own description
 	gone $outer && grep -q '^PASS' $d/out && ! grep -q FAIL $d/out
+}
+
+# An established connection (tests/progs/inet.c) is read in repair mode,
+# TCP_REPAIR needing CAP_NET_ADMIN: checkpoint --tcp-established by the
+# user refuses it, naming pid and fd, and the process runs on.
+test_unpriv_refuse_tcp_established() {
+	local d=$WORK/tcpest pid err
+	user_dir $d && as_user touch $d/out || return 1
+	"${AS_USER[@]}" env TP_TMPDIR=$d $PROGS/inet $d/go > $d/out 2>&1 < /dev/null &
+	pid=$!
+	wait_for $d/out READY 20 || return 1
+	uckpt checkpoint --tcp-established --kill -o $d/img $pid 2> $d/err
+	[ $? = 1 ] || return 1
+	err=$(grep -v warning $d/err)
+	echo "$err"
+	[ "$(printf '%s\n' "$err" | wc -l)" = 1 ] &&
+		printf '%s' "$err" | grep -q "pid $pid fd [0-9]*: TCP_REPAIR (needs CAP_NET_ADMIN: not an ordinary user's): Operation not permitted" ||
+		return 1
+	touch $d/go
+	wait $pid && grep -q '^PASS' $d/out || { cat $d/out; return 1; }
 }
