@@ -14,7 +14,8 @@
  * - cgroups, which restart would have to mount and enter
  *   (--no-cgroups leaves the processes in the user's own);
  * - a setuid or setgid program of another user or group mapped;
- * - a TCP socket with a port (bound again with TCP_REPAIR).
+ * - a TCP socket with a port (bound again with TCP_REPAIR);
+ * - an audit loginuid other than ckpt's.
  * Only a well-formed record is judged: its kind refuses the others.
  *
  * In the namespace restart made (setgroups denied), the creds kind is
@@ -24,6 +25,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -180,6 +182,29 @@ static int inet_bad(struct rst_ctx *c, pid_t pid, const struct rec *r)
 		       pid, in.lport);
 }
 
+/* The audit loginuid is inherited from ckpt; another needs
+ * CAP_AUDIT_CONTROL (procattr.c's check counts the namespace's own
+ * capabilities, which the kernel does not). */
+static int loginuid_bad(struct rst_ctx *c, pid_t pid, const struct rec *r)
+{
+	const struct rec_procattr *a = r->data;
+	char buf[16] = "";
+	int fd, n;
+
+	if (r->data_len < sizeof(*a))
+		return 0;
+	fd = open("/proc/self/loginuid", O_RDONLY | O_CLOEXEC);
+	n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0 || (uint32_t)strtoul(buf, NULL, 10) == a->loginuid)
+		return 0;	/* a kernel without audit, or the same */
+	return log_err(c->log, EPERM,
+		       "pid %d: its audit loginuid %u is not ckpt's (%u%s): changing it needs CAP_AUDIT_CONTROL",
+		       pid, a->loginuid, (uint32_t)strtoul(buf, NULL, 10),
+		       unpriv_groups_fixed() ? " in its user namespace, where an id not mapped reads unset" : "");
+}
+
 int privcheck_rec(struct rst_ctx *c, struct rst_task *t, const struct rec *r)
 {
 	if (!c->here || !t || !unpriv_user())
@@ -191,6 +216,8 @@ int privcheck_rec(struct rst_ctx *c, struct rst_task *t, const struct rec *r)
 		return vma_bad(c, t->pid, r);
 	case REC_FILE:
 		return inet_bad(c, t->pid, r);
+	case REC_PROCATTR:
+		return loginuid_bad(c, t->pid, r);
 	case REC_CGROUP_MEMBER:
 		if (c->flags & CKPT_NO_CGROUPS)
 			return 0;

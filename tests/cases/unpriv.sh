@@ -177,7 +177,8 @@ test_unpriv_refuse_forged() {
 	"${f[@]}" edit $d/img $d/caps -r CREDS --set cap_eff=0x200000 &&
 	"${f[@]}" edit $d/img $d/amb -r CREDS --set cap_amb=1 &&
 	"${f[@]}" edit $d/img $d/groups -r CREDS --set nr_groups=1 --resize 92 &&
-	"${f[@]}" edit $d/img $d/rlim -r RLIMITS --set lim7.max=0x7fffffffffffffff || return 1
+	"${f[@]}" edit $d/img $d/rlim -r RLIMITS --set lim7.max=0x7fffffffffffffff &&
+	"${f[@]}" edit $d/img $d/luid -r PROCATTR --set loginuid=1234 || return 1
 	chmod 644 $d/*
 	unpriv_refused $d $d/uid "pid $pid: its effective uid 0 is not yours ($UNPRIV_UID)" &&
 	unpriv_refused $d $d/fsuid "pid $pid: its fs uid 1 is not yours" &&
@@ -185,7 +186,9 @@ test_unpriv_refuse_forged() {
 	unpriv_refused $d $d/caps "pid $pid: it has capabilities (0x200000), which an ordinary user's restart never gives" &&
 	unpriv_refused $d $d/amb "pid $pid: it has capabilities (0x1)" &&
 	unpriv_refused $d $d/groups "pid $pid: its 1 supplementary groups are not ckpt's own 0" &&
-	unpriv_refused $d $d/rlim "cannot restore hard limit RLIMIT_NOFILE=9223372036854775807" || return 1
+	unpriv_refused $d $d/rlim "cannot restore hard limit RLIMIT_NOFILE=9223372036854775807" &&
+	unpriv_refused $d $d/luid "pid $pid: its audit loginuid 1234 is not ckpt's ([0-9]*.*): changing it needs CAP_AUDIT_CONTROL" ||
+		return 1
 	! kill -0 $pid 2>/dev/null || return 1
 	( sleep 0.5; touch $d/go ) &
 	uckpt restart $d/img > $d/rout 2>&1 && grep -q '^PASS' $d/out || { cat $d/rout $d/out; return 1; }
