@@ -7,7 +7,8 @@
  * whose file has no path (a memfd, a deleted file, shared anonymous
  * memory) can only be opened through map_files: it is refused, naming
  * pid and address.  Memory is read through /proc/PID/mem as always (a
- * traced child of our own user may be read).
+ * traced child of our own user may be read).  A memfd or deleted file
+ * that a process of the tree also has open is read through that fd.
  *
  * Restart: clone3(set_tid) and PR_SET_MM_MAP need CAP_CHECKPOINT_RESTORE
  * in the user namespace that owns the pid namespace, and the pids of the
@@ -28,6 +29,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "ctx.h"
+#include "files.h"
 #include "unpriv.h"
 
 bool unpriv_user(void)
@@ -68,6 +71,35 @@ int unpriv_vma_stat(const struct vma *v, struct stat *st)
 	if (st->st_ino != v->ino || st->st_dev != makedev(v->dev_major, v->dev_minor))
 		return -ESTALE;
 	return 0;
+}
+
+struct fd_match {
+	const struct vma *v;
+	char *path;
+	size_t len;
+};
+
+static int fd_match(struct cpt_ctx *c, pid_t pid, int fd, void *arg)
+{
+	struct fd_match *m = arg;
+	char path[64];
+	struct stat st;
+
+	(void)c;
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", pid, fd);
+	if (stat(path, &st) || st.st_ino != m->v->ino ||
+	    st.st_dev != makedev(m->v->dev_major, m->v->dev_minor))
+		return 0;
+	snprintf(m->path, m->len, "%s", path);
+	return 1;
+}
+
+int unpriv_vma_fd(struct cpt_ctx *c, const struct vma *v, char *path, size_t len)
+{
+	struct fd_match m = { v, path, len };
+	int ret = files_each_fd(c, fd_match, &m);
+
+	return ret < 0 ? ret : ret ? 0 : -ENOENT;
 }
 
 int unpriv_map_refused(struct ckpt_log *log, pid_t pid, const struct vma *v,

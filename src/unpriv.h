@@ -32,6 +32,10 @@ bool unpriv_groups_fixed(void);
  * first user namespace.  unpriv_vma_stat: the file at @v's path, if it
  * is the one maps names (device and inode), else -ESTALE; -errno. */
 int unpriv_vma_stat(const struct vma *v, struct stat *st);
+/* The file of @v (a memfd, a deleted file) as an fd of the tree has it:
+ * "/proc/PID/fd/N" in @path; -ENOENT if none has it open. */
+struct cpt_ctx;
+int unpriv_vma_fd(struct cpt_ctx *c, const struct vma *v, char *path, size_t len);
 /* The refusal of an area only map_files can save, naming pid and
  * address (returns -EPERM). */
 int unpriv_map_refused(struct ckpt_log *log, pid_t pid, const struct vma *v,

@@ -572,8 +572,10 @@ static int dump_vma(struct cpt_ctx *c, struct cpt_task *t, int pmfd,
 
 		snprintf(mf, sizeof(mf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
 			 t->pid, v->start, v->end);
-		if (access(mf, F_OK) && errno == EPERM)
-			return unpriv_map_refused(c->log, t->pid, v, "a file with no name (memfd or deleted)");
+		/* map_files denied (an ordinary user): an fd on it, if any */
+		if (access(mf, F_OK) && errno == EPERM &&
+		    unpriv_vma_fd(c, v, mf, sizeof(mf)))
+			return unpriv_map_refused(c->log, t->pid, v, "a file with no name (memfd or deleted) that no fd of the tree has open");
 		ret = fobj_ref(c, t->pid, mf, v->path, &rv.shm_id);
 		if (!ret)
 			ret = future_write_sealed(c, t->pid, mf, &rv);
