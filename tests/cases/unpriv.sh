@@ -89,7 +89,7 @@ unpriv_run() {	# DIR PROG ARGS...
 	step "restart as the user"
 	uckpt_bg restart $d/img > $d/rout 2>&1 &
 	rpid=$!
-	for ((i = 0; i < 1000; i++)); do
+	for ((i = 0; i < 3000; i++)); do
 		outer=$(pgrep -u $UNPRIV_UID -f "^$prog .*$d/go" | head -1)
 		[ -n "$outer" ] && break
 		kill -0 $rpid 2>/dev/null || break
@@ -97,7 +97,7 @@ unpriv_run() {	# DIR PROG ARGS...
 	done
 	[ -n "$outer" ] || { cat $d/rout; return 1; }
 	# the root's memory is back; its children may still be on their way
-	for ((i = 0; i < 1000; i++)); do
+	for ((i = 0; i < 3000; i++)); do
 		after=$(ns_pids $outer) || { echo "$after"; touch $d/go; wait $rpid; return 1; }
 		[ "$after" = "$before" ] && break
 		sleep 0.01
