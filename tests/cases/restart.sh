@@ -9,7 +9,7 @@ t lock_conflict            group pidns
 t fifo_open_elsewhere      group pidns
 t orphan_session           group alone
 t oom_score_refused
-t restart_unprivileged
+t restart_unprivileged     needs userns
 
 # A big image's page checksums are checked while the tree is built
 # (pageverify.c): a flipped byte deep in its page data still fails the
