@@ -11,6 +11,7 @@ t unpriv_threads           needs userns
 t unpriv_memfd             needs userns
 t unpriv_detach            needs userns
 t unpriv_pid_taken         needs userns
+t unpriv_incremental       needs userns
 t unpriv_groups            needs userns
 t unpriv_refuse_root_image needs userns
 t unpriv_refuse_forged     needs userns
@@ -419,4 +420,24 @@ test_unpriv_refuse_tcp_established() {
 		return 1
 	touch $d/go
 	wait $pid && grep -q '^PASS' $d/out || { cat $d/out; return 1; }
+}
+
+# Incremental checkpoints by the user (--track-mem, then --parent: the
+# soft-dirty bits need no privilege), restarted by the user from the last.
+test_unpriv_incremental() {
+	local d=$WORK/incr pid a b
+	user_dir $d && as_user touch $d/out || return 1
+	"${AS_USER[@]}" "$AUX/holder" plain $d/go 16 > $d/out 2>&1 < /dev/null &
+	pid=$!
+	wait_for $d/out READY 20 || return 1
+	uckpt checkpoint --track-mem -o $d/a.img $pid || return 1
+	sleep 0.2
+	uckpt checkpoint --parent $d/a.img --kill -o $d/b.img $pid || return 1
+	wait $pid 2>/dev/null
+	gone $pid || return 1
+	a=$(stat -c %s $d/a.img) b=$(stat -c %s $d/b.img)
+	note "full $a bytes, incremental $b"
+	[ $b -lt $((a / 4)) ] || return 1
+	( sleep 0.5; touch $d/go ) &
+	uckpt restart $d/b.img > $d/rout 2>&1 && grep -q '^PASS' $d/out || { cat $d/rout $d/out; return 1; }
 }
