@@ -43,6 +43,7 @@
 #include "model.h"
 #include "sessions.h"
 #include "pidns.h"
+#include "unpriv.h"
 #include "testpoint.h"
 #include "pageverify.h"
 #include "progress.h"
@@ -470,14 +471,15 @@ static void destroy_tree(struct rst_ctx *c)
 
 /* --pidns with a key: the image is authenticated here, then restored
  * in the new namespace from the fd checked (img_private()). */
-static int pidns_auth(int fd, const struct ckpt_restart_opts *o, struct ckpt_result *res)
+static int pidns_auth(int fd, const struct ckpt_restart_opts *o, unsigned long flags,
+		      struct ckpt_result *res)
 {
 	struct ckpt_log log = { .fd = o->logfd, .verbose = o->flags & CKPT_VERBOSE };
 	int img = img_private(fd, &log), ret;
 
 	ret = img < 0 ? img : auth_verify(img, o->key, o->key_len, &log);
 	if (!ret) {
-		ret = pidns_restart(o->pid, img, o->flags, o->logfd, res, ckpt_restart_r);
+		ret = pidns_restart(o->pid, img, flags, o->logfd, res, ckpt_restart_r);
 	} else if (res) {
 		res->pid = 0;
 		res->err = log.err;
@@ -490,10 +492,12 @@ static int pidns_auth(int fd, const struct ckpt_restart_opts *o, struct ckpt_res
 
 /* Options that cannot go together, or malformed: checked before any
  * of the image is read, whatever it holds. */
-static int opts_bad(const struct ckpt_restart_opts *o, struct ckpt_log *log)
+static int opts_bad(const struct ckpt_restart_opts *o, unsigned long flags,
+		    struct ckpt_log *log)
 {
-	if ((o->flags & CKPT_PIDNS) && (o->nr_join_ns || o->nr_external || o->nr_cgroup_root))
-		return log_err(log, EINVAL, "--join-ns, --external and --cgroup-root are not for --pidns (a container's image needs none)");
+	if ((flags & CKPT_PIDNS) && (o->nr_join_ns || o->nr_external || o->nr_cgroup_root))
+		return log_err(log, EINVAL, "--join-ns, --external and --cgroup-root are not for --pidns%s (a container's image needs none)",
+			       o->flags & CKPT_PIDNS ? "" : ", which an ordinary user's restart is");
 	if ((o->flags & CKPT_NO_CGROUPS) && o->nr_cgroup_root)
 		return log_err(log, EINVAL, "--cgroup-root places the groups that --no-cgroups leaves alone: not both");
 	return cg_root_args_bad(log, o->cgroup_root, o->nr_cgroup_root);
@@ -542,7 +546,11 @@ static int restart_run(int fd, const struct ckpt_restart_opts *o, const struct r
 
 	log.times.start = log_now();
 
-	ret = opts_bad(o, &log);
+	/* an ordinary user's processes get their pids back only in a pid
+	 * namespace (and user namespace) of their own: unpriv.c */
+	if (!x && unpriv_needs_ns())
+		flags |= CKPT_PIDNS;
+	ret = opts_bad(o, flags, &log);
 	if (ret) {
 		if (res) {
 			res->pid = 0;
@@ -552,7 +560,7 @@ static int restart_run(int fd, const struct ckpt_restart_opts *o, const struct r
 		return ret;
 	}
 	if ((flags & CKPT_PIDNS) && o->key)
-		return pidns_auth(fd, o, res);
+		return pidns_auth(fd, o, flags, res);
 	if (flags & CKPT_PIDNS)
 		return pidns_restart(o->pid, fd, flags, o->logfd, res, ckpt_restart_r);
 	if (x) {

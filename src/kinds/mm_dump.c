@@ -20,6 +20,7 @@
 #include "../files/packet.h"
 #include "../pagecopy.h"
 #include "mm.h"
+#include "../unpriv.h"
 #include "sysvshm.h"
 
 #define PAGE		4096ULL
@@ -370,8 +371,16 @@ static int vma_file_id(struct cpt_ctx *c, pid_t pid, const struct vma *v,
 
 	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
 		 pid, v->start, v->end);
-	if (stat(path, &a))
-		return log_err(c->log, errno, "pid %d: %s:", pid, path);
+	if (stat(path, &a)) {
+		if (errno != EPERM)
+			return log_err(c->log, errno, "pid %d: %s:", pid, path);
+		/* map_files denied (an ordinary user): the file at the
+		 * path, if it has the device and inode maps gives */
+		if (unpriv_vma_stat(v, &a))
+			return log_err(c->log, EOPNOTSUPP,
+				       "pid %d: area 0x%" PRIx64 " maps %s, but that path now names another file",
+				       pid, v->start, v->path);
+	}
 	/* maps names it as we see it, or (on a mount we do not have: a
 	 * container's) from its mount's root, which is where the process
 	 * finds it in its own root */
@@ -426,7 +435,8 @@ static int shm_id(struct cpt_ctx *c, pid_t pid, const struct vma *v,
 	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
 		 pid, v->start, v->end);
 	if (stat(path, &st))
-		return log_err(c->log, errno, "pid %d: %s:", pid, path);
+		return errno == EPERM ? unpriv_map_refused(c->log, pid, v, "shared memory")
+				      : log_err(c->log, errno, "pid %d: %s:", pid, path);
 	for (int i = 0; i < mc->nr_shm; i++)
 		if (mc->shm[i].dev == st.st_dev && mc->shm[i].ino == st.st_ino) {
 			*id = mc->shm[i].id;
@@ -562,6 +572,10 @@ static int dump_vma(struct cpt_ctx *c, struct cpt_task *t, int pmfd,
 
 		snprintf(mf, sizeof(mf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
 			 t->pid, v->start, v->end);
+		/* map_files denied (an ordinary user): an fd on it, if any */
+		if (access(mf, F_OK) && errno == EPERM &&
+		    unpriv_vma_fd(c, v, mf, sizeof(mf)))
+			return unpriv_map_refused(c->log, t->pid, v, "a file with no name (memfd or deleted) that no fd of the tree has open");
 		ret = fobj_ref(c, t->pid, mf, v->path, &rv.shm_id);
 		if (!ret)
 			ret = future_write_sealed(c, t->pid, mf, &rv);
