@@ -34,6 +34,9 @@ struct kind_ops {
 	enum kind_phase phase;
 	int (*dump)(struct cpt_ctx *c, struct cpt_task *t);
 	int (*load)(struct rst_ctx *c, struct rst_task *t, struct rec *r);
+	/* every record of any kind, before its own kind's load() (an
+	 * ordinary user's restart refuses what it may not do: privcheck.c) */
+	int (*load_any)(struct rst_ctx *c, struct rst_task *t, const struct rec *r);
 	int (*check)(struct rst_ctx *c, struct rst_task *t);
 	int (*restore)(struct rst_ctx *c, struct rst_task *t);
 	/* per thread, each thread in turn, after the process-wide side */

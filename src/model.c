@@ -15,7 +15,6 @@
 #include "arch/x86/cpu.h"
 #include "model.h"
 #include "pageverify.h"
-#include "unpriv.h"
 
 #define PAGE		4096ULL
 
@@ -231,8 +230,9 @@ int image_model(struct rst_ctx *c, struct records *rs, bool here)
 		if (r->type == REC_FD && r->data_len >= 4 &&
 		    *(uint32_t *)r->data >= c->fd_floor)
 			c->fd_floor = *(uint32_t *)r->data + 1;
-		/* an ordinary user's restart: before the kind takes it */
-		ret = privcheck_rec(c, c->task, r);
+		for (int k2 = 0; k2 < ckpt_nr_kinds && !ret; k2++)
+			if (ckpt_kinds[k2]->load_any)
+				ret = ckpt_kinds[k2]->load_any(c, c->task, r);
 		if (!ret)
 			ret = k->load(c, c->task, r);
 	}

@@ -47,10 +47,4 @@ int unpriv_map_refused(struct ckpt_log *log, pid_t pid, const struct vma *v,
 int unpriv_ns_wait(int sync[2]);
 int unpriv_ns_map(struct ckpt_log *log, pid_t child, int sync[2]);
 
-/* Restart by an ordinary user: record @r of task @t, before its kind
- * loads it, must give no credential, capability, cgroup or setuid
- * program the user lacks.  Only well-formed records are judged: the
- * kind refuses the others. */
-int privcheck_rec(struct rst_ctx *c, struct rst_task *t, const struct rec *r);
-
 #endif

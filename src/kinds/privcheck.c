@@ -205,7 +205,11 @@ static int loginuid_bad(struct rst_ctx *c, pid_t pid, const struct rec *r)
 		       unpriv_groups_fixed() ? " in its user namespace, where an id not mapped reads unset" : "");
 }
 
-int privcheck_rec(struct rst_ctx *c, struct rst_task *t, const struct rec *r)
+/* Restart by an ordinary user: record @r of task @t, before its kind
+ * loads it, must give no credential, capability, cgroup or setuid
+ * program the user lacks.  Only well-formed records are judged: the
+ * kind refuses the others. */
+static int privcheck_rec(struct rst_ctx *c, struct rst_task *t, const struct rec *r)
 {
 	if (!c->here || !t || !unpriv_user())
 		return 0;
@@ -238,5 +242,6 @@ static void unpriv_free_ctx(void *state)
 
 const struct kind_ops kind_unpriv = {
 	.name = "unpriv",
+	.load_any = privcheck_rec,
 	.free_ctx = unpriv_free_ctx,
 };
