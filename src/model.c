@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../include/ckpt.h"
 #include "arch/x86/compat.h"
 #include "arch/x86/cpu.h"
 #include "model.h"
@@ -57,7 +58,8 @@ int image_read(struct rst_ctx *c, struct records *rs, bool defer)
 		rs->r[rs->n++] = rec;
 		ret = 0;
 	}
-	if (!ret && r.nr_spans) {
+	/* --lazy: the process runs before its pages are read (lazy.c) */
+	if (!ret && r.nr_spans && !(c->flags & CKPT_LAZY)) {
 		c->spans = r.spans;	/* pv_start checks them */
 		r.spans = NULL;
 		ret = pv_start(c, c->spans, r.nr_spans, r.span_bytes);
