@@ -26,7 +26,6 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "lazy.h"
@@ -398,6 +397,7 @@ static _Noreturn void run(struct loader *l)
 {
 	struct pollfd *fds = NULL;
 	size_t rr = 0;
+	uint64_t next = 0, now = 0;	/* the next background step's time */
 
 	while (l->nr) {
 		void *p = realloc(fds, l->nr * sizeof(*fds));
@@ -408,7 +408,10 @@ static _Noreturn void run(struct loader *l)
 		fds = p;
 		for (size_t k = 0; k < nr; k++)
 			fds[k] = (struct pollfd){ .fd = l->mm[k]->ufd, .events = POLLIN };
-		poll(fds, nr, 0);
+		if (l->delay_ms)
+			now = log_now();
+		/* faults served at once, whatever the pace of the steps */
+		poll(fds, nr, now >= next ? 0 : (int)((next - now) / 1000000) + 1);
 		for (size_t k = nr; k-- > 0;) {
 			if ((fds[k].revents & POLLIN) && drain(l, k)) {
 				drop_mm(l, k);
@@ -421,11 +424,12 @@ static _Noreturn void run(struct loader *l)
 				drop_mm(l, k--);
 		if (!l->nr)
 			break;
+		if (l->delay_ms && (now = log_now()) < next)
+			continue;
+		next = now + l->delay_ms * 1000000ULL;
 		rr = (rr + 1) % l->nr;
 		if (l->mm[rr]->pending.n && step(l, l->mm[rr]))
 			drop_mm(l, rr);
-		if (l->delay_ms)
-			nanosleep(&(struct timespec){ 0, l->delay_ms * 1000000L }, NULL);
 	}
 	log_info(&l->log, "lazy restart: pid %d: loader done in %.1f ms: %llu pages on touch, %llu in the background, %llu zero pages",
 		 l->root, (log_now() - l->t0) / 1e6, (unsigned long long)l->on_fault,
