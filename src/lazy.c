@@ -54,6 +54,7 @@ struct loader {
 	struct lazy_mm **mm;
 	size_t nr, cap;
 	uint64_t on_fault, in_bg, zero, t0;
+	int gone;		/* memories that went before all was in */
 	unsigned int delay_ms;	/* test build: a pause between steps */
 };
 
@@ -414,6 +415,7 @@ static _Noreturn void run(struct loader *l)
 		poll(fds, nr, now >= next ? 0 : (int)((next - now) / 1000000) + 1);
 		for (size_t k = nr; k-- > 0;) {
 			if ((fds[k].revents & POLLIN) && drain(l, k)) {
+				l->gone++;
 				drop_mm(l, k);
 				continue;
 			}
@@ -428,11 +430,14 @@ static _Noreturn void run(struct loader *l)
 			continue;
 		next = now + l->delay_ms * 1000000ULL;
 		rr = (rr + 1) % l->nr;
-		if (l->mm[rr]->pending.n && step(l, l->mm[rr]))
+		if (l->mm[rr]->pending.n && step(l, l->mm[rr])) {
+			l->gone++;
 			drop_mm(l, rr);
+		}
 	}
-	log_info(&l->log, "lazy restart: pid %d: loader done in %.1f ms: %llu pages on touch, %llu in the background, %llu zero pages",
-		 l->root, (log_now() - l->t0) / 1e6, (unsigned long long)l->on_fault,
+	log_info(&l->log, "lazy restart: pid %d: loader %s in %.1f ms: %llu pages on touch, %llu in the background, %llu zero pages",
+		 l->root, l->gone ? "ended with the memory it served" : "done",
+		 (log_now() - l->t0) / 1e6, (unsigned long long)l->on_fault,
 		 (unsigned long long)l->in_bg, (unsigned long long)l->zero);
 	_exit(0);
 }

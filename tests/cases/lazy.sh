@@ -5,6 +5,7 @@
 t lazy_content
 t lazy_fork
 t lazy_image_truncated
+t lazy_loader_ends
 t lazy_refused_tree
 
 # lazy_mem (tests/progs) of MIB MiB, checkpointed into DIR/img: sets $pid.
@@ -82,6 +83,20 @@ test_lazy_image_truncated() {
 	grep -q "lazy restart: pid $pid: the page at 0x[0-9a-f]* (image offset [0-9]*) cannot be read from the image, so pid $pid is killed: No data available" $d/err ||
 		return 1
 	lazy_clean $d
+}
+
+# The process killed before its pages are all in: the loader (slowed to
+# take 6 s) ends with it, at once, not when its work would be done.
+test_lazy_loader_ends() {
+	local d=$WORK/lazy-ends
+	lazy_start $d 64 || return 1
+	lazy_restart $d 200 || return 1
+	kill -0 $loader || { note "no loader at work"; return 1; }
+	kill -9 $pid
+	gone $pid || return 1
+	lazy_clean $d || return 1
+	grep -q 'loader done' $d/err && return 1
+	return 0
 }
 
 # Two processes: refused before anything is made, naming the root.
