@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # lazy.sh - restart --lazy against a plain restart of a large process
 # (bench/lazy.c): the time from `ckpt restart` starting to the process's
-# first instruction, and to all of its memory read once by it; images on
-# /dev/shm, median of REPS (3).  usage: bench/lazy.sh [CKPT] [MIB...]
+# first instruction, and to all of its memory read once by it (while the
+# loader fills it from the top: lazy.c reads from the bottom), and when
+# the loader is done (its -v line, from its start); images on /dev/shm,
+# median of REPS (3).  usage: bench/lazy.sh [CKPT] [MIB...]
 set -u
 cd "$(dirname "$0")/.."
 CKPT=${1:-build/ckpt}
@@ -18,10 +20,10 @@ pid=
 trap '[ -n "$pid" ] && kill -9 $pid 2>/dev/null; rm -rf "$W"' EXIT
 cc -O2 -o "$W/lazy" bench/lazy.c || exit 1
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-printf '%-6s %-6s %14s %14s %14s\n' MiB mode "first (ms)" "all in (ms)" "restart (ms)"
+printf '%-6s %-6s %12s %12s %12s %12s\n' MiB mode "first (ms)" "all in (ms)" "restart (ms)" "loader (ms)"
 for mib in $SIZES; do
 	for mode in plain lazy; do
-		: > "$W/first"; : > "$W/all"; : > "$W/wall"
+		: > "$W/first"; : > "$W/all"; : > "$W/wall"; : > "$W/loader"
 		for ((i = 0; i < REPS; i++)); do
 			rm -f "$W/img" "$W/res"
 			"$W/lazy" $mib "$W/res" > "$W/out" &
@@ -31,7 +33,8 @@ for mib in $SIZES; do
 			wait $pid 2>/dev/null
 			while kill -0 $pid 2>/dev/null; do sleep 0.01; done
 			t0=${EPOCHREALTIME/./}
-			"$CKPT" restart --detach $([ $mode = lazy ] && echo --lazy) "$W/img" > /dev/null || exit 1
+			"$CKPT" restart --detach $([ $mode = lazy ] && echo --lazy -v) "$W/img" \
+				> /dev/null 2> "$W/err" || { cat "$W/err"; exit 1; }
 			t1=${EPOCHREALTIME/./}
 			until [ -s "$W/res" ]; do sleep 0.01; done
 			sleep 0.05
@@ -41,10 +44,17 @@ for mib in $SIZES; do
 			echo $(( t1 - t0 )) >> "$W/wall"
 			while kill -0 $pid 2>/dev/null; do sleep 0.01; done
 			pid=
+			if [ $mode = lazy ]; then
+				until grep -q 'loader done' "$W/err"; do sleep 0.01; done
+				sed -n 's/.*loader done in \([0-9.]*\) ms.*/\1/p' "$W/err" >> "$W/loader"
+			else
+				echo - >> "$W/loader"
+			fi
 		done
-		printf '%-6s %-6s %14.1f %14.1f %14.1f\n' $mib $mode \
+		printf '%-6s %-6s %12.1f %12.1f %12.1f %12s\n' $mib $mode \
 			$(median < "$W/first" | awk '{print $1 / 1000}') \
 			$(median < "$W/all" | awk '{print $1 / 1000}') \
-			$(median < "$W/wall" | awk '{print $1 / 1000}')
+			$(median < "$W/wall" | awk '{print $1 / 1000}') \
+			$(median < "$W/loader")
 	done
 done

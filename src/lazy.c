@@ -24,6 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -50,6 +52,8 @@ struct loader {
 	struct ckpt_log log;
 	pid_t root;
 	int img_fd;
+	const char *map;	/* the image mapped, if it can be */
+	uint64_t map_len;
 	char *buf;
 	struct lazy_mm **mm;
 	size_t nr, cap;
@@ -231,8 +235,16 @@ static int copy_in(struct loader *l, struct lazy_mm *m, uint64_t addr, uint64_t 
 		   uint64_t off, uint64_t *done)
 {
 	uint64_t len = n * PAGE, got = 0;
+	const char *src = l->buf;
 
 	*done = 0;
+	/* straight from the image's page cache: no copy of ours between */
+	if (l->map && off % PAGE == 0 && off <= l->map_len && len <= l->map_len - off) {
+		src = l->map + off;
+		if (madvise((void *)src, len, MADV_POPULATE_READ))
+			fetch_failed(l, m, addr, off, errno == EFAULT ? ENODATA : errno);
+		got = len;
+	}
 	while (got < len) {
 		ssize_t r = pread(l->img_fd, l->buf + got, len - got, off + got);
 
@@ -242,7 +254,7 @@ static int copy_in(struct loader *l, struct lazy_mm *m, uint64_t addr, uint64_t 
 	}
 	while (*done < len) {
 		struct uffdio_copy uc = { .dst = addr + *done,
-					  .src = (uintptr_t)l->buf + *done,
+					  .src = (uintptr_t)src + *done,
 					  .len = len - *done };
 
 		if (!ioctl(m->ufd, UFFDIO_COPY, &uc))
@@ -257,9 +269,12 @@ static int copy_in(struct loader *l, struct lazy_mm *m, uint64_t addr, uint64_t 
 			return 1;
 		else if (errno == EAGAIN)
 			return -EAGAIN;
-		else
-			fetch_failed(l, m, addr + *done, off + *done, errno);
+		else	/* (EFAULT: the image cut short under the mapping) */
+			fetch_failed(l, m, addr + *done, off + *done,
+				     errno == EFAULT ? ENODATA : errno);
 	}
+	if (src != l->buf)	/* its page tables need not stay */
+		madvise((void *)src, len, MADV_DONTNEED);
 	return 0;
 }
 
@@ -471,6 +486,7 @@ pid_t lazy_loader_start(struct ckpt_log *log, pid_t pid, int ufd, int img_fd,
 {
 	struct loader l = { .log = *log, .root = pid, .img_fd = img_fd, .t0 = log_now() };
 	struct lazy_mm m = { .ufd = ufd, .pid = pid, .pending = *pages };
+	struct stat st;
 	pid_t child;
 
 	child = fork();
@@ -494,6 +510,12 @@ pid_t lazy_loader_start(struct ckpt_log *log, pid_t pid, int ufd, int img_fd,
 		l.delay_ms = atoi(getenv("CKPT_TEST_LAZY_DELAY_MS"));
 #endif
 	l.buf = malloc(CHUNK_PAGES * PAGE);
+	if (!fstat(img_fd, &st) && st.st_size > 0) {
+		void *map = mmap(NULL, st.st_size, PROT_READ, MAP_SHARED, img_fd, 0);
+
+		l.map = map == MAP_FAILED ? NULL : map;
+		l.map_len = st.st_size;
+	}
 	if (!l.buf || set_copy(&m.valid, pages))
 		fetch_failed(&l, &m, 0, 0, ENOMEM);
 	add_mm(&l, ufd, &m);
