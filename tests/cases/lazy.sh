@@ -5,6 +5,8 @@
 t lazy_content
 t lazy_fork
 t lazy_image_truncated
+t lazy_image_removed
+t lazy_state
 t lazy_loader_ends
 t lazy_refused_tree
 
@@ -83,6 +85,44 @@ test_lazy_image_truncated() {
 	grep -q "lazy restart: pid $pid: the page at 0x[0-9a-f]* (image offset [0-9]*) cannot be read from the image, so pid $pid is killed: No data available" $d/err ||
 		return 1
 	lazy_clean $d
+}
+
+# The image removed under the loader: it reads on from what it holds open
+# (mapped), every page as it was.
+test_lazy_image_removed() {
+	local d=$WORK/lazy-rm
+	lazy_start $d 64 || return 1
+	lazy_restart $d 10 || return 1
+	rm $d/img
+	touch $d/go
+	wait_for $d/out 'PASS\|FAIL' 60
+	cat $d/out
+	gone $pid
+	grep -q '^PASS' $d/out || return 1
+	grep 'loader done' $d/err || return 1
+	lazy_clean $d
+}
+
+# State programs restarted --lazy, each checking itself: anonymous
+# areas of every kind (sparse, guard, growsdown, dontfork, wipeonfork;
+# the lazy ones and those loaded whole), 4 threads, shared anonymous
+# memory (loaded whole), private file areas with their written pages.
+test_lazy_state() {
+	local p d
+	for p in mem_anon threads shm_devzero mem_file; do
+		d=$WORK/lazy-state-$p
+		mkdir -p $d
+		"$PROGS/$p" $d/go > $d/out 2>&1 < /dev/null &
+		pid=$!
+		wait_for $d/out READY 30 || return 1
+		checkpoint_kill $d $pid || return 1
+		lazy_restart $d 0 || return 1
+		touch $d/go
+		wait_for $d/out 'PASS\|FAIL' 60
+		gone $pid
+		grep -q '^PASS' $d/out || { note "$p: $(cat $d/out)"; return 1; }
+		lazy_clean $d || return 1
+	done
 }
 
 # The process killed before its pages are all in: the loader (slowed to
