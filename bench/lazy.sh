@@ -32,6 +32,7 @@ for mib in $SIZES; do
 			"$CKPT" checkpoint --kill -o "$W/img" $pid || exit 1
 			wait $pid 2>/dev/null
 			while kill -0 $pid 2>/dev/null; do sleep 0.01; done
+			sleep 0.3	# the gap lazy.c waits for, whatever the size
 			t0=${EPOCHREALTIME/./}
 			"$CKPT" restart --detach $([ $mode = lazy ] && echo --lazy -v) "$W/img" \
 				> /dev/null 2> "$W/err" || { cat "$W/err"; exit 1; }
