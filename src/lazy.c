@@ -26,10 +26,12 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "image.h"
 #include "lazy.h"
 #include "log.h"
 
@@ -59,6 +61,10 @@ struct loader {
 	size_t nr, cap;
 	uint64_t on_fault, in_bg, zero, t0;
 	int gone;		/* memories that went before all was in */
+	bool root_gone;		/* the root's among them */
+	pid_t checker;		/* checking the image's page checksums */
+	int check_fd;		/* its pipe: the first bad span */
+	const struct ir_span *spans;
 	unsigned int delay_ms;	/* test build: a pause between steps */
 };
 
@@ -222,6 +228,70 @@ static _Noreturn void fetch_failed(struct loader *l, struct lazy_mm *m, uint64_t
 		pid, (unsigned long long)addr, (unsigned long long)off, pid);
 	if (m->pid)
 		kill(m->pid, SIGKILL);
+	kill_tree(l->root, 0);
+	_exit(1);
+}
+
+/* ---- the image's checksums ---- */
+
+/* Checked beside the loading, by a child (the loader serves faults
+ * meanwhile): a page the process got is trusted once its record is
+ * checked, and a bad one kills the process (pageverify.c's verifier,
+ * which would hold the process until all is read). */
+static void check_start(struct loader *l, const struct ir_span *s, size_t n)
+{
+	int fds[2];
+
+	l->spans = s;
+	if (!n || pipe2(fds, O_CLOEXEC))
+		return;
+	l->checker = fork();
+	if (l->checker == 0) {
+		struct ckpt_log quiet = { .fd = -1 };
+		struct img_reader r;
+
+		if (ir_init(&r, l->img_fd, &quiet))
+			_exit(2);
+		for (size_t i = 0; i < n; i++) {
+			int ret = ir_check_span(&r, &s[i]);
+
+			if (ret == -EBADMSG)
+				_exit(write(fds[1], &i, sizeof(i)) == sizeof(i) ? 1 : 2);
+			if (ret)
+				_exit(2);
+		}
+		_exit(0);
+	}
+	close(fds[1]);
+	l->check_fd = fds[0];
+	if (l->checker < 0) {
+		l->checker = 0;
+		log_err(&l->log, errno, "lazy restart: pid %d: checking the image's pages:", l->root);
+		kill_tree(l->root, 0);
+		_exit(1);
+	}
+}
+
+/* Its verdict, if it has one (waiting for it with @wait); a bad image
+ * kills the process. */
+static void check_done(struct loader *l, bool wait)
+{
+	int status = 0;
+	size_t bad;
+
+	if (!l->checker || waitpid(l->checker, &status, wait ? 0 : WNOHANG) <= 0)
+		return;
+	l->checker = 0;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 1 &&
+	    read(l->check_fd, &bad, sizeof(bad)) == sizeof(bad))
+		log_err(&l->log, EBADMSG,
+			"lazy restart: pid %d: record PAGES at offset %llu: checksum mismatch (corrupt image), so pid %d is killed",
+			l->root, (unsigned long long)l->spans[bad].rec_pos, l->root);
+	else
+		log_err(&l->log, EIO, "lazy restart: pid %d: the image's pages could not be checked, so pid %d is killed",
+			l->root, l->root);
 	kill_tree(l->root, 0);
 	_exit(1);
 }
@@ -397,6 +467,14 @@ static void drop_mm(struct loader *l, size_t k)
 	l->mm[k] = l->mm[--l->nr];
 }
 
+/* Memory @k went (its process ended or ran exec) before all was in. */
+static void lost(struct loader *l, size_t k)
+{
+	l->gone++;
+	l->root_gone |= l->mm[k]->pid == l->root;
+	drop_mm(l, k);
+}
+
 static void retry(struct loader *l, struct lazy_mm *m)
 {
 	int n = m->nr_retry, ret;
@@ -417,6 +495,8 @@ static _Noreturn void run(struct loader *l)
 
 	while (l->nr) {
 		void *p = realloc(fds, l->nr * sizeof(*fds));
+
+		check_done(l, false);
 		size_t nr = l->nr;
 
 		if (!p)
@@ -430,8 +510,7 @@ static _Noreturn void run(struct loader *l)
 		poll(fds, nr, now >= next ? 0 : (int)((next - now) / 1000000) + 1);
 		for (size_t k = nr; k-- > 0;) {
 			if ((fds[k].revents & POLLIN) && drain(l, k)) {
-				l->gone++;
-				drop_mm(l, k);
+				lost(l, k);
 				continue;
 			}
 			retry(l, l->mm[k]);
@@ -445,11 +524,15 @@ static _Noreturn void run(struct loader *l)
 			continue;
 		next = now + l->delay_ms * 1000000ULL;
 		rr = (rr + 1) % l->nr;
-		if (l->mm[rr]->pending.n && step(l, l->mm[rr])) {
-			l->gone++;
-			drop_mm(l, rr);
-		}
+		if (l->mm[rr]->pending.n && step(l, l->mm[rr]))
+			lost(l, rr);
 	}
+	if (l->root_gone && l->checker) {	/* nothing left to guard */
+		kill(l->checker, SIGKILL);
+		waitpid(l->checker, NULL, 0);
+		l->checker = 0;
+	}
+	check_done(l, true);
 	log_info(&l->log, "lazy restart: pid %d: loader %s in %.1f ms: %llu pages on touch, %llu in the background, %llu zero pages",
 		 l->root, l->gone ? "ended with the memory it served" : "done",
 		 (log_now() - l->t0) / 1e6, (unsigned long long)l->on_fault,
@@ -482,7 +565,8 @@ static void keep_fds(int a, int b, int c)
 }
 
 pid_t lazy_loader_start(struct ckpt_log *log, pid_t pid, int ufd, int img_fd,
-			struct lazy_set *pages)
+			struct lazy_set *pages, const struct ir_span *spans,
+			size_t nr_spans)
 {
 	struct loader l = { .log = *log, .root = pid, .img_fd = img_fd, .t0 = log_now() };
 	struct lazy_mm m = { .ufd = ufd, .pid = pid, .pending = *pages };
@@ -520,5 +604,6 @@ pid_t lazy_loader_start(struct ckpt_log *log, pid_t pid, int ufd, int img_fd,
 		fetch_failed(&l, &m, 0, 0, ENOMEM);
 	add_mm(&l, ufd, &m);
 	l.mm[0]->pid = pid;
+	check_start(&l, spans, nr_spans);
 	run(&l);
 }

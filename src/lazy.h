@@ -25,7 +25,10 @@ void lazy_set_free(struct lazy_set *s);
  * areas registered) from @img_fd until every page of @pages is in, then
  * exits; @logfd gets its errors.  Its pid, or an error (said). */
 struct ckpt_log;
+struct ir_span;
+/* @spans: the image's PAGES checksums, for the loader to check. */
 pid_t lazy_loader_start(struct ckpt_log *log, pid_t pid, int ufd, int img_fd,
-			struct lazy_set *pages);
+			struct lazy_set *pages, const struct ir_span *spans,
+			size_t nr_spans);
 
 #endif

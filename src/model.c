@@ -58,11 +58,15 @@ int image_read(struct rst_ctx *c, struct records *rs, bool defer)
 		rs->r[rs->n++] = rec;
 		ret = 0;
 	}
-	/* --lazy: the process runs before its pages are read (lazy.c) */
-	if (!ret && r.nr_spans && !(c->flags & CKPT_LAZY)) {
+	if (!ret && r.nr_spans) {
 		c->spans = r.spans;	/* pv_start checks them */
 		r.spans = NULL;
-		ret = pv_start(c, c->spans, r.nr_spans, r.span_bytes);
+		/* --lazy: the process runs before its pages are read; the
+		 * loader checks them (lazy.c) */
+		if (c->flags & CKPT_LAZY)
+			c->pv_nr = r.nr_spans;
+		else
+			ret = pv_start(c, c->spans, r.nr_spans, r.span_bytes);
 	}
 	ir_free(&r);
 	return ret;

@@ -6,6 +6,7 @@ t lazy_content
 t lazy_fork
 t lazy_image_truncated
 t lazy_image_removed
+t lazy_image_corrupt
 t lazy_state
 t lazy_loader_ends
 t lazy_refused_tree
@@ -100,6 +101,25 @@ test_lazy_image_removed() {
 	gone $pid
 	grep -q '^PASS' $d/out || return 1
 	grep 'loader done' $d/err || return 1
+	lazy_clean $d
+}
+
+# A byte flipped deep in the page data: the process runs at once (its
+# pages are not read first), but the loader's check of the image's
+# checksums kills it with one error naming the record.
+test_lazy_image_corrupt() {
+	local d=$WORK/lazy-corrupt size
+	lazy_start $d 64 || return 1
+	size=$(stat -c %s $d/img)
+	$PYTHON -c '
+import sys
+f = open(sys.argv[1], "r+b"); f.seek(int(sys.argv[2])); b = f.read(1)
+f.seek(int(sys.argv[2])); f.write(bytes([b[0] ^ 0x20]))' $d/img $((size * 3 / 4)) || return 1
+	lazy_restart $d 20 || return 1
+	gone $pid || { note "pid $pid still runs"; kill -9 $pid; return 1; }
+	grep -v '^ckpt: timing' $d/err | tail -2
+	grep -q "lazy restart: pid $pid: record PAGES at offset [0-9]*: checksum mismatch (corrupt image), so pid $pid is killed" $d/err ||
+		return 1
 	lazy_clean $d
 }
 
