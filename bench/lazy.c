@@ -3,7 +3,7 @@
  * checkpointed and restarted): the first clock read after the gap is its
  * first instruction after restart; then it reads one word of every page
  * (each page in: on touch, or the loader's already) and says both
- * times, in ns since the epoch, to OUT.  usage: lazy MIB OUT */
+ * times, in ns since the epoch, to OUT; then waits to be killed.  usage: lazy MIB OUT */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,5 +49,6 @@ int main(int argc, char **argv)
 		return 1;
 	fprintf(f, "%lld %lld %lu\n", first, all, sum);
 	fclose(f);
-	return 0;
+	for (;;)	/* until killed: the loader finishes its other areas */
+		pause();
 }

@@ -43,14 +43,15 @@ for mib in $SIZES; do
 			echo $(( (first / 1000 - t0) )) >> "$W/first"
 			echo $(( (all / 1000 - t0) )) >> "$W/all"
 			echo $(( t1 - t0 )) >> "$W/wall"
-			while kill -0 $pid 2>/dev/null; do sleep 0.01; done
-			pid=
-			if [ $mode = lazy ]; then
-				until grep -q 'loader done' "$W/err"; do sleep 0.01; done
+			if [ $mode = lazy ]; then	# (its other areas too)
+				until grep -q 'loader done\|loader ended' "$W/err"; do sleep 0.01; done
 				sed -n 's/.*loader done in \([0-9.]*\) ms.*/\1/p' "$W/err" >> "$W/loader"
 			else
 				echo - >> "$W/loader"
 			fi
+			kill -9 $pid
+			while kill -0 $pid 2>/dev/null; do sleep 0.01; done
+			pid=
 		done
 		printf '%-6s %-6s %12.1f %12.1f %12.1f %12s\n' $mib $mode \
 			$(median < "$W/first" | awk '{print $1 / 1000}') \
