@@ -16,6 +16,8 @@
 #   CKPT_BASE=PATH  another ckpt binary (an older one) in the same run,
 #                 alternating with the other two: before and after
 #   IMG_DIR=DIR   where images go (default /dev/shm: a tmpfs)
+#   COMPRESS=1    ckpt --compress too, a tool of its own ("ckptz"), in the
+#                 same run: its image size and times beside ckpt's
 #
 # Programs (each skipped, saying so, when its command is missing):
 #   tiny      bench/workload.c with no memory: a C loop (checks its memory)
@@ -76,6 +78,7 @@ if [ -n "${CKPT_BASE:-}" ]; then
 	cp "$CKPT_BASE" "$WORK/ckpt-base" || exit 1
 	TOOLS="base ckpt criu"
 fi
+[ -n "${COMPRESS:-}" ] && TOOLS=${TOOLS/ckpt/ckpt ckptz}
 cd "$WORK" || exit 1
 chmod 755 "$WORK"
 : >"$RES"
@@ -100,6 +103,8 @@ ckpt_restore() {
 	"$CK" restart --detach $V "$1" >/dev/null 2>"$WORK/tool.err" || return 1
 	grep timing: "$WORK/tool.err" >>"$WORK/timing.$NAME" || :
 }
+ckptz_dump() { "$CK" checkpoint --kill --compress -o "$1" "$2" 2>"$WORK/tool.err"; }
+ckptz_restore() { "$CK" restart --detach "$1" >/dev/null 2>"$WORK/tool.err"; }
 
 # CRIU needs --tcp-established for the connections a server may hold,
 # and is told the tree has no controlling terminal outside it.  Its
@@ -376,12 +381,15 @@ def cell(k):
 print("%s runs each, ckpt and CRIU alternating; wall ms, median [min-max]; load after: %s" % (reps, load))
 print()
 base = any(".base." in k for k in list(v) + list(txt))
+z = any(".ckptz." in k for k in list(v) + list(txt))
 print("ratio: ckpt's median over CRIU's (below 1: ckpt is faster; the goal is 0.5 or less)")
 print()
-tools = (["base"] if base else []) + ["ckpt", "criu"]
+tools = (["base"] if base else []) + ["ckpt"] + (["ckptz"] if z else []) + ["criu"]
 head = "| program | threads | ckpt image MB |"
 if base: head += " before: checkpoint | before: restart |"
-head += " ckpt checkpoint | ckpt restart | CRIU checkpoint | CRIU restart | ckpt/CRIU checkpoint | ckpt/CRIU restart |"
+head += " ckpt checkpoint | ckpt restart |"
+if z: head += " --compress image MB | --compress checkpoint | --compress restart |"
+head += " CRIU checkpoint | CRIU restart | ckpt/CRIU checkpoint | ckpt/CRIU restart |"
 print(head)
 print("|---" * head.count(" |") + "|")
 for n in ["tiny", "sqlite3", "node", "python", "java", "tmux", "postgres", "redis-server", "nginx"]:
@@ -392,8 +400,10 @@ for n in ["tiny", "sqlite3", "node", "python", "java", "tmux", "postgres", "redi
     row.append("%.1f" % (st.median(v[n + ".ckpt.size"]) / 1e6) if n + ".ckpt.size" in v else "-")
     for t in tools:
         if n + "." + t + ".fail" in txt and n + "." + t + ".ckpt" not in v:
-            row += ["failed: " + txt[n + "." + t + ".fail"], ""]
+            row += ["failed: " + txt[n + "." + t + ".fail"], ""] + ([""] if t == "ckptz" else [])
         else:
+            if t == "ckptz":
+                row.append("%.1f" % (st.median(v[n + ".ckptz.size"]) / 1e6) if n + ".ckptz.size" in v else "-")
             row += [cell(n + "." + t + ".ckpt"), cell(n + "." + t + ".restart")]
     for d in ["ckpt", "restart"]:
         a, b = med(n + ".ckpt." + d), med(n + ".criu." + d)

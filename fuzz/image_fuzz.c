@@ -7,7 +7,8 @@
  * set to a boundary value, a record dropped, copied, moved or retyped),
  * and puts it back together with every checksum, the tail's count,
  * offset and chain, and the page alignment of PAGES data recomputed:
- * the input then reaches the kinds' own checks.  One time in sixteen it
+ * the input then reaches the kinds' own checks, and, for the pieces of a
+ * compressed image (a record's flags kept), the decompressor's.  One time in sixteen it
  * mutates raw bytes, which the checksums must stop.
  *
  * Built by `make fuzz` (clang, -fsanitize=fuzzer,address,undefined);
@@ -60,6 +61,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 struct frec {
 	uint32_t type;
+	uint32_t flags;		/* REC_F_ZFRAME: a piece of a compressed
+				 * record, its payload a rec_zframe and
+				 * zstd data, which reach the decompressor */
 	uint8_t *p;		/* payload, malloc()ed */
 	size_t len;
 };
@@ -97,6 +101,7 @@ static int parse(const uint8_t *d, size_t n, struct frec *r)
 		if (h.type == REC_TAIL)
 			return k;
 		r[k].type = h.type;
+		r[k].flags = h.flags;
 		r[k].len = h.len;
 		r[k].p = malloc(h.len ? h.len : 1);
 		if (!r[k].p)
@@ -130,10 +135,10 @@ static void put(struct out *o, const void *p, size_t len)
 	o->n += len;
 }
 
-static void put_rec(struct out *o, uint32_t type, const uint8_t *p, size_t len,
-		    bool chained)
+static void put_rec(struct out *o, uint32_t type, uint32_t flags, const uint8_t *p,
+		    size_t len, bool chained)
 {
-	struct rec_hdr h = { .type = type, .len = len };
+	struct rec_hdr h = { .type = type, .flags = flags, .len = len };
 	struct rec_trailer t = { 0 };
 
 	h.hcrc = crc32c(0, &h, 16);
@@ -157,14 +162,14 @@ static void put_paged(struct out *o, const struct frec *r)
 	uint8_t *p;
 
 	if (r->len < 24) {
-		put_rec(o, r->type, r->p, r->len, true);
+		put_rec(o, r->type, 0, r->p, r->len, true);
 		return;
 	}
 	memcpy(&nr_runs, r->p + 16, 4);
 	memcpy(&pad, r->p + 20, 4);
 	head = 24 + (size_t)nr_runs * 16;
 	if (nr_runs > r->len / 16 || head + pad > r->len) {
-		put_rec(o, r->type, r->p, r->len, true);
+		put_rec(o, r->type, 0, r->p, r->len, true);
 		return;
 	}
 	npad = (PAGE_SZ - ((o->n + HDR + head) & (PAGE_SZ - 1))) & (PAGE_SZ - 1);
@@ -177,7 +182,7 @@ static void put_paged(struct out *o, const struct frec *r)
 	memcpy(p, r->p, head);
 	memcpy(p + 20, &(uint32_t){ npad }, 4);
 	memcpy(p + head + npad, r->p + head + pad, r->len - head - pad);
-	put_rec(o, r->type, p, len, true);
+	put_rec(o, r->type, 0, p, len, true);
 	free(p);
 }
 
@@ -187,14 +192,14 @@ static size_t serialize(uint8_t *d, size_t cap, const struct frec *r, int k)
 	struct rec_tail t = { .magic = CKPT_TAIL_MAGIC, .nr_records = k };
 
 	for (int i = 0; i < k; i++) {
-		if (paged(r[i].type))
+		if (paged(r[i].type) && !r[i].flags)
 			put_paged(&o, &r[i]);
 		else
-			put_rec(&o, r[i].type, r[i].p, r[i].len, true);
+			put_rec(&o, r[i].type, r[i].flags, r[i].p, r[i].len, true);
 	}
 	t.offset = o.n;
 	t.chain = o.chain;
-	put_rec(&o, REC_TAIL, (const uint8_t *)&t, sizeof(t), false);
+	put_rec(&o, REC_TAIL, 0, (const uint8_t *)&t, sizeof(t), false);
 	return o.full ? 0 : o.n;
 }
 
@@ -232,7 +237,7 @@ static void mutate_payload(struct frec *r)
 	size_t part = r->len, room = r->len + 64;
 	uint8_t *p;
 
-	if (paged(r->type) && r->len >= 24) {
+	if (paged(r->type) && !r->flags && r->len >= 24) {
 		uint32_t nr_runs;
 
 		memcpy(&nr_runs, r->p + 16, 4);
@@ -289,6 +294,7 @@ static int mutate_records(struct frec *r, int k)
 		memcpy(tmp.p, r[i].p, r[i].len);
 		tmp.len = r[i].len;
 		tmp.type = r[i].type;
+		tmp.flags = r[i].flags;
 		memmove(&r[j + 1], &r[j], (k - j) * sizeof(*r));
 		r[j] = tmp;
 		return k + 1;
@@ -297,8 +303,10 @@ static int mutate_records(struct frec *r, int k)
 			tmp = r[i];
 			r[i] = r[j];
 			r[j] = tmp;
-		} else {
+		} else if (rnd(8)) {
 			r[i].type = types[rnd(sizeof(types) / sizeof(types[0]))];
+		} else {	/* a piece, or no more one */
+			r[i].flags ^= REC_F_ZFRAME;
 		}
 		break;
 	}

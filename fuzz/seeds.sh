@@ -1,7 +1,7 @@
 #!/bin/bash
 # seeds.sh DIR - real images to start fuzzing from: the test programs of
 # several kinds (a tree, threads, files, pipes, sockets, timers, signals,
-# a terminal, SysV memory, seccomp), each checkpointed with --kill by the
+# a terminal, SysV memory, seccomp, a --compress image), each checkpointed with --kill by the
 # release build, then slimmed (fuzz/slim.py: a page or two of memory, the
 # records whole).  Needs root; `make test`'s programs built.
 set -u
@@ -15,11 +15,11 @@ trap 'rm -rf "$work"' EXIT
 n=0
 for p in tree threads files pipeline unix_stream unix_dgram inet timers signals \
 	 pty sysvshm seccomp epoll eventfd timerfd signalfd inotify locks unix_scm \
-	 pidfd fanotify nsfs_fd packet_sock netlink_sock cgroup lease; do
+	 pidfd fanotify nsfs_fd packet_sock netlink_sock cgroup lease mem_text; do
 	[ -x "$PROGS/$p" ] || continue
 	d=$work/$p
 	mkdir -p "$d"
-	(exec 251>&- 2>/dev/null; TP_TMPDIR=$d setsid "$PROGS/$p" "$d/go" > "$d/out" 2>&1 < /dev/null &
+	(exec 251>&- 2>/dev/null; MEM_TEXT_MIB=1 TP_TMPDIR=$d setsid "$PROGS/$p" "$d/go" > "$d/out" 2>&1 < /dev/null &
 	 echo $! > "$d/pid")
 	for ((i = 0; i < 200; i++)); do
 		grep -q READY "$d/out" 2>/dev/null && break

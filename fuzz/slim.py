@@ -31,6 +31,28 @@ def slim(rec):
     rec.orig_off = -1           # serialize() recomputes its pad
 
 
+ZF_KEEP = 64 << 10
+
+
+def pieces_slim(recs):
+    """The pieces of compressed records (--compress): a record's pieces
+    kept all, if they are small, or dropped all (a record of pages
+    dropped is an area that reads as zeros)."""
+    out, group, size = [], [], 0
+    for r in recs:
+        if not r.flags:
+            out.append(r)
+            continue
+        total, off, raw_len = struct.unpack_from('<QQI', r.payload, 0)
+        group.append(r)
+        size += len(r.payload)
+        if off + raw_len == total:
+            if size <= ZF_KEEP:
+                out += group
+            group, size = [], 0
+    return out
+
+
 def main():
     with open(sys.argv[1], 'rb') as f:
         recs = forge.parse(f.read())
@@ -39,7 +61,11 @@ def main():
     # and each process keeps the pages of two areas: every PAGES costs a
     # page of data and up to a page of alignment
     out, kept = [], 0
+    recs = pieces_slim(recs)
     for r in recs:
+        if r.flags:         # a compressed record's piece: kept whole
+            out.append(r)
+            continue
         if r.type == forge.TYPES['TASK']:
             kept = 0
         if r.type == forge.TYPES['PAGES_REF']:

@@ -29,6 +29,15 @@ extern "C" {
 					  * (datagram: connected to its name) */
 #define CKPT_SKIP_IN_FLIGHT	0x0010UL /* drop TCP connections waiting in a
 					  * listener's accept queue (a warning) */
+#define CKPT_TRACK_MEM		0x0020UL /* track the memory written from now on
+					  * (userfaultfd write-protect), for an
+					  * incremental checkpoint after this one */
+#define CKPT_PARENT		0x0040UL /* incremental: only the pages written
+					  * since the opts' parent image (set
+					  * with it; tracking goes on) */
+#define CKPT_COMPRESS		0x0080UL /* compress the image's large records
+					  * with zstd (-EOPNOTSUPP in a build
+					  * without libzstd) */
 /* Flags of ckpt_restart(). */
 #define CKPT_DETACH		0x0100UL /* hand the restored root to init */
 #define CKPT_PIDNS		0x0200UL /* restore in a new pid namespace, whose
@@ -44,6 +53,9 @@ extern "C" {
 #define CKPT_NO_CGROUPS		0x8000UL /* restart: the processes stay in the
 					  * caller's cgroups; no group is
 					  * made */
+#define CKPT_PROGRESS		0x20000UL /* a line on @logfd, if it is a
+					  * terminal, redrawn with the bytes
+					  * done once a call runs past 1 s */
 /* Flags of ckpt_info(). */
 #define CKPT_INFO_JSON		0x10000UL /* JSON for scripts, not text */
 #define CKPT_LAZY		0x100000UL /* restart: run before the memory is
@@ -119,6 +131,15 @@ struct ckpt_checkpoint_opts {
 	 * the key check first (docs/image-format.md). */
 	const void *key;
 	size_t key_len;
+	/* CKPT_PARENT: the path of the image checkpointed last with
+	 * CKPT_TRACK_MEM or CKPT_PARENT; the new one names it (by its path
+	 * relative to the new one's directory; absolute when @fd is no
+	 * file) and holds only the pages written since (docs/design.md,
+	 * Memory). */
+	const char *parent;
+	/* With CKPT_COMPRESS: the zstd level, 1 (the default, for 0) to
+	 * 19. */
+	int compress_level;
 };
 int ckpt_checkpoint_opts(int fd, const struct ckpt_checkpoint_opts *o, struct ckpt_result *res);
 
@@ -160,6 +181,15 @@ struct ckpt_restart_opts {
 	 * or not. */
 	const void *key;
 	size_t key_len;
+	/* An image of a session whose terminal had its master outside the
+	 * tree (a terminal container's console): the new pty's master is
+	 * given, once the tree is built, to console(console_arg, fd) (the
+	 * callee dups what it keeps), or else sent (SCM_RIGHTS) to the unix
+	 * stream socket at console_socket, as runc's --console-socket takes
+	 * it.  Without either such an image is refused. */
+	const char *console_socket;
+	int (*console)(void *arg, int master);
+	void *console_arg;
 };
 int ckpt_restart_opts(int fd, const struct ckpt_restart_opts *o, struct ckpt_result *res);
 

@@ -21,6 +21,7 @@
 #include "container.h"
 #include "kinds.h"
 #include "kinds/cgroup.h"
+#include "progress.h"
 #include "testpoint.h"
 #include "timing.h"
 
@@ -80,7 +81,7 @@ static int write_head(struct cpt_ctx *c)
 	h.xstate_size = cpu_xstate_size();
 	h.xfeatures = cpu_xfeatures();
 	h.time_ns = ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-	h.flags = (c->flags & 0xffffffffUL) | (c->host_ns ? HEAD_CONTAINER : 0);
+	h.flags = (c->flags & 0xffffffffUL & ~CKPT_PROGRESS) | (c->host_ns ? HEAD_CONTAINER : 0);
 	h.root_pid = c->tasks[0]->pid;
 	h.nr_tasks = c->nr_tasks;
 	snprintf(h.kernel, sizeof(h.kernel), "%s", u.release);
@@ -377,6 +378,19 @@ static int check_cancel(struct cpt_ctx *c)
 	return cancelled ? log_err(c->log, EINTR, "checkpoint interrupted by a signal") : 0;
 }
 
+/* About the bytes of pages the image will hold, for the progress line. */
+static uint64_t tree_mem(const struct cpt_ctx *c)
+{
+	uint64_t n = 0;
+
+	if (!(c->flags & CKPT_PROGRESS))
+		return 0;
+	for (int i = 0; i < c->nr_tasks; i++)
+		if (!c->tasks[i]->shares_vm && !c->tasks[i]->zombie)
+			n += progress_mem_of(c->tasks[i]->pid);
+	return n;
+}
+
 /* Every record of the tree rooted at @pid, through TAIL, synced. */
 static int write_image(struct cpt_ctx *c, pid_t pid, int fd)
 {
@@ -389,6 +403,8 @@ static int write_image(struct cpt_ctx *c, pid_t pid, int fd)
 		ret = check_cancel(c);
 	if (!ret)
 		ret = LOG_TIMED(c->log, LP_SEIZE, tree_collect(c, pid));
+	if (!ret)
+		progress_begin(c->log, c->flags, "checkpoint", tree_mem(c));
 	if (!ret) {
 		c->log->pos = &c->w.pos;
 		ret = dump_all(c);
@@ -418,6 +434,7 @@ static int finish(struct cpt_ctx *c, int ret)
 
 	if (ret && c->log->err && c->nr_tasks)
 		write_error(c);
+	c->failed = ret;
 	if (!ret && kill) {
 		for (int i = 0; i < ckpt_nr_kinds; i++)
 			if (ckpt_kinds[i]->dump_kill)
@@ -458,10 +475,15 @@ static int checkpoint_run(pid_t pid, int fd, const struct ckpt_checkpoint_opts *
 	ret = iw_init(&c.w, fd, &log);
 	if (!ret && o->key)
 		ret = iw_authenticate(&c.w, o->key, o->key_len);
+	if (!ret && (o->flags & CKPT_COMPRESS) && (o->flags & (CKPT_TRACK_MEM | CKPT_PARENT)))
+		ret = log_err(&log, EINVAL, "--compress with --track-mem or --parent: not supported (an incremental image's parents are read uncompressed)");
+	if (!ret && (o->flags & CKPT_COMPRESS))
+		ret = iw_compress(&c.w, o->compress_level);
 	if (!ret)
 		ret = kind_dump_init(&c);
 	if (!ret)
 		ret = finish(&c, write_image(&c, pid, fd));
+	progress_end(&log);
 	tree_free(&c);
 	kind_dump_free(&c);
 	iw_free(&c.w);

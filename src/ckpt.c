@@ -35,7 +35,8 @@ static const char usage_main[] =
 static const char usage_checkpoint[] =
 	"usage: ckpt checkpoint [-o FILE|-] [--kill] [--skip-unsupported] [--shell-job] [--tcp-established]\n"
 	"                       [--tcp-close] [--skip-in-flight] [--external-unix]\n"
-	"                       [--cgroup-root [CTRL:]PATH]... [--key FILE] [--log FILE] [-v] PID\n"
+	"                       [--cgroup-root [CTRL:]PATH]... [--key FILE] [--track-mem]\n"
+	"                       [--parent IMG] [--compress[=LEVEL]] [--log FILE] [-q] [-v] PID\n"
 	"Write an image of process PID.  It runs on unchanged unless --kill,\n"
 	"which ends it once the image is complete and synced.\n"
 	"  -o FILE             image file, '-' for standard output (default ckpt-PID.img)\n"
@@ -62,14 +63,23 @@ static const char usage_checkpoint[] =
 	"  --key FILE          authenticate the image with the key in FILE (16 to\n"
 	"                      4096 bytes): HMAC-SHA256 of all of it, which restart\n"
 	"                      --key and info --key check before using any of it\n"
+	"  --track-mem         track the pages the process writes from now on, for\n"
+	"                      a --parent checkpoint after this one\n"
+	"  --parent IMG        incremental: only the pages written since IMG, the\n"
+	"                      last checkpoint made with --track-mem or --parent\n"
+	"                      (tracking goes on); restart of it reads IMG too\n"
+	"  --compress[=LEVEL]  compress the image with zstd at LEVEL (default 1, the\n"
+	"                      fastest); data that does not compress is stored as is\n"
 	"  --log FILE          append messages to FILE\n"
+	"  -q                  no progress line (drawn on a terminal past 1 s)\n"
 	"  -v                  log every step\n"
 	"Exit: 0 done, 1 checkpoint failed (the process runs on as before), 2 usage.\n";
 
 static const char usage_restart[] =
 	"usage: ckpt restart [--detach] [--lazy] [--pidns] [--shell-job] [--tcp-close] [--no-cgroups]\n"
 	"                    [--join-ns TYPE:PATH]... [--external mnt[KEY]:PATH]...\n"
-	"                    [--cgroup-root [CTRL:]PATH]... [--key FILE] [--log FILE] [-v] FILE|-\n"
+	"                    [--cgroup-root [CTRL:]PATH]... [--console-socket PATH]\n"
+	"                    [--key FILE] [--log FILE] [-q] [-v] FILE|-\n"
 	"Restore the processes saved in FILE ('-': standard input) with their pids.\n"
 	"A container (its init checkpointed by its pid here) comes back as pid 1 of\n"
 	"a new pid namespace, in new namespaces of its own as saved.\n"
@@ -94,9 +104,13 @@ static const char usage_restart[] =
 	"  --cgroup-root [CTRL:]PATH  the root process's cgroup in hierarchy CTRL\n"
 	"              (a controller or name=NAME; without it, every other one)\n"
 	"              is PATH, the groups below it moved along\n"
+	"  --console-socket PATH  a session's terminal whose master was outside the\n"
+	"              tree (a container's console): the new master is sent to\n"
+	"              the unix socket PATH (as runc's --console-socket)\n"
 	"  --key FILE  the image must be authenticated with the key in FILE (made\n"
 	"              by checkpoint --key), checked before any of it is used\n"
 	"  --log FILE  append messages to FILE\n"
+	"  -q          no progress line (drawn on a terminal past 1 s)\n"
 	"  -v          log every step\n"
 	"Without --detach ckpt stays its parent, forwards SIGINT/SIGTERM/SIGHUP to\n"
 	"it and exits with its status (128+N if killed by signal N).\n"
@@ -112,11 +126,14 @@ struct common {
 	unsigned long flags;
 	const char *log;
 	int logfd;
+	bool quiet;		/* -q */
 };
 
 static int open_log(struct common *o)
 {
 	o->logfd = 2;
+	if (!o->quiet)
+		o->flags |= CKPT_PROGRESS;
 	if (o->log) {
 		o->logfd = open(o->log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 		if (o->logfd < 0) {
@@ -232,8 +249,11 @@ static int checkpoint_cmd(int argc, char **argv, const char **cgr)
 		{ "skip-in-flight", no_argument, 0, 'F' },
 		{ "cgroup-root", required_argument, 0, 'R' },
 		{ "key", required_argument, 0, 'K' },
+		{ "compress", optional_argument, 0, 'z' },
 		{ "log", required_argument, 0, 'l' },
 		{ "help", no_argument, 0, 'h' },
+		{ "track-mem", no_argument, 0, 'T' },
+		{ "parent", required_argument, 0, 'P' },
 		{ 0 },
 	};
 	struct common o = { 0 };
@@ -245,9 +265,18 @@ static int checkpoint_cmd(int argc, char **argv, const char **cgr)
 	int c, fd, ret;
 	long pid;
 
-	while ((c = getopt_long(argc, argv, "o:v", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:qv", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': out = optarg; break;
+		case 'z':
+			o.flags |= CKPT_COMPRESS;
+			co.compress_level = optarg ? strtol(optarg, &end, 10) : 1;
+			if (optarg && (*end || co.compress_level < 1 || co.compress_level > 19)) {
+				fprintf(stderr, "ckpt: --compress=%s: a zstd level is 1 to 19\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'q': o.quiet = true; break;
 		case 'k': o.flags |= CKPT_KILL; break;
 		case 's': o.flags |= CKPT_SKIP_UNSUPPORTED; break;
 		case 'j': o.flags |= CKPT_SHELL_JOB; break;
@@ -257,6 +286,8 @@ static int checkpoint_cmd(int argc, char **argv, const char **cgr)
 		case 'F': o.flags |= CKPT_SKIP_IN_FLIGHT; break;
 		case 'R': cgr[co.nr_cgroup_root++] = optarg; break;
 		case 'K': key.path = optarg; break;
+		case 'T': o.flags |= CKPT_TRACK_MEM; break;
+		case 'P': o.flags |= CKPT_PARENT; co.parent = optarg; break;
 		case 'l': o.log = optarg; break;
 		case 'v': o.flags |= CKPT_VERBOSE; break;
 		case 'h': fputs(usage_checkpoint, stdout); return 0;
@@ -306,7 +337,7 @@ static int checkpoint_cmd(int argc, char **argv, const char **cgr)
 		die_of_cancel();
 		return 1;
 	}
-	if (fd != 1 && isatty(2))
+	if (fd != 1 && isatty(2) && !o.quiet)
 		fprintf(stderr, "ckpt: pid %ld saved to %s%s\n", pid, out,
 			o.flags & CKPT_KILL ? " and ended" : "");
 	return 0;
@@ -469,6 +500,7 @@ static int restart_cmd(int argc, char **argv, const char **join, const char **ex
 		{ "external", required_argument, 0, 'E' },
 		{ "cgroup-root", required_argument, 0, 'R' },
 		{ "key", required_argument, 0, 'K' },
+		{ "console-socket", required_argument, 0, 'S' },
 		{ "log", required_argument, 0, 'l' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0 },
@@ -484,8 +516,9 @@ static int restart_cmd(int argc, char **argv, const char **join, const char **ex
 	ro.external = ext;
 	ro.cgroup_root = cgr;
 
-	while ((c = getopt_long(argc, argv, "v", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "qv", opts, NULL)) != -1) {
 		switch (c) {
+		case 'q': o.quiet = true; break;
 		case 'd': o.flags |= CKPT_DETACH; break;
 		case 'z': o.flags |= CKPT_LAZY; break;
 		case 'p': o.flags |= CKPT_PIDNS; break;
@@ -498,6 +531,7 @@ static int restart_cmd(int argc, char **argv, const char **join, const char **ex
 			break;
 		case 'R': cgr[ro.nr_cgroup_root++] = optarg; break;
 		case 'K': key.path = optarg; break;
+		case 'S': ro.console_socket = optarg; break;
 		case 'l': o.log = optarg; break;
 		case 'v': o.flags |= CKPT_VERBOSE; break;
 		case 'h': fputs(usage_restart, stdout); return 0;

@@ -23,6 +23,7 @@ struct ns_user_maps;
 
 #define MAX_THREADS	65536
 #define MAX_KINDS	32	/* slots for per-kind state: more than the table has */
+#define CKPT_MAX_CHAIN	64	/* images in an incremental chain */
 
 /* A thread held for checkpoint; threads[0] is the main thread, whose
  * remote is the task's own. */
@@ -52,6 +53,8 @@ struct cpt_task {
 	size_t scratch_len;
 	bool scratch_mapped;	/* the page, to unmap at the end */
 	struct vma_list maps;	/* as found before we touched it */
+	int own_fd;		/* ckpt's own fd in it (kinds/mm_track.c),
+				 * not saved; 0: none */
 };
 
 struct ns_ids;
@@ -60,6 +63,7 @@ struct cpt_ctx {
 	struct ckpt_log *log;
 	struct img_writer w;
 	unsigned long flags;
+	bool failed;		/* at its end: the checkpoint failed */
 	const struct ckpt_checkpoint_opts *opts;	/* never NULL */
 	struct cpt_task **tasks;	/* the tree, parents before children */
 	int nr_tasks;
@@ -144,6 +148,12 @@ struct rst_ctx {
 	 * ckpt gives it fds over [0] (kinds/ns_pid.c) */
 	bool give;
 	int give_fd[2];
+	/* the slave of each console the tty kind made (TTY_ORPHAN), by its
+	 * saved index, for a bind of its /dev/pts/N (runc's /dev/console:
+	 * mntns_restore.c) */
+#define MAX_CONSOLES	4
+	struct early_pty { uint32_t index; int fd; } early_pty[MAX_CONSOLES];
+	int nr_early_pty;
 	/* a container's engine (container.c): the root is pid 1 of our pid
 	 * namespace, made by our caller; a helper of ours must not take a
 	 * pid the image holds */
@@ -158,6 +168,10 @@ struct rst_ctx {
 	const struct ir_span *pv_spans;
 	size_t pv_nr;
 	bool released;		/* every task let go: the restart is done */
+	/* an incremental image's parents (chain.c), its PAGES_AT records'
+	 * files 1..nr_chain: chain_fd[k - 1], checked, open until the end */
+	int chain_fd[CKPT_MAX_CHAIN];
+	int nr_chain;
 	struct keeper keeper;	/* kills what was let go if we die (keeper.h) */
 };
 

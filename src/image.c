@@ -12,6 +12,7 @@
 #include "crc32c.h"
 #include "image.h"
 #include "sha256.h"
+#include "image_zframe.h"
 
 #define WBUF_SIZE	(1u << 20)
 #define RBUF_SIZE	(4u << 20)
@@ -52,6 +53,7 @@ int iw_init(struct img_writer *w, int fd, struct ckpt_log *log)
 
 void iw_free(struct img_writer *w)
 {
+	zw_free(w);
 	free(w->buf);
 	w->buf = NULL;
 	if (w->mac)
@@ -120,14 +122,58 @@ int iw_begin(struct img_writer *w, uint32_t type, uint64_t len)
 {
 	struct rec_hdr h = { .type = type, .len = len };
 
-	h.hcrc = crc32c(0, &h, 16);
 	w->open = true;
 	w->type = type;
 	w->rec_len = len;
 	w->rec_done = 0;
 	w->rec_crc = 0;
+	w->zrec = zw_wants(w, type, len);
+	if (w->zrec)	/* its pieces have headers of their own */
+		return 0;
+	h.hcrc = crc32c(0, &h, 16);
 	w->chain = crc32c(w->chain, &h.hcrc, 4);
 	return iw_raw(w, &h, sizeof(h));
+}
+
+int iw_unpiece(struct img_writer *w)
+{
+	struct rec_hdr h = { .type = w->type, .len = w->rec_len };
+
+	h.hcrc = crc32c(0, &h, 16);
+	w->chain = crc32c(w->chain, &h.hcrc, 4);
+	w->zrec = false;
+	return iw_raw(w, &h, sizeof(h));
+}
+
+int iw_plain(struct img_writer *w, const void *data, size_t n, uint32_t crc)
+{
+	w->rec_crc = crc32c_combine(w->rec_crc, crc, n);
+	return iw_raw(w, data, n);
+}
+
+int iw_piece(struct img_writer *w, uint32_t flags, const void *fh, size_t fhn,
+	     const void *data, size_t n, uint32_t crc)
+{
+	static const char zero[8];
+	struct rec_hdr h = { .type = w->type, .flags = flags, .len = fhn + n };
+	struct rec_trailer t;
+	int ret;
+
+	h.hcrc = crc32c(0, &h, 16);
+	t = (struct rec_trailer){ .crc = crc32c_combine(crc32c(0, fh, fhn), crc, n) };
+	w->chain = crc32c(w->chain, &h.hcrc, 4);
+	ret = iw_raw(w, &h, sizeof(h));
+	if (!ret)
+		ret = iw_raw(w, fh, fhn);
+	if (!ret)
+		ret = iw_raw(w, data, n);
+	if (!ret)
+		ret = iw_raw(w, zero, pad8(h.len));
+	if (!ret)
+		ret = iw_raw(w, &t, sizeof(t));
+	w->chain = crc32c(w->chain, &t.crc, 4);
+	w->nr_records++;
+	return ret;
 }
 
 int iw_write_crc(struct img_writer *w, const void *data, size_t n, uint32_t crc)
@@ -137,8 +183,10 @@ int iw_write_crc(struct img_writer *w, const void *data, size_t n, uint32_t crc)
 			       "record %s overruns its length %llu",
 			       rec_type_name(w->type),
 			       (unsigned long long)w->rec_len);
-	w->rec_crc = crc32c_combine(w->rec_crc, crc, n);
 	w->rec_done += n;
+	if (w->zrec)
+		return zw_write(w, data, n, crc);
+	w->rec_crc = crc32c_combine(w->rec_crc, crc, n);
 	return iw_raw(w, data, n);
 }
 
@@ -164,7 +212,7 @@ int iw_zero(struct img_writer *w, size_t n)
 int iw_end(struct img_writer *w)
 {
 	static const char zero[8];
-	struct rec_trailer t = { .crc = w->rec_crc };
+	struct rec_trailer t = { 0 };
 	int ret;
 
 	if (w->rec_done != w->rec_len)
@@ -173,6 +221,13 @@ int iw_end(struct img_writer *w)
 			       (unsigned long long)w->rec_done,
 			       (unsigned long long)w->rec_len);
 	w->open = false;
+	if (w->zrec) {
+		w->zrec = false;
+		ret = zw_end(w);
+		if (ret <= 0)
+			return ret;
+	}
+	t.crc = w->rec_crc;
 	ret = iw_raw(w, zero, pad8(w->rec_len));
 	if (!ret)
 		ret = iw_raw(w, &t, sizeof(t));
@@ -456,6 +511,8 @@ static int ir_payload(struct img_reader *r, struct rec *rec, uint32_t *crc,
 
 	*crc = 0;
 	*deferred = false;
+	if (rec->flags)		/* a piece: whole, image_zframe.c reads it */
+		goto whole;
 	if (rec->type == REC_PAGES || rec->type == REC_FILE_DATA ||
 	    rec->type == REC_SYSV_DATA) {
 		ret = read_pages_head(r, rec);
@@ -465,6 +522,7 @@ static int ir_payload(struct img_reader *r, struct rec *rec, uint32_t *crc,
 		}
 		return ret ? ret : crc_range(r, crc, rec->off, rec->len);
 	}
+whole:
 	if (rec->len > CKPT_REC_MAX_META)
 		return log_err(r->log, EBADMSG,
 			       "record %s of %llu bytes exceeds the %u limit",
@@ -562,6 +620,27 @@ static int check_auth(struct img_reader *r, const struct rec *rec)
 	return 0;
 }
 
+/* A piece of a compressed record: only where image_zframe.c reads them, of
+ * a record that can be one. */
+static int check_flags(struct img_reader *r, const struct rec_hdr *h)
+{
+	if (!h->flags)
+		return 0;
+	if (h->flags != REC_F_ZFRAME)
+		return log_err(r->log, EBADMSG,
+			       "record header at offset %llu: unknown flags 0x%x",
+			       (unsigned long long)r->pos, h->flags);
+	if (!r->zraw)
+		return log_err(r->log, EBADMSG,
+			       "compressed record at offset %llu in an image whose HEAD does not say it is compressed",
+			       (unsigned long long)r->pos);
+	if (h->type == REC_HEAD || h->type == REC_TAIL || h->type == REC_AUTH)
+		return log_err(r->log, EBADMSG,
+			       "record %s at offset %llu cannot be compressed",
+			       rec_type_name(h->type), (unsigned long long)r->pos);
+	return 0;
+}
+
 int ir_next(struct img_reader *r, struct rec *rec)
 {
 	struct rec_hdr h;
@@ -585,10 +664,13 @@ int ir_next(struct img_reader *r, struct rec *rec)
 	ret = pread_all(r, &h, sizeof(h), r->pos);
 	if (ret)
 		return ret;
-	if (h.hcrc != crc32c(0, &h, 16) || h.flags || h.reserved)
+	if (h.hcrc != crc32c(0, &h, 16) || h.reserved)
 		return log_err(r->log, EBADMSG,
 			       "corrupt record header at offset %llu",
 			       (unsigned long long)r->pos);
+	ret = check_flags(r, &h);
+	if (ret)
+		return ret;
 	if (!rec_desc_of(h.type) && h.type != REC_AUTH)
 		return log_err(r->log, EBADMSG,
 			       "unknown record type %u at offset %llu", h.type,
@@ -608,6 +690,7 @@ int ir_next(struct img_reader *r, struct rec *rec)
 			       (unsigned long long)h.len,
 			       (unsigned long long)room);
 	rec->type = h.type;
+	rec->flags = h.flags;
 	rec->len = h.len;
 	rec->off = r->pos + sizeof(h);
 	rec->index = r->nr_records;

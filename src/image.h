@@ -10,6 +10,7 @@
 #include "log.h"
 
 struct hmac_sha256;
+struct zwriter;
 
 struct img_writer {
 	int fd;
@@ -28,6 +29,10 @@ struct img_writer {
 	 * many it has had (a write around iw_raw() would miss it) */
 	struct hmac_sha256 *mac;
 	uint64_t mac_len;
+	/* iw_compress(): large records go out in pieces (image_zframe.c); zrec:
+	 * the open record is one of them */
+	struct zwriter *z;
+	bool zrec;
 };
 
 int iw_init(struct img_writer *w, int fd, struct ckpt_log *log);
@@ -51,6 +56,18 @@ int iw_tail(struct img_writer *w);
 /* Close a record left half-written by a failure (zero-filled), so that
  * an ERROR record can follow it. */
 int iw_abandon(struct img_writer *w);
+/* image_zframe.c: records from now on of at least ZFRAME_MIN bytes are
+ * compressed at zstd @level (0: the default); -EOPNOTSUPP (said) in a
+ * build without zstd.  Before any record. */
+int iw_compress(struct img_writer *w, int level);
+/* One whole record of the open record's type with @flags: @fh (@fhn
+ * bytes) then @data (@n bytes, CRC32C @crc); for image_zframe.c. */
+int iw_piece(struct img_writer *w, uint32_t flags, const void *fh, size_t fhn,
+	     const void *data, size_t n, uint32_t crc);
+/* The open record, meant for pieces, goes out plain after all: its
+ * header now, then iw_plain()s of its bytes; for image_zframe.c. */
+int iw_unpiece(struct img_writer *w);
+int iw_plain(struct img_writer *w, const void *data, size_t n, uint32_t crc);
 
 /* One record as the reader found it.  For a PAGES record only the part
  * before the page data is in memory; the data stays in the file. */
@@ -61,6 +78,7 @@ struct rec {
 	void *data;		/* payload (or its head, for PAGES) */
 	size_t data_len;	/* bytes in data */
 	uint64_t index;		/* record number, from 0 */
+	uint32_t flags;		/* rec_hdr.flags (img_reader.zraw only) */
 };
 
 /* A PAGES payload whose checksum is checked later (img_reader.defer). */
@@ -85,6 +103,9 @@ struct img_reader {
 	struct ir_span *spans;	/* ir_free frees them unless taken */
 	size_t nr_spans, cap_spans;
 	uint64_t span_bytes;
+	bool zraw;		/* REC_F_ZFRAME pieces are read whole, as
+				 * they are stored (image_zframe.c); without it
+				 * they are refused */
 };
 
 /* Make fd seekable: a regular file is used as is, anything else (a pipe,
@@ -96,6 +117,18 @@ int img_seekable(int fd, struct ckpt_log *log);
  * root) could write is copied into a memfd too. */
 int img_private(int fd, struct ckpt_log *log);
 int ir_init(struct img_reader *r, int fd, struct ckpt_log *log);
+/* image_expand.c: an image with compressed records (its HEAD says
+ * CKPT_COMPRESS, and it has pieces) made whole into a memfd, checked as
+ * it is read (its stored bytes, then each piece's); returns the fd to
+ * read (@fd itself if no record is in pieces, else one the caller
+ * closes) or -errno.
+ * @st (may be NULL) gets what was compressed. */
+struct zstats {
+	bool on;				/* the HEAD says compressed */
+	uint64_t records, pieces, zpieces;	/* zpieces: compressed */
+	uint64_t raw, stored;			/* bytes */
+};
+int img_expand(int fd, struct ckpt_log *log, struct zstats *st);
 void ir_free(struct img_reader *r);
 /* Read and verify the next record: 1 and *rec filled (free rec->data),
  * 0 at a verified tail, -errno on a bad or truncated image. */

@@ -97,13 +97,21 @@ enum ckpt_rec_type {
 	 * in their FILE), 153-155 unix sockets, 156-159 TCP/UDP (FILE_INET
 	 * keeps all in its FILE), 162-169 32-bit tasks, 172-179 SysV IPC,
 	 * 182-189 seccomp, 191-199 GPU, 253-269 mounts */
+	REC_PARENT	= 295,	/* an incremental image: its parent image */
+	REC_PAGES_PARENT = 296,	/* pages of the last VMA that are the parent
+				 * image's, unchanged since */
+	REC_MM_TRACK	= 297,	/* the last TASK's memory is tracked from
+				 * this image on (--track-mem) */
+	REC_PAGES_AT	= 298,	/* restart's own, never in a file: pages of
+				 * the last VMA in a parent image (chain.c) */
 	REC_TAIL	= 9001,
 	REC_ERROR	= 9999,
 };
 
 struct rec_hdr {
 	uint32_t type;
-	uint32_t flags;		/* reserved, 0 */
+	uint32_t flags;		/* REC_F_*; 0 in an image written without
+				 * --compress */
 	uint64_t len;		/* payload bytes */
 	uint32_t hcrc;		/* CRC32C of the 16 bytes above */
 	uint32_t reserved;
@@ -112,6 +120,27 @@ struct rec_hdr {
 struct rec_trailer {
 	uint32_t crc;		/* CRC32C of the payload */
 	uint32_t reserved;
+};
+
+/* rec_hdr.flags: the payload is a struct rec_zframe and its stored bytes,
+ * one piece of a larger record of the same type (the record's payload
+ * cut in pieces, each compressed or not).  The pieces of one record
+ * follow each other; the checksums (trailer, chain, AUTH) are over the
+ * stored bytes.  Only in an image whose HEAD has CKPT_COMPRESS. */
+#define REC_F_ZFRAME	0x1
+
+#define ZFRAME_RAW	0	/* stored as it is */
+#define ZFRAME_ZSTD	1	/* one or more zstd frames */
+#define ZFRAME_MAX_RAW	(8u << 20)	/* the most bytes a piece gives */
+
+struct rec_zframe {
+	uint64_t total;		/* the record's payload bytes, all pieces */
+	uint64_t offset;	/* this piece's first byte in it */
+	uint32_t raw_len;	/* bytes this piece gives */
+	uint32_t raw_crc;	/* their CRC32C */
+	uint32_t method;	/* ZFRAME_* */
+	uint32_t reserved;
+	/* uint8_t stored[]: the rest of the payload */
 };
 
 struct rec_head {
@@ -322,6 +351,43 @@ struct rec_vma_guards {
 	/* struct rec_pages_run runs[nr_runs]; */
 };
 
+/* REC_PARENT: this image is incremental (HEAD flag CKPT_PARENT): the
+ * pages its PAGES_PARENT records name are in the image at @path_len
+ * bytes of path (with NUL) that follow, relative to this image's
+ * directory unless absolute, which is the image whose TAIL, size and
+ * HEAD time are these. */
+struct rec_parent {
+	uint64_t size;		/* the parent's bytes */
+	uint64_t nr_records;	/* its TAIL's */
+	uint64_t time_ns;	/* its HEAD's */
+	uint32_t chain;		/* its TAIL's */
+	uint32_t path_len;
+};
+
+/* REC_MM_TRACK: the last TASK's private areas are write-protected
+ * (userfaultfd, UFFD_FEATURE_WP_ASYNC) since this image's pages were
+ * read, by the userfaultfd at @fd of the task whose inode is @ino: the
+ * next incremental checkpoint finds it there and saves only the pages
+ * written since. */
+struct rec_mm_track {
+	uint32_t fd;
+	uint32_t reserved;
+	uint64_t ino;
+};
+
+/* REC_PAGES_AT: made by restart (chain.c) as it assembles a chain, in
+ * the image it reads then, never in a file: a struct rec_pages_ref head
+ * (vma_start, npages, nr_runs, reserved 0), then nr_runs of these, in
+ * address order: the pages at @addr are @npages pages at @off of the
+ * chain's parent image @file (1: the parent, 2: its parent...). */
+struct rec_pages_at {
+	uint64_t addr;
+	uint64_t npages;
+	uint64_t off;
+	uint32_t file;
+	uint32_t reserved;
+};
+
 struct rec_sigaction {
 	uint64_t handler;
 	uint64_t flags;
@@ -486,6 +552,10 @@ enum tty_kind {
 				 * hung up: a new pair, its master closed */
 	TTY_CTTY_PATH	= 4,	/* a console or vt, reopened by its path, the
 				 * controlling terminal of a session */
+	TTY_ORPHAN	= 5,	/* a pty slave, the controlling terminal of a
+				 * session led in the tree, its master outside
+				 * (a terminal container's console): a new
+				 * pair, its master given to restart's caller */
 };
 
 #define TTY_PKT		0x1	/* master in packet mode (TIOCPKT) */
@@ -1478,8 +1548,12 @@ _Static_assert(sizeof(struct rec_mm) == 96, "rec_mm size");
 _Static_assert(sizeof(struct rec_vma) == 64, "rec_vma size");
 _Static_assert(sizeof(struct rec_pages_run) == 16, "rec_pages_run size");
 _Static_assert(sizeof(struct rec_pages) == 24, "rec_pages size");
+_Static_assert(sizeof(struct rec_zframe) == 32, "rec_zframe size");
 _Static_assert(sizeof(struct rec_pages_ref) == 24, "rec_pages_ref size");
 _Static_assert(sizeof(struct rec_vma_guards) == 24, "rec_vma_guards size");
+_Static_assert(sizeof(struct rec_parent) == 32, "rec_parent size");
+_Static_assert(sizeof(struct rec_mm_track) == 16, "rec_mm_track size");
+_Static_assert(sizeof(struct rec_pages_at) == 32, "rec_pages_at size");
 _Static_assert(sizeof(struct rec_aio) == 32, "rec_aio size");
 _Static_assert(sizeof(struct rec_sigaction) == 32, "rec_sigaction size");
 _Static_assert(sizeof(struct rec_sighand) == 2048, "rec_sighand size");

@@ -97,6 +97,41 @@ static int records_copy(struct records *to, const struct records *from,
 
 /* Whether the image is authenticated (@auth: auth_find()'s), and
  * whether the MAC was checked (with a @key it was, and matched). */
+/* A compressed image made whole (image_expand.c): *@img becomes the copy. */
+static int expand(int fd, int *img, struct ckpt_log *log, struct zstats *zs)
+{
+	int e = img_expand(*img, log, zs);
+
+	if (e < 0)
+		return e;
+	if (e != *img && *img != fd)
+		close(*img);
+	*img = e;
+	return 0;
+}
+
+/* How the records were stored: the JSON's last member, or a line. */
+static void show_compressed(FILE *out, bool json, const struct zstats *z)
+{
+	double pct = z->raw ? 100.0 * z->stored / z->raw : 100.0;
+
+	if (json) {
+		fprintf(out, "\"compressed\": {\"records\": %llu, \"pieces\": %llu, "
+			"\"zstd_pieces\": %llu, \"bytes\": %llu, \"stored\": %llu}}\n",
+			(unsigned long long)z->records, (unsigned long long)z->pieces,
+			(unsigned long long)z->zpieces, (unsigned long long)z->raw,
+			(unsigned long long)z->stored);
+		return;
+	}
+	if (z->on && !z->records)
+		fprintf(out, "%-12s zstd: no record compressed (none paid)\n", "COMPRESSED");
+	else if (z->records)
+		fprintf(out, "%-12s zstd: %llu records in %llu pieces (%llu compressed), %llu bytes stored for %llu (%.1f%%)\n",
+			"COMPRESSED", (unsigned long long)z->records,
+			(unsigned long long)z->pieces, (unsigned long long)z->zpieces,
+			(unsigned long long)z->stored, (unsigned long long)z->raw, pct);
+}
+
 static const char *auth_state(const void *key, int auth)
 {
 	return auth != 1 ? "no" : key ? "verified" : "unchecked";
@@ -123,6 +158,7 @@ int ckpt_info_key(int fd, unsigned long flags, FILE *out, int logfd,
 	int img = key ? img_private(fd, &log) : img_seekable(fd, &log), ret, auth = 0;
 	struct rst_ctx c = { .log = &log, .img_fd = img };
 	struct rec_auth a;
+	struct zstats zs = { 0 };
 
 	if (img < 0)
 		return img;
@@ -131,6 +167,9 @@ int ckpt_info_key(int fd, unsigned long flags, FILE *out, int logfd,
 	if (!ret)
 		auth = auth_find(img, &a, &log);
 	ret = auth < 0 && auth != -EBADMSG ? auth : ret;
+	if (!ret)
+		ret = expand(fd, &img, &log, &zs);
+	c.img_fd = img;
 	if (!ret)
 		ret = image_read(&c, &rs, false);
 	/* the kinds take the payloads they keep: what is shown is a copy */
@@ -145,8 +184,9 @@ int ckpt_info_key(int fd, unsigned long flags, FILE *out, int logfd,
 			show(&o, &shown.r[i]);
 		if (json)
 			fprintf(out, "\n], \"complete\": true, \"records_total\": %zu, "
-				"\"authenticated\": \"%s\"}\n", rs.n, auth_state(key, auth));
-		else
+				"\"authenticated\": \"%s\", ", rs.n, auth_state(key, auth));
+		show_compressed(out, json, &zs);
+		if (!json)
 			fprintf(out, "%-12s %s\n%-12s %zu records, image complete and verified\n",
 				"AUTH", auth_line(key, auth), "TAIL", rs.n);
 	}

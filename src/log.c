@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "progress.h"
 
 static void log_emit(struct ckpt_log *l, const char *level, int err,
 		     const char *fmt, va_list ap, char *keep, size_t keeplen)
@@ -22,6 +23,7 @@ static void log_emit(struct ckpt_log *l, const char *level, int err,
 		snprintf(keep, keeplen, "%s", text);
 	if (l->fd < 0)
 		return;
+	progress_clear(l);	/* the message on a line of its own */
 	n = snprintf(line, sizeof(line), "ckpt:%s%s", *level ? " " : "", level);
 	if (err)
 		n += snprintf(line + n, sizeof(line) - n, "[err %d]", err);

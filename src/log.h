@@ -37,6 +37,8 @@ struct log_times {
 	uint64_t kind_ns[LOG_MAX_KINDS];	/* LP_KINDS, per kind index */
 };
 
+struct progress;
+
 struct ckpt_log {
 	int fd;			/* where messages go, -1 for nowhere */
 	bool verbose;		/* also log progress, not only errors */
@@ -48,6 +50,7 @@ struct ckpt_log {
 	unsigned int test_points;	/* passed so far (testpoint.h) */
 	unsigned int test_fails;	/* CKPT_TEST_FAIL_AT's name passed so far */
 	struct log_times times;	/* timing.c */
+	struct progress *progress;	/* the line drawn (progress.c), or NULL */
 };
 
 /* Log an error (once: the first one is kept in l->msg) and return -err.

@@ -16,6 +16,7 @@
 #include "arch/x86/cpu.h"
 #include "model.h"
 #include "pageverify.h"
+#include "unpriv.h"
 
 #define PAGE		4096ULL
 
@@ -236,7 +237,10 @@ int image_model(struct rst_ctx *c, struct records *rs, bool here)
 		if (r->type == REC_FD && r->data_len >= 4 &&
 		    *(uint32_t *)r->data >= c->fd_floor)
 			c->fd_floor = *(uint32_t *)r->data + 1;
-		ret = k->load(c, c->task, r);
+		/* an ordinary user's restart: before the kind takes it */
+		ret = privcheck_rec(c, c->task, r);
+		if (!ret)
+			ret = k->load(c, c->task, r);
 	}
 	if (!ret && c->nr_tasks != (int)c->head.nr_tasks)
 		ret = log_err(c->log, EBADMSG, "HEAD says %u processes, image has %d",

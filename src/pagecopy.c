@@ -22,6 +22,7 @@
 
 #include "crc32c.h"
 #include "pagecopy.h"
+#include "progress.h"
 
 #define CHUNK		(4u << 20)
 #define NBUF		PAGECOPY_NBUF
@@ -139,6 +140,7 @@ static int copy_pipelined(struct img_writer *w, struct copier *c, uint64_t total
 			break;
 		}
 		ret = iw_write_crc(w, s->buf, s->len, s->crc);
+		progress_add(w->log, s->len);
 		done += s->len;
 		pthread_mutex_lock(&c->lock);
 		s->full = false;
@@ -168,6 +170,7 @@ static int copy_simple(struct img_writer *w, struct copier *c)
 				return log_err(w->log, err, "pid %d: reading pages at 0x%llx:",
 					       c->rm->pid, (unsigned long long)a);
 			ret = iw_write(w, c->s[0].buf, n);
+			progress_add(w->log, n);
 			a += n;
 			left -= n;
 		}

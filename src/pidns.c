@@ -4,7 +4,8 @@
  * init (pid 1), which mounts its own /proc, restores the tree as its
  * children and reaps whatever is orphaned there until the restored root
  * ends; its status is then init's.  With CKPT_DETACH, init stays behind
- * as the reaper and the caller gets the root's pid as seen from outside. */
+ * as the reaper and the caller gets the root's pid as seen from outside.
+ * An ordinary user's gets a user namespace with it (unpriv.c). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +22,7 @@
 #include "log.h"
 #include "pidns.h"
 #include "proc.h"
+#include "unpriv.h"
 
 /* What init tells the caller once the tree is restored, or is not: the
  * failure is init's, but the caller's to report. */
@@ -115,9 +117,19 @@ int pidns_restart(pid_t pid, int fd, unsigned long flags, int logfd,
 		.flags = CLONE_NEWPID | CLONE_NEWNS,
 		.exit_signal = SIGCHLD,
 	};
-	int p[2], status, ret;
+	/* an ordinary user: with a user namespace of its own (unpriv.c) */
+	bool userns = unpriv_needs_ns();
+	int p[2], sync[2] = { -1, -1 }, status, ret;
 	pid_t init, root;
 
+	if (userns) {
+		ca.flags |= CLONE_NEWUSER;
+		if (pipe2(sync, O_CLOEXEC)) {
+			ret = log_err(&log, errno, "a pipe to the new user namespace:");
+			result(res, 0, &log);
+			return ret;
+		}
+	}
 	if (pipe2(p, O_CLOEXEC)) {
 		ret = log_err(&log, errno, "a pipe to the new pid namespace:");
 		result(res, 0, &log);
@@ -127,17 +139,31 @@ int pidns_restart(pid_t pid, int fd, unsigned long flags, int logfd,
 	 * must not land in a namespace whose init may be gone */
 	init = syscall(SYS_clone3, &ca, sizeof(ca));
 	if (init < 0) {
-		ret = log_err(&log, errno, "new pid namespace:");
+		ret = log_err(&log, errno, userns ? "new user and pid namespace (an ordinary user's restart needs unprivileged user namespaces):"
+						  : "new pid namespace:");
 		close(p[0]);
 		close(p[1]);
+		if (userns) {
+			close(sync[0]);
+			close(sync[1]);
+		}
 		result(res, 0, &log);
 		return ret;
 	}
 	if (init == 0) {
 		close(p[0]);
+		if (userns && unpriv_ns_wait(sync))
+			_exit(125);
 		_exit(ns_init(pid, fd, flags, logfd, p[1], restart));
 	}
 	close(p[1]);
+	if (userns && (ret = unpriv_ns_map(&log, init, sync))) {
+		close(p[0]);
+		while (waitpid(init, &status, 0) < 0 && errno == EINTR)
+			;
+		result(res, 0, &log);
+		return ret;
+	}
 	if (read(p[0], &rep, sizeof(rep)) != sizeof(rep)) {
 		rep.pid = log_err(&log, EIO, "the new pid namespace's init ended before it reported");
 		rep.res.err = log.err;

@@ -35,6 +35,7 @@
 #include "arch/x86/cpu.h"
 #include "arch/x86/puppet.h"
 #include "auth.h"
+#include "chain.h"
 #include "container.h"
 #include "kinds.h"
 #include "kinds/cgroup.h"
@@ -43,8 +44,10 @@
 #include "model.h"
 #include "sessions.h"
 #include "pidns.h"
+#include "unpriv.h"
 #include "testpoint.h"
 #include "pageverify.h"
+#include "progress.h"
 #include "timing.h"
 
 #ifndef PTRACE_GET_RSEQ_CONFIGURATION
@@ -469,14 +472,15 @@ static void destroy_tree(struct rst_ctx *c)
 
 /* --pidns with a key: the image is authenticated here, then restored
  * in the new namespace from the fd checked (img_private()). */
-static int pidns_auth(int fd, const struct ckpt_restart_opts *o, struct ckpt_result *res)
+static int pidns_auth(int fd, const struct ckpt_restart_opts *o, unsigned long flags,
+		      struct ckpt_result *res)
 {
 	struct ckpt_log log = { .fd = o->logfd, .verbose = o->flags & CKPT_VERBOSE };
 	int img = img_private(fd, &log), ret;
 
 	ret = img < 0 ? img : auth_verify(img, o->key, o->key_len, &log);
 	if (!ret) {
-		ret = pidns_restart(o->pid, img, o->flags, o->logfd, res, ckpt_restart_r);
+		ret = pidns_restart(o->pid, img, flags, o->logfd, res, ckpt_restart_r);
 	} else if (res) {
 		res->pid = 0;
 		res->err = log.err;
@@ -489,15 +493,47 @@ static int pidns_auth(int fd, const struct ckpt_restart_opts *o, struct ckpt_res
 
 /* Options that cannot go together, or malformed: checked before any
  * of the image is read, whatever it holds. */
-static int opts_bad(const struct ckpt_restart_opts *o, struct ckpt_log *log)
+static int opts_bad(const struct ckpt_restart_opts *o, unsigned long flags,
+		    struct ckpt_log *log)
 {
-	if ((o->flags & CKPT_PIDNS) && (o->nr_join_ns || o->nr_external || o->nr_cgroup_root))
-		return log_err(log, EINVAL, "--join-ns, --external and --cgroup-root are not for --pidns (a container's image needs none)");
-	if ((o->flags & CKPT_LAZY) && (o->flags & CKPT_PIDNS))
-		return log_err(log, EINVAL, "--lazy is not for --pidns: lazy restart takes a lone process in our pid namespace");
+	if ((flags & CKPT_PIDNS) && (o->nr_join_ns || o->nr_external || o->nr_cgroup_root))
+		return log_err(log, EINVAL, "--join-ns, --external and --cgroup-root are not for --pidns%s (a container's image needs none)",
+			       o->flags & CKPT_PIDNS ? "" : ", which an ordinary user's restart is");
+	if ((flags & CKPT_LAZY) && (flags & CKPT_PIDNS))
+		return log_err(log, EINVAL, "--lazy is not for --pidns%s: lazy restart takes a lone process in our pid namespace",
+			       o->flags & CKPT_PIDNS ? "" : ", which an ordinary user's restart is");
 	if ((o->flags & CKPT_NO_CGROUPS) && o->nr_cgroup_root)
 		return log_err(log, EINVAL, "--cgroup-root places the groups that --no-cgroups leaves alone: not both");
 	return cg_root_args_bad(log, o->cgroup_root, o->nr_cgroup_root);
+}
+
+/* The bytes of pages to place, for the progress line. */
+static uint64_t page_bytes(const struct rst_ctx *c)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; c->pv_spans && i < c->pv_nr; i++)
+		n += c->pv_spans[i].len;
+	return n;
+}
+
+/* A compressed image made whole (image_expand.c): *@img becomes the copy. */
+static int expand(int fd, int *img, struct ckpt_log *log, unsigned long flags)
+{
+	struct stat st;
+	int e;
+
+	if (!fstat(*img, &st))
+		progress_begin(log, flags, "expand", st.st_size);
+	e = img_expand(*img, log, NULL);
+	progress_end(log);
+
+	if (e < 0)
+		return e;
+	if (e != *img && *img != fd)
+		close(*img);
+	*img = e;
+	return 0;
 }
 
 /* @x: from a container's outer restart (container.c), for its engine;
@@ -514,7 +550,11 @@ static int restart_run(int fd, const struct ckpt_restart_opts *o, const struct r
 
 	log.times.start = log_now();
 
-	ret = opts_bad(o, &log);
+	/* an ordinary user's processes get their pids back only in a pid
+	 * namespace (and user namespace) of their own: unpriv.c */
+	if (!x && unpriv_needs_ns())
+		flags |= CKPT_PIDNS;
+	ret = opts_bad(o, flags, &log);
 	if (ret) {
 		if (res) {
 			res->pid = 0;
@@ -524,7 +564,7 @@ static int restart_run(int fd, const struct ckpt_restart_opts *o, const struct r
 		return ret;
 	}
 	if ((flags & CKPT_PIDNS) && o->key)
-		return pidns_auth(fd, o, res);
+		return pidns_auth(fd, o, flags, res);
 	if (flags & CKPT_PIDNS)
 		return pidns_restart(o->pid, fd, flags, o->logfd, res, ckpt_restart_r);
 	if (x) {
@@ -541,6 +581,12 @@ static int restart_run(int fd, const struct ckpt_restart_opts *o, const struct r
 	 * engine checks again what it reads) */
 	if (!ret && o->key)
 		ret = auth_verify(img, o->key, o->key_len, &log);
+	if (!ret)
+		ret = expand(fd, &img, &log, flags);
+	if (!ret)	/* an incremental image: with its parents, whole */
+		ret = LOG_TIMED(&log, LP_READ, chain_open(&img, fd, o->key, o->key_len, &log,
+							  c.chain_fd, &c.nr_chain));
+	c.img_fd = img;
 	if (!ret && !x && (ret = container_image(img, &log)) == 1) {
 		ret = (flags & CKPT_LAZY) ?
 		      log_err(&log, EINVAL, "--lazy: this is a container's image, which is restarted whole, not lazily") :
@@ -552,6 +598,8 @@ static int restart_run(int fd, const struct ckpt_restart_opts *o, const struct r
 		}
 		if (img != fd)
 			close(img);
+		for (int i = 0; i < c.nr_chain; i++)
+			close(c.chain_fd[i]);
 		return ret;
 	}
 	if (!ret && (o->nr_join_ns || o->nr_external) && !x)
@@ -562,6 +610,8 @@ static int restart_run(int fd, const struct ckpt_restart_opts *o, const struct r
 		ret = LOG_TIMED(&log, LP_READ, image_model(&c, &rs, true));
 	if (!ret)
 		ret = mm_lazy_check(&c);
+	if (!ret)
+		progress_begin(&log, flags, "restart", page_bytes(&c));
 	if (!ret && o->pid && o->pid != c.tasks[0]->pid)
 		ret = log_err(&log, EINVAL, "the image holds pid %d, not %d",
 			      c.tasks[0]->pid, o->pid);
@@ -588,6 +638,7 @@ static int restart_run(int fd, const struct ckpt_restart_opts *o, const struct r
 	}
 	if (!ret)
 		log_info(&log, "pid %d restored, with %d processes", got, c.nr_tasks);
+	progress_end(&log);
 	timing_report(&log, "restart");
 	if (res) {
 		res->pid = ret ? 0 : got;
@@ -598,6 +649,8 @@ static int restart_run(int fd, const struct ckpt_restart_opts *o, const struct r
 	records_free(&rs);
 	if (img >= 0 && img != fd)
 		close(img);
+	for (int i = 0; i < c.nr_chain; i++)
+		close(c.chain_fd[i]);
 	return ret ? ret : got;
 }
 

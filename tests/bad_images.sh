@@ -135,14 +135,14 @@ start_holder() {	# HOLDER
 	return 1
 }
 
-good_image() {	# HOLDER IMAGE
+good_image() {	# HOLDER IMAGE [CHECKPOINT-OPTION]
 	local i rpid rc
 	# (once, at the start of a full run, two holders of three hung a
 	# minute before READY: a second one is started)
 	start_holder "$1" || start_holder "$1" ||
 		fatal "holder did not get ready: $(head -c 200 "$W/out")"
 	exec 3>&2 2>/dev/null	# not bash's "Killed" notice of the holder
-	if ! timeout -k 2 $CASE_TIMEOUT "$CKPT" checkpoint --kill -o "$2" "$HPID" 2> "$W/checkpoint.err"; then
+	if ! timeout -k 2 $CASE_TIMEOUT "$CKPT" checkpoint --kill ${3:-} -o "$2" "$HPID" 2> "$W/checkpoint.err"; then
 		exec 2>&3 3>&-
 		fatal "checkpoint of pid $HPID failed: $(head -3 "$W/checkpoint.err" | tr '\n' ' ')"
 	fi
@@ -470,6 +470,24 @@ forged "PAGES_REF reserved set" insert --at before:VMA \
 	--type VMA --payload "$NEWVMA" --type PAGES_REF --payload "$(pagesref 1 1 7 0x20000)"
 forged "PAGES_REF npages wrong" insert --at before:VMA \
 	--type VMA --payload "$NEWVMA" --type PAGES_REF --payload "$(pagesref 2 1 0 0x20000)"
+# incremental images' records in a whole image (tests/cases/incr.sh has
+# them in a chain): PAGES_PARENT has PAGES_REF's shape
+forged "PAGES_PARENT in a whole image" insert --at before:VMA \
+	--type VMA --payload "$NEWVMA" --type PAGES_PARENT --payload "$(pagesref 1 1 0 0x20000)"
+forged "PAGES_AT outside a chain" insert --at before:VMA \
+	--type VMA --payload "$NEWVMA" --type PAGES_AT \
+	--payload "$(le 8 0x20000)$(le 8 1)$(le 4 1)$(zeros 4)$(le 8 0x20000)$(le 8 1)$(zeros 8)$(le 4 1)$(zeros 4)"
+forged "PARENT in a whole image" insert --at before:MM --type PARENT \
+	--payload "$(le 8 4096)$(zeros 16)$(le 4 0)$(le 4 6)" --text "a.img"
+forged "HEAD says incremental, no PARENT" edit -r HEAD --or flags=0x40
+forged "control: MM_TRACK after MM" --control insert --at after:MM --type MM_TRACK \
+	--payload "$(le 4 4095)$(zeros 4)$(le 8 77)"
+forged "MM_TRACK before MM" insert --at before:MM --type MM_TRACK \
+	--payload "$(le 4 4095)$(zeros 4)$(le 8 77)"
+forged "MM_TRACK reserved set" insert --at after:MM --type MM_TRACK \
+	--payload "$(le 4 4095)$(le 4 1)$(le 8 77)"
+forged "MM_TRACK fd past any limit" insert --at after:MM --type MM_TRACK \
+	--payload "$(le 4 0x7fffffff)$(zeros 4)$(le 8 77)"
 # VMA_GUARDS: the same shape as PAGES_REF
 forged "control: a guard page in the new area" --control insert --at before:VMA \
 	--type VMA --payload "$NEWVMA" --type VMA_GUARDS --payload "$(pagesref 1 1 0 0x20000)"
@@ -607,7 +625,10 @@ ttyrec() {	# ID KIND FLAGS SID FG_PGRP LFLAG ISPEED LINE RESERVED
 	printf '%s' "$(le 4 "$1")$(le 4 "$2")$(zeros 4)$(le 4 "$3")$(le 4 "$4")$(le 4 "$5")$(zeros 12)$(le 4 "$6")$(le 4 "$7")$(zeros 4)$(zeros 32)$(le 1 "$8")$(zeros 11)$(le 4 "$9")"
 }
 forged "control: an unused pty"    --control insert --at before:FILE --type TTY --payload "$(ttyrec 99 1 3 0 0 0x8a3b 15 0 0)"
-forged "TTY kind 5"                insert --at before:FILE --type TTY --payload "$(ttyrec 99 5 0 0 0 0 0 0 0)"
+forged "TTY kind 6"                insert --at before:FILE --type TTY --payload "$(ttyrec 99 6 0 0 0 0 0 0 0)"
+forged "TTY console, no session"   insert --at before:FILE --type TTY --payload "$(ttyrec 99 5 0 0 0 0 0 0 0)"
+forged "TTY console in packet mode" insert --at before:FILE --type TTY --payload "$(ttyrec 99 5 1 4000000 0 0 0 0 0)"
+forged "TTY console, session of no process" insert --at before:FILE --type TTY --payload "$(ttyrec 99 5 0 4000000 0 0 0 0 0)"
 forged "TTY terminal by path, no session" insert --at before:FILE --type TTY --payload "$(ttyrec 99 4 0 0 0 0 0 0 0)"
 # since slave owners: 16 more bytes (slave_uid, slave_gid, slave_mode, reserved2)
 forged "control: a pty with its slave's owner" --control insert --at before:FILE --type TTY --payload "$(ttyrec 99 1 4 0 0 0 0 0 0)$(le 4 13333)$(le 4 44444)$(le 4 0620)$(zeros 4)"
@@ -1618,6 +1639,58 @@ forged "signalfd SIGSTOP"          edit -r "$S" --or signalfd.sigmask=0x40000
 forged "signalfd O_NONBLOCK|O_ASYNC" edit -r "$S" --or flags=0o20000
 forged "signalfd no payload"       edit -r "$S" --set extra_len=0 --resize $((EVLEN[2] - 8))
 run_batch "$EVGOOD"
+# ---- 4b. compressed records ------------------------------------------------
+# The holder checkpointed with --compress (its random memory stored
+# plain), two of its PAGES records then made pieces (REC_F_ZFRAME) by
+# forge.py, Z a zstd frame, R stored raw: forged with every checksum
+# valid, they reach the expansion's own checks (bounds, then zstd into
+# a buffer of the claimed size, then the size and checksum).
+
+ZGOOD=$W/compressed.img
+good_image "$HOLDER" "$W/compressed0.img" --compress
+"${FORGE[@]}" zpiece "$W/compressed0.img" "$W/compressed1.img" -r 'PAGES#0' &&
+	"${FORGE[@]}" zpiece "$W/compressed1.img" "$ZGOOD" -r 'PAGES#1' --method 0 ||
+	fatal "forge.py zpiece failed"
+read -r Z _ _ ZLEN _ < <("${FORGE[@]}" pieces "$ZGOOD" | awk '$3 == 1' | head -1)
+read -r R _ _ RLEN _ < <("${FORGE[@]}" pieces "$ZGOOD" | awk '$3 == 0' | head -1)
+[ -n "$Z" ] && [ -n "$R" ] || fatal "forge.py made no zstd or raw piece"
+forged "z: control: copy"             --control copy
+forged "z: zstd magic"                --expect "bad zstd frame" edit -r $Z --offset 32 --bytes 00000000
+forged "z: zstd frame header"         --expect "bad zstd frame" edit -r $Z --offset 36 --bytes ffffffff
+forged "z: zstd frame cut"            --expect "bad zstd frame" edit -r $Z --resize 48
+forged "z: zstd block bytes"          --expect "checksum mismatch once expanded" edit -r $Z --offset 44 --bytes 5a5a5a5a5a5a5a5a
+forged "z: zstd block type 3"         --expect "bad zstd frame" edit -r $Z --set-u8 41=0xff
+forged "z: raw_len one short"         --expect "bad zstd frame" edit -r $Z --set raw_len=$((ZLEN - 1)) --set total=$((ZLEN - 1))
+forged "z: raw_len one over"          --expect "gives $ZLEN bytes, its head says $((ZLEN + 1))" edit -r $Z --set raw_len=$((ZLEN + 1)) --set total=$((ZLEN + 1))
+forged "z: raw_len over total"        --expect "overruns" edit -r $Z --set raw_len=$((ZLEN + 1))
+forged "z: raw_len 0"                 --expect "bad piece head" edit -r $Z --set raw_len=0
+forged "z: raw_len 8 MiB + 1"         --expect "bad piece head" edit -r $Z --set raw_len=0x800001 --set total=0x800001
+forged "z: bomb 1 GiB in 4096"        --expect "bad zstd frame" edit -r $Z --zbomb 0x40000000 --set raw_len=4096 --set total=4096
+forged "z: bomb 8 MiB + 1"            --expect "bad zstd frame" edit -r $Z --zbomb 0x800001 --set raw_len=0x800000 --set total=0x800000
+forged "z: bomb saying 2^40"          --expect "bad zstd frame" edit -r $Z --zbomb 4096 --zbomb-size 0x10000000000 --set raw_len=4096 --set total=4096
+forged "z: total 2^60"                --expect "more than this machine's memory" edit -r $Z --set total=0x1000000000000000
+forged "z: total 2^64-1"              --expect "more than this machine's memory" edit -r $Z --set total=0xffffffffffffffff
+forged "z: record cut short"          --expect "cut short" edit -r $Z --set total=$((ZLEN + 4096))
+forged "z: piece with no start"       --expect "with no start" edit -r $Z --set offset=4096 --set total=$((ZLEN + 4096))
+forged "z: offset 2^64-1"             --expect "no start" edit -r $Z --set offset=0xffffffffffffffff
+forged "z: method 2"                  --expect "bad piece head" edit -r $Z --set method=2
+forged "z: reserved 1"                --expect "bad piece head" edit -r $Z --set reserved=1
+forged "z: raw_crc wrong"             --expect "checksum mismatch once expanded" edit -r $Z --add raw_crc=1
+forged "z: piece head cut"            --expect "too short" edit -r $Z --resize 31
+forged "z: piece empty"               --expect "too short" edit -r $Z --resize 0
+forged "z: raw piece stored short"    --expect "bad piece head" edit -r $R --resize $((RLEN + 32 - 8))
+forged "z: raw piece byte"            --expect "checksum mismatch once expanded" edit -r $R --offset 40 --bytes 5a
+forged "z: piece twice"               dup -r $Z
+forged "z: unknown flag"              --expect "unknown flags" sethdr -r $Z --flags 3
+forged "z: flag off a piece"          sethdr -r $Z --flags 0
+forged "z: HEAD a piece"              sethdr -r HEAD --flags 1
+forged "z: TAIL a piece"              --expect "cannot be compressed" sethdr -r TAIL --flags 1
+forged "z: HEAD not compressed"       --expect "HEAD does not say" edit -r HEAD --set flags=0
+run_batch "$ZGOOD"
+# a piece in an image written without --compress
+forged "z: a piece, plain image"      --expect "HEAD does not say" sethdr -r XSTATE --flags 1
+run_batch "$GOOD"
+
 # ---- 5. a 32-bit process's image ---------------------------------------
 if [[ $HOLDER32 == *.img.gz ]]; then
 	GOOD32=$W/good32.img

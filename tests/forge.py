@@ -15,6 +15,9 @@ it had gets its pad_len recomputed so that its page data stays page-aligned.
 
 usage:
   forge.py list IMG                         records: index offset type len crc
+  forge.py pieces IMG                       pieces of compressed records:
+                                            index type method raw_len
+                                            offset total
   forge.py get IMG -r SPEC FIELD            print one field of one record
   forge.py copy IMG OUT                     re-serialize unchanged
   forge.py batch IMG                        many commands, the image read once:
@@ -33,6 +36,12 @@ usage:
       --add NAME=DELTA  --or NAME=BITS      relative to its current value
       --set-u8/--set-u16/--set-u32/--set-u64 OFF=VAL   raw little-endian
       --resize N                            cut or zero-extend the payload
+      --zbomb N [--zbomb-size M]            a piece's stored bytes made a zstd
+                                            frame of N zeros (saying M)
+  forge.py zpiece IMG OUT -r SPEC [--method M]  the record made a piece of
+                                            a compressed one (REC_F_ZFRAME;
+                                            M 1: a zstd frame of raw
+                                            blocks, 0: stored raw)
   forge.py drop IMG OUT -r SPEC             remove a record
   forge.py dup IMG OUT -r SPEC [--at POS]   copy a record (default: after it)
   forge.py move IMG OUT -r SPEC --at POS    move a record to index POS
@@ -78,6 +87,7 @@ TYPES.update({'SYSV_SHM': 170, 'SYSV_DATA': 171})
 TYPES.update({'SECCOMP_FILTER': 180, 'SECCOMP': 181})
 TYPES.update({'PROCATTR': 133, 'THREAD_ATTR': 134})
 TYPES.update({'VMA_GUARDS': 115, 'AIO': 114})
+TYPES.update({'PARENT': 295, 'PAGES_PARENT': 296, 'MM_TRACK': 297, 'PAGES_AT': 298})
 TYPES.update({'CGROUP': 200, 'CGROUP_MEMBER': 201, 'CGROUP_PROP': 202})
 TYPES.update({'NS_UTS': 210, 'NS': 211, 'NS_TIME': 212, 'NSPID': 213, 'NSTID': 214,
               'NS_USER': 215})
@@ -183,6 +193,12 @@ FIELDS = {
                 flags=(28, 'I'), kind=(32, 'I'), madv=(36, 'I'),
                 file_size=(40, 'Q'), file_mtime_ns=(48, 'q'),
                 path_len=(56, 'I'), reserved=(60, 'I')),
+    'PARENT': dict(size=(0, 'Q'), nr_records=(8, 'Q'), time_ns=(16, 'Q'),
+                   chain=(24, 'I'), path_len=(28, 'I')),
+    'PAGES_PARENT': dict(vma_start=(0, 'Q'), npages=(8, 'Q'), nr_runs=(16, 'I'),
+                         reserved=(20, 'I'), run0_addr=(24, 'Q'),
+                         run0_npages=(32, 'Q')),
+    'MM_TRACK': dict(fd=(0, 'I'), reserved=(4, 'I'), ino=(8, 'Q')),
     'PAGES': dict(vma_start=(0, 'Q'), npages=(8, 'Q'), nr_runs=(16, 'I'),
                   pad_len=(20, 'I'),
                   **{k: v for i in range(4) for k, v in (
@@ -521,7 +537,7 @@ def serialize(recs):
     nr = 0
     for r in recs:
         off = len(out)
-        if r.type == TYPES['PAGES'] and off != r.orig_off:
+        if r.type == TYPES["PAGES"] and not r.flags and off != r.orig_off:
             fix_pages_pad(r, off)
         if r.type == TYPES['TAIL']:
             p = bytearray(r.payload)
@@ -584,9 +600,55 @@ def position(recs, pos):
     return i if i >= 0 else len(recs) + 1 + i
 
 
+# A piece of a compressed record (rec_hdr.flags REC_F_ZFRAME): its head,
+# struct rec_zframe, whatever the record's type.
+ZF_FLAG = 1
+ZFRAME = dict(total=(0, 'Q'), offset=(8, 'Q'), raw_len=(16, 'I'),
+              raw_crc=(20, 'I'), method=(24, 'I'), reserved=(28, 'I'))
+
+
+def zstd_rle(n, content_size=None):
+    """A zstd frame of RLE blocks giving n zero bytes from 4 bytes a
+    128 KiB block: a decompression bomb.  content_size: declared in its
+    header (else none)."""
+    if content_size is None:
+        out = struct.pack('<IBB', 0xFD2FB528, 0x00, 0x58)  # window 2 MiB
+    else:
+        out = struct.pack('<IBQ', 0xFD2FB528, 0xC0, content_size)
+    blk = 128 << 10
+    while n > 0:
+        k = min(n, blk)
+        n -= k
+        hdr = (k << 3) | (1 << 1) | (1 if n == 0 else 0)
+        out += struct.pack('<I', hdr)[:3] + b'\0'
+    return out
+
+
+def zstd_raw(data):
+    """A zstd frame holding data in raw blocks: what any zstd decoder
+    takes, made without one."""
+    out = struct.pack('<IBI', 0xFD2FB528, 0xA0, len(data))  # single segment
+    blk = 128 << 10
+    for i in range(0, max(len(data), 1), blk):
+        part = data[i:i + blk]
+        last = 1 if i + blk >= len(data) else 0
+        out += struct.pack('<I', (len(part) << 3) | last)[:3] + part
+    return out
+
+
+def to_piece(rec, method):
+    """rec made one whole piece of a compressed record (method 0: stored
+    raw, 1: a zstd frame of raw blocks)."""
+    p = bytes(rec.payload)
+    body = zstd_raw(p) if method else p
+    rec.payload = bytearray(struct.pack('<QQIIII', len(p), 0, len(p),
+                                        crc32c(p), method, 0) + body)
+    rec.flags |= ZF_FLAG
+
+
 def field(rec, name):
     """(offset, format) of a field of rec, by name or numeric offset."""
-    f = FIELDS.get(rec.name(), {})
+    f = ZFRAME if rec.flags & ZF_FLAG else FIELDS.get(rec.name(), {})
     if name in f:
         return f[name]
     kind, dot, sub = name.partition('.')
@@ -680,6 +742,10 @@ def do_edit(recs, a):
                 if fmt.islower() and v >= 1 << (bits - 1):
                     v -= 1 << bits
             put(rec, off, pack(fmt, v))
+    if a.zbomb is not None:    # the stored bytes: a zstd bomb
+        bomb = zstd_rle(a.zbomb, a.zbomb_size)
+        rec.payload[32:] = bomb
+        put(rec, 24, pack('I', 1))
     if a.resize is not None:
         n = a.resize
         if n < len(rec.payload):
@@ -715,7 +781,14 @@ def make_parser():
               '--add', '--or'):
         p.add_argument(o, action='append', metavar='NAME=VAL')
     p.add_argument('--resize', type=num)
+    p.add_argument('--zbomb', type=num, metavar='N',
+                   help='a piece: its stored bytes a zstd frame of N zeros')
+    p.add_argument('--zbomb-size', type=num, metavar='N',
+                   help='... whose header says it holds N')
     cmd('drop')
+    cmd('pieces', out=False, rec=False)
+    p = cmd('zpiece')
+    p.add_argument('--method', type=num, default=1)
     p = cmd('dup')
     p.add_argument('--at')
     p = cmd('move')
@@ -743,6 +816,12 @@ def run(a, recs):
             print('%d %d %s %d 0x%08x' % (i, r.orig_off, r.name(),
                                           len(r.payload), r.orig_crc))
         return
+    if a.cmd == 'pieces':
+        for i, r in enumerate(recs):
+            if r.flags & ZF_FLAG and len(r.payload) >= 32:
+                t, o, n, c, m, _ = struct.unpack_from('<QQIIII', r.payload)
+                print('%d %s %d %d %d %d' % (i, r.name(), m, n, o, t))
+        return
     if a.cmd == 'get':
         rec = recs[select(recs, a.record)]
         off, fmt = field(rec, a.field)
@@ -752,6 +831,8 @@ def run(a, recs):
         return
     if a.cmd == 'edit':
         do_edit(recs, a)
+    elif a.cmd == 'zpiece':
+        to_piece(recs[select(recs, a.record)], a.method)
     elif a.cmd == 'drop':
         del recs[select(recs, a.record)]
     elif a.cmd == 'dup':

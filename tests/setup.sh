@@ -15,7 +15,9 @@
 #   ckpt as its criu (criu_podman, criu_containerd);
 # - protobuf-c-compiler and libprotobuf-c-dev: protoc-c and libprotobuf-c,
 #   which build the CRIU drop-in's RPC (src/criu/rpc.proto; `make` says
-#   so if they are missing: run this first on a bare machine).
+#   so if they are missing: run this first on a bare machine);
+# - libzstd-dev: --compress (the Makefile builds without it if missing,
+#   and then compress.sh fails saying so: rebuild after this).
 set -eu
 cc=${CC:-cc}
 t=$(mktemp -d)
@@ -26,6 +28,7 @@ need=() norec=()
 if [ "${1:-}" = build ]; then
 	command -v protoc-c > /dev/null || need+=(protobuf-c-compiler)
 	dpkg -s libprotobuf-c-dev > /dev/null 2>&1 || need+=(libprotobuf-c-dev)
+	dpkg -s libzstd-dev > /dev/null 2>&1 || need+=(libzstd-dev)
 	[ ${#need[@]} = 0 ] && exit 0
 	echo "setup: installing ${need[*]}"
 	export DEBIAN_FRONTEND=noninteractive
@@ -41,6 +44,7 @@ echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }' 
 clang -fsanitize=fuzzer,address -o "$t/f" "$t/f.c" 2> /dev/null || need+=(clang libclang-rt-dev)
 command -v protoc-c > /dev/null || need+=(protobuf-c-compiler)
 dpkg -s libprotobuf-c-dev > /dev/null 2>&1 || need+=(libprotobuf-c-dev)
+dpkg -s libzstd-dev > /dev/null 2>&1 || need+=(libzstd-dev)
 # (runc without its recommends: Debian's criu is none of ours)
 PATH=$PATH:/usr/sbin:/sbin command -v runc > /dev/null || norec+=(runc)
 dpkg -s busybox-static > /dev/null 2>&1 || norec+=(busybox-static)

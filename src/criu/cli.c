@@ -1,6 +1,6 @@
 /* cli.c - the part of CRIU's command line that scripts use, when ckpt
  * runs as `criu` (a link of that name) or as `ckpt criu`: dump, restore,
- * check, pre-dump (refused), swrk; the same jobs as the RPC's. */
+ * check, pre-dump, swrk; the same jobs as the RPC's. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -19,15 +19,19 @@ static const char usage[] =
 	"                 [-j|--shell-job] [-l|--file-locks] [-o LOG] [-W DIR] [-v]\n"
 	"                 [--freeze-cgroup PATH] [--cgroup-root [CTRL:]PATH]...\n"
 	"                 [--root PATH] [--external mnt[KEY]:PATH]...\n"
+	"                 [--track-mem] [--prev-images-dir DIR]\n"
+	"       criu pre-dump -t PID -D DIR [--track-mem] [--prev-images-dir DIR] (as dump)\n"
 	"       criu restore -D DIR [-d|--restore-detached] [--pidfile FILE] [-j] [--tcp-close]\n"
 	"                 [--inherit-fd fd[N]:KEY]... [--external mnt[KEY]:PATH]... [--root PATH]\n"
 	"                 [--cgroup-root [CTRL:]PATH]... [-o LOG] [-W DIR] [-v]\n"
 	"       criu check | criu swrk FD | criu --version\n"
 	"ckpt acting as CRIU: the image is DIR/" CRIU_IMAGE_NAME " (with DIR/" CRIU_INVENTORY_NAME
-	" for engines),\nmade and read by ckpt checkpoint and restart; pre-dump is not supported.\n";
+	" for engines),\nmade and read by ckpt checkpoint and restart.  A pre-dump leaves the tree\n"
+	"running, its memory tracked; a dump --prev-images-dir (relative to -D) then saves only\n"
+	"the pages written since, and restore reads the chain.\n";
 
 enum { O_TCP = 256, O_EXTUNIX, O_FLOCKS, O_ROOT, O_EXT, O_PIDFILE, O_INHERIT,
-       O_TCPCLOSE, O_MANAGE, O_FREEZE, O_CGROOT, O_IGNORED };
+       O_TCPCLOSE, O_MANAGE, O_FREEZE, O_CGROOT, O_IGNORED, O_TRACK, O_PREV };
 
 static const struct option opts[] = {
 	{ "tree", required_argument, 0, 't' },
@@ -49,6 +53,8 @@ static const struct option opts[] = {
 	{ "freeze-cgroup", required_argument, 0, O_FREEZE },
 	{ "cgroup-root", required_argument, 0, O_CGROOT },
 	{ "evasive-devices", no_argument, 0, O_IGNORED },
+	{ "track-mem", no_argument, 0, O_TRACK },
+	{ "prev-images-dir", required_argument, 0, O_PREV },
 	{ "link-remap", no_argument, 0, O_IGNORED },
 	{ "help", no_argument, 0, 'h' },
 	{ 0 },
@@ -57,7 +63,7 @@ static const struct option opts[] = {
 struct cli {
 	struct criu_job j;
 	bool dump;
-	const char *dir, *work, *log, *pidfile, *root;
+	const char *dir, *work, *log, *pidfile, *root, *prev;
 	char *inherit[CRIU_MAX_LIST];
 	int nr_inherit;
 	char *ext[CRIU_MAX_LIST];
@@ -134,6 +140,8 @@ static int parse(struct cli *c, int argc, char **argv)
 		case O_ROOT: c->root = optarg; break;
 		case O_PIDFILE: c->pidfile = optarg; break;
 		case O_FREEZE: c->j.freeze_cgroup = optarg; break;
+		case O_TRACK: c->j.flags |= CKPT_TRACK_MEM; break;
+		case O_PREV: c->prev = optarg; break;
 		case O_CGROOT:	/* [CTRL:]PATH, as ckpt's own */
 			if (criu_add_cgroup_root(&c->j, NULL, optarg))
 				return -c->j.err;
@@ -231,6 +239,9 @@ static int run(struct cli *c, int argc, char **argv)
 		return 0;
 	if (!ret)
 		ret = open_dirs(c);
+	if (!ret && c->prev)
+		ret = c->dump ? criu_set_parent(&c->j, c->prev) :
+				criu_fail(&c->j, EINVAL, "--prev-images-dir is for dump");
 	if (!ret && c->dump)
 		return criu_dump(&c->j) ? 1 : 0;
 	if (ret)
@@ -245,7 +256,8 @@ static int run(struct cli *c, int argc, char **argv)
 	return c->j.flags & CKPT_DETACH ? 0 : wait_restored(pid);
 }
 
-static int job(int argc, char **argv, bool dump)
+/* @pre: a pre-dump, the tree left running, its memory tracked */
+static int job(int argc, char **argv, bool dump, bool pre)
 {
 	struct cli *c = calloc(1, sizeof(*c));
 	int ret;
@@ -257,7 +269,7 @@ static int job(int argc, char **argv, bool dump)
 	c->dump = dump;
 	c->j.images_dir = -1;
 	c->j.logfd = 2;
-	c->j.flags = dump ? CKPT_KILL : 0;
+	c->j.flags = pre ? CKPT_TRACK_MEM : dump ? CKPT_KILL : 0;
 	ret = run(c, argc, argv);
 	if (c->j.err) {
 		fprintf(stderr, "criu (ckpt): %s failed: %s\n", dump ? "dump" : "restore", c->j.msg);
@@ -278,9 +290,11 @@ int criu_main(int argc, char **argv)
 	const char *cmd = argc > 1 ? argv[1] : "";
 
 	if (!strcmp(cmd, "dump"))
-		return job(argc - 1, argv + 1, true);
+		return job(argc - 1, argv + 1, true, false);
+	if (!strcmp(cmd, "pre-dump"))
+		return job(argc - 1, argv + 1, true, true);
 	if (!strcmp(cmd, "restore"))
-		return job(argc - 1, argv + 1, false);
+		return job(argc - 1, argv + 1, false, false);
 	if (!strcmp(cmd, "swrk"))
 		return criu_swrk(argc - 1, argv + 1);
 	if (!strcmp(cmd, "check")) {
@@ -288,10 +302,6 @@ int criu_main(int argc, char **argv)
 		 * what a tree needs when it checkpoints it) */
 		puts("Looks good (ckpt " CKPT_VERSION_STRING ").");
 		return 0;
-	}
-	if (!strcmp(cmd, "pre-dump")) {
-		fputs("criu (ckpt): pre-dump is not supported: ckpt's images are whole, made by one dump\n", stderr);
-		return 1;
 	}
 	if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) {
 		printf("Version: %d.%d\nckpt %s\n", CRIU_DROPIN_MAJOR, CRIU_DROPIN_MINOR, CKPT_VERSION_STRING);

@@ -23,7 +23,8 @@ struct criu_job;
 
 /* A notification ("pre-dump", "post-restore"...): 0 once the caller
  * has acted on it, or a negative errno (the job then fails). */
-typedef int criu_notify_fn(struct criu_job *j, const char *script, pid_t pid);
+/* @fd >= 0: sent with it (SCM_RIGHTS), as orphan-pts-master is */
+typedef int criu_notify_fn(struct criu_job *j, const char *script, pid_t pid, int fd);
 
 struct criu_job {
 	int images_dir;			/* fd of the images directory */
@@ -38,8 +39,11 @@ struct criu_job {
 	const char *cgroup_root[CRIU_MAX_LIST];	/* "[CTRL:]PATH" */
 	int nr_cgroup_root;
 	char strs[CRIU_MAX_LIST][4096 + 32];	/* what the two above point at when made here */
+	char parent[4096 + 64];		/* dump: CKPT_PARENT's image, "" if none */
 	int nr_strs;
 	criu_notify_fn *notify;		/* NULL: nobody to tell */
+	bool orphan_pts;		/* restore: a console's master goes to
+					 * the caller (orphan-pts-master) */
 	void *notify_arg;
 	int err;			/* the failure: errno, and one line */
 	char msg[600];
@@ -53,6 +57,9 @@ int criu_fail(struct criu_job *j, int err, const char *fmt, ...)
  * the job: 0 or -errno (too many, too long). */
 int criu_add_external(struct criu_job *j, const char *key, const char *path);
 int criu_add_join_ns(struct criu_job *j, const char *type, const char *path);
+/* A dump's parent: @rel, the images directory of the pre-dump (or dump)
+ * before, relative to the job's (open already): 0 or -errno. */
+int criu_set_parent(struct criu_job *j, const char *rel);
 /* @ctrl may be NULL or "": the hierarchies no other entry names. */
 int criu_add_cgroup_root(struct criu_job *j, const char *ctrl, const char *path);
 

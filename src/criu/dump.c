@@ -16,7 +16,7 @@ static int tell(struct criu_job *j, const char *script)
 
 	if (!j->notify)
 		return 0;
-	ret = j->notify(j, script, 0);
+	ret = j->notify(j, script, 0, -1);
 	return ret ? criu_fail(j, -ret, "notification %s: the caller failed it", script) : 0;
 }
 
@@ -64,6 +64,7 @@ static int write_image(struct criu_job *j)
 		struct ckpt_checkpoint_opts o = {
 			.pid = j->pid, .flags = j->flags, .logfd = j->logfd,
 			.cgroup_root = j->cgroup_root, .nr_cgroup_root = j->nr_cgroup_root,
+			.parent = j->parent[0] ? j->parent : NULL,
 		};
 
 		ret = ckpt_checkpoint_opts(fd, &o, &r);

@@ -47,13 +47,22 @@ static int tell(struct criu_job *j, pid_t pid)
 	};
 
 	for (size_t i = 0; j->notify && i < sizeof(scripts) / sizeof(*scripts); i++) {
-		int ret = j->notify(j, scripts[i], pid);
+		int ret = j->notify(j, scripts[i], pid, -1);
 
 		if (ret)
 			return criu_fail(j, -ret, "notification %s (pid %d): the caller failed it",
 					 scripts[i], pid);
 	}
 	return 0;
+}
+
+/* A terminal container's new console master, to the caller (runc hands
+ * it to its console socket), as CRIU sends it: while the tree is made. */
+static int orphan_master(void *arg, int master)
+{
+	struct criu_job *j = arg;
+
+	return j->notify(j, "orphan-pts-master", 0, master);
 }
 
 pid_t criu_restore(struct criu_job *j)
@@ -72,6 +81,10 @@ pid_t criu_restore(struct criu_job *j)
 	int fd = open_image(j);
 	pid_t pid;
 
+	if (j->orphan_pts && j->notify) {
+		o.console = orphan_master;
+		o.console_arg = j;
+	}
 	if (fd < 0)
 		return fd;
 	pid = ckpt_restart_opts(fd, &o, &r);

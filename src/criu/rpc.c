@@ -20,15 +20,12 @@
  * freeze_cgroup (ckpt stops the tree by ptrace; a frozen one is thawed
  * for it: freezer.c),
  * manage_cgroups and its mode, rst_sibling, notify_scripts,
- * orphan_pts_master (ckpt makes a container's ptys again itself). */
+ * orphan_pts_master at dump (a console's master outside the tree is
+ * saved as such whatever it says; at restore it has its notification). */
 static const char *unsupported(const CriuOpts *o)
 {
 	if (o->ps)
 		return "ps (page server)";
-	if (o->parent_img)
-		return "parent_img (ckpt images are whole, never incremental)";
-	if (o->has_track_mem && o->track_mem)
-		return "track_mem (no pre-dump: ckpt images are whole)";
 	if (o->has_lazy_pages && o->lazy_pages)
 		return "lazy_pages";
 	if (o->has_auto_dedup && o->auto_dedup)
@@ -162,6 +159,18 @@ static int mounts(struct criu_job *j, const CriuOpts *o, bool dump)
 	return ret;
 }
 
+/* parent_img: the pre-dump's images directory, relative to ours (runc
+ * --parent-path); its image is the incremental dump's parent. */
+int criu_set_parent(struct criu_job *j, const char *rel)
+{
+	if (!rel[0] || rel[0] == '/' || strlen(rel) > 4096)
+		return criu_fail(j, EINVAL, "parent_img '%s': a directory relative to the images directory", rel);
+	snprintf(j->parent, sizeof(j->parent), "/proc/self/fd/%d/%s/%s", j->images_dir,
+		 rel, CRIU_IMAGE_NAME);
+	j->flags |= CKPT_PARENT;
+	return 0;
+}
+
 /* inherit_fd: runc's namespaces to join (extRootNetNS...) are our fds;
  * the container's stdio outside it is ckpt's own fds 0-2 anyway. */
 static int inherited(struct criu_job *j, const CriuOpts *o)
@@ -204,6 +213,7 @@ int rpc_map(struct criu_job *j, const CriuOpts *o, pid_t peer, bool dump)
 		j->flags |= CKPT_SHELL_JOB;
 	if (o->has_tcp_close && o->tcp_close)
 		j->flags |= CKPT_TCP_CLOSE;
+	j->orphan_pts = !dump && o->has_orphan_pts_master && o->orphan_pts_master;
 	for (size_t i = 0; i < o->n_cg_root; i++) {
 		ret = criu_add_cgroup_root(j, o->cg_root[i]->ctrl, o->cg_root[i]->path);
 		if (ret)
@@ -220,7 +230,10 @@ int rpc_map(struct criu_job *j, const CriuOpts *o, pid_t peer, bool dump)
 			j->flags |= CKPT_EXTERNAL_UNIX;
 		if (o->has_tcp_skip_in_flight && o->tcp_skip_in_flight)
 			j->flags |= CKPT_SKIP_IN_FLIGHT;
-		return mounts(j, o, true);
+		if (o->has_track_mem && o->track_mem)
+			j->flags |= CKPT_TRACK_MEM;
+		ret = o->parent_img ? criu_set_parent(j, o->parent_img) : 0;
+		return ret ? ret : mounts(j, o, true);
 	}
 	/* runc puts its criu in the container's groups before RESTORE and
 	 * names them in cg_root (cgroup v1): the container's groups are

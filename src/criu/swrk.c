@@ -51,19 +51,40 @@ static ssize_t receive(struct swrk *s)
 	return n;
 }
 
-static int send_resp(struct swrk *s, const CriuResp *r)
+/* A response, with @fd (SCM_RIGHTS) if >= 0. */
+static int send_resp_fd(struct swrk *s, const CriuResp *r, int fd)
 {
 	size_t len = criu_resp__get_packed_size(r);
 	uint8_t *buf = len <= MSG_MAX ? malloc(len ? len : 1) : NULL;
+	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec iov;
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
 	int ret = 0;
 
 	if (!buf)
 		return -ENOMEM;
 	criu_resp__pack(r, buf);
-	if (send(s->sk, buf, len, MSG_NOSIGNAL) != (ssize_t)len)
+	iov = (struct iovec){ buf, len };
+	if (fd >= 0) {
+		struct cmsghdr *c;
+
+		m.msg_control = cbuf;
+		m.msg_controllen = sizeof(cbuf);
+		c = CMSG_FIRSTHDR(&m);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(fd));
+	}
+	if (sendmsg(s->sk, &m, MSG_NOSIGNAL) != (ssize_t)len)
 		ret = -errno;
 	free(buf);
 	return ret;
+}
+
+static int send_resp(struct swrk *s, const CriuResp *r)
+{
+	return send_resp_fd(s, r, -1);
 }
 
 static int send_error(struct swrk *s, CriuReqType type, int err, const char *msg)
@@ -104,8 +125,9 @@ static int next_request(struct swrk *s, CriuReq **req)
 	return ret;
 }
 
-/* NOTIFY SCRIPT, then the client's answer: 0 when it succeeded. */
-static int notify(struct criu_job *j, const char *script, pid_t pid)
+/* NOTIFY SCRIPT (with @fd), then the client's answer: 0 when it
+ * succeeded. */
+static int notify(struct criu_job *j, const char *script, pid_t pid, int fd)
 {
 	struct swrk *s = j->notify_arg;
 	CriuResp r = CRIU_RESP__INIT;
@@ -119,7 +141,7 @@ static int notify(struct criu_job *j, const char *script, pid_t pid)
 	r.type = CRIU_REQ_TYPE__NOTIFY;
 	r.success = 1;
 	r.notify = &n;
-	ret = send_resp(s, &r);
+	ret = send_resp_fd(s, &r, fd);
 	/* a bad answer is the job's failure, answered once, by the job */
 	if (!ret)
 		ret = receive_request(s, &req);
@@ -145,8 +167,8 @@ static int version(struct swrk *s)
 	return send_resp(s, &r);
 }
 
-/* Nothing ckpt lacks of what may be asked: memory tracking, lazy pages
- * and a pidfd store are all "no". */
+/* Memory tracking (pre-dump) is "yes"; lazy pages and a pidfd store
+ * are "no". */
 static int features(struct swrk *s, const CriuReq *req)
 {
 	CriuResp r = CRIU_RESP__INIT;
@@ -154,6 +176,7 @@ static int features(struct swrk *s, const CriuReq *req)
 	const CriuFeatures *q = req->features;
 
 	f.has_mem_track = q && q->has_mem_track;
+	f.mem_track = f.has_mem_track;
 	f.has_lazy_pages = q && q->has_lazy_pages;
 	f.has_pidfd_store = q && q->has_pidfd_store;
 	r.type = CRIU_REQ_TYPE__FEATURE_CHECK;
@@ -171,10 +194,14 @@ static int simple(struct swrk *s, CriuReqType type)
 	return send_resp(s, &r);
 }
 
-/* DUMP or RESTORE in @j: 0 when it was done and said so. */
+/* DUMP, PRE_DUMP or RESTORE in @j: 0 when it was done and said so.  A
+ * pre-dump is a checkpoint that leaves the tree running and tracks its
+ * memory from then on (--track-mem), for a DUMP with parent_img. */
 static int run_job(struct swrk *s, const CriuReq *req, struct criu_job *j)
 {
-	bool dump = req->type == CRIU_REQ_TYPE__DUMP;
+	bool pre = req->type == CRIU_REQ_TYPE__PRE_DUMP ||
+		   req->type == CRIU_REQ_TYPE__SINGLE_PRE_DUMP;
+	bool dump = req->type == CRIU_REQ_TYPE__DUMP || pre;
 	CriuResp r = CRIU_RESP__INIT;
 	CriuDumpResp d = CRIU_DUMP_RESP__INIT;
 	CriuRestoreResp rr = CRIU_RESTORE_RESP__INIT;
@@ -186,6 +213,8 @@ static int run_job(struct swrk *s, const CriuReq *req, struct criu_job *j)
 		ret = rpc_job(j, req->opts, s->peer, dump);
 	if (!ret && req->opts->has_notify_scripts && req->opts->notify_scripts)
 		j->notify = notify;
+	if (pre)
+		j->flags = (j->flags & ~CKPT_KILL) | CKPT_TRACK_MEM;
 	if (!ret)
 		ret = dump ? criu_dump(j) : criu_restore(j);
 	if (ret < 0) {
@@ -236,12 +265,9 @@ static int serve(struct swrk *s, const CriuReq *req)
 		return features(s, req);
 	case CRIU_REQ_TYPE__DUMP:
 	case CRIU_REQ_TYPE__RESTORE:
-		return job(s, req);
 	case CRIU_REQ_TYPE__PRE_DUMP:
 	case CRIU_REQ_TYPE__SINGLE_PRE_DUMP:
-		send_error(s, req->type, EOPNOTSUPP,
-			   "pre-dump: not supported by ckpt (its images are whole; checkpoint with DUMP)");
-		return -EOPNOTSUPP;
+		return job(s, req);
 	default:
 		send_error(s, req->type, EOPNOTSUPP, "request type not supported by ckpt");
 		return -EOPNOTSUPP;

@@ -59,6 +59,7 @@ int fhandle_path(struct file_handle *fh, unsigned long long ino,
 	char mp[CKPT_PATH_MAX], proc[64];
 	unsigned int id, dev;
 	int ret = -ENOENT;
+	bool denied = false;
 
 	if (!mi)
 		return -errno;
@@ -71,6 +72,7 @@ int fhandle_path(struct file_handle *fh, unsigned long long ino,
 		/* not O_PATH: open_by_handle_at wants a real open file */
 		mfd = open(mp, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 		fd = mfd < 0 ? -1 : open_by_handle_at(mfd, fh, O_PATH | O_CLOEXEC);
+		denied |= fd < 0 && errno == EPERM;	/* no CAP_DAC_READ_SEARCH */
 		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
 		n = fd < 0 ? -1 : readlink(proc, path, CKPT_PATH_MAX - 1);
 		if (n > 0) {
@@ -84,5 +86,5 @@ int fhandle_path(struct file_handle *fh, unsigned long long ino,
 			close(mfd);
 	}
 	fclose(mi);
-	return ret;
+	return ret && denied ? -EPERM : ret;
 }

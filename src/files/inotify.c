@@ -128,8 +128,14 @@ static int parse_watch(struct cpt_ctx *c, const struct fd_probe *p,
 		sscanf(hex + 2 * i, "%2hhx", &fh->f_handle[i]);
 	ret = fhandle_path(fh, w->w.ino, w->w.sdev, w->path);
 	free(fh);
-	if (ret)
+	if (ret) {
+		bool denied = ret == -EPERM;
+
 		ret = watch_deleted(c, w);
+		if (ret && denied)
+			return log_err(c->log, EPERM, "pid %d fd %d: inotify wd %u: its file is found by open_by_handle_at(), which needs CAP_DAC_READ_SEARCH (not an ordinary user's)",
+				       p->pid, p->fd, wd);
+	}
 	if (ret)
 		return log_err(c->log, -ret, "pid %d fd %d: inotify wd %u: no path to inode %llu on %u:%u (deleted?):",
 			       p->pid, p->fd, wd, ino, sdev >> 20, sdev & 0xfffff);

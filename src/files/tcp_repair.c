@@ -161,7 +161,8 @@ static int conn_hold(struct cpt_ctx *c, const struct fd_probe *p, int sk,
 		conn_unlock(c, n);
 		close(n->sk);
 		ic->nr_socks--;
-		return log_err(c->log, err, "pid %d fd %d: TCP_REPAIR:", p->pid, p->fd);
+		return log_err(c->log, err, "pid %d fd %d: TCP_REPAIR%s:", p->pid, p->fd,
+			       err == EPERM ? " (needs CAP_NET_ADMIN: not an ordinary user's)" : "");
 	}
 	*out = n;
 	return 0;

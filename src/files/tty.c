@@ -42,6 +42,8 @@
 
 #include "../../include/ckpt.h"
 #include "../files.h"
+#include "../kinds/ns.h"
+#include "console.h"
 #include "ptyq.h"
 
 #define SPEED_BITS	0x100fu		/* CBAUD | CBAUDEX */
@@ -182,10 +184,10 @@ static bool by_path(const struct fd_probe *p)
 	       S_ISCHR(st.st_mode) && st.st_rdev == dev;
 }
 
-/* Whether pty slave @dev is the controlling terminal of a session a
- * process of the tree leads (a container's console, its master the
- * runtime's): not stdio that restart's may stand in for. */
-static bool ctty_of_tree(struct cpt_ctx *c, dev_t dev)
+/* The leader, in the tree, of the session whose controlling terminal is
+ * pty slave @dev (a container's console, its master the runtime's: not
+ * stdio that restart's may stand in for), or 0. */
+static pid_t ctty_of_tree(struct cpt_ctx *c, dev_t dev)
 {
 	unsigned long long f[PROC_STAT_FIELDS];
 
@@ -194,9 +196,9 @@ static bool ctty_of_tree(struct cpt_ctx *c, dev_t dev)
 
 		if (!c->tasks[i]->zombie && !proc_stat(pid, NULL, f) && (pid_t)f[6] == pid &&
 		    ctty_of(pid) == dev)
-			return true;
+			return pid;
 	}
-	return false;
+	return 0;
 }
 
 static enum tty_class tty_class_of(struct cpt_ctx *c, const struct fd_probe *p,
@@ -575,12 +577,76 @@ static int ctty_dump(struct cpt_ctx *c, const struct fd_probe *p, uint32_t *id)
 	return iw_record(&c->w, REC_TTY, &rt, sizeof(rt));
 }
 
+/* Bytes queued in @s, a slave whose master is outside: its input the
+ * session has not read, its output the master's holder has not (it
+ * reads as it goes: a moment for that). */
+static int orphan_queued(struct cpt_ctx *c, const struct fd_probe *p, int s)
+{
+	int in = 0, out = 0;
+
+	for (int i = 0; i < 20; i++) {
+		if (ioctl(s, FIONREAD, &in) || ioctl(s, TIOCOUTQ, &out))
+			return log_err(c->log, errno, "pid %d fd %d: its terminal's queues:", p->pid,
+				       p->fd);
+		if (!in && !out)
+			return 0;
+		usleep(10000);
+	}
+	return log_err(c->log, EBUSY,
+		       "pid %d fd %d: %s has %d bytes of input and %d of output queued, which its master outside the tree holds (they could not be put back)",
+		       p->pid, p->fd, p->link, in, out);
+}
+
+/* A session's terminal whose master is outside the tree (TTY_ORPHAN):
+ * its termios, size, owner, session and foreground, asked of the slave
+ * and of /proc; once for all the descriptions of it. */
+static int orphan_dump(struct cpt_ctx *c, const struct fd_probe *p, uint32_t *id)
+{
+	dev_t dev = p->st.st_rdev == makedev(5, 0) ? ctty_of(p->pid) : p->st.st_rdev;
+	struct rec_tty rt = { .kind = TTY_ORPHAN, .index = pts_index(dev), .flags = TTY_OWNER };
+	struct cpt_pty *pty = pty_find(c, rt.index, true);
+	unsigned long long f[PROC_STAT_FIELDS];
+	struct stat st;
+	int s, ret;
+
+	if (!pty)
+		return log_err(c->log, ENOMEM, "pty table:");
+	if (pty->id) {
+		*id = pty->id;
+		return 0;
+	}
+	rt.sid = ctty_of_tree(c, dev);
+	if (!rt.sid || proc_stat(rt.sid, NULL, f))
+		return log_err(c->log, ESRCH, "pid %d fd %d: the session of %s:", p->pid, p->fd,
+			       p->link);
+	rt.fg_pgrp = (pid_t)f[8] > 0 && group_in_session(c, f[8], rt.sid) ? f[8] : 0;
+	s = grab(c, p->pid, p->fd);
+	if (s < 0)
+		return s;
+	ret = read_termios(s, &rt) ? log_err(c->log, errno, "pid %d fd %d: %s:", p->pid, p->fd,
+					     p->link) : orphan_queued(c, p, s);
+	if (!ret && fstat(s, &st))
+		ret = log_err(c->log, errno, "pid %d fd %d: its terminal's owner:", p->pid, p->fd);
+	close(s);
+	if (!ret && rt.line)
+		ret = log_err(c->log, EOPNOTSUPP, "pid %d fd %d: %s has line discipline %u (only N_TTY is supported)",
+			      p->pid, p->fd, p->link, rt.line);
+	if (ret)
+		return ret;
+	rt.slave_uid = st.st_uid;
+	rt.slave_gid = st.st_gid;
+	rt.slave_mode = st.st_mode & 07777;
+	rt.id = pty->id = ++c->next_objref;
+	*id = rt.id;
+	return iw_record(&c->w, REC_TTY, &rt, sizeof(rt));
+}
+
 static int tty_dump(struct cpt_ctx *c, const struct fd_probe *p,
 		    struct rec_file *f, void **extra, uint32_t *extra_len)
 {
 	static const uint32_t roles[] = { [CL_MASTER] = TTY_MASTER,
 		[CL_SLAVE] = TTY_SLAVE, [CL_JOB] = TTY_TERM, [CL_HUNGUP] = TTY_SLAVE,
-		[CL_CTTY_PATH] = TTY_TERM };
+		[CL_CTTY_PATH] = TTY_TERM, [CL_ORPHAN] = TTY_SLAVE };
 	enum tty_class cl;
 	struct rec_tty_file *e;
 	struct cpt_pty *pty;
@@ -588,16 +654,13 @@ static int tty_dump(struct cpt_ctx *c, const struct fd_probe *p,
 	int ret;
 
 	cl = tty_class_of(c, p, &pty);
-	if (cl == CL_ORPHAN)
-		return log_err(c->log, EOPNOTSUPP,
-			       "pid %d fd %d: %s is the controlling terminal of a session led in the tree, its master outside the tree (a container's console, as runc's \"terminal\": true makes it), which ckpt does not save yet",
-			       p->pid, p->fd, p->link);
 	if (cl == CL_REFUSE || cl == CL_NONE)
 		return log_err(c->log, EOPNOTSUPP,
 			       "pid %d fd %d: %s is a terminal outside the tree (if it is the shell job's terminal, use --shell-job)",
 			       p->pid, p->fd, p->link);
 	ret = cl == CL_JOB ? job_dump(c, p, &id) : cl == CL_HUNGUP ? hungup_dump(c, p, &id) :
-	      cl == CL_CTTY_PATH ? ctty_dump(c, p, &id) : pty_dump(c, pty, &id);
+	      cl == CL_CTTY_PATH ? ctty_dump(c, p, &id) :
+	      cl == CL_ORPHAN ? orphan_dump(c, p, &id) : pty_dump(c, pty, &id);
 	if (ret)
 		return ret;
 	e = malloc(sizeof(*e));
@@ -639,15 +702,16 @@ struct tty_table {
 
 static bool tty_valid(const struct rec_tty *t)
 {
-	return t->id && t->kind >= TTY_PTY && t->kind <= TTY_CTTY_PATH &&
+	return t->id && t->kind >= TTY_PTY && t->kind <= TTY_ORPHAN &&
 	       !(t->slave_mode & ~07777u) && !t->reserved2 &&
 	       ((t->flags & TTY_OWNER) || (!t->slave_uid && !t->slave_gid && !t->slave_mode)) &&
 	       !(t->flags & ~TTY_FLAGS) && !t->reserved && !t->pad[0] &&
 	       !t->pad[1] && !t->pad[2] && !t->line && t->iflag <= 0x7fff &&
 	       t->oflag <= 0xffff && t->lflag <= 0x1ffff &&
 	       !(t->ispeed & ~SPEED_BITS) && !(t->ospeed & ~SPEED_BITS) &&
-	       (t->kind == TTY_PTY || (!t->flags && (t->kind == TTY_CTTY_PATH ? !!t->sid :
-								   !t->sid && !t->fg_pgrp))) &&
+	       (t->kind == TTY_PTY ||
+		(t->kind == TTY_ORPHAN ? !(t->flags & ~TTY_OWNER) && t->sid :
+		 !t->flags && (t->kind == TTY_CTTY_PATH ? !!t->sid : !t->sid && !t->fg_pgrp))) &&
 	       (t->sid || !t->fg_pgrp);
 }
 
@@ -776,7 +840,7 @@ static int job_check(struct rst_ctx *c, bool in_image)
 /* Is it a session's terminal, which restart gives it again? */
 static bool has_session(const struct rec_tty *t)
 {
-	return t->kind == TTY_PTY || t->kind == TTY_CTTY_PATH;
+	return t->kind == TTY_PTY || t->kind == TTY_CTTY_PATH || t->kind == TTY_ORPHAN;
 }
 
 /* Once for the whole image (at its root). */
@@ -795,6 +859,11 @@ static int ttyk_check(struct rst_ctx *c, struct rst_task *t)
 		/* its path is its FILEs' */
 		if (!ret && tt->e[i].t.kind == TTY_CTTY_PATH && !tt->e[i].path)
 			ret = log_err(c->log, EBADMSG, "TTY %u: no FILE names it", tt->e[i].t.id);
+		if (!ret && tt->e[i].t.kind == TTY_ORPHAN && c->here &&
+		    !(c->opts && (c->opts->console || c->opts->console_socket)))
+			ret = log_err(c->log, EINVAL,
+				      "the image's session %u had a terminal whose master was outside the tree (a container's console): restart it with --console-socket PATH, where the new master is sent",
+				      tt->e[i].t.sid);
 	}
 	return ret ? ret : job_check(c, job);
 }
@@ -863,6 +932,22 @@ static int pty_owner(struct rst_ctx *c, struct rst_tty *e)
 			     e->t.id, e->t.slave_uid, e->t.slave_gid, e->t.slave_mode) : 0;
 }
 
+/* A container's console may be bound at /dev/console too (runc's, from
+ * its /dev/pts/N): its slave, for the mounts (mntns_restore.c). */
+static int console_keep(struct rst_ctx *c, const struct rst_tty *e)
+{
+	int n = c->nr_early_pty, s;
+
+	if (n == MAX_CONSOLES)
+		return log_err(c->log, EOPNOTSUPP, "pty %u: more than %d consoles in one tree",
+			       e->t.id, MAX_CONSOLES);
+	s = ptyq_peer(e->fd, O_RDWR | O_NOCTTY, false);
+	if (s < 0)
+		return log_err(c->log, errno, "opening the slave of pty %u:", e->t.id);
+	c->early_pty[c->nr_early_pty++] = (struct early_pty){ e->t.index, s };
+	return 0;
+}
+
 /* The pty, made in ckpt: its master is ckpt's until a process takes it
  * (a TTY_HUNGUP's is closed once all is built). */
 static int pty_make(struct rst_ctx *c, struct rst_tty *e)
@@ -874,7 +959,7 @@ static int pty_make(struct rst_ctx *c, struct rst_tty *e)
 		return 0;
 	e->fd = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
 	if (e->fd < 0 || ioctl(e->fd, TIOCSPTLCK, &zero) ||
-	    (e->t.kind == TTY_PTY &&
+	    ((e->t.kind == TTY_PTY || e->t.kind == TTY_ORPHAN) &&
 	     (set_termios(e->fd, &e->t, false) || ioctl(e->fd, TIOCSWINSZ, &ws))))
 		return log_err(c->log, errno, "making pty %u:", e->t.id);
 	ret = pty_refill(c, e);
@@ -885,7 +970,7 @@ static int pty_make(struct rst_ctx *c, struct rst_tty *e)
 	if (((e->t.flags & TTY_PKT) && ioctl(e->fd, TIOCPKT, &one)) ||
 	    ((e->t.flags & TTY_LOCKED) && ioctl(e->fd, TIOCSPTLCK, &one)))
 		return log_err(c->log, errno, "making pty %u:", e->t.id);
-	return 0;
+	return e->t.kind == TTY_ORPHAN ? console_keep(c, e) : 0;
 }
 
 /* A new description of the slave (a locked one is unlocked meanwhile):
@@ -916,7 +1001,8 @@ static int tty_file_load(struct rst_ctx *c, struct rst_file *f)
 	e = tty_by_id(c, x.tty_id);
 	if (!e || (f->f.flags & O_ACCMODE) == O_ACCMODE ||
 	    (e->t.kind == TTY_PTY ? x.role != TTY_MASTER && x.role != TTY_SLAVE
-	     : e->t.kind == TTY_HUNGUP ? x.role != TTY_SLAVE : x.role != TTY_TERM) ||
+	     : e->t.kind == TTY_HUNGUP || e->t.kind == TTY_ORPHAN ? x.role != TTY_SLAVE
+	     : x.role != TTY_TERM) ||
 	    (e->t.kind == TTY_CTTY_PATH && (f->path[0] != '/' || !S_ISCHR(f->f.mode))))
 		return log_err(c->log, EBADMSG, "FILE %u: bad tty %u or role %u", f->f.id,
 			       x.tty_id, x.role);
@@ -1042,17 +1128,31 @@ static int ttyk_job_start(struct rst_ctx *c)
 }
 
 /* Every slave of a hung-up pty is open: its master goes, which hangs
- * them up (nobody's controlling terminal: no SIGHUP). */
+ * them up (nobody's controlling terminal: no SIGHUP).  A console's
+ * master goes to restart's caller. */
 static int ttyk_built(struct rst_ctx *c)
 {
 	struct tty_table *tt = KCSTATE(c, kind_tty);
 
-	for (int i = 0; tt && i < tt->n; i++)
-		if (tt->e[i].t.kind == TTY_HUNGUP && tt->e[i].fd >= 0) {
-			close(tt->e[i].fd);
-			tt->e[i].fd = -1;
+	int ret = 0;
+
+	/* (the mounts are made: the consoles' slaves were theirs) */
+	for (int i = 0; i < c->nr_early_pty; i++)
+		if (c->early_pty[i].fd >= 0) {
+			close(c->early_pty[i].fd);
+			c->early_pty[i].fd = -1;
 		}
-	return ttyk_job_start(c);
+	for (int i = 0; tt && i < tt->n; i++) {
+		struct rst_tty *e = &tt->e[i];
+
+		if (e->t.kind == TTY_ORPHAN && e->fd >= 0 && !ret)
+			ret = console_give(c, e->fd);
+		if ((e->t.kind == TTY_HUNGUP || e->t.kind == TTY_ORPHAN) && e->fd >= 0) {
+			close(e->fd);
+			e->fd = -1;
+		}
+	}
+	return ret ? ret : ttyk_job_start(c);
 }
 
 static void ttyk_free_ctx(void *state)
@@ -1091,7 +1191,8 @@ static void ttyk_show(struct info_out *o, const struct rec *r)
 	info_u64(o, "id", t->id);
 	info_str(o, "kind", t->kind == TTY_PTY ? "pty" : t->kind == TTY_JOB ? "job" :
 			    t->kind == TTY_HUNGUP ? "hungup" :
-			    t->kind == TTY_CTTY_PATH ? "ctty_path" : "?");
+			    t->kind == TTY_CTTY_PATH ? "ctty_path" :
+			    t->kind == TTY_ORPHAN ? "orphan" : "?");
 	info_u64(o, "index", t->index);
 	info_hex(o, "flags", t->flags);
 	info_u64(o, "sid", t->sid);

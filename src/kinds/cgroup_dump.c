@@ -15,6 +15,7 @@
 
 #include "../../include/ckpt.h"
 #include "cgroup.h"
+#include "../unpriv.h"
 
 /* ---- checkpoint ---- */
 
@@ -468,6 +469,14 @@ int cg_dump(struct cpt_ctx *c, struct cpt_task *t)
 	int ret = 0, n, hi;
 	uint32_t id;
 
+	/* an ordinary user cannot mount a hierarchy to read its groups;
+	 * restart leaves the processes in the restarting user's own */
+	if (unpriv_needs_ns()) {
+		if (t == c->tasks[0])
+			log_warn(c->log, "pid %d: cgroups not saved: reading them needs CAP_SYS_ADMIN (restart leaves the processes in its own)",
+				 t->pid);
+		return 0;
+	}
 	if (!s->walked)	/* the root process, first */
 		ret = cg_root_args_bad(c->log, c->opts->cgroup_root, c->opts->nr_cgroup_root);
 
@@ -518,6 +527,8 @@ int cg_dump_thread(struct cpt_ctx *c, struct cpt_task *t,
 	char name[64], *buf;
 	int n, ret;
 
+	if (unpriv_needs_ns())	/* cg_dump() says why */
+		return 0;
 	snprintf(name, sizeof(name), "task/%d/cgroup", th->tid);
 	ret = proc_read(t->pid, name, &buf, NULL);
 	if (ret)

@@ -469,7 +469,8 @@ static int files_dump(struct cpt_ctx *c, struct cpt_task *t)
 		return 0;	/* its parent's table, already written */
 	ret = list_fds(c, t->pid, &fds, &n);
 	for (int i = 0; i < n && !ret; i++)
-		ret = dump_fd(c, t, fds[i]);
+		if (!t->own_fd || fds[i] != t->own_fd)	/* ckpt's own */
+			ret = dump_fd(c, t, fds[i]);
 	free(fds);
 	return ret;
 }

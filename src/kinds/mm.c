@@ -75,7 +75,21 @@ static void mm_show(struct info_out *o, const struct rec *r)
 		info_hex(o, "pgoff", v->pgoff);
 		if (v->path_len > 1 && r->data_len >= sizeof(*v) + v->path_len)
 			info_str(o, "path", rec_str(r, sizeof(*v), v->path_len) ?: "?");
-	} else if (r->type == REC_PAGES_REF) {
+	} else if (r->type == REC_PARENT) {
+		const struct rec_parent *p = r->data;
+
+		info_str(o, "path", rec_str(r, sizeof(*p), p->path_len) ?: "?");
+		info_u64(o, "size", p->size);
+		info_u64(o, "records", p->nr_records);
+		info_hex(o, "chain", p->chain);
+		info_u64(o, "time_ns", p->time_ns);
+	} else if (r->type == REC_MM_TRACK) {
+		const struct rec_mm_track *m = r->data;
+
+		info_u64(o, "fd", m->fd);
+		info_u64(o, "ino", m->ino);
+	} else if (r->type == REC_PAGES_REF || r->type == REC_PAGES_PARENT ||
+		   r->type == REC_PAGES_AT) {
 		const struct rec_pages_ref *p = r->data;
 
 		info_hex(o, "vma", p->vma_start);
@@ -113,6 +127,10 @@ static const struct rec_desc mm_recs[] = {
 	{ REC_PAGES_REF, "PAGES_REF", sizeof(struct rec_pages_ref) },
 	{ REC_VMA_GUARDS, "VMA_GUARDS", sizeof(struct rec_vma_guards) },
 	{ REC_AIO, "AIO", sizeof(struct rec_aio) },
+	{ REC_PARENT, "PARENT", sizeof(struct rec_parent) },
+	{ REC_PAGES_PARENT, "PAGES_PARENT", sizeof(struct rec_pages_ref) },
+	{ REC_MM_TRACK, "MM_TRACK", sizeof(struct rec_mm_track) },
+	{ REC_PAGES_AT, "PAGES_AT", sizeof(struct rec_pages_ref) },
 	{ 0 }
 };
 
@@ -121,6 +139,9 @@ const struct kind_ops kind_mm = {
 	.recs = mm_recs,
 	.phase = PHASE_IMAGE,
 	.dump = mm_dump,		/* mm_dump.c */
+	.dump_begin = mm_track_begin,	/* mm_track.c */
+	.hold = mm_track_hold,
+	.dump_end = mm_track_end,
 	.dump_check = mm_dump_check,
 	.dump_size = sizeof(struct mm_cpt),
 	.dump_free = mm_dump_free,

@@ -4,6 +4,7 @@
 #ifndef CKPT_MM_H
 #define CKPT_MM_H
 
+#include "../../include/ckpt.h"
 #include "../kinds.h"
 #include "../pagecopy.h"
 
@@ -13,6 +14,8 @@ struct page_seg {
 	uint64_t addr, npages;
 	uint64_t off;		/* image offset of the first page */
 	bool ref;		/* the parent's page (PAGES_REF) */
+	uint32_t file;		/* 0: the image; k: its chain's k-th parent
+				 * image (PAGES_AT, rst_ctx.chain_fd) */
 };
 
 struct rst_vma {
@@ -41,6 +44,7 @@ struct mm_state {
 	size_t cap_aio;
 	uint64_t aio_end;	/* the last ring's end: areas come after */
 	bool premapped;		/* built before its children were forked */
+	bool parent_rec;	/* a PARENT record came with it */
 };
 
 /* Shared anonymous memory across the tree: the first area of an object
@@ -65,13 +69,55 @@ struct cpt_shm {
 	bool fobj;	/* its areas map the FILE_OBJ fobj.c saved of it */
 };
 
+/* A task's tracking userfaultfd (mm_track.c): as its parent image's
+ * MM_TRACK recorded it, or as found in it now. */
+struct track_prev {
+	pid_t pid;
+	uint32_t fd;
+	uint64_t ino;
+};
+
+/* The checkpoint's incremental side (mm_track.c). */
+struct mm_track {
+	struct rec_parent par;	/* the parent image, for REC_PARENT */
+	char *path;		/* its path as recorded */
+	bool parent_written;
+	struct track_prev *prev;	/* the parent image's MM_TRACKs */
+	int nr_prev;
+	size_t cap_prev;
+	struct track_prev *hidden;	/* ckpt's userfaultfds found now */
+	int nr_hidden;
+	size_t cap_hidden;
+	struct track_prev *made;	/* ... and made now (ino unused) */
+	int nr_made;
+	size_t cap_made;
+};
+
 /* The checkpoint's (mm_dump.c): every such object seen so far. */
 struct mm_cpt {
 	struct cpt_shm *shm;
 	int nr_shm;
 	size_t cap_shm;
 	struct page_bufs bufs;	/* pagecopy.h: for every area */
+	struct mm_track track;
 };
+
+/* PAGEMAP_SCAN (Linux 6.7; the uapi headers here are older). */
+struct pm_region {
+	uint64_t start, end, categories;
+};
+
+struct pm_scan {
+	uint64_t size, flags, start, end, walk_end, vec, vec_len, max_pages;
+	uint64_t category_inverted, category_mask, category_anyof_mask, return_mask;
+};
+
+#define PM_SCAN_IOCTL	_IOWR('f', 16, struct pm_scan)
+#define PM_IS_WRITTEN	(1ULL << 1)
+#define PM_IS_PRESENT	(1ULL << 3)
+#define PM_IS_SWAPPED	(1ULL << 4)
+#define PM_IS_PFNZERO	(1ULL << 5)
+#define PM_IS_GUARD	(1ULL << 8)
 
 #define TASK_SIZE_64	0x7ffffffff000ULL
 
@@ -93,6 +139,18 @@ bool mm_aio_area(const struct vma *v);
 int mm_aio_dump(struct cpt_ctx *c, struct cpt_task *t, const struct vma *v);
 int mm_aio_load(struct rst_ctx *c, struct mm_state *s, struct rec *r);
 int mm_aio_restore(struct rst_task *t, const struct mm_state *s);
+/* mm_track.c: incremental checkpoints.  begin: the parent image read
+ * (dump_begin); hold: ckpt's own userfaultfd in @t found; task: whether
+ * @t's pages are tracked since the parent (REC_PARENT written first);
+ * reset: tracking (re)started once @t's pages are read, its MM_TRACK
+ * written. */
+int mm_track_begin(struct cpt_ctx *c, pid_t root);
+int mm_track_hold(struct cpt_ctx *c, struct cpt_task *t);
+int mm_track_task(struct cpt_ctx *c, struct cpt_task *t, bool *tracked);
+int mm_track_reset(struct cpt_ctx *c, struct cpt_task *t, int pmfd);
+/* A failed checkpoint takes back the trackers it made. */
+void mm_track_end(struct cpt_ctx *c, bool killed);
+void mm_track_free(struct mm_track *tr);
 /* mm_load.c: the first area of shared anonymous object @id, NULL if
  * none. */
 const struct shm_first *mm_shm_first(struct rst_ctx *c, uint32_t id);

@@ -20,6 +20,7 @@
 #include "../files/packet.h"
 #include "../pagecopy.h"
 #include "mm.h"
+#include "../unpriv.h"
 #include "sysvshm.h"
 
 #define PAGE		4096ULL
@@ -82,37 +83,31 @@ static int pm_read(int pmfd, uint64_t *pm, uint64_t a, uint64_t n)
 	return 0;
 }
 
-/* PAGEMAP_SCAN (Linux 6.7; the uapi headers here are older): the kernel
- * walks the page tables and reports only the ranges that have pages, so
- * that a sparse area of terabytes (a sanitizer's shadow, a reserved
- * heap) costs what it holds, not 8 bytes of pagemap per page. */
-struct pm_region {
-	uint64_t start, end, categories;
-};
-
-struct pm_scan {
-	uint64_t size, flags, start, end, walk_end, vec, vec_len, max_pages;
-	uint64_t category_inverted, category_mask, category_anyof_mask, return_mask;
-};
-
-#define PM_SCAN_IOCTL	_IOWR('f', 16, struct pm_scan)
-#define PM_IS_PRESENT	(1ULL << 3)
-#define PM_IS_SWAPPED	(1ULL << 4)
+/* PAGEMAP_SCAN: the kernel walks the page tables and reports only the
+ * ranges that have pages, so that a sparse area of terabytes (a
+ * sanitizer's shadow, a reserved heap) costs what it holds, not 8 bytes
+ * of pagemap per page. */
 #define PM_SCAN_REGIONS	512
 
 static int pagemap_range(int pmfd, uint64_t start, uint64_t end,
 			 bool anon_only, struct runs *rs, struct cow_src *cow);
 
 /* The same as pagemap_range() over [start, end), but only where the
- * kernel says there are pages; all of it where it cannot say. */
+ * kernel says there are pages; all of it where it cannot say.  With
+ * @old (an area tracked since the parent image, mm_track.c), the pages
+ * not written since go there: the parent image has them.  A zero page
+ * counts as written: a page zapped and read again since is one, and
+ * its old content is not its content. */
 static int pagemap_runs(int pmfd, uint64_t start, uint64_t end,
-			bool anon_only, struct runs *rs, struct cow_src *cow)
+			bool anon_only, struct runs *rs, struct cow_src *cow,
+			struct runs *old)
 {
 	struct pm_region *v = malloc(PM_SCAN_REGIONS * sizeof(*v));
 	struct pm_scan a = { .size = sizeof(a), .end = end,
 			     .vec_len = PM_SCAN_REGIONS,
 			     .category_anyof_mask = PM_IS_PRESENT | PM_IS_SWAPPED,
-			     .return_mask = PM_IS_PRESENT | PM_IS_SWAPPED };
+			     .return_mask = PM_IS_PRESENT | PM_IS_SWAPPED |
+					    (old ? PM_IS_WRITTEN | PM_IS_PFNZERO : 0) };
 	int ret = 0;
 
 	if (!v)
@@ -123,12 +118,18 @@ static int pagemap_runs(int pmfd, uint64_t start, uint64_t end,
 
 		a.start = at;
 		n = ioctl(pmfd, PM_SCAN_IOCTL, &a);
+		if (n < 0 && old) {	/* tracked: the kernel can scan */
+			ret = -errno;
+			break;
+		}
 		if (n < 0) {	/* an older kernel: every page asked */
 			ret = pagemap_range(pmfd, at, end, anon_only, rs, cow);
 			break;
 		}
 		for (long i = 0; i < n && !ret; i++)
-			ret = pagemap_range(pmfd, v[i].start, v[i].end, anon_only, rs, cow);
+			ret = pagemap_range(pmfd, v[i].start, v[i].end, anon_only,
+					    old && !(v[i].categories & (PM_IS_WRITTEN | PM_IS_PFNZERO)) ?
+					    old : rs, cow);
 		if (a.walk_end <= at)
 			break;
 		at = a.walk_end;
@@ -177,8 +178,6 @@ static int pagemap_range(int pmfd, uint64_t start, uint64_t end,
 	free(pm);
 	return ret;
 }
-
-#define PM_IS_GUARD	(1ULL << 8)
 
 /* The guard pages of [start, end) (MADV_GUARD_INSTALL, Linux 6.13): a
  * kernel that cannot scan for them has none. */
@@ -372,8 +371,16 @@ static int vma_file_id(struct cpt_ctx *c, pid_t pid, const struct vma *v,
 
 	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
 		 pid, v->start, v->end);
-	if (stat(path, &a))
-		return log_err(c->log, errno, "pid %d: %s:", pid, path);
+	if (stat(path, &a)) {
+		if (errno != EPERM)
+			return log_err(c->log, errno, "pid %d: %s:", pid, path);
+		/* map_files denied (an ordinary user): the file at the
+		 * path, if it has the device and inode maps gives */
+		if (unpriv_vma_stat(v, &a))
+			return log_err(c->log, EOPNOTSUPP,
+				       "pid %d: area 0x%" PRIx64 " maps %s, but that path now names another file",
+				       pid, v->start, v->path);
+	}
 	/* maps names it as we see it, or (on a mount we do not have: a
 	 * container's) from its mount's root, which is where the process
 	 * finds it in its own root */
@@ -428,7 +435,8 @@ static int shm_id(struct cpt_ctx *c, pid_t pid, const struct vma *v,
 	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
 		 pid, v->start, v->end);
 	if (stat(path, &st))
-		return log_err(c->log, errno, "pid %d: %s:", pid, path);
+		return errno == EPERM ? unpriv_map_refused(c->log, pid, v, "shared memory")
+				      : log_err(c->log, errno, "pid %d: %s:", pid, path);
 	for (int i = 0; i < mc->nr_shm; i++)
 		if (mc->shm[i].dev == st.st_dev && mc->shm[i].ino == st.st_ino) {
 			*id = mc->shm[i].id;
@@ -523,12 +531,13 @@ static bool parent_has_area(const struct cpt_task *par, const struct vma *v)
 	return false;
 }
 
-static int dump_refs(struct cpt_ctx *c, const struct rec_vma *rv,
+/* PAGES_REF or PAGES_PARENT: the same layout. */
+static int dump_refs(struct cpt_ctx *c, uint32_t type, const struct rec_vma *rv,
 		     const struct runs *refs)
 {
 	struct rec_pages_ref h = { .vma_start = rv->start, .npages = refs->npages,
 				   .nr_runs = refs->n };
-	int ret = iw_begin(&c->w, REC_PAGES_REF, sizeof(h) + refs->n * sizeof(*refs->r));
+	int ret = iw_begin(&c->w, type, sizeof(h) + refs->n * sizeof(*refs->r));
 
 	if (!ret)
 		ret = iw_write(&c->w, &h, sizeof(h));
@@ -538,10 +547,11 @@ static int dump_refs(struct cpt_ctx *c, const struct rec_vma *rv,
 }
 
 static int dump_vma(struct cpt_ctx *c, struct cpt_task *t, int pmfd,
-		    const struct vma *v, const struct cpt_task *par, int ppmfd)
+		    const struct vma *v, const struct cpt_task *par, int ppmfd,
+		    bool tracked)
 {
 	struct rec_vma rv;
-	struct runs rs = { 0 };
+	struct runs rs = { 0 }, old = { 0 }, *oldp = NULL;
 	struct cow_src cow = { .pmfd = -1 };
 	const char *path = "";
 	int ret;
@@ -562,6 +572,10 @@ static int dump_vma(struct cpt_ctx *c, struct cpt_task *t, int pmfd,
 
 		snprintf(mf, sizeof(mf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
 			 t->pid, v->start, v->end);
+		/* map_files denied (an ordinary user): an fd on it, if any */
+		if (access(mf, F_OK) && errno == EPERM &&
+		    unpriv_vma_fd(c, v, mf, sizeof(mf)))
+			return unpriv_map_refused(c->log, t->pid, v, "a file with no name (memfd or deleted) that no fd of the tree has open");
 		ret = fobj_ref(c, t->pid, mf, v->path, &rv.shm_id);
 		if (!ret)
 			ret = future_write_sealed(c, t->pid, mf, &rv);
@@ -597,25 +611,31 @@ static int dump_vma(struct cpt_ctx *c, struct cpt_task *t, int pmfd,
 		return ret;
 	if (parent_has_area(par, v))
 		cow.pmfd = ppmfd;
+	/* registered since the parent image, at this address ("uw": an
+	 * mremap or a fork drops it) */
+	if (tracked && vmflag(v, "uw") && (rv.flags & MAP_PRIVATE))
+		oldp = &old;
 	if (rv.madv & VMA_DROPPABLE)
 		;	/* the kernel may drop its pages at any time: none kept */
 	else if (rv.kind == VMA_ANON && (rv.flags & MAP_SHARED))
 		ret = shmem_unguarded(pmfd, t->pid, v, &rs);
 	else if (rv.kind == VMA_ANON)
-		ret = pagemap_runs(pmfd, v->start, v->end, false, &rs, &cow);
+		ret = pagemap_runs(pmfd, v->start, v->end, false, &rs, &cow, oldp);
 	else if ((rv.kind == VMA_FILE || rv.kind == VMA_NONAME) &&
 		 (rv.flags & MAP_PRIVATE))
-		ret = pagemap_runs(pmfd, v->start, v->end, true, &rs, &cow);
+		ret = pagemap_runs(pmfd, v->start, v->end, true, &rs, &cow, oldp);
 	if (ret == -ENOTRECOVERABLE)
 		ret = log_err(c->log, EOPNOTSUPP, "pid %d: shared area 0x%" PRIx64 "-0x%" PRIx64 ": a guard page over data of its memory object is not supported",
 			      t->pid, v->start, v->end);
 	else if (ret)
 		ret = log_err(c->log, -ret, "pid %d: pages of 0x%" PRIx64 "-0x%" PRIx64 ":",
 			      t->pid, v->start, v->end);
-	else if (rs.npages)
+	if (!ret && old.npages)
+		ret = dump_refs(c, REC_PAGES_PARENT, &rv, &old);
+	if (!ret && rs.npages)
 		ret = dump_pages(c, t, pmfd, &rv, &rs);
 	if (!ret && cow.refs.npages)
-		ret = dump_refs(c, &rv, &cow.refs);
+		ret = dump_refs(c, REC_PAGES_REF, &rv, &cow.refs);
 	if (!ret && rv.kind != VMA_VDSO && rv.kind != VMA_VVAR) {
 		struct runs g = { 0 };
 
@@ -628,6 +648,7 @@ static int dump_vma(struct cpt_ctx *c, struct cpt_task *t, int pmfd,
 		free(g.r);
 	}
 	free(rs.r);
+	free(old.r);
 	free(cow.refs.r);
 	return ret;
 }
@@ -704,10 +725,13 @@ int mm_dump(struct cpt_ctx *c, struct cpt_task *t)
 	const struct cpt_task *par = live_parent(c, t);
 	char path[64];
 	int pmfd, ppmfd = -1, ret;
+	bool tracked;
 
 	if (t->shares_vm)
 		return 0;	/* its parent's memory, saved with the parent */
-	ret = dump_mm_fields(c, t);
+	ret = mm_track_task(c, t, &tracked);
+	if (!ret)
+		ret = dump_mm_fields(c, t);
 	if (ret)
 		return ret;
 	snprintf(path, sizeof(path), "/proc/%d/pagemap", t->pid);
@@ -720,7 +744,10 @@ int mm_dump(struct cpt_ctx *c, struct cpt_task *t)
 		ppmfd = open(path, O_RDONLY | O_CLOEXEC);
 	}
 	for (int i = 0; i < t->maps.n && !ret; i++)
-		ret = dump_vma(c, t, pmfd, &t->maps.v[i], par, ppmfd);
+		ret = dump_vma(c, t, pmfd, &t->maps.v[i], par, ppmfd, tracked);
+	/* a process about to be killed is tracked no more */
+	if (!ret && !(c->flags & CKPT_KILL))
+		ret = mm_track_reset(c, t, pmfd);
 	close(pmfd);
 	if (ppmfd >= 0)
 		close(ppmfd);
@@ -733,4 +760,5 @@ void mm_dump_free(struct cpt_ctx *c, void *state)
 
 	free(mc->shm);
 	page_bufs_free(&mc->bufs);
+	mm_track_free(&mc->track);
 }

@@ -9,7 +9,9 @@
  * areas (userfaultfd's missing mode is for anonymous memory), and areas
  * whose flags would fault or copy them before the process runs or at a
  * fork the loader could not follow (mlocked, sealed, droppable,
- * dontfork, wipeonfork, guard pages).
+ * dontfork, wipeonfork, guard pages), and those with pages in a parent
+ * image.  A compressed image is expanded into a copy before restart
+ * (image_expand.c): the loader reads that copy.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -28,11 +30,21 @@
 #define EAGER	(VMA_MLOCKED | VMA_SEALED | VMA_DROPPABLE | VMA_MADV_DONTFORK | \
 		 VMA_MADV_WIPEONFORK)
 
+/* Pages in a parent image of an incremental chain (chain.c) are read
+ * from it as before: the loader has the image alone. */
+static bool in_image(const struct rst_vma *v)
+{
+	for (uint32_t i = 0; i < v->nr_segs; i++)
+		if (v->segs[i].file)
+			return false;
+	return true;
+}
+
 bool mm_lazy_area(const struct rst_ctx *c, const struct rst_vma *v)
 {
 	return (c->flags & CKPT_LAZY) && v->v.kind == VMA_ANON &&
 	       (v->v.flags & MAP_PRIVATE) && !v->v.shm_id && !v->have_refs &&
-	       v->pages_len && !v->nr_guards && !(v->v.madv & EAGER);
+	       v->pages_len && !v->nr_guards && !(v->v.madv & EAGER) && in_image(v);
 }
 
 /* What --lazy takes: one process (with its threads).  A tree's

@@ -172,13 +172,13 @@ static int load_vma(struct rst_ctx *c, struct rst_task *t, struct mm_state *s,
 }
 
 static int segs_add(struct rst_vma *v, uint64_t addr, uint64_t npages,
-		    uint64_t off, bool ref)
+		    uint64_t off, bool ref, uint32_t file)
 {
 	if (v->nr_segs >= MAX_RUNS * 2)
 		return -E2BIG;
 	if (VEC_ROOM(v->segs, v->nr_segs, v->cap_segs))
 		return -ENOMEM;
-	v->segs[v->nr_segs++] = (struct page_seg){ addr, npages, off, ref };
+	v->segs[v->nr_segs++] = (struct page_seg){ addr, npages, off, ref, file };
 	v->pages_len += npages * PAGE;
 	return 0;
 }
@@ -248,7 +248,7 @@ static int load_pages(struct rst_ctx *c, struct mm_state *s, struct rec *r)
 	v->have_pages = true;
 	off = r->off + head + ph->pad_len;
 	for (uint32_t i = 0; i < ph->nr_runs && !ret; i++) {
-		ret = segs_add(v, run[i].addr, run[i].npages, off, false);
+		ret = segs_add(v, run[i].addr, run[i].npages, off, false, 0);
 		off += run[i].npages * PAGE;
 	}
 	return ret ? log_err(c->log, -ret, "PAGES 0x%llx:",
@@ -303,7 +303,7 @@ static int resolve_refs(struct rst_ctx *c, struct rst_vma *v,
 					       (unsigned long long)a);
 			gend = g->addr + g->npages * PAGE;
 			k = ((gend < end ? gend : end) - a) / PAGE;
-			ret = segs_add(v, a, k, g->off + (a - g->addr), true);
+			ret = segs_add(v, a, k, g->off + (a - g->addr), true, g->file);
 			a += k * PAGE;
 		}
 	}
@@ -391,6 +391,147 @@ static int load_guards(struct rst_ctx *c, struct mm_state *s, struct rec *r)
 	return 0;
 }
 
+/* An incremental image's own records.  Restart reads the chain
+ * assembled (chain.c), without them: one here is `ckpt info`'s, or a
+ * forged image's. */
+static int load_parent(struct rst_ctx *c, struct mm_state *s, struct rec *r)
+{
+	const struct rec_parent *p = r->data;
+	int ret = rec_want(c->log, r, sizeof(*p), "PARENT");
+
+	if (ret)
+		return ret;
+	if (!(c->head.flags & CKPT_PARENT) || s->have_mm ||
+	    p->path_len < 2 ||
+	    p->path_len > 4096 || r->data_len != sizeof(*p) + p->path_len ||
+	    !rec_str(r, sizeof(*p), p->path_len) || p->size == 0)
+		return log_err(c->log, EBADMSG, "PARENT record %llu: bad",
+			       (unsigned long long)r->index);
+	if (c->here)
+		return log_err(c->log, EBADMSG, "PARENT record %llu in an image read without its chain",
+			       (unsigned long long)r->index);
+	s->parent_rec = true;
+	return 0;
+}
+
+static int load_pages_parent(struct rst_ctx *c, struct mm_state *s, struct rec *r)
+{
+	const struct rec_pages_ref *h = r->data;
+	const struct rec_pages_run *run = (const void *)(h + 1);
+	struct rst_vma *v;
+	uint64_t total;
+	int ret = rec_want(c->log, r, sizeof(*h), "PAGES_PARENT");
+
+	if (ret)
+		return ret;
+	v = last_vma(c, s, r, h->vma_start);
+	if (!v)
+		return -EBADMSG;
+	if (!(c->head.flags & CKPT_PARENT) || h->reserved || h->nr_runs == 0 ||
+	    h->nr_runs > MAX_RUNS || v->have_pages ||
+	    r->data_len != sizeof(*h) + (uint64_t)h->nr_runs * sizeof(*run) ||
+	    (v->v.flags & MAP_SHARED))
+		return log_err(c->log, EBADMSG, "PAGES_PARENT 0x%llx: bad header",
+			       (unsigned long long)h->vma_start);
+	ret = check_runs(c, v, run, h->nr_runs, &total);
+	if (ret)
+		return ret;
+	if (total != h->npages)
+		return log_err(c->log, EBADMSG, "PAGES_PARENT 0x%llx: sizes do not add up",
+			       (unsigned long long)h->vma_start);
+	if (c->here)
+		return log_err(c->log, EBADMSG, "PAGES_PARENT 0x%llx in an image read without its chain",
+			       (unsigned long long)h->vma_start);
+	return 0;
+}
+
+static int seg_cmp(const void *a, const void *b);
+
+/* Sorted by address, apart. */
+static int segs_sort(struct rst_ctx *c, struct rst_vma *v, const char *what)
+{
+	qsort(v->segs, v->nr_segs, sizeof(*v->segs), seg_cmp);
+	for (uint32_t i = 1; i < v->nr_segs; i++)
+		if (v->segs[i].addr < v->segs[i - 1].addr + v->segs[i - 1].npages * PAGE)
+			return log_err(c->log, EBADMSG, "%s 0x%llx: pages saved twice", what,
+				       (unsigned long long)v->v.start);
+	return 0;
+}
+
+/* Each run's pages inside its parent image's file. */
+static int check_at(struct rst_ctx *c, const struct rst_vma *v,
+		    const struct rec_pages_at *at, uint32_t n, uint64_t *total)
+{
+	uint64_t next = 0;
+
+	*total = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		struct stat st;
+
+		if (at[i].addr % PAGE || at[i].addr < v->v.start || at[i].addr >= v->v.end ||
+		    at[i].addr < next || at[i].npages == 0 ||
+		    at[i].npages > (v->v.end - at[i].addr) / PAGE || at[i].reserved ||
+		    at[i].file == 0 || at[i].file > (uint32_t)c->nr_chain ||
+		    fstat(c->chain_fd[at[i].file - 1], &st) ||
+		    at[i].off > (uint64_t)st.st_size ||
+		    at[i].npages > ((uint64_t)st.st_size - at[i].off) / PAGE)
+			return log_err(c->log, EBADMSG, "PAGES_AT 0x%llx: run %u out of its area or file",
+				       (unsigned long long)v->v.start, i);
+		next = at[i].addr + at[i].npages * PAGE;
+		*total += at[i].npages;
+	}
+	return 0;
+}
+
+static int load_pages_at(struct rst_ctx *c, struct mm_state *s, struct rec *r)
+{
+	const struct rec_pages_ref *h = r->data;
+	const struct rec_pages_at *at = (const void *)(h + 1);
+	struct rst_vma *v;
+	uint64_t total;
+	int ret = rec_want(c->log, r, sizeof(*h), "PAGES_AT");
+
+	if (ret)
+		return ret;
+	if (!c->nr_chain)
+		return log_err(c->log, EBADMSG, "PAGES_AT record %llu in an image that is no chain",
+			       (unsigned long long)r->index);
+	v = last_vma(c, s, r, h->vma_start);
+	if (!v)
+		return -EBADMSG;
+	if (h->reserved || h->nr_runs == 0 || h->nr_runs > MAX_RUNS ||
+	    r->data_len != sizeof(*h) + (uint64_t)h->nr_runs * sizeof(*at) ||
+	    (v->v.flags & MAP_SHARED))
+		return log_err(c->log, EBADMSG, "PAGES_AT 0x%llx: bad header",
+			       (unsigned long long)h->vma_start);
+	ret = check_at(c, v, at, h->nr_runs, &total);
+	if (ret)
+		return ret;
+	if (total != h->npages)
+		return log_err(c->log, EBADMSG, "PAGES_AT 0x%llx: sizes do not add up",
+			       (unsigned long long)h->vma_start);
+	for (uint32_t i = 0; i < h->nr_runs && !ret; i++)
+		ret = segs_add(v, at[i].addr, at[i].npages, at[i].off, false, at[i].file);
+	if (ret)
+		return log_err(c->log, -ret, "PAGES_AT 0x%llx:", (unsigned long long)h->vma_start);
+	v->have_pages = true;	/* no PAGES after it: chain.c puts them first */
+	return segs_sort(c, v, "PAGES_AT");
+}
+
+static int load_track(struct rst_ctx *c, struct mm_state *s, struct rec *r)
+{
+	const struct rec_mm_track *m = r->data;
+	int ret = rec_want(c->log, r, sizeof(*m), "MM_TRACK");
+
+	if (ret)
+		return ret;
+	if (!s->have_mm || m->reserved || m->fd > (1u << 20) || !m->ino ||
+	    r->data_len != sizeof(*m))
+		return log_err(c->log, EBADMSG, "MM_TRACK record %llu: bad",
+			       (unsigned long long)r->index);
+	return 0;
+}
+
 int mm_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 {
 	struct mm_state *s = mm_st(t);
@@ -416,6 +557,18 @@ int mm_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 		break;
 	case REC_AIO:
 		ret = mm_aio_load(c, s, r);
+		break;
+	case REC_PARENT:
+		ret = load_parent(c, s, r);
+		break;
+	case REC_PAGES_PARENT:
+		ret = load_pages_parent(c, s, r);
+		break;
+	case REC_MM_TRACK:
+		ret = load_track(c, s, r);
+		break;
+	case REC_PAGES_AT:
+		ret = load_pages_at(c, s, r);
 		break;
 	default:
 		ret = load_pages(c, s, r);
@@ -498,6 +651,12 @@ int mm_check(struct rst_ctx *c, struct rst_task *t)
 	if (!s || !s->have_mm)
 		return log_err(c->log, EBADMSG, "pid %d: image has no MM record",
 			       t->pid);
+	if (s->parent_rec && t != c->tasks[0])
+		return log_err(c->log, EBADMSG, "pid %d: a PARENT record, but not in the first process",
+			       t->pid);
+	if (t == c->tasks[0] && !!(c->head.flags & CKPT_PARENT) != s->parent_rec)
+		return log_err(c->log, EBADMSG, "HEAD says the image is %s, but it has %s PARENT record",
+			       s->parent_rec ? "whole" : "incremental", s->parent_rec ? "a" : "no");
 	for (int i = 0; i < s->nr && !ret; i++)
 		if (s->vmas[i].v.kind == VMA_PACKET)
 			ret = packet_map_check(c, t, s->vmas[i].v.shm_id,

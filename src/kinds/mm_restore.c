@@ -20,6 +20,7 @@
 #include "../files.h"
 #include "mm.h"
 #include "sysvshm.h"
+#include "../progress.h"
 
 #define PAGE		4096ULL
 #ifndef PR_SET_VMA
@@ -61,35 +62,62 @@ int mm_open_file(struct rst_task *t, const char *path, int flags, long *fd)
 	return ret;
 }
 
-/* The saved pages of @v read into place; with @own_only not those it
- * shares with its parent (inherited from it, in place already). */
-static int fill_pages(struct rst_task *t, const struct rst_vma *v, bool own_only)
+/* The puppet's fd on parent image @k of the chain: ckpt's own, the one
+ * it checked, given (files_give(): in any pid namespace), on first use
+ * in @pfd. */
+static int chain_file(const struct rst_ctx *c, struct rst_task *t, uint32_t k,
+		      long *pfd)
 {
-	for (uint32_t i = 0; i < v->nr_segs; i++) {
+	return pfd[k] >= 0 ? 0 : files_give(t, c->chain_fd[k - 1], &pfd[k]);
+}
+
+/* The saved pages of @v read into place, from the image or a parent
+ * image of its chain; with @own_only not those it shares with its
+ * parent (inherited from it, in place already). */
+static int fill_pages(const struct rst_ctx *c, struct rst_task *t,
+		      const struct rst_vma *v, bool own_only)
+{
+	long pfd[CKPT_MAX_CHAIN + 1];
+	int ret = 0;
+
+	for (int k = 0; k <= c->nr_chain; k++)
+		pfd[k] = -1;
+	pfd[0] = t->img_fd;
+	for (uint32_t i = 0; i < v->nr_segs && !ret; i++) {
 		uint64_t a = v->segs[i].addr, left = v->segs[i].npages * PAGE;
 		uint64_t off = v->segs[i].off;
+		uint32_t k = v->segs[i].file;
 
 		if (own_only && v->segs[i].ref)
 			continue;
-		while (left) {
-			/* read(2) moves at most 0x7ffff000 bytes a call */
-			uint64_t n = left < 0x40000000 ? left : 0x40000000;
+		ret = chain_file(c, t, k, pfd);
+		while (left && !ret) {
+			/* read(2) moves at most 0x7ffff000 bytes a call;
+			 * 64 MiB at a time for a progress line */
+			uint64_t step = t->rm.log->progress ? 64 << 20 : 0x40000000;
+			uint64_t n = left < step ? left : step;
 			long got;
-			int ret = remote_call(&t->rm, &got, SYS_pread64, t->img_fd,
-					      a, n, off, 0, 0);
 
+			ret = remote_call(&t->rm, &got, SYS_pread64, pfd[k], a, n, off, 0, 0);
+			if (!ret && got <= 0)
+				ret = log_err(t->rm.log, got < 0 ? (int)-got : ENODATA,
+					      "pid %d: reading pages for 0x%llx from the image%s:",
+					      t->pid, (unsigned long long)a, k ? "'s parent" : "");
 			if (ret)
-				return ret;
-			if (got <= 0)
-				return log_err(t->rm.log, got < 0 ? (int)-got : ENODATA,
-					       "pid %d: reading pages for 0x%llx from the image:",
-					       t->pid, (unsigned long long)a);
+				break;
+			progress_add(t->rm.log, got);
 			a += got;
 			off += got;
 			left -= got;
 		}
 	}
-	return 0;
+	for (int k = 1; k <= c->nr_chain; k++) {
+		long res;
+
+		if (pfd[k] >= 0)
+			rcall(&t->rm, &res, SYS_close, pfd[k]);
+	}
+	return ret;
 }
 
 static int vma_advise(struct rst_task *t, const struct rst_vma *v)
@@ -236,7 +264,7 @@ static int map_vma(struct rst_ctx *c, struct rst_task *t, const struct rst_vma *
 		return log_err(t->rm.log, EFAULT, "pid %d: area 0x%llx landed at 0x%lx",
 			       t->pid, (unsigned long long)v->v.start, res);
 	/* (--lazy: the loader brings them, mm_lazy.c) */
-	ret = mm_lazy_area(c, v) ? 0 : fill_pages(t, v, false);
+	ret = mm_lazy_area(c, v) ? 0 : fill_pages(c, t, v, false);
 	if (!ret && prot != (int)v->v.prot)
 		ret = rcheck(&t->rm, NULL, "mprotect", SYS_mprotect, v->v.start,
 			     len, v->v.prot);
@@ -377,8 +405,8 @@ static int unmap_all_but(struct rst_task *t, const struct mm_state *s,
 /* An inherited area made the child's: the parent's guard pages
  * removed, pages it did not have dropped (MADV_DONTNEED: zeros, or the
  * file's page), its own written, its own guards installed. */
-static int fill_inherited(struct rst_task *t, const struct rst_vma *v,
-			  const struct rst_vma *pv)
+static int fill_inherited(const struct rst_ctx *c, struct rst_task *t,
+			  const struct rst_vma *v, const struct rst_vma *pv)
 {
 	uint64_t at = v->v.start, len = v->v.end - v->v.start;
 	bool own = false;
@@ -403,7 +431,7 @@ static int fill_inherited(struct rst_task *t, const struct rst_vma *v,
 		ret = rcheck(&t->rm, NULL, "mprotect", SYS_mprotect, v->v.start, len,
 			     v->v.prot | PROT_WRITE);
 	if (!ret && own)
-		ret = fill_pages(t, v, true);
+		ret = fill_pages(c, t, v, true);
 	if (!ret && own && !(v->v.prot & PROT_WRITE))
 		ret = rcheck(&t->rm, NULL, "mprotect", SYS_mprotect, v->v.start, len,
 			     v->v.prot);
@@ -428,7 +456,7 @@ static int mm_build(struct rst_ctx *c, struct rst_task *t, struct mm_state *s)
 		ret = set_mm_fields(t, s, ps && !strcmp(ps->exe, s->exe));
 	for (int i = 0; i < s->nr && !ret; i++)
 		if (keep[i])
-			ret = fill_inherited(t, &s->vmas[i], keep[i]);
+			ret = fill_inherited(c, t, &s->vmas[i], keep[i]);
 		else if (s->vmas[i].v.kind == VMA_ANON || s->vmas[i].v.kind == VMA_FILE ||
 			 s->vmas[i].v.kind == VMA_NONAME || s->vmas[i].v.kind == VMA_SYSV)
 			ret = map_vma(c, t, &s->vmas[i]);

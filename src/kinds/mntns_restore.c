@@ -40,6 +40,9 @@ struct build {
 	 * that what it mounts is the namespace's, as a runtime's mounts in
 	 * it were (its root can remount them); ids mapped into it */
 	const struct ns_user_maps *userns;
+	const struct early_pty *cons;	/* consoles' slaves (console_of()) */
+	int nr_cons;
+	int cons_tree[MAX_CONSOLES];	/* ... detached copies, or -1 */
 	int *host;		/* ... and each host bind's source, opened
 				 * before it joins (-1: none): the host's
 				 * paths are not all the namespace root's
@@ -165,6 +168,38 @@ static int make_new(struct build *b, const struct mnt_model *m, int *fsp)
 	return ret ? ret : mfd;
 }
 
+/* A bind of /dev/pts/N (runc's /dev/console: the container's console)
+ * of a devpts instance just made, where no pty is: the console's slave
+ * the tty kind made, if it is that one (its pty is the host's: the tty
+ * kind makes it before the session's members are forked, long before
+ * the mounts).  An O_PATH of it, or -1 and errno. */
+static int console_of(struct build *b, const struct mnt_model *m)
+{
+	const char *n = m->root + (*m->root == '/');
+	char *end;
+	unsigned long want = strtoul(n, &end, 10);
+
+	for (int i = 0; *n && !*end && i < b->nr_cons; i++)
+		if (b->cons[i].index == want && b->cons_tree[i] >= 0) {
+			int fd = b->cons_tree[i];
+
+			b->cons_tree[i] = -1;
+			return fd;
+		}
+	errno = ENOENT;
+	return -1;
+}
+
+/* Before the builder leaves ckpt's mount namespace, where the consoles'
+ * slaves are (open_tree clones only the caller's namespace's): a
+ * detached copy of each. */
+static void open_consoles(struct build *b)
+{
+	for (int i = 0; i < b->nr_cons; i++)
+		b->cons_tree[i] = syscall(SYS_open_tree, b->cons[i].fd, "",
+					  OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+}
+
 /* A detached copy of the host path, or of part of an earlier mount. */
 static int make_bind(struct build *b, const struct mnt_model *m)
 {
@@ -183,6 +218,9 @@ static int make_bind(struct build *b, const struct mnt_model *m)
 		return fd < 0 ? b_err(b, errno, host, m) : fd;
 	}
 	fd = beneath(b->fds[m->bind_of], m->root, O_PATH, true);
+	if (fd < 0 && errno == ENOENT && !strcmp(b->st->mnts[m->bind_of].type, "devpts"))
+		return (fd = console_of(b, m)) >= 0 ? fd :
+		       b_err(b, errno, "the part of the mount it binds", m);
 	if (fd < 0)
 		return b_err(b, errno, "the part of the mount it binds", m);
 	int t = syscall(SYS_open_tree, fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
@@ -536,6 +574,7 @@ static void joiner(struct build b, pid_t pid, int rep)
 			log_err(&b.log, errno, "%s:", path);
 	}
 	/* (its namespaces opened first: /proc is ckpt's) */
+	open_consoles(&b);
 	if (b.userns && !b.log.err && !open_host_binds(&b))
 		join_user(&b, pid);
 	for (size_t i = 0; i < NR_JOIN && !b.log.err; i++)
@@ -575,6 +614,8 @@ int mntns_build(struct rst_ctx *c, const struct mntns_rst *st, pid_t pid)
 		return log_err(c->log, b.buf && b.fds && b.host ? errno : ENOMEM,
 			       "restoring mounts:");
 	}
+	b.cons = c->early_pty;
+	b.nr_cons = c->nr_early_pty;
 	k = fork();
 	if (k == 0) {
 		close(p[0]);

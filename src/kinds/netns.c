@@ -295,6 +295,31 @@ static int load_sysctl(struct ckpt_log *log, struct netns_img *m, const struct r
 	return 0;
 }
 
+/* nft's own tables as checkpoint writes them: `table FAMILY NAME {`
+ * blocks, nothing at their level but them, and no include or define
+ * (which would have nft read the host's files as root). */
+static bool nft_text_bad(const char *s, size_t len)
+{
+	int depth = 0;
+
+	for (size_t i = 0; i < len;) {
+		size_t e = i, b;
+
+		while (e < len && s[e] != '\n')
+			e++;
+		b = i + strspn(s + i, " \t");
+		if (b < e && ((depth == 0 && s[b] != '}' && strncmp(s + b, "table ", 6)) ||
+			      !strncmp(s + b, "include", 7) || !strncmp(s + b, "define", 6)))
+			return true;
+		for (size_t k = i; k < e; k++)
+			depth += (s[k] == '{') - (s[k] == '}');
+		if (depth < 0)
+			return true;
+		i = e + 1;
+	}
+	return depth != 0;
+}
+
 static int load_ipt(struct ckpt_log *log, struct netns_img *m, const struct rec *r)
 {
 	const struct rec_net_iptables *p = r->data;
@@ -302,8 +327,9 @@ static int load_ipt(struct ckpt_log *log, struct netns_img *m, const struct rec 
 
 	if ((p->family != 4 && p->family != 6 && p->family != 1) || !p->len ||
 	    p->len != r->data_len - sizeof(*p) || m->ipt[fam] ||
-	    memchr((char *)r->data + sizeof(*p), 0, p->len))
-		return bad(log, r, "family or length (once per family, text with no NUL)");
+	    memchr((char *)r->data + sizeof(*p), 0, p->len) ||
+	    (fam == NETNS_NFT && nft_text_bad((char *)r->data + sizeof(*p), p->len)))
+		return bad(log, r, "family or length (once per family, text with no NUL; nft's: tables only)");
 	m->ipt[fam] = strndup((char *)r->data + sizeof(*p), p->len);
 	m->ipt_len[fam] = p->len;
 	return m->ipt[fam] ? 0 : log_err(log, ENOMEM, "iptables:");

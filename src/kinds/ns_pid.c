@@ -299,6 +299,7 @@ struct nspid_rst {
 	bool prepared;		/* (the root) its pidfd on ckpt is taken */
 	int ckpt_fd;		/* a pidfd on ckpt, inherited; 0: none */
 	int push_fd;		/* with push: ckpt's end */
+	int drain_fd;		/* ... and ckpt's copy of the puppets' */
 	bool push;		/* ckpt_fd is a socket to ckpt */
 };
 
@@ -483,6 +484,7 @@ static int take_socket(struct rst_ctx *c, struct rst_task *root, struct nspid_rs
 
 	s->ckpt_fd = ret ? 0 : fd;
 	s->push_fd = c->give_fd[0];
+	s->drain_fd = c->give_fd[1];
 	s->push = !ret;
 	return ret;
 }
@@ -525,6 +527,7 @@ int nspid_fork_into(struct rst_ctx *c, struct rst_task *parent, struct rst_task 
 		return log_err(c->log, ENOMEM, "pid namespaces:");
 	cs->ckpt_fd = ps->ckpt_fd;	/* a copy of its table */
 	cs->push_fd = ps->push_fd;
+	cs->drain_fd = ps->drain_fd;
 	cs->push = ps->push;
 	if (d == dp && ps->unshared)
 		return log_err(c->log, EOPNOTSUPP,
@@ -644,6 +647,23 @@ static int push(struct rst_task *t, const struct nspid_rst *s, int ours, long *f
 	cm = (struct cmsghdr *)cbuf;
 	if (!ret && (cm->cmsg_type != SCM_RIGHTS || cm->cmsg_len != CMSG_LEN(sizeof(int))))
 		ret = log_err(t->rm.log, EPROTO, "pid %d: no fd came with ckpt's message", t->pid);
+	if (ret) {
+		/* what the puppet did not take would be the next one's */
+		char b;
+		struct msghdr dm = { .msg_iov = &(struct iovec){ &b, 1 }, .msg_iovlen = 1,
+				     .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+
+		while (recvmsg(s->drain_fd, &dm, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) >= 0) {
+			struct cmsghdr *d = CMSG_FIRSTHDR(&dm);
+			int stale;
+
+			if (d && d->cmsg_type == SCM_RIGHTS) {
+				memcpy(&stale, CMSG_DATA(d), sizeof(stale));
+				close(stale);
+			}
+			dm.msg_controllen = sizeof(cbuf);
+		}
+	}
 	if (!ret) {
 		int got;
 

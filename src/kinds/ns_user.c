@@ -108,14 +108,17 @@ static int read_map(struct cpt_ctx *c, pid_t root, int which, struct ns_user_map
 
 	if (ret)
 		return log_err(c->log, -ret, "pid 1: reading its %s:", map_file[which]);
-	for (p = text; p < text + len && !ret; p = strchr(p, '\n') + 1) {
+	for (p = text; p < text + len && !ret;) {
 		struct rec_ns_user_extent *e = &m->ext[which][m->nr[which]];
+		char *nl = strchr(p, '\n');
 
-		if (!strchr(p, '\n') || m->nr[which] >= NS_USER_MAX_EXTENTS ||
-		    sscanf(p, "%u %u %u", &e->first, &e->lower, &e->count) != 3)
+		if (!nl || m->nr[which] >= NS_USER_MAX_EXTENTS ||
+		    sscanf(p, "%u %u %u", &e->first, &e->lower, &e->count) != 3) {
 			ret = log_err(c->log, EIO, "pid 1: its %s: unexpected line", map_file[which]);
-		else
-			m->nr[which]++;
+			break;
+		}
+		m->nr[which]++;
+		p = nl + 1;
 	}
 	free(text);
 	return ret;
@@ -126,21 +129,26 @@ static int read_map(struct cpt_ctx *c, pid_t root, int which, struct ns_user_map
  * before it makes the namespace. */
 static int read_groups(struct cpt_ctx *c, pid_t root, struct ns_user_maps *m)
 {
-	char s[4096], *p, *end;
-	int ret = proc_status_str(root, "Groups", s, sizeof(s));
+	char *text, *p, *end;
+	size_t len;
+	int ret = proc_read(root, "status", &text, &len);
 
 	if (ret)
 		return log_err(c->log, -ret, "pid 1: reading its groups:");
-	m->groups = malloc(256 * sizeof(*m->groups));
-	if (!m->groups)
-		return log_err(c->log, ENOMEM, "groups:");
-	for (p = s; m->nr_groups < 256; p = end) {
+	p = strstr(text, "\nGroups:");
+	m->groups = malloc(NS_USER_MAX_GROUPS * sizeof(*m->groups));
+	if (!p || !m->groups) {
+		free(text);
+		return log_err(c->log, p ? ENOMEM : EIO, "pid 1: its groups:");
+	}
+	for (p += 8; *p != '\n' && m->nr_groups < NS_USER_MAX_GROUPS; p = end) {
 		unsigned long g = strtoul(p, &end, 10);
 
 		if (end == p)
 			break;
 		m->groups[m->nr_groups++] = g;
 	}
+	free(text);
 	return 0;
 }
 

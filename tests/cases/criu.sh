@@ -3,14 +3,17 @@
 # --criu pointing at ckpt, (b) a copy restored beside the original,
 # (c) a TCP connection from the host kept with --tcp-established,
 # (d) a restore under another bundle and network namespace from a
-# copied image directory, a container in a user namespace of its own,
+# copied image directory, a container in a user namespace of its own, a
+# terminal container (its console's master runc's),
 # (f) hostile and fuzzed RPC; and CRIU's command
 # line, as `criu` (a link) and as `ckpt criu`.
 t criu_runc
 t criu_runc_copy
 t criu_runc_tcp
 t criu_runc_migrate
+t criu_runc_predump
 t criu_runc_userns
+t criu_runc_terminal
 t criu_rpc_hostile
 t criu_rpc_fuzz		timeout 240
 t criu_rpc_libfuzzer	timeout 200
@@ -164,6 +167,38 @@ test_criu_runc() {
 	[ $rc = 0 ] && asan_clean $d && sanitizer_clean $d/err $d/rerr $d/img/*.log
 }
 
+# runc's pre-copy: `checkpoint --pre-dump` leaves the container running,
+# its memory tracked; `checkpoint --parent-path` then saves only what it
+# wrote since, and restore reads both.
+test_criu_runc_predump() {
+	local d=$WORK/crunc-pre id=ckpt-criu-$$ before rc=0
+	criu_bin $d && criu_bundle $d/b || return 1
+	(cd $d/b && runc run -d $id < /dev/null > /dev/null 2>&1) || { note "runc run failed"; return 1; }
+	counting $d/b || { criu_rm $id; return 1; }
+	before=$(runc_pid $id)
+	step "runc checkpoint --pre-dump"
+	crunc $d checkpoint --pre-dump --image-path $d/pre $id 2> $d/err ||
+		{ cat $d/err $d/pre/dump.log; criu_rm $id; return 1; }
+	[ "$(runc_status $id)" = running ] && [ "$(runc_pid $id)" = $before ] ||
+		{ note "not running on after the pre-dump"; rc=1; }
+	counting $d/b || rc=1
+	step "runc checkpoint --parent-path"
+	crunc $d checkpoint --parent-path ../pre --image-path $d/img $id 2> $d/err ||
+		{ cat $d/err $d/img/dump.log; criu_rm $id; return 1; }
+	gone $before || { note "the container runs on"; rc=1; }
+	ckpt info $d/img/ckpt.img | grep -q '^PARENT .*pre/ckpt.img' || rc=1
+	ckpt info $d/img/ckpt.img | grep -q '^PAGES_PARENT' || rc=1
+	note "pre-dump $(stat -c %s $d/pre/ckpt.img) bytes, dump $(stat -c %s $d/img/ckpt.img)"
+	[ $(stat -c %s $d/img/ckpt.img) -lt $(stat -c %s $d/pre/ckpt.img) ] || rc=1
+	step "runc restore"
+	(cd $d/b && crunc $d restore -d --image-path $d/img $id < /dev/null > /dev/null 2> $d/rerr) ||
+		{ cat $d/rerr $d/img/restore.log; criu_rm $id; return 1; }
+	[ "$(runc_status $id)" = running ] || { note "runc state: $(runc state $id)"; rc=1; }
+	counting $d/b || rc=1
+	criu_rm $id
+	[ $rc = 0 ] && asan_clean $d && sanitizer_clean $d/err $d/rerr $d/img/*.log
+}
+
 # A container in a user namespace of its own (runc's uidMappings): runc
 # restores it from its bundle under /run/runc, which only the host's root
 # may enter; it counts on, its maps as they were.
@@ -184,6 +219,47 @@ test_criu_runc_userns() {
 	init=$(runc_pid $id)
 	[ "$(cat /proc/$init/uid_map | xargs)" = "0 100000 65536" ] || { note "its uid map"; rc=1; }
 	counting $d/b || rc=1
+	criu_rm $id
+	[ $rc = 0 ] && asan_clean $d && sanitizer_clean $d/err $d/rerr $d/img/*.log
+}
+
+# A terminal container ("terminal": true): its console's master is runc's
+# (sent to --console-socket), its slave the init's stdio and terminal
+# and runc's /dev/console.  Restored, the new master goes to runc
+# (CRIU's orphan-pts-master) and on to the new console socket; the
+# container counts on, printing to it, and /dev/console reaches it.
+test_criu_runc_terminal() {
+	local d=$WORK/crunc-t id=ckpt-criu-t$$ before init rc=0
+	criu_bin $d && criu_bundle $d/b || return 1
+	$PYTHON - $d/b/config.json <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["process"]["terminal"] = True
+c["process"]["args"] = ["/bin/sh", "-c", "n=0; while :; do n=$((n+1)); echo $n > /tmp/count; echo tick $n; sleep 0.1; done"]
+json.dump(c, open(sys.argv[1], "w"), indent=1)
+PY
+	console_socket $d/cs1 $d/out1 || return 1
+	(cd $d/b && runc run -d --console-socket $d/cs1 $id < /dev/null > /dev/null 2>&1) ||
+		{ note "runc run failed"; return 1; }
+	counting $d/b || { criu_rm $id; return 1; }
+	before=$(runc_pid $id)
+	step "runc checkpoint"
+	crunc $d checkpoint --image-path $d/img $id 2> $d/err ||
+		{ cat $d/err $d/img/dump.log; criu_rm $id; return 1; }
+	gone $before || { note "the container runs on"; rc=1; }
+	console_socket $d/cs2 $d/out2 || return 1
+	step "runc restore"
+	(cd $d/b && crunc $d restore -d --console-socket $d/cs2 --image-path $d/img $id \
+		< /dev/null > /dev/null 2> $d/rerr) ||
+		{ cat $d/rerr $d/img/restore.log; criu_rm $id; return 1; }
+	[ "$(runc_status $id)" = running ] || { note "runc state: $(runc state $id)"; rc=1; }
+	init=$(runc_pid $id)
+	counting $d/b || rc=1
+	[ "$(awk '{ print $7 }' /proc/$init/stat)" != 0 ] || { note "no terminal"; rc=1; }
+	nsenter -t $init -m sh -c 'echo to-the-console > /dev/console' || rc=1
+	for ((i = 0; i < 100; i++)); do grep -q to-the-console $d/out2 && break; sleep 0.05; done
+	grep -q "^GOT " $d/out2 && grep -q "^tick" $d/out2 && grep -q to-the-console $d/out2 ||
+		{ note "the new console: $(head -c 300 $d/out2)"; rc=1; }
 	criu_rm $id
 	[ $rc = 0 ] && asan_clean $d && sanitizer_clean $d/err $d/rerr $d/img/*.log
 }
@@ -436,11 +512,24 @@ test_criu_cli_process() {
 	gone $pid || { note "not ended by dump"; kill -9 $pid; return 1; }
 	ckpt criu restore -D $d/img2 -d < /dev/null > /dev/null 2>> $d/err || { cat $d/err; return 1; }
 	counting_file $d/count || rc=1
+	# a pre-dump (running on, its memory tracked), then a dump of only
+	# what it wrote since, restored through the chain
+	step "criu pre-dump, dump --prev-images-dir"
+	mkdir -p $d/pre $d/full
+	timeout 90 $d/bin/criu pre-dump -t $pid -D $d/pre 2>> $d/err || { cat $d/err; kill -9 $pid; return 1; }
+	kill -0 $pid || { note "pre-dump ended it"; return 1; }
+	timeout 90 $d/bin/criu dump -t $pid -D $d/full --prev-images-dir ../pre 2>> $d/err ||
+		{ cat $d/err; kill -9 $pid; return 1; }
+	gone $pid || { note "not ended by dump"; kill -9 $pid; return 1; }
+	ckpt info $d/full/ckpt.img | grep -q "^PARENT " || { note "no PARENT"; rc=1; }
+	timeout 90 $d/bin/criu restore -D $d/full -d < /dev/null > /dev/null 2>> $d/err ||
+		{ cat $d/err; return 1; }
+	counting_file $d/count || rc=1
 	kill -9 $pid
 	timeout 10 $d/bin/criu check > $d/out || rc=1
 	timeout 10 $d/bin/criu --version | grep -qx "Version: 4.2" || rc=1
-	timeout 10 $d/bin/criu pre-dump -t 1 -D $d/img 2> $d/pre && rc=1
-	grep -q "pre-dump is not supported" $d/pre || { cat $d/pre; rc=1; }
+	timeout 10 $d/bin/criu restore -D $d/img --prev-images-dir ../x 2> $d/prev && rc=1
+	grep -q "prev-images-dir is for dump" $d/prev || { cat $d/prev; rc=1; }
 	# the options it cannot honour are refused by name
 	timeout 10 $d/bin/criu restore -D $d/img --inherit-fd fd[7]:pipe:[1] 2> $d/inh && rc=1
 	grep -q "inherit-fd fd\[7\]:pipe:\[1\]" $d/inh || { cat $d/inh; rc=1; }

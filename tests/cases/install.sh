@@ -70,8 +70,10 @@ test_install() {
 	cc -std=gnu11 -Wall -Wextra -Werror -o $d/example $d/example.c $flags || return 1
 	cc -std=gnu11 -Wall -Wextra -Werror -o $d/uselib tests/aux/uselib.c $flags || return 1
 	# static: the archive, and what pkg-config --static adds for it
+	# (its libraries, -lzstd where it was built with it, but -lckpt)
 	cc -std=gnu11 -Wall -Wextra -Werror -o $d/uselib-static tests/aux/uselib.c \
-		$(pc --cflags ckpt) $root/usr/lib/libckpt.a $(pc --static --libs-only-other ckpt) || return 1
+		$(pc --cflags ckpt) $root/usr/lib/libckpt.a $(pc --static --libs-only-other ckpt) \
+		$(pc --static --libs-only-l ckpt | sed 's/-lckpt\b//') || return 1
 	export LD_LIBRARY_PATH=$root/usr/lib
 	ldd $d/uselib | grep -q "libckpt.so.0 => $root/usr/lib/libckpt.so.0" ||
 		{ ldd $d/uselib; return 1; }

@@ -1,10 +1,11 @@
 # tty.sh - bytes queued in ptys, refused or kept; --shell-job; a
-# session's terminal whose master is outside the tree, refused.
+# session's terminal whose master is outside the tree (a container's
+# console), its new master sent to --console-socket.
 t refuse_pty_data
 t refuse_pty_stopped
 t pty_queued
 t shell_job                timeout 150
-t refuse_tty_orphan
+t tty_console
 
 # Input queued for the slave of a pty in packet mode is refused (its
 # put-back is checked by its echo, which packet mode would garble), and
@@ -182,16 +183,15 @@ test_shell_job() {
 	timeout -k 5 $RESTART_TIMEOUT $PYTHON tests/aux/shelljob.py "$CKPT" $WORK/shelljob
 }
 
-# A session leader whose controlling terminal, its stdio, is a pty whose
-# master the caller keeps (as a container runtime keeps its console's):
-# restart's stdio cannot stand in for it, and ckpt does not make it yet.
-# Refused, naming it; the process runs on.
-test_refuse_tty_orphan() {
-	local d=$WORK/orphan pid rc=0
-	mkdir -p $d
-	$PYTHON - $d/pid <<'PY' &
-import fcntl, os, pty, sys, termios, time
+# A console: a python holder (as a runtime) keeps the master of a pty
+# whose slave is the stdio and controlling terminal of a session leader
+# (a shell printing ticks with its terminal's size).
+console_start() {	# DIR: sets $pid
+	local d=$1
+	$PYTHON - $d/pid $d/out1 <<'PY' &
+import fcntl, os, pty, struct, sys, termios
 m, s = pty.openpty()
+fcntl.ioctl(m, termios.TIOCSWINSZ, struct.pack("HHHH", 33, 99, 0, 0))
 pid = os.fork()
 if pid == 0:
     os.setsid()
@@ -199,17 +199,70 @@ if pid == 0:
     for fd in (0, 1, 2):
         os.dup2(s, fd)
     os.closerange(3, 1024)
-    os.execv("/bin/sh", ["sh", "-c", "while :; do sleep 0.1; done"])
+    os.execv("/bin/sh", ["sh", "-c",
+             "n=0; while :; do n=$((n+1)); echo tick $n $(stty size); sleep 0.1; done"])
+os.close(s)		# its end when the session's last slave goes
 open(sys.argv[1], "w").write(str(pid))
-time.sleep(60)
+out = open(sys.argv[2], "ab", buffering=0)
+while True:
+    try:
+        d = os.read(m, 4096)
+    except OSError:
+        os._exit(0)
+    out.write(d)
 PY
-	for ((i = 0; i < 200; i++)); do [ -s $d/pid ] && break; sleep 0.02; done
+	for ((i = 0; i < 200; i++)); do grep -q "tick 2" $d/out1 2> /dev/null && break; sleep 0.05; done
 	pid=$(cat $d/pid)
-	ckpt checkpoint -o $d/img $pid 2> $d/err && { note "checkpointed"; rc=1; }
-	grep -q "pid $pid fd 0: /dev/pts/[0-9]* is the controlling terminal of a session led in the tree, its master outside the tree" $d/err ||
-		{ cat $d/err; rc=1; }
-	kill -0 $pid && [ "$(awk '/TracerPid/ {print $2}' /proc/$pid/status)" = 0 ] ||
-		{ note "it did not run on"; rc=1; }
-	kill -9 $pid
-	return $rc
+	[ -n "$pid" ] && grep -q "tick 2 33 99" $d/out1
+}
+
+# A console's receiver (as runc's --console-socket): SOCKET, what its
+# master reads goes to OUT.
+console_socket() {	# SOCKET OUT
+	$PYTHON - $1 $2 <<'PY' &
+import array, os, socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.bind(sys.argv[1])
+s.listen(1)
+c, _ = s.accept()
+msg, anc, _, _ = c.recvmsg(256, socket.CMSG_SPACE(4))
+fd = array.array("i", anc[0][2][:4])[0]
+out = open(sys.argv[2], "ab", buffering=0)
+out.write(b"GOT " + msg + b"\n")
+while True:
+    try:
+        d = os.read(fd, 4096)
+    except OSError:
+        os._exit(0)
+    out.write(d)
+PY
+	for ((i = 0; i < 100; i++)); do [ -S $1 ] && return 0; sleep 0.05; done
+	return 1
+}
+
+# Checkpointed --kill; its restart wants a console socket (refused
+# without, nothing left); with one the session has its terminal again,
+# size and all, and ticks on into the new master.
+test_tty_console() {
+	local d=$WORK/console pid root n rc=0
+	mkdir -p $d
+	console_start $d || { cat $d/out1; return 1; }
+	ckpt checkpoint --kill -o $d/img $pid 2> $d/err || { cat $d/err; kill -9 $pid; return 1; }
+	ckpt info $d/img | grep -q "^TTY .*kind=orphan .*sid=$pid .*rows=33 cols=99" || { note "no TTY"; rc=1; }
+	gone $pid || return 1
+	ckpt restart --detach $d/img > /dev/null 2> $d/rerr && { note "restarted without a console"; rc=1; }
+	grep -q "restart it with --console-socket PATH" $d/rerr || { cat $d/rerr; rc=1; }
+	gone $pid || { note "left a process"; return 1; }
+	console_socket $d/sock $d/out2 || return 1
+	ckpt restart --detach --console-socket $d/sock $d/img > $d/rpid 2> $d/rerr < /dev/null ||
+		{ cat $d/rerr; return 1; }
+	root=$(head -1 $d/rpid)
+	for ((i = 0; i < 100; i++)); do grep -q "tick" $d/out2 2> /dev/null && break; sleep 0.05; done
+	n=$(awk '/^tick/ { print $2; exit }' $d/out2)
+	grep -q "^GOT " $d/out2 && [ -n "$n" ] && [ "$n" -gt 2 ] && grep -q "tick $n 33 99" $d/out2 ||
+		{ note "the console: $(head -3 $d/out2)"; rc=1; }
+	[ "$(awk '{ print $6 }' /proc/$root/stat)" = $pid ] && [ "$(awk '{ print $7 }' /proc/$root/stat)" != 0 ] ||
+		{ note "its session or terminal: $(cat /proc/$root/stat)"; rc=1; }
+	kill -9 $root
+	[ $rc = 0 ] && sanitizer_clean $d/err $d/rerr
 }

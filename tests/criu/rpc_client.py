@@ -122,7 +122,7 @@ def hostile(ckpt, d):
         sys.exit("VERSION: %r" % r)
     r = s.ask(req(FEATURE_CHECK) + field(5, field(1, True) + field(2, True)))
     f = parse(r[8][0])
-    if r[2] != [1] or f.get(1) != [0] or f.get(2) != [0]:
+    if r[2] != [1] or f.get(1) != [1] or f.get(2) != [0]:  # memory tracking, no lazy pages
         sys.exit("FEATURE_CHECK: %r" % r)
     if s.ask(req(CHECK))[2] != [1]:
         sys.exit("CHECK failed")
@@ -145,9 +145,9 @@ def hostile(ckpt, d):
         one(ckpt, msg, what)
     # refusals that name what is refused, nothing done
     named = [
-        (req(PRE_DUMP, opts(-1)), "pre-dump"),
-        (req(DUMP, opts(-1, images_dir=(68, d), pid=(2, os.getpid()), leave_running=(3, True), track_mem=(15, True))), "track_mem"),
-        (req(DUMP, opts(-1, images_dir=(68, d), pid=(2, os.getpid()), leave_running=(3, True), parent_img=(14, "../p"))), "parent_img"),
+        (req(PRE_DUMP, opts(-1)), "images_dir"),
+        (req(DUMP, opts(-1, images_dir=(68, d), pid=(2, os.getpid()), leave_running=(3, True), parent_img=(14, "/p"))), "parent_img"),
+        (req(DUMP, opts(-1, images_dir=(68, d), pid=(2, os.getpid()), leave_running=(3, True), parent_img=(14, "../p"))), "parent image"),
         (req(DUMP, opts(-1, images_dir=(68, d), pid=(2, os.getpid()), leave_running=(3, True), lazy=(48, True))), "lazy_pages"),
         (req(DUMP, opts(-1, pid=(2, os.getpid()), leave_running=(3, True))), "images_dir"),
         (req(DUMP, opts(9999, pid=(2, os.getpid()), leave_running=(3, True))), "images_dir_fd 9999"),
