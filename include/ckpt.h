@@ -58,6 +58,10 @@ extern "C" {
 					  * done once a call runs past 1 s */
 /* Flags of ckpt_info(). */
 #define CKPT_INFO_JSON		0x10000UL /* JSON for scripts, not text */
+#define CKPT_LAZY		0x100000UL /* restart: run before the memory is
+					    * in; pages come on touch
+					    * (userfaultfd) and in the
+					    * background */
 
 /* The bytes of a key that authenticates images (the opts' key). */
 #define CKPT_KEY_MIN		16

@@ -24,7 +24,7 @@ static const char usage_main[] =
 	"usage: ckpt COMMAND [OPTIONS]\n"
 	"  checkpoint [-o FILE|-] [--kill] [--skip-unsupported] [--shell-job] [--tcp-established]\n"
 	"             [--tcp-close] [--skip-in-flight] [--external-unix] [--key FILE] [--log FILE] [-v] PID\n"
-	"  restart [--detach] [--pidns] [--shell-job] [--tcp-close] [--join-ns TYPE:PATH]\n"
+	"  restart [--detach] [--lazy] [--pidns] [--shell-job] [--tcp-close] [--join-ns TYPE:PATH]\n"
 	"          [--external mnt[KEY]:PATH] [--key FILE] [--log FILE] [-v] FILE|-\n"
 	"  info [--json] [--key FILE] FILE|-\n"
 	"  demo\n"
@@ -76,7 +76,7 @@ static const char usage_checkpoint[] =
 	"Exit: 0 done, 1 checkpoint failed (the process runs on as before), 2 usage.\n";
 
 static const char usage_restart[] =
-	"usage: ckpt restart [--detach] [--pidns] [--shell-job] [--tcp-close] [--no-cgroups]\n"
+	"usage: ckpt restart [--detach] [--lazy] [--pidns] [--shell-job] [--tcp-close] [--no-cgroups]\n"
 	"                    [--join-ns TYPE:PATH]... [--external mnt[KEY]:PATH]...\n"
 	"                    [--cgroup-root [CTRL:]PATH]... [--console-socket PATH]\n"
 	"                    [--key FILE] [--log FILE] [-q] [-v] FILE|-\n"
@@ -84,6 +84,9 @@ static const char usage_restart[] =
 	"A container (its init checkpointed by its pid here) comes back as pid 1 of\n"
 	"a new pid namespace, in new namespaces of its own as saved.\n"
 	"  --detach    print its pid and return once it runs (it is handed to init)\n"
+	"  --lazy      run it before its memory is loaded: private anonymous pages\n"
+	"              come from the image when touched and in the background (a\n"
+	"              loader process, ckpt-lazy, until all are in); one process\n"
 	"  --pidns     restore in a new pid namespace, where the pids are always free\n"
 	"              (ckpt's child is the namespace's init, which reaps its orphans)\n"
 	"  --shell-job run it as a job on this terminal: its terminal fds are this\n"
@@ -488,6 +491,7 @@ static int restart_cmd(int argc, char **argv, const char **join, const char **ex
 {
 	static const struct option opts[] = {
 		{ "detach", no_argument, 0, 'd' },
+		{ "lazy", no_argument, 0, 'z' },
 		{ "pidns", no_argument, 0, 'p' },
 		{ "shell-job", no_argument, 0, 'j' },
 		{ "tcp-close", no_argument, 0, 'C' },
@@ -516,6 +520,7 @@ static int restart_cmd(int argc, char **argv, const char **join, const char **ex
 		switch (c) {
 		case 'q': o.quiet = true; break;
 		case 'd': o.flags |= CKPT_DETACH; break;
+		case 'z': o.flags |= CKPT_LAZY; break;
 		case 'p': o.flags |= CKPT_PIDNS; break;
 		case 'j': o.flags |= CKPT_SHELL_JOB; break;
 		case 'C': o.flags |= CKPT_TCP_CLOSE; break;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../include/ckpt.h"
 #include "arch/x86/compat.h"
 #include "arch/x86/cpu.h"
 #include "model.h"
@@ -60,7 +61,12 @@ int image_read(struct rst_ctx *c, struct records *rs, bool defer)
 	if (!ret && r.nr_spans) {
 		c->spans = r.spans;	/* pv_start checks them */
 		r.spans = NULL;
-		ret = pv_start(c, c->spans, r.nr_spans, r.span_bytes);
+		/* --lazy: the process runs before its pages are read; the
+		 * loader checks them (lazy.c) */
+		if (c->flags & CKPT_LAZY)
+			c->pv_nr = r.nr_spans;
+		else
+			ret = pv_start(c, c->spans, r.nr_spans, r.span_bytes);
 	}
 	ir_free(&r);
 	return ret;

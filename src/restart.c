@@ -39,6 +39,7 @@
 #include "container.h"
 #include "kinds.h"
 #include "kinds/cgroup.h"
+#include "kinds/mm.h"
 #include "kinds/ns_pid.h"
 #include "model.h"
 #include "sessions.h"
@@ -498,6 +499,9 @@ static int opts_bad(const struct ckpt_restart_opts *o, unsigned long flags,
 	if ((flags & CKPT_PIDNS) && (o->nr_join_ns || o->nr_external || o->nr_cgroup_root))
 		return log_err(log, EINVAL, "--join-ns, --external and --cgroup-root are not for --pidns%s (a container's image needs none)",
 			       o->flags & CKPT_PIDNS ? "" : ", which an ordinary user's restart is");
+	if ((flags & CKPT_LAZY) && (flags & CKPT_PIDNS))
+		return log_err(log, EINVAL, "--lazy is not for --pidns%s: lazy restart takes a lone process in our pid namespace",
+			       o->flags & CKPT_PIDNS ? "" : ", which an ordinary user's restart is");
 	if ((o->flags & CKPT_NO_CGROUPS) && o->nr_cgroup_root)
 		return log_err(log, EINVAL, "--cgroup-root places the groups that --no-cgroups leaves alone: not both");
 	return cg_root_args_bad(log, o->cgroup_root, o->nr_cgroup_root);
@@ -584,7 +588,14 @@ static int restart_run(int fd, const struct ckpt_restart_opts *o, const struct r
 							  c.chain_fd, &c.nr_chain));
 	c.img_fd = img;
 	if (!ret && !x && (ret = container_image(img, &log)) == 1) {
-		ret = container_restart(img, o, res, restart_run);
+		ret = (flags & CKPT_LAZY) ?
+		      log_err(&log, EINVAL, "--lazy: this is a container's image, which is restarted whole, not lazily") :
+		      container_restart(img, o, res, restart_run);
+		if ((flags & CKPT_LAZY) && res) {
+			res->pid = 0;
+			res->err = log.err;
+			snprintf(res->msg, sizeof(res->msg), "%s", log.msg);
+		}
 		if (img != fd)
 			close(img);
 		for (int i = 0; i < c.nr_chain; i++)
@@ -597,6 +608,8 @@ static int restart_run(int fd, const struct ckpt_restart_opts *o, const struct r
 		ret = LOG_TIMED(&log, LP_READ, image_read(&c, &rs, true));
 	if (!ret)
 		ret = LOG_TIMED(&log, LP_READ, image_model(&c, &rs, true));
+	if (!ret)
+		ret = mm_lazy_check(&c);
 	if (!ret)
 		progress_begin(&log, flags, "restart", page_bytes(&c));
 	if (!ret && o->pid && o->pid != c.tasks[0]->pid)

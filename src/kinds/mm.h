@@ -154,5 +154,11 @@ void mm_track_free(struct mm_track *tr);
 /* mm_load.c: the first area of shared anonymous object @id, NULL if
  * none. */
 const struct shm_first *mm_shm_first(struct rst_ctx *c, uint32_t id);
+/* mm_lazy.c: restart --lazy.  Whether @v's pages are left to the
+ * loader; the image refused if it cannot be restarted so; the loader
+ * started for @t, its areas registered. */
+bool mm_lazy_area(const struct rst_ctx *c, const struct rst_vma *v);
+int mm_lazy_check(struct rst_ctx *c);
+int mm_lazy_start(struct rst_ctx *c, struct rst_task *t, struct mm_state *s);
 
 #endif

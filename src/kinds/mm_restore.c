@@ -263,7 +263,8 @@ static int map_vma(struct rst_ctx *c, struct rst_task *t, const struct rst_vma *
 	if ((uint64_t)res != v->v.start)
 		return log_err(t->rm.log, EFAULT, "pid %d: area 0x%llx landed at 0x%lx",
 			       t->pid, (unsigned long long)v->v.start, res);
-	ret = fill_pages(c, t, v, false);
+	/* (--lazy: the loader brings them, mm_lazy.c) */
+	ret = mm_lazy_area(c, v) ? 0 : fill_pages(c, t, v, false);
 	if (!ret && prot != (int)v->v.prot)
 		ret = rcheck(&t->rm, NULL, "mprotect", SYS_mprotect, v->v.start,
 			     len, v->v.prot);
@@ -468,7 +469,7 @@ static int mm_build(struct rst_ctx *c, struct rst_task *t, struct mm_state *s)
 		if (s->vmas[i].v.madv & VMA_SEALED)
 			ret = rcheck(&t->rm, NULL, "mseal", 462, s->vmas[i].v.start,
 				     s->vmas[i].v.end - s->vmas[i].v.start, 0);
-	return ret;
+	return ret ? ret : mm_lazy_start(c, t, s);
 }
 
 /* Whether @t's memory can be built before its children are forked: not

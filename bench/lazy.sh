@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# lazy.sh - restart --lazy against a plain restart of a large process
+# (bench/lazy.c): the time from `ckpt restart` starting to the process's
+# first instruction, and to all of its memory read once by it (while the
+# loader fills it from the top: lazy.c reads from the bottom), and when
+# the loader is done (its -v line, from its start); images on /dev/shm,
+# median of REPS (3).  usage: bench/lazy.sh [CKPT] [MIB...]
+set -u
+cd "$(dirname "$0")/.."
+CKPT=${1:-build/ckpt}
+shift
+SIZES=${*:-1024 2048}
+REPS=${REPS:-3}
+for fd in /proc/$BASHPID/fd/*; do
+	fd=${fd##*/}
+	[ "$fd" -gt 2 ] && eval "exec $fd>&-" 2>/dev/null
+done
+W=$(mktemp -d /dev/shm/ckpt-lazy.XXXXXX)
+pid=
+trap '[ -n "$pid" ] && kill -9 $pid 2>/dev/null; rm -rf "$W"' EXIT
+cc -O2 -o "$W/lazy" bench/lazy.c || exit 1
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+printf '%-6s %-6s %12s %12s %12s %12s\n' MiB mode "first (ms)" "all in (ms)" "restart (ms)" "loader (ms)"
+for mib in $SIZES; do
+	for mode in plain lazy; do
+		: > "$W/first"; : > "$W/all"; : > "$W/wall"; : > "$W/loader"
+		for ((i = 0; i < REPS; i++)); do
+			rm -f "$W/img" "$W/res"
+			"$W/lazy" $mib "$W/res" > "$W/out" &
+			pid=$!
+			until grep -q READY "$W/out" 2>/dev/null; do sleep 0.01; done
+			"$CKPT" checkpoint --kill -o "$W/img" $pid || exit 1
+			wait $pid 2>/dev/null
+			while kill -0 $pid 2>/dev/null; do sleep 0.01; done
+			sleep 0.3	# the gap lazy.c waits for, whatever the size
+			t0=${EPOCHREALTIME/./}
+			"$CKPT" restart --detach $([ $mode = lazy ] && echo --lazy -v) "$W/img" \
+				> /dev/null 2> "$W/err" || { cat "$W/err"; exit 1; }
+			t1=${EPOCHREALTIME/./}
+			until [ -s "$W/res" ]; do sleep 0.01; done
+			sleep 0.05
+			read -r first all _ < "$W/res"
+			echo $(( (first / 1000 - t0) )) >> "$W/first"
+			echo $(( (all / 1000 - t0) )) >> "$W/all"
+			echo $(( t1 - t0 )) >> "$W/wall"
+			if [ $mode = lazy ]; then	# (its other areas too)
+				until grep -q 'loader done\|loader ended' "$W/err"; do sleep 0.01; done
+				sed -n 's/.*loader done in \([0-9.]*\) ms.*/\1/p' "$W/err" >> "$W/loader"
+			else
+				echo - >> "$W/loader"
+			fi
+			kill -9 $pid
+			while kill -0 $pid 2>/dev/null; do sleep 0.01; done
+			pid=
+		done
+		printf '%-6s %-6s %12.1f %12.1f %12.1f %12s\n' $mib $mode \
+			$(median < "$W/first" | awk '{print $1 / 1000}') \
+			$(median < "$W/all" | awk '{print $1 / 1000}') \
+			$(median < "$W/wall" | awk '{print $1 / 1000}') \
+			$(median < "$W/loader")
+	done
+done

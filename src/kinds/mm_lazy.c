@@ -1,0 +1,145 @@
+/* mm_lazy.c - restart --lazy, the restore's side: which areas are left
+ * empty for the loader (lazy.c), and the userfaultfd it serves them by:
+ * made in the restored process (a userfaultfd belongs to the memory of
+ * whoever makes it), taken by ckpt (pidfd_getfd) and closed there again,
+ * so the process never sees it in its fd table.
+ *
+ * Lazily loaded: private anonymous areas (heap, stack, malloc's).  Loaded
+ * as before, whole, before the process runs: shared memory, files'
+ * areas (userfaultfd's missing mode is for anonymous memory), and areas
+ * whose flags would fault or copy them before the process runs or at a
+ * fork the loader could not follow (mlocked, sealed, droppable,
+ * dontfork, wipeonfork, guard pages), and those with pages in a parent
+ * image.  A compressed image is expanded into a copy before restart
+ * (image_expand.c): the loader reads that copy.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/userfaultfd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "../../include/ckpt.h"
+#include "../lazy.h"
+#include "mm.h"
+
+#define PAGE	4096ULL
+#define EAGER	(VMA_MLOCKED | VMA_SEALED | VMA_DROPPABLE | VMA_MADV_DONTFORK | \
+		 VMA_MADV_WIPEONFORK)
+
+/* Pages in a parent image of an incremental chain (chain.c) are read
+ * from it as before: the loader has the image alone. */
+static bool in_image(const struct rst_vma *v)
+{
+	for (uint32_t i = 0; i < v->nr_segs; i++)
+		if (v->segs[i].file)
+			return false;
+	return true;
+}
+
+bool mm_lazy_area(const struct rst_ctx *c, const struct rst_vma *v)
+{
+	return (c->flags & CKPT_LAZY) && v->v.kind == VMA_ANON &&
+	       (v->v.flags & MAP_PRIVATE) && !v->v.shm_id && !v->have_refs &&
+	       v->pages_len && !v->nr_guards && !(v->v.madv & EAGER) && in_image(v);
+}
+
+/* What --lazy takes: one process (with its threads).  A tree's
+ * processes would each need the loader before any of them is forked,
+ * and a child that shares pages with its parent copy-on-write would
+ * need them in place before the fork. */
+int mm_lazy_check(struct rst_ctx *c)
+{
+	if (!(c->flags & CKPT_LAZY) || c->nr_tasks == 1)
+		return 0;
+	return log_err(c->log, EINVAL,
+		       "--lazy: the image holds %d processes (pid %d and its children); lazy restart takes a lone process (its threads too): restart it without --lazy",
+		       c->nr_tasks, c->tasks[0]->pid);
+}
+
+/* @t's uffd, in ckpt, the process's own copy closed. */
+static int take_uffd(struct rst_ctx *c, struct rst_task *t, int *ufd)
+{
+	long rfd;
+	int pidfd, ret = rcall(&t->rm, &rfd, SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+
+	if (!ret && rfd < 0)
+		ret = log_err(c->log, (int)-rfd, "--lazy: pid %d: userfaultfd:", t->pid);
+	if (ret)
+		return ret;
+	pidfd = syscall(SYS_pidfd_open, t->pid, 0);
+	*ufd = pidfd < 0 ? -1 : syscall(SYS_pidfd_getfd, pidfd, (int)rfd, 0);
+	if (*ufd < 0)
+		ret = log_err(c->log, errno, "--lazy: pid %d: taking its userfaultfd %ld:",
+			      t->pid, rfd);
+	if (pidfd >= 0)
+		close(pidfd);
+	if (!ret)
+		ret = rcheck(&t->rm, NULL, "close(userfaultfd)", SYS_close, rfd);
+	return ret;
+}
+
+static int uffd_setup(struct rst_ctx *c, struct rst_task *t, const struct mm_state *s,
+		      int ufd)
+{
+	struct uffdio_api api = {
+		.api = UFFD_API,
+		.features = UFFD_FEATURE_EVENT_FORK | UFFD_FEATURE_EVENT_REMAP |
+			    UFFD_FEATURE_EVENT_REMOVE | UFFD_FEATURE_EVENT_UNMAP |
+			    UFFD_FEATURE_THREAD_ID,
+	};
+
+	if (ioctl(ufd, UFFDIO_API, &api))
+		return log_err(c->log, errno, "--lazy: pid %d: UFFDIO_API:", t->pid);
+	for (int i = 0; i < s->nr; i++) {
+		const struct rst_vma *v = &s->vmas[i];
+		struct uffdio_register reg = {
+			.range = { v->v.start, v->v.end - v->v.start },
+			.mode = UFFDIO_REGISTER_MODE_MISSING,
+		};
+
+		if (mm_lazy_area(c, v) && ioctl(ufd, UFFDIO_REGISTER, &reg))
+			return log_err(c->log, errno,
+				       "--lazy: pid %d: registering area 0x%llx-0x%llx:",
+				       t->pid, (unsigned long long)v->v.start,
+				       (unsigned long long)v->v.end);
+	}
+	return 0;
+}
+
+int mm_lazy_start(struct rst_ctx *c, struct rst_task *t, struct mm_state *s)
+{
+	struct lazy_set pages = { 0 };
+	int ufd = -1, ret = 0;
+	pid_t loader;
+
+	for (int i = 0; i < s->nr && !ret; i++)
+		for (uint32_t j = 0; mm_lazy_area(c, &s->vmas[i]) &&
+				     j < s->vmas[i].nr_segs && !ret; j++)
+			ret = lazy_set_add(&pages, s->vmas[i].segs[j].addr,
+					   s->vmas[i].segs[j].npages, s->vmas[i].segs[j].off);
+	if (ret)
+		ret = log_err(c->log, -ret, "--lazy: pid %d: page table:", t->pid);
+	if (!ret && !pages.n)
+		goto out;
+	if (!ret)
+		ret = take_uffd(c, t, &ufd);
+	if (!ret)
+		ret = uffd_setup(c, t, s, ufd);
+	if (!ret) {
+		loader = lazy_loader_start(c->log, t->pid, ufd, c->img_fd, &pages,
+					   c->spans, c->pv_nr);
+		ret = loader < 0 ? loader : 0;
+		if (!ret)
+			log_info(c->log, "pid %d: %zu runs of pages left to the loader, pid %d",
+				 t->pid, pages.n, loader);
+	}
+out:
+	if (ufd >= 0)
+		close(ufd);
+	lazy_set_free(&pages);
+	return ret;
+}

@@ -1,0 +1,609 @@
+/* lazy.c - restart --lazy: the loader, a process of ckpt's (not of the
+ * restored tree) that holds the tree's userfaultfd and brings each page
+ * from the image: at once when the process touches it (UFFDIO_COPY, or
+ * UFFDIO_ZEROPAGE where the image has none), the rest in the background,
+ * 2 MiB at a time.  Once every page is in, the uffd is closed (its areas
+ * fault as any area again) and the loader exits; so it does when the
+ * memory is gone (the process ended or ran exec).  A page it cannot read
+ * kills the process: never a zero page in its place.
+ *
+ * Non-cooperative events keep its map true: an area dropped (munmap,
+ * MADV_DONTNEED) is no longer loaded, one moved (mremap) is loaded where
+ * it went, and a fork gets a uffd of its own whose missing pages are
+ * those its parent still missed then (copies fail with EAGAIN until the
+ * fork's event is read, so no page falls in between).
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/userfaultfd.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "image.h"
+#include "lazy.h"
+#include "log.h"
+
+#define PAGE		4096ULL
+#define CHUNK_PAGES	512	/* a background step: 2 MiB */
+#define FAULT_PAGES	16	/* from a touched page on: the next are near */
+#define MAX_MSGS	64
+#define MAX_RETRY	4096
+
+struct lazy_mm {
+	int ufd;
+	pid_t pid;		/* a process of it, if known */
+	struct lazy_set pending;	/* not in yet */
+	struct lazy_set valid;	/* the image's, less what it dropped */
+	uint64_t retry[MAX_RETRY];	/* faults met while its map changed */
+	int nr_retry;
+};
+
+struct loader {
+	struct ckpt_log log;
+	pid_t root;
+	int img_fd;
+	const char *map;	/* the image mapped, if it can be */
+	uint64_t map_len;
+	char *buf;
+	struct lazy_mm **mm;
+	size_t nr, cap;
+	uint64_t on_fault, in_bg, zero, t0;
+	int gone;		/* memories that went before all was in */
+	bool root_gone;		/* the root's among them */
+	pid_t checker;		/* checking the image's page checksums */
+	int check_fd;		/* its pipe: the first bad span */
+	const struct ir_span *spans;
+	unsigned int delay_ms;	/* test build: a pause between steps */
+};
+
+/* ---- sets of runs ---- */
+
+void lazy_set_free(struct lazy_set *s)
+{
+	free(s->r);
+	memset(s, 0, sizeof(*s));
+}
+
+/* The first run that ends after @addr. */
+static size_t set_lower(const struct lazy_set *s, uint64_t addr)
+{
+	size_t lo = 0, hi = s->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->r[mid].addr + s->r[mid].npages * PAGE <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int set_insert_at(struct lazy_set *s, size_t i, struct lazy_run r)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 64;
+		struct lazy_run *p = realloc(s->r, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		s->r = p;
+		s->cap = cap;
+	}
+	memmove(&s->r[i + 1], &s->r[i], (s->n - i) * sizeof(*s->r));
+	s->r[i] = r;
+	s->n++;
+	return 0;
+}
+
+int lazy_set_add(struct lazy_set *s, uint64_t addr, uint64_t npages, uint64_t off)
+{
+	struct lazy_run r = { addr, npages, off };
+
+	return npages ? set_insert_at(s, set_lower(s, addr), r) : 0;
+}
+
+static const struct lazy_run *set_find(const struct lazy_set *s, uint64_t addr)
+{
+	size_t i = set_lower(s, addr);
+
+	return i < s->n && s->r[i].addr <= addr ? &s->r[i] : NULL;
+}
+
+/* [start, end) taken out. */
+static int set_cut(struct lazy_set *s, uint64_t start, uint64_t end)
+{
+	size_t i = set_lower(s, start);
+
+	while (i < s->n && s->r[i].addr < end) {
+		struct lazy_run *r = &s->r[i];
+		uint64_t a = r->addr, b = a + r->npages * PAGE;
+
+		if (a < start && b > end) {
+			struct lazy_run right = { end, (b - end) / PAGE, r->off + (end - a) };
+
+			r->npages = (start - a) / PAGE;
+			return set_insert_at(s, i + 1, right);
+		}
+		if (a < start) {
+			r->npages = (start - a) / PAGE;
+			i++;
+		} else if (b > end) {
+			r->off += end - a;
+			r->addr = end;
+			r->npages = (b - end) / PAGE;
+			return 0;
+		} else {
+			memmove(r, r + 1, (s->n - i - 1) * sizeof(*r));
+			s->n--;
+		}
+	}
+	return 0;
+}
+
+/* What was at [from, from + len) is now at @to (mremap). */
+static int set_move(struct lazy_set *s, uint64_t from, uint64_t to, uint64_t len)
+{
+	struct lazy_set moved = { 0 };
+	int ret = 0;
+
+	for (size_t i = set_lower(s, from); i < s->n && s->r[i].addr < from + len && !ret; i++) {
+		uint64_t a = s->r[i].addr, b = a + s->r[i].npages * PAGE;
+		uint64_t lo = a > from ? a : from, hi = b < from + len ? b : from + len;
+
+		ret = lazy_set_add(&moved, lo - from + to, (hi - lo) / PAGE,
+				   s->r[i].off + (lo - a));
+	}
+	if (!ret)
+		ret = set_cut(s, from, from + len);
+	if (!ret)
+		ret = set_cut(s, to, to + len);
+	for (size_t i = 0; i < moved.n && !ret; i++)
+		ret = lazy_set_add(s, moved.r[i].addr, moved.r[i].npages, moved.r[i].off);
+	lazy_set_free(&moved);
+	return ret;
+}
+
+static int set_copy(struct lazy_set *to, const struct lazy_set *from)
+{
+	to->r = malloc((from->n ? from->n : 1) * sizeof(*to->r));
+	if (!to->r)
+		return -ENOMEM;
+	memcpy(to->r, from->r, from->n * sizeof(*to->r));
+	to->n = to->cap = from->n;
+	return 0;
+}
+
+/* ---- the end of it all ---- */
+
+/* @pid and every process below it, killed (children found first: they
+ * would move to their reaper once their parent is gone). */
+static void kill_tree(pid_t pid, int depth)
+{
+	char path[64], buf[4096];
+	DIR *d;
+	struct dirent *e;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	d = depth < 64 ? opendir(path) : NULL;
+	while (d && (e = readdir(d))) {
+		FILE *f;
+		int child;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(buf, sizeof(buf), "/proc/%d/task/%s/children", pid, e->d_name);
+		f = fopen(buf, "re");
+		while (f && fscanf(f, "%d", &child) == 1)
+			kill_tree(child, depth + 1);
+		if (f)
+			fclose(f);
+	}
+	if (d)
+		closedir(d);
+	kill(pid, SIGKILL);
+}
+
+/* A page that cannot be had: the process must not run on without it. */
+static _Noreturn void fetch_failed(struct loader *l, struct lazy_mm *m, uint64_t addr,
+				   uint64_t off, int err)
+{
+	pid_t pid = m->pid ? m->pid : l->root;
+
+	log_err(&l->log, err,
+		"lazy restart: pid %d: the page at 0x%llx (image offset %llu) cannot be read from the image, so pid %d is killed:",
+		pid, (unsigned long long)addr, (unsigned long long)off, pid);
+	if (m->pid)
+		kill(m->pid, SIGKILL);
+	kill_tree(l->root, 0);
+	_exit(1);
+}
+
+/* ---- the image's checksums ---- */
+
+/* Checked beside the loading, by a child (the loader serves faults
+ * meanwhile): a page the process got is trusted once its record is
+ * checked, and a bad one kills the process (pageverify.c's verifier,
+ * which would hold the process until all is read). */
+static void check_start(struct loader *l, const struct ir_span *s, size_t n)
+{
+	int fds[2];
+
+	l->spans = s;
+	if (!n || pipe2(fds, O_CLOEXEC))
+		return;
+	l->checker = fork();
+	if (l->checker == 0) {
+		struct ckpt_log quiet = { .fd = -1 };
+		struct img_reader r;
+
+		if (ir_init(&r, l->img_fd, &quiet))
+			_exit(2);
+		for (size_t i = 0; i < n; i++) {
+			int ret = ir_check_span(&r, &s[i]);
+
+			if (ret == -EBADMSG)
+				_exit(write(fds[1], &i, sizeof(i)) == sizeof(i) ? 1 : 2);
+			if (ret)
+				_exit(2);
+		}
+		_exit(0);
+	}
+	close(fds[1]);
+	l->check_fd = fds[0];
+	if (l->checker < 0) {
+		l->checker = 0;
+		log_err(&l->log, errno, "lazy restart: pid %d: checking the image's pages:", l->root);
+		kill_tree(l->root, 0);
+		_exit(1);
+	}
+}
+
+/* Its verdict, if it has one (waiting for it with @wait); a bad image
+ * kills the process. */
+static void check_done(struct loader *l, bool wait)
+{
+	int status = 0;
+	size_t bad;
+
+	if (!l->checker || waitpid(l->checker, &status, wait ? 0 : WNOHANG) <= 0)
+		return;
+	l->checker = 0;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 1 &&
+	    read(l->check_fd, &bad, sizeof(bad)) == sizeof(bad))
+		log_err(&l->log, EBADMSG,
+			"lazy restart: pid %d: record PAGES at offset %llu: checksum mismatch (corrupt image), so pid %d is killed",
+			l->root, (unsigned long long)l->spans[bad].rec_pos, l->root);
+	else
+		log_err(&l->log, EIO, "lazy restart: pid %d: the image's pages could not be checked, so pid %d is killed",
+			l->root, l->root);
+	kill_tree(l->root, 0);
+	_exit(1);
+}
+
+/* ---- copies ---- */
+
+/* @n pages at @addr, from image offset @off, into @m: 0 (*done: all of
+ * them), 1 if its memory is gone, -EAGAIN (*done: those in) while its
+ * map changes. */
+static int copy_in(struct loader *l, struct lazy_mm *m, uint64_t addr, uint64_t n,
+		   uint64_t off, uint64_t *done)
+{
+	uint64_t len = n * PAGE, got = 0;
+	const char *src = l->buf;
+
+	*done = 0;
+	/* straight from the image's page cache: no copy of ours between */
+	if (l->map && off % PAGE == 0 && off <= l->map_len && len <= l->map_len - off) {
+		src = l->map + off;
+		if (madvise((void *)src, len, MADV_POPULATE_READ))
+			fetch_failed(l, m, addr, off, errno == EFAULT ? ENODATA : errno);
+		got = len;
+	}
+	while (got < len) {
+		ssize_t r = pread(l->img_fd, l->buf + got, len - got, off + got);
+
+		if (r <= 0)
+			fetch_failed(l, m, addr + got, off + got, r < 0 ? errno : ENODATA);
+		got += r;
+	}
+	while (*done < len) {
+		struct uffdio_copy uc = { .dst = addr + *done,
+					  .src = (uintptr_t)src + *done,
+					  .len = len - *done };
+
+		if (!ioctl(m->ufd, UFFDIO_COPY, &uc))
+			*done = len;
+		else if (uc.copy > 0)
+			*done += uc.copy;
+		else if (errno == EEXIST)
+			*done += PAGE;	/* in already */
+		else if (errno == ENOENT)
+			*done = len;	/* no longer its area: its unmap is coming */
+		else if (errno == ESRCH)
+			return 1;
+		else if (errno == EAGAIN)
+			return -EAGAIN;
+		else	/* (EFAULT: the image cut short under the mapping) */
+			fetch_failed(l, m, addr + *done, off + *done,
+				     errno == EFAULT ? ENODATA : errno);
+	}
+	if (src != l->buf)	/* its page tables need not stay */
+		madvise((void *)src, len, MADV_DONTNEED);
+	return 0;
+}
+
+/* A touched page: 0, 1 (memory gone) or -EAGAIN (to be tried again). */
+static int serve(struct loader *l, struct lazy_mm *m, uint64_t a)
+{
+	const struct lazy_run *r = set_find(&m->valid, a);
+	struct uffdio_range wake = { a, PAGE };
+	uint64_t done = 0;
+	int ret;
+
+	if (r) {
+		uint64_t n = (r->addr + r->npages * PAGE - a) / PAGE;
+
+		ret = copy_in(l, m, a, n < FAULT_PAGES ? n : FAULT_PAGES,
+			      r->off + (a - r->addr), &done);
+		if (set_cut(&m->pending, a, a + done))
+			fetch_failed(l, m, a, 0, ENOMEM);
+		l->on_fault += done / PAGE;
+	} else {
+		struct uffdio_zeropage z = { .range = { a, PAGE } };
+
+		ret = 0;
+		if (ioctl(m->ufd, UFFDIO_ZEROPAGE, &z) && errno != EEXIST)
+			ret = errno == ESRCH ? 1 : errno == EAGAIN ? -EAGAIN : -errno;
+		l->zero++;
+		if (ret < 0 && ret != -EAGAIN)
+			fetch_failed(l, m, a, 0, -ret);
+	}
+	if (!ret)	/* (a copy wakes it, but not when the page was in) */
+		ioctl(m->ufd, UFFDIO_WAKE, &wake);
+	return ret;
+}
+
+static void fault(struct loader *l, struct lazy_mm *m, const struct uffd_msg *msg)
+{
+	uint64_t a = msg->arg.pagefault.address & ~(PAGE - 1);
+
+	if (!m->pid)
+		m->pid = msg->arg.pagefault.feat.ptid;
+	if (serve(l, m, a) == -EAGAIN && m->nr_retry < MAX_RETRY)
+		m->retry[m->nr_retry++] = a;
+}
+
+static void add_mm(struct loader *l, int ufd, const struct lazy_mm *parent)
+{
+	struct lazy_mm *m = calloc(1, sizeof(*m));
+	void *p = l->nr == l->cap ? realloc(l->mm, (l->cap = l->cap * 2 + 4) * sizeof(m)) : l->mm;
+
+	if (!m || !p || set_copy(&m->pending, &parent->pending) ||
+	    set_copy(&m->valid, &parent->valid))
+		fetch_failed(l, m ? m : (struct lazy_mm *)parent, 0, 0, ENOMEM);
+	l->mm = p;
+	m->ufd = ufd;
+	l->mm[l->nr++] = m;
+}
+
+/* Every message waiting on mm @k; 1 once its uffd is gone. */
+static int drain(struct loader *l, size_t k)
+{
+	struct uffd_msg msg[MAX_MSGS];
+	ssize_t n = read(l->mm[k]->ufd, msg, sizeof(msg));
+	int bad = 0;
+
+	if (n < 0)
+		return errno == EAGAIN ? 0 : 1;
+	for (size_t i = 0; i < n / sizeof(msg[0]); i++) {
+		struct lazy_mm *m = l->mm[k];	/* (add_mm may move the table) */
+
+		switch (msg[i].event) {
+		case UFFD_EVENT_PAGEFAULT:
+			fault(l, m, &msg[i]);
+			break;
+		case UFFD_EVENT_FORK:
+			add_mm(l, msg[i].arg.fork.ufd, m);
+			break;
+		case UFFD_EVENT_REMAP:
+			bad |= set_move(&m->pending, msg[i].arg.remap.from,
+					msg[i].arg.remap.to, msg[i].arg.remap.len);
+			bad |= set_move(&m->valid, msg[i].arg.remap.from,
+					msg[i].arg.remap.to, msg[i].arg.remap.len);
+			break;
+		case UFFD_EVENT_REMOVE:
+		case UFFD_EVENT_UNMAP:
+			bad |= set_cut(&m->pending, msg[i].arg.remove.start, msg[i].arg.remove.end);
+			bad |= set_cut(&m->valid, msg[i].arg.remove.start, msg[i].arg.remove.end);
+			break;
+		}
+	}
+	if (bad)
+		fetch_failed(l, l->mm[k], 0, 0, ENOMEM);
+	return 0;
+}
+
+/* One background step on @m: the top 2 MiB of what it misses; 1 once
+ * its memory is gone. */
+static int step(struct loader *l, struct lazy_mm *m)
+{
+	const struct lazy_run *r = &m->pending.r[m->pending.n - 1];
+	uint64_t n = r->npages < CHUNK_PAGES ? r->npages : CHUNK_PAGES, done;
+	uint64_t a = r->addr + (r->npages - n) * PAGE;
+	int ret = copy_in(l, m, a, n, r->off + (a - r->addr), &done);
+
+	if (ret == 1)
+		return 1;
+	if (set_cut(&m->pending, a, a + done))
+		fetch_failed(l, m, a, 0, ENOMEM);
+	l->in_bg += done / PAGE;
+	return 0;
+}
+
+static void drop_mm(struct loader *l, size_t k)
+{
+	struct lazy_mm *m = l->mm[k];
+
+	close(m->ufd);	/* its areas are plain ones again */
+	lazy_set_free(&m->pending);
+	lazy_set_free(&m->valid);
+	free(m);
+	l->mm[k] = l->mm[--l->nr];
+}
+
+/* Memory @k went (its process ended or ran exec) before all was in. */
+static void lost(struct loader *l, size_t k)
+{
+	l->gone++;
+	l->root_gone |= l->mm[k]->pid == l->root;
+	drop_mm(l, k);
+}
+
+static void retry(struct loader *l, struct lazy_mm *m)
+{
+	int n = m->nr_retry, ret;
+
+	m->nr_retry = 0;
+	for (int i = 0; i < n; i++) {
+		ret = serve(l, m, m->retry[i]);
+		if (ret == -EAGAIN)
+			m->retry[m->nr_retry++] = m->retry[i];
+	}
+}
+
+static _Noreturn void run(struct loader *l)
+{
+	struct pollfd *fds = NULL;
+	size_t rr = 0;
+	uint64_t next = 0, now = 0;	/* the next background step's time */
+
+	while (l->nr) {
+		void *p = realloc(fds, l->nr * sizeof(*fds));
+
+		check_done(l, false);
+		size_t nr = l->nr;
+
+		if (!p)
+			fetch_failed(l, l->mm[0], 0, 0, ENOMEM);
+		fds = p;
+		for (size_t k = 0; k < nr; k++)
+			fds[k] = (struct pollfd){ .fd = l->mm[k]->ufd, .events = POLLIN };
+		if (l->delay_ms)
+			now = log_now();
+		/* faults served at once, whatever the pace of the steps */
+		poll(fds, nr, now >= next ? 0 : (int)((next - now) / 1000000) + 1);
+		for (size_t k = nr; k-- > 0;) {
+			if ((fds[k].revents & POLLIN) && drain(l, k)) {
+				lost(l, k);
+				continue;
+			}
+			retry(l, l->mm[k]);
+		}
+		for (size_t k = 0; k < l->nr; k++)
+			if (!l->mm[k]->pending.n && !l->mm[k]->nr_retry)
+				drop_mm(l, k--);
+		if (!l->nr)
+			break;
+		if (l->delay_ms && (now = log_now()) < next)
+			continue;
+		next = now + l->delay_ms * 1000000ULL;
+		rr = (rr + 1) % l->nr;
+		if (l->mm[rr]->pending.n && step(l, l->mm[rr]))
+			lost(l, rr);
+	}
+	if (l->root_gone && l->checker) {	/* nothing left to guard */
+		kill(l->checker, SIGKILL);
+		waitpid(l->checker, NULL, 0);
+		l->checker = 0;
+	}
+	check_done(l, true);
+	log_info(&l->log, "lazy restart: pid %d: loader %s in %.1f ms: %llu pages on touch, %llu in the background, %llu zero pages",
+		 l->root, l->gone ? "ended with the memory it served" : "done",
+		 (log_now() - l->t0) / 1e6, (unsigned long long)l->on_fault,
+		 (unsigned long long)l->in_bg, (unsigned long long)l->zero);
+	_exit(0);
+}
+
+/* Nothing of ckpt's but what the loader needs: no fd of a pipe someone
+ * waits to see closed (the caller's stdout, the keeper's). */
+static void keep_fds(int a, int b, int c)
+{
+	int keep[3] = { a, b, c }, from = 0;
+
+	for (int i = 0; i < 3; i++)	/* sorted */
+		for (int j = i + 1; j < 3; j++)
+			if (keep[j] < keep[i]) {
+				int x = keep[i];
+
+				keep[i] = keep[j];
+				keep[j] = x;
+			}
+	for (int i = 0; i < 3; i++) {
+		if (keep[i] < from)
+			continue;
+		if (keep[i] > from)
+			syscall(SYS_close_range, from, keep[i] - 1, 0);
+		from = keep[i] + 1;
+	}
+	syscall(SYS_close_range, from, ~0U, 0);
+}
+
+pid_t lazy_loader_start(struct ckpt_log *log, pid_t pid, int ufd, int img_fd,
+			struct lazy_set *pages, const struct ir_span *spans,
+			size_t nr_spans)
+{
+	struct loader l = { .log = *log, .root = pid, .img_fd = img_fd, .t0 = log_now() };
+	struct lazy_mm m = { .ufd = ufd, .pid = pid, .pending = *pages };
+	struct stat st;
+	pid_t child;
+
+	child = fork();
+	if (child < 0)
+		return log_err(log, errno, "lazy restart: starting the loader:");
+	if (child)
+		return child;
+	/* its own session: a ^C or hangup for the tree must not end it,
+	 * which would leave the pages it has not brought in as zeros */
+	setsid();
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+	prctl(PR_SET_NAME, "ckpt-lazy");
+	keep_fds(ufd, img_fd, log->fd);
+	l.log.err = 0;
+	l.log.pid = 0;
+#ifdef CKPT_TEST_HOOKS
+	if (getenv("CKPT_TEST_LAZY_DELAY_MS"))
+		l.delay_ms = atoi(getenv("CKPT_TEST_LAZY_DELAY_MS"));
+#endif
+	l.buf = malloc(CHUNK_PAGES * PAGE);
+	if (!fstat(img_fd, &st) && st.st_size > 0) {
+		void *map = mmap(NULL, st.st_size, PROT_READ, MAP_SHARED, img_fd, 0);
+
+		l.map = map == MAP_FAILED ? NULL : map;
+		l.map_len = st.st_size;
+	}
+	if (!l.buf || set_copy(&m.valid, pages))
+		fetch_failed(&l, &m, 0, 0, ENOMEM);
+	add_mm(&l, ufd, &m);
+	l.mm[0]->pid = pid;
+	check_start(&l, spans, nr_spans);
+	run(&l);
+}

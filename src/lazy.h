@@ -1,0 +1,34 @@
+/* lazy.h - restart --lazy: the loader that brings a process's pages from
+ * the image while it runs (lazy.c), and what mm_lazy.c gives it. */
+#ifndef CKPT_LAZY_H
+#define CKPT_LAZY_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Pages of the image: @npages at @addr, from image offset @off. */
+struct lazy_run {
+	uint64_t addr, npages, off;
+};
+
+/* Sorted by address, apart. */
+struct lazy_set {
+	struct lazy_run *r;
+	size_t n, cap;
+};
+
+int lazy_set_add(struct lazy_set *s, uint64_t addr, uint64_t npages, uint64_t off);
+void lazy_set_free(struct lazy_set *s);
+
+/* Fork the loader, which serves @ufd (a userfaultfd of @pid's memory, its
+ * areas registered) from @img_fd until every page of @pages is in, then
+ * exits; @logfd gets its errors.  Its pid, or an error (said). */
+struct ckpt_log;
+struct ir_span;
+/* @spans: the image's PAGES checksums, for the loader to check. */
+pid_t lazy_loader_start(struct ckpt_log *log, pid_t pid, int ufd, int img_fd,
+			struct lazy_set *pages, const struct ir_span *spans,
+			size_t nr_spans);
+
+#endif
