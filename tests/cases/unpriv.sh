@@ -250,21 +250,26 @@ test_unpriv_refuse_rlimit() {
 # A deleted file mapped with no fd left on it (tests/progs/memfd_map.c):
 # only /proc/PID/map_files opens it, so the user's checkpoint refuses it,
 # naming pid and address, and the tree runs on.
-test_unpriv_refuse_memfd() {
-	local d=$WORK/memfd pid err
+# PROG (of tests/progs) run as the user, checkpointed by the user: refused
+# in one line (PATTERN, past warnings), and it runs on to PASS.
+unpriv_refused_prog() {	# DIR PROG PATTERN
+	local d=$1 pid err
 	user_dir $d && as_user touch $d/out || return 1
-	"${AS_USER[@]}" env TP_TMPDIR=$d $PROGS/memfd_map $d/go > $d/out 2>&1 < /dev/null &
+	"${AS_USER[@]}" env TP_TMPDIR=$d $PROGS/$2 $d/go > $d/out 2>&1 < /dev/null &
 	pid=$!
 	wait_for $d/out READY 20 || return 1
 	uckpt checkpoint --kill -o $d/img $pid 2> $d/err
 	[ $? = 1 ] || return 1
 	err=$(grep -v warning $d/err)
 	echo "$err"
-	[ "$(printf '%s\n' "$err" | wc -l)" = 1 ] &&
-		printf '%s' "$err" | grep -q "pid [0-9]*: area 0x[0-9a-f]* (.* (deleted)): a file with no name (memfd or deleted) that no fd of the tree has open can only be saved through /proc/[0-9]*/map_files, which needs CAP_CHECKPOINT_RESTORE" ||
-		return 1
+	[ "$(printf '%s\n' "$err" | wc -l)" = 1 ] && printf '%s' "$err" | grep -q "$3" || return 1
 	touch $d/go
 	wait $pid && grep -q '^PASS' $d/out || { cat $d/out; return 1; }
+}
+
+test_unpriv_refuse_memfd() {
+	unpriv_refused_prog $WORK/memfd memfd_map \
+		"pid [0-9]*: area 0x[0-9a-f]* (.* (deleted)): a file with no name (memfd or deleted) that no fd of the tree has open can only be saved through /proc/[0-9]*/map_files, which needs CAP_CHECKPOINT_RESTORE"
 }
 
 # --detach: restart returns once the tree runs, its namespace's init
@@ -363,20 +368,8 @@ test_unpriv_refuse_options() {
 # map_files opens, so the user's checkpoint refuses it, naming pid and
 # address, and the tree runs on.
 test_unpriv_refuse_shared() {
-	local d=$WORK/shared pid err
-	user_dir $d && as_user touch $d/out || return 1
-	"${AS_USER[@]}" env TP_TMPDIR=$d $PROGS/clone_share $d/go > $d/out 2>&1 < /dev/null &
-	pid=$!
-	wait_for $d/out READY 20 || return 1
-	uckpt checkpoint --kill -o $d/img $pid 2> $d/err
-	[ $? = 1 ] || return 1
-	err=$(grep -v warning $d/err)
-	echo "$err"
-	[ "$(printf '%s\n' "$err" | wc -l)" = 1 ] &&
-		printf '%s' "$err" | grep -q "pid [0-9]*: area 0x[0-9a-f]* (/dev/zero (deleted)): shared memory can only be saved through /proc/[0-9]*/map_files, which needs CAP_CHECKPOINT_RESTORE" ||
-		return 1
-	touch $d/go
-	wait $pid && grep -q '^PASS' $d/out || { cat $d/out; return 1; }
+	unpriv_refused_prog $WORK/shared clone_share \
+		"pid [0-9]*: area 0x[0-9a-f]* (/dev/zero (deleted)): shared memory can only be saved through /proc/[0-9]*/map_files, which needs CAP_CHECKPOINT_RESTORE"
 }
 
 # The original still running (checkpoint without --kill), its pid taken
