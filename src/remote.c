@@ -172,11 +172,11 @@ static int wait_event_stop(struct remote *r, int status, int *final)
 
 /* A task we trace already (a container's root, seized by the engine as
  * soon as it started: container.c). */
-static bool ours_already(pid_t pid)
+static bool ours_already(pid_t pid, int err)
 {
 	char buf[32];
 
-	return errno == EPERM && !proc_status_str(pid, "TracerPid", buf, sizeof(buf)) &&
+	return err == EPERM && !proc_status_str(pid, "TracerPid", buf, sizeof(buf)) &&
 	       atoi(buf) == getpid();
 }
 
@@ -191,20 +191,24 @@ int remote_seize(struct remote *r, pid_t pid, bool exitkill,
 	r->pid = pid;
 	r->log = log;
 	r->memfd = -1;
-	if (ptrace(PTRACE_SEIZE, pid, 0, opts) && !ours_already(pid)) {
+	if (ptrace(PTRACE_SEIZE, pid, 0, opts)) {
+		int err = errno;	/* (ours_already() reads /proc) */
 		char state = 0;
 
+		if (ours_already(pid, err))
+			goto seized;
 		/* gone, or ending (a zombie cannot be traced): the caller
 		 * knows if that matters */
-		if (errno == ESRCH || (errno == EPERM &&
-				       (proc_state(pid, &state) || state == 'Z' || state == 'X')))
+		if (err == ESRCH || (err == EPERM &&
+				     (proc_state(pid, &state) || state == 'Z' || state == 'X')))
 			return -ESRCH;
-		if (errno == EPERM)
+		if (err == EPERM)
 			return log_err(log, EPERM,
 				       "cannot trace pid %d: not permitted (traced by another tool, or protected)",
 				       pid);
-		return log_err(log, errno, "cannot trace pid %d:", pid);
+		return log_err(log, err, "cannot trace pid %d:", pid);
 	}
+seized:
 	r->seized = true;
 	if (ptrace(PTRACE_INTERRUPT, pid, 0, 0))
 		return log_err(log, errno, "PTRACE_INTERRUPT %d:", pid);
