@@ -104,6 +104,13 @@ counting() {	# BUNDLE
 	return 1
 }
 
+# runc runs container ID of BUNDLE, detached, and it counts on (else it
+# is removed).
+criu_started() {	# ID BUNDLE
+	(cd $2 && runc run -d $1 < /dev/null > /dev/null 2>&1) || { note "runc run failed"; return 1; }
+	counting $2 || { criu_rm $1; return 1; }
+}
+
 runc_pid() {	# ID
 	runc state $1 | $PYTHON -c 'import json, sys; print(json.load(sys.stdin)["pid"])'
 }
@@ -134,8 +141,7 @@ asan_clean() {	# DIR
 test_criu_runc() {
 	local d=$WORK/crunc id=ckpt-criu-$$ before init rc=0
 	criu_bin $d && criu_bundle $d/b || return 1
-	(cd $d/b && runc run -d $id < /dev/null > /dev/null 2>&1) || { note "runc run failed"; return 1; }
-	counting $d/b || { criu_rm $id; return 1; }
+	criu_started $id $d/b || return 1
 	before=$(runc_pid $id)
 	# what ckpt cannot do is refused by name, the container left as it was
 	step "runc checkpoint --page-server (refused)"
@@ -173,8 +179,7 @@ test_criu_runc() {
 test_criu_runc_predump() {
 	local d=$WORK/crunc-pre id=ckpt-criu-$$ before rc=0
 	criu_bin $d && criu_bundle $d/b || return 1
-	(cd $d/b && runc run -d $id < /dev/null > /dev/null 2>&1) || { note "runc run failed"; return 1; }
-	counting $d/b || { criu_rm $id; return 1; }
+	criu_started $id $d/b || return 1
 	before=$(runc_pid $id)
 	step "runc checkpoint --pre-dump"
 	crunc $d checkpoint --pre-dump --image-path $d/pre $id 2> $d/err ||
@@ -205,8 +210,7 @@ test_criu_runc_predump() {
 test_criu_runc_userns() {
 	local d=$WORK/crunc-u id=ckpt-criu-u$$ before init rc=0
 	criu_bin $d && CRIU_USERNS=1 criu_bundle $d/b || return 1
-	(cd $d/b && runc run -d $id < /dev/null > /dev/null 2>&1) || { note "runc run failed"; return 1; }
-	counting $d/b || { criu_rm $id; return 1; }
+	criu_started $id $d/b || return 1
 	before=$(runc_pid $id)
 	step "runc checkpoint"
 	crunc $d checkpoint --image-path $d/img $id 2> $d/err ||
@@ -270,8 +274,7 @@ PY
 test_criu_runc_copy() {
 	local d=$WORK/crunc-copy id=ckpt-criu-$$ id2=ckpt-criu2-$$ init init2 rc=0
 	criu_bin $d && criu_bundle $d/b || return 1
-	(cd $d/b && runc run -d $id < /dev/null > /dev/null 2>&1) || { note "runc run failed"; return 1; }
-	counting $d/b || { criu_rm $id; return 1; }
+	criu_started $id $d/b || return 1
 	init=$(runc_pid $id)
 	step "runc checkpoint --leave-running"
 	crunc $d checkpoint --leave-running --image-path $d/img $id 2> $d/err ||
@@ -597,8 +600,7 @@ counting_file() {	# FILE: true once the counter in it goes on
 test_criu_cli_container() {
 	local d=$WORK/ccli-ct id=ckpt-criucli-$$ init rc=0
 	criu_bin $d && criu_bundle $d/b && mkdir -p $d/img || return 1
-	(cd $d/b && runc run -d $id < /dev/null > /dev/null 2>&1) || { note "runc run failed"; return 1; }
-	counting $d/b || { criu_rm $id; return 1; }
+	criu_started $id $d/b || return 1
 	init=$(runc_pid $id)
 	step "criu dump"
 	timeout 90 $d/bin/criu dump -t $init -D $d/img -o dump.log 2> $d/err ||
