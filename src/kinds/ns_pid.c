@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <linux/nsfs.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -31,9 +32,6 @@
 #include "../model.h"
 #include "ns_pid.h"
 
-#ifndef NS_GET_PARENT
-#define NS_GET_PARENT	_IO(0xb7, 0x2)
-#endif
 #define MAX_LEVELS	40	/* NSpid entries the kernel may show (33) */
 
 /* ---- checkpoint ---- */

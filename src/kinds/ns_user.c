@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <linux/nsfs.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -26,13 +27,6 @@
 #include "../proc.h"
 #include "ns.h"
 #include "ns_user.h"
-
-#ifndef NS_GET_USERNS
-#define NS_GET_USERNS	_IO(0xb7, 0x1)
-#endif
-#ifndef NS_GET_PARENT
-#define NS_GET_PARENT	_IO(0xb7, 0x2)
-#endif
 
 static const char *const map_file[2] = { "uid_map", "gid_map" };
 
