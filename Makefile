@@ -8,6 +8,8 @@
 # WERROR=1 makes warnings errors in the release build; the test build and
 # `make test` (CI) always have it.
 
+.DEFAULT_GOAL := all
+
 # The one place the version is written is the header the library's users
 # compile against; the soname, ckpt.pc and the man pages take it from there.
 VERSION := $(shell awk -F'"' '/define CKPT_VERSION_STRING/ { print $$2 }' include/ckpt.h)
