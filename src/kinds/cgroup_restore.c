@@ -16,6 +16,7 @@
 #include "../../include/ckpt.h"
 #include "cgroup.h"
 #include "ns_pid.h"
+#include "../proc.h"
 
 /* ---- restart: load and validate ---- */
 
@@ -666,13 +667,30 @@ static int enter_ns(struct rst_ctx *c, struct cg_rst *st, struct rst_task *t,
 	return rcheck(&t->rm, NULL, "close", SYS_close, fd) ?: ret;
 }
 
+/* Whether @pid already is in group @id (as the puppet usually is, made
+ * in restart's own groups after checkpoint --kill): a move, even to
+ * where it stands, waits for an RCU grace period, 1-2 ms each here. */
+static bool already_in(const struct cg_rst *st, uint32_t id,
+		       const struct cg_line *l, int n)
+{
+	const struct rst_group *g = &st->g[id - 1];
+	const struct hier *h = &st->hs.e[g->hier];
+
+	for (int i = 0; i < n; i++)
+		if (l[i].v2 == h->v2 && !strcmp(l[i].ctrl, h->ctrl))
+			return !strcmp(l[i].path, g->path);
+	return false;
+}
+
 /* Phase IMAGE, before memory and files: the process (its main thread:
  * the others are made later, in its groups). */
 int cg_restore(struct rst_ctx *c, struct rst_task *t)
 {
 	struct cg_rst *st = KCSTATE(c, kind_cgroup);
 	const struct cg_thread *m;
-	int ret = 0;
+	struct cg_line l[MAX_HIERS];
+	char *buf = NULL;
+	int ret = 0, n = 0;
 
 	if (!st || (c->flags & CKPT_NO_CGROUPS))
 		return 0;
@@ -681,8 +699,13 @@ int cg_restore(struct rst_ctx *c, struct rst_task *t)
 		return ret;
 	if (m->ns)
 		ret = enter_ns(c, st, t, m);
+	/* no /proc file, or one that does not parse: every group joined */
+	if (!ret && !proc_read(t->pid, "cgroup", &buf, NULL) && cg_parse(buf, l, &n))
+		n = 0;
 	for (int i = 0; i < m->n && !ret; i++)
-		ret = join(c, st, m->ref[i].group, t->pid, false);
+		if (!already_in(st, m->ref[i].group, l, n))
+			ret = join(c, st, m->ref[i].group, t->pid, false);
+	free(buf);
 	return ret;
 }
 
