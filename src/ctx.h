@@ -13,6 +13,7 @@
 
 #include "image.h"
 #include "log.h"
+#include "pin.h"
 #include "proc.h"
 #include "remote.h"
 #include "vec.h"
@@ -173,6 +174,7 @@ struct rst_ctx {
 	int chain_fd[CKPT_MAX_CHAIN];
 	int nr_chain;
 	struct keeper keeper;	/* kills what was let go if we die (keeper.h) */
+	struct pin pin;		/* ckpt and the puppets on one CPU (pin.h) */
 };
 
 /* In the trampoline, a syscall preceded by an AMX instruction: running

@@ -566,7 +566,7 @@ static void keep_fds(int a, int b, int c)
 
 pid_t lazy_loader_start(struct ckpt_log *log, pid_t pid, int ufd, int img_fd,
 			struct lazy_set *pages, const struct ir_span *spans,
-			size_t nr_spans)
+			size_t nr_spans, const struct pin *pin)
 {
 	struct loader l = { .log = *log, .root = pid, .img_fd = img_fd, .t0 = log_now() };
 	struct lazy_mm m = { .ufd = ufd, .pid = pid, .pending = *pages };
@@ -578,6 +578,8 @@ pid_t lazy_loader_start(struct ckpt_log *log, pid_t pid, int ufd, int img_fd,
 		return log_err(log, errno, "lazy restart: starting the loader:");
 	if (child)
 		return child;
+	/* it loads beside the process, on any CPU ckpt's caller may use */
+	pin_undo_here(pin);
 	/* its own session: a ^C or hangup for the tree must not end it,
 	 * which would leave the pages it has not brought in as zeros */
 	setsid();

@@ -3,6 +3,8 @@
 #ifndef CKPT_LAZY_H
 #define CKPT_LAZY_H
 
+#include "pin.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -29,6 +31,6 @@ struct ir_span;
 /* @spans: the image's PAGES checksums, for the loader to check. */
 pid_t lazy_loader_start(struct ckpt_log *log, pid_t pid, int ufd, int img_fd,
 			struct lazy_set *pages, const struct ir_span *spans,
-			size_t nr_spans);
+			size_t nr_spans, const struct pin *pin);
 
 #endif

@@ -399,6 +399,15 @@ static int release_tree(struct rst_ctx *c, int ret)
 			ret = ckpt_kinds[i]->restore_end(c);
 	if (!ret)
 		ret = watch_release(c);
+	for (int i = 0; i < c->nr_tasks && !ret; i++) {
+		struct rst_task *t = c->tasks[i];
+
+		for (int j = 0; j < t->nr_threads && !ret &&
+				!(t->t.flags & TASK_ZOMBIE); j++)
+			if ((ret = pin_release(&c->pin, t->threads[j].tid)))
+				ret = log_err(c->log, -ret, "pid %d: tid %d: giving back its CPU mask:",
+					      t->pid, t->threads[j].tid);
+	}
 	ret = test_fail_point(c->log, "release", ret);
 	/* children first: a parent let go before its child could see it
 	 * still held.  Every thread of a process is made ready before the
@@ -622,6 +631,8 @@ static int restart_run(int fd, const struct ckpt_restart_opts *o, const struct r
 			      c.tasks[0]->pid);
 	if (!ret)
 		ret = LOG_TIMED(&log, LP_PIDWAIT, wait_ids_free(&c));
+	if (!ret)
+		pin_begin(&c.pin);
 	if (!ret) {
 		got = LOG_TIMED(&log, LP_PUPPET, make_puppet(&c, c.tasks[0]->pid));
 		ret = got < 0 ? got : 0;
@@ -636,6 +647,7 @@ static int restart_run(int fd, const struct ckpt_restart_opts *o, const struct r
 			destroy_tree(&c);
 		prctl(PR_SET_CHILD_SUBREAPER, was_subreaper);
 	}
+	pin_end(&c.pin);
 	if (!ret)
 		log_info(&log, "pid %d restored, with %d processes", got, c.nr_tasks);
 	progress_end(&log);

@@ -131,7 +131,7 @@ int mm_lazy_start(struct rst_ctx *c, struct rst_task *t, struct mm_state *s)
 		ret = uffd_setup(c, t, s, ufd);
 	if (!ret) {
 		loader = lazy_loader_start(c->log, t->pid, ufd, c->img_fd, &pages,
-					   c->spans, c->pv_nr);
+					   c->spans, c->pv_nr, &c->pin);
 		ret = loader < 0 ? loader : 0;
 		if (!ret)
 			log_info(c->log, "pid %d: %zu runs of pages left to the loader, pid %d",

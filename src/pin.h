@@ -1,0 +1,29 @@
+/* pin.h - a restart builds its processes on one CPU (pin.c). */
+#ifndef CKPT_PIN_H
+#define CKPT_PIN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct pin {
+	bool on;
+	int cpu;		/* where ckpt and its puppets run meanwhile */
+	/* the caller's own mask, a cpu_set_t (not named here: <sched.h>
+	 * and the kernel's sched headers, which some kinds use, clash) */
+	uint64_t was[16];
+};
+
+/* The calling thread onto the CPU it runs on; without effect (and
+ * without error: it is only faster) where the mask cannot be had. */
+void pin_begin(struct pin *p);
+/* The calling thread's mask back. */
+void pin_end(struct pin *p);
+/* A puppet's thread @tid gets the caller's mask, unless something gave
+ * it another meanwhile (a cpuset cgroup it joined): 0 or -errno. */
+int pin_release(const struct pin *p, pid_t tid);
+/* In a child that works beside the build (the lazy loader): the
+ * caller's mask. */
+void pin_undo_here(const struct pin *p);
+
+#endif
