@@ -120,16 +120,23 @@ build/test/progs/threads200: tests/progs/threads.c
 PROGS32 := $(filter-out amx regs mixed_tree tcp_bigq,$(patsubst tests/progs/%.c,%,$(wildcard tests/progs/*.c))) \
 	   $(patsubst tests/progs32/%.c,%,$(wildcard tests/progs32/*.c))
 TESTPROGS32 := $(patsubst %,build/test/progs32/%,$(PROGS32))
-CC32 := $(CC) -m32 -std=gnu11 -O1 -g -Wall -Wextra -Werror -pthread -Itests/progs
-build/test/progs32/%: tests/progs32/%.c tests/progs/tp.h | build/test/m32
+# <asm/...> for -m32 is gcc-multilib's one symlink, /usr/include/asm,
+# which Debian removes with gcc-multilib when a cross compiler is
+# installed (make test-s390x): build/test/m32inc has the same link.
+CC32 := $(CC) -m32 -std=gnu11 -O1 -g -Wall -Wextra -Werror -pthread -Itests/progs \
+	-idirafter build/test/m32inc
+build/test/progs32/%: tests/progs32/%.c tests/progs/tp.h | build/test/m32 build/test/m32inc/asm
 	@mkdir -p build/test/progs32
 	$(CC32) -o $@ $<
-build/test/progs32/%: tests/progs/%.c tests/progs/tp.h | build/test/m32
+build/test/progs32/%: tests/progs/%.c tests/progs/tp.h | build/test/m32 build/test/m32inc/asm
 	@mkdir -p build/test/progs32
 	$(CC32) -o $@ $<
 build/test/m32:
 	bash tests/setup.sh
 	@mkdir -p build/test && touch $@
+build/test/m32inc/asm:
+	@mkdir -p build/test/m32inc
+	ln -sfn /usr/include/x86_64-linux-gnu/asm $@
 
 AUXPROGS := build/test/aux/holder build/test/aux/tracer build/test/aux/kvserver \
 	    build/test/aux/connecting \
@@ -141,13 +148,13 @@ build/test/aux/%: tests/aux/%.c
 	@mkdir -p build/test/aux
 	$(CC) -std=gnu11 -O1 -g -Wall -Wextra -Werror -pthread -o $@ $<
 
-build/test/aux/child32: tests/aux/child32.c tests/aux/worker.h | build/test/m32
+build/test/aux/child32: tests/aux/child32.c tests/aux/worker.h | build/test/m32 build/test/m32inc/asm
 	@mkdir -p build/test/aux
 	$(CC32) -o $@ $<
-build/test/aux/holder32: tests/aux/holder.c | build/test/m32
+build/test/aux/holder32: tests/aux/holder.c | build/test/m32 build/test/m32inc/asm
 	@mkdir -p build/test/aux
 	$(CC32) -o $@ $<
-build/test/aux/true32: tests/aux/true32.c | build/test/m32
+build/test/aux/true32: tests/aux/true32.c | build/test/m32 build/test/m32inc/asm
 	@mkdir -p build/test/aux
 	$(CC32) -o $@ $<
 build/test/progs/mixed_tree: tests/aux/worker.h build/test/aux/child32
