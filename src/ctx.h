@@ -100,6 +100,10 @@ struct rst_thread {
 	pid_t tid;
 	struct remote *rm;
 	struct remote own;
+	/* the CPU mask it gets when let go (THREAD_CPUS), or NULL: the one
+	 * restart's caller has (pin.c) */
+	uint64_t *cpus;
+	size_t cpus_len;	/* bytes */
 	void *kind_state[MAX_KINDS];
 };
 

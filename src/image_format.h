@@ -51,6 +51,7 @@ enum ckpt_rec_type {
 	REC_FOWN	= 147,	/* an fd's F_SETOWN/F_SETSIG owner */
 	REC_FILE_MORE	= 148,	/* more of the last FILE's kind state, past
 				 * what one record holds (a socket's queues) */
+	REC_THREAD_CPUS	= 149,	/* the last THREAD's CPU mask (sched_getaffinity) */
 	REC_TTY		= 150,	/* a terminal: a pty pair, or the job's */
 	REC_TTY_DATA	= 151,	/* bytes queued in the pty of the last TTY */
 	REC_UNIX_SK	= 152,	/* a unix socket: its connection, queued data */
@@ -466,6 +467,12 @@ struct rec_thread_attr {
 				 * 32-bit task's is in IA32_THREAD) */
 	uint64_t robust_len;	/* what get_robust_list says: 24 */
 };
+/* REC_THREAD_CPUS: the last THREAD's CPU mask, as sched_getaffinity
+ * gives it: bit N of word N / 64 is CPU N; 1 to MAX_CPU_WORDS words, at
+ * least one bit set.  Restart gives it back; where none of its CPUs is
+ * usable the thread keeps restart's own (a warning says so). */
+#define MAX_CPU_WORDS	1024	/* 65536 CPUs */
+
 /* The cwd's last name was removed: cwd is the name it had. */
 #define FS_CWD_DELETED	1u
 /* ... and the process has an fd on that directory: cwd_fd. */

@@ -104,6 +104,8 @@ void rst_task_free(struct rst_task *t)
 		else
 			free(t->kind_state[i]);
 	}
+	for (int j = 0; j < t->nr_threads; j++)
+		free(t->threads[j].cpus);
 	for (int j = 1; j < t->nr_threads; j++)
 		remote_close(&t->threads[j].own);
 	remote_close(&t->rm);

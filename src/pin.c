@@ -12,6 +12,8 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "pin.h"
 
@@ -44,17 +46,23 @@ void pin_end(struct pin *p)
 	p->on = false;
 }
 
-int pin_release(const struct pin *p, pid_t tid)
+int pin_release(const struct pin *p, pid_t tid, const uint64_t *mask, size_t len)
 {
 	cpu_set_t now;
+	int gone = 0;
 
-	if (!p->on)
+	if (mask && !syscall(SYS_sched_setaffinity, tid, len, mask))
 		return 0;
+	if (mask && errno != EINVAL)
+		return -errno;
+	gone = !!mask;
+	if (!p->on)
+		return gone;
 	if (sched_getaffinity(tid, sizeof(now), &now))
 		return -errno;
 	if (CPU_COUNT(&now) != 1 || !CPU_ISSET(p->cpu, &now))
-		return 0;
-	return sched_setaffinity(tid, sizeof(p->was), was(p)) ? -errno : 0;
+		return gone;
+	return sched_setaffinity(tid, sizeof(p->was), was(p)) ? -errno : gone;
 }
 
 void pin_undo_here(const struct pin *p)

@@ -19,9 +19,11 @@ struct pin {
 void pin_begin(struct pin *p);
 /* The calling thread's mask back. */
 void pin_end(struct pin *p);
-/* A puppet's thread @tid gets the caller's mask, unless something gave
- * it another meanwhile (a cpuset cgroup it joined): 0 or -errno. */
-int pin_release(const struct pin *p, pid_t tid);
+/* A puppet's thread @tid gets its own saved mask (@mask, @len bytes) or,
+ * without one, the caller's, unless something gave it another meanwhile
+ * (a cpuset cgroup it joined): 0, -errno, or 1 if no CPU of @mask is
+ * usable here (then it got the caller's). */
+int pin_release(const struct pin *p, pid_t tid, const uint64_t *mask, size_t len);
 /* In a child that works beside the build (the lazy loader): the
  * caller's mask. */
 void pin_undo_here(const struct pin *p);

@@ -553,6 +553,8 @@ forged "THREAD_ATTR OTHER priority 5" edit -r THREAD_ATTR --set priority=5
 forged "THREAD_ATTR deadline runtime 0" edit -r THREAD_ATTR --set policy=6 --set deadline=1000000
 forged "THREAD_ATTR OTHER with a period" edit -r THREAD_ATTR --set period=1000000
 forged "THREAD_ATTR robust_len 16" edit -r THREAD_ATTR --set robust_len=16
+forged "THREAD_CPUS no CPU"        edit -r THREAD_CPUS --set w0=0
+forged "THREAD_CPUS 8200 bytes"    edit -r THREAD_CPUS --set w0=1 --resize 8200
 forged "THREAD_ATTR before THREAD" insert --at after:TASK --type THREAD_ATTR --payload "$(zeros 56)$(le 8 24)"
 forged "THREAD_ATTR twice"         insert --at after:THREAD_ATTR --type THREAD_ATTR --payload "$(zeros 56)$(le 8 24)"
 # seccomp (inserted after the THREAD: the holder has none).  A filter
@@ -1544,6 +1546,8 @@ for r in "${RECS[@]}"; do
 	[ -z "${done_type[$type]:-}" ] || continue
 	done_type[$type]=1
 	for n in 0 $((len - 1)) $((len + 8)); do
+		# a CPU mask of any length in words is one
+		[ "$type" = THREAD_CPUS ] && [ $n -gt $len ] && continue
 		[ $n -ge 0 ] && forged "$type payload $len -> $n bytes" edit -r "$type" --resize $n
 	done
 done

@@ -91,6 +91,20 @@ static int pa_dump(struct cpt_ctx *c, struct cpt_task *t)
 	return iw_record(&c->w, REC_PROCATTR, &a, sizeof(a));
 }
 
+/* The thread's CPU mask, as long as the kernel's (its nr_cpu_ids). */
+static int dump_cpus(struct cpt_ctx *c, pid_t tid)
+{
+	uint64_t mask[MAX_CPU_WORDS];
+	long n = syscall(SYS_sched_getaffinity, tid, sizeof(mask), mask);
+
+	if (n < 0)
+		return log_err(c->log, errno, "tid %d: sched_getaffinity:", tid);
+	/* a 32-bit kernel's longs: an odd count of 4-byte words */
+	if (n % 8)
+		memset((char *)mask + n, 0, 8 - n % 8);
+	return iw_record(&c->w, REC_THREAD_CPUS, mask, (n + 7) / 8 * 8);
+}
+
 static int pa_dump_thread(struct cpt_ctx *c, struct cpt_task *t,
 			  struct cpt_thread *thr)
 {
@@ -120,7 +134,8 @@ static int pa_dump_thread(struct cpt_ctx *c, struct cpt_task *t,
 		a.deadline = sa.sched_deadline;
 		a.period = sa.sched_period;
 	}
-	return iw_record(&c->w, REC_THREAD_ATTR, &a, sizeof(a));
+	ret = iw_record(&c->w, REC_THREAD_ATTR, &a, sizeof(a));
+	return ret ? ret : dump_cpus(c, thr->tid);
 }
 
 static int check_procattr(const struct rec_procattr *a)
@@ -151,6 +166,34 @@ static int check_sched(const struct rec_thread_attr *a)
 	return -1;
 }
 
+static bool cpus_bad(const uint64_t *w, size_t len)
+{
+	uint64_t any = 0;
+
+	if (!len || len % 8 || len > MAX_CPU_WORDS * 8)
+		return true;
+	for (size_t i = 0; i < len / 8; i++)
+		any |= w[i];
+	return !any;
+}
+
+/* Kept with the thread (ctx.h): restart gives it when the thread is let
+ * go, after the build that ran on one CPU (pin.c). */
+static int load_cpus(struct rst_ctx *c, struct rst_task *t, const struct rec *r)
+{
+	struct rst_thread *th = t->nr_threads ? &t->threads[t->nr_threads - 1] : NULL;
+
+	if (!th || th->cpus || cpus_bad(r->data, r->data_len))
+		return log_err(c->log, EBADMSG,
+			       "bad, repeated or misplaced THREAD_CPUS record");
+	th->cpus = malloc(r->data_len);
+	if (!th->cpus)
+		return log_err(c->log, ENOMEM, "THREAD_CPUS:");
+	memcpy(th->cpus, r->data, r->data_len);
+	th->cpus_len = r->data_len;
+	return 0;
+}
+
 static int pa_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 {
 	if (r->type == REC_PROCATTR) {
@@ -164,6 +207,8 @@ static int pa_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 		s->have = true;
 		return 0;
 	}
+	if (r->type == REC_THREAD_CPUS)
+		return load_cpus(c, t, r);
 	struct pa_thread *th = t->nr_threads ? kind_thread_state(t, &kind_procattr,
 								 sizeof(*th)) : NULL;
 
@@ -343,8 +388,39 @@ static int late_restore_thread(struct rst_ctx *c, struct rst_task *t,
 		      PR_SET_DUMPABLE, s->a.dumpable);
 }
 
+/* "0-3,8" */
+static void show_cpus(struct info_out *o, const struct rec *r)
+{
+	const uint64_t *w = r->data;
+	size_t nbits = r->data_len / 8 * 64, len = 0;
+	char buf[512] = "";
+
+	if (cpus_bad(w, r->data_len))
+		return;
+	for (size_t i = 0; i < nbits && len < sizeof(buf) - 32; i++) {
+		size_t j = i;
+
+		if (!(w[i / 64] >> (i % 64) & 1))
+			continue;
+		while (j + 1 < nbits && w[(j + 1) / 64] >> ((j + 1) % 64) & 1)
+			j++;
+		if (j > i)
+			len += snprintf(buf + len, sizeof(buf) - len, "%s%zu-%zu",
+					len ? "," : "", i, j);
+		else
+			len += snprintf(buf + len, sizeof(buf) - len, "%s%zu",
+					len ? "," : "", i);
+		i = j;
+	}
+	info_str(o, "cpus", buf);
+}
+
 static void pa_show(struct info_out *o, const struct rec *r)
 {
+	if (r->type == REC_THREAD_CPUS) {
+		show_cpus(o, r);
+		return;
+	}
 	if (r->type == REC_PROCATTR) {
 		const struct rec_procattr *a = r->data;
 
@@ -373,6 +449,7 @@ static void pa_show(struct info_out *o, const struct rec *r)
 static const struct rec_desc procattr_recs[] = {
 	{ REC_PROCATTR, "PROCATTR", sizeof(struct rec_procattr) },
 	{ REC_THREAD_ATTR, "THREAD_ATTR", sizeof(struct rec_thread_attr) },
+	{ REC_THREAD_CPUS, "THREAD_CPUS", 0 },
 	{ 0 }
 };
 
