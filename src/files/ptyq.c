@@ -55,9 +55,13 @@ static int grow(char **b, size_t *cap, size_t got)
 
 /* Reads end when nothing more comes within SETTLE_MS: what the line
  * discipline could not take yet waits in the tty's own buffers, and is
- * pushed to it as room is made.  EIO: the master's slave is closed, and
- * all was read.  What was read is handed back on an error too. */
-int ptyq_drain(int fd, char **buf, uint32_t *len)
+ * pushed to it as room is made.  On a description of ckpt's own opened
+ * O_NONBLOCK (@own_nonblock) they end at the first EAGAIN instead, with
+ * no wait: n_tty_read() says EAGAIN only after it has waited for those
+ * buffers' push (tty_buffer_flush_work) and still has nothing.  EIO: the
+ * master's slave is closed, and all was read.  What was read is handed
+ * back on an error too. */
+int ptyq_drain(int fd, bool own_nonblock, char **buf, uint32_t *len)
 {
 	struct pollfd pf = { fd, POLLIN, 0 };
 	size_t cap = 0, got = 0;
@@ -65,8 +69,11 @@ int ptyq_drain(int fd, char **buf, uint32_t *len)
 
 	*buf = NULL;
 	for (;;) {
-		int r = poll(&pf, 1, SETTLE_MS);
+		int r = own_nonblock ? 1 : poll(&pf, 1, SETTLE_MS);
 		ssize_t k;
+
+		if (own_nonblock)
+			pf.revents = POLLIN;
 
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -206,7 +213,7 @@ static int drain_input(int s, const struct termios *tio, char **buf, uint32_t *l
 	raw.c_cc[VTIME] = 0;
 	if (tcsetattr(s, TCSANOW, &raw))
 		return -errno;
-	ret = ptyq_drain(s, buf, len);
+	ret = ptyq_drain(s, true, buf, len);
 	if (tcsetattr(s, TCSANOW, tio) && !ret)
 		ret = -errno;
 	return ret;

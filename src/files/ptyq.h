@@ -20,9 +20,10 @@
 int ptyq_peer(int m, int flags, bool locked);
 
 /* Everything @fd has to give now (@fd: the master, for the slave's
- * output): *buf (malloc'ed, NULL if none) and *len, also on an error
- * (what was read must be put back); -EFBIG beyond TTY_MAX_QUEUE. */
-int ptyq_drain(int fd, char **buf, uint32_t *len);
+ * output; @own_nonblock: a description of ckpt's own, O_NONBLOCK, read
+ * without waiting): *buf (malloc'ed, NULL if none) and *len, also on an
+ * error (what was read must be put back); -EFBIG beyond TTY_MAX_QUEUE. */
+int ptyq_drain(int fd, bool own_nonblock, char **buf, uint32_t *len);
 
 /* Input the slave has not read, through @s, ckpt's own non-blocking
  * slave description; @tio: the slave's termios.  In canonical mode the

@@ -351,7 +351,7 @@ static int save_queues(struct cpt_ctx *c, const struct cpt_pty *p, int m, int s,
 					  : "for the slave, its output stopped (^S) or full,");
 		return 0;
 	}
-	ret = out ? ptyq_drain(m, &q->buf[0], &q->len[0]) : 0;
+	ret = out ? ptyq_drain(m, false, &q->buf[0], &q->len[0]) : 0;
 	if (!ret)
 		ret = save_input(c, p, m, s, q);
 	else
