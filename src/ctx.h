@@ -179,6 +179,11 @@ struct rst_ctx {
 	int nr_chain;
 	struct keeper keeper;	/* kills what was let go if we die (keeper.h) */
 	struct pin pin;		/* ckpt and the puppets on one CPU (pin.h) */
+	/* the signal actions ckpt's puppets start with (ckpt's own, as
+	 * they were when it made them), as the kernel gives them: an action
+	 * the image has the same needs no remote call; NULL: unknown (a
+	 * container's init, made by our caller) */
+	struct rec_sighand *puppet_act;
 };
 
 /* In the trampoline, a syscall preceded by an AMX instruction: running

@@ -127,6 +127,8 @@ void rst_ctx_free(struct rst_ctx *c)
 	pv_abort(c);
 	free(c->spans);
 	c->spans = NULL;
+	free(c->puppet_act);
+	c->puppet_act = NULL;
 	for (int i = 0; i < c->nr_tasks; i++)
 		rst_task_free(c->tasks[i]);
 	free(c->tasks);

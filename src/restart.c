@@ -92,6 +92,20 @@ static int clone_puppet(struct rst_ctx *c, pid_t pid)
 	}
 }
 
+/* ckpt's signal actions, which a puppet it makes starts with (the
+ * puppet and the middle child change none): NULL if one cannot be read. */
+static struct rec_sighand *own_actions(void)
+{
+	struct rec_sighand *h = malloc(sizeof(*h));
+
+	for (int sig = 1; h && sig <= 64; sig++)
+		if (syscall(SYS_rt_sigaction, sig, NULL, &h->act[sig - 1], 8)) {
+			free(h);
+			h = NULL;
+		}
+	return h;
+}
+
 /* With CKPT_DETACH the puppet is made by a short-lived middle child, so
  * that it is orphaned to init (or the nearest subreaper). */
 static int make_puppet(struct rst_ctx *c, pid_t pid)
@@ -646,6 +660,8 @@ static int restart_run(int fd, const struct ckpt_restart_opts *o, const struct r
 		ret = LOG_TIMED(&log, LP_PIDWAIT, wait_ids_free(&c));
 	if (!ret)
 		pin_begin(&c.pin);
+	if (!ret && !c.root_made)
+		c.puppet_act = own_actions();
 	if (!ret) {
 		got = LOG_TIMED(&log, LP_PUPPET, make_puppet(&c, c.tasks[0]->pid));
 		ret = got < 0 ? got : 0;

@@ -162,6 +162,18 @@ static int set_caps(struct rst_task *t, struct remote *rm,
 	return ret;
 }
 
+/* The last capability this kernel has: those above it are in no
+ * bounding set, and asking to drop one is a remote call (23 a thread
+ * here) that can only fail with EINVAL. */
+static int cap_top(void)
+{
+	int cap = 0;
+
+	while (cap < 63 && prctl(PR_CAPBSET_READ, cap + 1) >= 0)
+		cap++;
+	return cap;
+}
+
 /* Credentials belong to each thread: every thread drops to them. */
 static int creds_restore_thread(struct rst_ctx *c, struct rst_task *t,
 				struct rst_thread *th)
@@ -172,7 +184,7 @@ static int creds_restore_thread(struct rst_ctx *c, struct rst_task *t,
 	struct remote *rm = th->rm;
 	uint64_t addr;
 	long last_cap = 0;
-	int ret;
+	int ret, top = cap_top();
 
 	ret = rst_scratch_put(t, 0, groups, rc->nr_groups * 4, &addr);
 	/* (denied in its user namespace: it has them, creds_in_userns()) */
@@ -183,7 +195,7 @@ static int creds_restore_thread(struct rst_ctx *c, struct rst_task *t,
 			     rc->gid[1], rc->gid[2]);
 	if (!ret)
 		ret = remote_call(rm, &last_cap, SYS_setfsgid, rc->gid[3], 0, 0, 0, 0, 0);
-	for (int cap = 0; cap < 64 && !ret; cap++) {
+	for (int cap = 0; cap <= top && !ret; cap++) {
 		long r;
 
 		if (rc->cap_bnd & (1ULL << cap))

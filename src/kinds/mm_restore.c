@@ -205,7 +205,41 @@ static int map_shm_whole(struct rst_task *t, const struct rst_vma *v,
 	return ret;
 }
 
-static int map_vma(struct rst_ctx *c, struct rst_task *t, const struct rst_vma *v)
+/* The file of consecutive areas of one file (a library's four or five),
+ * opened once for all of them: each open and close is a remote call. */
+struct open_file {
+	const char *path;
+	int flags;
+	long fd;		/* in the puppet; -1: none */
+};
+
+static void open_file_close(struct rst_task *t, struct open_file *of)
+{
+	long r;
+
+	if (of->fd >= 0)
+		rcall(&t->rm, &r, SYS_close, of->fd);
+	of->fd = -1;
+}
+
+static int open_file_get(struct rst_task *t, struct open_file *of, const char *path,
+			 int flags, long *fd)
+{
+	int ret;
+
+	if (of->fd >= 0 && of->flags == flags && !strcmp(of->path, path)) {
+		*fd = of->fd;
+		return 0;
+	}
+	open_file_close(t, of);
+	ret = mm_open_file(t, path, flags, fd);
+	if (!ret)
+		*of = (struct open_file){ path, flags, *fd };
+	return ret;
+}
+
+static int map_vma(struct rst_ctx *c, struct rst_task *t, const struct rst_vma *v,
+		   struct open_file *of)
 {
 	uint64_t len = v->v.end - v->v.start, off = v->v.pgoff;
 	int prot = v->v.prot | (v->pages_len ? PROT_WRITE : 0);
@@ -241,7 +275,7 @@ static int map_vma(struct rst_ctx *c, struct rst_task *t, const struct rst_vma *
 		bool rw = (v->v.flags & MAP_SHARED) &&
 			  ((v->v.madv & VMA_MAYWRITE) || (v->v.prot & PROT_WRITE));
 
-		ret = mm_open_file(t, v->path, rw ? O_RDWR : O_RDONLY, &fd);
+		ret = open_file_get(t, of, v->path, rw ? O_RDWR : O_RDONLY, &fd);
 		if (ret)
 			return ret;
 	}
@@ -254,7 +288,7 @@ static int map_vma(struct rst_ctx *c, struct rst_task *t, const struct rst_vma *
 	else
 		ret = rcheck(&t->rm, &res, "mmap", SYS_mmap, v->v.start, len, prot,
 			     flags, fd, fd >= 0 ? off : 0);
-	if (fd >= 0)
+	if (fd >= 0 && fd != of->fd)
 		rcall(&t->rm, &fd, SYS_close, fd);
 	if (ret)
 		return log_err(t->rm.log, t->rm.log->err, "pid %d: mapping 0x%llx-0x%llx %s failed",
@@ -442,6 +476,7 @@ static int mm_build(struct rst_ctx *c, struct rst_task *t, struct mm_state *s)
 {
 	const struct mm_state *ps = premapped_parent(c, t);
 	const struct rst_vma **keep = calloc(s->nr + 1, sizeof(*keep));
+	struct open_file of = { .fd = -1 };
 	int ret = keep ? 0 : log_err(c->log, ENOMEM, "mm:");
 
 	for (int i = 0; i < s->nr && !ret; i++)
@@ -459,9 +494,10 @@ static int mm_build(struct rst_ctx *c, struct rst_task *t, struct mm_state *s)
 			ret = fill_inherited(c, t, &s->vmas[i], keep[i]);
 		else if (s->vmas[i].v.kind == VMA_ANON || s->vmas[i].v.kind == VMA_FILE ||
 			 s->vmas[i].v.kind == VMA_NONAME || s->vmas[i].v.kind == VMA_SYSV)
-			ret = map_vma(c, t, &s->vmas[i]);
+			ret = map_vma(c, t, &s->vmas[i], &of);
 		else if (s->vmas[i].v.kind == VMA_PACKET)
 			ret = map_packet(c, t, &s->vmas[i]);
+	open_file_close(t, &of);
 	free((void *)keep);
 	if (!ret)
 		ret = mm_aio_restore(t, s);

@@ -105,6 +105,14 @@ static int rl_restore(struct rst_ctx *c, struct rst_task *t)
 
 	(void)c;
 	for (int i = 0; i < NLIM && !ret; i++) {
+		struct { uint64_t cur, max; } now;
+
+		/* what the puppet has already (most are ckpt's, which it
+		 * inherited) is no remote call; asked from here while the
+		 * puppet has ckpt's ids, else set anyway */
+		if (!syscall(SYS_prlimit64, t->pid, i, NULL, &now) &&
+		    now.cur == s->lim[i].cur && now.max == s->lim[i].max)
+			continue;
 		ret = rst_scratch_put(t, 0, &s->lim[i], sizeof(s->lim[i]), &addr);
 		if (!ret)
 			ret = rcheck(&t->rm, NULL, "prlimit", SYS_prlimit64, 0, i,

@@ -334,6 +334,10 @@ static int sig_restore(struct rst_ctx *c, struct rst_task *t)
 			ret = ia32_sigaction(t, sig, &s->hand.act[sig - 1]);
 			continue;
 		}
+		/* the one it has already: no call (most are) */
+		if (c->puppet_act && !memcmp(&c->puppet_act->act[sig - 1],
+					     &s->hand.act[sig - 1], sizeof(s->hand.act[0])))
+			continue;
 		ret = rst_scratch_put(t, 0, &s->hand.act[sig - 1],
 				      sizeof(s->hand.act[0]), &addr);
 		if (!ret)
