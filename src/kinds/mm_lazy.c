@@ -40,11 +40,18 @@ static bool in_image(const struct rst_vma *v)
 	return true;
 }
 
+/* (what a page server leaves out of the image it sends, pageserver.c,
+ * which then also takes back areas with PAGES_REF or VMA_GUARDS) */
+bool mm_lazy_vma(const struct rec_vma *v)
+{
+	return v->kind == VMA_ANON && (v->flags & MAP_PRIVATE) && !v->shm_id &&
+	       !(v->madv & EAGER);
+}
+
 bool mm_lazy_area(const struct rst_ctx *c, const struct rst_vma *v)
 {
-	return (c->flags & CKPT_LAZY) && v->v.kind == VMA_ANON &&
-	       (v->v.flags & MAP_PRIVATE) && !v->v.shm_id && !v->have_refs &&
-	       v->pages_len && !v->nr_guards && !(v->v.madv & EAGER) && in_image(v);
+	return (c->flags & CKPT_LAZY) && mm_lazy_vma(&v->v) && !v->have_refs &&
+	       v->pages_len && !v->nr_guards && in_image(v);
 }
 
 /* What --lazy takes: one process (with its threads).  A tree's
