@@ -92,9 +92,11 @@ static const char usage_restart[] =
 	"              come from the image when touched and in the background (a\n"
 	"              loader process, ckpt-lazy, until all are in); one process\n"
 	"  --page-server HOST:PORT  with --lazy: the image comes from `ckpt\n"
-	"              page-server` at HOST:PORT (FILE is only its name there), the\n"
-	"              lazy pages never land here but in the process; --key: both\n"
-	"              sides prove they hold the key\n"
+	"              page-server` at HOST:PORT (FILE names it there: its base name\n"
+	"              must be the served image's); its lazy pages are never stored\n"
+	"              here, only placed in the process; --key: both sides prove\n"
+	"              they hold the key (without, anyone who can connect to the\n"
+	"              server reads the memory)\n"
 	"  --pidns     restore in a new pid namespace, where the pids are always free\n"
 	"              (ckpt's child is the namespace's init, which reaps its orphans)\n"
 	"  --shell-job run it as a job on this terminal: its terminal fds are this\n"
@@ -507,7 +509,8 @@ static char *external_arg(char *s)
 
 /* restart --page-server: the image from the server, its lazy pages left
  * out (pageserver.c); -EINVAL for a usage error. */
-static int page_server_image(const char *hp, const struct common *o, const struct key *k)
+static int page_server_image(const char *hp, const char *image, const struct common *o,
+			     const struct key *k)
 {
 	struct ckpt_log log = { .fd = o->logfd, .verbose = o->flags & CKPT_VERBOSE };
 
@@ -515,7 +518,7 @@ static int page_server_image(const char *hp, const struct common *o, const struc
 		fputs("ckpt: --page-server is for --lazy: the server serves pages on demand\n", stderr);
 		return -EINVAL;
 	}
-	return ps_open(hp, k->path ? k->buf : NULL, k->len, &log);
+	return ps_open(hp, image, k->path ? k->buf : NULL, k->len, &log);
 }
 
 /* @join, @ext, @cgr: room for the --join-ns, --external and
@@ -586,7 +589,7 @@ static int restart_cmd(int argc, char **argv, const char **join, const char **ex
 	ro.key = key.path ? key.buf : NULL;
 	ro.key_len = key.len;
 	if (ps) {	/* the key proved the server, which checked the image */
-		fd = page_server_image(ps, &o, &key);
+		fd = page_server_image(ps, argv[optind], &o, &key);
 		ro.key = NULL;
 		if (fd < 0)
 			return fd == -EINVAL ? EXIT_USAGE : EXIT_RESTART;

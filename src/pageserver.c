@@ -49,6 +49,7 @@ struct ps_hello {
 	uint32_t keyed;		/* whether this side has a key */
 	uint32_t reserved;
 	uint8_t nonce[32];
+	char name[128];		/* the image's base name, NUL-ended */
 };
 
 /* The server's answer to a proven client: the image's size and holes;
@@ -76,6 +77,7 @@ struct server {
 	size_t nr;
 	const void *key;
 	size_t key_len;
+	const char *image;
 };
 
 /* ---- bytes on a socket ---- */
@@ -140,9 +142,12 @@ static void prove(const void *key, size_t key_len, const char *label, const uint
 	hmac_sha256_final(&m, out);
 }
 
-static int hello_make(struct ps_hello *h, bool keyed)
+static int hello_make(struct ps_hello *h, bool keyed, const char *image)
 {
-	*h = (struct ps_hello){ PS_MAGIC, PS_VERSION, keyed, 0, { 0 } };
+	const char *base = strrchr(image, '/') ? strrchr(image, '/') + 1 : image;
+
+	*h = (struct ps_hello){ PS_MAGIC, PS_VERSION, keyed, 0, { 0 }, { 0 } };
+	snprintf(h->name, sizeof(h->name), "%s", base);
 	return getrandom(h->nonce, sizeof(h->nonce), 0) == sizeof(h->nonce) ? 0 : -EIO;
 }
 
@@ -263,7 +268,7 @@ static int server_hello(struct server *s, int sock, const char *peer)
 	int ret = read_full(sock, &c, sizeof(c));
 
 	if (!ret)
-		ret = hello_make(&h, s->key != NULL);
+		ret = hello_make(&h, s->key != NULL, s->image);
 	if (ret) {
 		log_info(s->log, "page-server: %s: no hello (%s): refused", peer, strerror(-ret));
 		return 0;
@@ -272,12 +277,21 @@ static int server_hello(struct server *s, int sock, const char *peer)
 		log_info(s->log, "page-server: %s: not a ckpt restart (bad hello): refused", peer);
 		return 0;
 	}
+	c.name[sizeof(c.name) - 1] = 0;
+	if (strcmp(c.name, h.name)) {	/* (it says so itself) */
+		write_full(sock, &h, sizeof(h));
+		log_info(s->log, "page-server: %s: asks for image '%s', not ours: refused", peer, c.name);
+		return 0;
+	}
 	memset(mac, 0, sizeof(mac));
 	if (s->key)
 		prove(s->key, s->key_len, "ckpt page-server", c.nonce, h.nonce, mac);
 	if (write_full(sock, &h, sizeof(h)) || write_full(sock, mac, sizeof(mac)) ||
-	    read_full(sock, mac, sizeof(mac)))
+	    read_full(sock, mac, sizeof(mac))) {	/* (it found us wanting) */
+		log_err(s->log, EACCES, "page-server: %s: left at our hello (%s): refused", peer,
+			!s->key ? "it wants a key" : c.keyed ? "wrong key" : "it has no key");
 		return 0;
+	}
 	if (!s->key)
 		return 1;
 	prove(s->key, s->key_len, "ckpt restart", h.nonce, c.nonce, want);
@@ -306,10 +320,36 @@ static int send_image(struct server *s, int sock)
 	return ret;
 }
 
+#ifdef CKPT_TEST_HOOKS
+/* The test build's forged replies (CKPT_TEST_PS_FORGE): from the 25th
+ * request on, "offset" answers for the page after the one asked, "data"
+ * flips a byte of what it sends.  1 if it answered. */
+static int forge(struct server *s, int sock, struct ps_msg *a, uint64_t nr)
+{
+	const char *how = getenv("CKPT_TEST_PS_FORGE");
+	char buf[PS_MAX_GET];
+
+	if (!how || nr < 24)
+		return 0;
+	if (!strcmp(how, "offset"))
+		a->off += PAGE;
+	if (write_full(sock, a, sizeof(*a)) || pread(s->fd, buf, a->len, a->off) != (ssize_t)a->len)
+		return -EIO;
+	buf[a->len / 2] ^= 0x20;
+	return write_full(sock, buf, a->len) ?: 1;
+}
+#else
+static int forge(struct server *s, int sock, struct ps_msg *a, uint64_t nr)
+{
+	return 0;
+}
+#endif
+
 /* Requests until the loader's bye (1) or the connection's end (0). */
 static int serve_pages(struct server *s, int sock, const char *peer, uint64_t *bytes)
 {
 	struct ps_msg q, a;
+	uint64_t nr = 0;
 	int ret;
 
 	while (!(ret = read_full(sock, &q, sizeof(q)))) {
@@ -324,10 +364,12 @@ static int serve_pages(struct server *s, int sock, const char *peer, uint64_t *b
 				       "page-server: %s: a request for %llu bytes at offset %llu, not pages of the image: refused",
 				       peer, (unsigned long long)q.len, (unsigned long long)q.off);
 		}
-		ret = write_full(sock, &a, sizeof(a));
+		ret = forge(s, sock, &a, nr++);
+		if (!ret)
+			ret = write_full(sock, &a, sizeof(a));
 		if (!ret)
 			ret = send_file(sock, s->fd, q.off, q.len);
-		if (ret)
+		if (ret < 0)
 			break;
 		*bytes += q.len;
 	}
@@ -355,6 +397,17 @@ static int listen_on(struct ckpt_log *log, const char *addr, const char *port)
 	}
 	freeaddrinfo(ai);
 	return fd;
+}
+
+static int local_port(int fd)
+{
+	struct sockaddr_storage sa;
+	socklen_t len = sizeof(sa);
+
+	if (getsockname(fd, (struct sockaddr *)&sa, &len))
+		return -1;
+	return ntohs(sa.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&sa)->sin6_port :
+						((struct sockaddr_in *)&sa)->sin_port);
 }
 
 static void peer_name(int sock, char *buf, size_t n)
@@ -398,14 +451,14 @@ static int serve_one(struct server *s, int sock)
 int ps_serve(const char *addr, const char *port, const void *key, size_t key_len,
 	     const char *image, struct ckpt_log *log)
 {
-	struct server s = { .log = log, .fd = -1, .key = key, .key_len = key_len };
+	struct server s = { .log = log, .fd = -1, .key = key, .key_len = key_len, .image = image };
 	int lfd, ret = server_open(&s, image);
 
 	lfd = ret ? ret : listen_on(log, addr, port);
 	ret = lfd < 0 ? lfd : 0;
-	if (!ret)
-		log_info(log, "page-server: serving %s (%llu bytes, %zu runs of pages left to the loader) on %s port %s",
-			 image, (unsigned long long)s.size, s.nr, addr, port);
+	if (!ret)	/* (the port it got, for --port 0) */
+		log_info(log, "page-server: serving %s (%llu bytes, %zu runs of pages left to the loader) on %s port %d",
+			 image, (unsigned long long)s.size, s.nr, addr, local_port(lfd));
 	/* a peer refused (no key, a stranger) is not the restart: wait on */
 	while (!ret) {
 		int sock = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
@@ -464,24 +517,29 @@ static int connect_to(const char *hostport, struct ckpt_log *log)
 }
 
 /* Both sides proven (or neither has a key): 0, or -errno (said). */
-static int client_hello(int sock, const char *hp, const void *key, size_t key_len,
-			struct ckpt_log *log)
+static int client_hello(int sock, const char *hp, const char *image, const void *key,
+			size_t key_len, struct ckpt_log *log)
 {
 	struct ps_hello c, h;
 	uint8_t mac[SHA256_LEN], want[SHA256_LEN] = { 0 };
-	int ret = hello_make(&c, key != NULL);
+	int ret = hello_make(&c, key != NULL, image);
 
 	if (!ret)
 		ret = write_full(sock, &c, sizeof(c));
 	if (!ret)
 		ret = read_full(sock, &h, sizeof(h));
-	if (!ret)
-		ret = read_full(sock, mac, sizeof(mac));
 	if (ret)
 		return log_err(log, -ret, "--page-server %s: no answer to our hello:", hp);
 	if (h.magic != PS_MAGIC || h.version != PS_VERSION)
 		return log_err(log, EPROTO, "--page-server %s: not a ckpt page server (version %u)",
 			       hp, h.version);
+	h.name[sizeof(h.name) - 1] = 0;
+	if (strcmp(c.name, h.name))
+		return log_err(log, ENOENT, "--page-server %s: it serves image '%s', not '%s'",
+			       hp, h.name, c.name);
+	ret = read_full(sock, mac, sizeof(mac));
+	if (ret)
+		return log_err(log, -ret, "--page-server %s: no answer to our hello:", hp);
 	if (!h.keyed != !key)
 		return log_err(log, EACCES, "--page-server %s: %s", hp, key ?
 			       "the server has no key: it could be anyone's (run it with --key)" :
@@ -520,10 +578,11 @@ static int read_holes(int sock, const char *hp, const struct ps_image *im,
 	for (uint64_t i = 0; i < im->nr_holes; i++) {
 		if (h[i].off < end || h[i].off % PAGE || h[i].len % PAGE || !h[i].len ||
 		    h[i].off > im->size || h[i].len > im->size - h[i].off) {
+			ret = log_err(log, EPROTO, "--page-server %s: hole %llu (%llu bytes at %llu) is not pages of the image: refused",
+				      hp, (unsigned long long)i, (unsigned long long)h[i].len,
+				      (unsigned long long)h[i].off);
 			free(h);
-			return log_err(log, EPROTO, "--page-server %s: hole %llu (%llu bytes at %llu) is not pages of the image: refused",
-				       hp, (unsigned long long)i, (unsigned long long)h[i].len,
-				       (unsigned long long)h[i].off);
+			return ret;
 		}
 		end = h[i].off + h[i].len + 1;	/* (apart: a record between) */
 	}
@@ -559,7 +618,8 @@ static int read_image(int sock, int mfd, const char *hp, const struct ps_image *
 	return ret ? log_err(log, -ret, "--page-server %s: reading the image:", hp) : 0;
 }
 
-int ps_open(const char *hp, const void *key, size_t key_len, struct ckpt_log *log)
+int ps_open(const char *hp, const char *image, const void *key, size_t key_len,
+	    struct ckpt_log *log)
 {
 	struct ps_image im;
 	struct ps_hole *holes = NULL;
@@ -568,7 +628,7 @@ int ps_open(const char *hp, const void *key, size_t key_len, struct ckpt_log *lo
 	int mfd = -1, sock = connect_to(hp, log), ret = sock < 0 ? sock : 0;
 
 	if (!ret)
-		ret = client_hello(sock, hp, key, key_len, log);
+		ret = client_hello(sock, hp, image, key, key_len, log);
 	if (!ret && (ret = read_full(sock, &im, sizeof(im))))
 		ret = log_err(log, -ret, "--page-server %s: no image:", hp);
 	if (!ret && (im.magic != PS_MAGIC || im.status))

@@ -19,12 +19,14 @@
 int ps_serve(const char *addr, const char *port, const void *key, size_t key_len,
 	     const char *image, struct ckpt_log *log);
 
-/* Restart's side: connect to @hostport ("HOST:PORT"), authenticate with
- * @key (NULL: none) and receive the image with the data of its lazy
- * pages left out (holes): a memfd to restart from, or -errno (said).
- * The connection stays open for the loader, which finds it from the
- * memfd (ps_sock_of). */
-int ps_open(const char *hostport, const void *key, size_t key_len, struct ckpt_log *log);
+/* Restart's side: connect to @hostport ("HOST:PORT"), check that it
+ * serves an image of @image's base name, authenticate with @key (NULL:
+ * none) and receive the image with the data of its lazy pages left out
+ * (holes): a memfd to restart from, or -errno (said).  The connection
+ * stays open for the loader, which finds it from the memfd
+ * (ps_sock_of). */
+int ps_open(const char *hostport, const char *image, const void *key, size_t key_len,
+	    struct ckpt_log *log);
 
 /* The loader's side: the connection of an image ps_open made, or -1 if
  * @img_fd is a plain image. */
