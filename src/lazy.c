@@ -12,6 +12,11 @@
  * it went, and a fork gets a uffd of its own whose missing pages are
  * those its parent still missed then (copies fail with EAGAIN until the
  * fork's event is read, so no page falls in between).
+ *
+ * With restart --page-server the image is a memfd with holes where the
+ * lazy pages' data was (pageserver.c): the loader asks the server for
+ * those, and streams every PAGES payload through in order to check its
+ * checksum on the way (no checker child: nothing here to read twice).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -562,6 +567,7 @@ static void net_ask(struct loader *l)
 		uint64_t start = n->pos > s->off ? n->pos : s->off, end = s->off + s->len;
 		const struct lazy_hole *h = net_hole(n, start);
 		struct net_piece *p = &n->q[(n->qh + n->qn) % (sizeof(n->q) / sizeof(n->q[0]))];
+		int ret;
 
 		if (h) {	/* (blocks and pieces count from the hole's start) */
 			uint64_t grid = h->off + ((start - h->off) / NET_PIECE + 1) * NET_PIECE;
@@ -577,8 +583,7 @@ static void net_ask(struct loader *l)
 		}
 		*p = (struct net_piece){ start, end - start, n->span, !!net_hole(n, start),
 					 start == s->off, end == s->off + s->len };
-		int ret = p->net ? ps_get(n->sock, p->off, p->len) : 0;
-
+		ret = p->net ? ps_get(n->sock, p->off, p->len) : 0;
 		if (ret) {
 			snprintf(n->why, sizeof(n->why), "the page server's connection was lost (%s)",
 				 strerror(-ret));
