@@ -16,7 +16,8 @@
  * With restart --page-server the image is a memfd with holes where the
  * lazy pages' data was (pageserver.c): the loader asks the server for
  * those, and streams every PAGES payload through in order to check its
- * checksum on the way (no checker child: nothing here to read twice).
+ * checksum on the way (lazy_net.c; no checker child: nothing here to
+ * read twice).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -36,82 +37,14 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "crc32c.h"
 #include "image.h"
 #include "lazy.h"
+#include "lazy_int.h"
 #include "log.h"
 #include "pageserver.h"
 
-#define PAGE		4096ULL
-#define CHUNK_PAGES	512	/* a background step: 2 MiB */
 #define FAULT_PAGES	16	/* from a touched page on: the next are near */
 #define MAX_MSGS	64
-#define MAX_RETRY	4096
-#define NET_PIECE	(256 * 1024)	/* a streamed request */
-#define NET_BLOCK	(64 * 1024)	/* a touched page's request */
-#define NET_DEPTH	8		/* requests in flight */
-
-struct lazy_mm {
-	int ufd;
-	pid_t pid;		/* a process of it, if known */
-	struct lazy_set pending;	/* not in yet */
-	struct lazy_set valid;	/* the image's, less what it dropped */
-	uint64_t retry[MAX_RETRY];	/* faults met while its map changed */
-	int nr_retry;
-	bool dead;		/* its memory went (ESRCH) */
-	bool moved;		/* mremap: offsets no longer grow with addresses */
-};
-
-/* Bytes of the image from the page server (pageserver.c): the holes of
- * the memfd ps_open made.  Every PAGES payload is streamed through in
- * order (holes from the server, the rest from the memfd), its checksum
- * checked, the pages still missing placed on the way; a touched page's
- * 64 KiB block is asked for at once, and checked against the stream's
- * when it passes. */
-struct net_piece {
-	uint64_t off, len;
-	size_t span;
-	bool net, first, last;
-};
-
-struct net {
-	int sock;
-	struct lazy_hole {
-		uint64_t off, end;
-		uint64_t block0;	/* its first block's number */
-	} *holes;
-	size_t nr_holes;
-	struct net_piece q[NET_DEPTH * 2];
-	size_t qh, qn, qnet;	/* ring head, pieces, those asked for */
-	size_t span;		/* the next piece to ask for */
-	uint64_t pos;
-	uint32_t crc;		/* of the span being checked */
-	uint32_t *bcrc;		/* each block sent on touch: its checksum */
-	uint8_t *bseen;
-	uint64_t nblocks, bytes;
-	char *buf, *fbuf;
-	char why[256];
-};
-
-struct loader {
-	struct ckpt_log log;
-	pid_t root;
-	int img_fd;
-	const char *map;	/* the image mapped, if it can be */
-	uint64_t map_len;
-	char *buf;
-	struct lazy_mm **mm;
-	size_t nr, cap;
-	uint64_t on_fault, in_bg, zero, t0;
-	int gone;		/* memories that went before all was in */
-	bool root_gone;		/* the root's among them */
-	pid_t checker;		/* checking the image's page checksums */
-	int check_fd;		/* its pipe: the first bad span */
-	const struct ir_span *spans;
-	size_t nr_spans;
-	unsigned int delay_ms;	/* test build: a pause between steps */
-	struct net *net;	/* restart --page-server */
-};
 
 /* ---- sets of runs ---- */
 
@@ -161,7 +94,7 @@ int lazy_set_add(struct lazy_set *s, uint64_t addr, uint64_t npages, uint64_t of
 	return npages ? set_insert_at(s, set_lower(s, addr), r) : 0;
 }
 
-static const struct lazy_run *set_find(const struct lazy_set *s, uint64_t addr)
+const struct lazy_run *lazy_set_find(const struct lazy_set *s, uint64_t addr)
 {
 	size_t i = set_lower(s, addr);
 
@@ -169,7 +102,7 @@ static const struct lazy_run *set_find(const struct lazy_set *s, uint64_t addr)
 }
 
 /* [start, end) taken out. */
-static int set_cut(struct lazy_set *s, uint64_t start, uint64_t end)
+int lazy_set_cut(struct lazy_set *s, uint64_t start, uint64_t end)
 {
 	size_t i = set_lower(s, start);
 
@@ -213,9 +146,9 @@ static int set_move(struct lazy_set *s, uint64_t from, uint64_t to, uint64_t len
 				   s->r[i].off + (lo - a));
 	}
 	if (!ret)
-		ret = set_cut(s, from, from + len);
+		ret = lazy_set_cut(s, from, from + len);
 	if (!ret)
-		ret = set_cut(s, to, to + len);
+		ret = lazy_set_cut(s, to, to + len);
 	for (size_t i = 0; i < moved.n && !ret; i++)
 		ret = lazy_set_add(s, moved.r[i].addr, moved.r[i].npages, moved.r[i].off);
 	lazy_set_free(&moved);
@@ -236,7 +169,7 @@ static int set_copy(struct lazy_set *to, const struct lazy_set *from)
 
 /* @pid and every process below it, killed (children found first: they
  * would move to their reaper once their parent is gone). */
-static void kill_tree(pid_t pid, int depth)
+void lazy_kill_tree(pid_t pid, int depth)
 {
 	char path[64], buf[4096];
 	DIR *d;
@@ -253,7 +186,7 @@ static void kill_tree(pid_t pid, int depth)
 		snprintf(buf, sizeof(buf), "/proc/%d/task/%s/children", pid, e->d_name);
 		f = fopen(buf, "re");
 		while (f && fscanf(f, "%d", &child) == 1)
-			kill_tree(child, depth + 1);
+			lazy_kill_tree(child, depth + 1);
 		if (f)
 			fclose(f);
 	}
@@ -263,8 +196,8 @@ static void kill_tree(pid_t pid, int depth)
 }
 
 /* A page that cannot be had: the process must not run on without it. */
-static _Noreturn void fetch_failed(struct loader *l, struct lazy_mm *m, uint64_t addr,
-				   uint64_t off, int err)
+_Noreturn void lazy_fetch_failed(struct loader *l, struct lazy_mm *m, uint64_t addr,
+				  uint64_t off, int err)
 {
 	pid_t pid = m->pid ? m->pid : l->root;
 
@@ -273,7 +206,7 @@ static _Noreturn void fetch_failed(struct loader *l, struct lazy_mm *m, uint64_t
 		pid, (unsigned long long)addr, (unsigned long long)off, pid);
 	if (m->pid)
 		kill(m->pid, SIGKILL);
-	kill_tree(l->root, 0);
+	lazy_kill_tree(l->root, 0);
 	_exit(1);
 }
 
@@ -312,7 +245,7 @@ static void check_start(struct loader *l, const struct ir_span *s, size_t n)
 	if (l->checker < 0) {
 		l->checker = 0;
 		log_err(&l->log, errno, "lazy restart: pid %d: checking the image's pages:", l->root);
-		kill_tree(l->root, 0);
+		lazy_kill_tree(l->root, 0);
 		_exit(1);
 	}
 }
@@ -337,7 +270,7 @@ static void check_done(struct loader *l, bool wait)
 	else
 		log_err(&l->log, EIO, "lazy restart: pid %d: the image's pages could not be checked, so pid %d is killed",
 			l->root, l->root);
-	kill_tree(l->root, 0);
+	lazy_kill_tree(l->root, 0);
 	_exit(1);
 }
 
@@ -345,8 +278,8 @@ static void check_done(struct loader *l, bool wait)
 
 /* @len bytes at @src into @m at @addr: 0 (*done: all of them), 1 if its
  * memory is gone, -EAGAIN (*done: those in) while its map changes. */
-static int place(struct loader *l, struct lazy_mm *m, uint64_t addr, uint64_t len,
-		 const char *src, uint64_t off, uint64_t *done)
+int lazy_place(struct loader *l, struct lazy_mm *m, uint64_t addr, uint64_t len,
+	       const char *src, uint64_t off, uint64_t *done)
 {
 	*done = 0;
 	while (*done < len) {
@@ -367,13 +300,13 @@ static int place(struct loader *l, struct lazy_mm *m, uint64_t addr, uint64_t le
 		else if (errno == EAGAIN)
 			return -EAGAIN;
 		else	/* (EFAULT: the image cut short under the mapping) */
-			fetch_failed(l, m, addr + *done, off + *done,
+			lazy_fetch_failed(l, m, addr + *done, off + *done,
 				     errno == EFAULT ? ENODATA : errno);
 	}
 	return 0;
 }
 
-/* @n pages at @addr, from image offset @off, into @m: as place(). */
+/* @n pages at @addr, from image offset @off, into @m: as lazy_place(). */
 static int copy_in(struct loader *l, struct lazy_mm *m, uint64_t addr, uint64_t n,
 		   uint64_t off, uint64_t *done)
 {
@@ -386,304 +319,40 @@ static int copy_in(struct loader *l, struct lazy_mm *m, uint64_t addr, uint64_t 
 	if (l->map && off % PAGE == 0 && off <= l->map_len && len <= l->map_len - off) {
 		src = l->map + off;
 		if (madvise((void *)src, len, MADV_POPULATE_READ))
-			fetch_failed(l, m, addr, off, errno == EFAULT ? ENODATA : errno);
+			lazy_fetch_failed(l, m, addr, off, errno == EFAULT ? ENODATA : errno);
 		got = len;
 	}
 	while (got < len) {
 		ssize_t r = pread(l->img_fd, l->buf + got, len - got, off + got);
 
 		if (r <= 0)
-			fetch_failed(l, m, addr + got, off + got, r < 0 ? errno : ENODATA);
+			lazy_fetch_failed(l, m, addr + got, off + got, r < 0 ? errno : ENODATA);
 		got += r;
 	}
-	ret = place(l, m, addr, len, src, off, done);
+	ret = lazy_place(l, m, addr, len, src, off, done);
 	if (src != l->buf)	/* its page tables need not stay */
 		madvise((void *)src, len, MADV_DONTNEED);
 	return ret;
 }
 
-/* ---- pages from a page server ---- */
-
-/* A reply that is not what was asked, or none: the process must not
- * run on without its pages. */
-static _Noreturn void net_failed(struct loader *l, uint64_t off)
-{
-	log_err(&l->log, EPROTO,
-		"lazy restart: pid %d: %s at image offset %llu, so pid %d is killed",
-		l->root, l->net->why, (unsigned long long)off, l->root);
-	kill_tree(l->root, 0);
-	_exit(1);
-}
-
-/* The first hole that ends after @off. */
-static size_t hole_after(const struct net *n, uint64_t off)
-{
-	size_t lo = 0, hi = n->nr_holes;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (n->holes[mid].end <= off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-/* The hole holding @off, or NULL: a byte the memfd does not have. */
-static const struct lazy_hole *net_hole(const struct net *n, uint64_t off)
-{
-	size_t i = hole_after(n, off);
-
-	return i < n->nr_holes && n->holes[i].off <= off ? &n->holes[i] : NULL;
-}
-
-/* The runs of @m's missing pages with image offsets in [off, end): all
- * of them, or (while no area moved, so that offsets grow with addresses)
- * from the first one on. */
-static size_t first_run(const struct lazy_mm *m, uint64_t off)
-{
-	size_t lo = 0, hi = m->pending.n;
-
-	if (m->moved)
-		return 0;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct lazy_run *r = &m->pending.r[mid];
-
-		if (r->off + r->npages * PAGE <= off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-/* The image's bytes [off, off + len) at @src: every page of them that a
- * memory still misses, placed.  Pages placed. */
-static uint64_t place_range(struct loader *l, uint64_t off, uint64_t len, const char *src)
-{
-	uint64_t end = off + len, placed = 0;
-
-	for (size_t k = 0; k < l->nr; k++) {
-		struct lazy_mm *m = l->mm[k];
-		struct lazy_set todo = { 0 };
-
-		for (size_t i = first_run(m, off); i < m->pending.n && !m->dead; i++) {
-			const struct lazy_run *r = &m->pending.r[i];
-			uint64_t a = r->off > off ? r->off : off;
-			uint64_t b = r->off + r->npages * PAGE < end ? r->off + r->npages * PAGE : end;
-
-			if (!m->moved && r->off >= end)
-				break;
-			if (a < b && lazy_set_add(&todo, r->addr + (a - r->off), (b - a) / PAGE, a))
-				fetch_failed(l, m, r->addr, a, ENOMEM);
-		}
-		for (size_t i = 0; i < todo.n && !m->dead; i++) {
-			const struct lazy_run *t = &todo.r[i];
-			uint64_t done;
-
-			m->dead = place(l, m, t->addr, t->npages * PAGE, src + (t->off - off),
-					t->off, &done) == 1;
-			if (set_cut(&m->pending, t->addr, t->addr + done))
-				fetch_failed(l, m, t->addr, t->off, ENOMEM);
-			placed += done / PAGE;
-		}
-		lazy_set_free(&todo);
-	}
-	return placed;
-}
-
-/* A streamed piece of the server's, against what was sent on touch. */
-static void net_compare(struct loader *l, const struct net_piece *p, const char *data)
-{
-	struct net *n = l->net;
-	const struct lazy_hole *h = net_hole(n, p->off);
-
-	for (uint64_t at = p->off; at < p->off + p->len;) {
-		uint64_t k = (at - h->off) / NET_BLOCK, b = h->block0 + k;
-		uint64_t e = h->off + (k + 1) * NET_BLOCK;
-
-		e = e < p->off + p->len ? e : p->off + p->len;
-		if (b < n->nblocks && n->bseen[b] &&
-		    crc32c(0, data + (at - p->off), e - at) != n->bcrc[b]) {
-			snprintf(n->why, sizeof(n->why),
-				 "the page server sent two different contents for the same pages (a forged reply)");
-			net_failed(l, at);
-		}
-		at = e;
-	}
-}
-
-/* The oldest piece: its bytes read (its reply, or the memfd), checked
- * into its span's checksum and placed. */
-static void net_take(struct loader *l)
-{
-	struct net *n = l->net;
-	struct net_piece p = n->q[n->qh];
-	const char *data = n->buf;
-
-	n->qh = (n->qh + 1) % (sizeof(n->q) / sizeof(n->q[0]));
-	n->qn--;
-	if (p.net) {
-		n->qnet--;
-		if (ps_reply(n->sock, p.off, p.len, n->buf, n->why, sizeof(n->why)))
-			net_failed(l, p.off);
-		net_compare(l, &p, data);
-		n->bytes += p.len;
-	} else if (l->map && p.off + p.len <= l->map_len) {
-		data = l->map + p.off;
-	} else if (pread(l->img_fd, l->buf, p.len, p.off) != (ssize_t)p.len) {
-		snprintf(n->why, sizeof(n->why), "the image's copy cannot be read");
-		net_failed(l, p.off);
-	} else {
-		data = l->buf;
-	}
-	if (p.first)
-		n->crc = 0;
-	n->crc = crc32c(n->crc, data, p.len);
-	if (p.last && n->crc != l->spans[p.span].crc) {
-		log_err(&l->log, EBADMSG,
-			"lazy restart: pid %d: record PAGES at offset %llu: checksum mismatch (corrupt image), so pid %d is killed",
-			l->root, (unsigned long long)l->spans[p.span].rec_pos, l->root);
-		kill_tree(l->root, 0);
-		_exit(1);
-	}
-	l->in_bg += place_range(l, p.off, p.len, data);
-	if (!p.net && data == l->map + p.off)
-		madvise((void *)data, p.len, MADV_DONTNEED);
-}
-
-/* Pieces asked for up to NET_DEPTH in flight: holes in NET_PIECE steps,
- * the memfd's bytes in CHUNK_PAGES steps. */
-static void net_ask(struct loader *l)
-{
-	struct net *n = l->net;
-
-	while (n->span < l->nr_spans && n->qnet < NET_DEPTH &&
-	       n->qn < sizeof(n->q) / sizeof(n->q[0])) {
-		const struct ir_span *s = &l->spans[n->span];
-		uint64_t start = n->pos > s->off ? n->pos : s->off, end = s->off + s->len;
-		const struct lazy_hole *h = net_hole(n, start);
-		struct net_piece *p = &n->q[(n->qh + n->qn) % (sizeof(n->q) / sizeof(n->q[0]))];
-		int ret;
-
-		if (h) {	/* (blocks and pieces count from the hole's start) */
-			uint64_t grid = h->off + ((start - h->off) / NET_PIECE + 1) * NET_PIECE;
-
-			end = h->end < end ? h->end : end;
-			end = grid < end ? grid : end;
-		} else {
-			size_t i = hole_after(n, start);
-
-			if (i < n->nr_holes && n->holes[i].off < end)
-				end = n->holes[i].off;
-			end = end - start > CHUNK_PAGES * PAGE ? start + CHUNK_PAGES * PAGE : end;
-		}
-		*p = (struct net_piece){ start, end - start, n->span, !!net_hole(n, start),
-					 start == s->off, end == s->off + s->len };
-		ret = p->net ? ps_get(n->sock, p->off, p->len) : 0;
-		if (ret) {
-			snprintf(n->why, sizeof(n->why), "the page server's connection was lost (%s)",
-				 strerror(-ret));
-			net_failed(l, p->off);
-		}
-		n->qnet += p->net;
-		n->qn++;
-		n->pos = end;
-		if (end == s->off + s->len)
-			n->span++;
-	}
-}
-
-static bool net_streaming(const struct loader *l)
-{
-	return l->net && (l->net->qn || l->net->span < l->nr_spans);
-}
-
-/* A touched page at image offset @off, a hole's: its block, asked for
- * at once (after what is in flight), placed wherever it is missing.
- * Pages placed. */
-static uint64_t net_fault(struct loader *l, uint64_t off)
-{
-	struct net *n = l->net;
-	const struct lazy_hole *h = net_hole(n, off);
-	uint64_t k = (off - h->off) / NET_BLOCK, a = h->off + k * NET_BLOCK, b = a + NET_BLOCK;
-	int ret;
-
-	b = b < h->end ? b : h->end;
-	if ((ret = ps_get(n->sock, a, b - a))) {
-		snprintf(n->why, sizeof(n->why), "the page server's connection was lost (%s)",
-			 strerror(-ret));
-		net_failed(l, a);
-	}
-	while (n->qn)
-		net_take(l);
-	if (ps_reply(n->sock, a, b - a, n->fbuf, n->why, sizeof(n->why)))
-		net_failed(l, a);
-	n->bcrc[h->block0 + k] = crc32c(0, n->fbuf, b - a);
-	n->bseen[h->block0 + k] = 1;
-	n->bytes += b - a;
-	return place_range(l, a, b - a, n->fbuf);
-}
-
-/* The holes of the memfd: what the server has. */
-static int net_holes(struct loader *l, struct net *n)
-{
-	off_t at = 0, h, d;
-
-	while ((uint64_t)at < l->map_len && (h = lseek(l->img_fd, at, SEEK_HOLE)) >= 0 &&
-	       (uint64_t)h < l->map_len) {
-		void *p = realloc(n->holes, (n->nr_holes + 1) * sizeof(*n->holes));
-
-		if (!p)
-			return -ENOMEM;
-		d = lseek(l->img_fd, h, SEEK_DATA);
-		n->holes = p;
-		n->holes[n->nr_holes++] = (struct lazy_hole){ h, d < 0 ? l->map_len : (uint64_t)d,
-							      n->nblocks };
-		n->nblocks += (n->holes[n->nr_holes - 1].end - h + NET_BLOCK - 1) / NET_BLOCK;
-		at = d < 0 ? (off_t)l->map_len : d;
-	}
-	return 0;
-}
-
-static int net_start(struct loader *l, int sock)
-{
-	struct net *n = calloc(1, sizeof(*n));
-
-	if (!n)
-		return -ENOMEM;
-	l->net = n;
-	n->sock = sock;
-	if (net_holes(l, n))
-		return -ENOMEM;
-	n->bcrc = calloc(n->nblocks + 1, sizeof(*n->bcrc));
-	n->bseen = calloc(n->nblocks + 1, 1);
-	n->buf = malloc(NET_PIECE);
-	n->fbuf = malloc(NET_BLOCK);
-	return n->bcrc && n->bseen && n->buf && n->fbuf ? 0 : -ENOMEM;
-}
-
 /* A touched page: 0, 1 (memory gone) or -EAGAIN (to be tried again). */
 static int serve(struct loader *l, struct lazy_mm *m, uint64_t a)
 {
-	const struct lazy_run *r = set_find(&m->valid, a);
+	const struct lazy_run *r = lazy_set_find(&m->valid, a);
 	struct uffdio_range wake = { a, PAGE };
 	uint64_t done = 0;
 	int ret;
 
-	if (r && l->net && net_hole(l->net, r->off + (a - r->addr))) {
-		l->on_fault += net_fault(l, r->off + (a - r->addr));
-		ret = m->dead ? 1 : set_find(&m->pending, a) ? -EAGAIN : 0;
+	if (r && lazy_net_has(l, r->off + (a - r->addr))) {
+		l->on_fault += lazy_net_fault(l, r->off + (a - r->addr));
+		ret = m->dead ? 1 : lazy_set_find(&m->pending, a) ? -EAGAIN : 0;
 	} else if (r) {
 		uint64_t n = (r->addr + r->npages * PAGE - a) / PAGE;
 
 		ret = copy_in(l, m, a, n < FAULT_PAGES ? n : FAULT_PAGES,
 			      r->off + (a - r->addr), &done);
-		if (set_cut(&m->pending, a, a + done))
-			fetch_failed(l, m, a, 0, ENOMEM);
+		if (lazy_set_cut(&m->pending, a, a + done))
+			lazy_fetch_failed(l, m, a, 0, ENOMEM);
 		l->on_fault += done / PAGE;
 	} else {
 		struct uffdio_zeropage z = { .range = { a, PAGE } };
@@ -693,7 +362,7 @@ static int serve(struct loader *l, struct lazy_mm *m, uint64_t a)
 			ret = errno == ESRCH ? 1 : errno == EAGAIN ? -EAGAIN : -errno;
 		l->zero++;
 		if (ret < 0 && ret != -EAGAIN)
-			fetch_failed(l, m, a, 0, -ret);
+			lazy_fetch_failed(l, m, a, 0, -ret);
 	}
 	if (!ret)	/* (a copy wakes it, but not when the page was in) */
 		ioctl(m->ufd, UFFDIO_WAKE, &wake);
@@ -717,9 +386,10 @@ static void add_mm(struct loader *l, int ufd, const struct lazy_mm *parent)
 
 	if (!m || !p || set_copy(&m->pending, &parent->pending) ||
 	    set_copy(&m->valid, &parent->valid))
-		fetch_failed(l, m ? m : (struct lazy_mm *)parent, 0, 0, ENOMEM);
+		lazy_fetch_failed(l, m ? m : (struct lazy_mm *)parent, 0, 0, ENOMEM);
 	l->mm = p;
 	m->ufd = ufd;
+	m->moved = parent->moved;
 	l->mm[l->nr++] = m;
 }
 
@@ -751,13 +421,13 @@ static int drain(struct loader *l, size_t k)
 			break;
 		case UFFD_EVENT_REMOVE:
 		case UFFD_EVENT_UNMAP:
-			bad |= set_cut(&m->pending, msg[i].arg.remove.start, msg[i].arg.remove.end);
-			bad |= set_cut(&m->valid, msg[i].arg.remove.start, msg[i].arg.remove.end);
+			bad |= lazy_set_cut(&m->pending, msg[i].arg.remove.start, msg[i].arg.remove.end);
+			bad |= lazy_set_cut(&m->valid, msg[i].arg.remove.start, msg[i].arg.remove.end);
 			break;
 		}
 	}
 	if (bad)
-		fetch_failed(l, l->mm[k], 0, 0, ENOMEM);
+		lazy_fetch_failed(l, l->mm[k], 0, 0, ENOMEM);
 	return 0;
 }
 
@@ -770,16 +440,16 @@ static int step(struct loader *l, struct lazy_mm *m)
 	uint64_t a = r->addr + (r->npages - n) * PAGE;
 	int ret;
 
-	if (l->net && net_hole(l->net, r->off + (a - r->addr))) {	/* (after the stream) */
-		l->in_bg += net_fault(l, r->off + (a - r->addr));
+	if (lazy_net_has(l, r->off + (a - r->addr))) {	/* (after the stream) */
+		l->in_bg += lazy_net_fault(l, r->off + (a - r->addr));
 		return m->dead;
 	}
 	ret = copy_in(l, m, a, n, r->off + (a - r->addr), &done);
 
 	if (ret == 1)
 		return 1;
-	if (set_cut(&m->pending, a, a + done))
-		fetch_failed(l, m, a, 0, ENOMEM);
+	if (lazy_set_cut(&m->pending, a, a + done))
+		lazy_fetch_failed(l, m, a, 0, ENOMEM);
 	l->in_bg += done / PAGE;
 	return 0;
 }
@@ -816,13 +486,16 @@ static void retry(struct loader *l, struct lazy_mm *m)
 }
 
 /* How long to wait for a fault (ms, -1: for one or the server's reply). */
+static bool streaming(const struct loader *l)
+{
+	return l->net && lazy_net_streaming(l);
+}
+
 static int wait_ms(const struct loader *l, uint64_t now, uint64_t next)
 {
-	const struct net *n = l->net;
-
 	if (now < next)
 		return (int)((next - now) / 1000000) + 1;
-	if (!net_streaming(l) || !n->qn || !n->q[n->qh].net)
+	if (!lazy_net_waits(l))
 		return 0;
 	for (size_t k = 0; k < l->nr; k++)
 		if (l->mm[k]->nr_retry)
@@ -834,12 +507,8 @@ static int wait_ms(const struct loader *l, uint64_t now, uint64_t next)
  * done, or none) 2 MiB of what an mm misses. */
 static void background(struct loader *l, size_t *rr, bool readable)
 {
-	struct net *n = l->net;
-
-	if (net_streaming(l)) {
-		net_ask(l);
-		if (n->qn && (!n->q[n->qh].net || readable))
-			net_take(l);
+	if (streaming(l)) {
+		lazy_net_step(l, readable);
 		return;
 	}
 	if (!l->nr)
@@ -856,21 +525,21 @@ static _Noreturn void run(struct loader *l)
 	uint64_t next = 0, now = 0;	/* the next background step's time */
 
 	/* (with a server, the stream goes on to check every checksum) */
-	while (l->nr || (net_streaming(l) && !l->root_gone)) {
+	while (l->nr || (streaming(l) && !l->root_gone)) {
 		void *p = realloc(fds, (l->nr + 1) * sizeof(*fds));
 		size_t nr = l->nr, nfd = nr;
 
 		check_done(l, false);
 		if (!p) {
 			log_err(&l->log, ENOMEM, "lazy restart: pid %d: poll table:", l->root);
-			kill_tree(l->root, 0);
+			lazy_kill_tree(l->root, 0);
 			_exit(1);
 		}
 		fds = p;
 		for (size_t k = 0; k < nr; k++)
 			fds[k] = (struct pollfd){ .fd = l->mm[k]->ufd, .events = POLLIN };
-		if (net_streaming(l))
-			fds[nfd++] = (struct pollfd){ .fd = l->net->sock, .events = POLLIN };
+		if (streaming(l))
+			fds[nfd++] = (struct pollfd){ .fd = lazy_net_sock(l), .events = POLLIN };
 		if (l->delay_ms)
 			now = log_now();
 		/* faults served at once, whatever the pace of the steps */
@@ -888,7 +557,7 @@ static _Noreturn void run(struct loader *l)
 		for (size_t k = 0; k < l->nr; k++)
 			if (!l->mm[k]->pending.n && !l->mm[k]->nr_retry)
 				drop_mm(l, k--);
-		if (!l->nr && !net_streaming(l))
+		if (!l->nr && !streaming(l))
 			break;
 		if (l->delay_ms && (now = log_now()) < next)
 			continue;
@@ -902,7 +571,7 @@ static _Noreturn void run(struct loader *l)
 	}
 	check_done(l, true);
 	if (l->net)
-		ps_bye(l->net->sock);
+		ps_bye(lazy_net_sock(l));
 	log_info(&l->log, "lazy restart: pid %d: loader %s in %.1f ms: %llu pages on touch, %llu in the background, %llu zero pages%s",
 		 l->root, l->gone ? "ended with the memory it served" : "done",
 		 (log_now() - l->t0) / 1e6, (unsigned long long)l->on_fault,
@@ -910,8 +579,8 @@ static _Noreturn void run(struct loader *l)
 		 l->net ? ", from the page server" : "");
 	if (l->net)
 		log_info(&l->log, "lazy restart: pid %d: %llu bytes from the page server, %.0f MB/s",
-			 l->root, (unsigned long long)l->net->bytes,
-			 l->net->bytes / 1e6 / ((log_now() - l->t0) / 1e9));
+			 l->root, (unsigned long long)lazy_net_bytes(l),
+			 lazy_net_bytes(l) / 1e6 / ((log_now() - l->t0) / 1e9));
 	_exit(0);
 }
 
@@ -980,14 +649,14 @@ pid_t lazy_loader_start(struct ckpt_log *log, pid_t pid, int ufd, int img_fd,
 		l.map_len = st.st_size;
 	}
 	if (!l.buf || set_copy(&m.valid, pages))
-		fetch_failed(&l, &m, 0, 0, ENOMEM);
+		lazy_fetch_failed(&l, &m, 0, 0, ENOMEM);
 	add_mm(&l, ufd, &m);
 	l.mm[0]->pid = pid;
 	l.spans = spans;
 	l.nr_spans = nr_spans;
 	if (sock < 0)
 		check_start(&l, spans, nr_spans);
-	else if (net_start(&l, sock))
-		fetch_failed(&l, &m, 0, 0, ENOMEM);
+	else if (lazy_net_start(&l, sock))
+		lazy_fetch_failed(&l, &m, 0, 0, ENOMEM);
 	run(&l);
 }

@@ -225,13 +225,15 @@ ps_netns() {	# A B NET
 # page is checked by the process, the server exits once the loader is
 # done, both say how many bytes went over.
 test_lazy_ps_netns() {
-	local d=$WORK/lazy-ps-netns net=$(($$ % 250)) a=ckptpsA$$ b=ckptpsB$$ rc=0
+	local d=$WORK/lazy-ps-netns net=$(($$ % 250)) a=ckptpsA$$ b=ckptpsB$$ rc=0 fds n
 	lazy_start $d 64 || return 1
 	head -c 32 /dev/urandom > $d/key
 	ps_netns $a $b $net || rc=1
 	[ $rc = 0 ] && { ps_start $d $a 10.231.$net.1 --key $d/key || rc=1; }
 	[ $rc = 0 ] && { ps_restart $d $b 10.231.$net.1 $d/nothing-here/img 4 --key $d/key || rc=1; }
 	if [ $rc = 0 ]; then
+		fds=$(ls -l /proc/$pid/fd 2>&1)
+		echo "$fds" | grep -q 'socket\|page-server' && { note "the process holds the connection: $fds"; rc=1; }
 		touch $d/go
 		wait_for $d/out 'PASS\|FAIL' 60
 		cat $d/out
