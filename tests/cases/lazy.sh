@@ -15,6 +15,7 @@ t lazy_ps_server_killed
 t lazy_ps_forged
 t lazy_ps_wrong_key
 t lazy_ps_bad_request
+t lazy_ps_state
 
 # lazy_mem (tests/progs) of MIB MiB, checkpointed into DIR/img: sets $pid.
 lazy_start() {	# DIR MIB [fork]
@@ -349,4 +350,32 @@ test_lazy_ps_bad_request() {
 	grep -q 'page-server: 127.0.0.1 port [0-9]*: a request for 4096 bytes at offset 0, not pages of the image: refused' $d/srv ||
 		return 1
 	gone $srv && sanitizer_clean $d/srv
+}
+
+# Through a server on loopback: the state programs of lazy_state (areas
+# the server leaves out and areas restart loads whole, side by side),
+# and a fork while the loader is at work.
+test_lazy_ps_state() {
+	local p d
+	for p in mem_anon threads shm_devzero mem_file fork; do
+		d=$WORK/lazy-ps-state-$p
+		mkdir -p $d
+		if [ $p = fork ]; then
+			lazy_start $d 64 fork || return 1
+		else
+			"$PROGS/$p" $d/go > $d/out 2>&1 < /dev/null &
+			pid=$!
+			wait_for $d/out READY 30 || return 1
+			checkpoint_kill $d $pid || return 1
+		fi
+		ps_start $d "" 127.0.0.1 || return 1
+		ps_restart $d "" 127.0.0.1 $d/img $([ $p = fork ] && echo 15 || echo 0) || return 1
+		touch $d/go
+		wait_for $d/out 'PASS\|FAIL' 60
+		gone $pid
+		grep -q '^PASS' $d/out && ! grep -q FAIL $d/out || { note "$p: $(cat $d/out)"; return 1; }
+		gone $srv || { note "$p: the server is still there"; return 1; }
+		grep -q 'loader done.*from the page server' $d/err || return 1
+		lazy_clean $d && sanitizer_clean $d/srv || return 1
+	done
 }
