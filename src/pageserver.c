@@ -84,8 +84,8 @@ struct server {
 
 static int read_full(int fd, void *buf, size_t n)
 {
-	for (size_t got = 0; got < n;) {
-		ssize_t r = read(fd, (char *)buf + got, n - got);
+	for (size_t got = 0; got < n;) {	/* (WAITALL: one call a reply) */
+		ssize_t r = recv(fd, (char *)buf + got, n - got, MSG_WAITALL);
 
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -231,10 +231,11 @@ static int server_open(struct server *s, const char *image)
 	if (ret == -EBADMSG)
 		ret = log_err(s->log, EBADMSG, "page-server: %s: malformed AUTH record", image);
 	if (!ret) {	/* the loader reads pages where they lie: expanded */
-		s->fd = img_expand(fd, s->log, NULL);
-		ret = s->fd < 0 ? s->fd : 0;
-		if (!ret && s->fd != fd)
+		ret = img_expand(fd, s->log, NULL);
+		s->fd = ret < 0 ? fd : ret;
+		if (ret >= 0 && s->fd != fd)
 			close(fd);
+		ret = ret < 0 ? ret : 0;
 	}
 	if (!ret && fstat(s->fd, &st))
 		ret = log_err(s->log, errno, "page-server: %s:", image);
