@@ -16,6 +16,7 @@ t lazy_ps_forged
 t lazy_ps_wrong_key
 t lazy_ps_bad_request
 t lazy_ps_state
+t lazy_ps_images
 
 # lazy_mem (tests/progs) of MIB MiB, checkpointed into DIR/img: sets $pid.
 lazy_start() {	# DIR MIB [fork]
@@ -378,4 +379,44 @@ test_lazy_ps_state() {
 		grep -q 'loader done.*from the page server' $d/err || return 1
 		lazy_clean $d && sanitizer_clean $d/srv || return 1
 	done
+}
+
+# A compressed image is served expanded (its pages as the loader wants
+# them); an incremental one is refused in one line, and so is
+# --page-server without --lazy.
+test_lazy_ps_images() {
+	local d=$WORK/lazy-ps-images rc
+	mkdir -p $d
+	"$PROGS/lazy_mem" $d/go 32 > $d/out 2>&1 < /dev/null &
+	pid=$!
+	wait_for $d/out READY 30 || return 1
+	ckpt checkpoint --track-mem -o $d/a.img $pid || return 1
+	ckpt checkpoint --kill --parent $d/a.img -o $d/b.img $pid || return 1
+	wait $pid 2>/dev/null
+	gone $pid || return 1
+	ckpt page-server --port 0 $d/b.img > $d/srv 2>&1 < /dev/null
+	rc=$?
+	cat $d/srv
+	[ $rc = 1 ] && [ "$(wc -l < $d/srv)" = 1 ] &&
+		grep -q '^ckpt: .*page-server: the image is incremental (it names a parent image): serve a whole image' $d/srv ||
+		return 1
+	ckpt restart --page-server 127.0.0.1:1 $d/a.img > $d/rout 2>&1 < /dev/null
+	rc=$?
+	cat $d/rout
+	[ $rc = 2 ] && grep -q '^ckpt: --page-server is for --lazy' $d/rout || return 1
+	d=$WORK/lazy-ps-zstd
+	mkdir -p $d
+	"$PROGS/lazy_mem" $d/go 32 > $d/out 2>&1 < /dev/null &
+	pid=$!
+	wait_for $d/out READY 30 || return 1
+	ckpt checkpoint --kill --compress -o $d/img $pid || return 1
+	wait $pid 2>/dev/null
+	gone $pid || return 1
+	ps_start $d "" 127.0.0.1 || return 1
+	ps_restart $d "" 127.0.0.1 $d/img 0 || return 1
+	touch $d/go
+	wait_for $d/out 'PASS\|FAIL' 60
+	gone $pid
+	grep -q '^PASS' $d/out && grep -q 'loader done.*from the page server' $d/err &&
+		gone $srv && lazy_clean $d && sanitizer_clean $d/srv
 }
