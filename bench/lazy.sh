@@ -4,9 +4,17 @@
 # first instruction, and to all of its memory read once by it (while the
 # loader fills it from the top: lazy.c reads from the bottom), and when
 # the loader is done (its -v line, from its start); images on /dev/shm,
-# median of REPS (3).  usage: bench/lazy.sh [CKPT] [MIB...]
+# median of REPS (3).  With --page-server, a third mode: restart --lazy
+# through `ckpt page-server` on 127.0.0.1 (its throughput: the loader's
+# bytes from the server over its time).
+# usage: bench/lazy.sh [--page-server] [CKPT] [MIB...]
 set -u
 cd "$(dirname "$0")/.."
+MODES="plain lazy"
+if [ "${1:-}" = --page-server ]; then
+	MODES="plain lazy server"
+	shift
+fi
 CKPT=${1:-build/ckpt}
 shift
 SIZES=${*:-1024 2048}
@@ -17,13 +25,30 @@ for fd in /proc/$BASHPID/fd/*; do
 done
 W=$(mktemp -d /dev/shm/ckpt-lazy.XXXXXX)
 pid=
-trap '[ -n "$pid" ] && kill -9 $pid 2>/dev/null; rm -rf "$W"' EXIT
+srv=
+trap '[ -n "$pid" ] && kill -9 $pid 2>/dev/null; [ -n "$srv" ] && kill $srv 2>/dev/null; rm -rf "$W"' EXIT
 cc -O2 -o "$W/lazy" bench/lazy.c || exit 1
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-printf '%-6s %-6s %12s %12s %12s %12s\n' MiB mode "first (ms)" "all in (ms)" "restart (ms)" "loader (ms)"
+# restart of $W/img as MODE, detached
+restart() {	# MODE
+	local port
+	case $1 in
+	plain) "$CKPT" restart --detach "$W/img" ;;
+	lazy) "$CKPT" restart --detach --lazy -v "$W/img" ;;
+	server)
+		"$CKPT" page-server --port 0 -v "$W/img" 2> "$W/srv" &
+		srv=$!
+		until grep -q 'serving' "$W/srv" 2>/dev/null; do sleep 0.01; done
+		port=$(sed -n 's/.* port \([0-9]*\)$/\1/p' "$W/srv")
+		t0=${EPOCHREALTIME/./}	# (the server's start is not restart's)
+		"$CKPT" restart --detach --lazy -v --page-server 127.0.0.1:$port "$W/img" ;;
+	esac
+}
+
+printf '%-6s %-6s %12s %12s %12s %12s %10s\n' MiB mode "first (ms)" "all in (ms)" "restart (ms)" "loader (ms)" "MB/s"
 for mib in $SIZES; do
-	for mode in plain lazy; do
-		: > "$W/first"; : > "$W/all"; : > "$W/wall"; : > "$W/loader"
+	for mode in $MODES; do
+		: > "$W/first"; : > "$W/all"; : > "$W/wall"; : > "$W/loader"; : > "$W/rate"
 		for ((i = 0; i < REPS; i++)); do
 			rm -f "$W/img" "$W/res"
 			"$W/lazy" $mib "$W/res" > "$W/out" &
@@ -34,8 +59,7 @@ for mib in $SIZES; do
 			while kill -0 $pid 2>/dev/null; do sleep 0.01; done
 			sleep 0.3	# the gap lazy.c waits for, whatever the size
 			t0=${EPOCHREALTIME/./}
-			"$CKPT" restart --detach $([ $mode = lazy ] && echo --lazy -v) "$W/img" \
-				> /dev/null 2> "$W/err" || { cat "$W/err"; exit 1; }
+			restart $mode > /dev/null 2> "$W/err" || { cat "$W/err"; exit 1; }
 			t1=${EPOCHREALTIME/./}
 			until [ -s "$W/res" ]; do sleep 0.01; done
 			sleep 0.05
@@ -43,20 +67,28 @@ for mib in $SIZES; do
 			echo $(( (first / 1000 - t0) )) >> "$W/first"
 			echo $(( (all / 1000 - t0) )) >> "$W/all"
 			echo $(( t1 - t0 )) >> "$W/wall"
-			if [ $mode = lazy ]; then	# (its other areas too)
+			if [ $mode != plain ]; then	# (its other areas too)
 				until grep -q 'loader done\|loader ended' "$W/err"; do sleep 0.01; done
 				sed -n 's/.*loader done in \([0-9.]*\) ms.*/\1/p' "$W/err" >> "$W/loader"
 			else
 				echo - >> "$W/loader"
 			fi
+			if [ $mode = server ]; then
+				until grep -q 'MB/s' "$W/err"; do sleep 0.01; done
+				sed -n 's/.*page server, \([0-9.]*\) MB\/s.*/\1/p' "$W/err" >> "$W/rate"
+				wait $srv
+				srv=
+			else
+				echo - >> "$W/rate"
+			fi
 			kill -9 $pid
 			while kill -0 $pid 2>/dev/null; do sleep 0.01; done
 			pid=
 		done
-		printf '%-6s %-6s %12.1f %12.1f %12.1f %12s\n' $mib $mode \
+		printf '%-6s %-6s %12.1f %12.1f %12.1f %12s %10s\n' $mib $mode \
 			$(median < "$W/first" | awk '{print $1 / 1000}') \
 			$(median < "$W/all" | awk '{print $1 / 1000}') \
 			$(median < "$W/wall" | awk '{print $1 / 1000}') \
-			$(median < "$W/loader")
+			$(median < "$W/loader") $(median < "$W/rate")
 	done
 done

@@ -15,6 +15,8 @@
 
 #include "../include/ckpt.h"
 #include "cli.h"
+#include "log.h"
+#include "pageserver.h"
 #include "criu/criu.h"
 
 #define EXIT_USAGE	2
@@ -26,7 +28,9 @@ static const char usage_main[] =
 	"             [--tcp-close] [--skip-in-flight] [--external-unix] [--key FILE] [--log FILE] [-v] PID\n"
 	"  restart [--detach] [--lazy] [--pidns] [--shell-job] [--tcp-close] [--join-ns TYPE:PATH]\n"
 	"          [--external mnt[KEY]:PATH] [--key FILE] [--log FILE] [-v] FILE|-\n"
+	"  restart --lazy --page-server HOST:PORT [--key FILE] [...] IMAGE\n"
 	"  info [--json] [--key FILE] FILE|-\n"
+	"  page-server [--address ADDR] --port PORT [--key FILE] IMAGE\n"
 	"  demo\n"
 	"  swrk FD, criu ARGS...  act as CRIU: its RPC on socket FD, its command line\n"
 	"  --help, --version\n"
@@ -79,7 +83,7 @@ static const char usage_restart[] =
 	"usage: ckpt restart [--detach] [--lazy] [--pidns] [--shell-job] [--tcp-close] [--no-cgroups]\n"
 	"                    [--join-ns TYPE:PATH]... [--external mnt[KEY]:PATH]...\n"
 	"                    [--cgroup-root [CTRL:]PATH]... [--console-socket PATH]\n"
-	"                    [--key FILE] [--log FILE] [-q] [-v] FILE|-\n"
+	"                    [--key FILE] [--page-server HOST:PORT] [--log FILE] [-q] [-v] FILE|-\n"
 	"Restore the processes saved in FILE ('-': standard input) with their pids.\n"
 	"A container (its init checkpointed by its pid here) comes back as pid 1 of\n"
 	"a new pid namespace, in new namespaces of its own as saved.\n"
@@ -87,6 +91,12 @@ static const char usage_restart[] =
 	"  --lazy      run it before its memory is loaded: private anonymous pages\n"
 	"              come from the image when touched and in the background (a\n"
 	"              loader process, ckpt-lazy, until all are in); one process\n"
+	"  --page-server HOST:PORT  with --lazy: the image comes from `ckpt\n"
+	"              page-server` at HOST:PORT (FILE names it there: its base name\n"
+	"              must be the served image's); its lazy pages are never stored\n"
+	"              here, only placed in the process; --key: both sides prove\n"
+	"              they hold the key (without, anyone who can connect to the\n"
+	"              server reads the memory)\n"
 	"  --pidns     restore in a new pid namespace, where the pids are always free\n"
 	"              (ckpt's child is the namespace's init, which reaps its orphans)\n"
 	"  --shell-job run it as a job on this terminal: its terminal fds are this\n"
@@ -115,6 +125,19 @@ static const char usage_restart[] =
 	"Without --detach ckpt stays its parent, forwards SIGINT/SIGTERM/SIGHUP to\n"
 	"it and exits with its status (128+N if killed by signal N).\n"
 	"Exit: 125 restart failed (no process is left behind), 2 usage.\n";
+
+static const char usage_page_server[] =
+	"usage: ckpt page-server [--address ADDR] --port PORT [--key FILE] [--log FILE] [-v] IMAGE\n"
+	"Serve IMAGE to one `ckpt restart --lazy --page-server HOST:PORT`: all of\n"
+	"it but the pages its loader asks for, then those; exit once it is done.\n"
+	"  --address ADDR  listen on ADDR (default 127.0.0.1)\n"
+	"  --port PORT     listen on PORT\n"
+	"  --key FILE      serve only a restart that proves it holds the key in\n"
+	"                  FILE (restart --key FILE), and prove it holds it too; an\n"
+	"                  image made with the key is checked with it first.\n"
+	"                  Without it, anyone who can connect reads the memory.\n"
+	"                  The bytes are not encrypted either way.\n"
+	"Exit: 0 served, 1 failed, 2 usage.\n";
 
 static const char usage_info[] =
 	"usage: ckpt info [--json] [--key FILE] FILE|-\n"
@@ -484,6 +507,20 @@ static char *external_arg(char *s)
 	return s + 4;
 }
 
+/* restart --page-server: the image from the server, its lazy pages left
+ * out (pageserver.c); -EINVAL for a usage error. */
+static int page_server_image(const char *hp, const char *image, const struct common *o,
+			     const struct key *k)
+{
+	struct ckpt_log log = { .fd = o->logfd, .verbose = o->flags & CKPT_VERBOSE };
+
+	if (!(o->flags & CKPT_LAZY)) {
+		fputs("ckpt: --page-server is for --lazy: the server serves pages on demand\n", stderr);
+		return -EINVAL;
+	}
+	return ps_open(hp, image, k->path ? k->buf : NULL, k->len, &log);
+}
+
 /* @join, @ext, @cgr: room for the --join-ns, --external and
  * --cgroup-root arguments */
 static int restart_cmd(int argc, char **argv, const char **join, const char **ext,
@@ -501,11 +538,13 @@ static int restart_cmd(int argc, char **argv, const char **join, const char **ex
 		{ "cgroup-root", required_argument, 0, 'R' },
 		{ "key", required_argument, 0, 'K' },
 		{ "console-socket", required_argument, 0, 'S' },
+		{ "page-server", required_argument, 0, 'P' },
 		{ "log", required_argument, 0, 'l' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0 },
 	};
 	struct common o = { 0 };
+	const char *ps = NULL;
 	struct ckpt_result r = { 0 };
 	struct ckpt_restart_opts ro = { 0 };
 	struct key key = { 0 };
@@ -532,6 +571,7 @@ static int restart_cmd(int argc, char **argv, const char **join, const char **ex
 		case 'R': cgr[ro.nr_cgroup_root++] = optarg; break;
 		case 'K': key.path = optarg; break;
 		case 'S': ro.console_socket = optarg; break;
+		case 'P': ps = optarg; break;
 		case 'l': o.log = optarg; break;
 		case 'v': o.flags |= CKPT_VERBOSE; break;
 		case 'h': fputs(usage_restart, stdout); return 0;
@@ -548,7 +588,12 @@ static int restart_cmd(int argc, char **argv, const char **join, const char **ex
 		return EXIT_RESTART;
 	ro.key = key.path ? key.buf : NULL;
 	ro.key_len = key.len;
-	if (!strcmp(argv[optind], "-")) {
+	if (ps) {	/* the key proved the server, which checked the image */
+		fd = page_server_image(ps, argv[optind], &o, &key);
+		ro.key = NULL;
+		if (fd < 0)
+			return fd == -EINVAL ? EXIT_USAGE : EXIT_RESTART;
+	} else if (!strcmp(argv[optind], "-")) {
 		fd = 0;
 	} else {
 		fd = open(argv[optind], O_RDONLY | O_CLOEXEC);
@@ -562,6 +607,8 @@ static int restart_cmd(int argc, char **argv, const char **join, const char **ex
 	ro.logfd = o.logfd;
 	ret = ckpt_restart_opts(fd, &ro, &r);
 	explicit_bzero(key.buf, sizeof(key.buf));
+	if (ps)		/* the loader has its own (lazy.c) */
+		close(ps_sock_of(fd));
 	if (fd != 0)
 		close(fd);
 	if (ret < 0) {
@@ -596,6 +643,45 @@ static int cmd_restart(int argc, char **argv)
 	free(ext);
 	free(cgr);
 	return ret;
+}
+
+static int cmd_page_server(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "address", required_argument, 0, 'a' },
+		{ "port", required_argument, 0, 'p' },
+		{ "key", required_argument, 0, 'K' },
+		{ "log", required_argument, 0, 'l' },
+		{ "help", no_argument, 0, 'h' },
+		{ 0 },
+	};
+	struct common o = { .quiet = true };
+	const char *addr = "127.0.0.1", *port = NULL;
+	struct key key = { 0 };
+	struct ckpt_log log;
+	int c, ret;
+
+	while ((c = getopt_long(argc, argv, "v", opts, NULL)) != -1) {
+		switch (c) {
+		case 'a': addr = optarg; break;
+		case 'p': port = optarg; break;
+		case 'K': key.path = optarg; break;
+		case 'l': o.log = optarg; break;
+		case 'v': o.flags |= CKPT_VERBOSE; break;
+		case 'h': fputs(usage_page_server, stdout); return 0;
+		default: fputs(usage_page_server, stderr); return EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1 || !port) {
+		fputs(usage_page_server, stderr);
+		return EXIT_USAGE;
+	}
+	if (open_log(&o) || (key.path && read_key(&key)))
+		return EXIT_USAGE;
+	log = (struct ckpt_log){ .fd = o.logfd, .verbose = o.flags & CKPT_VERBOSE };
+	ret = ps_serve(addr, port, key.path ? key.buf : NULL, key.len, argv[optind], &log);
+	explicit_bzero(key.buf, sizeof(key.buf));
+	return ret ? 1 : 0;
 }
 
 static int cmd_info(int argc, char **argv)
@@ -657,6 +743,8 @@ int main(int argc, char **argv)
 		return cmd_restart(argc - 1, argv + 1);
 	if (!strcmp(cmd, "info"))
 		return cmd_info(argc - 1, argv + 1);
+	if (!strcmp(cmd, "page-server"))
+		return cmd_page_server(argc - 1, argv + 1);
 	if (!strcmp(cmd, "demo"))
 		return cmd_demo(argv[0]);
 	if (!strcmp(cmd, "__demo_workload"))

@@ -12,6 +12,12 @@
  * it went, and a fork gets a uffd of its own whose missing pages are
  * those its parent still missed then (copies fail with EAGAIN until the
  * fork's event is read, so no page falls in between).
+ *
+ * With restart --page-server the image is a memfd with holes where the
+ * lazy pages' data was (pageserver.c): the loader asks the server for
+ * those, and streams every PAGES payload through in order to check its
+ * checksum on the way (lazy_net.c; no checker child: nothing here to
+ * read twice).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -33,40 +39,12 @@
 
 #include "image.h"
 #include "lazy.h"
+#include "lazy_int.h"
 #include "log.h"
+#include "pageserver.h"
 
-#define PAGE		4096ULL
-#define CHUNK_PAGES	512	/* a background step: 2 MiB */
 #define FAULT_PAGES	16	/* from a touched page on: the next are near */
 #define MAX_MSGS	64
-#define MAX_RETRY	4096
-
-struct lazy_mm {
-	int ufd;
-	pid_t pid;		/* a process of it, if known */
-	struct lazy_set pending;	/* not in yet */
-	struct lazy_set valid;	/* the image's, less what it dropped */
-	uint64_t retry[MAX_RETRY];	/* faults met while its map changed */
-	int nr_retry;
-};
-
-struct loader {
-	struct ckpt_log log;
-	pid_t root;
-	int img_fd;
-	const char *map;	/* the image mapped, if it can be */
-	uint64_t map_len;
-	char *buf;
-	struct lazy_mm **mm;
-	size_t nr, cap;
-	uint64_t on_fault, in_bg, zero, t0;
-	int gone;		/* memories that went before all was in */
-	bool root_gone;		/* the root's among them */
-	pid_t checker;		/* checking the image's page checksums */
-	int check_fd;		/* its pipe: the first bad span */
-	const struct ir_span *spans;
-	unsigned int delay_ms;	/* test build: a pause between steps */
-};
 
 /* ---- sets of runs ---- */
 
@@ -116,7 +94,7 @@ int lazy_set_add(struct lazy_set *s, uint64_t addr, uint64_t npages, uint64_t of
 	return npages ? set_insert_at(s, set_lower(s, addr), r) : 0;
 }
 
-static const struct lazy_run *set_find(const struct lazy_set *s, uint64_t addr)
+const struct lazy_run *lazy_set_find(const struct lazy_set *s, uint64_t addr)
 {
 	size_t i = set_lower(s, addr);
 
@@ -124,7 +102,7 @@ static const struct lazy_run *set_find(const struct lazy_set *s, uint64_t addr)
 }
 
 /* [start, end) taken out. */
-static int set_cut(struct lazy_set *s, uint64_t start, uint64_t end)
+int lazy_set_cut(struct lazy_set *s, uint64_t start, uint64_t end)
 {
 	size_t i = set_lower(s, start);
 
@@ -168,9 +146,9 @@ static int set_move(struct lazy_set *s, uint64_t from, uint64_t to, uint64_t len
 				   s->r[i].off + (lo - a));
 	}
 	if (!ret)
-		ret = set_cut(s, from, from + len);
+		ret = lazy_set_cut(s, from, from + len);
 	if (!ret)
-		ret = set_cut(s, to, to + len);
+		ret = lazy_set_cut(s, to, to + len);
 	for (size_t i = 0; i < moved.n && !ret; i++)
 		ret = lazy_set_add(s, moved.r[i].addr, moved.r[i].npages, moved.r[i].off);
 	lazy_set_free(&moved);
@@ -191,7 +169,7 @@ static int set_copy(struct lazy_set *to, const struct lazy_set *from)
 
 /* @pid and every process below it, killed (children found first: they
  * would move to their reaper once their parent is gone). */
-static void kill_tree(pid_t pid, int depth)
+void lazy_kill_tree(pid_t pid, int depth)
 {
 	char path[64], buf[4096];
 	DIR *d;
@@ -208,7 +186,7 @@ static void kill_tree(pid_t pid, int depth)
 		snprintf(buf, sizeof(buf), "/proc/%d/task/%s/children", pid, e->d_name);
 		f = fopen(buf, "re");
 		while (f && fscanf(f, "%d", &child) == 1)
-			kill_tree(child, depth + 1);
+			lazy_kill_tree(child, depth + 1);
 		if (f)
 			fclose(f);
 	}
@@ -218,8 +196,8 @@ static void kill_tree(pid_t pid, int depth)
 }
 
 /* A page that cannot be had: the process must not run on without it. */
-static _Noreturn void fetch_failed(struct loader *l, struct lazy_mm *m, uint64_t addr,
-				   uint64_t off, int err)
+_Noreturn void lazy_fetch_failed(struct loader *l, struct lazy_mm *m, uint64_t addr,
+				  uint64_t off, int err)
 {
 	pid_t pid = m->pid ? m->pid : l->root;
 
@@ -228,7 +206,7 @@ static _Noreturn void fetch_failed(struct loader *l, struct lazy_mm *m, uint64_t
 		pid, (unsigned long long)addr, (unsigned long long)off, pid);
 	if (m->pid)
 		kill(m->pid, SIGKILL);
-	kill_tree(l->root, 0);
+	lazy_kill_tree(l->root, 0);
 	_exit(1);
 }
 
@@ -267,7 +245,7 @@ static void check_start(struct loader *l, const struct ir_span *s, size_t n)
 	if (l->checker < 0) {
 		l->checker = 0;
 		log_err(&l->log, errno, "lazy restart: pid %d: checking the image's pages:", l->root);
-		kill_tree(l->root, 0);
+		lazy_kill_tree(l->root, 0);
 		_exit(1);
 	}
 }
@@ -292,36 +270,18 @@ static void check_done(struct loader *l, bool wait)
 	else
 		log_err(&l->log, EIO, "lazy restart: pid %d: the image's pages could not be checked, so pid %d is killed",
 			l->root, l->root);
-	kill_tree(l->root, 0);
+	lazy_kill_tree(l->root, 0);
 	_exit(1);
 }
 
 /* ---- copies ---- */
 
-/* @n pages at @addr, from image offset @off, into @m: 0 (*done: all of
- * them), 1 if its memory is gone, -EAGAIN (*done: those in) while its
- * map changes. */
-static int copy_in(struct loader *l, struct lazy_mm *m, uint64_t addr, uint64_t n,
-		   uint64_t off, uint64_t *done)
+/* @len bytes at @src into @m at @addr: 0 (*done: all of them), 1 if its
+ * memory is gone, -EAGAIN (*done: those in) while its map changes. */
+int lazy_place(struct loader *l, struct lazy_mm *m, uint64_t addr, uint64_t len,
+	       const char *src, uint64_t off, uint64_t *done)
 {
-	uint64_t len = n * PAGE, got = 0;
-	const char *src = l->buf;
-
 	*done = 0;
-	/* straight from the image's page cache: no copy of ours between */
-	if (l->map && off % PAGE == 0 && off <= l->map_len && len <= l->map_len - off) {
-		src = l->map + off;
-		if (madvise((void *)src, len, MADV_POPULATE_READ))
-			fetch_failed(l, m, addr, off, errno == EFAULT ? ENODATA : errno);
-		got = len;
-	}
-	while (got < len) {
-		ssize_t r = pread(l->img_fd, l->buf + got, len - got, off + got);
-
-		if (r <= 0)
-			fetch_failed(l, m, addr + got, off + got, r < 0 ? errno : ENODATA);
-		got += r;
-	}
 	while (*done < len) {
 		struct uffdio_copy uc = { .dst = addr + *done,
 					  .src = (uintptr_t)src + *done,
@@ -340,29 +300,59 @@ static int copy_in(struct loader *l, struct lazy_mm *m, uint64_t addr, uint64_t 
 		else if (errno == EAGAIN)
 			return -EAGAIN;
 		else	/* (EFAULT: the image cut short under the mapping) */
-			fetch_failed(l, m, addr + *done, off + *done,
+			lazy_fetch_failed(l, m, addr + *done, off + *done,
 				     errno == EFAULT ? ENODATA : errno);
 	}
+	return 0;
+}
+
+/* @n pages at @addr, from image offset @off, into @m: as lazy_place(). */
+static int copy_in(struct loader *l, struct lazy_mm *m, uint64_t addr, uint64_t n,
+		   uint64_t off, uint64_t *done)
+{
+	uint64_t len = n * PAGE, got = 0;
+	const char *src = l->buf;
+	int ret;
+
+	*done = 0;
+	/* straight from the image's page cache: no copy of ours between */
+	if (l->map && off % PAGE == 0 && off <= l->map_len && len <= l->map_len - off) {
+		src = l->map + off;
+		if (madvise((void *)src, len, MADV_POPULATE_READ))
+			lazy_fetch_failed(l, m, addr, off, errno == EFAULT ? ENODATA : errno);
+		got = len;
+	}
+	while (got < len) {
+		ssize_t r = pread(l->img_fd, l->buf + got, len - got, off + got);
+
+		if (r <= 0)
+			lazy_fetch_failed(l, m, addr + got, off + got, r < 0 ? errno : ENODATA);
+		got += r;
+	}
+	ret = lazy_place(l, m, addr, len, src, off, done);
 	if (src != l->buf)	/* its page tables need not stay */
 		madvise((void *)src, len, MADV_DONTNEED);
-	return 0;
+	return ret;
 }
 
 /* A touched page: 0, 1 (memory gone) or -EAGAIN (to be tried again). */
 static int serve(struct loader *l, struct lazy_mm *m, uint64_t a)
 {
-	const struct lazy_run *r = set_find(&m->valid, a);
+	const struct lazy_run *r = lazy_set_find(&m->valid, a);
 	struct uffdio_range wake = { a, PAGE };
 	uint64_t done = 0;
 	int ret;
 
-	if (r) {
+	if (r && lazy_net_has(l, r->off + (a - r->addr))) {
+		l->on_fault += lazy_net_fault(l, r->off + (a - r->addr));
+		ret = m->dead ? 1 : lazy_set_find(&m->pending, a) ? -EAGAIN : 0;
+	} else if (r) {
 		uint64_t n = (r->addr + r->npages * PAGE - a) / PAGE;
 
 		ret = copy_in(l, m, a, n < FAULT_PAGES ? n : FAULT_PAGES,
 			      r->off + (a - r->addr), &done);
-		if (set_cut(&m->pending, a, a + done))
-			fetch_failed(l, m, a, 0, ENOMEM);
+		if (lazy_set_cut(&m->pending, a, a + done))
+			lazy_fetch_failed(l, m, a, 0, ENOMEM);
 		l->on_fault += done / PAGE;
 	} else {
 		struct uffdio_zeropage z = { .range = { a, PAGE } };
@@ -372,7 +362,7 @@ static int serve(struct loader *l, struct lazy_mm *m, uint64_t a)
 			ret = errno == ESRCH ? 1 : errno == EAGAIN ? -EAGAIN : -errno;
 		l->zero++;
 		if (ret < 0 && ret != -EAGAIN)
-			fetch_failed(l, m, a, 0, -ret);
+			lazy_fetch_failed(l, m, a, 0, -ret);
 	}
 	if (!ret)	/* (a copy wakes it, but not when the page was in) */
 		ioctl(m->ufd, UFFDIO_WAKE, &wake);
@@ -396,9 +386,10 @@ static void add_mm(struct loader *l, int ufd, const struct lazy_mm *parent)
 
 	if (!m || !p || set_copy(&m->pending, &parent->pending) ||
 	    set_copy(&m->valid, &parent->valid))
-		fetch_failed(l, m ? m : (struct lazy_mm *)parent, 0, 0, ENOMEM);
+		lazy_fetch_failed(l, m ? m : (struct lazy_mm *)parent, 0, 0, ENOMEM);
 	l->mm = p;
 	m->ufd = ufd;
+	m->moved = parent->moved;
 	l->mm[l->nr++] = m;
 }
 
@@ -422,6 +413,7 @@ static int drain(struct loader *l, size_t k)
 			add_mm(l, msg[i].arg.fork.ufd, m);
 			break;
 		case UFFD_EVENT_REMAP:
+			m->moved = true;
 			bad |= set_move(&m->pending, msg[i].arg.remap.from,
 					msg[i].arg.remap.to, msg[i].arg.remap.len);
 			bad |= set_move(&m->valid, msg[i].arg.remap.from,
@@ -429,13 +421,13 @@ static int drain(struct loader *l, size_t k)
 			break;
 		case UFFD_EVENT_REMOVE:
 		case UFFD_EVENT_UNMAP:
-			bad |= set_cut(&m->pending, msg[i].arg.remove.start, msg[i].arg.remove.end);
-			bad |= set_cut(&m->valid, msg[i].arg.remove.start, msg[i].arg.remove.end);
+			bad |= lazy_set_cut(&m->pending, msg[i].arg.remove.start, msg[i].arg.remove.end);
+			bad |= lazy_set_cut(&m->valid, msg[i].arg.remove.start, msg[i].arg.remove.end);
 			break;
 		}
 	}
 	if (bad)
-		fetch_failed(l, l->mm[k], 0, 0, ENOMEM);
+		lazy_fetch_failed(l, l->mm[k], 0, 0, ENOMEM);
 	return 0;
 }
 
@@ -446,12 +438,18 @@ static int step(struct loader *l, struct lazy_mm *m)
 	const struct lazy_run *r = &m->pending.r[m->pending.n - 1];
 	uint64_t n = r->npages < CHUNK_PAGES ? r->npages : CHUNK_PAGES, done;
 	uint64_t a = r->addr + (r->npages - n) * PAGE;
-	int ret = copy_in(l, m, a, n, r->off + (a - r->addr), &done);
+	int ret;
+
+	if (lazy_net_has(l, r->off + (a - r->addr))) {	/* (after the stream) */
+		l->in_bg += lazy_net_fault(l, r->off + (a - r->addr));
+		return m->dead;
+	}
+	ret = copy_in(l, m, a, n, r->off + (a - r->addr), &done);
 
 	if (ret == 1)
 		return 1;
-	if (set_cut(&m->pending, a, a + done))
-		fetch_failed(l, m, a, 0, ENOMEM);
+	if (lazy_set_cut(&m->pending, a, a + done))
+		lazy_fetch_failed(l, m, a, 0, ENOMEM);
 	l->in_bg += done / PAGE;
 	return 0;
 }
@@ -487,27 +485,65 @@ static void retry(struct loader *l, struct lazy_mm *m)
 	}
 }
 
+/* How long to wait for a fault (ms, -1: for one or the server's reply). */
+static bool streaming(const struct loader *l)
+{
+	return l->net && lazy_net_streaming(l);
+}
+
+static int wait_ms(const struct loader *l, uint64_t now, uint64_t next)
+{
+	if (now < next)
+		return (int)((next - now) / 1000000) + 1;
+	if (!lazy_net_waits(l))
+		return 0;
+	for (size_t k = 0; k < l->nr; k++)
+		if (l->mm[k]->nr_retry)
+			return 1;
+	return -1;
+}
+
+/* One step of the background work: a streamed piece, or (the stream
+ * done, or none) 2 MiB of what an mm misses. */
+static void background(struct loader *l, size_t *rr, bool readable)
+{
+	if (streaming(l)) {
+		lazy_net_step(l, readable);
+		return;
+	}
+	if (!l->nr)
+		return;
+	*rr = (*rr + 1) % l->nr;
+	if (l->mm[*rr]->pending.n && step(l, l->mm[*rr]))
+		lost(l, *rr);
+}
+
 static _Noreturn void run(struct loader *l)
 {
 	struct pollfd *fds = NULL;
 	size_t rr = 0;
 	uint64_t next = 0, now = 0;	/* the next background step's time */
 
-	while (l->nr) {
-		void *p = realloc(fds, l->nr * sizeof(*fds));
+	/* (with a server, the stream goes on to check every checksum) */
+	while (l->nr || (streaming(l) && !l->root_gone)) {
+		void *p = realloc(fds, (l->nr + 1) * sizeof(*fds));
+		size_t nr = l->nr, nfd = nr;
 
 		check_done(l, false);
-		size_t nr = l->nr;
-
-		if (!p)
-			fetch_failed(l, l->mm[0], 0, 0, ENOMEM);
+		if (!p) {
+			log_err(&l->log, ENOMEM, "lazy restart: pid %d: poll table:", l->root);
+			lazy_kill_tree(l->root, 0);
+			_exit(1);
+		}
 		fds = p;
 		for (size_t k = 0; k < nr; k++)
 			fds[k] = (struct pollfd){ .fd = l->mm[k]->ufd, .events = POLLIN };
+		if (streaming(l))
+			fds[nfd++] = (struct pollfd){ .fd = lazy_net_sock(l), .events = POLLIN };
 		if (l->delay_ms)
 			now = log_now();
 		/* faults served at once, whatever the pace of the steps */
-		poll(fds, nr, now >= next ? 0 : (int)((next - now) / 1000000) + 1);
+		poll(fds, nfd, wait_ms(l, now, next));
 		for (size_t k = nr; k-- > 0;) {
 			if ((fds[k].revents & POLLIN) && drain(l, k)) {
 				lost(l, k);
@@ -515,17 +551,18 @@ static _Noreturn void run(struct loader *l)
 			}
 			retry(l, l->mm[k]);
 		}
+		for (size_t k = l->nr; k-- > 0;)
+			if (l->mm[k]->dead)
+				lost(l, k);
 		for (size_t k = 0; k < l->nr; k++)
 			if (!l->mm[k]->pending.n && !l->mm[k]->nr_retry)
 				drop_mm(l, k--);
-		if (!l->nr)
+		if (!l->nr && !streaming(l))
 			break;
 		if (l->delay_ms && (now = log_now()) < next)
 			continue;
 		next = now + l->delay_ms * 1000000ULL;
-		rr = (rr + 1) % l->nr;
-		if (l->mm[rr]->pending.n && step(l, l->mm[rr]))
-			lost(l, rr);
+		background(l, &rr, nfd > nr && (fds[nr].revents & (POLLIN | POLLHUP | POLLERR)));
 	}
 	if (l->root_gone && l->checker) {	/* nothing left to guard */
 		kill(l->checker, SIGKILL);
@@ -533,28 +570,35 @@ static _Noreturn void run(struct loader *l)
 		l->checker = 0;
 	}
 	check_done(l, true);
-	log_info(&l->log, "lazy restart: pid %d: loader %s in %.1f ms: %llu pages on touch, %llu in the background, %llu zero pages",
+	if (l->net)
+		ps_bye(lazy_net_sock(l));
+	log_info(&l->log, "lazy restart: pid %d: loader %s in %.1f ms: %llu pages on touch, %llu in the background, %llu zero pages%s",
 		 l->root, l->gone ? "ended with the memory it served" : "done",
 		 (log_now() - l->t0) / 1e6, (unsigned long long)l->on_fault,
-		 (unsigned long long)l->in_bg, (unsigned long long)l->zero);
+		 (unsigned long long)l->in_bg, (unsigned long long)l->zero,
+		 l->net ? ", from the page server" : "");
+	if (l->net)
+		log_info(&l->log, "lazy restart: pid %d: %llu bytes from the page server, %.0f MB/s",
+			 l->root, (unsigned long long)lazy_net_bytes(l),
+			 lazy_net_bytes(l) / 1e6 / ((log_now() - l->t0) / 1e9));
 	_exit(0);
 }
 
 /* Nothing of ckpt's but what the loader needs: no fd of a pipe someone
  * waits to see closed (the caller's stdout, the keeper's). */
-static void keep_fds(int a, int b, int c)
+static void keep_fds(int a, int b, int c, int d)
 {
-	int keep[3] = { a, b, c }, from = 0;
+	int keep[4] = { a, b, c, d }, from = 0;
 
-	for (int i = 0; i < 3; i++)	/* sorted */
-		for (int j = i + 1; j < 3; j++)
+	for (int i = 0; i < 4; i++)	/* sorted */
+		for (int j = i + 1; j < 4; j++)
 			if (keep[j] < keep[i]) {
 				int x = keep[i];
 
 				keep[i] = keep[j];
 				keep[j] = x;
 			}
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 4; i++) {
 		if (keep[i] < from)
 			continue;
 		if (keep[i] > from)
@@ -572,6 +616,7 @@ pid_t lazy_loader_start(struct ckpt_log *log, pid_t pid, int ufd, int img_fd,
 	struct lazy_mm m = { .ufd = ufd, .pid = pid, .pending = *pages };
 	struct stat st;
 	pid_t child;
+	int sock;
 
 	child = fork();
 	if (child < 0)
@@ -588,7 +633,8 @@ pid_t lazy_loader_start(struct ckpt_log *log, pid_t pid, int ufd, int img_fd,
 	signal(SIGHUP, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
 	prctl(PR_SET_NAME, "ckpt-lazy");
-	keep_fds(ufd, img_fd, log->fd);
+	sock = ps_sock_of(img_fd);
+	keep_fds(ufd, img_fd, log->fd, sock);
 	l.log.err = 0;
 	l.log.pid = 0;
 #ifdef CKPT_TEST_HOOKS
@@ -603,9 +649,14 @@ pid_t lazy_loader_start(struct ckpt_log *log, pid_t pid, int ufd, int img_fd,
 		l.map_len = st.st_size;
 	}
 	if (!l.buf || set_copy(&m.valid, pages))
-		fetch_failed(&l, &m, 0, 0, ENOMEM);
+		lazy_fetch_failed(&l, &m, 0, 0, ENOMEM);
 	add_mm(&l, ufd, &m);
 	l.mm[0]->pid = pid;
-	check_start(&l, spans, nr_spans);
+	l.spans = spans;
+	l.nr_spans = nr_spans;
+	if (sock < 0)
+		check_start(&l, spans, nr_spans);
+	else if (lazy_net_start(&l, sock))
+		lazy_fetch_failed(&l, &m, 0, 0, ENOMEM);
 	run(&l);
 }

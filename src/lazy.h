@@ -33,4 +33,9 @@ pid_t lazy_loader_start(struct ckpt_log *log, pid_t pid, int ufd, int img_fd,
 			struct lazy_set *pages, const struct ir_span *spans,
 			size_t nr_spans, const struct pin *pin);
 
+/* Whether the pages of an area like @v may be left to the loader
+ * (mm_lazy.c; restart adds conditions a page server sees too). */
+struct rec_vma;
+bool mm_lazy_vma(const struct rec_vma *v);
+
 #endif

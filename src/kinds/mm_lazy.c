@@ -24,6 +24,7 @@
 
 #include "../../include/ckpt.h"
 #include "../lazy.h"
+#include "../pageserver.h"
 #include "mm.h"
 
 #define PAGE	4096ULL
@@ -40,11 +41,18 @@ static bool in_image(const struct rst_vma *v)
 	return true;
 }
 
+/* (what a page server leaves out of the image it sends, pageserver.c,
+ * which then also takes back areas with PAGES_REF or VMA_GUARDS) */
+bool mm_lazy_vma(const struct rec_vma *v)
+{
+	return v->kind == VMA_ANON && (v->flags & MAP_PRIVATE) && !v->shm_id &&
+	       !(v->madv & EAGER);
+}
+
 bool mm_lazy_area(const struct rst_ctx *c, const struct rst_vma *v)
 {
-	return (c->flags & CKPT_LAZY) && v->v.kind == VMA_ANON &&
-	       (v->v.flags & MAP_PRIVATE) && !v->v.shm_id && !v->have_refs &&
-	       v->pages_len && !v->nr_guards && !(v->v.madv & EAGER) && in_image(v);
+	return (c->flags & CKPT_LAZY) && mm_lazy_vma(&v->v) && !v->have_refs &&
+	       v->pages_len && !v->nr_guards && in_image(v);
 }
 
 /* What --lazy takes: one process (with its threads).  A tree's
@@ -110,6 +118,30 @@ static int uffd_setup(struct rst_ctx *c, struct rst_task *t, const struct mm_sta
 	return 0;
 }
 
+/* An image from a page server (pageserver.c) lacks the data of the
+ * areas it expects the loader to bring: one restored whole here instead
+ * would have read zeros from its holes.  Refused before it runs. */
+static int server_holes_lazy(struct rst_ctx *c, struct rst_task *t, const struct mm_state *s)
+{
+	if (!(c->flags & CKPT_LAZY) || ps_sock_of(c->img_fd) < 0)
+		return 0;
+	for (int i = 0; i < s->nr; i++) {
+		const struct rst_vma *v = &s->vmas[i];
+
+		for (uint32_t j = 0; !mm_lazy_area(c, v) && j < v->nr_segs; j++) {
+			off_t end = v->segs[j].off + v->segs[j].npages * PAGE;
+
+			if (!v->segs[j].file && !v->segs[j].ref && v->segs[j].npages &&
+			    lseek(c->img_fd, v->segs[j].off, SEEK_HOLE) < end)
+				return log_err(c->log, EPROTO,
+					       "--page-server: pid %d: the server left out the pages of area 0x%llx-0x%llx, which restart loads whole",
+					       t->pid, (unsigned long long)v->v.start,
+					       (unsigned long long)v->v.end);
+		}
+	}
+	return 0;
+}
+
 int mm_lazy_start(struct rst_ctx *c, struct rst_task *t, struct mm_state *s)
 {
 	struct lazy_set pages = { 0 };
@@ -123,8 +155,13 @@ int mm_lazy_start(struct rst_ctx *c, struct rst_task *t, struct mm_state *s)
 					   s->vmas[i].segs[j].npages, s->vmas[i].segs[j].off);
 	if (ret)
 		ret = log_err(c->log, -ret, "--lazy: pid %d: page table:", t->pid);
-	if (!ret && !pages.n)
+	if (!ret)
+		ret = server_holes_lazy(c, t, s);
+	if (!ret && !pages.n) {	/* no loader: a page server is done */
+		if ((c->flags & CKPT_LAZY) && ps_sock_of(c->img_fd) >= 0)
+			ps_bye(ps_sock_of(c->img_fd));
 		goto out;
+	}
 	if (!ret)
 		ret = take_uffd(c, t, &ufd);
 	if (!ret)

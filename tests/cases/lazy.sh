@@ -10,6 +10,13 @@ t lazy_image_corrupt
 t lazy_state
 t lazy_loader_ends
 t lazy_refused_tree
+t lazy_ps_netns
+t lazy_ps_server_killed
+t lazy_ps_forged
+t lazy_ps_wrong_key
+t lazy_ps_bad_request
+t lazy_ps_state
+t lazy_ps_images
 
 # lazy_mem (tests/progs) of MIB MiB, checkpointed into DIR/img: sets $pid.
 lazy_start() {	# DIR MIB [fork]
@@ -174,4 +181,242 @@ test_lazy_refused_tree() {
 		grep -q "^ckpt: .*--lazy: the image holds [0-9]* processes (pid $pid and its children)" $d/err ||
 		return 1
 	sanitizer_clean $d/err && ! kill -0 $pid 2>/dev/null
+}
+
+# ---- restart --lazy --page-server (src/pageserver.c) ----
+
+# `ckpt page-server` of DIR/img in the background, in network namespace
+# NS if not empty, on ADDR, port 0 (any): sets $srv (timeout's pid; the
+# server is its child) and $port.
+ps_start() {	# DIR NS ADDR [ARGS...]
+	local d=$1 ns=$2 addr=$3
+	shift 3
+	(exec ${ns:+ip netns exec $ns} timeout -k 5 $RESTART_TIMEOUT "$CKPT" page-server \
+		--address $addr --port 0 -v "$@" $d/img > $d/srv 2>&1 < /dev/null) &
+	srv=$!
+	wait_for $d/srv 'page-server: serving' 10 || { cat $d/srv; return 1; }
+	port=$(sed -n 's/.*page-server: serving .* port \([0-9]*\)$/\1/p' $d/srv)
+	[ -n "$port" ]
+}
+
+# restart --lazy --detach -v through the server at ADDR:$port, in NS if
+# not empty, of an image named IMG, with the loader slowed to DELAY ms a
+# step: sets $loader; its messages in DIR/err.
+ps_restart() {	# DIR NS ADDR IMG DELAY [ARGS...]
+	local d=$1 ns=$2 addr=$3 img=$4 delay=$5
+	shift 5
+	CKPT_TEST_LAZY_DELAY_MS=$delay ${ns:+ip netns exec $ns} timeout -k 5 $RESTART_TIMEOUT \
+		"$CKPT" restart --lazy --detach -v --page-server $addr:$port "$@" $img \
+		> $d/rpid 2> $d/err < /dev/null || { grep -v timing $d/err; return 1; }
+	loader=$(sed -n 's/.*left to the loader, pid \([0-9]*\).*/\1/p' $d/err)
+	[ -n "$loader" ] || { note "no loader"; return 1; }
+}
+
+# Two network namespaces A and B joined by a veth pair, 10.231.N.1 in A
+# and .2 in B (N from our pid: tests run side by side).
+ps_netns() {	# A B NET
+	ip netns add $1 && ip netns add $2 &&
+	ip link add ps$3a type veth peer name ps$3b &&
+	ip link set ps$3a netns $1 && ip link set ps$3b netns $2 &&
+	ip -n $1 addr add 10.231.$3.1/24 dev ps$3a && ip -n $2 addr add 10.231.$3.2/24 dev ps$3b &&
+	ip -n $1 link set ps$3a up && ip -n $2 link set ps$3b up
+}
+
+# A process restarted in namespace B from a server in namespace A, both
+# proving the key: B holds no copy of the image (its name only), every
+# page is checked by the process, the server exits once the loader is
+# done, both say how many bytes went over.
+test_lazy_ps_netns() {
+	local d=$WORK/lazy-ps-netns net=$(($$ % 250)) a=ckptpsA$$ b=ckptpsB$$ rc=0 fds n
+	lazy_start $d 64 || return 1
+	head -c 32 /dev/urandom > $d/key
+	ps_netns $a $b $net || rc=1
+	[ $rc = 0 ] && { ps_start $d $a 10.231.$net.1 --key $d/key || rc=1; }
+	[ $rc = 0 ] && { ps_restart $d $b 10.231.$net.1 $d/nothing-here/img 4 --key $d/key || rc=1; }
+	if [ $rc = 0 ]; then
+		fds=$(ls -l /proc/$pid/fd 2>&1)
+		echo "$fds" | grep -q 'socket\|page-server' && { note "the process holds the connection: $fds"; rc=1; }
+		touch $d/go
+		wait_for $d/out 'PASS\|FAIL' 60
+		cat $d/out
+		gone $pid
+		grep -q '^PASS' $d/out || rc=1
+		grep 'loader done.*from the page server' $d/err || rc=1
+		grep 'bytes from the page server' $d/err || rc=1
+		n=$(sed -n 's/.*: \([0-9]*\) pages on touch.*/\1/p' $d/err)
+		[ "${n:-0}" -gt 0 ] || { note "no page came on touch"; rc=1; }
+		gone $srv || { note "the server is still there"; rc=1; }
+		grep "page-server: 10.231.$net.2 port [0-9]*: loader done: [0-9]* bytes" $d/srv || rc=1
+		lazy_clean $d || rc=1
+		sanitizer_clean $d/srv || rc=1
+	fi
+	[ -n "${srv:-}" ] && kill $srv 2>/dev/null
+	ip netns del $a 2>/dev/null
+	ip netns del $b 2>/dev/null
+	return $rc
+}
+
+# The server killed while the loader (slowed) is at work: the process is
+# killed, never run on with zero pages, and the loader says why.
+test_lazy_ps_server_killed() {
+	local d=$WORK/lazy-ps-killed
+	lazy_start $d 64 || return 1
+	ps_start $d "" 127.0.0.1 || return 1
+	ps_restart $d "" 127.0.0.1 $d/img 50 || return 1
+	sleep 0.3
+	kill -9 $(pgrep -P $srv) || return 1
+	touch $d/go
+	gone $pid || { note "pid $pid still runs"; kill -9 $pid; return 1; }
+	cat $d/out
+	grep -v '^ckpt: timing' $d/err | tail -2
+	grep -q 'PASS\|FAIL' $d/out && return 1
+	grep -q "lazy restart: pid $pid: the page server's \(connection was lost\|reply was cut short\) (.*) at image offset [0-9]*, so pid $pid is killed" $d/err ||
+		return 1
+	lazy_clean $d
+}
+
+# Forged replies (the test build's CKPT_TEST_PS_FORGE): pages for another
+# offset than asked, refused at once, and a byte changed, refused by the
+# checksum of its record (as a corrupt image is): the process is killed
+# with one error saying what was wrong.
+test_lazy_ps_forged() {
+	local d how want
+	for how in offset data; do
+		d=$WORK/lazy-ps-forged-$how
+		lazy_start $d 64 || return 1
+		CKPT_TEST_PS_FORGE=$how ps_start $d "" 127.0.0.1 || return 1
+		# (the process may be killed before restart is done with it)
+		ps_restart $d "" 127.0.0.1 $d/img $([ $how = offset ] && echo 20 || echo 0)
+		loader=$(sed -n 's/.*left to the loader, pid \([0-9]*\).*/\1/p' $d/err)
+		[ -n "$loader" ] || { note "no loader"; return 1; }
+		# (a changed byte shows when its record's checksum is done:
+		# the process must not look at its pages before)
+		[ $how = offset ] && touch $d/go
+		gone $pid || { note "pid $pid still runs"; kill -9 $pid; return 1; }
+		grep -v '^ckpt: timing' $d/err | tail -2
+		grep -q '^PASS' $d/out && return 1
+		case $how in
+		offset) want="the page server sent [0-9]* bytes at offset [0-9]* for a request of [0-9]* at [0-9]* (a forged reply) at image offset [0-9]*, so pid $pid is killed" ;;
+		data) want="pid $pid: \(record PAGES at offset [0-9]*: checksum mismatch (corrupt image)\|the page server sent two different contents for the same pages (a forged reply) at image offset [0-9]*\), so pid $pid is killed" ;;
+		esac
+		grep -q "lazy restart: .*$want" $d/err || { note "$how: not refused"; return 1; }
+		lazy_clean $d || return 1
+		kill $srv 2>/dev/null
+	done
+	return 0
+}
+
+# A key the server does not hold, or none: refused before any of the
+# image is sent (restart fails, nothing is restored); the server waits
+# on for the restart that has the key, and serves it.
+test_lazy_ps_wrong_key() {
+	local d=$WORK/lazy-ps-key rc
+	lazy_start $d 16 || return 1
+	head -c 32 /dev/urandom > $d/key
+	head -c 32 /dev/urandom > $d/other
+	ps_start $d "" 127.0.0.1 --key $d/key || return 1
+	ckpt restart --lazy --detach --page-server 127.0.0.1:$port --key $d/other $d/img \
+		> $d/rpid 2> $d/err1 < /dev/null
+	rc=$?
+	cat $d/err1
+	[ $rc = 125 ] && [ "$(wc -l < $d/err1)" = 1 ] &&
+		grep -q "^ckpt: .*--page-server 127.0.0.1:$port: the server does not hold our key (wrong key): refused" $d/err1 ||
+		return 1
+	ckpt restart --lazy --detach --page-server 127.0.0.1:$port $d/img > $d/rpid 2> $d/err2 < /dev/null
+	rc=$?
+	cat $d/err2
+	[ $rc = 125 ] && grep -q "the server wants a key (restart --key FILE)" $d/err2 || return 1
+	kill -0 $pid 2>/dev/null && { note "pid $pid restored"; return 1; }
+	cat $d/srv
+	grep -q "page-server: 127.0.0.1 port [0-9]*: left at our hello (wrong key): refused" $d/srv &&
+		grep -q "page-server: 127.0.0.1 port [0-9]*: left at our hello (it has no key): refused" $d/srv ||
+		return 1
+	ps_restart $d "" 127.0.0.1 $d/img 0 --key $d/key || return 1
+	touch $d/go
+	wait_for $d/out 'PASS\|FAIL' 60
+	gone $pid
+	grep -q '^PASS' $d/out && gone $srv && lazy_clean $d && sanitizer_clean $d/srv
+}
+
+# The server answers only for pages it left out of the image (a client
+# of tests/aux asks for bytes of the image's head, then past its end):
+# refused, the server says so and exits.
+test_lazy_ps_bad_request() {
+	local d=$WORK/lazy-ps-bad
+	lazy_start $d 16 || return 1
+	ps_start $d "" 127.0.0.1 || return 1
+	$PYTHON "$ROOT/tests/aux/ps_client.py" 127.0.0.1 $port img 0 4096 > $d/c1 2>&1
+	cat $d/c1 $d/srv
+	grep -q 'refused: status 22' $d/c1 || return 1
+	grep -q 'page-server: 127.0.0.1 port [0-9]*: a request for 4096 bytes at offset 0, not pages of the image: refused' $d/srv ||
+		return 1
+	gone $srv && sanitizer_clean $d/srv
+}
+
+# Through a server on loopback: the state programs of lazy_state (areas
+# the server leaves out and areas restart loads whole, side by side),
+# and a fork while the loader is at work.
+test_lazy_ps_state() {
+	local p d
+	for p in mem_anon threads shm_devzero mem_file fork; do
+		d=$WORK/lazy-ps-state-$p
+		mkdir -p $d
+		if [ $p = fork ]; then
+			lazy_start $d 64 fork || return 1
+		else
+			"$PROGS/$p" $d/go > $d/out 2>&1 < /dev/null &
+			pid=$!
+			wait_for $d/out READY 30 || return 1
+			checkpoint_kill $d $pid || return 1
+		fi
+		ps_start $d "" 127.0.0.1 || return 1
+		ps_restart $d "" 127.0.0.1 $d/img $([ $p = fork ] && echo 15 || echo 0) || return 1
+		touch $d/go
+		wait_for $d/out 'PASS\|FAIL' 60
+		gone $pid
+		grep -q '^PASS' $d/out && ! grep -q FAIL $d/out || { note "$p: $(cat $d/out)"; return 1; }
+		gone $srv || { note "$p: the server is still there"; return 1; }
+		grep -q 'loader done.*from the page server' $d/err || return 1
+		lazy_clean $d && sanitizer_clean $d/srv || return 1
+	done
+}
+
+# A compressed image is served expanded (its pages as the loader wants
+# them); an incremental one is refused in one line, and so is
+# --page-server without --lazy.
+test_lazy_ps_images() {
+	local d=$WORK/lazy-ps-images rc
+	mkdir -p $d
+	"$PROGS/lazy_mem" $d/go 32 > $d/out 2>&1 < /dev/null &
+	pid=$!
+	wait_for $d/out READY 30 || return 1
+	ckpt checkpoint --track-mem -o $d/a.img $pid || return 1
+	ckpt checkpoint --kill --parent $d/a.img -o $d/b.img $pid || return 1
+	wait $pid 2>/dev/null
+	gone $pid || return 1
+	ckpt page-server --port 0 $d/b.img > $d/srv 2>&1 < /dev/null
+	rc=$?
+	cat $d/srv
+	[ $rc = 1 ] && [ "$(wc -l < $d/srv)" = 1 ] &&
+		grep -q '^ckpt: .*page-server: the image is incremental (it names a parent image): serve a whole image' $d/srv ||
+		return 1
+	ckpt restart --page-server 127.0.0.1:1 $d/a.img > $d/rout 2>&1 < /dev/null
+	rc=$?
+	cat $d/rout
+	[ $rc = 2 ] && grep -q '^ckpt: --page-server is for --lazy' $d/rout || return 1
+	d=$WORK/lazy-ps-zstd
+	mkdir -p $d
+	"$PROGS/lazy_mem" $d/go 32 > $d/out 2>&1 < /dev/null &
+	pid=$!
+	wait_for $d/out READY 30 || return 1
+	ckpt checkpoint --kill --compress -o $d/img $pid || return 1
+	wait $pid 2>/dev/null
+	gone $pid || return 1
+	ps_start $d "" 127.0.0.1 || return 1
+	ps_restart $d "" 127.0.0.1 $d/img 0 || return 1
+	touch $d/go
+	wait_for $d/out 'PASS\|FAIL' 60
+	gone $pid
+	grep -q '^PASS' $d/out && grep -q 'loader done.*from the page server' $d/err &&
+		gone $srv && lazy_clean $d && sanitizer_clean $d/srv
 }
