@@ -3,10 +3,13 @@
 #ifndef CKPT_LAZY_H
 #define CKPT_LAZY_H
 
+#include "image_format.h"
 #include "pin.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/mman.h>
 #include <sys/types.h>
 
 /* Pages of the image: @npages at @addr, from image offset @off. */
@@ -34,8 +37,15 @@ pid_t lazy_loader_start(struct ckpt_log *log, pid_t pid, int ufd, int img_fd,
 			size_t nr_spans, const struct pin *pin);
 
 /* Whether the pages of an area like @v may be left to the loader
- * (mm_lazy.c; restart adds conditions a page server sees too). */
-struct rec_vma;
-bool mm_lazy_vma(const struct rec_vma *v);
+ * (restart adds conditions, mm_lazy.c; a page server, pageserver.c, sees
+ * them too).  Inline: both the mm kind and the page server below it
+ * ask, and neither may call the other. */
+#define LAZY_EAGER	(VMA_MLOCKED | VMA_SEALED | VMA_DROPPABLE | VMA_MADV_DONTFORK | \
+			 VMA_MADV_WIPEONFORK)
+static inline bool mm_lazy_vma(const struct rec_vma *v)
+{
+	return v->kind == VMA_ANON && (v->flags & MAP_PRIVATE) && !v->shm_id &&
+	       !(v->madv & LAZY_EAGER);
+}
 
 #endif

@@ -28,8 +28,6 @@
 #include "mm.h"
 
 #define PAGE	4096ULL
-#define EAGER	(VMA_MLOCKED | VMA_SEALED | VMA_DROPPABLE | VMA_MADV_DONTFORK | \
-		 VMA_MADV_WIPEONFORK)
 
 /* Pages in a parent image of an incremental chain (chain.c) are read
  * from it as before: the loader has the image alone. */
@@ -39,14 +37,6 @@ static bool in_image(const struct rst_vma *v)
 		if (v->segs[i].file)
 			return false;
 	return true;
-}
-
-/* (what a page server leaves out of the image it sends, pageserver.c,
- * which then also takes back areas with PAGES_REF or VMA_GUARDS) */
-bool mm_lazy_vma(const struct rec_vma *v)
-{
-	return v->kind == VMA_ANON && (v->flags & MAP_PRIVATE) && !v->shm_id &&
-	       !(v->madv & EAGER);
 }
 
 bool mm_lazy_area(const struct rst_ctx *c, const struct rst_vma *v)
