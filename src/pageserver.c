@@ -28,6 +28,7 @@
 #include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "auth.h"
@@ -224,12 +225,10 @@ static int server_open(struct server *s, const char *image)
 	if (s->fd < 0)
 		return s->fd;
 	fd = s->fd;
-	/* an image made with the key is checked with it first */
-	ret = s->key ? auth_find(fd, &(struct rec_auth){ 0 }, s->log) : 0;
-	if (ret == 1)
-		ret = auth_verify(fd, s->key, s->key_len, s->log);
-	if (ret == -EBADMSG)
-		ret = log_err(s->log, EBADMSG, "page-server: %s: malformed AUTH record", image);
+	/* with a key, the image must be one made with it, as for a
+	 * restart --key from a file: the restart trusts what we send on the
+	 * strength of the key alone */
+	ret = s->key ? auth_verify(fd, s->key, s->key_len, s->log) : 0;
 	if (!ret) {	/* the loader reads pages where they lie: expanded */
 		ret = img_expand(fd, s->log, NULL);
 		s->fd = ret < 0 ? fd : ret;
@@ -425,6 +424,8 @@ static void peer_name(int sock, char *buf, size_t n)
 		snprintf(buf, n, "%s port %s", host, serv);
 }
 
+#define HELLO_S	10
+
 /* One connection: 1 once a restart was served to its end, 0 if it was
  * refused (the next one is waited for), -errno if it was served but
  * ended before its loader was done. */
@@ -432,13 +433,23 @@ static int serve_one(struct server *s, int sock)
 {
 	char peer[NI_MAXHOST + NI_MAXSERV + 8];
 	uint64_t t0 = log_now(), bytes = 0;
+	struct timeval wait = { HELLO_S, 0 };
 	int one = 1, ret;
 
+#ifdef CKPT_TEST_HOOKS
+	if (getenv("CKPT_TEST_HELLO_S"))
+		wait.tv_sec = atoi(getenv("CKPT_TEST_HELLO_S"));
+#endif
 	peer_name(sock, peer, sizeof(peer));
 	setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	/* a peer that connects and says nothing must not hold the one
+	 * connection served at a time (the restart behind it would wait
+	 * for ever): HELLO_S to say hello and prove itself */
+	setsockopt(sock, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof(wait));
 	ret = server_hello(s, sock, peer);
 	if (ret != 1)
 		return ret;
+	setsockopt(sock, SOL_SOCKET, SO_RCVTIMEO, &(struct timeval){ 0 }, sizeof(struct timeval));
 	ret = send_image(s, sock);
 	if (ret)
 		return log_err(s->log, -ret, "page-server: %s: sending the image:", peer);

@@ -19,12 +19,14 @@ t lazy_ps_state
 t lazy_ps_images
 
 # lazy_mem (tests/progs) of MIB MiB, checkpointed into DIR/img: sets $pid.
-lazy_start() {	# DIR MIB [fork]
+lazy_start() {	# DIR MIB [fork]   (LAZY_KEY=FILE: checkpoint --key FILE)
 	mkdir -p $1
 	"$PROGS/lazy_mem" $1/go $2 ${3:-} > $1/out 2>&1 < /dev/null &
 	pid=$!
 	wait_for $1/out READY 30 || return 1
-	checkpoint_kill $1 $pid
+	ckpt checkpoint --kill ${LAZY_KEY:+--key $LAZY_KEY} -o "$1/img" $pid || return 1
+	wait $pid 2>/dev/null
+	gone $pid
 }
 
 # restart --lazy --detach of DIR/img with the loader slowed to DELAY ms a
@@ -228,8 +230,9 @@ ps_netns() {	# A B NET
 # done, both say how many bytes went over.
 test_lazy_ps_netns() {
 	local d=$WORK/lazy-ps-netns net=$(($$ % 250)) a=ckptpsA$$ b=ckptpsB$$ rc=0 fds n
-	lazy_start $d 64 || return 1
+	mkdir -p $d
 	head -c 32 /dev/urandom > $d/key
+	LAZY_KEY=$d/key lazy_start $d 64 || return 1
 	ps_netns $a $b $net || rc=1
 	[ $rc = 0 ] && { ps_start $d $a 10.231.$net.1 --key $d/key || rc=1; }
 	[ $rc = 0 ] && { ps_restart $d $b 10.231.$net.1 $d/nothing-here/img 4 --key $d/key || rc=1; }
@@ -310,11 +313,21 @@ test_lazy_ps_forged() {
 # image is sent (restart fails, nothing is restored); the server waits
 # on for the restart that has the key, and serves it.
 test_lazy_ps_wrong_key() {
-	local d=$WORK/lazy-ps-key rc
-	lazy_start $d 16 || return 1
+	local d=$WORK/lazy-ps-key rc idle
+	mkdir -p $d
 	head -c 32 /dev/urandom > $d/key
 	head -c 32 /dev/urandom > $d/other
-	ps_start $d "" 127.0.0.1 --key $d/key || return 1
+	LAZY_KEY=$d/other lazy_start $d 16 || return 1
+	# an image not made with the server's key is not served with it:
+	# a restart would trust it on the strength of the key
+	timeout 10 "$CKPT" page-server --port 0 --key $d/key $d/img > $d/srv0 2>&1 < /dev/null
+	rc=$?
+	cat $d/srv0
+	[ $rc != 0 ] && grep -q "not authenticated by this key" $d/srv0 || return 1
+	mv $d/img $d/img.other
+	LAZY_KEY=$d/key lazy_start $d 16 || return 1
+	# (the test build's wait for a hello: 1 s, not 10)
+	CKPT_TEST_HELLO_S=1 ps_start $d "" 127.0.0.1 --key $d/key || return 1
 	ckpt restart --lazy --detach --page-server 127.0.0.1:$port --key $d/other $d/img \
 		> $d/rpid 2> $d/err1 < /dev/null
 	rc=$?
@@ -331,10 +344,15 @@ test_lazy_ps_wrong_key() {
 	grep -q "page-server: 127.0.0.1 port [0-9]*: left at our hello (wrong key): refused" $d/srv &&
 		grep -q "page-server: 127.0.0.1 port [0-9]*: left at our hello (it has no key): refused" $d/srv ||
 		return 1
+	# a peer that connects and says nothing is dropped after a while,
+	# not served for ever before the restart behind it
+	exec {idle}<>/dev/tcp/127.0.0.1/$port || return 1
 	ps_restart $d "" 127.0.0.1 $d/img 0 --key $d/key || return 1
+	exec {idle}>&-
 	touch $d/go
 	wait_for $d/out 'PASS\|FAIL' 60
 	gone $pid
+	grep -q "page-server: 127.0.0.1 port [0-9]*: no hello" $d/srv || { note "the idle peer was not dropped"; return 1; }
 	grep -q '^PASS' $d/out && gone $srv && lazy_clean $d && sanitizer_clean $d/srv
 }
 
