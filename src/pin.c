@@ -12,6 +12,8 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <sched.h>
+#include <string.h>
+#include <sys/sysinfo.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -24,6 +26,20 @@ static cpu_set_t *was(const struct pin *p)
 	return (cpu_set_t *)p->was;
 }
 
+/* The caller's mask: all ones where it had every CPU online, not the
+ * CPUs of today.  The kernel keeps the mask asked for (user_cpus_ptr,
+ * Linux 6.2) and would hold the task to those CPUs when more come or its
+ * cpuset grows; all ones it ANDs with the cpuset, as if never asked. */
+static int give(pid_t tid, const struct pin *p)
+{
+	cpu_set_t any;
+
+	if (!p->all)
+		return sched_setaffinity(tid, sizeof(p->was), was(p));
+	memset(&any, 0xff, sizeof(any));
+	return sched_setaffinity(tid, sizeof(any), &any);
+}
+
 void pin_begin(struct pin *p)
 {
 	cpu_set_t one;
@@ -34,6 +50,7 @@ void pin_begin(struct pin *p)
 	    sched_getaffinity(0, sizeof(p->was), was(p)) ||
 	    !CPU_ISSET(p->cpu, was(p)) || CPU_COUNT(was(p)) < 2)
 		return;
+	p->all = CPU_COUNT(was(p)) >= get_nprocs();
 	CPU_ZERO(&one);
 	CPU_SET(p->cpu, &one);
 	p->on = !sched_setaffinity(0, sizeof(one), &one);
@@ -42,7 +59,7 @@ void pin_begin(struct pin *p)
 void pin_end(struct pin *p)
 {
 	if (p->on)
-		sched_setaffinity(0, sizeof(p->was), was(p));
+		give(0, p);
 	p->on = false;
 }
 
@@ -62,11 +79,20 @@ int pin_release(const struct pin *p, pid_t tid, const uint64_t *mask, size_t len
 		return -errno;
 	if (CPU_COUNT(&now) != 1 || !CPU_ISSET(p->cpu, &now))
 		return gone;
-	return sched_setaffinity(tid, sizeof(p->was), was(p)) ? -errno : gone;
+	return give(tid, p) ? -errno : gone;
 }
 
 void pin_undo_here(const struct pin *p)
 {
 	if (p->on)
-		sched_setaffinity(0, sizeof(p->was), was(p));
+		give(0, p);
+}
+
+bool pin_restricted(const uint64_t *mask, size_t len)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < len / 8; i++)
+		n += __builtin_popcountll(mask[i]);
+	return n < get_nprocs();
 }

@@ -9,6 +9,7 @@
 struct pin {
 	bool on;
 	int cpu;		/* where ckpt and its puppets run meanwhile */
+	bool all;		/* the caller could run on every CPU online */
 	/* the caller's own mask, a cpu_set_t (not named here: <sched.h>
 	 * and the kernel's sched headers, which some kinds use, clash) */
 	uint64_t was[16];
@@ -22,10 +23,15 @@ void pin_end(struct pin *p);
 /* A puppet's thread @tid gets its own saved mask (@mask, @len bytes) or,
  * without one, the caller's, unless something gave it another meanwhile
  * (a cpuset cgroup it joined): 0, -errno, or 1 if no CPU of @mask is
- * usable here (then it got the caller's). */
+ * usable here (then it got the caller's).  Before its credentials are
+ * restored (while ckpt may set it) and before its scheduling policy
+ * (SCHED_DEADLINE wants every CPU of the root domain). */
 int pin_release(const struct pin *p, pid_t tid, const uint64_t *mask, size_t len);
 /* In a child that works beside the build (the lazy loader): the
  * caller's mask. */
 void pin_undo_here(const struct pin *p);
+/* Whether a thread's mask (@len bytes) leaves out a CPU that is online:
+ * a restriction to keep (else it had them all: nothing to say). */
+bool pin_restricted(const uint64_t *mask, size_t len);
 
 #endif

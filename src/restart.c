@@ -395,21 +395,6 @@ static int watch_release(struct rst_ctx *c)
 	return ret;
 }
 
-/* The thread's own CPU mask, or the caller's where none of its CPUs is
- * here: the build ran on one CPU (pin.c). */
-static int give_cpus(struct rst_ctx *c, struct rst_task *t, struct rst_thread *th)
-{
-	int ret = pin_release(&c->pin, th->tid, th->cpus, th->cpus_len);
-
-	if (ret < 0)
-		return log_err(c->log, -ret, "pid %d: tid %d: giving back its CPU mask:",
-			       t->pid, th->tid);
-	if (ret)
-		log_warn(c->log, "pid %d: tid %d: none of the CPUs it was allowed is usable here: it runs on restart's own",
-			 t->pid, th->tid);
-	return 0;
-}
-
 /* Every process is built (unless @ret, an error): once their pages are
  * all known good, the kinds' last steps, then each is let go.  A
  * failure passes the same test points and ends the keeper too. */
@@ -428,13 +413,6 @@ static int release_tree(struct rst_ctx *c, int ret)
 			ret = ckpt_kinds[i]->restore_end(c);
 	if (!ret)
 		ret = watch_release(c);
-	for (int i = 0; i < c->nr_tasks && !ret; i++) {
-		struct rst_task *t = c->tasks[i];
-
-		for (int j = 0; j < t->nr_threads && !ret &&
-				!(t->t.flags & TASK_ZOMBIE); j++)
-			ret = give_cpus(c, t, &t->threads[j]);
-	}
 	ret = test_fail_point(c->log, "release", ret);
 	/* children first: a parent let go before its child could see it
 	 * still held.  Every thread of a process is made ready before the

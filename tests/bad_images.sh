@@ -576,8 +576,17 @@ forged "THREAD_ATTR OTHER priority 5" edit -r THREAD_ATTR --set priority=5
 forged "THREAD_ATTR deadline runtime 0" edit -r THREAD_ATTR --set policy=6 --set deadline=1000000
 forged "THREAD_ATTR OTHER with a period" edit -r THREAD_ATTR --set period=1000000
 forged "THREAD_ATTR robust_len 16" edit -r THREAD_ATTR --set robust_len=16
-forged "THREAD_CPUS no CPU"        edit -r THREAD_CPUS --set w0=0
-forged "THREAD_CPUS 8200 bytes"    edit -r THREAD_CPUS --set w0=1 --resize 8200
+# (a thread that may run on every CPU has no THREAD_CPUS: one is put in)
+forged "control: THREAD_CPUS CPU 0" --control insert --at after:THREAD_ATTR \
+	--type THREAD_CPUS --payload "$(le 8 1)"
+forged "THREAD_CPUS no CPU"        insert --at after:THREAD_ATTR --type THREAD_CPUS \
+	--payload "$(zeros 8)"
+forged "THREAD_CPUS 4 bytes"       insert --at after:THREAD_ATTR --type THREAD_CPUS \
+	--payload "$(le 4 1)"
+forged "THREAD_CPUS 8200 bytes"    insert --at after:THREAD_ATTR --type THREAD_CPUS \
+	--payload "$(le 8 1)$(zeros 8192)"
+forged "THREAD_CPUS twice"         insert --at after:THREAD_ATTR --type THREAD_CPUS \
+	--payload "$(le 8 1)" --type THREAD_CPUS --payload "$(le 8 1)"
 forged "THREAD_ATTR before THREAD" insert --at after:TASK --type THREAD_ATTR --payload "$(zeros 56)$(le 8 24)"
 forged "THREAD_ATTR twice"         insert --at after:THREAD_ATTR --type THREAD_ATTR --payload "$(zeros 56)$(le 8 24)"
 # seccomp (inserted after the THREAD: the holder has none).  A filter

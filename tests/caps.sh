@@ -13,6 +13,7 @@
 #   cgroup      a cgroup hierarchy we may make a group in
 #   userns      unprivileged user namespaces
 #   gpu         an NVIDIA GPU (/dev/nvidiactl) and nvcc
+#   deadline    a task may take SCHED_DEADLINE (the kernel's admission)
 # CKPT_TEST_NO_IA32=1 says "no ia32" whatever the kernel: with the test
 # build of ckpt, which then acts the same, it stands in for a kernel that
 # cannot run 32-bit code (tests/README.md).
@@ -103,6 +104,17 @@ for d in /sys/fs/cgroup/unified /sys/fs/cgroup /sys/fs/cgroup/freezer; do
 	fi
 done
 cap cgroup $cg "no writable cgroup hierarchy"
+
+# (struct sched_attr, SCHED_DEADLINE 10 ms of every 100; x86-64's
+# sched_setattr; the python process itself takes it, then ends)
+why=$($PYTHON -c '
+import ctypes, os, struct
+libc = ctypes.CDLL(None, use_errno=True)
+a = ctypes.create_string_buffer(struct.pack("=IIQiIQQQ", 48, 6, 0, 0, 0,
+                                            10**7, 10**8, 10**8))
+print("ok" if libc.syscall(314, 0, a, 0) == 0 else os.strerror(ctypes.get_errno()))
+' 2>&1)
+if [ "$why" = ok ]; then cap deadline 1; else cap deadline 0 "SCHED_DEADLINE refused: $why"; fi
 
 if [ "$(id -u)" != 0 ] && unshare --user true 2> /dev/null; then
 	cap userns 1

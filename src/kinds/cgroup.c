@@ -40,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cgroup.h"
@@ -89,12 +90,25 @@ static int fs_set(int fs, const char *key, const char *val)
 			key, val, 0);
 }
 
+/* Whether @dir is reached through the mount of mountinfo id @id (not
+ * one stacked on it, a bind of a subgroup or a tmpfs). */
+static bool top_mount_is(const char *dir, unsigned long long id)
+{
+	struct statx stx;
+
+	return !statx(AT_FDCWD, dir, AT_NO_AUTOMOUNT, STATX_MNT_ID, &stx) &&
+	       (stx.stx_mask & STATX_MNT_ID) && stx.stx_mnt_id == id;
+}
+
 /* A detached copy of a cgroup2 mount already in ckpt's mount table, of
  * the hierarchy's root as ckpt's cgroup namespace sees it (what fsmount
  * would give), writable; -1 if there is none.  Why not fsopen: making
  * the cgroup2 context costs 6-20 ms when none was made in the last half
- * second (a tiny checkpoint's whole budget), a copy 0.05 ms. */
-static int cg2_clone_mounted(void)
+ * second (a tiny checkpoint's whole budget), a copy 0.05 ms.  @opts gets
+ * the superblock options of a cgroup2 mount seen ("" if none), for
+ * fsopen's context: made without them, it would clear nsdelegate,
+ * memory_recursiveprot... on the host's cgroup2 root. */
+static int cg2_clone_mounted(char *opts, size_t n)
 {
 	struct mount_attr at = {
 		.attr_clr = MOUNT_ATTR_RDONLY,
@@ -103,16 +117,23 @@ static int cg2_clone_mounted(void)
 	char *buf, *save = NULL;
 	int m = -1;
 
+	*opts = 0;
 	if (file_read("/proc/self/mountinfo", &buf, NULL))
 		return -1;
 	for (char *l = strtok_r(buf, "\n", &save); l && m < 0;
 	     l = strtok_r(NULL, "\n", &save)) {
-		char root[8], dir[MAX_PATH], *sep = strstr(l, " - cgroup2 ");
+		char root[8], dir[MAX_PATH], src[256], sopts[256];
+		char *sep = strstr(l, " - cgroup2 ");
+		unsigned long long id;
 
+		if (!sep)
+			continue;
+		if (!*opts && sscanf(sep + 11, "%255s %255s", src, sopts) == 2)
+			snprintf(opts, n, "%s", sopts);
 		/* id parent major:minor root dir ...; a dir with a space
 		 * or a non-root view is left to fsopen */
-		if (!sep || sscanf(l, "%*d %*d %*s %7s %4095s", root, dir) != 2 ||
-		    strcmp(root, "/") || strchr(dir, '\\'))
+		if (sscanf(l, "%llu %*d %*s %7s %4095s", &id, root, dir) != 3 ||
+		    strcmp(root, "/") || strchr(dir, '\\') || !top_mount_is(dir, id))
 			continue;
 		m = open_tree(AT_FDCWD, dir, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
 		if (m >= 0 && mount_setattr(m, "", AT_EMPTY_PATH, &at, sizeof(at))) {
@@ -124,20 +145,35 @@ static int cg2_clone_mounted(void)
 	return m;
 }
 
+/* The options of a cgroup2 superblock set again on @fs (rw and ro are
+ * the mount's, not the hierarchy's). */
+static int cg2_opts(int fs, char *opts)
+{
+	char *save = NULL;
+	int ret = 0;
+
+	for (char *o = strtok_r(opts, ",", &save); o && !ret; o = strtok_r(NULL, ",", &save))
+		if (strcmp(o, "rw") && strcmp(o, "ro"))
+			ret = fs_set(fs, o, NULL);
+	return ret;
+}
+
 /* A mount of hierarchy @h's root, attached nowhere: the same hierarchy
  * as any mount of it (v1 is found by its exact set of controllers and
  * name, or made anew for a name alone). */
 int cg_hier_mount(struct hier *h)
 {
-	char buf[MAX_CTRL + 1], *save = NULL;
+	char buf[MAX_CTRL + 1], opts[256] = "", *save = NULL;
 	bool ctrl = false;
 	int fs, m, ret = 0;
 
-	if (h->v2 && (m = cg2_clone_mounted()) >= 0)
+	if (h->v2 && (m = cg2_clone_mounted(opts, sizeof(opts))) >= 0)
 		return m;
 	fs = fsopen(h->v2 ? "cgroup2" : "cgroup", FSOPEN_CLOEXEC);
 	if (fs < 0)
 		return -errno;
+	if (h->v2)
+		ret = cg2_opts(fs, opts);
 	snprintf(buf, sizeof(buf), "%s", h->ctrl);
 	for (char *tok = strtok_r(buf, ",", &save); tok && !ret;
 	     tok = strtok_r(NULL, ",", &save)) {

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "../kinds.h"
+#include "../pin.h"
 
 #define CAP_SYS_RESOURCE_BIT	24
 #define CAP_AUDIT_CONTROL_BIT	30
@@ -102,7 +103,12 @@ static int dump_cpus(struct cpt_ctx *c, pid_t tid)
 	/* a 32-bit kernel's longs: an odd count of 4-byte words */
 	if (n % 8)
 		memset((char *)mask + n, 0, 8 - n % 8);
-	return iw_record(&c->w, REC_THREAD_CPUS, mask, (n + 7) / 8 * 8);
+	n = (n + 7) / 8 * 8;
+	/* every CPU online is no choice of the thread's: restart gives it
+	 * every CPU of the machine it runs on */
+	if (!pin_restricted(mask, n))
+		return 0;
+	return iw_record(&c->w, REC_THREAD_CPUS, mask, n);
 }
 
 static int pa_dump_thread(struct cpt_ctx *c, struct cpt_task *t,
@@ -352,6 +358,22 @@ static int set_sched(struct rst_ctx *c, struct rst_thread *th,
 	return 0;
 }
 
+/* The thread's own CPU mask, or the caller's where it has none or none
+ * of its CPUs is here: the build ran on one CPU (pin.c).  From ckpt,
+ * while the thread has ckpt's ids. */
+static int give_cpus(struct rst_ctx *c, struct rst_task *t, struct rst_thread *th)
+{
+	int ret = pin_release(&c->pin, th->tid, th->cpus, th->cpus_len);
+
+	if (ret < 0)
+		return log_err(c->log, -ret, "pid %d: tid %d: giving back its CPU mask:",
+			       t->pid, th->tid);
+	if (ret)
+		log_warn(c->log, "pid %d: tid %d: none of the CPUs it was allowed is usable here: it runs on restart's own",
+			 t->pid, th->tid);
+	return 0;
+}
+
 static int pa_restore_thread(struct rst_ctx *c, struct rst_task *t,
 			     struct rst_thread *th)
 {
@@ -359,12 +381,14 @@ static int pa_restore_thread(struct rst_ctx *c, struct rst_task *t,
 	struct pa_thread *ta = KTSTATE(th, kind_procattr);
 	int ret = s ? set_loginuid(t, th, s->a.loginuid) : 0;
 
-	if (ret || !ta)
-		return ret;
-	if (ta->a.robust_list)
+	if (!ret && ta && ta->a.robust_list)
 		ret = rcheck(th->rm, NULL, "set_robust_list", SYS_set_robust_list,
 			     ta->a.robust_list, ta->a.robust_len);
-	return ret ? ret : set_sched(c, th, &ta->a);
+	/* the last of its remote calls on ckpt's CPU (the few after, creds
+	 * and registers, wake it on its own) */
+	if (!ret)
+		ret = give_cpus(c, t, th);
+	return ret || !ta ? ret : set_sched(c, th, &ta->a);
 }
 
 /* After creds, each thread's: its credential change resets its

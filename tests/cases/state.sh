@@ -7,6 +7,7 @@ state_needs() {	# NAME: what else the program needs, beyond root
 	sysvshm) echo group sysvshm ;;		# global keys and ids
 	mixed_tree) echo needs ia32 ;;		# a 32-bit child
 	cgroup) echo needs cgroup group cgroup ;;	# groups of a shared hierarchy
+	sched_deadline) echo needs deadline ;;	# the kernel's admission
 	esac
 }
 for p in "$PROGS"/*; do
