@@ -27,6 +27,7 @@
 #define CHUNK		(4u << 20)
 #define NBUF		PAGECOPY_NBUF
 #define PIPELINE_MIN	(2ULL * CHUNK)
+#define HUGE_MIN	(1ULL << 20)
 #define PM_PRESENT	(1ULL << 63)
 #define PM_EXCLUSIVE	(1ULL << 56)
 
@@ -201,11 +202,20 @@ int page_copy(struct img_writer *w, struct remote *rm, int pmfd,
 		total += runs[i].npages * 4096;
 	nbuf = total >= PIPELINE_MIN ? NBUF : 1;
 	for (int i = 0; i < nbuf; i++) {
+		/* huge pages where the kernel gives them: 2 faults and TLB
+		 * entries per buffer, not 1024; but not for a few pages (a
+		 * tiny process's areas): a huge page is 2 MiB to clear, and
+		 * on a VM whose host backs memory lazily 512 host faults */
+		bool huge = total >= HUGE_MIN;
+
+		if (b->buf[i] && huge && !b->huge[i]) {
+			free(b->buf[i]);
+			b->buf[i] = NULL;
+		}
 		if (!b->buf[i]) {
-			/* huge pages where the kernel gives them: 2 faults and
-			 * TLB entries per buffer, not 1024 */
 			b->buf[i] = aligned_alloc(2u << 20, CHUNK);
-			if (b->buf[i])
+			b->huge[i] = huge;
+			if (b->buf[i] && huge)
 				madvise(b->buf[i], CHUNK, MADV_HUGEPAGE);
 		}
 		if (!b->buf[i])

@@ -11,6 +11,7 @@
  * area cost a page fault per page (a third of a JVM's page copy). */
 struct page_bufs {
 	char *buf[PAGECOPY_NBUF];
+	bool huge[PAGECOPY_NBUF];	/* asked for huge pages */
 };
 
 void page_bufs_free(struct page_bufs *b);
