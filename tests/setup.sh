@@ -23,12 +23,15 @@ cc=${CC:-cc}
 t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
 need=() norec=()
+# (this machine's own: a cross build may have put the same library of
+# another architecture beside it, and then the bare name is ambiguous)
+ARCH=$(dpkg --print-architecture)
 # `setup.sh build`: only what building ckpt needs (make's own rule for
 # the drop-in's RPC code calls it so, for `make demo` on a bare machine)
 if [ "${1:-}" = build ]; then
 	command -v protoc-c > /dev/null || need+=(protobuf-c-compiler)
-	dpkg -s libprotobuf-c-dev > /dev/null 2>&1 || need+=(libprotobuf-c-dev)
-	dpkg -s libzstd-dev > /dev/null 2>&1 || need+=(libzstd-dev)
+	dpkg -s "libprotobuf-c-dev:$ARCH" > /dev/null 2>&1 || need+=("libprotobuf-c-dev:$ARCH")
+	dpkg -s "libzstd-dev:$ARCH" > /dev/null 2>&1 || need+=("libzstd-dev:$ARCH")
 	[ ${#need[@]} = 0 ] && exit 0
 	echo "setup: installing ${need[*]}"
 	export DEBIAN_FRONTEND=noninteractive
@@ -43,11 +46,11 @@ command -v pkg-config > /dev/null || need+=(pkg-config)
 echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }' > "$t/f.c"
 clang -fsanitize=fuzzer,address -o "$t/f" "$t/f.c" 2> /dev/null || need+=(clang libclang-rt-dev)
 command -v protoc-c > /dev/null || need+=(protobuf-c-compiler)
-dpkg -s libprotobuf-c-dev > /dev/null 2>&1 || need+=(libprotobuf-c-dev)
-dpkg -s libzstd-dev > /dev/null 2>&1 || need+=(libzstd-dev)
+dpkg -s "libprotobuf-c-dev:$ARCH" > /dev/null 2>&1 || need+=("libprotobuf-c-dev:$ARCH")
+dpkg -s "libzstd-dev:$ARCH" > /dev/null 2>&1 || need+=("libzstd-dev:$ARCH")
 # (runc without its recommends: Debian's criu is none of ours)
 PATH=$PATH:/usr/sbin:/sbin command -v runc > /dev/null || norec+=(runc)
-dpkg -s busybox-static > /dev/null 2>&1 || norec+=(busybox-static)
+dpkg -s "busybox-static:$ARCH" > /dev/null 2>&1 || norec+=("busybox-static:$ARCH")
 command -v podman > /dev/null || norec+=(podman)
 command -v containerd > /dev/null || norec+=(containerd)
 [ ${#need[@]} = 0 ] && [ ${#norec[@]} = 0 ] && exit 0
