@@ -102,14 +102,25 @@ int main(int argc, char **argv)
 	want = off + 4096;		/* new bytes after the old */
 	push(cli, &off, want);
 	while (got < want) {
-		struct pollfd p = { .fd = srv, .events = POLLIN };
+		/* the new bytes go out as the sender's queue makes room,
+		 * which may be after the last of the old arrived (its ack) */
+		struct pollfd p[2] = {
+			{ .fd = srv, .events = POLLIN },
+			{ .fd = cli, .events = off < want ? POLLOUT : 0 },
+		};
 		ssize_t k;
 
-		if (poll(&p, 1, 5000) <= 0) {
+		if (poll(p, 2, 5000) <= 0) {
 			tp_fail("only %zu of %zu bytes arrived", got, want);
 			break;
 		}
+		if (p[1].revents & POLLOUT)
+			push(cli, &off, want);
+		if (!(p[0].revents & POLLIN))
+			continue;
 		k = recv(srv, buf, sizeof(buf), MSG_DONTWAIT);
+		if (k < 0 && errno == EAGAIN)
+			continue;
 		if (k <= 0) {
 			tp_fail("recv after %zu bytes: %s", got, k ? strerror(errno) : "EOF");
 			break;
