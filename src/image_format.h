@@ -109,6 +109,10 @@ enum ckpt_rec_type {
 				 * of the last THREAD, its system call */
 	REC_S390_FPREGS	= 311,	/* s390x: its floating-point registers */
 	REC_S390_VXRS	= 312,	/* s390x: the rest of its vector registers */
+	REC_PPC_REGS	= 320,	/* ppc64le: NIP, MSR, GPRs... of the last THREAD */
+	REC_PPC_FPREGS	= 321,	/* ppc64le: its floating-point registers */
+	REC_PPC_VMX	= 322,	/* ppc64le: its AltiVec registers */
+	REC_PPC_VSX	= 323,	/* ppc64le: the rest of its VSX registers */
 	REC_PAGES_AT	= 298,	/* restart's own, never in a file: pages of
 				 * the last VMA in a parent image (chain.c) */
 	REC_TAIL	= 9001,
@@ -246,6 +250,28 @@ struct rec_s390_fpregs {
 struct rec_s390_vxrs {
 	uint64_t low[16];
 	uint8_t high[16][16];
+};
+
+/* REC_PPC_REGS: the NT_PRSTATUS regset (struct pt_regs: gpr[32], nip,
+ * msr, orig_gpr3, ctr, link, xer, ccr, softe, trap, dar, dsisr, result;
+ * 4 more, 0).  trap 0xc00: stopped in a system call. */
+struct rec_ppc_regs {
+	uint64_t r[48];
+};
+
+/* REC_PPC_FPREGS: NT_PRFPREG, fpr[32] and fpscr */
+struct rec_ppc_fpregs {
+	uint64_t r[33];
+};
+
+/* REC_PPC_VMX: NT_PPC_VMX, vr[32], vscr, vrsave (16 bytes each) */
+struct rec_ppc_vmx {
+	uint8_t r[34][16];
+};
+
+/* REC_PPC_VSX: NT_PPC_VSX, the right halves of vs0-vs31 */
+struct rec_ppc_vsx {
+	uint64_t r[32];
 };
 
 #define IA32_ABI_I386	1
@@ -1574,6 +1600,10 @@ _Static_assert(sizeof(struct rec_regs) == 216, "rec_regs size");
 _Static_assert(sizeof(struct rec_s390_regs) == 224, "rec_s390_regs size");
 _Static_assert(sizeof(struct rec_s390_fpregs) == 136, "rec_s390_fpregs size");
 _Static_assert(sizeof(struct rec_s390_vxrs) == 384, "rec_s390_vxrs size");
+_Static_assert(sizeof(struct rec_ppc_regs) == 384, "rec_ppc_regs size");
+_Static_assert(sizeof(struct rec_ppc_fpregs) == 264, "rec_ppc_fpregs size");
+_Static_assert(sizeof(struct rec_ppc_vmx) == 544, "rec_ppc_vmx size");
+_Static_assert(sizeof(struct rec_ppc_vsx) == 256, "rec_ppc_vsx size");
 _Static_assert(sizeof(struct rec_ia32) == 8, "rec_ia32 size");
 _Static_assert(sizeof(struct rec_tls_desc) == 16, "rec_tls_desc size");
 _Static_assert(sizeof(struct rec_ia32_thread) == 56, "rec_ia32_thread size");

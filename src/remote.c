@@ -434,10 +434,19 @@ static int run_call(struct remote *r, struct call *k, long *res, long nr,
 static int call_regs(struct remote *r, struct call *k, long nr, const long in[6])
 {
 	long a[6] = { in[0], in[1], in[2], in[3], in[4], in[5] };
-	int ret = arch_call_args(r, nr, a);
+	uint8_t mem[ARCH_CALL_MEM];
+	int arg = 0;
+	size_t n = arch_call_mem(nr, a, mem, &arg);
 
-	if (ret)
-		return ret;
+	if (n) {	/* below the stack the call runs on */
+		uint64_t sp = r->sp ? r->sp : arch_sp(&r->regs);
+		uint64_t at = (sp - ARCH_RED_ZONE - n - 64) & ~15ULL;
+		int ret = remote_write(r, at, mem, n);
+
+		if (ret)
+			return ret;
+		a[arg] = at;
+	}
 	k->regs = r->regs;
 	arch_set_call(&k->regs, nr, a, r->sc_ip);
 	if (r->guarded) {

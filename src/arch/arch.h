@@ -64,8 +64,10 @@ void arch_set_sp(arch_regs_t *r, uint64_t sp);
  * for a call to restart. */
 void arch_set_call(arch_regs_t *r, long nr, const long a[6], uint64_t ip);
 /* A call whose arguments the port's ABI passes in memory (s390x's
- * mmap): that memory written below @r's stack, @a made to point there. */
-int arch_call_args(struct remote *r, long nr, long a[6]);
+ * mmap): the bytes (ARCH_CALL_MEM at most) to put below the stack into
+ * @mem, and in *@arg which argument points there; 0: none. */
+#define ARCH_CALL_MEM	64
+size_t arch_call_mem(long nr, const long a[6], void *mem, int *arg);
 /* The same through the 32-bit ABI (only where ARCH_COMPAT_LIMIT). */
 void arch_set_call32(arch_regs_t *r, long nr, const long a[6], uint64_t ip);
 /* At a syscall-exit stop: the result (-errno on failure). */

@@ -31,7 +31,7 @@ s390x)
 ppc64le)
 	DEB=ppc64el TRIPLE=powerpc64le-linux-gnu KIMG=linux-image-powerpc64le
 	QEMU=qemu-system-ppc64 QPKG=qemu-system-ppc
-	QARGS="-M pseries -cpu power9" CONSOLE=hvc0 KGLOB='boot/vmlinux-*' ;;
+	QARGS="-M pseries -cpu power9 -vga none" CONSOLE=hvc0 KGLOB='boot/vmlinux-*' ;;
 *)
 	echo "unknown architecture $A (s390x, ppc64le)" >&2; exit 2 ;;
 esac
@@ -73,9 +73,11 @@ build() {
 		-Iinclude -Ibuild/gen/criu -isystem "$TC/include" \
 		-o "$b/ckpt" $(ls src/*.c src/kinds/*.c src/files/*.c src/criu/*.c src/arch/$A/*.c) \
 		build/gen/criu/rpc.pb-c.c -L"$TC/lib/$TRIPLE" -lprotobuf-c || return 1
-	for p in $PROGS; do
-		$CC -static -std=gnu11 -O1 -g -Wall -Wextra -pthread -Itests/progs \
-			-o "$b/progs/$p" "tests/progs/$p.c" || return 1
+	# and this architecture's own (tests/arch/progs/NAME_ARCH.c)
+	for p in $PROGS $(ls tests/arch/progs/*_"$A".c 2> /dev/null); do
+		[ "${p%.c}" = "$p" ] && p=tests/progs/$p.c
+		$CC -static -std=gnu11 -O1 -g -Wall -Wextra -Werror -pthread -Itests/progs \
+			-o "$b/progs/$(basename "${p%.c}")" "$p" || return 1
 	done
 }
 
@@ -111,7 +113,7 @@ build || die "cross build failed"
 initramfs || die "initramfs failed"
 boot
 # the guest's lines: its results, their output on failure, the count
-tr -d '\r' < "$W/console.log" | sed -n '/^=== ckpt arch tests/,$p'
+tr -d '\r' < "$W/console.log" | sed -n 's/.*\(=== ckpt arch tests\)/\1/; /=== ckpt arch tests/,$p'
 last=$(tr -d '\r' < "$W/console.log" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -1)
 if [ -z "$last" ]; then
 	echo "arch/$A: the guest gave no result; its console (last lines):"

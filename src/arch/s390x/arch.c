@@ -64,17 +64,13 @@ void arch_set_call(arch_regs_t *r, long nr, const long a[6], uint64_t ip)
 }
 
 /* mmap (old_mmap here) takes its six arguments in memory. */
-int arch_call_args(struct remote *r, long nr, long a[6])
+size_t arch_call_mem(long nr, const long a[6], void *mem, int *arg)
 {
-	uint64_t sp = r->sp ? r->sp : arch_sp(&r->regs);
-	uint64_t at = (sp - 6 * sizeof(long) - 64) & ~7ULL;
-	int ret;
-
 	if (nr != SYS_mmap)
 		return 0;
-	ret = remote_write(r, at, a, 6 * sizeof(long));
-	a[0] = at;
-	return ret;
+	memcpy(mem, a, 6 * sizeof(long));
+	*arg = 0;
+	return 6 * sizeof(long);
 }
 
 /* No 31-bit calls (ARCH_COMPAT_LIMIT 0): never reached. */

@@ -13,16 +13,12 @@
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 
-#include "../../ctx.h"
 #include "../../image.h"
 #include "../arch.h"
 #include "compat.h"
 #include "cpu.h"
 
 #define USER64_SS		0x2b
-#define ARCH_GET_XCOMP_PERM	0x1022
-#define ARCH_REQ_XCOMP_PERM	0x1023
-#define XFEATURE_XTILEDATA	18
 
 int arch_get_regs(pid_t tid, arch_regs_t *r)
 {
@@ -59,7 +55,7 @@ void arch_set_call(arch_regs_t *r, long nr, const long a[6], uint64_t ip)
 	r->r9 = a[5];
 }
 
-int arch_call_args(struct remote *r, long nr, long a[6])
+size_t arch_call_mem(long nr, const long a[6], void *mem, int *arg)
 {
 	return 0;
 }
@@ -162,33 +158,4 @@ int arch_head_check(struct ckpt_log *log, const struct rec_head *h)
 		return log_err(log, ENOEXEC, "image xstate size %u differs from this CPU's %u",
 			       h->xstate_size, cpu_xstate_size());
 	return 0;
-}
-
-int arch_xcomp_get(struct remote *rm, uint64_t scratch, uint64_t *perm, bool *set)
-{
-	long res;
-	int ret = remote_call(rm, &res, SYS_arch_prctl, ARCH_GET_XCOMP_PERM,
-			      scratch, 0, 0, 0, 0);
-
-	*set = false;
-	if (!ret && res == 0 && !remote_read(rm, scratch, perm, 8))
-		*set = true;
-	return ret;
-}
-
-int arch_xcomp_set(struct rst_task *t, struct remote *rm, uint64_t perm)
-{
-	int ret;
-
-	if (!(perm & (1ULL << XFEATURE_XTILEDATA)))
-		return 0;
-	ret = rcheck(rm, NULL, "arch_prctl(ARCH_REQ_XCOMP_PERM)",
-		     SYS_arch_prctl, ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA);
-	/* ptrace cannot load tile data into the small xstate buffer a
-	 * thread has until it first touches AMX: make it touch it */
-	rm->sc_ip = t->tramp + TRAMP_AMX;
-	if (!ret)
-		ret = rcheck(rm, NULL, "first AMX use", SYS_getpid, 0);
-	rm->sc_ip = t->tramp;
-	return ret;
 }

@@ -1,4 +1,4 @@
-/* guard_task.c - a checkpointed task made ready for remote calls:
+/* prepare.c - a checkpointed task made ready for remote calls:
  * a syscall instruction found in its code, and every thread guarded
  * (guard.h) before anything of it is changed. */
 #define _GNU_SOURCE

@@ -1,4 +1,4 @@
-/* guard.c - a checkpointed task made ready for remote calls: a syscall
+/* prepare.c - a checkpointed task made ready for remote calls: a syscall
  * instruction found in its code.  No guard frame yet (x86's guard.h): a
  * ckpt killed while it holds the task can leave it harmed, as the log
  * says. */
@@ -13,8 +13,8 @@
 
 #define SCAN_MAX	(1 << 16)
 
-/* `svc 0` (0a 00) at an even address: the vdso's first, then any other
- * code (libc's wrappers of calls numbered above 255 use it). */
+/* `sc` (44000002) at an aligned address: the vdso's first, then any
+ * other code. */
 int arch_find_syscall(struct cpt_task *t)
 {
 	uint8_t *buf = malloc(SCAN_MAX);
@@ -33,8 +33,8 @@ int arch_find_syscall(struct cpt_task *t)
 				len = SCAN_MAX;
 			if (pread(t->rm.memfd, buf, len, v->start) != (ssize_t)len)
 				continue;
-			for (uint64_t k = 0; k + 1 < len; k += 2)
-				if (buf[k] == 0x0a && buf[k + 1] == 0x00) {
+			for (uint64_t k = 0; k + 3 < len; k += 4)
+				if (!memcmp(buf + k, "\x02\x00\x00\x44", 4)) {
 					t->rm.sc_ip = v->start + k;
 					ret = 0;
 					break;
@@ -47,7 +47,7 @@ int arch_find_syscall(struct cpt_task *t)
 int arch_guard_task(struct cpt_ctx *c, struct cpt_task *t, uint64_t *lowest)
 {
 	*lowest = 0;
-	log_info(c->log, "pid %d: unguarded (no guard frame on s390x yet): a ckpt killed now could harm it",
+	log_info(c->log, "pid %d: unguarded (no guard frame on ppc64le yet): a ckpt killed now could harm it",
 		 t->pid);
 	for (int i = 0; i < t->nr_threads; i++) {
 		struct remote *rm = t->threads[i].rm;
