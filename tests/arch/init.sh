@@ -7,6 +7,13 @@ mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev 2> /dev/null
 mount -t tmpfs tmp /tmp
+ifconfig lo 127.0.0.1 up 2> /dev/null
+mkdir -p /dev/pts
+mount -t devpts -o newinstance,ptmxmode=0666 devpts /dev/pts 2> /dev/null
+# sock_diag for unix, netlink, packet and TCP sockets: modules here
+for m in unix_diag netlink_diag af_packet_diag inet_diag tcp_diag; do
+	[ -f /modules/$m.ko ] && insmod /modules/$m.ko
+done
 echo "=== ckpt arch tests: $(uname -m) $(uname -r)"
 pass=0
 fail=0

@@ -89,9 +89,14 @@ initramfs() {
 	rm -rf "$r" && mkdir -p "$r"/{bin,sbin,proc,sys,dev,tmp,progs} || return 1
 	cp "$W/root/bin/busybox" "$r/bin/busybox" || return 1
 	for c in sh mount mkdir cat grep sleep touch kill rm ls poweroff wc seq \
-		 head tail cut sed mktemp timeout dmesg uname ps; do
+		 head tail cut sed mktemp timeout dmesg uname ps insmod ifconfig; do
 		ln -sf busybox "$r/bin/$c"
 	done
+	# sock_diag of unix, netlink, packet and TCP sockets: modules there
+	mkdir -p "$r/modules" &&
+		find "$W"/root/lib/modules -name unix_diag.ko -o -name netlink_diag.ko \
+			-o -name af_packet_diag.ko -o -name inet_diag.ko -o -name tcp_diag.ko |
+		xargs -r cp -t "$r/modules" || return 1
 	cp "$W/build/ckpt" "$r/bin/ckpt" && cp "$W"/build/progs/* "$r/progs/" &&
 		cp tests/arch/init.sh "$r/init" && chmod 755 "$r/init" || return 1
 	(cd "$r" && find . | cpio -o -H newc --quiet | gzip -1) > "$W/initramfs.gz"
