@@ -43,7 +43,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "arch/x86/puppet.h"
+#include "arch/arch.h"
 #include "container.h"
 #include "image.h"
 #include "image_format.h"

@@ -1,7 +1,9 @@
 /* crc32c.c - CRC32C with the SSE4.2 instruction, table fallback.
  * Three independent lanes hide the instruction's 3-cycle latency; they
  * are merged by shifting two of them through zeros (crc_shift()). */
+#ifdef __x86_64__
 #include <cpuid.h>
+#endif
 #include <stdbool.h>
 #include <string.h>
 
@@ -15,8 +17,6 @@ static bool have_sse42;
 static void crc_init(void)
 {
 	static bool done;
-	unsigned int a, b, c, d;
-
 	if (done)
 		return;
 	for (uint32_t i = 0; i < 256; i++) {
@@ -25,8 +25,12 @@ static void crc_init(void)
 			v = (v >> 1) ^ (POLY & -(v & 1));
 		table[i] = v;
 	}
+#ifdef __x86_64__
+	unsigned int a, b, c, d;
+
 	if (__get_cpuid(1, &a, &b, &c, &d))
 		have_sse42 = c & bit_SSE4_2;
+#endif
 	done = true;
 }
 
@@ -64,6 +68,7 @@ static uint32_t xpow8n(size_t n)	/* x^(8n) mod P, reflected */
 	return r;
 }
 
+#ifdef __x86_64__
 __attribute__((target("sse4.2")))
 static uint32_t crc_hw(uint32_t crc, const unsigned char *p, size_t len)
 {
@@ -95,6 +100,12 @@ static uint32_t crc_hw(uint32_t crc, const unsigned char *p, size_t len)
 		crc = __builtin_ia32_crc32qi(crc, *p++);
 	return crc;
 }
+#else	/* other CPUs: the table */
+static uint32_t crc_hw(uint32_t crc, const unsigned char *p, size_t len)
+{
+	return crc_sw(crc, p, len);
+}
+#endif
 
 uint32_t crc32c_combine(uint32_t crc_a, uint32_t crc_b, size_t len_b)
 {

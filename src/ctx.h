@@ -17,7 +17,7 @@
 #include "proc.h"
 #include "remote.h"
 #include "vec.h"
-#include "arch/x86/guard.h"
+#include "arch/arch.h"
 
 struct ns_user_maps;
 #include "files/keeper.h"
@@ -33,6 +33,8 @@ struct cpt_thread {
 	struct remote *rm;
 	struct remote own;
 };
+
+#define SCRATCH_LEN (2 * 4096)
 
 struct cpt_task {
 	pid_t pid;
@@ -51,7 +53,7 @@ struct cpt_task {
 	uint64_t scratch;	/* room for remote calls' in/out arguments:
 				 * below the guard's frame on its stack, or
 				 * a private page mapped in the task */
-	size_t scratch_len;
+	size_t scratch_len;	/* SCRATCH_LEN */
 	bool scratch_mapped;	/* the page, to unmap at the end */
 	struct vma_list maps;	/* as found before we touched it */
 	int own_fd;		/* ckpt's own fd in it (kinds/mm_track.c),
@@ -71,7 +73,7 @@ struct cpt_ctx {
 	size_t cap_tasks;
 	struct id_table pids;	/* index in tasks, by pid */
 	uint32_t next_objref;	/* the last objref given out, by any kind */
-	struct guard_cache guard;	/* gadgets found per file (guard.h) */
+	struct arch_cpt_cache guard;	/* gadgets found per file (arch.h) */
 	/* 1 << NS_x (kinds/ns.h): the root's x namespace is its own,
 	 * known once the ns kind has held the root */
 	uint32_t ns_own;
@@ -186,9 +188,6 @@ struct rst_ctx {
 	struct rec_sighand *puppet_act;
 };
 
-/* In the trampoline, a syscall preceded by an AMX instruction: running
- * it makes the kernel enlarge the task's xstate buffer for AMX. */
-#define TRAMP_AMX	16
 
 
 /* Add a thread (from its THREAD record) to the model. */

@@ -3,13 +3,26 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "arch/x86/cpu.h"
+#include "arch/arch.h"
 #include "image.h"
+
+/* The architectures an image may be of (image_format.h). */
+static const char *ckpt_arch_name(uint32_t arch)
+{
+	switch (arch) {
+	case CKPT_ARCH_X86_64:
+		return "x86-64";
+	case CKPT_ARCH_S390X:
+		return "s390x";
+	case CKPT_ARCH_PPC64LE:
+		return "ppc64le";
+	}
+	return "unknown";
+}
 
 int head_check(struct ckpt_log *log, const struct rec *rec, bool strict)
 {
 	const struct rec_head *h = rec->data;
-	uint64_t have;
 
 	if (rec->type != REC_HEAD || rec->data_len != sizeof(*h) ||
 	    h->magic != CKPT_MAGIC)
@@ -29,19 +42,11 @@ int head_check(struct ckpt_log *log, const struct rec *rec, bool strict)
 		return log_err(log, EBADMSG, "HEAD: bad task count, pid or flags");
 	if (!strict)
 		return 0;
-	if (h->arch != CKPT_ARCH_X86_64)
-		return log_err(log, ENOEXEC, "image is for architecture %u, this is x86-64",
-			       h->arch);
+	if (h->arch != ARCH_ID)
+		return log_err(log, ENOEXEC, "image is for architecture %u (%s), this is %s",
+			       h->arch, ckpt_arch_name(h->arch), ARCH_NAME);
 	if (h->page_size != (uint32_t)sysconf(_SC_PAGESIZE))
 		return log_err(log, ENOEXEC, "image page size %u differs from %ld",
 			       h->page_size, sysconf(_SC_PAGESIZE));
-	have = cpu_xfeatures();
-	if (h->xfeatures & ~have)
-		return log_err(log, ENOEXEC,
-			       "image needs CPU state components 0x%llx this CPU lacks",
-			       (unsigned long long)(h->xfeatures & ~have));
-	if (h->xstate_size != cpu_xstate_size())
-		return log_err(log, ENOEXEC, "image xstate size %u differs from this CPU's %u",
-			       h->xstate_size, cpu_xstate_size());
-	return 0;
+	return arch_head_check(log, h);
 }

@@ -14,6 +14,8 @@
 #define CKPT_FMT_MAJOR		1
 #define CKPT_FMT_MINOR		0
 #define CKPT_ARCH_X86_64	1
+#define CKPT_ARCH_S390X		2
+#define CKPT_ARCH_PPC64LE	3
 
 #define CKPT_REC_MAX_META	(16u << 20)	/* bound of a non-page record */
 #define CKPT_PATH_MAX		4096
@@ -103,6 +105,15 @@ enum ckpt_rec_type {
 				 * image's, unchanged since */
 	REC_MM_TRACK	= 297,	/* the last TASK's memory is tracked from
 				 * this image on (--track-mem) */
+	/* another architecture's registers (HEAD.arch says which) */
+	REC_S390_REGS	= 310,	/* s390x: PSW, general and access registers
+				 * of the last THREAD, its system call */
+	REC_S390_FPREGS	= 311,	/* s390x: its floating-point registers */
+	REC_S390_VXRS	= 312,	/* s390x: the rest of its vector registers */
+	REC_PPC_REGS	= 320,	/* ppc64le: NIP, MSR, GPRs... of the last THREAD */
+	REC_PPC_FPREGS	= 321,	/* ppc64le: its floating-point registers */
+	REC_PPC_VMX	= 322,	/* ppc64le: its AltiVec registers */
+	REC_PPC_VSX	= 323,	/* ppc64le: the rest of its VSX registers */
 	REC_PAGES_AT	= 298,	/* restart's own, never in a file: pages of
 				 * the last VMA in a parent image (chain.c) */
 	REC_TAIL	= 9001,
@@ -216,6 +227,52 @@ struct rec_thread {
 
 struct rec_regs {
 	uint64_t r[27];		/* struct user_regs_struct, kernel order */
+};
+
+/* REC_S390_REGS: the NT_PRSTATUS regset, and NT_S390_SYSTEM_CALL (the
+ * call the kernel restarts, if it asks to be, when the thread goes on) */
+struct rec_s390_regs {
+	uint64_t psw_mask, psw_addr;
+	uint64_t gprs[16];
+	uint32_t acrs[16];
+	uint64_t orig_gpr2;
+	uint32_t system_call;
+	uint32_t pad;		/* 0 */
+};
+
+/* REC_S390_FPREGS: NT_PRFPREG */
+struct rec_s390_fpregs {
+	uint32_t fpc, pad;	/* pad: 0 */
+	uint64_t fprs[16];
+};
+
+/* REC_S390_VXRS: NT_S390_VXRS_LOW (the right halves of v0-v15, whose
+ * left halves are the fprs) and NT_S390_VXRS_HIGH (v16-v31) */
+struct rec_s390_vxrs {
+	uint64_t low[16];
+	uint8_t high[16][16];
+};
+
+/* REC_PPC_REGS: the NT_PRSTATUS regset (struct pt_regs: gpr[32], nip,
+ * msr, orig_gpr3, ctr, link, xer, ccr, softe, trap, dar, dsisr, result;
+ * 4 more, 0).  trap 0xc00: stopped in a system call. */
+struct rec_ppc_regs {
+	uint64_t r[48];
+};
+
+/* REC_PPC_FPREGS: NT_PRFPREG, fpr[32] and fpscr */
+struct rec_ppc_fpregs {
+	uint64_t r[33];
+};
+
+/* REC_PPC_VMX: NT_PPC_VMX, vr[32], vscr, vrsave (16 bytes each) */
+struct rec_ppc_vmx {
+	uint8_t r[34][16];
+};
+
+/* REC_PPC_VSX: NT_PPC_VSX, the right halves of vs0-vs31 */
+struct rec_ppc_vsx {
+	uint64_t r[32];
 };
 
 #define IA32_ABI_I386	1
@@ -1547,6 +1604,13 @@ _Static_assert(sizeof(struct rec_tail) == 32, "rec_tail size");
 _Static_assert(sizeof(struct rec_task) == 56, "rec_task size");
 _Static_assert(sizeof(struct rec_thread) == 88, "rec_thread size");
 _Static_assert(sizeof(struct rec_regs) == 216, "rec_regs size");
+_Static_assert(sizeof(struct rec_s390_regs) == 224, "rec_s390_regs size");
+_Static_assert(sizeof(struct rec_s390_fpregs) == 136, "rec_s390_fpregs size");
+_Static_assert(sizeof(struct rec_s390_vxrs) == 384, "rec_s390_vxrs size");
+_Static_assert(sizeof(struct rec_ppc_regs) == 384, "rec_ppc_regs size");
+_Static_assert(sizeof(struct rec_ppc_fpregs) == 264, "rec_ppc_fpregs size");
+_Static_assert(sizeof(struct rec_ppc_vmx) == 544, "rec_ppc_vmx size");
+_Static_assert(sizeof(struct rec_ppc_vsx) == 256, "rec_ppc_vsx size");
 _Static_assert(sizeof(struct rec_ia32) == 8, "rec_ia32 size");
 _Static_assert(sizeof(struct rec_tls_desc) == 16, "rec_tls_desc size");
 _Static_assert(sizeof(struct rec_ia32_thread) == 56, "rec_ia32_thread size");

@@ -12,8 +12,7 @@
 #include <string.h>
 
 #include "../include/ckpt.h"
-#include "arch/x86/compat.h"
-#include "arch/x86/cpu.h"
+#include "arch/arch.h"
 #include "model.h"
 #include "pageverify.h"
 
@@ -307,7 +306,7 @@ static int gap_in(struct spans *l, uint64_t len, uint64_t *addr)
 			break;
 		cand = l->s[i].end + PAGE;
 	}
-	if (cand + len > CPU_TASK_SIZE)
+	if (cand + len > ARCH_TASK_SIZE)
 		return -ENOMEM;
 	*addr = cand;
 	return 0;

@@ -1,15 +1,13 @@
 /* remote.c - ptrace seize/stop/release and remote system calls.
  *
  * A remote call puts the syscall number and arguments in the task's
- * registers with rip at a syscall instruction and orig_rax = -1 (so the
- * kernel does not treat the stop we came from as a syscall to restart),
- * runs it to the syscall-exit stop and reads rax.  It runs in 64-bit mode
- * (cs 0x33) even in a 32-bit task; a 32-bit call is the same through an
- * int $0x80 (which runs the 32-bit system call table from any mode).
+ * registers, its instruction pointer at a syscall instruction, marked
+ * so that the kernel does not treat the stop we came from as a syscall
+ * to restart (arch_set_call()), runs it to the syscall-exit stop and
+ * reads the result there.
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <linux/audit.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,8 +23,6 @@
 #include "remote.h"
 #include "testpoint.h"
 
-#define USER64_CS 0x33
-#define USER64_SS 0x2b
 #ifndef PTRACE_EVENT_STOP
 #define PTRACE_EVENT_STOP 128
 #endif
@@ -223,8 +219,8 @@ seized:
 	/* the event stop of a task in a group stop carries the stop signal */
 	r->group_stop = WSTOPSIG(status) != SIGTRAP;
 	r->stop_sig = r->group_stop ? WSTOPSIG(status) : 0;
-	if (ptrace(PTRACE_GETREGS, pid, 0, &r->regs))
-		return log_err(log, errno, "PTRACE_GETREGS %d:", pid);
+	if (arch_get_regs(pid, &r->regs))
+		return log_err(log, errno, "registers of %d:", pid);
 	if (ptrace(PTRACE_GETSIGMASK, pid, sizeof(uint64_t), &r->sigmask))
 		return log_err(log, errno, "signal mask of %d:", pid);
 	test_point(log, "seized");
@@ -252,7 +248,7 @@ int remote_requeue(struct remote *r)
 	/* The siginfo is staged below the red zone (or below the guard's
 	 * frame), which the ABI lets any signal handler clobber, so no
 	 * program can keep data there. */
-	uint64_t below = r->guarded ? r->call_sp : r->regs.rsp - 128;
+	uint64_t below = r->guarded ? r->call_sp : arch_sp(&r->regs) - ARCH_RED_ZONE;
 	uint64_t stage = (below - sizeof(siginfo_t)) & ~15ULL;
 	int ret = r->nr_stolen ? remote_block(r) : 0;
 
@@ -287,7 +283,7 @@ int remote_adopt(struct remote *r, pid_t tid, const struct remote *like)
 		ret = wait_event_stop(r, status, NULL);
 	if (ret)
 		return ret;
-	if (ptrace(PTRACE_GETREGS, tid, 0, &r->regs) ||
+	if (arch_get_regs(tid, &r->regs) ||
 	    ptrace(PTRACE_GETSIGMASK, tid, sizeof(uint64_t), &r->sigmask))
 		return log_err(r->log, errno, "tid %d: registers:", tid);
 	snprintf(path, sizeof(path), "/proc/%d/mem", tid);
@@ -297,49 +293,25 @@ int remote_adopt(struct remote *r, pid_t tid, const struct remote *like)
 	return 0;
 }
 
-static void call_data(const struct user_regs_struct *g, bool compat,
-		      struct seccomp_data *d)
-{
-	d->nr = g->rax;
-	d->arch = compat ? AUDIT_ARCH_I386 : AUDIT_ARCH_X86_64;
-	d->instruction_pointer = g->rip + 2;
-	if (compat) {
-		uint64_t a[6] = { g->rbx, g->rcx, g->rdx, g->rsi, g->rdi, g->rbp };
-
-		for (int i = 0; i < 6; i++)
-			d->args[i] = (uint32_t)a[i];
-	} else {
-		uint64_t a[6] = { g->rdi, g->rsi, g->rdx, g->r10, g->r8, g->r9 };
-
-		memcpy(d->args, a, sizeof(a));
-	}
-}
-
 /* A call its seccomp would not let through goes in as one it would: a
  * getpid, or else a read of fd -1 (*@as: those registers), so that a
  * ckpt dying at the entry stop leaves the task nothing worse to run.
  * false: no need, or nothing it lets through (the call goes as it is). */
-static bool stand_in(const struct remote *r, const struct user_regs_struct *regs,
-		     bool compat, struct user_regs_struct *as)
+static bool stand_in(const struct remote *r, const arch_regs_t *regs,
+		     bool compat, arch_regs_t *as)
 {
-	static const long getpid_nr[2] = { 39, 20 }, read_nr[2] = { 0, 3 };
 	struct seccomp_data d;
 
 	if (!r->seccomp)
 		return false;
-	call_data(regs, compat, &d);
+	arch_call_data(regs, compat, &d);
 	if (sfilter_harmless(r->seccomp, &d))
 		return false;
 	for (int k = 0; k < 2; k++) {
 		*as = *regs;
-		as->rax = k ? read_nr[compat] : getpid_nr[compat];
-		as->rdi = as->rsi = as->rdx = as->r10 = as->r8 = as->r9 = 0;
-		as->rbx = as->rcx = as->rbp = 0;
-		if (k && compat)
-			as->rbx = 0xffffffff;	/* fd -1, as 32 bits */
-		else if (k)
-			as->rdi = -1;
-		call_data(as, compat, &d);
+		if (!arch_stand_in(as, compat, k))
+			return false;
+		arch_call_data(as, compat, &d);
 		if (sfilter_harmless(r->seccomp, &d))
 			return true;
 	}
@@ -347,51 +319,37 @@ static bool stand_in(const struct remote *r, const struct user_regs_struct *regs
 }
 
 /* At the entry stop of the stand-in: the call made the real one. */
-static int make_real(struct remote *r, const struct user_regs_struct *real)
+static int make_real(struct remote *r, const arch_regs_t *real)
 {
-	struct user_regs_struct now;
+	arch_regs_t now;
 
-	if (ptrace(PTRACE_GETREGS, r->pid, 0, &now))
-		return log_err(r->log, errno, "PTRACE_GETREGS %d:", r->pid);
-	now.orig_rax = real->rax;
-	now.rdi = real->rdi;
-	now.rsi = real->rsi;
-	now.rdx = real->rdx;
-	now.r10 = real->r10;
-	now.r8 = real->r8;
-	now.r9 = real->r9;
-	now.rbx = real->rbx;
-	now.rcx = real->rcx;
-	now.rbp = real->rbp;
-	if (ptrace(PTRACE_SETREGS, r->pid, 0, &now))
-		return log_err(r->log, errno, "PTRACE_SETREGS %d:", r->pid);
+	if (arch_get_regs(r->pid, &now))
+		return log_err(r->log, errno, "registers of %d:", r->pid);
+	arch_make_real(&now, real);
+	if (arch_set_regs(r->pid, &now))
+		return log_err(r->log, errno, "setting registers of %d:", r->pid);
 	return 0;
 }
 
 /* A call in flight (run_call(), remote_call_each()). */
 struct call {
-	struct user_regs_struct regs, real;
+	arch_regs_t regs, real;
 	bool swap;		/* entered as a stand-in (sfilter.h) */
 	int again;		/* stops on the way, resumed again */
 };
 
-/* Set up the call in @k->regs and resume the task towards its entry.
- * It runs in 64-bit mode whatever the task's own (cs): a 32-bit task is
- * held in its 32-bit code and put back there when released. */
+/* Set up the call in @k->regs and resume the task towards its entry. */
 static int call_start(struct remote *r, struct call *k, bool compat)
 {
-	struct user_regs_struct as;
+	arch_regs_t as;
 
-	k->regs.orig_rax = -1;
-	k->regs.cs = USER64_CS;
-	k->regs.ss = USER64_SS;
 	if (r->sp && !r->guarded)
-		k->regs.rsp = r->sp;
+		arch_set_sp(&k->regs, r->sp);
 	k->real = k->regs;
 	k->again = 0;
 	k->swap = stand_in(r, &k->regs, compat, &as);
-	if (ptrace(PTRACE_SETREGS, r->pid, 0, k->swap ? &as : &k->regs))
-		return log_err(r->log, errno, "PTRACE_SETREGS %d:", r->pid);
+	if (arch_set_regs(r->pid, k->swap ? &as : &k->regs))
+		return log_err(r->log, errno, "setting registers of %d:", r->pid);
 	test_point(r->log, "call set");
 	if (ptrace(PTRACE_SYSCALL, r->pid, 0, 0))
 		return log_err(r->log, errno, "PTRACE_SYSCALL %d:", r->pid);
@@ -440,11 +398,11 @@ static int call_exit(struct remote *r, struct call *k)
  * guard's rt_sigreturn. */
 static int call_end(struct remote *r, struct call *k, long *res)
 {
-	if (ptrace(PTRACE_GETREGS, r->pid, 0, &k->regs))
-		return log_err(r->log, errno, "PTRACE_GETREGS %d:", r->pid);
-	*res = k->regs.rax;
-	if (r->guarded && ptrace(PTRACE_SETREGS, r->pid, 0, &r->park))
-		return log_err(r->log, errno, "PTRACE_SETREGS %d:", r->pid);
+	if (arch_get_regs(r->pid, &k->regs))
+		return log_err(r->log, errno, "registers of %d:", r->pid);
+	*res = arch_call_result(&k->regs);
+	if (r->guarded && arch_set_regs(r->pid, &r->park))
+		return log_err(r->log, errno, "setting registers of %d:", r->pid);
 	return 0;
 }
 
@@ -473,24 +431,31 @@ static int run_call(struct remote *r, struct call *k, long *res, long nr,
 }
 
 /* The registers of the 64-bit call @nr(@a) in @r. */
-static int call_regs(struct remote *r, struct call *k, long nr, const long a[6])
+static int call_regs(struct remote *r, struct call *k, long nr, const long in[6])
 {
+	long a[6] = { in[0], in[1], in[2], in[3], in[4], in[5] };
+	uint8_t mem[ARCH_CALL_MEM];
+	int arg = 0;
+	size_t n = arch_call_mem(nr, a, mem, &arg);
+
+	if (n) {	/* below the stack the call runs on */
+		uint64_t sp = r->sp ? r->sp : arch_sp(&r->regs);
+		uint64_t at = (sp - ARCH_RED_ZONE - n - 64) & ~15ULL;
+		int ret = remote_write(r, at, mem, n);
+
+		if (ret)
+			return ret;
+		a[arg] = at;
+	}
 	k->regs = r->regs;
-	k->regs.rax = nr;
-	k->regs.rdi = a[0];
-	k->regs.rsi = a[1];
-	k->regs.rdx = a[2];
-	k->regs.r10 = a[3];
-	k->regs.r8 = a[4];
-	k->regs.r9 = a[5];
-	k->regs.rip = r->sc_ip;
+	arch_set_call(&k->regs, nr, a, r->sc_ip);
 	if (r->guarded) {
 		/* its ret pops the frame's return address: rt_sigreturn */
 		if (!r->call_ip)
 			return log_err(r->log, ENOSYS, "pid %d: no guarded 64-bit call now",
 				       r->pid);
-		k->regs.rip = r->call_ip;
-		k->regs.rsp = r->call_sp;
+		arch_set_call(&k->regs, nr, a, r->call_ip);
+		arch_set_sp(&k->regs, r->call_sp);
 	}
 	return 0;
 }
@@ -570,25 +535,18 @@ int remote_call_each(struct remote **rms, int n, long nr, const long (*a)[6],
 int remote_call32(struct remote *r, long *res, long nr, long a1, long a2,
 		  long a3, long a4, long a5, long a6)
 {
-	struct user_regs_struct regs = r->regs;
+	const long a[6] = { a1, a2, a3, a4, a5, a6 };
 	struct call k;
 
 	if (!r->sc32_ip && !r->call32_ip)
-		return log_err(r->log, ENOSYS, "pid %d: no int $0x80 to make 32-bit calls with",
+		return log_err(r->log, ENOSYS, "pid %d: no 32-bit syscall instruction to make 32-bit calls with",
 			       r->pid);
-	regs.rax = nr;
-	regs.rbx = (uint32_t)a1;
-	regs.rcx = (uint32_t)a2;
-	regs.rdx = (uint32_t)a3;
-	regs.rsi = (uint32_t)a4;
-	regs.rdi = (uint32_t)a5;
-	regs.rbp = (uint32_t)a6;
-	regs.rip = r->sc32_ip;
+	k.regs = r->regs;
+	arch_set_call32(&k.regs, nr, a, r->sc32_ip);
 	if (r->guarded && r->call32_ip) {
-		regs.rip = r->call32_ip;
-		regs.rsp = r->call_sp;
+		arch_set_call32(&k.regs, nr, a, r->call32_ip);
+		arch_set_sp(&k.regs, r->call_sp);
 	}
-	k.regs = regs;
 	return run_call(r, &k, res, nr, true);
 }
 
@@ -667,7 +625,7 @@ int remote_unhold(struct remote *r)
 	if (!ret && ptrace(PTRACE_SETSIGMASK, r->pid, sizeof(uint64_t), &r->sigmask))
 		ret = log_err(r->log, errno, "restoring signal mask of %d:", r->pid);
 	test_point(r->log, "release mask");
-	if (!ret && ptrace(PTRACE_SETREGS, r->pid, 0, &r->regs))
+	if (!ret && arch_set_regs(r->pid, &r->regs))
 		ret = log_err(r->log, errno, "restoring registers of %d:", r->pid);
 	test_point(r->log, "release regs");
 	/* taken in the signal delivery we release it into */
@@ -703,7 +661,7 @@ int remote_resume(struct remote *r)
 	uint64_t all = ~0ULL;
 	int ret = remote_park(r);
 
-	if (!ret && ptrace(PTRACE_SETREGS, r->pid, 0, &r->regs))
+	if (!ret && arch_set_regs(r->pid, &r->regs))
 		ret = log_err(r->log, errno, "setting registers of %d:", r->pid);
 	if (!ret && ptrace(PTRACE_SETSIGMASK, r->pid, sizeof(uint64_t), &all))
 		ret = log_err(r->log, errno, "blocking the signals of %d:", r->pid);
@@ -721,8 +679,8 @@ int remote_halt(struct remote *r)
 	ret = wait_stop(r, &status);
 	if (!ret)
 		ret = wait_event_stop(r, status, NULL);
-	if (!ret && ptrace(PTRACE_GETREGS, r->pid, 0, &r->regs))
-		ret = log_err(r->log, errno, "PTRACE_GETREGS %d:", r->pid);
+	if (!ret && arch_get_regs(r->pid, &r->regs))
+		ret = log_err(r->log, errno, "registers of %d:", r->pid);
 	return ret;
 }
 

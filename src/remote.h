@@ -7,8 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include <sys/user.h>
-
+#include "arch/arch.h"
 #include "log.h"
 #include "sfilter.h"
 
@@ -20,11 +19,11 @@ struct remote {
 	uint64_t sc_ip;		/* address of a syscall instruction */
 	uint64_t sc32_ip;	/* of an int $0x80, for 32-bit calls (0: none) */
 	uint64_t sp;		/* stack pointer for calls, 0: keep */
-	struct user_regs_struct regs;	/* as found at seize */
+	arch_regs_t regs;	/* as found at seize */
 	uint64_t sigmask;	/* blocked mask as found at seize */
 	bool seized;
 	bool blocked;		/* every signal blocked while we hold it */
-	/* Guarded (arch/x86/guard.h): a frame below its stack returns it to
+	/* Guarded (arch_guard_task()): a frame below its stack returns it to
 	 * @regs if we die; calls run at a gadget whose ret leads there, and
 	 * between calls it waits in @park, about to rt_sigreturn. */
 	bool guarded;
@@ -33,7 +32,7 @@ struct remote {
 	uint64_t call_sp;	/* rsp for calls: the lowest byte the guard uses */
 	uint64_t ret_ip;	/* the return gadget */
 	uint64_t page;		/* a 32-bit task's gadget page (0: none) */
-	struct user_regs_struct park;
+	arch_regs_t park;
 	/* Its seccomp, if any (sfilter.h): a call it would not let through
 	 * is entered as one it would, and made the real one at the entry
 	 * stop.  Freed by remote_close(). */

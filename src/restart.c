@@ -31,9 +31,7 @@
 #include <unistd.h>
 
 #include "../include/ckpt.h"
-#include "arch/x86/compat.h"
-#include "arch/x86/cpu.h"
-#include "arch/x86/puppet.h"
+#include "arch/arch.h"
 #include "auth.h"
 #include "chain.h"
 #include "container.h"
@@ -163,17 +161,6 @@ struct rseq_cfg {
  * trampoline, move the image fd out of the way of the saved fd numbers. */
 static int setup_puppet(struct rst_ctx *c, struct rst_task *t)
 {
-	/* At 0: syscall; int3.  At 4: int $0x80; int3, for the calls a
-	 * 32-bit process makes as one.  At TRAMP_AMX (16): ldtilecfg of the tile
-	 * configuration at 64 (one 16x64 tile); tilezero tmm0, which touches
-	 * tile data (what XFD traps on); tilerelease; syscall; int3. */
-	static const uint8_t code[128] = {
-		0x0f, 0x05, 0xcc, [4] = 0xcd, 0x80, 0xcc, [16] = 0xc4, 0xe2, 0x78, 0x49, 0x05,
-		0x27, 0x00, 0x00, 0x00,		/* rip (25) + 39 = 64 */
-		0xc4, 0xe2, 0x7b, 0x49, 0xc0,	/* tilezero %tmm0 */
-		0xc4, 0xe2, 0x78, 0x49, 0xc0, 0x0f, 0x05, 0xcc,
-		[64] = 1, [80] = 64, [112] = 16,
-	};
 	struct rseq_cfg rs = { 0 };
 	struct vma_list busy;
 	struct rlimit nofile;
@@ -200,7 +187,7 @@ static int setup_puppet(struct rst_ctx *c, struct rst_task *t)
 	ret = rst_find_gap(c, &busy, TRAMP_LEN, &gap);
 	vma_list_free(&busy);
 	/* the arguments of a 32-bit call are 32 bits */
-	if (ret || (rst_first_ia32(c) && gap + TRAMP_LEN > IA32_LIMIT))
+	if (ret || (rst_first_ia32(c) && gap + TRAMP_LEN > ARCH_COMPAT_LIMIT))
 		return log_err(c->log, ENOMEM, "no room for the trampoline");
 	ret = rcheck(&t->rm, &res, "mmap trampoline", SYS_mmap, gap, TRAMP_LEN,
 		     PROT_READ | PROT_WRITE | PROT_EXEC,
@@ -211,11 +198,11 @@ static int setup_puppet(struct rst_ctx *c, struct rst_task *t)
 	t->tramp_len = TRAMP_LEN;
 	t->scratch = gap + 4096;
 	t->scratch_len = TRAMP_LEN - 2 * 4096;	/* the last page is stack */
-	ret = remote_write(&t->rm, gap, code, sizeof(code));
+	ret = remote_write(&t->rm, gap, arch_tramp.code, arch_tramp.len);
 	if (ret)
 		return ret;
-	t->rm.sc_ip = gap;
-	t->rm.sc32_ip = gap + 4;
+	t->rm.sc_ip = gap + arch_tramp.sc_off;
+	t->rm.sc32_ip = arch_tramp.sc32_off < 0 ? 0 : gap + arch_tramp.sc32_off;
 	t->rm.sp = gap + TRAMP_LEN - 64;
 	/* fds may be numbered up to the hard limit in the saved process */
 	getrlimit(RLIMIT_NOFILE, &nofile);

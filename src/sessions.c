@@ -18,7 +18,6 @@
 #include <unistd.h>
 
 #include "../include/ckpt.h"
-#include "arch/x86/puppet.h"
 #include "kinds/ns_pid.h"
 #include "model.h"
 #include "sessions.h"
@@ -114,13 +113,11 @@ static int run_to_death(struct rst_ctx *c, struct remote *r)
 /* A held task exits with @code. */
 static int exit_with(struct rst_ctx *c, struct remote *r, int code)
 {
-	struct user_regs_struct regs = r->regs;
+	const long a[6] = { code };
+	arch_regs_t regs = r->regs;
 
-	regs.rax = SYS_exit_group;
-	regs.rdi = code;
-	regs.orig_rax = -1;
-	regs.rip = r->sc_ip;
-	if (ptrace(PTRACE_SETREGS, r->pid, 0, &regs))
+	arch_set_call(&regs, SYS_exit_group, a, r->sc_ip);
+	if (arch_set_regs(r->pid, &regs))
 		return log_err(c->log, errno, "pid %d: regs:", r->pid);
 	return run_to_death(c, r);
 }

@@ -6,8 +6,10 @@
  * the SHA extensions hashes with them (several times faster: the MAC of
  * an image is computed over all of it, twice), any other in plain C.
  */
+#ifdef __x86_64__
 #include <cpuid.h>
 #include <immintrin.h>
+#endif
 #include <string.h>
 
 #include "sha256.h"
@@ -73,6 +75,7 @@ static void blocks_c(uint32_t h[8], const uint8_t *p, size_t nblocks)
 	}
 }
 
+#ifdef __x86_64__
 /* The SHA extensions' rounds: the state as ABEF and CDGH halves, four
  * rounds a step, the message schedule four words ahead (Intel's "SHA
  * extensions" paper's arrangement). */
@@ -122,6 +125,17 @@ static bool cpu_has_sha(void)
 		return false;
 	return __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_SHA);
 }
+#else	/* other CPUs: plain C */
+static void blocks_ni(uint32_t h[8], const uint8_t *p, size_t nblocks)
+{
+	blocks_c(h, p, nblocks);
+}
+
+static bool cpu_has_sha(void)
+{
+	return false;
+}
+#endif
 
 static void blocks(struct sha256 *s, const uint8_t *p, size_t nblocks)
 {

@@ -295,7 +295,7 @@ int tree_release(struct cpt_ctx *c)
 
 		for (int j = 0; j < t->nr_threads; j++) {
 			struct remote *rm = t->threads[j].rm;
-			int r = rm->seized ? guard32_unpage(rm) : 0;
+			int r = rm->seized ? arch_unguard(rm) : 0;
 
 			if (rm->seized)
 				r = remote_release(rm) ?: r;
@@ -355,5 +355,5 @@ void tree_free(struct cpt_ctx *c)
 	}
 	free(c->tasks);
 	id_table_free(&c->pids);
-	guard_cache_free(&c->guard);
+	arch_cpt_cache_free(&c->guard);
 }

@@ -419,6 +419,10 @@ forged "control: SIGPENDING signal 10"     --control insert --at after:THREAD \
 forged "HEAD bad magic"            edit -r HEAD --set magic=0x00474d4954504b44
 forged "HEAD major version 2"      edit -r HEAD --set major=2
 forged "HEAD arch 3"               --expect "elsewhere:architecture 3" edit -r HEAD --set arch=3
+# another port's image, refused by name before any of its records is read
+forged "HEAD arch 2 (s390x)"       --expect "elsewhere:architecture 2 (s390x), this is x86-64" edit -r HEAD --set arch=2
+forged "HEAD arch 3 (ppc64le)"     --expect "elsewhere:architecture 3 (ppc64le), this is x86-64" edit -r HEAD --set arch=3
+forged "HEAD arch 9 (unknown)"     --expect "elsewhere:architecture 9 (unknown), this is x86-64" edit -r HEAD --set arch=9
 forged "HEAD page_size 8192"       --expect "elsewhere:page size 8192" edit -r HEAD --set page_size=8192
 forged "HEAD xfeatures bit 62"     --expect "elsewhere:CPU state components" edit -r HEAD --or xfeatures=0x4000000000000000
 forged "HEAD xstate_size +64"      edit -r HEAD --add xstate_size=64

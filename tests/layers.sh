@@ -49,6 +49,8 @@ symbols() {
 		f=${src#src/}
 		f=${f%.c}
 		o=$OBJ/$f.o
+		# another architecture's port (src/arch/ARCH/) is not built here
+		case $f in arch/*/*) [ -d "$OBJ/${f%/*}" ] || continue ;; esac
 		if [ ! -f "$o" ] || [ "$o" -ot "$src" ]; then
 			echo "missing $f"
 			return

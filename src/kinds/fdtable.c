@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "../../include/ckpt.h"
-#include "../arch/x86/compat.h"
+#include "../arch/arch.h"
 #include "../files.h"
 #include "../model.h"
 #include "cuda.h"
@@ -746,7 +746,7 @@ int files_open_path(struct rst_task *t, const char *path, int flags, long *fd)
 	/* a 64-bit open adds O_LARGEFILE, which a 32-bit process's file
 	 * has only if it asked for it (and F_SETFL cannot take it away) */
 	if (!ret && task_ia32(t))
-		ret = remote_call32(&t->rm, fd, NR32_openat, AT_FDCWD, addr, flags, 0, 0, 0);
+		ret = remote_call32(&t->rm, fd, arch_nr32_openat, AT_FDCWD, addr, flags, 0, 0, 0);
 	else if (!ret)
 		ret = remote_call(&t->rm, fd, SYS_openat, AT_FDCWD, addr, flags, 0, 0, 0);
 	if (!ret && *fd < 0)

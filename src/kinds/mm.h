@@ -119,7 +119,7 @@ struct pm_scan {
 #define PM_IS_PFNZERO	(1ULL << 5)
 #define PM_IS_GUARD	(1ULL << 8)
 
-#define TASK_SIZE_64	0x7ffffffff000ULL
+#define TASK_SIZE_64	ARCH_TASK_SIZE	/* (arch.h) */
 
 extern const struct kind_ops kind_mm;
 /* The kind's sides (struct kind_ops). */

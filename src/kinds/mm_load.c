@@ -11,7 +11,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
-#include "../arch/x86/vdso.h"
+#include "../arch/arch.h"
 #include "../files.h"
 #include "../files/packet.h"
 #include "mm.h"

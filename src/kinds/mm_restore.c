@@ -15,7 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "../arch/x86/vdso.h"
+#include "../arch/arch.h"
 #include "../model.h"
 #include "../files.h"
 #include "mm.h"
@@ -412,6 +412,12 @@ static int unmap_upto(struct rst_task *t, uint64_t *at, uint64_t to)
 	return ret;
 }
 
+/* Where the vdso is the puppet's own, moved (ARCH_VDSO_MOVED): kept. */
+static bool vdso_moved(const struct rst_vma *v)
+{
+	return ARCH_VDSO_MOVED && (v->v.kind == VMA_VDSO || v->v.kind == VMA_VVAR);
+}
+
 /* Everything the puppet has goes, but the trampoline and @keep. */
 static int unmap_all_but(struct rst_task *t, const struct mm_state *s,
 			 const struct rst_vma **keep)
@@ -428,7 +434,7 @@ static int unmap_all_but(struct rst_task *t, const struct mm_state *s,
 			at = hi > at ? hi : at;
 			tramp_done = true;
 		}
-		if (!ret && i < s->nr && keep[i]) {
+		if (!ret && i < s->nr && (keep[i] || vdso_moved(&s->vmas[i]))) {
 			ret = unmap_upto(t, &at, start);
 			at = s->vmas[i].v.end > at ? s->vmas[i].v.end : at;
 		}
@@ -481,9 +487,11 @@ static int mm_build(struct rst_ctx *c, struct rst_task *t, struct mm_state *s)
 
 	for (int i = 0; i < s->nr && !ret; i++)
 		keep[i] = inherited(ps, &s->vmas[i]);
+	if (!ret && ARCH_VDSO_MOVED)
+		ret = vdso_map(t, s);
 	if (!ret)
 		ret = unmap_all_but(t, s, keep);
-	if (!ret)
+	if (!ret && !ARCH_VDSO_MOVED)
 		ret = vdso_map(t, s);
 	/* The exe link can change only while the old exe (our own binary,
 	 * perhaps the very file the saved process runs) is not mapped: now. */

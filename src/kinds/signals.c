@@ -9,7 +9,7 @@
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 
-#include "../arch/x86/compat.h"
+#include "../arch/arch.h"
 #include "../kinds.h"
 #include "ns_pid.h"
 
@@ -245,8 +245,8 @@ static int sig_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 			return log_err(c->log, EBADMSG,
 				       "SIGHAND: signal %d has unknown flags 0x%llx",
 				       i + 1, (unsigned long long)s->hand.act[i].flags);
-		else if (task_ia32(t) && (s->hand.act[i].handler >= IA32_LIMIT ||
-					  s->hand.act[i].restorer >= IA32_LIMIT))
+		else if (task_ia32(t) && (s->hand.act[i].handler >= ARCH_COMPAT_LIMIT ||
+					  s->hand.act[i].restorer >= ARCH_COMPAT_LIMIT))
 			return log_err(c->log, EBADMSG,
 				       "SIGHAND: signal %d: handler beyond a 32-bit process's 4 GiB",
 				       i + 1);

@@ -21,9 +21,6 @@
 #ifndef SS_AUTODISARM
 #define SS_AUTODISARM (1U << 31)
 #endif
-#define ARCH_GET_XCOMP_PERM	0x1022
-#define ARCH_REQ_XCOMP_PERM	0x1023
-#define XFEATURE_XTILEDATA	18
 
 struct rseq_cfg {
 	uint64_t ptr;
@@ -65,15 +62,9 @@ struct task_cpt {
 static int xcomp_perm(struct cpt_ctx *c, struct cpt_task *t)
 {
 	struct task_cpt *s = kind_dump_state(c, &kind_task);
-	long res;
-	int ret = remote_call(&t->rm, &res, SYS_arch_prctl, ARCH_GET_XCOMP_PERM,
-			      t->scratch, 0, 0, 0, 0);
 
 	s->pid = t->pid;
-	s->set = false;
-	if (!ret && res == 0 && !remote_read(&t->rm, t->scratch, &s->perm, 8))
-		s->set = true;
-	return ret;
+	return arch_xcomp_get(&t->rm, t->scratch, &s->perm, &s->set);
 }
 
 /* One call by every thread of @t, each with @a0 and its own slot of
@@ -303,17 +294,8 @@ static int task_restore_thread(struct rst_ctx *c, struct rst_task *t,
 	uint64_t addr;
 	int ret = 0;
 
-	if (th->xcomp_perm_set && (th->xcomp_perm & (1ULL << XFEATURE_XTILEDATA))) {
-		ret = rcheck(rm, NULL, "arch_prctl(ARCH_REQ_XCOMP_PERM)",
-			     SYS_arch_prctl, ARCH_REQ_XCOMP_PERM,
-			     XFEATURE_XTILEDATA);
-		/* ptrace cannot load tile data into the small xstate buffer a
-		 * thread has until it first touches AMX: make it touch it */
-		rm->sc_ip = t->tramp + TRAMP_AMX;
-		if (!ret)
-			ret = rcheck(rm, NULL, "first AMX use", SYS_getpid, 0);
-		rm->sc_ip = t->tramp;
-	}
+	if (th->xcomp_perm_set)
+		ret = arch_xcomp_set(t, rm, th->xcomp_perm);
 	if (!ret)
 		ret = rcheck(rm, NULL, "set_tid_address", SYS_set_tid_address,
 			     th->clear_child_tid);

@@ -1,5 +1,5 @@
-/* compat.h - 32-bit (IA32 emulation) processes: which tasks are, and the
- * few things the kernel keeps apart for them. */
+/* compat.h - 32-bit (IA32 emulation) processes: the few things the
+ * kernel keeps apart for them (the rest is in arch.h). */
 #ifndef CKPT_COMPAT_H
 #define CKPT_COMPAT_H
 #include <stdbool.h>
@@ -7,11 +7,13 @@
 #include <sys/types.h>
 
 #include "../../kinds.h"
+#include "../arch.h"
 
 #define IA32_CS		0x23	/* __USER32_CS */
 #define USER_DS_SEL	0x2b	/* __USER_DS, also the 32-bit one */
 #define USER64_CS	0x33	/* __USER_CS */
-#define IA32_LIMIT	0x100000000ULL	/* a 32-bit task's address space */
+
+#define IA32_LIMIT	ARCH_COMPAT_LIMIT
 
 /* i386 system call numbers (int $0x80) */
 #define NR32_nanosleep			162
@@ -22,21 +24,10 @@
 #define NR32_get_robust_list		312
 #define NR32_clock_nanosleep_time64	407
 
-/* Checkpoint: the task runs 32-bit code (its main thread as found). */
-bool cpt_ia32(const struct cpt_task *t);
-/* Restart: the image says the task is a 32-bit one. */
-bool task_ia32(struct rst_task *t);
 /* A selector a restored task may hold in ds/es/fs/gs: null, the user
  * code and data segments, a TLS entry of the GDT (the seed's set). */
 bool ia32_selector_ok(uint64_t sel);
-/* Set a signal's action as a 32-bit caller, so that the kernel gives its
- * handler 32-bit frames. */
-int ia32_sigaction(struct rst_task *t, int sig, const struct rec_sigaction *a);
 /* This kernel's 32-bit vdso and vvar areas, as one of our children
  * gets them (to compare an image's with, before any process exists). */
 int ia32_vdso_layout(struct rst_ctx *c, const struct vma_list **out);
-/* Restart of an image holding the 32-bit process PID: 0 if this kernel
- * runs 32-bit programs (or cannot tell), else an error saying it does
- * not (exec32.c), before any process exists. */
-int ia32_exec_check(struct rst_ctx *c, pid_t pid);
 #endif

@@ -141,7 +141,7 @@ static void scan_vma(int memfd, const struct vma *v, uint8_t *buf,
 	}
 }
 
-static struct guard_cache_entry *cached(struct guard_cache *c,
+static struct guard_cache_entry *cached(struct arch_cpt_cache *c,
 					const struct vma *v)
 {
 	for (int i = 0; i < c->n; i++)
@@ -154,7 +154,7 @@ static struct guard_cache_entry *cached(struct guard_cache *c,
 
 /* The gadgets of one mapping, into *@out: searched, or as found before
  * in the same file.  A file's result is kept; the vdso's is not. */
-static int lookup(int memfd, const struct vma *v, struct guard_cache *c,
+static int lookup(int memfd, const struct vma *v, struct arch_cpt_cache *c,
 		  uint8_t *buf, struct guard_cache_entry *out)
 {
 	struct guard_cache_entry *e;
@@ -180,7 +180,7 @@ static int lookup(int memfd, const struct vma *v, struct guard_cache *c,
 	return 0;
 }
 
-int guard_find(int memfd, const struct vma_list *maps, struct guard_cache *cache,
+int guard_find(int memfd, const struct vma_list *maps, struct arch_cpt_cache *cache,
 	       struct guard_gadgets *g)
 {
 	uint8_t *buf = malloc(CHUNK);
@@ -218,10 +218,10 @@ int guard_find(int memfd, const struct vma_list *maps, struct guard_cache *cache
 	return g->call_ip && g->ret_ip ? 0 : -ENOENT;
 }
 
-void guard_cache_free(struct guard_cache *cache)
+void arch_cpt_cache_free(struct arch_cpt_cache *cache)
 {
 	free(cache->e);
-	*cache = (struct guard_cache){ 0 };
+	*cache = (struct arch_cpt_cache){ 0 };
 }
 
 /* What the kernel itself does to a task that leaves a system call with

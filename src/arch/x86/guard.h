@@ -30,26 +30,10 @@ struct guard_gadgets {
 	uint64_t ret_ip;	/* mov $15,%rax; syscall */
 };
 
-/* Where a file's gadgets were found: the same libc in every process of
- * a tree is searched once. */
-struct guard_cache_entry {
-	unsigned int dev_major, dev_minor;
-	uint64_t ino, pgoff;
-	int64_t call_off, ret_off;	/* from the mapping's start; -1: none */
-	uint32_t call_adj;
-};
-
-struct guard_cache {
-	struct guard_cache_entry *e;
-	int n;
-	size_t cap;
-};
-
 /* Find both gadgets in the executable mappings of @maps (read through
  * @memfd, /proc/PID/mem).  -ENOENT if the task lacks one. */
-int guard_find(int memfd, const struct vma_list *maps, struct guard_cache *cache,
+int guard_find(int memfd, const struct vma_list *maps, struct arch_cpt_cache *cache,
 	       struct guard_gadgets *g);
-void guard_cache_free(struct guard_cache *cache);
 
 /* Write the frame below the red zone of @r's stack, which must stay
  * above @stack_lo, and park the thread at the return gadget with every

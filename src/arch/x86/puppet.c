@@ -5,7 +5,7 @@
  * our address space it is about to lose.  It loops in pause() with every
  * signal blocked until ptrace takes it over; ckpt_puppet_syscall is the
  * address of its syscall instruction, the first one remote calls use. */
-#include "puppet.h"
+#include "../arch.h"
 
 __asm__(
 	".text\n"

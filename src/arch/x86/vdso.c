@@ -13,7 +13,8 @@
 #include <unistd.h>
 
 #include "compat.h"
-#include "vdso.h"
+#include "../../kinds/mm.h"
+#include "../arch.h"
 
 #define ARCH_MAP_VDSO_64	0x2003
 #define ARCH_MAP_VDSO_32	0x2002

@@ -1,0 +1,130 @@
+/* arch.c - ppc64le's registers for remote calls, its trampoline and its
+ * HEAD (arch.h).
+ *
+ * A system call is `sc` with its number in r0, its arguments in r3-r8;
+ * it returns in r3, an error as a positive errno with CR0.SO set.  The
+ * kernel restarts a call the thread was in only if its trap says it was
+ * in one (0xc00): a remote call sets trap to 0, and the registers put
+ * back at release carry the original's.
+ */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <errno.h>
+#include <linux/audit.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+
+#include "../../ctx.h"
+#include "../../image.h"
+#include "../arch.h"
+
+#define CR0_SO		0x10000000ULL
+
+int arch_get_regs(pid_t tid, arch_regs_t *r)
+{
+	struct iovec g = { r, sizeof(*r) };
+
+	memset(r, 0, sizeof(*r));
+	if (ptrace(PTRACE_GETREGSET, tid, NT_PRSTATUS, &g))
+		return -1;
+	if (g.iov_len != sizeof(*r)) {	/* a 32-bit task's */
+		errno = EOPNOTSUPP;
+		return -1;
+	}
+	return 0;
+}
+
+int arch_set_regs(pid_t tid, const arch_regs_t *r)
+{
+	struct iovec g = { (void *)r, sizeof(*r) };
+
+	return ptrace(PTRACE_SETREGSET, tid, NT_PRSTATUS, &g) ? -1 : 0;
+}
+
+void arch_set_sp(arch_regs_t *r, uint64_t sp)
+{
+	r->gpr[1] = sp;
+}
+
+void arch_set_call(arch_regs_t *r, long nr, const long a[6], uint64_t ip)
+{
+	r->gpr[0] = nr;
+	for (int i = 0; i < 6; i++)
+		r->gpr[3 + i] = a[i];
+	r->orig_gpr3 = a[0];
+	r->nip = ip;
+	r->trap = 0;
+}
+
+size_t arch_call_mem(long nr, const long a[6], void *mem, int *arg)
+{
+	return 0;
+}
+
+/* No 32-bit calls (compat.c): never reached. */
+void arch_set_call32(arch_regs_t *r, long nr, const long a[6], uint64_t ip)
+{
+	arch_set_call(r, nr, a, ip);
+}
+
+long arch_call_result(const arch_regs_t *r)
+{
+	return r->ccr & CR0_SO ? -(long)r->gpr[3] : (long)r->gpr[3];
+}
+
+void arch_call_data(const arch_regs_t *r, bool compat, struct seccomp_data *d)
+{
+	d->nr = r->gpr[0];
+	d->arch = AUDIT_ARCH_PPC64LE;
+	d->instruction_pointer = r->nip + 4;
+	for (int i = 0; i < 6; i++)
+		d->args[i] = r->gpr[3 + i];
+}
+
+/* Not yet: calls go in as they are (see remote.c). */
+bool arch_stand_in(arch_regs_t *r, bool compat, int k)
+{
+	return false;
+}
+
+void arch_make_real(arch_regs_t *now, const arch_regs_t *real)
+{
+}
+
+/* sc; then tw 31,0,0 (a trap, should anything return there) */
+static const uint8_t tramp_code[8] = { 0x02, 0x00, 0x00, 0x44, 0x08, 0x00, 0xe0, 0x7f };
+
+const struct arch_tramp arch_tramp = {
+	.code = tramp_code, .len = sizeof(tramp_code), .sc_off = 0, .sc32_off = -1,
+};
+
+const long arch_nr32_openat = -1;
+
+void arch_head_fill(struct rec_head *h)
+{
+	h->arch = ARCH_ID;
+	h->xstate_size = 0;
+	h->xfeatures = 0;
+}
+
+int arch_head_check(struct ckpt_log *log, const struct rec_head *h)
+{
+	if (h->xstate_size || h->xfeatures)
+		return log_err(log, EBADMSG, "HEAD: x86 CPU state in a ppc64le image");
+	return 0;
+}
+
+int arch_xcomp_get(struct remote *rm, uint64_t scratch, uint64_t *perm, bool *set)
+{
+	*set = false;
+	*perm = 0;
+	return 0;
+}
+
+int arch_xcomp_set(struct rst_task *t, struct remote *rm, uint64_t perm)
+{
+	return log_err(rm->log, EOPNOTSUPP, "pid %d: x86 state-component permissions in a ppc64le image",
+		       t->pid);
+}

@@ -1,0 +1,65 @@
+#!/bin/sh
+# init.sh - the guest's init (tests/arch/run.sh): each state test of
+# /progs by the protocol of tests/README.md (start, READY, checkpoint
+# --kill, restart, go, PASS), its result, then `N passed, N failed`, and
+# the machine off.
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev 2> /dev/null
+mount -t tmpfs tmp /tmp
+ifconfig lo 127.0.0.1 up 2> /dev/null
+mkdir -p /dev/pts
+mount -t devpts -o newinstance,ptmxmode=0666 devpts /dev/pts 2> /dev/null
+# sock_diag for unix, netlink, packet and TCP sockets: modules here
+for m in unix_diag netlink_diag af_packet_diag inet_diag tcp_diag; do
+	[ -f /modules/$m.ko ] && insmod /modules/$m.ko
+done
+echo "=== ckpt arch tests: $(uname -m) $(uname -r)"
+pass=0
+fail=0
+
+wait_for() {	# FILE PATTERN TENTHS
+	i=0
+	while [ $i -lt $3 ]; do
+		grep -q "$2" "$1" 2> /dev/null && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+
+state_test() {	# PROG
+	d=$(mktemp -d /tmp/t.XXXXXX)
+	TP_TMPDIR=$d "$1" "$d/go" > "$d/out" 2>&1 < /dev/null &
+	pid=$!
+	wait_for "$d/out" READY 300 || { echo "not ready"; kill -9 $pid; return 1; }
+	sleep 0.3
+	if ! timeout 300 ckpt checkpoint --kill -o "$d/img" $pid 2> "$d/ckpt.err"; then
+		cat "$d/ckpt.err" "$d/out"
+		kill -9 $pid 2> /dev/null
+		return 1
+	fi
+	wait $pid 2> /dev/null
+	timeout 300 ckpt restart "$d/img" > "$d/restart.out" 2>&1 &
+	rpid=$!
+	sleep 1
+	touch "$d/go"
+	wait $rpid
+	rc=$?
+	cat "$d/out" "$d/restart.out"
+	[ $rc = 0 ] && grep -q '^PASS' "$d/out" && ! grep -q '^FAIL' "$d/out"
+}
+
+for p in /progs/*; do
+	n=$(basename "$p")
+	if state_test "$p" > /tmp/log 2>&1; then
+		echo "ok   state_$n"
+		pass=$((pass + 1))
+	else
+		echo "FAIL state_$n"
+		sed 's/^/     /' /tmp/log | tail -15
+		fail=$((fail + 1))
+	fi
+done
+echo "$pass passed, $fail failed"
+poweroff -f
