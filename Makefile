@@ -29,7 +29,7 @@ DEPFLAGS = -MMD -MP -MF $(@:.o=.d)
 # The architecture port (src/arch/ARCH/): the compiler's target by
 # default (make CC=s390x-linux-gnu-gcc builds the s390x one).
 ARCH    ?= $(shell $(CC) -dumpmachine | sed -e 's/-.*//' -e 's/^x86_64$$/x86/' -e 's/^powerpc64le$$/ppc64le/')
-SRCS    := $(wildcard src/*.c src/kinds/*.c src/files/*.c src/arch/$(ARCH)/*.c)
+SRCS    := $(wildcard src/*.c src/kinds/*.c src/files/*.c src/arch/*.c src/arch/$(ARCH)/*.c)
 CLISRCS := src/ckpt.c src/demo.c $(wildcard src/criu/*.c)
 LIBSRCS := $(filter-out $(CLISRCS),$(SRCS))
 

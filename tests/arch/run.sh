@@ -71,7 +71,7 @@ build() {
 	# shellcheck disable=SC2046
 	$CC -static -std=gnu11 -O2 -g -Wall -Wextra -Wno-unused-parameter -Werror -pthread \
 		-Iinclude -Ibuild/gen/criu -isystem "$TC/include" \
-		-o "$b/ckpt" $(ls src/*.c src/kinds/*.c src/files/*.c src/criu/*.c src/arch/$A/*.c) \
+		-o "$b/ckpt" $(ls src/*.c src/kinds/*.c src/files/*.c src/criu/*.c src/arch/*.c src/arch/$A/*.c) \
 		build/gen/criu/rpc.pb-c.c -L"$TC/lib/$TRIPLE" -lprotobuf-c || return 1
 	# and this architecture's own (tests/arch/progs/NAME_ARCH.c)
 	for p in $PROGS $(ls tests/arch/progs/*_"$A".c 2> /dev/null); do

@@ -22,7 +22,7 @@ typedef struct {
 #define ARCH_TASK_SIZE		(1ULL << 47)	/* 128 TiB, without hints */
 #define ARCH_COMPAT_LIMIT	0x100000000ULL	/* 32-bit tasks: refused */
 #define ARCH_MAP_32BIT		0
-#define ARCH_VDSO_MOVED		1	/* vdso.c */
+#define ARCH_VDSO_MOVED		1	/* ../vdso_moved.c */
 
 /* Nothing kept across tasks: no guard (the task is held unguarded). */
 struct arch_cpt_cache {

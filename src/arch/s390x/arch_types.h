@@ -27,7 +27,7 @@ typedef struct {
 #define ARCH_TASK_SIZE		(1ULL << 42)	/* _REGION2_SIZE: stacks start there */
 #define ARCH_COMPAT_LIMIT	0x80000000ULL	/* 31-bit tasks: refused (compat.c) */
 #define ARCH_MAP_32BIT		0
-#define ARCH_VDSO_MOVED		1	/* vdso.c */
+#define ARCH_VDSO_MOVED		1	/* ../vdso_moved.c */
 
 /* Nothing kept across tasks: no guard (the task is held unguarded). */
 struct arch_cpt_cache {

@@ -1,7 +1,8 @@
-/* vdso.c - the vdso and its data pages (vvar) at restart.  s390x has no
- * call that maps a vdso where asked: the puppet's own (ours, this
- * kernel's) is moved where the image had it, before the rest of what it
- * inherited is unmapped (ARCH_VDSO_MOVED). */
+/* vdso_moved.c - the vdso and its data pages (vvar) at restart, for the
+ * ports without a call that maps a vdso where asked (s390x, ppc64le:
+ * ARCH_VDSO_MOVED): the puppet's own (ours, this kernel's) is moved where
+ * the image had it, before the rest of what it inherited is unmapped.
+ * x86 maps it where asked (src/arch/x86/vdso.c): nothing here. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdbool.h>
@@ -10,8 +11,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "../../kinds/mm.h"
-#include "../arch.h"
+#include "../kinds/mm.h"
+#include "arch.h"
+
+#if ARCH_VDSO_MOVED
 
 static const char *area_name(uint32_t kind)
 {
@@ -77,3 +80,5 @@ int vdso_map(struct rst_task *t, const struct mm_state *s)
 	vma_list_free(&now);
 	return ret;
 }
+
+#endif
