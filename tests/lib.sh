@@ -103,10 +103,12 @@ pidns_holder() {	# DIR PID
 }
 
 # checkpoint --kill PID into DIR/img; reap it (we are its parent).
-checkpoint_kill() {	# DIR PID
-	ckpt checkpoint --kill -o "$1/img" $2 || return 1
-	wait $2 2>/dev/null
-	gone $2
+checkpoint_kill() {	# DIR PID [CHECKPOINT-OPTION...]
+	local d=$1 p=$2
+	shift 2
+	ckpt checkpoint --kill "$@" -o "$d/img" $p || return 1
+	wait $p 2>/dev/null
+	gone $p
 }
 
 # The protocol of tests/README.md for one program.

@@ -24,9 +24,7 @@ lazy_start() {	# DIR MIB [fork]   (LAZY_KEY=FILE: checkpoint --key FILE)
 	"$PROGS/lazy_mem" $1/go $2 ${3:-} > $1/out 2>&1 < /dev/null &
 	pid=$!
 	wait_for $1/out READY 30 || return 1
-	ckpt checkpoint --kill ${LAZY_KEY:+--key $LAZY_KEY} -o "$1/img" $pid || return 1
-	wait $pid 2>/dev/null
-	gone $pid
+	checkpoint_kill $1 $pid ${LAZY_KEY:+--key $LAZY_KEY}
 }
 
 # restart --lazy --detach of DIR/img with the loader slowed to DELAY ms a
