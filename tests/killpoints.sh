@@ -63,7 +63,7 @@ same_maps() {	# PID MAPSFILE
 # One case: kill ckpt at point N of a checkpoint of a fresh PROG.
 one() {	# PROG N
 	local d=$W/$(basename "$1").$2 why= rc
-	start "$1" "$d" || { why="did not start"; }
+	start "$1" "$d" || why="did not start: $(head -3 "$d/out" | tr '\n' ' ')"
 	if [ -z "$why" ]; then
 		# in the background: no "Killed" from bash
 		CKPT_TEST_KILL_AT=$2 timeout 60 "$CKPT" checkpoint $KILLOPT -o "$d/img" $pid \
@@ -99,7 +99,7 @@ one() {	# PROG N
 
 for prog in "$@"; do
 	d=$W/$(basename "$prog").count
-	start "$prog" "$d" || { echo "FAIL $prog: did not start"; FAILED=$((FAILED + 1)); continue; }
+	start "$prog" "$d" || { echo "FAIL $prog: did not start: $(head -3 "$d/out" | tr '\n' ' ')"; FAILED=$((FAILED + 1)); continue; }
 	# counted in the same mode (a --kill checkpoint has no release)
 	CKPT_TEST_POINTS=1 timeout 60 "$CKPT" checkpoint $KILLOPT -o "$d/img" $pid 2> "$d/points"
 	n=$(grep -c '^testpoint ' "$d/points")

@@ -91,6 +91,11 @@ static void leader(const char *slave)
 	g = fork();
 	if (g == 0) {
 		setpgid(0, 0);
+		/* a read from a background group stops it (SIGTTIN) for good:
+		 * the line from the root may come before our parent's
+		 * tcsetpgrp() */
+		for (int i = 0; tcgetpgrp(0) != getpgrp() && i < 3000; i++)
+			usleep(10000);
 		answerer(0);
 	}
 	setpgid(g, g);
