@@ -18,7 +18,10 @@ corpus=${FUZZ_CORPUS:-$B/corpus}
 mkdir -p "$corpus"
 cd "$B"
 log=${FUZZ_LOG:-$B/fuzz.log}
-ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:quarantine_size_mb=32} \
+# the caller's options first, then ours: a test suite's ASAN_OPTIONS
+# (tests/lib.sh) would leave the default 256 MiB quarantine, which alone
+# breaks the RSS limit
+ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=1:quarantine_size_mb=32 \
 "$B/image_fuzz" -max_total_time="$secs" -rss_limit_mb=384 -malloc_limit_mb=256 \
 	-timeout="${FUZZ_TIMEOUT:-1}" -max_len=4194304 -len_control=0 \
 	-print_final_stats=1 $([ "$jobs" -gt 1 ] && echo "-jobs=$jobs -workers=$jobs") \

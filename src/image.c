@@ -380,10 +380,6 @@ int ir_init(struct img_reader *r, int fd, struct ckpt_log *log)
 	if (fstat(fd, &st))
 		return log_err(log, errno, "image fd %d:", fd);
 	r->size = st.st_size;
-	r->buf_len = RBUF_SIZE;
-	r->buf = malloc(r->buf_len);
-	if (!r->buf)
-		return log_err(log, ENOMEM, "image read buffer:");
 	log->pos = &r->pos;
 	return 0;
 }
@@ -442,6 +438,16 @@ static int crc_range(struct img_reader *r, uint32_t *crc, uint64_t off,
 		munmap(p, len + skip);
 		off += len;
 		n -= len;
+	}
+	/* made at first need, no bigger than the image: a small image's
+	 * reader (every restart's, every fuzz input's) skips the cost of
+	 * mapping and freeing 4 MiB */
+	if (n && !r->buf) {
+		r->buf_len = r->size < RBUF_SIZE ? (size_t)r->size : RBUF_SIZE;
+		r->buf_len = r->buf_len < 4096 ? 4096 : r->buf_len;
+		r->buf = malloc(r->buf_len);
+		if (!r->buf)
+			return log_err(r->log, ENOMEM, "image read buffer:");
 	}
 	while (n) {
 		size_t k = n < r->buf_len ? n : r->buf_len;

@@ -29,12 +29,31 @@ struct zexp {
 	struct ckpt_log *log;
 	struct zstats *st;
 	void *dctx;
-	char *raw;		/* ZFRAME_MAX_RAW: one piece's bytes */
+	char *raw;		/* one piece's bytes, grown to at most ZFRAME_MAX_RAW */
+	size_t raw_cap;
 	bool open;		/* a record in pieces is being put together */
 	uint32_t type;
 	uint64_t total, done, at;	/* at: its first piece's offset */
 	uint64_t budget;	/* bytes the records may still expand to */
 };
+
+/* Room for @n (<= ZFRAME_MAX_RAW) bytes in x->raw: grown as pieces
+ * need, since a small image's expansion (and every fuzz input's) should
+ * not pay for mapping 8 MiB. */
+static int raw_room(struct zexp *x, size_t n)
+{
+	char *p;
+
+	if (n <= x->raw_cap)
+		return 0;
+	n = n < 65536 ? 65536 : n;
+	p = realloc(x->raw, n);
+	if (!p)
+		return log_err(x->log, ENOMEM, "decompression buffer of %zu bytes:", n);
+	x->raw = p;
+	x->raw_cap = n;
+	return 0;
+}
 
 /* Whether the image's HEAD says it has compressed records. */
 static int compressed(int fd, struct ckpt_log *log)
@@ -99,6 +118,9 @@ static int copy_rec(struct zexp *x, const struct rec *rec)
 	while (left && !ret) {
 		size_t k = left < ZFRAME_MAX_RAW ? left : ZFRAME_MAX_RAW;
 
+		ret = raw_room(x, k);
+		if (ret)
+			return ret;
 		if (pread(x->r.fd, x->raw, k, off) != (ssize_t)k)
 			return log_err(x->log, errno ? errno : EIO, "reading image at %llu:",
 				       (unsigned long long)off);
@@ -223,6 +245,8 @@ static int add_piece(struct zexp *x, const struct rec *rec)
 			       (unsigned long long)(rec->off - sizeof(struct rec_hdr)));
 	ret = check_piece(x, rec, f);
 	if (!ret)
+		ret = raw_room(x, f->raw_len);
+	if (!ret)
 		ret = unpack(x, rec, f);
 	if (ret)
 		return ret;
@@ -314,8 +338,7 @@ int img_expand(int fd, struct ckpt_log *log, struct zstats *st)
 		return ret;
 	}
 	x.dctx = dctx_new();
-	x.raw = malloc(ZFRAME_MAX_RAW);
-	ret = x.dctx && x.raw ? 0 : log_err(log, ENOMEM, "decompression buffers:");
+	ret = x.dctx ? 0 : log_err(log, ENOMEM, "decompression context:");
 	if (!ret)
 		ret = iw_init(&x.w, mfd, log);
 	if (!ret)

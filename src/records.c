@@ -5,6 +5,8 @@
  * types, below every kind: the kinds' tables are read as data, never
  * called, so that the stream needs nothing of the kinds' code.
  */
+#include <pthread.h>
+
 #include "kinds.h"
 
 /* kinds.def's kinds, for their records (kinds.c has the same table for
@@ -34,12 +36,36 @@ static const struct rec_desc *desc_in(const struct rec_desc *d, uint32_t type)
 	return NULL;
 }
 
-const struct kind_ops *kind_for_type(uint32_t type)
+static const struct kind_ops *owner_scan(uint32_t type)
 {
 	for (int i = 0; i < NR_OWNERS; i++)
 		if (desc_in(owners[i]->recs, type))
 			return owners[i];
 	return NULL;
+}
+
+/* Every record read asks for its owner: types below OWNER_INDEX are
+ * looked up in an index made once (written before the once ends, read
+ * only after), the rest by a scan of the kinds' tables. */
+#define OWNER_INDEX	1024
+static const struct kind_ops *owner_index[OWNER_INDEX];
+static pthread_once_t owner_once = PTHREAD_ONCE_INIT;
+
+static void owner_index_make(void)
+{
+	/* the first owner of a type wins, as in owner_scan() */
+	for (int i = 0; i < NR_OWNERS; i++)
+		for (const struct rec_desc *d = owners[i]->recs; d && d->type; d++)
+			if (d->type < OWNER_INDEX && !owner_index[d->type])
+				owner_index[d->type] = owners[i];
+}
+
+const struct kind_ops *kind_for_type(uint32_t type)
+{
+	if (type >= OWNER_INDEX)
+		return owner_scan(type);
+	pthread_once(&owner_once, owner_index_make);
+	return owner_index[type];
 }
 
 const struct rec_desc *rec_desc_of(uint32_t type)
