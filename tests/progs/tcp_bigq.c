@@ -110,7 +110,10 @@ int main(int argc, char **argv)
 		};
 		ssize_t k;
 
-		if (poll(p, 2, 5000) <= 0) {
+		/* 30 s: a segment loopback dropped under load (its backlog
+		 * full) comes again only after the retransmission timer,
+		 * which backs off 1, 2, 4... s */
+		if (poll(p, 2, 30000) <= 0) {
 			tp_fail("only %zu of %zu bytes arrived", got, want);
 			break;
 		}
