@@ -1063,6 +1063,8 @@ forged "LOCK start 2^63"           insert --at after:'FD#-1' --type LOCK --paylo
 forged "LOCK start+len overflow"   insert --at after:'FD#-1' --type LOCK --payload "$(lock 1 1 1 0 0x7000000000000000 0x7000000000000000)"
 forged "LOCK flock with a range"   insert --at after:'FD#-1' --type LOCK --payload "$(lock 1 2 1 0 10 10)"
 forged "LOCK 31 bytes"             insert --at after:'FD#-1' --type LOCK --payload "$(lock 1 1 1 0 10 10 | head -c 62)"
+# (its kind, at byte 4, was read before its size was checked: the fuzzer)
+forged "LOCK 4 bytes"              insert --at after:'FD#-1' --type LOCK --payload "$(lock 1 1 1 0 10 10 | head -c 8)"
 forged "LOCK before any TASK"      insert --at 1 --type LOCK --payload "$(lock 1 1 1 0 10 10)"
 forged "FOWN owner_type 3"         insert --at after:'FD#-1' --type FOWN --payload "$(fown 1 3 1 10)"
 forged "FOWN owner -1"             insert --at after:'FD#-1' --type FOWN --payload "$(fown 1 1 0xffffffff 10)"

@@ -236,10 +236,13 @@ struct locks_state {
 static int load_lock(struct rst_ctx *c, struct locks_state *s, struct rec *r)
 {
 	const struct rec_lock *l = r->data;
+	bool lease;
 
-	bool lease = l->kind == LOCK_LEASE;
-
-	if (r->data_len != sizeof(*l) || l->fd >= MAX_FD_NUM ||
+	if (r->data_len != sizeof(*l))
+		return log_err(c->log, EBADMSG, "bad LOCK record %llu: %llu bytes",
+			       (unsigned long long)r->index, (unsigned long long)r->data_len);
+	lease = l->kind == LOCK_LEASE;
+	if (l->fd >= MAX_FD_NUM ||
 	    l->kind < LOCK_POSIX || l->kind > LOCK_LEASE ||
 	    (l->type != F_RDLCK && l->type != F_WRLCK) || l->start > INT64_MAX ||
 	    l->len > INT64_MAX - l->start || s->nl >= MAX_LOCKS ||
