@@ -15,8 +15,7 @@
 #include "image_zframe.h"
 
 #define WBUF_SIZE	(1u << 20)
-#define RBUF_SIZE	(1u << 20)
-#define MAP_MIN		(64u << 10)	/* checksummed through a mapping */
+#define RBUF_SIZE	(256u << 10)
 
 static size_t pad8(uint64_t n)
 {
@@ -419,32 +418,15 @@ static int pread_all(struct img_reader *r, void *p, size_t n, uint64_t off)
 	return 0;
 }
 
-/* CRC of [off, off+n) of the image, and check it is readable.  Page
- * data is checksummed through a mapping of the image, populated at
- * once: no copy, and no fresh buffer, whose first touch costs a fault a
- * page (5-11 us each on a VM whose host backs memory lazily: 5 ms of a
- * python's restart for a 4 MiB buffer).  Only within the image's size:
- * a mapping read past its end faults.  pread is for small ranges and
- * the fallback. */
+/* CRC of [off, off+n) of the image, and check it is readable.  Read
+ * (a copy) rather than mapped: an image cut short under us (a file
+ * truncated while restart reads it) must give an error, not SIGBUS.
+ * Through a small buffer made at first need and kept: a fresh 4 MiB
+ * one cost a fault a page at first touch (5-11 us each on a VM whose
+ * host backs memory lazily: 5 ms of a python's restart). */
 static int crc_range(struct img_reader *r, uint32_t *crc, uint64_t off,
 		     uint64_t n)
 {
-	const uint64_t win = 64ULL << 20;
-
-	while (n >= MAP_MIN && off + n <= r->size) {
-		uint64_t base = off & ~4095ULL, skip = off - base;
-		size_t len = n < win ? n : win;
-		void *p = mmap(NULL, len + skip, PROT_READ, MAP_SHARED | MAP_POPULATE,
-			       r->fd, base);
-
-		if (p == MAP_FAILED)
-			break;
-		*crc = crc32c(*crc, (char *)p + skip, len);
-		munmap(p, len + skip);
-		off += len;
-		n -= len;
-	}
-	/* made at first need, no bigger than the image */
 	if (n && !r->buf) {
 		r->buf_len = r->size < RBUF_SIZE ? (size_t)r->size : RBUF_SIZE;
 		r->buf_len = r->buf_len < 4096 ? 4096 : r->buf_len;
