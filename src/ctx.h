@@ -174,6 +174,10 @@ struct rst_ctx {
 	bool pv_open;
 	const struct ir_span *pv_spans;
 	size_t pv_nr;
+	/* --lazy: a loader took the PAGES checksums to check (the first
+	 * one started, mm_lazy.c); if none did, restart checks them before
+	 * the tree runs */
+	bool lazy_checks;
 	bool released;		/* every task let go: the restart is done */
 	/* an incremental image's parents (chain.c), its PAGES_AT records'
 	 * files 1..nr_chain: chain_fd[k - 1], checked, open until the end */

@@ -1,11 +1,13 @@
 /* lazy.c - restart --lazy: the loader, a process of ckpt's (not of the
- * restored tree) that holds the tree's userfaultfd and brings each page
+ * restored tree; one for each process of it) that holds a process's
+ * userfaultfd (and those of its forks) and brings each page
  * from the image: at once when the process touches it (UFFDIO_COPY, or
  * UFFDIO_ZEROPAGE where the image has none), the rest in the background,
  * 2 MiB at a time.  Once every page is in, the uffd is closed (its areas
  * fault as any area again) and the loader exits; so it does when the
  * memory is gone (the process ended or ran exec).  A page it cannot read
- * kills the process: never a zero page in its place.
+ * kills the process and its restored tree: never a zero page in its
+ * place.
  *
  * Non-cooperative events keep its map true: an area dropped (munmap,
  * MADV_DONTNEED) is no longer loaded, one moved (mremap) is loaded where
@@ -201,12 +203,17 @@ _Noreturn void lazy_fetch_failed(struct loader *l, struct lazy_mm *m, uint64_t a
 {
 	pid_t pid = m->pid ? m->pid : l->root;
 
-	log_err(&l->log, err,
-		"lazy restart: pid %d: the page at 0x%llx (image offset %llu) cannot be read from the image, so pid %d is killed:",
-		pid, (unsigned long long)addr, (unsigned long long)off, pid);
+	if (l->tree == pid)
+		log_err(&l->log, err,
+			"lazy restart: pid %d: the page at 0x%llx (image offset %llu) cannot be read from the image, so pid %d is killed:",
+			pid, (unsigned long long)addr, (unsigned long long)off, pid);
+	else
+		log_err(&l->log, err,
+			"lazy restart: pid %d: the page at 0x%llx (image offset %llu) cannot be read from the image, so the restored tree of pid %d is killed:",
+			pid, (unsigned long long)addr, (unsigned long long)off, l->tree);
 	if (m->pid)
 		kill(m->pid, SIGKILL);
-	lazy_kill_tree(l->root, 0);
+	lazy_kill_tree(l->tree, 0);
 	_exit(1);
 }
 
@@ -245,7 +252,7 @@ static void check_start(struct loader *l, const struct ir_span *s, size_t n)
 	if (l->checker < 0) {
 		l->checker = 0;
 		log_err(&l->log, errno, "lazy restart: pid %d: checking the image's pages:", l->root);
-		lazy_kill_tree(l->root, 0);
+		lazy_kill_tree(l->tree, 0);
 		_exit(1);
 	}
 }
@@ -266,11 +273,11 @@ static void check_done(struct loader *l, bool wait)
 	    read(l->check_fd, &bad, sizeof(bad)) == sizeof(bad))
 		log_err(&l->log, EBADMSG,
 			"lazy restart: pid %d: record PAGES at offset %llu: checksum mismatch (corrupt image), so pid %d is killed",
-			l->root, (unsigned long long)l->spans[bad].rec_pos, l->root);
+			l->root, (unsigned long long)l->spans[bad].rec_pos, l->tree);
 	else
 		log_err(&l->log, EIO, "lazy restart: pid %d: the image's pages could not be checked, so pid %d is killed",
-			l->root, l->root);
-	lazy_kill_tree(l->root, 0);
+			l->root, l->tree);
+	lazy_kill_tree(l->tree, 0);
 	_exit(1);
 }
 
@@ -532,7 +539,7 @@ static _Noreturn void run(struct loader *l)
 		check_done(l, false);
 		if (!p) {
 			log_err(&l->log, ENOMEM, "lazy restart: pid %d: poll table:", l->root);
-			lazy_kill_tree(l->root, 0);
+			lazy_kill_tree(l->tree, 0);
 			_exit(1);
 		}
 		fds = p;
@@ -564,7 +571,8 @@ static _Noreturn void run(struct loader *l)
 		next = now + l->delay_ms * 1000000ULL;
 		background(l, &rr, nfd > nr && (fds[nr].revents & (POLLIN | POLLHUP | POLLERR)));
 	}
-	if (l->root_gone && l->checker) {	/* nothing left to guard */
+	/* nothing left to guard (in a tree, the others may run on) */
+	if (l->root_gone && l->tree == l->root && l->checker) {
 		kill(l->checker, SIGKILL);
 		waitpid(l->checker, NULL, 0);
 		l->checker = 0;
@@ -608,11 +616,12 @@ static void keep_fds(int a, int b, int c, int d)
 	syscall(SYS_close_range, from, ~0U, 0);
 }
 
-pid_t lazy_loader_start(struct ckpt_log *log, pid_t pid, int ufd, int img_fd,
+pid_t lazy_loader_start(struct ckpt_log *log, pid_t pid, pid_t tree, int ufd, int img_fd,
 			struct lazy_set *pages, const struct ir_span *spans,
 			size_t nr_spans, const struct pin *pin)
 {
-	struct loader l = { .log = *log, .root = pid, .img_fd = img_fd, .t0 = log_now() };
+	struct loader l = { .log = *log, .root = pid, .tree = tree, .img_fd = img_fd,
+			    .t0 = log_now() };
 	struct lazy_mm m = { .ufd = ufd, .pid = pid, .pending = *pages };
 	struct stat st;
 	pid_t child;

@@ -28,11 +28,13 @@ void lazy_set_free(struct lazy_set *s);
 
 /* Fork the loader, which serves @ufd (a userfaultfd of @pid's memory, its
  * areas registered) from @img_fd until every page of @pages is in, then
- * exits; @logfd gets its errors.  Its pid, or an error (said). */
+ * exits; @logfd gets its errors.  A page it cannot have, or a bad
+ * checksum, kills the restored tree of @tree.  Its pid, or an error
+ * (said). */
 struct ckpt_log;
 struct ir_span;
 /* @spans: the image's PAGES checksums, for the loader to check. */
-pid_t lazy_loader_start(struct ckpt_log *log, pid_t pid, int ufd, int img_fd,
+pid_t lazy_loader_start(struct ckpt_log *log, pid_t pid, pid_t tree, int ufd, int img_fd,
 			struct lazy_set *pages, const struct ir_span *spans,
 			size_t nr_spans, const struct pin *pin);
 

@@ -28,7 +28,8 @@ struct lazy_mm {
 
 struct loader {
 	struct ckpt_log log;
-	pid_t root;
+	pid_t root;		/* the process it was started for */
+	pid_t tree;		/* the restored tree's root: killed on a bad page */
 	int img_fd;
 	const char *map;	/* the image mapped, if it can be */
 	uint64_t map_len;

@@ -54,8 +54,8 @@ static _Noreturn void net_failed(struct loader *l, uint64_t off)
 {
 	log_err(&l->log, EPROTO,
 		"lazy restart: pid %d: %s at image offset %llu, so pid %d is killed",
-		l->root, l->net->why, (unsigned long long)off, l->root);
-	lazy_kill_tree(l->root, 0);
+		l->root, l->net->why, (unsigned long long)off, l->tree);
+	lazy_kill_tree(l->tree, 0);
 	_exit(1);
 }
 
@@ -190,8 +190,8 @@ static void net_take(struct loader *l)
 	if (p.last && n->crc != l->spans[p.span].crc) {
 		log_err(&l->log, EBADMSG,
 			"lazy restart: pid %d: record PAGES at offset %llu: checksum mismatch (corrupt image), so pid %d is killed",
-			l->root, (unsigned long long)l->spans[p.span].rec_pos, l->root);
-		lazy_kill_tree(l->root, 0);
+			l->root, (unsigned long long)l->spans[p.span].rec_pos, l->tree);
+		lazy_kill_tree(l->tree, 0);
 		_exit(1);
 	}
 	l->in_bg += place_range(l, p.off, p.len, data);

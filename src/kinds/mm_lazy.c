@@ -45,16 +45,19 @@ bool mm_lazy_area(const struct rst_ctx *c, const struct rst_vma *v)
 	       v->pages_len && !v->nr_guards && in_image(v);
 }
 
-/* What --lazy takes: one process (with its threads).  A tree's
- * processes would each need the loader before any of them is forked,
- * and a child that shares pages with its parent copy-on-write would
- * need them in place before the fork. */
+/* What --lazy takes: a process and its threads, or a tree.  Each
+ * process of a tree gets a loader of its own once its memory is built;
+ * a child forked from a parent whose memory is built already gets the
+ * pages it shares with it from the parent's loader (the fork's
+ * userfaultfd, lazy.c): each gets its own copy then, not one shared
+ * copy-on-write.  A page server's connection serves one loader: a tree
+ * from a page server is refused. */
 int mm_lazy_check(struct rst_ctx *c)
 {
-	if (!(c->flags & CKPT_LAZY) || c->nr_tasks == 1)
+	if (!(c->flags & CKPT_LAZY) || c->nr_tasks == 1 || ps_sock_of(c->img_fd) < 0)
 		return 0;
 	return log_err(c->log, EINVAL,
-		       "--lazy: the image holds %d processes (pid %d and its children); lazy restart takes a lone process (its threads too): restart it without --lazy",
+		       "--lazy --page-server: the image holds %d processes (pid %d and its children); a page server serves a lone process (its threads too): restart the tree from an image file",
 		       c->nr_tasks, c->tasks[0]->pid);
 }
 
@@ -157,8 +160,11 @@ int mm_lazy_start(struct rst_ctx *c, struct rst_task *t, struct mm_state *s)
 	if (!ret)
 		ret = uffd_setup(c, t, s, ufd);
 	if (!ret) {
-		loader = lazy_loader_start(c->log, t->pid, ufd, c->img_fd, &pages,
-					   c->spans, c->pv_nr, &c->pin);
+		/* the first loader checks the image's checksums */
+		loader = lazy_loader_start(c->log, t->pid, c->tasks[0]->pid, ufd, c->img_fd,
+					   &pages, c->spans, c->lazy_checks ? 0 : c->pv_nr,
+					   &c->pin);
+		c->lazy_checks = true;
 		ret = loader < 0 ? loader : 0;
 		if (!ret)
 			log_info(c->log, "pid %d: %zu runs of pages left to the loader, pid %d",

@@ -9,7 +9,9 @@ t lazy_image_removed
 t lazy_image_corrupt
 t lazy_state
 t lazy_loader_ends
-t lazy_refused_tree
+t lazy_tree
+t lazy_tree_corrupt
+t lazy_ps_refused_tree
 t lazy_ps_netns
 t lazy_ps_server_killed
 t lazy_ps_forged
@@ -36,6 +38,13 @@ lazy_restart() {	# DIR DELAY
 	[ -n "$loader" ] || { note "no loader"; return 1; }
 }
 
+# The loaders ($loaders, else $loader) gone: their last lines are in.
+lazy_ended() {
+	local l
+	for l in ${loaders:-$loader}; do
+		gone $l || { note "loader $l still there"; return 1; }
+	done
+}
 # The loader is done and gone, with the process's own fds as they were
 # (no userfaultfd in them at any time).
 lazy_clean() {	# DIR
@@ -55,6 +64,7 @@ test_lazy_content() {
 	wait_for $d/out 'PASS\|FAIL' 60
 	cat $d/out
 	gone $pid
+	lazy_ended	# (its loaders' last lines come as they end)
 	echo "$fds" | grep -q userfaultfd && { note "uffd left in the process: $fds"; return 1; }
 	grep -q '^PASS' $d/out || return 1
 	grep 'loader done' $d/err
@@ -73,6 +83,7 @@ test_lazy_fork() {
 	wait_for $d/out 'PASS\|FAIL' 60
 	cat $d/out
 	gone $pid
+	lazy_ended	# (its loaders' last lines come as they end)
 	grep -q '^PASS' $d/out && ! grep -q FAIL $d/out || return 1
 	grep 'loader done' $d/err
 	lazy_clean $d
@@ -106,6 +117,7 @@ test_lazy_image_removed() {
 	wait_for $d/out 'PASS\|FAIL' 60
 	cat $d/out
 	gone $pid
+	lazy_ended	# (its loaders' last lines come as they end)
 	grep -q '^PASS' $d/out || return 1
 	grep 'loader done' $d/err || return 1
 	lazy_clean $d
@@ -166,23 +178,67 @@ test_lazy_loader_ends() {
 	return 0
 }
 
-# Two processes: refused before anything is made, naming the root.
-test_lazy_refused_tree() {
-	local d=$WORK/lazy-tree
-	mkdir -p $d
-	TP_TMPDIR=$d "$PROGS/tree" $d/go > $d/out 2>&1 < /dev/null &
-	pid=$!
-	wait_for $d/out READY 30 || return 1
-	checkpoint_kill $d $pid || return 1
-	ckpt_t 20 restart --lazy $d/img > $d/rout 2> $d/err
-	local rc=$?
-	cat $d/err
-	[ $rc = 125 ] && [ "$(wc -l < $d/err)" = 1 ] &&
-		grep -q "^ckpt: .*--lazy: the image holds [0-9]* processes (pid $pid and its children)" $d/err ||
-		return 1
-	sanitizer_clean $d/err && ! kill -0 $pid 2>/dev/null
+# The loaders of a restart (one a process): sets $loaders.
+lazy_loaders() {	# DIR
+	loaders=$(sed -n 's/.*left to the loader, pid \([0-9]*\).*/\1/p' $1/err)
+	[ -n "$loaders" ] || { note "no loader"; return 1; }
 }
-
+# A tree: the child shares most of its parent's pages copy-on-write, has
+# pages of its own in that area and an area of its own.  Each process
+# gets a loader; the child's shared pages come from its parent's (the
+# fork's userfaultfd).  Every page checked by the processes themselves.
+test_lazy_tree() {
+	local d=$WORK/lazy-tree l n loaders=
+	lazy_start $d 64 tree || return 1
+	CKPT_TEST_LAZY_DELAY_MS=10 ckpt restart --lazy --detach -v $d/img \
+		> $d/rpid 2> $d/err < /dev/null || { cat $d/err; return 1; }
+	lazy_loaders $d || return 1
+	[ "$(echo $loaders | wc -w)" = 2 ] || { note "loaders: $loaders"; return 1; }
+	touch $d/go
+	wait_for $d/out 'PASS\|FAIL' 60
+	cat $d/out
+	gone $pid
+	lazy_ended	# (its loaders' last lines come as they end)
+	grep -q '^PASS' $d/out && ! grep -q FAIL $d/out || return 1
+	grep 'loader done' $d/err
+	[ "$(grep -c 'loader done' $d/err)" = 2 ] || { note "not every loader done"; return 1; }
+	n=$(sed -n 's/.*: \([0-9]*\) pages on touch.*/\1/p' $d/err | awk '{ n += $1 } END { print n + 0 }')
+	[ "$n" -gt 0 ] || { note "no page came on touch"; return 1; }
+	for l in $loaders; do
+		gone $l || { note "loader $l still there"; return 1; }
+	done
+	sanitizer_clean $d/err
+}
+# A byte flipped in the child's own pages: the first loader checks the
+# whole image and kills the whole tree, naming the record.
+test_lazy_tree_corrupt() {
+	local d=$WORK/lazy-tree-corrupt at l loaders=
+	lazy_start $d 64 tree || return 1
+	# the child's own area: its last PAGES record of 4096 pages
+	at=$(ckpt info $d/img | awk '/^TASK/ { n++ } n == 2 && /^PAGES/ && / pages=4096 / {
+		for (i = 1; i <= NF; i++) if ($i ~ /^data_offset=/) { sub(/data_offset=/, "", $i); a = $i } }
+		END { print a }')
+	[ -n "$at" ] || { note "no PAGES record of the child's own area"; return 1; }
+	$PYTHON -c '
+import sys
+f = open(sys.argv[1], "r+b"); f.seek(int(sys.argv[2])); b = f.read(1)
+f.seek(int(sys.argv[2])); f.write(bytes([b[0] ^ 0x20]))' $d/img $((at + 5000)) || return 1
+	# (the check may end before the tree is built: then the restart
+	# fails, the half-built tree removed)
+	CKPT_TEST_LAZY_DELAY_MS=20 ckpt restart --lazy --detach -v $d/img \
+		> $d/rpid 2> $d/err < /dev/null
+	lazy_loaders $d || return 1
+	gone $pid || { note "pid $pid still runs"; kill -9 $pid; return 1; }
+	grep -v '^ckpt: timing' $d/err | tail -2
+	grep -q '^PASS' $d/out && return 1
+	grep -q "lazy restart: pid $pid: record PAGES at offset [0-9]*: checksum mismatch (corrupt image), so pid $pid is killed" $d/err ||
+		return 1
+	[ -z "$(pgrep -f "lazy_mem $d/go")" ] || { note "a process of the tree runs on"; return 1; }
+	for l in $loaders; do
+		gone $l || { note "loader $l still there"; return 1; }
+	done
+	sanitizer_clean $d/err
+}
 # ---- restart --lazy --page-server (src/pageserver.c) ----
 
 # `ckpt page-server` of DIR/img in the background, in network namespace
@@ -241,6 +297,7 @@ test_lazy_ps_netns() {
 		wait_for $d/out 'PASS\|FAIL' 60
 		cat $d/out
 		gone $pid
+		lazy_ended || rc=1
 		grep -q '^PASS' $d/out || rc=1
 		grep 'loader done.*from the page server' $d/err || rc=1
 		grep 'bytes from the page server' $d/err || rc=1
@@ -390,6 +447,7 @@ test_lazy_ps_state() {
 		touch $d/go
 		wait_for $d/out 'PASS\|FAIL' 60
 		gone $pid
+		lazy_ended	# (its loaders' last lines come as they end)
 		grep -q '^PASS' $d/out && ! grep -q FAIL $d/out || { note "$p: $(cat $d/out)"; return 1; }
 		gone $srv || { note "$p: the server is still there"; return 1; }
 		grep -q 'loader done.*from the page server' $d/err || return 1
@@ -433,6 +491,23 @@ test_lazy_ps_images() {
 	touch $d/go
 	wait_for $d/out 'PASS\|FAIL' 60
 	gone $pid
+	lazy_ended	# (its loaders' last lines come as they end)
 	grep -q '^PASS' $d/out && grep -q 'loader done.*from the page server' $d/err &&
 		gone $srv && lazy_clean $d && sanitizer_clean $d/srv
+}
+# A tree from a page server: refused before anything is made, naming the
+# root (the server's one connection serves one loader).
+test_lazy_ps_refused_tree() {
+	local d=$WORK/lazy-ps-tree rc
+	lazy_start $d 16 tree || return 1
+	ps_start $d "" 127.0.0.1 || return 1
+	timeout -k 5 $RESTART_TIMEOUT "$CKPT" restart --lazy --page-server 127.0.0.1:$port \
+		$d/img > $d/rpid 2> $d/err < /dev/null
+	rc=$?
+	cat $d/err
+	kill $srv 2>/dev/null
+	[ $rc = 125 ] && [ "$(wc -l < $d/err)" = 1 ] &&
+		grep -q "^ckpt: .*--lazy --page-server: the image holds 2 processes (pid $pid and its children)" $d/err ||
+		return 1
+	sanitizer_clean $d/err && ! kill -0 $pid 2>/dev/null
 }
