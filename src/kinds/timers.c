@@ -2,7 +2,10 @@
  * Timers resume with the time they had left at the checkpoint; a
  * periodic one waiting for its signal's delivery to be re-armed keeps its
  * period (rearm_value(), restore_posix()).  POSIX timers get their ids
- * back through PR_TIMER_CREATE_RESTORE_IDS (Linux 6.16+); the overrun
+ * back through PR_TIMER_CREATE_RESTORE_IDS (Linux 6.16+); before that,
+ * a process's timer ids come in order from 0 (next_posix_timer_id, since
+ * 3.10), so they are made in the order of their ids, and the ids in
+ * between made and deleted again (timer_ids_in_order()).  The overrun
  * count of a timer is not kept. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -22,6 +25,9 @@
 #define PR_TIMER_CREATE_RESTORE_IDS	77
 #endif
 #define MAX_TIMERS	65536
+/* ids a restart before Linux 6.16 makes and deletes to reach the next
+ * saved one (two remote calls each) */
+#define MAX_ID_SKIP	65536
 #define NS		1000000000LL
 
 struct timer_state {
@@ -176,13 +182,15 @@ static struct timespec ns_ts(int64_t ns)
  * to the timer, set to expire at once, to queue its own signal, whose
  * delivery re-arms it as the saved one's would have (the overrun count
  * starts again from 0). */
-static int restore_posix(struct rst_task *t, const struct rec_posix_timer *pt)
+static int restore_posix(struct rst_task *t, const struct rec_posix_timer *pt,
+			 bool in_order)
 {
 	struct sigevent sev;
 	struct itimerspec its = { ns_ts(pt->t.interval_ns), ns_ts(rearm_value(&pt->t)) };
 	uint64_t sev_at, id_at, its_at;
 	int id = pt->id, ret;
 	long got;
+	uint32_t skipped = 0;
 
 	if (pt->t.interval_ns && (pt->notify & ~SIGEV_THREAD_ID) == SIGEV_SIGNAL &&
 	    sig_take_timer(t, pt->id, pt->signo))
@@ -198,12 +206,21 @@ static int restore_posix(struct rst_task *t, const struct rec_posix_timer *pt)
 		ret = rst_scratch_put(t, 128, &id, sizeof(id), &id_at);
 	if (!ret)
 		ret = rst_scratch_put(t, 256, &its, sizeof(its), &its_at);
-	if (!ret)
-		ret = rcheck(&t->rm, NULL, "timer_create", SYS_timer_create,
-			     pt->clock, sev_at,
-			     id_at);
-	if (!ret)
-		ret = remote_read(&t->rm, id_at, &id, sizeof(id));
+	for (;;) {
+		if (!ret)
+			ret = rcheck(&t->rm, NULL, "timer_create", SYS_timer_create,
+				     pt->clock, sev_at, id_at);
+		if (!ret)
+			ret = remote_read(&t->rm, id_at, &id, sizeof(id));
+		/* in order: an id below the saved one is made and let go */
+		if (ret || !in_order || id >= pt->id)
+			break;
+		if (++skipped > MAX_ID_SKIP)
+			return log_err(t->rm.log, ERANGE,
+				       "pid %d: POSIX timer %d: this kernel (before Linux 6.16) gives timer ids in order, and %u ids below it are too many to go through",
+				       t->pid, pt->id, MAX_ID_SKIP);
+		ret = rcheck(&t->rm, NULL, "timer_delete", SYS_timer_delete, id);
+	}
 	if (!ret && id != pt->id)
 		ret = log_err(t->rm.log, EEXIST, "pid %d: POSIX timer %d came back as %d",
 			      t->pid, pt->id, id);
@@ -213,19 +230,50 @@ static int restore_posix(struct rst_task *t, const struct rec_posix_timer *pt)
 	return ret;
 }
 
+static int by_id(const void *a, const void *b)
+{
+	const struct rec_posix_timer *x = a, *y = b;
+
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+/* Whether the ids must be reached in order: PR_TIMER_CREATE_RESTORE_IDS
+ * is not there (EINVAL before Linux 6.16; the test build's
+ * CKPT_TEST_TIMER_IDS_IN_ORDER acts so), else it is on now. */
+static int timer_ids_in_order(struct rst_task *t, bool *in_order)
+{
+	long res;
+	int ret;
+
+#ifdef CKPT_TEST_HOOKS
+	if (getenv("CKPT_TEST_TIMER_IDS_IN_ORDER")) {
+		*in_order = true;
+		return 0;
+	}
+#endif
+	ret = rcall(&t->rm, &res, SYS_prctl, PR_TIMER_CREATE_RESTORE_IDS, 1);
+	*in_order = !ret && res == -EINVAL;
+	if (!ret && res < 0 && res != -EINVAL)
+		ret = log_err(t->rm.log, (int)-res, "pid %d: prctl(PR_TIMER_CREATE_RESTORE_IDS):",
+			      t->pid);
+	return ret;
+}
+
 static int timers_restore(struct rst_ctx *c, struct rst_task *t)
 {
 	struct timer_state *s = t->kind_state[kind_index(&kind_timers)];
+	bool in_order = false;
 	uint64_t addr;
 	int ret = 0;
 
 	(void)c;
-	if (s->nr_pt)
-		ret = rcheck(&t->rm, NULL, "prctl(PR_TIMER_CREATE_RESTORE_IDS) (needs Linux 6.16+)",
-			     SYS_prctl, PR_TIMER_CREATE_RESTORE_IDS, 1);
+	if (s->nr_pt) {
+		qsort(s->pt, s->nr_pt, sizeof(*s->pt), by_id);
+		ret = timer_ids_in_order(t, &in_order);
+	}
 	for (uint32_t i = 0; i < s->nr_pt && !ret; i++)
-		ret = restore_posix(t, &s->pt[i]);
-	if (s->nr_pt && !ret)
+		ret = restore_posix(t, &s->pt[i], in_order);
+	if (s->nr_pt && !ret && !in_order)
 		ret = rcheck(&t->rm, NULL, "prctl(PR_TIMER_CREATE_RESTORE_IDS)",
 			     SYS_prctl, PR_TIMER_CREATE_RESTORE_IDS, 0);
 	for (int w = 0; w < 3 && !ret; w++) {
