@@ -30,7 +30,7 @@ static int efd_dump(struct cpt_ctx *c, const struct fd_probe *p,
 	 * whole count at once: refuse rather than guess */
 	if (!count || !sem)
 		return log_err(c->log, EOPNOTSUPP,
-			       "pid %d fd %d: eventfd: this kernel's fdinfo has no eventfd-count/eventfd-semaphore",
+			       "pid %d fd %d: eventfd: this kernel's fdinfo has no eventfd-count/eventfd-semaphore (Linux 6.4+)",
 			       p->pid, p->fd);
 	if (anonfd_dump_flags(c, p, f, "eventfd"))
 		return -EOPNOTSUPP;

@@ -18,8 +18,8 @@ A=${1:?usage: tests/arch/run.sh s390x|ppc64le [PROG...]}
 shift
 # By default, state programs that are not x86 assembly and need nothing
 # the guest lacks (fileflags: O_DIRECT, which tmpfs has from Linux 6.6).
-# timers and eventfd are refused on Debian 12's kernel (6.1), which has
-# no PR_TIMER_CREATE_RESTORE_IDS (6.16) nor eventfd's fdinfo counter.
+# eventfd is refused on Debian 12's kernel (6.1), whose eventfd fdinfo
+# does not say EFD_SEMAPHORE (6.4).
 PROGS=${*:-mem_anon signals sleepers pipe_shared files tree threads cow sysrestart robust_list timers eventfd}
 BOOT_TIMEOUT=${BOOT_TIMEOUT:-1500}
 
