@@ -30,8 +30,8 @@
 #include "ctx.h"
 #include "image.h"
 #include "vec.h"
+#include "page.h"
 
-#define PAGE		4096ULL
 #define MAX_CHAIN	CKPT_MAX_CHAIN
 #define COPY_BUF	(1 << 20)
 

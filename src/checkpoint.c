@@ -278,11 +278,6 @@ static int checkpoint_run(pid_t pid, int fd, const struct ckpt_checkpoint_opts *
 		ret = log_err(&log, EINVAL, "--compress with --track-mem or --parent: not supported (an incremental image's parents are read uncompressed)");
 	if (!ret && (o->flags & CKPT_COMPRESS))
 		ret = iw_compress(&c.w, o->compress_level);
-	/* the memory kinds count in 4 KiB pages (pagemap, PAGES records) */
-	if (!ret && sysconf(_SC_PAGESIZE) != 4096)
-		ret = log_err(&log, EOPNOTSUPP,
-			      "pid %d: this kernel's pages are %ld bytes: ckpt handles 4 KiB pages only",
-			      pid, sysconf(_SC_PAGESIZE));
 	if (!ret)
 		ret = kind_dump_init(&c);
 	if (!ret)

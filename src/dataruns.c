@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include "dataruns.h"
+#include "page.h"
 
-#define PAGE		4096ULL
 #define MAX_RUNS	(CKPT_REC_MAX_META / sizeof(struct rec_data_run))
 
 /* ---- checkpoint ---- */

@@ -10,8 +10,8 @@
 #include "image.h"
 #include "lazy.h"
 #include "log.h"
+#include "page.h"
 
-#define PAGE		4096ULL
 #define CHUNK_PAGES	512	/* a background step: 2 MiB */
 #define MAX_RETRY	4096
 

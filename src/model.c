@@ -15,8 +15,8 @@
 #include "arch/arch.h"
 #include "model.h"
 #include "pageverify.h"
+#include "page.h"
 
-#define PAGE		4096ULL
 
 void records_free(struct records *rs)
 {

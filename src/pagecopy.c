@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "crc32c.h"
+#include "page.h"
 #include "pagecopy.h"
 #include "progress.h"
 
@@ -41,7 +42,7 @@ struct slot {
 struct copier {
 	struct remote *rm;
 	int pmfd;		/* its pagemap, -1: always /proc/PID/mem */
-	uint64_t pm[CHUNK / 4096];
+	uint64_t pm[CHUNK / PAGE_MIN];
 	const struct rec_pages_run *runs;
 	uint32_t nr_runs;
 	struct slot s[NBUF];
@@ -55,10 +56,10 @@ struct copier {
 /* No logging here: the log is the writer's; errors go back in c->err. */
 static bool all_exclusive(struct copier *c, uint64_t addr, size_t n)
 {
-	size_t np = n / 4096;
+	size_t np = n / PAGE;
 
-	if (c->pmfd < 0 || np > CHUNK / 4096 ||
-	    pread(c->pmfd, c->pm, np * 8, (off_t)(addr / 4096 * 8)) != (ssize_t)(np * 8))
+	if (c->pmfd < 0 || np > CHUNK / PAGE_MIN ||
+	    pread(c->pmfd, c->pm, np * 8, (off_t)(addr / PAGE * 8)) != (ssize_t)(np * 8))
 		return false;
 	for (size_t i = 0; i < np; i++)
 		if ((c->pm[i] & (PM_PRESENT | PM_EXCLUSIVE)) != (PM_PRESENT | PM_EXCLUSIVE))
@@ -84,7 +85,7 @@ static void *reader(void *arg)
 	int k = 0;
 
 	for (uint32_t i = 0; i < c->nr_runs; i++) {
-		uint64_t a = c->runs[i].addr, left = c->runs[i].npages * 4096;
+		uint64_t a = c->runs[i].addr, left = c->runs[i].npages * PAGE;
 
 		while (left) {
 			struct slot *s = &c->s[k];
@@ -161,7 +162,7 @@ static int copy_simple(struct img_writer *w, struct copier *c)
 	int ret = 0;
 
 	for (uint32_t i = 0; i < c->nr_runs && !ret; i++) {
-		uint64_t a = c->runs[i].addr, left = c->runs[i].npages * 4096;
+		uint64_t a = c->runs[i].addr, left = c->runs[i].npages * PAGE;
 
 		while (left && !ret) {
 			size_t n = left < CHUNK ? left : CHUNK;
@@ -199,7 +200,7 @@ int page_copy(struct img_writer *w, struct remote *rm, int pmfd,
 	int nbuf, ret;
 
 	for (uint32_t i = 0; i < nr_runs; i++)
-		total += runs[i].npages * 4096;
+		total += runs[i].npages * PAGE;
 	nbuf = total >= PIPELINE_MIN ? NBUF : 1;
 	for (int i = 0; i < nbuf; i++) {
 		/* huge pages where the kernel gives them: 2 faults and TLB

@@ -36,13 +36,13 @@
 #include "lazy.h"
 #include "pageserver.h"
 #include "sha256.h"
+#include "page.h"
 
 #define PS_MAGIC	0x53506b63u	/* "ckPS" */
 #define PS_VERSION	1
 #define PS_GET		1
 #define PS_BYE		2
 #define PS_NAME		"ckpt-page-server:"
-#define PAGE		4096ULL
 #define MAX_HOLES	(1u << 24)
 
 struct ps_hello {

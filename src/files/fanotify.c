@@ -40,9 +40,8 @@
 #define FA_MFLAGS	(FAN_MARK_IGNORED_SURV_MODIFY | FAN_MARK_EVICTABLE | FAN_MARK_IGNORE)
 /* every fanotify_init() flag there is (the kernel checks which it takes) */
 #define FA_INIT_KNOWN	0xffffu
-#define K_O_LARGEFILE	0100000	/* the kernel's: glibc's is 0 here */
 #define FA_EVENT_KNOWN	(O_ACCMODE | O_APPEND | O_NONBLOCK | O_DSYNC | O_SYNC | \
-			 O_NOATIME | K_O_LARGEFILE | O_CLOEXEC)
+			 O_NOATIME | ARCH_O_LARGEFILE | O_CLOEXEC)
 
 struct mark {
 	struct rec_fanotify_mark m;

@@ -36,7 +36,7 @@
 #include "pipebuf.h"
 
 #define FIFO_FLAGS (O_ACCMODE | O_APPEND | O_NONBLOCK | O_DSYNC | O_SYNC | \
-		    0100000 /* the kernel's O_LARGEFILE */ | O_NOATIME | O_ASYNC)
+		    ARCH_O_LARGEFILE | O_NOATIME | O_ASYNC)
 
 /* ---- checkpoint ---- */
 

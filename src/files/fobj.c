@@ -26,8 +26,8 @@
 
 #include "../dataruns.h"
 #include "../files.h"
+#include "../page.h"
 
-#define PAGE		4096ULL
 #define MAX_SIZE	(1ULL << 50)
 #define MEMFD_NAME_MAX	249	/* the kernel's MFD_NAME_MAX_LEN */
 #define SEALS_ALL	(F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | \

@@ -23,8 +23,7 @@
 #include "../files.h"
 
 #define NSFS_MAGIC_	0x6e736673
-#define K_O_LARGEFILE	0100000	/* the kernel's: glibc's is 0 here */
-#define NSFS_FLAGS	(K_O_LARGEFILE | O_NONBLOCK | O_PATH)	/* read-only */
+#define NSFS_FLAGS	(ARCH_O_LARGEFILE | O_NONBLOCK | O_PATH)	/* read-only */
 #define NSFS_PID_MAX	(1 << 22)
 
 /* What /proc/PID/ns holds; the link of a *_for_children reads as its
@@ -146,7 +145,7 @@ static bool in_image(struct rst_ctx *c, pid_t pid)
 static int nsfs_open(struct rst_ctx *c, struct rst_task *t, struct rst_file *f,
 		     long *fd)
 {
-	int flags = f->f.flags & ~K_O_LARGEFILE, ours, ret;
+	int flags = f->f.flags & ~ARCH_O_LARGEFILE, ours, ret;
 	struct rec_nsfs r;
 	char path[96];
 

@@ -39,11 +39,9 @@
 #include "../kinds/mntns.h"
 #include "pipebuf.h"
 
-/* the kernel's, which userspace headers define as 0 on 64-bit */
-#define K_O_LARGEFILE 0100000
 /* what an open description of a file can carry in f_flags */
 #define REG_FLAGS (O_ACCMODE | O_APPEND | O_NONBLOCK | O_DSYNC | O_SYNC | \
-		   O_DIRECT | K_O_LARGEFILE | O_DIRECTORY | O_NOFOLLOW | \
+		   O_DIRECT | ARCH_O_LARGEFILE | O_DIRECTORY | O_NOFOLLOW | \
 		   O_NOATIME | O_PATH | O_ASYNC)
 
 #define DELETED_LEN 10	/* " (deleted)" */

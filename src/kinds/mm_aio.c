@@ -24,8 +24,8 @@
 #include <unistd.h>
 
 #include "mm.h"
+#include "../page.h"
 
-#define PAGE		4096ULL
 #define AIO_MAGIC	0xa10a10a1u
 #define AIO_HDR		32u	/* struct aio_ring, before the events */
 #define AIO_EVENT	32u	/* struct io_event */

@@ -22,8 +22,8 @@
 #include "mm.h"
 #include "../unpriv.h"
 #include "sysvshm.h"
+#include "../page.h"
 
-#define PAGE		4096ULL
 #define PM_PRESENT	(1ULL << 63)
 #define PM_SWAP		(1ULL << 62)
 #define PM_FILE		(1ULL << 61)

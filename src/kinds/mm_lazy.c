@@ -26,8 +26,8 @@
 #include "../lazy.h"
 #include "../pageserver.h"
 #include "mm.h"
+#include "../page.h"
 
-#define PAGE	4096ULL
 
 /* Pages in a parent image of an incremental chain (chain.c) are read
  * from it as before: the loader has the image alone. */

@@ -17,8 +17,8 @@
 #include "mm.h"
 #include "mntns.h"
 #include "sysvshm.h"
+#include "../page.h"
 
-#define PAGE		4096ULL
 #define MAX_VMAS	(1 << 20)
 #define MAX_RUNS	(1 << 22)
 

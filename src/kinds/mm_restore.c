@@ -21,8 +21,8 @@
 #include "mm.h"
 #include "sysvshm.h"
 #include "../progress.h"
+#include "../page.h"
 
-#define PAGE		4096ULL
 #ifndef PR_SET_VMA
 #define PR_SET_VMA		0x53564d41
 #define PR_SET_VMA_ANON_NAME	0
@@ -120,7 +120,11 @@ static int fill_pages(const struct rst_ctx *c, struct rst_task *t,
 	return ret;
 }
 
-static int vma_advise(struct rst_task *t, const struct rst_vma *v)
+/* The area's madvise() flags: with @thp those that decide how its pages
+ * fault in (transparent huge pages), which must come before they are
+ * written (a sparse MADV_NOHUGEPAGE area filled under THP "always" would
+ * take a huge page for each page it had), else the others. */
+static int advise_bits(struct rst_task *t, const struct rst_vma *v, bool thp)
 {
 	static const struct { uint32_t bit; int advice; } adv[] = {
 		{ VMA_MADV_DONTFORK, MADV_DONTFORK },
@@ -132,13 +136,22 @@ static int vma_advise(struct rst_task *t, const struct rst_vma *v)
 		{ VMA_MADV_SEQUENTIAL, MADV_SEQUENTIAL },
 		{ VMA_MADV_RANDOM, MADV_RANDOM },
 	};
-	uint64_t len = v->v.end - v->v.start, addr;
+	const uint32_t thp_bits = VMA_MADV_HUGEPAGE | VMA_MADV_NOHUGEPAGE;
 	int ret = 0;
 
 	for (size_t i = 0; i < sizeof(adv) / sizeof(adv[0]) && !ret; i++)
-		if (v->v.madv & adv[i].bit)
+		if ((v->v.madv & adv[i].bit) && !(adv[i].bit & thp_bits) == !thp)
 			ret = rcheck(&t->rm, NULL, "madvise", SYS_madvise,
-				     v->v.start, len, adv[i].advice);
+				     v->v.start, v->v.end - v->v.start, adv[i].advice);
+	return ret;
+}
+
+/* The rest of the area's state, once its pages are in: advice (those of
+ * advise_bits(.., true) too, given first), guard pages, mlock, name. */
+static int vma_advise(struct rst_task *t, const struct rst_vma *v)
+{
+	uint64_t len = v->v.end - v->v.start, addr;
+	int ret = advise_bits(t, v, false);
 	for (uint32_t i = 0; i < v->nr_guards && !ret; i++)
 		ret = rcheck(&t->rm, NULL, "madvise(MADV_GUARD_INSTALL)", SYS_madvise,
 			     v->guards[i].addr, v->guards[i].npages * PAGE,
@@ -254,7 +267,7 @@ static int map_vma(struct rst_ctx *c, struct rst_task *t, const struct rst_vma *
 		if (!ret && prot != (int)v->v.prot)
 			ret = rcheck(&t->rm, NULL, "mprotect", SYS_mprotect,
 				     v->v.start, len, v->v.prot);
-		return ret ? ret : vma_advise(t, v);
+		return ret ? ret : advise_bits(t, v, true) ?: vma_advise(t, v);
 	}
 	if (first && (first->pid != t->pid || first->start != v->v.start)) {
 		char path[128];
@@ -297,8 +310,10 @@ static int map_vma(struct rst_ctx *c, struct rst_task *t, const struct rst_vma *
 	if ((uint64_t)res != v->v.start)
 		return log_err(t->rm.log, EFAULT, "pid %d: area 0x%llx landed at 0x%lx",
 			       t->pid, (unsigned long long)v->v.start, res);
+	ret = advise_bits(t, v, true);
 	/* (--lazy: the loader brings them, mm_lazy.c) */
-	ret = mm_lazy_area(c, v) ? 0 : fill_pages(c, t, v, false);
+	if (!ret && !mm_lazy_area(c, v))
+		ret = fill_pages(c, t, v, false);
 	if (!ret && prot != (int)v->v.prot)
 		ret = rcheck(&t->rm, NULL, "mprotect", SYS_mprotect, v->v.start,
 			     len, v->v.prot);
@@ -322,7 +337,7 @@ static int map_packet(struct rst_ctx *c, struct rst_task *t, const struct rst_vm
 	if ((uint64_t)res != v->v.start)
 		return log_err(t->rm.log, EFAULT, "pid %d: area 0x%llx landed at 0x%lx",
 			       t->pid, (unsigned long long)v->v.start, res);
-	return vma_advise(t, v);
+	return advise_bits(t, v, true) ?: vma_advise(t, v);
 }
 
 /* @same_exe: the exe link inherited from the parent is the one to set;

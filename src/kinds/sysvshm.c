@@ -47,8 +47,8 @@
 #include "../model.h"
 #include "ns.h"
 #include "sysvshm.h"
+#include "../page.h"
 
-#define PAGE		4096ULL
 #define MAX_SIZE	(1ULL << 46)	/* more than any address space holds */
 #define NEXT_ID		"/proc/sys/kernel/shm_next_id"
 #ifndef HUGETLBFS_MAGIC

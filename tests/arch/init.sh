@@ -32,7 +32,7 @@ state_test() {	# PROG
 	d=$(mktemp -d /tmp/t.XXXXXX)
 	TP_TMPDIR=$d "$1" "$d/go" > "$d/out" 2>&1 < /dev/null &
 	pid=$!
-	wait_for "$d/out" READY 300 || { echo "not ready"; kill -9 $pid; return 1; }
+	wait_for "$d/out" READY 300 || { echo "not ready"; cat "$d/out"; kill -9 $pid; return 1; }
 	sleep 0.3
 	if ! timeout 300 ckpt checkpoint --kill -o "$d/img" $pid 2> "$d/ckpt.err"; then
 		cat "$d/ckpt.err" "$d/out"

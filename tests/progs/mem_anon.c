@@ -33,13 +33,26 @@ static int sealed;
 static uint32_t data_arr[4096] = { 1, 2, 3, 4 };
 static uint32_t bss_arr[16384];
 
-/* Sparse area: the only pages ever touched, and where in them. */
-static const unsigned long sparse_pages[] = {
+/* Sparse area: the only pages ever touched, and where in them; in 4
+ * KiB pages, scaled to the machine's (scale_sparse()). */
+static unsigned long sparse_pages[] = {
 	0, 1, 777, 4096, 65535, 65536, 100003, 131072, 200000,
 	SPARSE_SIZE / 4096 - 1,
 };
 #define NSPARSE (sizeof(sparse_pages) / sizeof(sparse_pages[0]))
 #define SPARSE_BLOCK 64
+
+/* With bigger pages (64 KiB on ppc64le) the same places, each still a
+ * page of its own, the last the area's last. */
+static void scale_sparse(void)
+{
+	for (size_t i = 0; i < NSPARSE; i++) {
+		sparse_pages[i] = sparse_pages[i] * 4096 / page;
+		if (i && sparse_pages[i] <= sparse_pages[i - 1])
+			sparse_pages[i] = sparse_pages[i - 1] + 1;
+	}
+	sparse_pages[NSPARSE - 1] = SPARSE_SIZE / page - 1;
+}
 
 /* Where in its page the block of touched sparse page i lies. */
 static size_t sparse_off(size_t i)
@@ -256,6 +269,7 @@ int main(int argc, char **argv)
 
 	tp_init(argc, argv);
 	page = sysconf(_SC_PAGESIZE);
+	scale_sparse();
 
 	small = malloc(SMALL_SIZE);
 	big = malloc(BIG_SIZE);

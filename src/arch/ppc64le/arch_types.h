@@ -19,6 +19,8 @@ typedef struct {
 #define ARCH_ID			3	/* CKPT_ARCH_PPC64LE */
 #define ARCH_NAME		"ppc64le"
 #define ARCH_RED_ZONE		288	/* the ELFv2 ABI's protected zone */
+/* the kernel's O_LARGEFILE in f_flags (glibc's is 0 on 64-bit) */
+#define ARCH_O_LARGEFILE	0200000
 #define ARCH_TASK_SIZE		(1ULL << 47)	/* 128 TiB, without hints */
 #define ARCH_COMPAT_LIMIT	0x100000000ULL	/* 32-bit tasks: refused */
 #define ARCH_MAP_32BIT		0

@@ -24,6 +24,8 @@ typedef struct {
 #define ARCH_ID			2	/* CKPT_ARCH_S390X */
 #define ARCH_NAME		"s390x"
 #define ARCH_RED_ZONE		0	/* none in the ELF ABI */
+/* the kernel's O_LARGEFILE in f_flags (glibc's is 0 on 64-bit) */
+#define ARCH_O_LARGEFILE	0100000
 #define ARCH_TASK_SIZE		(1ULL << 42)	/* _REGION2_SIZE: stacks start there */
 #define ARCH_COMPAT_LIMIT	0x80000000ULL	/* 31-bit tasks: refused (compat.c) */
 #define ARCH_MAP_32BIT		0

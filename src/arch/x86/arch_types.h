@@ -11,6 +11,8 @@ typedef struct user_regs_struct arch_regs_t;
 #define ARCH_ID			1	/* CKPT_ARCH_X86_64 */
 #define ARCH_NAME		"x86-64"
 #define ARCH_RED_ZONE		128
+/* the kernel's O_LARGEFILE in f_flags (glibc's is 0 on 64-bit) */
+#define ARCH_O_LARGEFILE	0100000
 #define ARCH_TASK_SIZE		0x7ffffffff000ULL
 #define ARCH_COMPAT_LIMIT	0x100000000ULL	/* IA32_LIMIT */
 #define ARCH_MAP_32BIT		0x40	/* MAP_32BIT */
