@@ -291,7 +291,7 @@ static int new_task(struct walk *w, const struct rec *r)
 
 	if (r->data_len < sizeof(*t))
 		return log_err(w->log, EBADMSG, "%s: short TASK record", w->l->path);
-	if (w->cur)	/* done: its children look pages up in it */
+	if (w->cur && w->cur->n)	/* done: its children look pages up in it */
 		qsort(w->cur->s, w->cur->n, sizeof(*w->cur->s), src_cmp);
 	w->pid = t->pid;
 	w->ppid = t->ppid;
@@ -425,7 +425,8 @@ static int walk(struct walk *w)
 	}
 	if (!ret)
 		ret = flush(w);
-	if (!ret && w->cur)
+	/* (a task with no pages has none to sort: qsort takes no NULL) */
+	if (!ret && w->cur && w->cur->n)
 		qsort(w->cur->s, w->cur->n, sizeof(*w->cur->s), src_cmp);
 	if (!ret && w->out)
 		ret = iw_tail(w->out);

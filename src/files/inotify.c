@@ -208,7 +208,8 @@ static int in_dump(struct cpt_ctx *c, const struct fd_probe *p,
 		ret = parse_watch(c, p, line, &ws[nr++]);
 	}
 	if (!ret) {
-		qsort(ws, nr, sizeof(*ws), wd_cmp);
+		if (nr)	/* no watches: ws is NULL */
+			qsort(ws, nr, sizeof(*ws), wd_cmp);
 		ret = pack(c, ws, nr, extra, extra_len);
 	}
 	if (!ret)

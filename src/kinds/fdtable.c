@@ -299,7 +299,8 @@ static int list_fds(struct cpt_ctx *c, pid_t pid, int **out, int *n)
 		(*out)[(*n)++] = atoi(de->d_name);
 	}
 	closedir(d);
-	qsort(*out, *n, sizeof(int), fd_cmp);
+	if (*n)
+		qsort(*out, *n, sizeof(int), fd_cmp);
 	return 0;
 }
 

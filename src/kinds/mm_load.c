@@ -352,7 +352,8 @@ static int load_pages_ref(struct rst_ctx *c, struct rst_task *t,
 	if (ret)
 		return ret;
 	v->have_refs = true;
-	qsort(v->segs, v->nr_segs, sizeof(*v->segs), seg_cmp);
+	if (v->nr_segs)
+		qsort(v->segs, v->nr_segs, sizeof(*v->segs), seg_cmp);
 	for (uint32_t i = 1; i < v->nr_segs; i++)
 		if (v->segs[i].addr < v->segs[i - 1].addr + v->segs[i - 1].npages * PAGE)
 			return log_err(c->log, EBADMSG,
@@ -450,7 +451,8 @@ static int seg_cmp(const void *a, const void *b);
 /* Sorted by address, apart. */
 static int segs_sort(struct rst_ctx *c, struct rst_vma *v, const char *what)
 {
-	qsort(v->segs, v->nr_segs, sizeof(*v->segs), seg_cmp);
+	if (v->nr_segs)
+		qsort(v->segs, v->nr_segs, sizeof(*v->segs), seg_cmp);
 	for (uint32_t i = 1; i < v->nr_segs; i++)
 		if (v->segs[i].addr < v->segs[i - 1].addr + v->segs[i - 1].npages * PAGE)
 			return log_err(c->log, EBADMSG, "%s 0x%llx: pages saved twice", what,

@@ -410,7 +410,8 @@ static int ruleset_blocks(char *text, struct blocks *b)
 			blen = 0;
 		}
 	}
-	qsort(b->v, b->n, sizeof(*b->v), by_str);
+	if (b->n)
+		qsort(b->v, b->n, sizeof(*b->v), by_str);
 	return ret;
 }
 

@@ -154,7 +154,8 @@ static int code_areas(const struct vma_list *maps, struct vma_list *out)
 		free(out->v);
 		return ret;
 	}
-	qsort(out->v, out->n, sizeof(*out->v), code_order);
+	if (out->n)
+		qsort(out->v, out->n, sizeof(*out->v), code_order);
 	return 0;
 }
 
