@@ -24,7 +24,8 @@
 #define SPARSE_SIZE	GiB
 #define SMALL_AREA	4		/* pages of each small area */
 #define GUARD_PAGES	5		/* RW, RW, guard, RW, RW */
-#define HOLE		(2 * MiB)	/* > 1 MiB stack_guard_gap */
+/* > stack_guard_gap, 256 pages: 1 MiB, or 16 MiB with 64 KiB pages */
+#define HOLE		(page * 256 + 2 * MiB)
 
 static long page;
 static int sealed;
@@ -294,11 +295,11 @@ int main(int argc, char **argv)
 	 * hole on either side, so that no area merges with a neighbour and
 	 * each maps line is exactly what was set up here.
 	 */
-	cursor = mmap(NULL, RAND_SIZE + SPARSE_SIZE + 64 * MiB, PROT_NONE,
+	cursor = mmap(NULL, RAND_SIZE + SPARSE_SIZE + 16 * HOLE + 64 * MiB, PROT_NONE,
 		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (cursor == MAP_FAILED)
 		return 2;
-	munmap(cursor, RAND_SIZE + SPARSE_SIZE + 64 * MiB);
+	munmap(cursor, RAND_SIZE + SPARSE_SIZE + 16 * HOLE + 64 * MiB);
 
 	rnd = place(&cursor, RAND_SIZE, PROT_READ | PROT_WRITE, 0);
 	seed = 0x9e3779b97f4a7c15ULL;
