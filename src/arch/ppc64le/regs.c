@@ -24,7 +24,8 @@
 #endif
 #define ERESTARTNOHAND		514
 #define ERESTART_RESTARTBLOCK	516
-#define TRAP_SYSCALL		0xc00
+#define TRAP_SYSCALL		0xc00	/* sc: an error is positive, with CR0[SO] */
+#define TRAP_SCV		0x3000	/* scv 0 (glibc's on POWER9+): an error is negative */
 #define CR0_SO			0x10000000ULL
 #define MSR_PR			(1ULL << 14)	/* problem state */
 
@@ -128,10 +129,13 @@ static int regs_restore_thread(struct rst_ctx *c, struct rst_task *t,
 				       rec_type_name(sets[i].rec));
 	}
 	memcpy(g, &s->regs, sizeof(*g));
-	/* the kernel's restart block died with the original process */
+	/* the kernel's restart block died with the original process: the
+	 * puppet's would answer EINTR */
 	if ((g->trap & 0xfff0) == TRAP_SYSCALL && (g->ccr & CR0_SO) &&
 	    g->gpr[3] == ERESTART_RESTARTBLOCK)
 		g->gpr[3] = ERESTARTNOHAND;
+	if ((g->trap & 0xfff0) == TRAP_SCV && g->gpr[3] == (uint64_t)-ERESTART_RESTARTBLOCK)
+		g->gpr[3] = (uint64_t)-ERESTARTNOHAND;
 	return 0;
 }
 
