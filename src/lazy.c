@@ -203,14 +203,10 @@ _Noreturn void lazy_fetch_failed(struct loader *l, struct lazy_mm *m, uint64_t a
 {
 	pid_t pid = m->pid ? m->pid : l->root;
 
-	if (l->tree == pid)
-		log_err(&l->log, err,
-			"lazy restart: pid %d: the page at 0x%llx (image offset %llu) cannot be read from the image, so pid %d is killed:",
-			pid, (unsigned long long)addr, (unsigned long long)off, pid);
-	else
-		log_err(&l->log, err,
-			"lazy restart: pid %d: the page at 0x%llx (image offset %llu) cannot be read from the image, so the restored tree of pid %d is killed:",
-			pid, (unsigned long long)addr, (unsigned long long)off, l->tree);
+	log_err(&l->log, err,
+		"lazy restart: pid %d: the page at 0x%llx (image offset %llu) cannot be read from the image, so %s %d is killed:",
+		pid, (unsigned long long)addr, (unsigned long long)off,
+		l->tree == pid ? "pid" : "the restored tree of pid", l->tree);
 	if (m->pid)
 		kill(m->pid, SIGKILL);
 	lazy_kill_tree(l->tree, 0);

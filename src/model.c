@@ -17,7 +17,6 @@
 #include "pageverify.h"
 #include "page.h"
 
-
 void records_free(struct records *rs)
 {
 	for (size_t i = 0; i < rs->n; i++)

@@ -28,7 +28,6 @@
 #include "mm.h"
 #include "../page.h"
 
-
 /* Pages in a parent image of an incremental chain (chain.c) are read
  * from it as before: the loader has the image alone. */
 static bool in_image(const struct rst_vma *v)
