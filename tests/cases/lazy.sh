@@ -284,6 +284,10 @@ ps_netns() {	# A B NET
 # done, both say how many bytes went over.
 test_lazy_ps_netns() {
 	local d=$WORK/lazy-ps-netns net=$(($$ % 250)) a=ckptpsA$$ b=ckptpsB$$ rc=0 fds n
+	local had_dir=0 had_mount=0
+	# ip netns makes /run/netns a mount, once: undone below if ours
+	[ -d /run/netns ] && had_dir=1
+	mountpoint -q /run/netns && had_mount=1
 	mkdir -p $d
 	head -c 32 /dev/urandom > $d/key
 	LAZY_KEY=$d/key lazy_start $d 64 || return 1
@@ -311,6 +315,10 @@ test_lazy_ps_netns() {
 	[ -n "${srv:-}" ] && kill $srv 2>/dev/null
 	ip netns del $a 2>/dev/null
 	ip netns del $b 2>/dev/null
+	if [ $had_mount = 0 ] && [ -z "$(ls -A /run/netns 2>/dev/null)" ]; then
+		umount /run/netns 2>/dev/null
+		[ $had_dir = 0 ] && rmdir /run/netns 2>/dev/null
+	fi
 	return $rc
 }
 
