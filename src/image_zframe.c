@@ -207,11 +207,14 @@ int zw_write(struct img_writer *w, const void *data, size_t n, uint32_t crc)
 	const char *p = data;
 	int ret = 0;
 
-	/* pieces or not: the first large write, or 4 MiB gathered, decides */
+	/* pieces or not: the first large write, or 4 MiB gathered, decides;
+	 * of those gathered their end, not the record's head and padding
+	 * (zeros, which compress whatever the pages do) */
 	if (!z->decided && (n >= PIECE / 2 || z->len + n > PIECE)) {
 		bool big = n >= PIECE / 2;
+		size_t tail = z->len < SAMPLE ? z->len : SAMPLE;
 
-		if (!compressible(w, big ? data : z->buf, big ? n : z->len))
+		if (!compressible(w, big ? data : z->buf + z->len - tail, big ? n : tail))
 			return go_plain(w, data, n, crc);
 		z->decided = true;
 	}

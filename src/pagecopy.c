@@ -1,22 +1,28 @@
-/* pagecopy.c - page data from a held task into the image.  For a large
- * area, a second thread reads the pages and checksums them while this
- * one writes the previous chunk: reading, checksumming and writing
- * overlap instead of adding up.
+/* pagecopy.c - page data from a held task into the image.
  *
- * A chunk whose pages are all mapped by this process alone (pagemap's
- * exclusive bit) is read with process_vm_readv(), the fast way; any other
- * through /proc/PID/mem.  process_vm_readv() pins pages, and pinning a
- * page still copy-on-write shared after fork makes the kernel give the
- * target its own copy: a checkpoint would double the memory of a forked
- * tree it leaves running (and hide the sharing from the PAGES_REF
- * dedup).  /proc/PID/mem does not pin, but copies twice. */
+ * The pages of all of a process's areas are one stream, read in the
+ * order their PAGES records are written.  When there are enough of them,
+ * a second thread reads them ahead (and checksums them) into a few
+ * buffers while this one writes: reading, checksumming and writing
+ * overlap instead of adding up, for a JVM's two hundred small areas as
+ * for one big one.  Small areas share a buffer: it goes to the writer
+ * once it holds half a MiB, so a hand-over (a wakeup on the other CPU)
+ * is per half MiB, not per area.  Each buffer is a list of pieces, each the part of
+ * one area's pages it holds, with its checksum.
+ *
+ * A read whose pages are all mapped by this process alone (pagemap's
+ * exclusive bit) is made with process_vm_readv(), the fast way; any
+ * other through /proc/PID/mem.  process_vm_readv() pins pages, and
+ * pinning a page still copy-on-write shared after fork makes the kernel
+ * give the target its own copy: a checkpoint would double the memory of
+ * a forked tree it leaves running (and hide the sharing from the
+ * PAGES_REF dedup).  /proc/PID/mem does not pin, but copies twice. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -25,159 +31,329 @@
 #include "pagecopy.h"
 #include "progress.h"
 
-#define CHUNK		(4u << 20)
+/* A buffer is 1 MiB: each is fresh memory for every checkpoint, and on
+ * a VM whose host backs memory lazily the first touch of 12 MiB of
+ * 4 MiB buffers (huge pages, zeroed) cost more than a python's 11 MB
+ * of pages took to copy. */
+#define CHUNK		(1u << 20)
+#define FILL		(512u << 10)	/* handed over once this full */
 #define NBUF		PAGECOPY_NBUF
-#define PIPELINE_MIN	(2ULL * CHUNK)
-#define HUGE_MIN	(1ULL << 20)
+#define PIPELINE_MIN	(4ULL * CHUNK)
+#define SPIN_NS		50000		/* before sleeping for the other side */
 #define PM_PRESENT	(1ULL << 63)
 #define PM_EXCLUSIVE	(1ULL << 56)
 
-struct slot {
-	char *buf;
-	size_t len;
-	uint32_t crc;
-	bool full;
+#if defined(__x86_64__) || defined(__i386__)
+#define cpu_relax()	__builtin_ia32_pause()
+#else
+#define cpu_relax()	__asm__ __volatile__("" ::: "memory")
+#endif
+
+struct piece {
+	uint32_t len, crc;
 };
 
-struct copier {
+struct slot {
+	char *buf;
+	size_t used;
+	uint32_t npc;
+	bool full;		/* the writer's, until it gives it back */
+	struct piece pc[CHUNK / PAGE_MIN];	/* none spans two jobs */
+};
+
+struct page_stream {
 	struct remote *rm;
 	int pmfd;		/* its pagemap, -1: always /proc/PID/mem */
+	const struct page_job *jobs;
+	uint32_t nr_jobs;
+	int nbuf;		/* 1: no thread, the writer fills it */
+	/* the reader's place */
+	uint32_t j, r;
+	uint64_t off;
 	uint64_t pm[CHUNK / PAGE_MIN];
-	const struct rec_pages_run *runs;
-	uint32_t nr_runs;
-	struct slot s[NBUF];
+	/* the writer's */
+	uint32_t wj, wpc;
+	int wk;
+	bool have;		/* slot wk is the writer's */
+	size_t woff;
+	bool threaded;
+	pthread_t th;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	bool stop;		/* the writer gave up */
 	int err;		/* the reader's errno */
 	uint64_t err_addr;
+	struct slot s[NBUF];
 };
 
-/* No logging here: the log is the writer's; errors go back in c->err. */
-static bool all_exclusive(struct copier *c, uint64_t addr, size_t n)
+static uint64_t job_bytes(const struct page_job *jb)
+{
+	uint64_t n = 0;
+
+	for (uint32_t i = 0; i < jb->nr_runs; i++)
+		n += jb->runs[i].npages * PAGE;
+	return n;
+}
+
+/* No logging on the reader's side: the log is the writer's; errors go
+ * back in s->err. */
+static bool all_exclusive(struct page_stream *s, uint64_t addr, size_t n)
 {
 	size_t np = n / PAGE;
 
-	if (c->pmfd < 0 || np > CHUNK / PAGE_MIN ||
-	    pread(c->pmfd, c->pm, np * 8, (off_t)(addr / PAGE * 8)) != (ssize_t)(np * 8))
+	if (s->pmfd < 0 || np > CHUNK / PAGE_MIN ||
+	    pread(s->pmfd, s->pm, np * 8, (off_t)(addr / PAGE * 8)) != (ssize_t)(np * 8))
 		return false;
 	for (size_t i = 0; i < np; i++)
-		if ((c->pm[i] & (PM_PRESENT | PM_EXCLUSIVE)) != (PM_PRESENT | PM_EXCLUSIVE))
+		if ((s->pm[i] & (PM_PRESENT | PM_EXCLUSIVE)) != (PM_PRESENT | PM_EXCLUSIVE))
 			return false;
 	return true;
 }
 
-static int read_pages(struct copier *c, uint64_t addr, char *buf, size_t n)
+static int read_pages(struct page_stream *s, uint64_t addr, char *buf, size_t n)
 {
 	struct iovec local = { buf, n }, remote = { (void *)addr, n };
 
-	if (all_exclusive(c, addr, n) &&
-	    process_vm_readv(c->rm->pid, &local, 1, &remote, 1, 0) == (ssize_t)n)
+	if (all_exclusive(s, addr, n) &&
+	    process_vm_readv(s->rm->pid, &local, 1, &remote, 1, 0) == (ssize_t)n)
 		return 0;
-	if (pread(c->rm->memfd, buf, n, (off_t)addr) == (ssize_t)n)
+	if (pread(s->rm->memfd, buf, n, (off_t)addr) == (ssize_t)n)
 		return 0;
 	return errno ? errno : EIO;
 }
 
+static void piece_close(struct slot *sl, size_t start)
+{
+	struct piece *p = &sl->pc[sl->npc - 1];
+
+	p->crc = crc32c(0, sl->buf + start, p->len);
+}
+
+/* Read from the reader's place on into the slot: up to CHUNK, but a
+ * slot holding FILL bytes goes at the next area's start, and an area
+ * of CHUNK bytes or more starts a slot (its chunks then fall on the
+ * record's MiB boundaries, whole pieces for --compress to gather). */
+static int fill_slot(struct page_stream *s, struct slot *sl)
+{
+	size_t start = 0;
+	bool open = false;
+
+	sl->used = 0;
+	sl->npc = 0;
+	while (s->j < s->nr_jobs && sl->used < CHUNK) {
+		const struct page_job *jb = &s->jobs[s->j];
+		const struct rec_pages_run *run = &jb->runs[s->r];
+		uint64_t left = run->npages * PAGE - s->off;
+		size_t n = CHUNK - sl->used < left ? CHUNK - sl->used : left;
+		int err;
+
+		if (!s->r && !s->off &&
+		    (sl->used >= FILL || (sl->used && job_bytes(jb) >= CHUNK)))
+			break;
+		err = read_pages(s, run->addr + s->off, sl->buf + sl->used, n);
+		if (err) {
+			s->err_addr = run->addr + s->off;
+			return err;
+		}
+		if (!open) {
+			sl->pc[sl->npc++] = (struct piece){ 0, 0 };
+			start = sl->used;
+			open = true;
+		}
+		sl->pc[sl->npc - 1].len += n;
+		sl->used += n;
+		s->off += n;
+		if (s->off < run->npages * PAGE)
+			continue;
+		s->off = 0;
+		if (++s->r < jb->nr_runs)
+			continue;
+		s->r = 0;
+		s->j++;
+		piece_close(sl, start);
+		open = false;
+	}
+	if (open)
+		piece_close(sl, start);
+	return 0;
+}
+
+static bool slot_full(struct slot *sl)
+{
+	return __atomic_load_n(&sl->full, __ATOMIC_ACQUIRE);
+}
+
+static void slot_set(struct page_stream *s, struct slot *sl, bool full)
+{
+	pthread_mutex_lock(&s->lock);
+	__atomic_store_n(&sl->full, full, __ATOMIC_RELEASE);
+	pthread_cond_broadcast(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* Until the slot is @full (or the other side gave up): a short spin
+ * first, since both sides are busy and a sleeping thread's wakeup on a
+ * VM's idle vCPU costs 50-150 us. */
+static void slot_wait(struct page_stream *s, struct slot *sl, bool full)
+{
+	uint64_t t0 = log_now();
+
+	while (slot_full(sl) != full && !__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE) &&
+	       !__atomic_load_n(&s->err, __ATOMIC_ACQUIRE) && log_now() - t0 < SPIN_NS)
+		cpu_relax();
+	pthread_mutex_lock(&s->lock);
+	while (slot_full(sl) != full && !s->stop && !s->err)
+		pthread_cond_wait(&s->cond, &s->lock);
+	pthread_mutex_unlock(&s->lock);
+}
+
 static void *reader(void *arg)
 {
-	struct copier *c = arg;
-	int k = 0;
+	struct page_stream *s = arg;
 
-	for (uint32_t i = 0; i < c->nr_runs; i++) {
-		uint64_t a = c->runs[i].addr, left = c->runs[i].npages * PAGE;
+	for (int k = 0; s->j < s->nr_jobs; k = (k + 1) % s->nbuf) {
+		struct slot *sl = &s->s[k];
+		int err;
 
-		while (left) {
-			struct slot *s = &c->s[k];
-			size_t n = left < CHUNK ? left : CHUNK;
-			int err;
-
-			pthread_mutex_lock(&c->lock);
-			while (s->full && !c->stop)
-				pthread_cond_wait(&c->cond, &c->lock);
-			pthread_mutex_unlock(&c->lock);
-			if (c->stop)
-				return NULL;
-			err = read_pages(c, a, s->buf, n);
-			pthread_mutex_lock(&c->lock);
-			if (err) {
-				c->err = err;
-				c->err_addr = a;
-				pthread_cond_broadcast(&c->cond);
-				pthread_mutex_unlock(&c->lock);
-				return NULL;
-			}
-			pthread_mutex_unlock(&c->lock);
-			s->crc = crc32c(0, s->buf, n);
-			s->len = n;
-			pthread_mutex_lock(&c->lock);
-			s->full = true;
-			pthread_cond_broadcast(&c->cond);
-			pthread_mutex_unlock(&c->lock);
-			a += n;
-			left -= n;
-			k = (k + 1) % NBUF;
+		slot_wait(s, sl, false);
+		if (s->stop)
+			return NULL;
+		err = fill_slot(s, sl);
+		if (err) {
+			pthread_mutex_lock(&s->lock);
+			__atomic_store_n(&s->err, err, __ATOMIC_RELEASE);
+			pthread_cond_broadcast(&s->cond);
+			pthread_mutex_unlock(&s->lock);
+			return NULL;
 		}
+		slot_set(s, sl, true);
 	}
 	return NULL;
 }
 
-static int copy_pipelined(struct img_writer *w, struct copier *c, uint64_t total)
+static int bufs_get(struct page_bufs *b, int nbuf)
 {
-	pthread_t th;
-	int ret = 0, k = 0;
-
-	if (pthread_create(&th, NULL, reader, c))
-		return log_err(w->log, EAGAIN, "page reader thread:");
-	for (uint64_t done = 0; done < total && !ret; k = (k + 1) % NBUF) {
-		struct slot *s = &c->s[k];
-
-		pthread_mutex_lock(&c->lock);
-		while (!s->full && !c->err)
-			pthread_cond_wait(&c->cond, &c->lock);
-		pthread_mutex_unlock(&c->lock);
-		if (!s->full) {
-			ret = log_err(w->log, c->err, "pid %d: reading pages at 0x%llx:",
-				      c->rm->pid, (unsigned long long)c->err_addr);
-			break;
-		}
-		ret = iw_write_crc(w, s->buf, s->len, s->crc);
-		progress_add(w->log, s->len);
-		done += s->len;
-		pthread_mutex_lock(&c->lock);
-		s->full = false;
-		pthread_cond_broadcast(&c->cond);
-		pthread_mutex_unlock(&c->lock);
+	for (int i = 0; i < nbuf; i++) {
+		if (!b->buf[i])
+			b->buf[i] = aligned_alloc(PAGE_MIN, CHUNK);
+		if (!b->buf[i])
+			return ENOMEM;
 	}
-	pthread_mutex_lock(&c->lock);
-	c->stop = true;
-	pthread_cond_broadcast(&c->cond);
-	pthread_mutex_unlock(&c->lock);
-	pthread_join(th, NULL);
-	return ret;
+	return 0;
 }
 
-static int copy_simple(struct img_writer *w, struct copier *c)
+int page_stream_start(struct page_stream **sp, struct ckpt_log *log,
+		      struct remote *rm, int pmfd, struct page_bufs *b,
+		      const struct page_job *jobs, uint32_t nr_jobs)
 {
+	struct page_stream *s;
+	uint64_t total = 0;
+	int err;
+
+	*sp = NULL;
+	if (!nr_jobs)
+		return 0;
+	for (uint32_t i = 0; i < nr_jobs; i++)
+		total += job_bytes(&jobs[i]);
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return log_err(log, ENOMEM, "page stream:");
+	*s = (struct page_stream){
+		.rm = rm, .pmfd = pmfd, .jobs = jobs, .nr_jobs = nr_jobs,
+		.nbuf = total >= PIPELINE_MIN ? NBUF : 1,
+		.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER,
+	};
+	*sp = s;
+	err = bufs_get(b, s->nbuf);
+	if (err)
+		return log_err(log, err, "page buffer:");
+	for (int i = 0; i < s->nbuf; i++)
+		s->s[i].buf = b->buf[i];
+	if (s->nbuf > 1) {
+		if (pthread_create(&s->th, NULL, reader, s))
+			return log_err(log, EAGAIN, "page reader thread:");
+		s->threaded = true;
+	}
+	return 0;
+}
+
+/* The next slot for the writer, read by the thread or, without one,
+ * here. */
+static int next_slot(struct page_stream *s)
+{
+	struct slot *sl;
+	int err;
+
+	if (s->have && s->threaded)
+		slot_set(s, &s->s[s->wk], false);
+	if (s->have)
+		s->wk = (s->wk + 1) % s->nbuf;
+	s->have = false;
+	s->wpc = 0;
+	s->woff = 0;
+	sl = &s->s[s->wk];
+	if (!s->threaded) {
+		err = fill_slot(s, sl);
+		if (err)
+			return err;
+	} else {
+		slot_wait(s, sl, true);
+		if (!slot_full(sl))
+			return s->err ? s->err : EIO;
+	}
+	s->have = true;
+	return 0;
+}
+
+int page_stream_write(struct page_stream *s, struct img_writer *w,
+		      const struct rec_pages_run *runs)
+{
+	const struct page_job *jb = s && s->wj < s->nr_jobs ? &s->jobs[s->wj] : NULL;
+	uint64_t need, total, t0 = log_now();
 	int ret = 0;
 
-	for (uint32_t i = 0; i < c->nr_runs && !ret; i++) {
-		uint64_t a = c->runs[i].addr, left = c->runs[i].npages * PAGE;
+	if (!jb || jb->runs != runs)
+		return log_err(w->log, EPROTO, "page stream out of step");
+	need = total = job_bytes(jb);
+	while (need && !ret) {
+		struct slot *sl = &s->s[s->wk];
+		struct piece *p;
 
-		while (left && !ret) {
-			size_t n = left < CHUNK ? left : CHUNK;
-			int err = read_pages(c, a, c->s[0].buf, n);
+		if (!s->have || s->wpc == sl->npc) {
+			int err = next_slot(s);
 
 			if (err)
 				return log_err(w->log, err, "pid %d: reading pages at 0x%llx:",
-					       c->rm->pid, (unsigned long long)a);
-			ret = iw_write(w, c->s[0].buf, n);
-			progress_add(w->log, n);
-			a += n;
-			left -= n;
+					       s->rm->pid, (unsigned long long)s->err_addr);
+			continue;
 		}
+		p = &sl->pc[s->wpc];
+		if (p->len > need)
+			return log_err(w->log, EPROTO, "page stream out of step");
+		ret = iw_write_crc(w, sl->buf + s->woff, p->len, p->crc);
+		progress_add(w->log, p->len);
+		s->woff += p->len;
+		s->wpc++;
+		need -= p->len;
 	}
+	s->wj++;
+	log_took(w->log, LP_PAGES, t0);
+	w->log->times.bytes += total;
 	return ret;
+}
+
+void page_stream_end(struct page_stream *s)
+{
+	if (!s)
+		return;
+	if (s->threaded) {
+		pthread_mutex_lock(&s->lock);
+		__atomic_store_n(&s->stop, true, __ATOMIC_RELEASE);
+		pthread_cond_broadcast(&s->cond);
+		pthread_mutex_unlock(&s->lock);
+		pthread_join(s->th, NULL);
+	}
+	free(s);
 }
 
 void page_bufs_free(struct page_bufs *b)
@@ -186,45 +362,4 @@ void page_bufs_free(struct page_bufs *b)
 		free(b->buf[i]);
 		b->buf[i] = NULL;
 	}
-}
-
-int page_copy(struct img_writer *w, struct remote *rm, int pmfd,
-	      struct page_bufs *b, const struct rec_pages_run *runs,
-	      uint32_t nr_runs)
-{
-	struct copier c = {
-		.rm = rm, .pmfd = pmfd, .runs = runs, .nr_runs = nr_runs,
-		.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER,
-	};
-	uint64_t total = 0, t0 = log_now();
-	int nbuf, ret;
-
-	for (uint32_t i = 0; i < nr_runs; i++)
-		total += runs[i].npages * PAGE;
-	nbuf = total >= PIPELINE_MIN ? NBUF : 1;
-	for (int i = 0; i < nbuf; i++) {
-		/* huge pages where the kernel gives them: 2 faults and TLB
-		 * entries per buffer, not 1024; but not for a few pages (a
-		 * tiny process's areas): a huge page is 2 MiB to clear, and
-		 * on a VM whose host backs memory lazily 512 host faults */
-		bool huge = total >= HUGE_MIN;
-
-		if (b->buf[i] && huge && !b->huge[i]) {
-			free(b->buf[i]);
-			b->buf[i] = NULL;
-		}
-		if (!b->buf[i]) {
-			b->buf[i] = aligned_alloc(2u << 20, CHUNK);
-			b->huge[i] = huge;
-			if (b->buf[i] && huge)
-				madvise(b->buf[i], CHUNK, MADV_HUGEPAGE);
-		}
-		if (!b->buf[i])
-			return log_err(w->log, ENOMEM, "page buffer:");
-		c.s[i].buf = b->buf[i];
-	}
-	ret = nbuf > 1 ? copy_pipelined(w, &c, total) : copy_simple(w, &c);
-	log_took(w->log, LP_PAGES, t0);
-	w->log->times.bytes += total;
-	return ret;
 }

@@ -5,20 +5,33 @@
 #include "image.h"
 #include "remote.h"
 
-#define PAGECOPY_NBUF 3
+#define PAGECOPY_NBUF 4
 
-/* The copy buffers, kept from one area to the next: fresh ones for each
- * area cost a page fault per page (a third of a JVM's page copy). */
+/* The copy buffers, kept from one process to the next: fresh ones cost
+ * a page fault per page. */
 struct page_bufs {
 	char *buf[PAGECOPY_NBUF];
-	bool huge[PAGECOPY_NBUF];	/* asked for huge pages */
 };
 
 void page_bufs_free(struct page_bufs *b);
 
-/* Write the pages of @runs of the task held by @rm into the open record
- * of @w; @pmfd: its pagemap (-1: none, /proc/PID/mem only). */
-int page_copy(struct img_writer *w, struct remote *rm, int pmfd,
-	      struct page_bufs *b, const struct rec_pages_run *runs,
-	      uint32_t nr_runs);
+/* The pages one PAGES record carries. */
+struct page_job {
+	const struct rec_pages_run *runs;
+	uint32_t nr_runs;
+};
+
+/* The pages of @jobs of the task held by @rm, read in that order, ahead
+ * of the writer when there are many; @pmfd: its pagemap (-1: none,
+ * /proc/PID/mem only).  @jobs must outlive the stream.  *@sp is NULL
+ * when there are no jobs; page_stream_end() it in any case. */
+struct page_stream;
+int page_stream_start(struct page_stream **sp, struct ckpt_log *log,
+		      struct remote *rm, int pmfd, struct page_bufs *b,
+		      const struct page_job *jobs, uint32_t nr_jobs);
+/* The next job's pages (@runs: its runs, checked) into the open record
+ * of @w. */
+int page_stream_write(struct page_stream *s, struct img_writer *w,
+		      const struct rec_pages_run *runs);
+void page_stream_end(struct page_stream *s);
 #endif

@@ -398,10 +398,9 @@ static int vma_file_id(struct cpt_ctx *c, pid_t pid, const struct vma *v,
 	return 0;
 }
 
-static int dump_pages(struct cpt_ctx *c, struct cpt_task *t, int pmfd,
-		      const struct rec_vma *rv, struct runs *rs)
+static int dump_pages(struct cpt_ctx *c, struct page_stream *ps,
+		      const struct rec_vma *rv, const struct runs *rs)
 {
-	struct mm_cpt *mc = kind_dump_state(c, &kind_mm);
 	struct img_writer *w = &c->w;
 	struct rec_pages ph = { .vma_start = rv->start, .npages = rs->npages,
 				.nr_runs = rs->n };
@@ -418,7 +417,7 @@ static int dump_pages(struct cpt_ctx *c, struct cpt_task *t, int pmfd,
 	if (!ret)
 		ret = iw_zero(w, ph.pad_len);
 	if (!ret)
-		ret = page_copy(w, &t->rm, pmfd, &mc->bufs, rs->r, rs->n);
+		ret = page_stream_write(ps, w, rs->r);
 	return ret ? ret : iw_end(w);
 }
 
@@ -546,28 +545,94 @@ static int dump_refs(struct cpt_ctx *c, uint32_t type, const struct rec_vma *rv,
 	return ret ? ret : iw_end(&c->w);
 }
 
-static int dump_vma(struct cpt_ctx *c, struct cpt_task *t, int pmfd,
-		    const struct vma *v, const struct cpt_task *par, int ppmfd,
-		    bool tracked)
-{
+/* What an area's pages are, found for every area before any page is
+ * written, so that the page stream can read ahead across areas. */
+struct area_pages {
+	int cls;		/* vma_classify()'s: 0 skip the area */
+	bool aio;		/* an AIO ring: mm_aio.c's */
+	uint32_t kind;		/* as classified; rv's may be VMA_NONAME */
+	const char *shm_path;	/* shared anonymous memory saved as a file */
 	struct rec_vma rv;
-	struct runs rs = { 0 }, old = { 0 }, *oldp = NULL;
-	struct cow_src cow = { .pmfd = -1 };
+	struct runs rs;		/* its PAGES */
+	struct runs old;	/* not written since the parent image */
+	struct cow_src cow;	/* shared with the parent since fork */
+};
+
+static int plan_area(struct cpt_ctx *c, struct cpt_task *t, int pmfd,
+		     const struct vma *v, const struct cpt_task *par, int ppmfd,
+		     bool tracked, struct area_pages *ap)
+{
+	struct rec_vma *rv = &ap->rv;
+	struct runs *oldp = NULL;
+	int ret;
+
+	ap->cow.pmfd = -1;
+	ap->aio = mm_aio_area(v);
+	if (ap->aio)
+		return 0;
+	ap->cls = vma_classify(c, t->pid, v, rv);
+	if (ap->cls <= 0)
+		return ap->cls;
+	ap->kind = rv->kind;
+	/* which says whether its pages are saved here or as the file's */
+	if (rv->kind == VMA_ANON && (rv->flags & MAP_SHARED)) {
+		ret = shm_id(c, t->pid, v, &rv->shm_id);
+		if (!ret)
+			ret = shm_as_fobj(c, rv, &ap->shm_path);
+		if (ret)
+			return ret;
+	}
+	if (parent_has_area(par, v))
+		ap->cow.pmfd = ppmfd;
+	/* registered since the parent image, at this address ("uw": an
+	 * mremap or a fork drops it) */
+	if (tracked && vmflag(v, "uw") && (rv->flags & MAP_PRIVATE))
+		oldp = &ap->old;
+	if (rv->madv & VMA_DROPPABLE)
+		ret = 0;	/* the kernel may drop its pages at any time: none kept */
+	else if (rv->kind == VMA_ANON && (rv->flags & MAP_SHARED))
+		ret = shmem_unguarded(pmfd, t->pid, v, &ap->rs);
+	else if (rv->kind == VMA_ANON)
+		ret = pagemap_runs(pmfd, v->start, v->end, false, &ap->rs, &ap->cow, oldp);
+	else if ((rv->kind == VMA_FILE || rv->kind == VMA_NONAME) &&
+		 (rv->flags & MAP_PRIVATE))
+		ret = pagemap_runs(pmfd, v->start, v->end, true, &ap->rs, &ap->cow, oldp);
+	else
+		ret = 0;
+	if (ret == -ENOTRECOVERABLE)
+		return log_err(c->log, EOPNOTSUPP, "pid %d: shared area 0x%" PRIx64 "-0x%" PRIx64 ": a guard page over data of its memory object is not supported",
+			       t->pid, v->start, v->end);
+	if (ret)
+		return log_err(c->log, -ret, "pid %d: pages of 0x%" PRIx64 "-0x%" PRIx64 ":",
+			       t->pid, v->start, v->end);
+	return 0;
+}
+
+static void area_pages_free(struct area_pages *ap)
+{
+	free(ap->rs.r);
+	free(ap->old.r);
+	free(ap->cow.refs.r);
+}
+
+static int dump_vma(struct cpt_ctx *c, struct cpt_task *t, int pmfd,
+		    const struct vma *v, struct area_pages *ap,
+		    struct page_stream *ps)
+{
+	struct rec_vma rv = ap->rv;
 	const char *path = "";
 	int ret;
 
-	if (mm_aio_area(v))
+	if (ap->aio)
 		return mm_aio_dump(c, t, v);
-	ret = vma_classify(c, t->pid, v, &rv);
-
-	if (ret <= 0)
-		return ret;
-	if (rv.kind == VMA_FILE) {
+	if (ap->cls <= 0)
+		return ap->cls;
+	if (ap->kind == VMA_FILE) {
 		ret = vma_file_id(c, t->pid, v, &rv);
 		if (ret)
 			return ret;
 		path = v->path;
-	} else if (rv.kind == VMA_NONAME) {
+	} else if (ap->kind == VMA_NONAME) {
 		char mf[128];
 
 		snprintf(mf, sizeof(mf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
@@ -582,12 +647,12 @@ static int dump_vma(struct cpt_ctx *c, struct cpt_task *t, int pmfd,
 		if (ret)
 			return ret;
 		path = v->path;
-	} else if (rv.kind == VMA_SYSV) {
+	} else if (ap->kind == VMA_SYSV) {
 		ret = sysv_ref(c, t->pid, v, &rv.shm_id);
 		if (ret)
 			return ret;
 		path = v->path;	/* shown only: the segment has its key */
-	} else if (rv.kind == VMA_PACKET) {
+	} else if (ap->kind == VMA_PACKET) {
 		/* no pages: the rings come back empty (packet.c says why) */
 		ret = packet_map_ref(c, t->pid, v->path, rv.start, rv.end - rv.start,
 				     rv.pgoff, &rv.shm_id);
@@ -597,45 +662,16 @@ static int dump_vma(struct cpt_ctx *c, struct cpt_task *t, int pmfd,
 	} else if (!strncmp(v->path, "[anon:", 6)) {
 		path = v->path;	/* the name given with PR_SET_VMA */
 	}
-	if (rv.kind == VMA_ANON && (rv.flags & MAP_SHARED)) {
-		ret = shm_id(c, t->pid, v, &rv.shm_id);
-		if (ret)
-			return ret;
-		ret = shm_as_fobj(c, &rv, &path);
-		if (ret)
-			return ret;
-	}
+	if (ap->shm_path)
+		path = ap->shm_path;
 	rv.path_len = strlen(path) + 1;
 	ret = iw_record_str(&c->w, REC_VMA, &rv, sizeof(rv), path);
-	if (ret)
-		return ret;
-	if (parent_has_area(par, v))
-		cow.pmfd = ppmfd;
-	/* registered since the parent image, at this address ("uw": an
-	 * mremap or a fork drops it) */
-	if (tracked && vmflag(v, "uw") && (rv.flags & MAP_PRIVATE))
-		oldp = &old;
-	if (rv.madv & VMA_DROPPABLE)
-		;	/* the kernel may drop its pages at any time: none kept */
-	else if (rv.kind == VMA_ANON && (rv.flags & MAP_SHARED))
-		ret = shmem_unguarded(pmfd, t->pid, v, &rs);
-	else if (rv.kind == VMA_ANON)
-		ret = pagemap_runs(pmfd, v->start, v->end, false, &rs, &cow, oldp);
-	else if ((rv.kind == VMA_FILE || rv.kind == VMA_NONAME) &&
-		 (rv.flags & MAP_PRIVATE))
-		ret = pagemap_runs(pmfd, v->start, v->end, true, &rs, &cow, oldp);
-	if (ret == -ENOTRECOVERABLE)
-		ret = log_err(c->log, EOPNOTSUPP, "pid %d: shared area 0x%" PRIx64 "-0x%" PRIx64 ": a guard page over data of its memory object is not supported",
-			      t->pid, v->start, v->end);
-	else if (ret)
-		ret = log_err(c->log, -ret, "pid %d: pages of 0x%" PRIx64 "-0x%" PRIx64 ":",
-			      t->pid, v->start, v->end);
-	if (!ret && old.npages)
-		ret = dump_refs(c, REC_PAGES_PARENT, &rv, &old);
-	if (!ret && rs.npages)
-		ret = dump_pages(c, t, pmfd, &rv, &rs);
-	if (!ret && cow.refs.npages)
-		ret = dump_refs(c, REC_PAGES_REF, &rv, &cow.refs);
+	if (!ret && ap->old.npages)
+		ret = dump_refs(c, REC_PAGES_PARENT, &rv, &ap->old);
+	if (!ret && ap->rs.npages)
+		ret = dump_pages(c, ps, &rv, &ap->rs);
+	if (!ret && ap->cow.refs.npages)
+		ret = dump_refs(c, REC_PAGES_REF, &rv, &ap->cow.refs);
 	if (!ret && rv.kind != VMA_VDSO && rv.kind != VMA_VVAR) {
 		struct runs g = { 0 };
 
@@ -647,9 +683,36 @@ static int dump_vma(struct cpt_ctx *c, struct cpt_task *t, int pmfd,
 			ret = dump_guards(c, &rv, &g);
 		free(g.r);
 	}
-	free(rs.r);
-	free(old.r);
-	free(cow.refs.r);
+	return ret;
+}
+
+/* Every area's pages found first, then the areas written, their pages
+ * streamed (pagecopy.c). */
+static int dump_areas(struct cpt_ctx *c, struct cpt_task *t, int pmfd,
+		      const struct cpt_task *par, int ppmfd, bool tracked)
+{
+	struct mm_cpt *mc = kind_dump_state(c, &kind_mm);
+	int n = t->maps.n, nj = 0, ret = 0;
+	struct area_pages *ap = calloc(n ? n : 1, sizeof(*ap));
+	struct page_job *jobs = calloc(n ? n : 1, sizeof(*jobs));
+	struct page_stream *ps = NULL;
+
+	if (!ap || !jobs)
+		ret = log_err(c->log, ENOMEM, "pid %d: %d areas:", t->pid, n);
+	for (int i = 0; i < n && !ret; i++) {
+		ret = plan_area(c, t, pmfd, &t->maps.v[i], par, ppmfd, tracked, &ap[i]);
+		if (!ret && ap[i].cls > 0 && !ap[i].aio && ap[i].rs.npages)
+			jobs[nj++] = (struct page_job){ ap[i].rs.r, ap[i].rs.n };
+	}
+	if (!ret)
+		ret = page_stream_start(&ps, c->log, &t->rm, pmfd, &mc->bufs, jobs, nj);
+	for (int i = 0; i < n && !ret; i++)
+		ret = dump_vma(c, t, pmfd, &t->maps.v[i], &ap[i], ps);
+	page_stream_end(ps);
+	for (int i = 0; ap && i < n; i++)
+		area_pages_free(&ap[i]);
+	free(ap);
+	free(jobs);
 	return ret;
 }
 
@@ -743,8 +806,7 @@ int mm_dump(struct cpt_ctx *c, struct cpt_task *t)
 		snprintf(path, sizeof(path), "/proc/%d/pagemap", par->pid);
 		ppmfd = open(path, O_RDONLY | O_CLOEXEC);
 	}
-	for (int i = 0; i < t->maps.n && !ret; i++)
-		ret = dump_vma(c, t, pmfd, &t->maps.v[i], par, ppmfd, tracked);
+	ret = dump_areas(c, t, pmfd, par, ppmfd, tracked);
 	/* a process about to be killed is tracked no more */
 	if (!ret && !(c->flags & CKPT_KILL))
 		ret = mm_track_reset(c, t, pmfd);
