@@ -25,8 +25,9 @@
 #include "ctx.h"
 #include "pageverify.h"
 
-/* below this, a child costs more than it saves */
-#define DEFER_MIN	(16ULL << 20)
+/* below this, a child costs more than it saves (a fork: 0.3 ms here;
+ * checking 4 MiB: 1.2 ms) */
+#define DEFER_MIN	(4ULL << 20)
 
 static int check_here(struct rst_ctx *c, const struct ir_span *s, size_t n)
 {

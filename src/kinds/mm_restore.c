@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "../arch/arch.h"
@@ -22,6 +23,9 @@
 #include "sysvshm.h"
 #include "../progress.h"
 #include "../page.h"
+
+/* segs one preadv() reads: IOV_MAX, and 16 KiB of the puppet's scratch */
+#define SEG_BATCH		1024
 
 #ifndef PR_SET_VMA
 #define PR_SET_VMA		0x53564d41
@@ -71,45 +75,112 @@ static int chain_file(const struct rst_ctx *c, struct rst_task *t, uint32_t k,
 	return pfd[k] >= 0 ? 0 : files_give(t, c->chain_fd[k - 1], &pfd[k]);
 }
 
+/* One seg read into place by remote preads (@got bytes at a time). */
+static int read_seg(struct rst_task *t, long fd, const struct page_seg *sg)
+{
+	uint64_t a = sg->addr, left = sg->npages * PAGE, off = sg->off;
+	int ret = 0;
+
+	while (left && !ret) {
+		/* read(2) moves at most 0x7ffff000 bytes a call;
+		 * 64 MiB at a time for a progress line */
+		uint64_t step = t->rm.log->progress ? 64 << 20 : 0x40000000;
+		uint64_t n = left < step ? left : step;
+		long got;
+
+		ret = remote_call(&t->rm, &got, SYS_pread64, fd, a, n, off, 0, 0);
+		if (!ret && got <= 0)
+			ret = log_err(t->rm.log, got < 0 ? (int)-got : ENODATA,
+				      "pid %d: reading pages for 0x%llx from the image%s:",
+				      t->pid, (unsigned long long)a, sg->file ? "'s parent" : "");
+		if (ret)
+			break;
+		progress_add(t->rm.log, got);
+		a += got;
+		off += got;
+		left -= got;
+	}
+	return ret;
+}
+
+/* How many segs from @i on one preadv() can read: of the same file,
+ * back to back in it, none the parent's, at most @max bytes. */
+static uint32_t batch_len(const struct rst_vma *v, uint32_t i, bool own_only,
+			  uint64_t max)
+{
+	const struct page_seg *sg = v->segs;
+	uint64_t bytes = sg[i].npages * PAGE;
+	uint32_t n = 1;
+
+	while (i + n < v->nr_segs && n < SEG_BATCH) {
+		const struct page_seg *p = &sg[i + n - 1], *q = &sg[i + n];
+
+		if ((own_only && q->ref) || q->file != p->file ||
+		    q->off != p->off + p->npages * PAGE ||
+		    bytes + q->npages * PAGE > max)
+			break;
+		bytes += q->npages * PAGE;
+		n++;
+	}
+	return n;
+}
+
+/* @n segs by one remote preadv(), their iovecs in the scratch: a
+ * sparse area's runs in one call, not one each.  1: it read less (the
+ * caller reads them one by one, which says why). */
+static int read_batch(struct rst_task *t, long fd, const struct page_seg *sg,
+		      uint32_t n)
+{
+	struct iovec iov[SEG_BATCH];
+	uint64_t at, total = 0;
+	long got;
+	int ret;
+
+	for (uint32_t i = 0; i < n; i++) {
+		iov[i] = (struct iovec){ (void *)(uintptr_t)sg[i].addr,
+					 sg[i].npages * PAGE };
+		total += iov[i].iov_len;
+	}
+	ret = rst_scratch_put(t, 0, iov, n * sizeof(*iov), &at);
+	if (!ret)
+		ret = remote_call(&t->rm, &got, SYS_preadv, fd, at, n, sg[0].off, 0, 0);
+	if (ret)
+		return ret;
+	if (got != (long)total)
+		return 1;
+	progress_add(t->rm.log, got);
+	return 0;
+}
+
 /* The saved pages of @v read into place, from the image or a parent
  * image of its chain; with @own_only not those it shares with its
  * parent (inherited from it, in place already). */
 static int fill_pages(const struct rst_ctx *c, struct rst_task *t,
 		      const struct rst_vma *v, bool own_only)
 {
+	uint64_t max = t->rm.log->progress ? 64 << 20 : 0x40000000;
 	long pfd[CKPT_MAX_CHAIN + 1];
 	int ret = 0;
 
 	for (int k = 0; k <= c->nr_chain; k++)
 		pfd[k] = -1;
 	pfd[0] = t->img_fd;
-	for (uint32_t i = 0; i < v->nr_segs && !ret; i++) {
-		uint64_t a = v->segs[i].addr, left = v->segs[i].npages * PAGE;
-		uint64_t off = v->segs[i].off;
-		uint32_t k = v->segs[i].file;
+	for (uint32_t i = 0, n; i < v->nr_segs && !ret; i += n) {
+		const struct page_seg *sg = &v->segs[i];
 
-		if (own_only && v->segs[i].ref)
+		n = 1;
+		if (own_only && sg->ref)
 			continue;
-		ret = chain_file(c, t, k, pfd);
-		while (left && !ret) {
-			/* read(2) moves at most 0x7ffff000 bytes a call;
-			 * 64 MiB at a time for a progress line */
-			uint64_t step = t->rm.log->progress ? 64 << 20 : 0x40000000;
-			uint64_t n = left < step ? left : step;
-			long got;
-
-			ret = remote_call(&t->rm, &got, SYS_pread64, pfd[k], a, n, off, 0, 0);
-			if (!ret && got <= 0)
-				ret = log_err(t->rm.log, got < 0 ? (int)-got : ENODATA,
-					      "pid %d: reading pages for 0x%llx from the image%s:",
-					      t->pid, (unsigned long long)a, k ? "'s parent" : "");
-			if (ret)
-				break;
-			progress_add(t->rm.log, got);
-			a += got;
-			off += got;
-			left -= got;
-		}
+		ret = chain_file(c, t, sg->file, pfd);
+		if (ret)
+			break;
+		n = batch_len(v, i, own_only, max);
+		ret = n > 1 ? read_batch(t, pfd[sg->file], sg, n) : 1;
+		if (ret != 1)
+			continue;
+		ret = 0;
+		for (uint32_t k = 0; k < n && !ret; k++)
+			ret = read_seg(t, pfd[sg->file], &sg[k]);
 	}
 	for (int k = 1; k <= c->nr_chain; k++) {
 		long res;
