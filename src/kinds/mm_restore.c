@@ -504,16 +504,42 @@ static bool vdso_moved(const struct rst_vma *v)
 	return ARCH_VDSO_MOVED && (v->v.kind == VMA_VDSO || v->v.kind == VMA_VVAR);
 }
 
+/* The end of the puppet's highest area below ARCH_TASK_SIZE, the top of
+ * what there is to unmap: munmap() past this kernel's own top is EINVAL,
+ * and that top can be lower than the architecture's (ppc64 with 4 KiB
+ * pages: 64 TiB, not 128).  ARCH_TASK_SIZE if its maps cannot be read. */
+static uint64_t puppet_top(pid_t pid)
+{
+	char path[64], line[512];
+	uint64_t top = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return TASK_SIZE_64;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long a, b;
+
+		if (sscanf(line, "%llx-%llx", &a, &b) == 2 && b <= TASK_SIZE_64 && b > top)
+			top = b;
+	}
+	fclose(f);
+	return top ? top : TASK_SIZE_64;
+}
+
 /* Everything the puppet has goes, but the trampoline and @keep. */
 static int unmap_all_but(struct rst_task *t, const struct mm_state *s,
 			 const struct rst_vma **keep)
 {
 	uint64_t at = 0, lo = t->tramp, hi = t->tramp + t->tramp_len;
+	uint64_t top = puppet_top(t->pid);
 	bool tramp_done = !lo;
 	int ret = 0;
 
 	for (int i = 0; i <= s->nr && !ret; i++) {
-		uint64_t start = i < s->nr ? s->vmas[i].v.start : TASK_SIZE_64;
+		uint64_t start = i < s->nr && s->vmas[i].v.start < top ?
+				 s->vmas[i].v.start : top;
 
 		if (!tramp_done && lo <= start) {
 			ret = unmap_upto(t, &at, lo);
@@ -525,7 +551,7 @@ static int unmap_all_but(struct rst_task *t, const struct mm_state *s,
 			at = s->vmas[i].v.end > at ? s->vmas[i].v.end : at;
 		}
 	}
-	return ret ? ret : unmap_upto(t, &at, TASK_SIZE_64);
+	return ret ? ret : unmap_upto(t, &at, top);
 }
 
 /* An inherited area made the child's: the parent's guard pages
