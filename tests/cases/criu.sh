@@ -194,7 +194,13 @@ test_criu_runc_predump() {
 	ckpt info $d/img/ckpt.img | grep -q '^PARENT .*pre/ckpt.img' || rc=1
 	ckpt info $d/img/ckpt.img | grep -q '^PAGES_PARENT' || rc=1
 	note "pre-dump $(stat -c %s $d/pre/ckpt.img) bytes, dump $(stat -c %s $d/img/ckpt.img)"
-	[ $(stat -c %s $d/img/ckpt.img) -lt $(stat -c %s $d/pre/ckpt.img) ] || rc=1
+	# smaller, for the same processes: the shell's sleep is a new one
+	# each 0.1 s, and one may be running at the dump and not at the
+	# pre-dump (its pages all new)
+	if [ "$(ckpt info $d/pre/ckpt.img | grep -c '^TASK ')" = \
+	     "$(ckpt info $d/img/ckpt.img | grep -c '^TASK ')" ]; then
+		[ $(stat -c %s $d/img/ckpt.img) -lt $(stat -c %s $d/pre/ckpt.img) ] || rc=1
+	fi
 	step "runc restore"
 	(cd $d/b && crunc $d restore -d --image-path $d/img $id < /dev/null > /dev/null 2> $d/rerr) ||
 		{ cat $d/rerr $d/img/restore.log; criu_rm $id; return 1; }
