@@ -7,8 +7,8 @@
  * overlap instead of adding up, for a JVM's two hundred small areas as
  * for one big one.  Small areas share a buffer: it goes to the writer
  * once it holds half a MiB, so a hand-over (a wakeup on the other CPU)
- * is per half MiB, not per area.  Each buffer is a list of pieces, each the part of
- * one area's pages it holds, with its checksum.
+ * is per half MiB, not per area.  Each buffer is a list of pieces, each
+ * the part of one area's pages it holds, with its checksum.
  *
  * A read whose pages are all mapped by this process alone (pagemap's
  * exclusive bit) is made with process_vm_readv(), the fast way; any
@@ -86,15 +86,6 @@ struct page_stream {
 	struct slot s[NBUF];
 };
 
-static uint64_t job_bytes(const struct page_job *jb)
-{
-	uint64_t n = 0;
-
-	for (uint32_t i = 0; i < jb->nr_runs; i++)
-		n += jb->runs[i].npages * PAGE;
-	return n;
-}
-
 /* No logging on the reader's side: the log is the writer's; errors go
  * back in s->err. */
 static bool all_exclusive(struct page_stream *s, uint64_t addr, size_t n)
@@ -148,7 +139,7 @@ static int fill_slot(struct page_stream *s, struct slot *sl)
 		int err;
 
 		if (!s->r && !s->off &&
-		    (sl->used >= FILL || (sl->used && job_bytes(jb) >= CHUNK)))
+		    (sl->used >= FILL || (sl->used && jb->npages * PAGE >= CHUNK)))
 			break;
 		err = read_pages(s, run->addr + s->off, sl->buf + sl->used, n);
 		if (err) {
@@ -254,7 +245,7 @@ int page_stream_start(struct page_stream **sp, struct ckpt_log *log,
 	if (!nr_jobs)
 		return 0;
 	for (uint32_t i = 0; i < nr_jobs; i++)
-		total += job_bytes(&jobs[i]);
+		total += jobs[i].npages * PAGE;
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return log_err(log, ENOMEM, "page stream:");
@@ -314,7 +305,7 @@ int page_stream_write(struct page_stream *s, struct img_writer *w,
 
 	if (!jb || jb->runs != runs)
 		return log_err(w->log, EPROTO, "page stream out of step");
-	need = total = job_bytes(jb);
+	need = total = jb->npages * PAGE;
 	while (need && !ret) {
 		struct slot *sl = &s->s[s->wk];
 		struct piece *p;

@@ -19,6 +19,7 @@ void page_bufs_free(struct page_bufs *b);
 struct page_job {
 	const struct rec_pages_run *runs;
 	uint32_t nr_runs;
+	uint64_t npages;	/* over all its runs */
 };
 
 /* The pages of @jobs of the task held by @rm, read in that order, ahead

@@ -701,8 +701,9 @@ static int dump_areas(struct cpt_ctx *c, struct cpt_task *t, int pmfd,
 		ret = log_err(c->log, ENOMEM, "pid %d: %d areas:", t->pid, n);
 	for (int i = 0; i < n && !ret; i++) {
 		ret = plan_area(c, t, pmfd, &t->maps.v[i], par, ppmfd, tracked, &ap[i]);
-		if (!ret && ap[i].cls > 0 && !ap[i].aio && ap[i].rs.npages)
-			jobs[nj++] = (struct page_job){ ap[i].rs.r, ap[i].rs.n };
+		if (!ret && ap[i].rs.npages)
+			jobs[nj++] = (struct page_job){ ap[i].rs.r, ap[i].rs.n,
+							ap[i].rs.npages };
 	}
 	if (!ret)
 		ret = page_stream_start(&ps, c->log, &t->rm, pmfd, &mc->bufs, jobs, nj);

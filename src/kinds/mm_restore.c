@@ -75,16 +75,14 @@ static int chain_file(const struct rst_ctx *c, struct rst_task *t, uint32_t k,
 	return pfd[k] >= 0 ? 0 : files_give(t, c->chain_fd[k - 1], &pfd[k]);
 }
 
-/* One seg read into place by remote preads (@got bytes at a time). */
-static int read_seg(struct rst_task *t, long fd, const struct page_seg *sg)
+/* One seg read into place by remote preads, @step bytes at most each. */
+static int read_seg(struct rst_task *t, long fd, const struct page_seg *sg,
+		    uint64_t step)
 {
 	uint64_t a = sg->addr, left = sg->npages * PAGE, off = sg->off;
 	int ret = 0;
 
 	while (left && !ret) {
-		/* read(2) moves at most 0x7ffff000 bytes a call;
-		 * 64 MiB at a time for a progress line */
-		uint64_t step = t->rm.log->progress ? 64 << 20 : 0x40000000;
 		uint64_t n = left < step ? left : step;
 		long got;
 
@@ -158,6 +156,8 @@ static int read_batch(struct rst_task *t, long fd, const struct page_seg *sg,
 static int fill_pages(const struct rst_ctx *c, struct rst_task *t,
 		      const struct rst_vma *v, bool own_only)
 {
+	/* read(2) moves at most 0x7ffff000 bytes a call; 64 MiB at a time
+	 * for a progress line */
 	uint64_t max = t->rm.log->progress ? 64 << 20 : 0x40000000;
 	long pfd[CKPT_MAX_CHAIN + 1];
 	int ret = 0;
@@ -180,7 +180,7 @@ static int fill_pages(const struct rst_ctx *c, struct rst_task *t,
 			continue;
 		ret = 0;
 		for (uint32_t k = 0; k < n && !ret; k++)
-			ret = read_seg(t, pfd[sg->file], &sg[k]);
+			ret = read_seg(t, pfd[sg->file], &sg[k], max);
 	}
 	for (int k = 1; k <= c->nr_chain; k++) {
 		long res;
