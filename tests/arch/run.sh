@@ -16,6 +16,10 @@
 # its own (6.1), fetched with apt lists of its own under build/arch/, the
 # machine's apt sources untouched: a test of what 6.1 lacks (eventfd's
 # EFD_SEMAPHORE in fdinfo, Linux 6.4) is skipped on 6.1, and runs there.
+#
+# VERBOSE=1: ckpt -v in the guest, and every test's whole output shown
+# (a failure shows its last lines only); each step's limit is 60 s, not
+# 300.
 set -u
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
@@ -109,6 +113,8 @@ build() (
 		[ "${p%.c}" = "$p" ] && p=tests/progs/$p.c
 		$CC -static -std=gnu11 -O1 -g -Wall -Wextra -Werror -pthread -Itests/progs \
 			-o "$b/progs/$(basename "${p%.c}")" "$p" || return 1
+		# NAME.flags: the checkpoint options it needs (inet's --tcp-established)
+		[ ! -f "${p%.c}.flags" ] || cp "${p%.c}.flags" "$b/progs/" || return 1
 	done
 )
 
@@ -123,11 +129,11 @@ initramfs() {
 		 head tail cut sed mktemp timeout dmesg uname ps insmod ifconfig; do
 		ln -sf busybox "$r/bin/$c"
 	done
-	# sock_diag of unix, netlink, packet and TCP sockets: modules there
+	# sock_diag of unix, netlink, packet, TCP, UDP and raw sockets: modules there
 	# (xz-compressed in the backported kernel: busybox insmod takes them plain)
 	mkdir -p "$r/modules" || return 1
 	local m
-	for m in unix_diag netlink_diag af_packet_diag inet_diag tcp_diag; do
+	for m in unix_diag netlink_diag af_packet_diag inet_diag tcp_diag udp_diag raw_diag; do
 		find "$KR"/lib/modules -name "$m.ko" -o -name "$m.ko.xz" | head -1
 	done | while read -r m; do
 		case $m in
@@ -146,7 +152,7 @@ boot() {
 	[ -n "$k" ] || die "no kernel in $KR/boot"
 	timeout -k 10 "$BOOT_TIMEOUT" $QEMU $QARGS -m 2048 -smp 2 -nographic -no-reboot \
 		-kernel "$k" -initrd "$W/initramfs.gz" \
-		-append "console=$CONSOLE panic=-1 quiet loglevel=3 rdinit=/init" \
+		-append "console=$CONSOLE panic=-1 quiet loglevel=3 rdinit=/init${VERBOSE:+ ckpt_verbose}" \
 		< /dev/null > "$W/console.log" 2>&1
 	echo "qemu exit status $?" >> "$W/console.log"
 }

@@ -26,10 +26,16 @@
 #include <sys/utsname.h>
 #include <sys/wait.h>
 
-#ifdef __i386__
+#if defined(__i386__)
 #define MY_ARCH AUDIT_ARCH_I386
-#else
+#elif defined(__x86_64__)
 #define MY_ARCH AUDIT_ARCH_X86_64
+#elif defined(__powerpc64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define MY_ARCH AUDIT_ARCH_PPC64LE
+#elif defined(__s390x__)
+#define MY_ARCH AUDIT_ARCH_S390X
+#else
+#error "seccomp.c: this architecture's AUDIT_ARCH_"
 #endif
 
 #define E_PPID	EBADFD
