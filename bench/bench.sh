@@ -98,7 +98,7 @@ DISK=$(mktemp -d "$DISK_BASE"/ckpt-bench.XXXXXX)
 cp "$CKPT" "$WORK/ckpt"
 CK=$WORK/ckpt
 gcc -std=gnu11 -O2 -Wall -Wextra -o "$WORK/workload" "$HERE/workload.c"
-gcc -std=gnu11 -O2 -Wall -Wextra -o "$WORK/hwlimit" "$HERE/hwlimit.c"
+gcc -std=gnu11 -O2 -Wall -Wextra -pthread -o "$WORK/hwlimit" "$HERE/hwlimit.c"
 HWL=$WORK/hwlimit
 : >"$WORK/workload.log"
 
@@ -328,6 +328,11 @@ bench_limits() {
 	f=$SHM/limit.bin
 	lim limit.shm.write write "$f" "$BIG_MIB"
 	lim limit.shm.read read "$f"
+	# every way to place pages into fresh memory, one CPU and all
+	for how in populate popwrite hugepage uffd; do
+		lim limit.shm.place.$how place $how "$f"
+		lim limit.shm.place.$how.all place $how "$f" "$(nproc)"
+	done
 	rm -f "$f"
 	f=$DISK/limit.bin
 	sync
@@ -464,6 +469,7 @@ END {
 		g = p == 1			# GB/s only for the big one
 		row("checkpoint --kill -> /dev/shm", n ".shm.ckpt", g * b, "limit.shm.write")
 		row("restart <- /dev/shm", n ".shm.restart", g * b, "limit.shm.read")
+		row("  against UFFDIO_COPY, one CPU", n ".shm.restart", g * b, "limit.shm.place.uffd")
 		row("  until alive", n ".shm.alive", 0, "")
 		row("  until memory verified", n ".shm.verified", 0, "")
 		row("checkpoint --kill -> disk (fsync)", n ".disk.ckpt", g * b, "limit.disk.write")
@@ -484,6 +490,15 @@ END {
 	row("memcpy into fresh mmap (+ faults)", "limit.memcpyfresh", LB, "")
 	row("write(2) -> /dev/shm file + fsync", "limit.shm.write", LB, "")
 	row("read(2) /dev/shm file -> fresh mmap", "limit.shm.read", LB, "")
+	row("  MAP_POPULATE, then read(2)", "limit.shm.place.populate", LB, "")
+	row("  MADV_POPULATE_WRITE, then read(2)", "limit.shm.place.popwrite", LB, "")
+	row("  MADV_HUGEPAGE, then read(2)", "limit.shm.place.hugepage", LB, "")
+	row("  UFFDIO_COPY from the file mapped", "limit.shm.place.uffd", LB, "")
+	print "  the same four, split over all CPUs:"
+	row("  MAP_POPULATE, then read(2)", "limit.shm.place.populate.all", LB, "")
+	row("  MADV_POPULATE_WRITE, then read(2)", "limit.shm.place.popwrite.all", LB, "")
+	row("  MADV_HUGEPAGE, then read(2)", "limit.shm.place.hugepage.all", LB, "")
+	row("  UFFDIO_COPY from the file mapped", "limit.shm.place.uffd.all", LB, "")
 	row("write(2) -> disk file + fsync", "limit.disk.write", LB, "")
 	row("read(2) disk file -> fresh mmap, cold", "limit.diskcold.read", LB, "")
 	row("read(2) disk file -> fresh mmap, warm", "limit.diskwarm.read", LB, "")
