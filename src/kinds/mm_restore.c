@@ -20,6 +20,7 @@
 #include "../model.h"
 #include "../files.h"
 #include "mm.h"
+#include "mm_place.h"
 #include "sysvshm.h"
 #include "../progress.h"
 #include "../page.h"
@@ -323,9 +324,10 @@ static int open_file_get(struct rst_task *t, struct open_file *of, const char *p
 }
 
 static int map_vma(struct rst_ctx *c, struct rst_task *t, const struct rst_vma *v,
-		   struct open_file *of)
+		   struct open_file *of, struct placer *pl)
 {
 	uint64_t len = v->v.end - v->v.start, off = v->v.pgoff;
+	enum place_how how = placer_how(pl, c, v);
 	int prot = v->v.prot | (v->pages_len ? PROT_WRITE : 0);
 	int flags = v->v.flags | MAP_FIXED |
 		    (v->v.madv & VMA_NORESERVE ? MAP_NORESERVE : 0);
@@ -382,9 +384,10 @@ static int map_vma(struct rst_ctx *c, struct rst_task *t, const struct rst_vma *
 		return log_err(t->rm.log, EFAULT, "pid %d: area 0x%llx landed at 0x%lx",
 			       t->pid, (unsigned long long)v->v.start, res);
 	ret = advise_bits(t, v, true);
-	/* (--lazy: the loader brings them, mm_lazy.c) */
+	/* (--lazy: the loader brings them, mm_lazy.c; ckpt places them,
+	 * mm_place.c; or the puppet reads them) */
 	if (!ret && !mm_lazy_area(c, v))
-		ret = fill_pages(c, t, v, false);
+		ret = how ? placer_add(pl, v, how) : fill_pages(c, t, v, false);
 	if (!ret && prot != (int)v->v.prot)
 		ret = rcheck(&t->rm, NULL, "mprotect", SYS_mprotect, v->v.start,
 			     len, v->v.prot);
@@ -595,6 +598,7 @@ static int mm_build(struct rst_ctx *c, struct rst_task *t, struct mm_state *s)
 	const struct mm_state *ps = premapped_parent(c, t);
 	const struct rst_vma **keep = calloc(s->nr + 1, sizeof(*keep));
 	struct open_file of = { .fd = -1 };
+	struct placer pl = { .ufd = -1, .memfd = -1 };
 	int ret = keep ? 0 : log_err(c->log, ENOMEM, "mm:");
 
 	for (int i = 0; i < s->nr && !ret; i++)
@@ -609,15 +613,18 @@ static int mm_build(struct rst_ctx *c, struct rst_task *t, struct mm_state *s)
 	 * perhaps the very file the saved process runs) is not mapped: now. */
 	if (!ret)
 		ret = set_mm_fields(t, s, ps && !strcmp(ps->exe, s->exe));
+	if (!ret)
+		ret = placer_begin(c, t, s, keep, &pl);
 	for (int i = 0; i < s->nr && !ret; i++)
 		if (keep[i])
 			ret = fill_inherited(c, t, &s->vmas[i], keep[i]);
 		else if (s->vmas[i].v.kind == VMA_ANON || s->vmas[i].v.kind == VMA_FILE ||
 			 s->vmas[i].v.kind == VMA_NONAME || s->vmas[i].v.kind == VMA_SYSV)
-			ret = map_vma(c, t, &s->vmas[i], &of);
+			ret = map_vma(c, t, &s->vmas[i], &of, &pl);
 		else if (s->vmas[i].v.kind == VMA_PACKET)
 			ret = map_packet(c, t, &s->vmas[i]);
 	open_file_close(t, &of);
+	ret = placer_end(&pl, ret);
 	free((void *)keep);
 	if (!ret)
 		ret = mm_aio_restore(t, s);

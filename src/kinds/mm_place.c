@@ -1,0 +1,406 @@
+/* mm_place.c - a restart's private pages placed by ckpt itself, not
+ * read by the puppet: from the image, mapped in ckpt, by a thread of
+ * ckpt's beside the build.
+ *
+ * Why: the puppet's reads were half a JVM's restart, one remote call
+ * each, one after the other with the calls that map the areas.  Now a
+ * thread of ckpt's, on another CPU, places an area's pages while ckpt's
+ * own thread goes on mapping the next areas by remote calls; after the
+ * last area ckpt's thread places pages too, until every page is in
+ * (placer_end()).  Two ways:
+ *
+ * - UFFDIO_COPY, for the areas a lazy restart would leave to its loader
+ *   (private anonymous, mm_lazy_vma()) without guard pages, registered
+ *   on a userfaultfd the puppet made and ckpt took, where transparent
+ *   huge pages would not be used (a fault of such an area takes a huge
+ *   page; UFFDIO_COPY places small ones).  A page read into fresh memory
+ *   is cleared by its fault, then written; one placed by UFFDIO_COPY is
+ *   written once: `hwlimit place` (bench/) puts 64 MiB into fresh memory
+ *   in about half the time of read(2).  Only in a process with
+ *   PLACE_MIN or more of such pages: below that the userfaultfd costs
+ *   more than it saves.
+ * - pwrite() to /proc/PID/mem, for the other private areas (files'
+ *   written pages, and all of them where no userfaultfd is made): as
+ *   fast as the puppet's own read, but beside the build, and it writes
+ *   whatever the area's protection is by then (the kernel's FOLL_FORCE,
+ *   as ptrace's pokes).
+ *
+ * An area's boundaries stay as they were: mapped writable while its
+ * pages go in, as the puppet's reads need, an area protected again
+ * right after is not merged with a neighbour of the same flags if it
+ * has pages of its own (an anon_vma) by then, as it had.  An area
+ * placed by userfaultfd is kept apart meanwhile by its registration;
+ * one written by /proc/PID/mem gets its first page written at once, by
+ * ckpt's own thread.
+ *
+ * Not placed (the puppet reads them, mm_restore.c): shared areas (a
+ * write to one not writable is refused), droppable ones, and pages in a
+ * parent image of a chain.
+ *
+ * Nothing runs in the puppet before placer_end() has every page in and
+ * every area unregistered again: its userfaultfd is made in user-mode-only
+ * mode, so that no kernel access to a page not yet placed could wait on
+ * it (it would fail instead), and it is closed in the puppet at once.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/userfaultfd.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "../lazy.h"
+#include "../model.h"
+#include "../page.h"
+#include "../pin.h"
+#include "../progress.h"
+#include "../vec.h"
+#include "mm.h"
+#include "mm_place.h"
+
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22
+#endif
+#ifndef UFFD_USER_MODE_ONLY
+#define UFFD_USER_MODE_ONLY 1
+#endif
+
+#define PLACE_MIN	(1ULL << 20)	/* to make a userfaultfd for */
+#define PLACE_THREAD	(256ULL << 10)	/* to start the thread for */
+#define PLACE_JOB	(1ULL << 20)	/* a job's most: the two threads share
+					 * the last area's pages */
+
+struct place_job {
+	uint64_t dst, off, len;
+	enum place_how how;
+};
+
+/* Whether the areas of this machine's kernel get huge pages on a fault:
+ * "always", or with MADV_HUGEPAGE under "madvise". */
+static int thp_mode(void)
+{
+	char buf[64] = "";
+	int fd = open("/sys/kernel/mm/transparent_hugepage/enabled", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return THP_NEVER;
+	buf[n] = '\0';
+	return strstr(buf, "[always]") ? THP_ALWAYS :
+	       strstr(buf, "[madvise]") ? THP_MADVISE : THP_NEVER;
+}
+
+/* How @v's pages would be placed, a userfaultfd or not. */
+static enum place_how how_for(const struct placer *p, const struct rst_ctx *c,
+			      const struct rst_vma *v)
+{
+	bool thp = (p->thp == THP_ALWAYS && !(v->v.madv & VMA_MADV_NOHUGEPAGE)) ||
+		   (p->thp == THP_MADVISE && (v->v.madv & VMA_MADV_HUGEPAGE));
+
+	if (!p->img || !v->pages_len || mm_lazy_area(c, v) ||
+	    !(v->v.flags & MAP_PRIVATE) || (v->v.madv & VMA_DROPPABLE) ||
+	    (v->v.kind != VMA_ANON && v->v.kind != VMA_FILE && v->v.kind != VMA_NONAME))
+		return PLACE_NONE;
+	for (uint32_t i = 0; i < v->nr_segs; i++)
+		if (v->segs[i].file || v->segs[i].off > p->img_len ||
+		    v->segs[i].npages * PAGE > p->img_len - v->segs[i].off)
+			return PLACE_NONE;
+	return mm_lazy_vma(&v->v) && !thp && !v->nr_guards && !v->have_refs ?
+	       PLACE_UFFD : PLACE_MEM;
+}
+
+enum place_how placer_how(const struct placer *p, const struct rst_ctx *c,
+			  const struct rst_vma *v)
+{
+	enum place_how how = how_for(p, c, v);
+
+	return how == PLACE_UFFD && p->ufd < 0 ? PLACE_MEM : how;
+}
+
+/* The puppet's userfaultfd, in ckpt; the puppet's own closed. */
+static int take_uffd(struct rst_task *t, int *ufd)
+{
+	long rfd;
+	int pidfd, ret = rcall(&t->rm, &rfd, SYS_userfaultfd,
+			       O_CLOEXEC | O_NONBLOCK | UFFD_USER_MODE_ONLY);
+
+	*ufd = -1;
+	if (ret)
+		return ret;
+	if (rfd < 0)
+		return 1;	/* not here (no userfaultfd, not allowed) */
+	pidfd = syscall(SYS_pidfd_open, t->pid, 0);
+	*ufd = pidfd < 0 ? -1 : syscall(SYS_pidfd_getfd, pidfd, (int)rfd, 0);
+	if (pidfd >= 0)
+		close(pidfd);
+	ret = rcheck(&t->rm, NULL, "close(userfaultfd)", SYS_close, rfd);
+	if (!ret && *ufd < 0)
+		return 1;
+	return ret;
+}
+
+/* The image, mapped for one process's placing. */
+static int map_image(struct rst_ctx *c, struct placer *p)
+{
+	struct stat st;
+	void *m;
+
+	if (fstat(c->img_fd, &st) || !S_ISREG(st.st_mode) || st.st_size <= 0)
+		return 1;
+	m = mmap(NULL, st.st_size, PROT_READ, MAP_SHARED, c->img_fd, 0);
+	if (m == MAP_FAILED)
+		return 1;
+	p->img = m;
+	p->img_len = st.st_size;
+	return 0;
+}
+
+int placer_begin(struct rst_ctx *c, struct rst_task *t, const struct mm_state *s,
+		 const struct rst_vma **keep, struct placer *p)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	uint64_t uffd_bytes = 0;
+	int ret;
+
+	*p = (struct placer){ .ufd = -1, .thp = thp_mode(), .log = c->log, .pin = &c->pin,
+			      .pid = t->pid, .memfd = t->rm.memfd };
+	if (map_image(c, p))
+		return 0;
+	for (int i = 0; i < s->nr; i++) {
+		enum place_how how = keep[i] ? PLACE_NONE : how_for(p, c, &s->vmas[i]);
+
+		uffd_bytes += how == PLACE_UFFD ? s->vmas[i].pages_len : 0;
+		p->total += how ? s->vmas[i].pages_len : 0;
+	}
+	if (uffd_bytes < PLACE_MIN)
+		return 0;
+	ret = take_uffd(t, &p->ufd);
+	if (ret < 0)
+		return ret;
+	if (ret || ioctl(p->ufd, UFFDIO_API, &api)) {
+		log_info(c->log, "pid %d: its anonymous pages written, not copied (no userfaultfd: %s)",
+			 t->pid, ret ? "refused" : strerror(errno));
+		if (p->ufd >= 0)
+			close(p->ufd);
+		p->ufd = -1;
+	}
+	return 0;
+}
+
+/* One job's pages in; 0 or an errno. */
+static int copy_job(const struct placer *p, const struct place_job *j)
+{
+	uintptr_t src = (uintptr_t)p->img + j->off, from = src & ~(PAGE_MIN - 1);
+	uint64_t done = 0;
+
+	/* the image's pages mapped in one go, not a fault per 64 KiB: a
+	 * fifth less time (an older kernel without it faults them in) */
+	madvise((void *)from, src + j->len - from, MADV_POPULATE_READ);
+	while (done < j->len) {
+		struct uffdio_copy k = {
+			.dst = j->dst + done,
+			.src = src + done,
+			.len = j->len - done,
+		};
+		ssize_t n;
+
+		if (j->how == PLACE_MEM) {
+			n = pwrite(p->memfd, (void *)(src + done), j->len - done,
+				   (off_t)(j->dst + done));
+			if (n <= 0)
+				return n < 0 ? errno : EIO;
+			done += n;
+		} else if (!ioctl(p->ufd, UFFDIO_COPY, &k)) {
+			done += k.len;
+		} else {
+			if (errno != EAGAIN || k.copy <= 0)
+				return errno ? errno : EIO;
+			done += k.copy;
+		}
+	}
+	return 0;
+}
+
+/* What was placed since last said, said (a progress line, progress.h);
+ * ckpt's own thread only.  Under p->lock, which it drops to say it. */
+static void say_done(struct placer *p)
+{
+	uint64_t n = p->done - p->said;
+
+	p->said = p->done;
+	pthread_mutex_unlock(&p->lock);
+	progress_add(p->log, n);
+	pthread_mutex_lock(&p->lock);
+}
+
+/* Take and do jobs until there are none (and, for the helper, no more
+ * to come).  Under p->lock, which it drops while copying. */
+static void work(struct placer *p, bool helper)
+{
+	for (;;) {
+		struct place_job j;
+		int err;
+
+		while (p->next == p->nr_jobs && helper && !p->closing)
+			pthread_cond_wait(&p->more, &p->lock);
+		if (p->next == p->nr_jobs)
+			return;
+		j = p->jobs[p->next++];
+		if (p->err)
+			continue;
+		if (!helper)
+			say_done(p);
+		pthread_mutex_unlock(&p->lock);
+		err = copy_job(p, &j);
+		pthread_mutex_lock(&p->lock);
+		p->done += j.len;
+		if (err && !p->err) {
+			p->err = err;
+			p->err_at = j.dst;
+		}
+	}
+}
+
+/* The second thread: on the CPUs restart's caller has, not the one the
+ * build is pinned to (pin.h). */
+static void *helper(void *arg)
+{
+	struct placer *p = arg;
+
+	pin_undo_here(p->pin);
+	pthread_mutex_lock(&p->lock);
+	work(p, true);
+	pthread_mutex_unlock(&p->lock);
+	return NULL;
+}
+
+static int queue(struct placer *p, uint64_t dst, uint64_t off, uint64_t len,
+		 enum place_how how)
+{
+	int ret = 0;
+
+	pthread_mutex_lock(&p->lock);
+	for (uint64_t at = 0; at < len && !ret; at += PLACE_JOB) {
+		if (VEC_ROOM(p->jobs, p->nr_jobs, p->cap_jobs)) {
+			ret = -ENOMEM;
+			break;
+		}
+		p->jobs[p->nr_jobs++] = (struct place_job){
+			dst + at, off + at, len - at < PLACE_JOB ? len - at : PLACE_JOB, how };
+	}
+	pthread_cond_signal(&p->more);
+	say_done(p);
+	pthread_mutex_unlock(&p->lock);
+	return ret;
+}
+
+/* The first page of @v written now: its anon_vma made before it is
+ * protected again (above). */
+static int first_page(struct placer *p, const struct rst_vma *v)
+{
+	struct place_job j = { v->segs[0].addr, v->segs[0].off, PAGE, PLACE_MEM };
+	int err = copy_job(p, &j);
+
+	if (err)
+		return log_err(p->log, err, "pid %d: placing pages at 0x%llx:", p->pid,
+			       (unsigned long long)j.dst);
+	return 0;
+}
+
+int placer_add(struct placer *p, const struct rst_vma *v, enum place_how how)
+{
+	struct uffdio_register reg = {
+		.range = { v->v.start, v->v.end - v->v.start },
+		.mode = UFFDIO_REGISTER_MODE_MISSING,
+	};
+	int ret = 0;
+
+	if (how == PLACE_UFFD && ioctl(p->ufd, UFFDIO_REGISTER, &reg))
+		how = PLACE_MEM;	/* written then */
+	if (how == PLACE_MEM && !(v->v.prot & PROT_WRITE)) {
+		ret = first_page(p, v);
+		if (ret)
+			return ret;
+	}
+	if (how == PLACE_UFFD) {
+		if (VEC_ROOM(p->areas, p->nr_areas, p->cap_areas)) {
+			ioctl(p->ufd, UFFDIO_UNREGISTER, &reg.range);
+			return log_err(p->log, ENOMEM, "pid %d: placing pages:", p->pid);
+		}
+		p->areas[p->nr_areas++] = v;
+	}
+	if (!p->started) {
+		pthread_mutex_init(&p->lock, NULL);
+		pthread_cond_init(&p->more, NULL);
+		p->started = true;
+		p->t0 = log_now();
+		/* without the thread, ckpt's own does it all at the end */
+		p->thread = p->total >= PLACE_THREAD &&
+			    !pthread_create(&p->th, NULL, helper, p);
+	}
+	/* (the first page, if written, queued again: cheaper than a seg
+	 * cut short, and the same bytes) */
+	for (uint32_t i = 0; i < v->nr_segs && !ret; i++)
+		ret = queue(p, v->segs[i].addr, v->segs[i].off, v->segs[i].npages * PAGE, how);
+	if (ret)
+		return log_err(p->log, -ret, "pid %d: placing pages:", p->pid);
+	p->bytes += v->pages_len;
+	p->nr_placed++;
+	return 0;
+}
+
+int placer_end(struct placer *p, int ret)
+{
+	uint64_t t0 = log_now();
+
+	if (p->started) {
+		pthread_mutex_lock(&p->lock);
+		p->closing = true;
+		if (ret)	/* failed: no more pages to copy */
+			p->next = p->nr_jobs;
+		pthread_cond_broadcast(&p->more);
+		work(p, false);
+		pthread_mutex_unlock(&p->lock);
+		if (p->thread)
+			pthread_join(p->th, NULL);
+		progress_add(p->log, p->done - p->said);
+		if (!ret && p->err)
+			ret = log_err(p->log, p->err, "pid %d: placing pages at 0x%llx:",
+				      p->pid, (unsigned long long)p->err_at);
+	}
+	for (size_t i = 0; i < p->nr_areas; i++) {
+		const struct rst_vma *v = p->areas[i];
+		struct uffdio_range r = { v->v.start, v->v.end - v->v.start };
+
+		if (ioctl(p->ufd, UFFDIO_UNREGISTER, &r) && !ret)
+			ret = log_err(p->log, errno, "pid %d: unregistering area 0x%llx-0x%llx:",
+				      p->pid, (unsigned long long)v->v.start,
+				      (unsigned long long)v->v.end);
+	}
+	if (p->started) {
+		p->log->times.ns[LP_PAGES] += log_now() - t0;
+		p->log->times.n[LP_PAGES] += p->nr_placed;
+		p->log->times.bytes += p->bytes;
+		log_info(p->log, "pid %d: %.1f MB of pages of %u areas placed (%zu by userfaultfd), %.1f ms after the first (%.1f ms waited for)",
+			 p->pid, p->bytes / 1e6, p->nr_placed, p->nr_areas,
+			 (log_now() - p->t0) / 1e6, (log_now() - t0) / 1e6);
+		pthread_cond_destroy(&p->more);
+		pthread_mutex_destroy(&p->lock);
+	}
+	if (p->ufd >= 0)
+		close(p->ufd);
+	if (p->img)
+		munmap((void *)p->img, p->img_len);
+	free(p->jobs);
+	free(p->areas);
+	*p = (struct placer){ .ufd = -1, .memfd = -1 };
+	return ret;
+}

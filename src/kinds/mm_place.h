@@ -1,0 +1,66 @@
+/* mm_place.h - a restart's private pages placed by ckpt beside the
+ * build of the rest (mm_place.c). */
+#ifndef CKPT_MM_PLACE_H
+#define CKPT_MM_PLACE_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "mm.h"
+
+enum { THP_NEVER, THP_MADVISE, THP_ALWAYS };
+
+/* How an area's pages go in: the puppet reads them (NONE), or ckpt
+ * copies them by userfaultfd or writes them to /proc/PID/mem. */
+enum place_how { PLACE_NONE, PLACE_UFFD, PLACE_MEM };
+
+struct place_job;
+struct pin;
+
+/* One process's placing, from placer_begin() to placer_end(). */
+struct placer {
+	int ufd;		/* the puppet's userfaultfd, taken; -1: none */
+	int memfd;		/* its /proc/PID/mem, ckpt's (remote.h) */
+	int thp;		/* THP_x: this kernel's transparent huge pages */
+	pid_t pid;
+	const uint8_t *img;	/* the image, mapped; NULL: nothing placed */
+	uint64_t img_len;
+	struct ckpt_log *log;
+	const struct pin *pin;
+	const struct rst_vma **areas;	/* registered, to unregister */
+	size_t nr_areas, cap_areas;
+	uint64_t total;		/* bytes to place, as planned */
+	uint64_t bytes;		/* queued */
+	uint32_t nr_placed;	/* areas queued */
+	uint64_t t0;		/* when the first was queued */
+	bool started, thread;	/* lock, cond (and thread th) made */
+	pthread_t th;
+	/* under lock: the jobs, the next to take, the bytes placed,
+	 * whether more may come, the first error and where */
+	pthread_mutex_t lock;
+	pthread_cond_t more;
+	struct place_job *jobs;
+	size_t nr_jobs, cap_jobs, next;
+	uint64_t done, said;	/* bytes placed; of those, shown (progress.h) */
+	bool closing;
+	int err;
+	uint64_t err_at;
+};
+
+/* Before @t's areas are mapped (@keep: those inherited at fork): the
+ * image mapped, and the userfaultfd taken if enough pages are for it.
+ * Nothing placed is no error. */
+int placer_begin(struct rst_ctx *c, struct rst_task *t, const struct mm_state *s,
+		 const struct rst_vma **keep, struct placer *p);
+/* How @v's pages go in (NONE: the puppet reads them). */
+enum place_how placer_how(const struct placer *p, const struct rst_ctx *c,
+			  const struct rst_vma *v);
+/* @v, mapped: its pages queued (@how, from placer_how()); 0 or an error. */
+int placer_add(struct placer *p, const struct rst_vma *v, enum place_how how);
+/* Every queued page in (ckpt's thread helping), every area unregistered,
+ * the userfaultfd closed: @ret, or the first error if @ret was 0.  With
+ * @ret set (the build failed), pages not yet copied are left. */
+int placer_end(struct placer *p, int ret);
+
+#endif
