@@ -195,15 +195,11 @@ int placer_begin(struct rst_ctx *c, struct rst_task *t, const struct mm_state *s
 	return 0;
 }
 
-/* One job's pages in; 0 or an errno. */
-static int copy_job(const struct placer *p, const struct place_job *j)
+/* The job's pages from the image mapped at @src into place. */
+static int place_from(const struct placer *p, const struct place_job *j, uintptr_t src)
 {
-	uintptr_t src = (uintptr_t)p->img + j->off, from = src & ~(PAGE_MIN - 1);
 	uint64_t done = 0;
 
-	/* the image's pages mapped in one go, not a fault per 64 KiB: a
-	 * fifth less time (an older kernel without it faults them in) */
-	madvise((void *)from, src + j->len - from, MADV_POPULATE_READ);
 	while (done < j->len) {
 		struct uffdio_copy k = {
 			.dst = j->dst + done,
@@ -227,6 +223,22 @@ static int copy_job(const struct placer *p, const struct place_job *j)
 		}
 	}
 	return 0;
+}
+
+/* One job's pages in; 0 or an errno.  The image's pages are mapped in
+ * ckpt only meanwhile: in one go (MADV_POPULATE_READ, not a fault per
+ * 64 KiB: a fifth less time; an older kernel faults them in), and
+ * dropped after (MADV_DONTNEED; the page cache keeps them), so that
+ * ckpt's own memory stays bounded whatever the image's size. */
+static int copy_job(const struct placer *p, const struct place_job *j)
+{
+	uintptr_t src = (uintptr_t)p->img + j->off, from = src & ~(PAGE_MIN - 1);
+	int err;
+
+	madvise((void *)from, src + j->len - from, MADV_POPULATE_READ);
+	err = place_from(p, j, src);
+	madvise((void *)from, src + j->len - from, MADV_DONTNEED);
+	return err;
 }
 
 /* What was placed since last said, said (a progress line, progress.h);
