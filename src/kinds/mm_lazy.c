@@ -26,6 +26,7 @@
 #include "../lazy.h"
 #include "../pageserver.h"
 #include "mm.h"
+#include "mm_place.h"
 #include "../page.h"
 
 /* Pages in a parent image of an incremental chain (chain.c) are read
@@ -63,22 +64,10 @@ int mm_lazy_check(struct rst_ctx *c)
 /* @t's uffd, in ckpt, the process's own copy closed. */
 static int take_uffd(struct rst_ctx *c, struct rst_task *t, int *ufd)
 {
-	long rfd;
-	int pidfd, ret = rcall(&t->rm, &rfd, SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	int ret = mm_take_uffd(t, O_CLOEXEC | O_NONBLOCK, ufd);
 
-	if (!ret && rfd < 0)
-		ret = log_err(c->log, (int)-rfd, "--lazy: pid %d: userfaultfd:", t->pid);
-	if (ret)
-		return ret;
-	pidfd = syscall(SYS_pidfd_open, t->pid, 0);
-	*ufd = pidfd < 0 ? -1 : syscall(SYS_pidfd_getfd, pidfd, (int)rfd, 0);
-	if (*ufd < 0)
-		ret = log_err(c->log, errno, "--lazy: pid %d: taking its userfaultfd %ld:",
-			      t->pid, rfd);
-	if (pidfd >= 0)
-		close(pidfd);
-	if (!ret)
-		ret = rcheck(&t->rm, NULL, "close(userfaultfd)", SYS_close, rfd);
+	if (ret > 0)
+		ret = log_err(c->log, ret, "--lazy: pid %d: its userfaultfd:", t->pid);
 	return ret;
 }
 

@@ -4,9 +4,10 @@
  *
  * Why: the puppet's reads were half a JVM's restart, one remote call
  * each, one after the other with the calls that map the areas.  Now a
- * thread of ckpt's, on another CPU, places an area's pages while ckpt's
- * own thread goes on mapping the next areas by remote calls; after the
- * last area ckpt's thread places pages too, until every page is in
+ * thread of ckpt's places an area's pages while ckpt's own thread goes
+ * on mapping the next areas by remote calls (the build is pinned to one
+ * CPU, pin.h; the thread may run on any of the caller's); after the last
+ * area ckpt's thread places pages too, until every page is in
  * (placer_end()).  Two ways:
  *
  * - UFFDIO_COPY, for the areas a lazy restart would leave to its loader
@@ -15,27 +16,24 @@
  *   huge pages would not be used (a fault of such an area takes a huge
  *   page; UFFDIO_COPY places small ones).  A page read into fresh memory
  *   is cleared by its fault, then written; one placed by UFFDIO_COPY is
- *   written once: `hwlimit place` (bench/) puts 64 MiB into fresh memory
- *   in about half the time of read(2).  Only in a process with
- *   PLACE_MIN or more of such pages: below that the userfaultfd costs
- *   more than it saves.
- * - pwrite() to /proc/PID/mem, for the other private areas (files'
- *   written pages, and all of them where no userfaultfd is made): as
- *   fast as the puppet's own read, but beside the build, and it writes
- *   whatever the area's protection is by then (the kernel's FOLL_FORCE,
- *   as ptrace's pokes).
+ *   written once: `hwlimit place` (bench/) puts 512 MiB into fresh
+ *   memory in two thirds of the time of read(2).  Only in a process
+ *   with PLACE_MIN or more of such pages: below that the userfaultfd
+ *   costs more than it saves.
+ * - pwrite() to /proc/PID/mem, for the other private writable areas
+ *   (a file's written pages; all of them where no userfaultfd is made):
+ *   as fast as the puppet's own read, but beside the build.  Not an area
+ *   protected against writing: that write needs the kernel's FOLL_FORCE,
+ *   which proc_mem.force_override may grant the tracing thread alone.
  *
- * An area's boundaries stay as they were: mapped writable while its
- * pages go in, as the puppet's reads need, an area protected again
- * right after is not merged with a neighbour of the same flags if it
- * has pages of its own (an anon_vma) by then, as it had.  An area
- * placed by userfaultfd is kept apart meanwhile by its registration;
- * one written by /proc/PID/mem gets its first page written at once, by
- * ckpt's own thread.
+ * The puppet reads the rest as before (mm_restore.c): shared areas,
+ * droppable and mlocked ones, those protected against writing that are
+ * not placed by userfaultfd, and pages in a parent image of a chain.
  *
- * Not placed (the puppet reads them, mm_restore.c): shared areas (a
- * write to one not writable is refused), droppable ones, and pages in a
- * parent image of a chain.
+ * An area's boundaries stay as they were: its first page goes in at
+ * once, by ckpt's thread, so that it has an anon_vma of its own before
+ * it is advised and protected and before the next area is mapped beside
+ * it, as it had when the puppet read all its pages there and then.
  *
  * Nothing runs in the puppet before placer_end() has every page in and
  * every area unregistered again: its userfaultfd is made in user-mode-only
@@ -47,6 +45,7 @@
 #include <fcntl.h>
 #include <linux/userfaultfd.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -113,8 +112,13 @@ static enum place_how how_for(const struct placer *p, const struct rst_ctx *c,
 		if (v->segs[i].file || v->segs[i].off > p->img_len ||
 		    v->segs[i].npages * PAGE > p->img_len - v->segs[i].off)
 			return PLACE_NONE;
-	return mm_lazy_vma(&v->v) && !thp && !v->nr_guards && !v->have_refs ?
-	       PLACE_UFFD : PLACE_MEM;
+	if (mm_lazy_vma(&v->v) && !thp && !v->nr_guards && !v->have_refs)
+		return PLACE_UFFD;
+	/* a write to an area not writable needs the kernel's FOLL_FORCE,
+	 * which proc_mem.force_override may grant the tracing thread
+	 * alone; an mlocked one would be faulted in for nothing first */
+	return (v->v.prot & PROT_WRITE) && !(v->v.madv & VMA_MLOCKED) ?
+	       PLACE_MEM : PLACE_NONE;
 }
 
 enum place_how placer_how(const struct placer *p, const struct rst_ctx *c,
@@ -122,29 +126,33 @@ enum place_how placer_how(const struct placer *p, const struct rst_ctx *c,
 {
 	enum place_how how = how_for(p, c, v);
 
-	return how == PLACE_UFFD && p->ufd < 0 ? PLACE_MEM : how;
+	if (how != PLACE_UFFD || p->ufd >= 0)
+		return how;
+	return (v->v.prot & PROT_WRITE) && !(v->v.madv & VMA_MLOCKED) ? PLACE_MEM : PLACE_NONE;
 }
 
-/* The puppet's userfaultfd, in ckpt; the puppet's own closed. */
-static int take_uffd(struct rst_task *t, int *ufd)
+int mm_take_uffd(struct rst_task *t, int flags, int *ufd)
 {
 	long rfd;
-	int pidfd, ret = rcall(&t->rm, &rfd, SYS_userfaultfd,
-			       O_CLOEXEC | O_NONBLOCK | UFFD_USER_MODE_ONLY);
+	int pidfd, err = 0, ret = rcall(&t->rm, &rfd, SYS_userfaultfd, flags);
 
 	*ufd = -1;
 	if (ret)
 		return ret;
 	if (rfd < 0)
-		return 1;	/* not here (no userfaultfd, not allowed) */
+		return (int)-rfd;
 	pidfd = syscall(SYS_pidfd_open, t->pid, 0);
 	*ufd = pidfd < 0 ? -1 : syscall(SYS_pidfd_getfd, pidfd, (int)rfd, 0);
+	if (*ufd < 0)
+		err = errno;
 	if (pidfd >= 0)
 		close(pidfd);
 	ret = rcheck(&t->rm, NULL, "close(userfaultfd)", SYS_close, rfd);
-	if (!ret && *ufd < 0)
-		return 1;
-	return ret;
+	if (ret && *ufd >= 0) {
+		close(*ufd);
+		*ufd = -1;
+	}
+	return ret ? ret : err;
 }
 
 /* The image, mapped for one process's placing. */
@@ -182,12 +190,12 @@ int placer_begin(struct rst_ctx *c, struct rst_task *t, const struct mm_state *s
 	}
 	if (uffd_bytes < PLACE_MIN)
 		return 0;
-	ret = take_uffd(t, &p->ufd);
+	ret = mm_take_uffd(t, O_CLOEXEC | O_NONBLOCK | UFFD_USER_MODE_ONLY, &p->ufd);
 	if (ret < 0)
 		return ret;
 	if (ret || ioctl(p->ufd, UFFDIO_API, &api)) {
-		log_info(c->log, "pid %d: its anonymous pages written, not copied (no userfaultfd: %s)",
-			 t->pid, ret ? "refused" : strerror(errno));
+		log_info(c->log, "pid %d: no userfaultfd for its pages (%s): the others' way",
+			 t->pid, strerror(ret ? ret : errno));
 		if (p->ufd >= 0)
 			close(p->ufd);
 		p->ufd = -1;
@@ -286,7 +294,11 @@ static void work(struct placer *p, bool helper)
 static void *helper(void *arg)
 {
 	struct placer *p = arg;
+	sigset_t all;
 
+	/* signals are ckpt's main thread's to take */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	pin_undo_here(p->pin);
 	pthread_mutex_lock(&p->lock);
 	work(p, true);
@@ -314,17 +326,45 @@ static int queue(struct placer *p, uint64_t dst, uint64_t off, uint64_t len,
 	return ret;
 }
 
-/* The first page of @v written now: its anon_vma made before it is
- * protected again (above). */
-static int first_page(struct placer *p, const struct rst_vma *v)
+/* The first page of @v in now, by ckpt's thread: its anon_vma made
+ * before it is advised and protected again (above), and before the next
+ * area is mapped beside it. */
+static int first_page(struct placer *p, const struct rst_vma *v, enum place_how how)
 {
-	struct place_job j = { v->segs[0].addr, v->segs[0].off, PAGE, PLACE_MEM };
+	struct place_job j = { v->segs[0].addr, v->segs[0].off, PAGE, how };
 	int err = copy_job(p, &j);
 
 	if (err)
 		return log_err(p->log, err, "pid %d: placing pages at 0x%llx:", p->pid,
 			       (unsigned long long)j.dst);
 	return 0;
+}
+
+/* The lock, and the thread if there is enough to place for it. */
+static void start(struct placer *p)
+{
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_cond_init(&p->more, NULL);
+	p->started = true;
+	p->t0 = log_now();
+	/* without the thread, ckpt's own does it all at the end */
+	p->thread = p->total >= PLACE_THREAD && !pthread_create(&p->th, NULL, helper, p);
+}
+
+/* The first error of the thread's, said, so that the build stops at it. */
+static int thread_error(struct placer *p)
+{
+	uint64_t at;
+	int err;
+
+	pthread_mutex_lock(&p->lock);
+	err = p->err;
+	at = p->err_at;
+	pthread_mutex_unlock(&p->lock);
+	if (!err)
+		return 0;
+	return log_err(p->log, err, "pid %d: placing pages at 0x%llx:", p->pid,
+		       (unsigned long long)at);
 }
 
 int placer_add(struct placer *p, const struct rst_vma *v, enum place_how how)
@@ -335,12 +375,10 @@ int placer_add(struct placer *p, const struct rst_vma *v, enum place_how how)
 	};
 	int ret = 0;
 
-	if (how == PLACE_UFFD && ioctl(p->ufd, UFFDIO_REGISTER, &reg))
-		how = PLACE_MEM;	/* written then */
-	if (how == PLACE_MEM && !(v->v.prot & PROT_WRITE)) {
-		ret = first_page(p, v);
-		if (ret)
-			return ret;
+	if (how == PLACE_UFFD && ioctl(p->ufd, UFFDIO_REGISTER, &reg)) {
+		if (!(v->v.prot & PROT_WRITE) || (v->v.madv & VMA_MLOCKED))
+			return 1;	/* the puppet reads it (how_for()) */
+		how = PLACE_MEM;
 	}
 	if (how == PLACE_UFFD) {
 		if (VEC_ROOM(p->areas, p->nr_areas, p->cap_areas)) {
@@ -349,24 +387,22 @@ int placer_add(struct placer *p, const struct rst_vma *v, enum place_how how)
 		}
 		p->areas[p->nr_areas++] = v;
 	}
-	if (!p->started) {
-		pthread_mutex_init(&p->lock, NULL);
-		pthread_cond_init(&p->more, NULL);
-		p->started = true;
-		p->t0 = log_now();
-		/* without the thread, ckpt's own does it all at the end */
-		p->thread = p->total >= PLACE_THREAD &&
-			    !pthread_create(&p->th, NULL, helper, p);
+	if (!p->started)
+		start(p);
+	ret = first_page(p, v, how);
+	for (uint32_t i = 0; i < v->nr_segs && !ret; i++) {
+		uint64_t skip = i ? 0 : PAGE;	/* the first, in already */
+
+		ret = queue(p, v->segs[i].addr + skip, v->segs[i].off + skip,
+			    v->segs[i].npages * PAGE - skip, how);
+		if (ret)
+			ret = log_err(p->log, -ret, "pid %d: placing pages:", p->pid);
 	}
-	/* (the first page, if written, queued again: cheaper than a seg
-	 * cut short, and the same bytes) */
-	for (uint32_t i = 0; i < v->nr_segs && !ret; i++)
-		ret = queue(p, v->segs[i].addr, v->segs[i].off, v->segs[i].npages * PAGE, how);
 	if (ret)
-		return log_err(p->log, -ret, "pid %d: placing pages:", p->pid);
+		return ret;
 	p->bytes += v->pages_len;
 	p->nr_placed++;
-	return 0;
+	return thread_error(p);
 }
 
 int placer_end(struct placer *p, int ret)
@@ -401,7 +437,8 @@ int placer_end(struct placer *p, int ret)
 		p->log->times.ns[LP_PAGES] += log_now() - t0;
 		p->log->times.n[LP_PAGES] += p->nr_placed;
 		p->log->times.bytes += p->bytes;
-		log_info(p->log, "pid %d: %.1f MB of pages of %u areas placed (%zu by userfaultfd), %.1f ms after the first (%.1f ms waited for)",
+		log_info(p->log, "pid %d: %.1f MB of pages of %u areas placed "
+			 "(%zu by userfaultfd), %.1f ms after the first (%.1f ms waited for)",
 			 p->pid, p->bytes / 1e6, p->nr_placed, p->nr_areas,
 			 (log_now() - p->t0) / 1e6, (log_now() - t0) / 1e6);
 		pthread_cond_destroy(&p->more);

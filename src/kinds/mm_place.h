@@ -56,11 +56,17 @@ int placer_begin(struct rst_ctx *c, struct rst_task *t, const struct mm_state *s
 /* How @v's pages go in (NONE: the puppet reads them). */
 enum place_how placer_how(const struct placer *p, const struct rst_ctx *c,
 			  const struct rst_vma *v);
-/* @v, mapped: its pages queued (@how, from placer_how()); 0 or an error. */
+/* @v, mapped (writable, as for the puppet's reads): its first page in,
+ * the others queued (@how, from placer_how()); 0, an error, or 1 if the
+ * puppet is to read them after all (no userfaultfd for this area). */
 int placer_add(struct placer *p, const struct rst_vma *v, enum place_how how);
 /* Every queued page in (ckpt's thread helping), every area unregistered,
  * the userfaultfd closed: @ret, or the first error if @ret was 0.  With
  * @ret set (the build failed), pages not yet copied are left. */
 int placer_end(struct placer *p, int ret);
+/* The userfaultfd made in @t with @flags, taken into *@ufd, the puppet's
+ * own closed: 0, an errno if none could be made or taken, or a remote
+ * call's error (said). */
+int mm_take_uffd(struct rst_task *t, int flags, int *ufd);
 
 #endif

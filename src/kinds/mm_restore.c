@@ -386,8 +386,11 @@ static int map_vma(struct rst_ctx *c, struct rst_task *t, const struct rst_vma *
 	ret = advise_bits(t, v, true);
 	/* (--lazy: the loader brings them, mm_lazy.c; ckpt places them,
 	 * mm_place.c; or the puppet reads them) */
-	if (!ret && !mm_lazy_area(c, v))
-		ret = how ? placer_add(pl, v, how) : fill_pages(c, t, v, false);
+	if (!ret && !mm_lazy_area(c, v)) {
+		ret = how != PLACE_NONE ? placer_add(pl, v, how) : 1;
+		if (ret == 1)
+			ret = fill_pages(c, t, v, false);
+	}
 	if (!ret && prot != (int)v->v.prot)
 		ret = rcheck(&t->rm, NULL, "mprotect", SYS_mprotect, v->v.start,
 			     len, v->v.prot);
