@@ -415,7 +415,9 @@ static int install(struct rst_ctx *c, struct rst_task *t, struct remote *rm,
 		   uint32_t id, uint32_t flags)
 {
 	const struct rst_filter *f = &((struct seccomp_rst *)KCSTATE(c, kind_seccomp))->f[id - 1];
-	struct { uint64_t len, filter; } prog = { f->n, 0 };	/* struct sock_fprog */
+	/* struct sock_fprog: a 16-bit length, the pointer 8 bytes on (the
+	 * length as a 64-bit word would read 0 on a big-endian machine) */
+	struct { uint16_t len, pad[3]; uint64_t filter; } prog = { f->n, { 0 }, 0 };
 	uint64_t at;
 	long res;
 	int ret = rst_scratch_put(t, 64, insns_of(f), f->n * 8ULL, &prog.filter);
