@@ -88,6 +88,18 @@ void pin_undo_here(const struct pin *p)
 		give(0, p);
 }
 
+void pin_beside(const struct pin *p)
+{
+	cpu_set_t others;
+
+	if (!p->on)
+		return;
+	memcpy(&others, was(p), sizeof(others));
+	CPU_CLR(p->cpu, &others);
+	if (CPU_COUNT(&others))
+		sched_setaffinity(0, sizeof(others), &others);
+}
+
 bool pin_restricted(const uint64_t *mask, size_t len)
 {
 	int n = 0;

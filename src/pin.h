@@ -30,6 +30,9 @@ int pin_release(const struct pin *p, pid_t tid, const uint64_t *mask, size_t len
 /* In a child that works beside the build (the lazy loader): the
  * caller's mask. */
 void pin_undo_here(const struct pin *p);
+/* A thread of ckpt's that works beside the build (the page placer):
+ * the caller's CPUs but the build's, where there are others. */
+void pin_beside(const struct pin *p);
 /* Whether a thread's mask (@len bytes) leaves out a CPU that is online:
  * a restriction to keep (else it had them all: nothing to say). */
 bool pin_restricted(const uint64_t *mask, size_t len);

@@ -6,7 +6,7 @@
  * each, one after the other with the calls that map the areas.  Now a
  * thread of ckpt's places an area's pages while ckpt's own thread goes
  * on mapping the next areas by remote calls (the build is pinned to one
- * CPU, pin.h; the thread may run on any of the caller's); after the last
+ * CPU, pin.h; the thread runs on the caller's others); after the last
  * area ckpt's thread places pages too, until every page is in
  * (placer_end()).  Two ways:
  *
@@ -289,8 +289,8 @@ static void work(struct placer *p, bool helper)
 	}
 }
 
-/* The second thread: on the CPUs restart's caller has, not the one the
- * build is pinned to (pin.h). */
+/* The second thread: on the CPUs restart's caller has but the one the
+ * build is pinned to (pin.h), whose calls it would slow. */
 static void *helper(void *arg)
 {
 	struct placer *p = arg;
@@ -299,7 +299,7 @@ static void *helper(void *arg)
 	/* signals are ckpt's main thread's to take */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
-	pin_undo_here(p->pin);
+	pin_beside(p->pin);
 	pthread_mutex_lock(&p->lock);
 	work(p, true);
 	pthread_mutex_unlock(&p->lock);

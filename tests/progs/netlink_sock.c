@@ -16,6 +16,8 @@
 
 #include "tp.h"
 
+#include <arpa/inet.h>
+
 #ifndef SOL_NETLINK
 #define SOL_NETLINK 270
 #endif
@@ -24,7 +26,7 @@
  * beside it) send to the same groups. */
 static uint16_t tag;
 static struct sock_filter insns[] = {
-	{ BPF_LD | BPF_H | BPF_ABS, 0, 0, 4 },	/* nlmsg_type, byte-swapped */
+	{ BPF_LD | BPF_H | BPF_ABS, 0, 0, 4 },	/* nlmsg_type, read big-endian */
 	{ BPF_JMP | BPF_JEQ | BPF_K, 0, 1, 0 },
 	{ BPF_RET | BPF_K, 0, 0, 0xffff },
 	{ BPF_RET | BPF_K, 0, 0, 0 },
@@ -91,7 +93,7 @@ int main(int argc, char **argv)
 
 	tp_init(argc, argv);
 	tag = 0x1000 + getpid() % 0xe000;
-	insns[1].k = __builtin_bswap16(tag);
+	insns[1].k = htons(tag);	/* its host-order bytes, read big-endian */
 	ssk = socket(AF_NETLINK, SOCK_RAW, NETLINK_USERSOCK);
 	bsk = socket(AF_NETLINK, SOCK_RAW, NETLINK_USERSOCK);
 	csk = socket(AF_NETLINK, SOCK_RAW, NETLINK_USERSOCK);
