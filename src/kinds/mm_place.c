@@ -20,15 +20,16 @@
  *   memory in two thirds of the time of read(2).  Only in a process
  *   with PLACE_MIN or more of such pages: below that the userfaultfd
  *   costs more than it saves.
- * - pwrite() to /proc/PID/mem, for the other private writable areas
- *   (a file's written pages; all of them where no userfaultfd is made):
+ * - pwrite() to /proc/PID/mem, for the other writable areas (a file's
+ *   written pages, shared anonymous memory: PostgreSQL's buffers; all of
+ *   them where no userfaultfd is made):
  *   as fast as the puppet's own read, but beside the build.  Not an area
  *   protected against writing: that write needs the kernel's FOLL_FORCE,
  *   which proc_mem.force_override may grant the tracing thread alone.
  *
- * The puppet reads the rest as before (mm_restore.c): shared areas,
- * droppable and mlocked ones, those protected against writing that are
- * not placed by userfaultfd, and pages in a parent image of a chain.
+ * The puppet reads the rest as before (mm_restore.c): droppable and
+ * mlocked areas, those protected against writing that are not placed by
+ * userfaultfd, and pages in a parent image of a chain.
  *
  * An area's boundaries stay as they were: its first page goes in at
  * once, by ckpt's thread, so that it has an anon_vma of its own before
@@ -104,8 +105,7 @@ static enum place_how how_for(const struct placer *p, const struct rst_ctx *c,
 	bool thp = (p->thp == THP_ALWAYS && !(v->v.madv & VMA_MADV_NOHUGEPAGE)) ||
 		   (p->thp == THP_MADVISE && (v->v.madv & VMA_MADV_HUGEPAGE));
 
-	if (!p->img || !v->pages_len || mm_lazy_area(c, v) ||
-	    !(v->v.flags & MAP_PRIVATE) || (v->v.madv & VMA_DROPPABLE) ||
+	if (!p->img || !v->pages_len || mm_lazy_area(c, v) || (v->v.madv & VMA_DROPPABLE) ||
 	    (v->v.kind != VMA_ANON && v->v.kind != VMA_FILE && v->v.kind != VMA_NONAME))
 		return PLACE_NONE;
 	for (uint32_t i = 0; i < v->nr_segs; i++)
