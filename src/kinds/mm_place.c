@@ -98,6 +98,15 @@ static int thp_mode(void)
 	       strstr(buf, "[madvise]") ? THP_MADVISE : THP_NEVER;
 }
 
+/* Whether @v's pages may be written through /proc/PID/mem from the
+ * placer's thread: a write to an area not writable needs the kernel's
+ * FOLL_FORCE, which proc_mem.force_override may grant the tracing
+ * thread alone; an mlocked one would be faulted in for nothing first. */
+static bool mem_ok(const struct rst_vma *v)
+{
+	return (v->v.prot & PROT_WRITE) && !(v->v.madv & VMA_MLOCKED);
+}
+
 /* How @v's pages would be placed, a userfaultfd or not. */
 static enum place_how how_for(const struct placer *p, const struct rst_ctx *c,
 			      const struct rst_vma *v)
@@ -114,11 +123,7 @@ static enum place_how how_for(const struct placer *p, const struct rst_ctx *c,
 			return PLACE_NONE;
 	if (mm_lazy_vma(&v->v) && !thp && !v->nr_guards && !v->have_refs)
 		return PLACE_UFFD;
-	/* a write to an area not writable needs the kernel's FOLL_FORCE,
-	 * which proc_mem.force_override may grant the tracing thread
-	 * alone; an mlocked one would be faulted in for nothing first */
-	return (v->v.prot & PROT_WRITE) && !(v->v.madv & VMA_MLOCKED) ?
-	       PLACE_MEM : PLACE_NONE;
+	return mem_ok(v) ? PLACE_MEM : PLACE_NONE;
 }
 
 enum place_how placer_how(const struct placer *p, const struct rst_ctx *c,
@@ -128,7 +133,7 @@ enum place_how placer_how(const struct placer *p, const struct rst_ctx *c,
 
 	if (how != PLACE_UFFD || p->ufd >= 0)
 		return how;
-	return (v->v.prot & PROT_WRITE) && !(v->v.madv & VMA_MLOCKED) ? PLACE_MEM : PLACE_NONE;
+	return mem_ok(v) ? PLACE_MEM : PLACE_NONE;
 }
 
 int mm_take_uffd(struct rst_task *t, int flags, int *ufd)
@@ -376,8 +381,8 @@ int placer_add(struct placer *p, const struct rst_vma *v, enum place_how how)
 	int ret = 0;
 
 	if (how == PLACE_UFFD && ioctl(p->ufd, UFFDIO_REGISTER, &reg)) {
-		if (!(v->v.prot & PROT_WRITE) || (v->v.madv & VMA_MLOCKED))
-			return 1;	/* the puppet reads it (how_for()) */
+		if (!mem_ok(v))
+			return 1;	/* the puppet reads it */
 		how = PLACE_MEM;
 	}
 	if (how == PLACE_UFFD) {
