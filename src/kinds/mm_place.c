@@ -356,7 +356,8 @@ static void start(struct placer *p)
 	p->thread = p->total >= PLACE_THREAD && !pthread_create(&p->th, NULL, helper, p);
 }
 
-/* The first error of the thread's, said, so that the build stops at it. */
+/* The first error of the copies', said: at each area, so that the build
+ * stops at it, and at the end. */
 static int thread_error(struct placer *p)
 {
 	uint64_t at;
@@ -425,9 +426,8 @@ int placer_end(struct placer *p, int ret)
 		if (p->thread)
 			pthread_join(p->th, NULL);
 		progress_add(p->log, p->done - p->said);
-		if (!ret && p->err)
-			ret = log_err(p->log, p->err, "pid %d: placing pages at 0x%llx:",
-				      p->pid, (unsigned long long)p->err_at);
+		if (!ret)
+			ret = thread_error(p);
 	}
 	for (size_t i = 0; i < p->nr_areas; i++) {
 		const struct rst_vma *v = p->areas[i];
