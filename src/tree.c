@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "kinds.h"
+#include "testpoint.h"
 
 #define MAX_TASKS 65536
 
@@ -307,37 +308,87 @@ int tree_release(struct cpt_ctx *c)
 	return ret;
 }
 
-/* SIGKILL every process; as their tracer we hear of each thread's death
- * (their parents reap them, or we do, for our own child the root).  A
+/* Kill task @i (SIGKILL) and hear of each of its threads' deaths, as
+ * their tracer, the leader last. */
+static int kill_task(struct cpt_ctx *c, int i, bool signal)
+{
+	struct cpt_task *t = c->tasks[i];
+	int status, ret = 0;
+
+	if (signal && !t->zombie && kill(t->pid, SIGKILL))
+		ret = log_err(c->log, errno, "killing pid %d:", t->pid);
+	for (int j = t->nr_threads - 1; j >= 0; j--) {
+		while (waitpid(t->threads[j].tid, &status, __WALL) < 0 &&
+		       errno == EINTR)
+			;
+		t->threads[j].rm->seized = false;
+	}
+	return ret;
+}
+
+/* The dead children of the held task @t reaped by @t itself, so that
+ * their pids are free at once: killed with their parent, they would be
+ * init's zombies, and init may take a second or two to reap them, all
+ * that time in the way of a restart.  Best effort: the image is safe. */
+static void reap_children(struct cpt_ctx *c, struct cpt_task *t, int nr)
+{
+	long res = 0;
+
+	for (int n = 0; n < nr && t->rm.seized; n++)
+		if (rcall(&t->rm, &res, __NR_wait4, -1, 0, WNOHANG | __WALL,
+			  0) || res <= 0)
+			break;
+	if (res < 0 && res != -ECHILD)
+		log_info(c->log, "pid %d: reaping its children: %s", t->pid,
+			 strerror((int)-res));
+}
+
+/* SIGKILL every process; as their tracer we hear of each thread's death.
+ * Children go first, and each killed parent of the tree reaps its own
+ * children before it dies; the root's parent is not ours to make.  A
  * container's init is left held: the engine, in its pid namespace, ends
  * with it, so it kills it last of all (container.c). */
 int tree_kill(struct cpt_ctx *c)
 {
-	int ret = 0, status, first = c->host_ns ? 1 : 0;
+	int ret = 0, first = c->host_ns ? 1 : 0;
+	int *kids = calloc(c->nr_tasks ? c->nr_tasks : 1, sizeof(*kids));
 
-	/* the init we keep dies with us if we die before our caller kills
-	 * it: never left running alone, the rest of its tree dead */
-	for (int j = 0; first && j < c->tasks[0]->nr_threads; j++)
-		if (ptrace(PTRACE_SETOPTIONS, c->tasks[0]->threads[j].tid, 0,
-			   PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL))
-			return log_err(c->log, errno, "pid %d: PTRACE_O_EXITKILL:",
-				       c->tasks[0]->threads[j].tid);
+	if (!kids)
+		return log_err(c->log, ENOMEM, "killing the tree:");
+	/* from here on ckpt's death kills what is left, never half a tree
+	 * running (a parent reaping its children is a while), nor the init
+	 * we keep running alone, the rest of its tree dead */
+	for (int i = 0; i < c->nr_tasks; i++)
+		for (int j = 0; j < c->tasks[i]->nr_threads; j++)
+			if (ptrace(PTRACE_SETOPTIONS, c->tasks[i]->threads[j].tid, 0,
+				   PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL)) {
+				free(kids);
+				return log_err(c->log, errno, "pid %d: PTRACE_O_EXITKILL:",
+					       c->tasks[i]->threads[j].tid);
+			}
+	test_point(c->log, "killing");
 	c->root_kept = first;
-	for (int i = first; i < c->nr_tasks; i++)
-		if (!c->tasks[i]->zombie && kill(c->tasks[i]->pid, SIGKILL) && !ret)
-			ret = log_err(c->log, errno, "killing pid %d:", c->tasks[i]->pid);
-	/* children first: the init of a nested pid namespace ends only
-	 * once everything in it is reaped, by us first (their tracer) */
-	for (int i = c->nr_tasks - 1; i >= first; i--) {
-		struct cpt_task *t = c->tasks[i];
+	for (int i = 1; i < c->nr_tasks; i++) {
+		long p = c->tasks[i]->ppid > 0 ?
+			 id_find(&c->pids, c->tasks[i]->ppid) : -1;
 
-		for (int j = t->nr_threads - 1; j >= 0; j--) {
-			while (waitpid(t->threads[j].tid, &status, __WALL) < 0 &&
-			       errno == EINTR)
-				;
-			t->threads[j].rm->seized = false;
-		}
+		if (p >= first && p < c->nr_tasks && !c->tasks[p]->zombie)
+			kids[p]++;
 	}
+	/* the leaves at once, then each parent, deepest first (the tree
+	 * lists parents before children): the init of a nested pid
+	 * namespace ends only once everything in it is reaped */
+	for (int i = first; i < c->nr_tasks; i++)
+		if (!kids[i] && !c->tasks[i]->zombie &&
+		    kill(c->tasks[i]->pid, SIGKILL) && !ret)
+			ret = log_err(c->log, errno, "killing pid %d:",
+				      c->tasks[i]->pid);
+	for (int i = c->nr_tasks - 1; i >= first; i--) {
+		if (kids[i])
+			reap_children(c, c->tasks[i], kids[i]);
+		ret = kill_task(c, i, kids[i]) ?: ret;
+	}
+	free(kids);
 	return ret;
 }
 

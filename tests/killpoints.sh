@@ -31,7 +31,8 @@ start() {	# PROG DIR: sets pid
 	chmod 755 "$2"
 	TP_TMPDIR=$2 "$1" "$2/go" > "$2/out" 2>&1 < /dev/null &
 	pid=$!
-	wait_for "$2/out" READY && cat /proc/$pid/maps > "$2/maps"
+	wait_for "$2/out" READY && cat /proc/$pid/maps > "$2/maps" &&
+		descendants $pid > "$2/pids"
 }
 
 # The one window README.md owns up to: a 32-bit thread's guard page
@@ -60,6 +61,32 @@ same_maps() {	# PID MAPSFILE
 	return 1
 }
 
+# From the point where a --kill checkpoint starts killing (its image
+# safe), ckpt's death ends the whole tree: nothing is left half killed.
+past_killing() {	# PROG N
+	local k
+	[ -n "$KILLOPT" ] || return 1
+	k=$(grep -E '^testpoint [0-9]+ killing$' "$W/$(basename "$1").count.points" |
+	    head -1 | cut -d' ' -f2)
+	[ -n "$k" ] && [ "$2" -ge "$k" ]
+}
+
+descendants() {	# PID
+	local c
+	for c in $(pgrep -P $1); do echo $c; descendants $c; done
+}
+
+left_alive() {	# PIDSFILE: says which of those still run after 3 s
+	local p i
+	for p in $(cat "$1"); do
+		for ((i = 0; i < 300; i++)); do
+			grep -q '^State:[[:space:]]*[^ZX]' /proc/$p/status 2>/dev/null || break
+			sleep 0.01
+		done
+		[ $i = 300 ] && echo -n "pid $p of its tree left running "
+	done
+}
+
 # One case: kill ckpt at point N of a checkpoint of a fresh PROG.
 one() {	# PROG N
 	local d=$W/$(basename "$1").$2 why= rc
@@ -75,6 +102,12 @@ one() {	# PROG N
 		# with CKPT_TEST_KILL_SIG (SIGINT...) ckpt unwinds, then dies of it
 		[ $rc = $((128 + ${CKPT_TEST_KILL_SIG:-9})) ] || [ $rc = 0 ] ||
 			why="ckpt was not killed at point $2 ($(tail -1 "$d/ckpt.err"))"
+	fi
+	if [ -z "$why" ] && past_killing "$1" $2; then
+		{ wait $pid; } 2>/dev/null
+		gone $pid || why="not killed past the point of killing"
+		[ -z "$why" ] && why=$(left_alive "$d/pids")
+		[ -z "$why" ] && { OK=$((OK + 1)); rm -rf "$d"; return; }
 	fi
 	[ -z "$why" ] && ! untraced $pid && why="still traced"
 	[ -z "$why" ] && ! kill -0 $pid 2>/dev/null && why="target gone"

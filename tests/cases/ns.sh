@@ -369,7 +369,7 @@ test_ns_container_cgroup() {
 # the last and two between; with and without --kill): the checkpoint
 # fails, and the container runs on untouched, untraced, its state whole.
 test_ns_container_killpoints() {
-	local d=$WORK/ns-kp up init n k opt rc=0
+	local d=$WORK/ns-kp up init n k opt kill_from rc=0
 	mkdir -p $d
 	ct_kp_start() {
 		rm -f $d/go $d/out
@@ -384,6 +384,9 @@ test_ns_container_killpoints() {
 		CKPT_TEST_POINTS=1 "$CKPT" checkpoint $opt -o $d/img $init 2> $d/points ||
 			{ cat $d/points; kill -9 $up; return 1; }
 		n=$(grep -c '^testpoint ' $d/points)
+		# from where --kill starts killing (the image safe), ckpt's
+		# death ends the container
+		kill_from=$(grep -E '^testpoint [0-9]+ killing$' $d/points | cut -d' ' -f2)
 		touch $d/go
 		wait $up
 		[ "$n" -gt 4 ] || { note "$n test points"; return 1; }
@@ -392,6 +395,11 @@ test_ns_container_killpoints() {
 			CKPT_TEST_KILL_AT=$k "$CKPT" checkpoint $opt -o $d/img $init > $d/err 2>&1
 			[ $? != 0 ] || { note "point $k $opt: the checkpoint did not fail"; rc=1; }
 			grep -q "killed at point $k" $d/err || { note "point $k: $(cat $d/err)"; rc=1; }
+			if [ -n "$opt" ] && [ -n "$kill_from" ] && [ $k -ge $kill_from ]; then
+				wait $up
+				gone $init || { note "point $k $opt: the container left running"; rc=1; }
+				continue
+			fi
 			kill -0 $init 2> /dev/null && [ "$(awk '/TracerPid/ { print $2 }' /proc/$init/status)" = 0 ] ||
 				{ note "point $k $opt: the container is gone or held"; rc=1; }
 			[ "$(nsenter -t $init -u hostname)" = ckpt-kp ] && [ -n "$(pgrep -P $init)" ] ||

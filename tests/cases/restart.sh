@@ -10,6 +10,7 @@ t fifo_open_elsewhere      group pidns
 t orphan_session           group alone
 t oom_score_refused
 t restart_unprivileged     needs userns
+t kill_frees_pids
 
 # A big image's page checksums are checked while the tree is built
 # (pageverify.c): a flipped byte deep in its page data still fails the
@@ -196,4 +197,61 @@ test_restart_unprivileged() {
 	done
 	( sleep 0.3; touch $d/go ) &
 	ckpt restart $d/img > $d/rout 2>&1 && grep -q '^PASS' $d/out
+}
+
+# checkpoint --kill leaves no zombie of the tree's behind: each killed
+# parent reaps its children (and the zombies the image holds) before it
+# dies, so that a restart has their pids at once.  The tree runs under a
+# child subreaper that reaps only the root, as init here reaps orphans
+# only every second or two: without that reaping its children would be
+# the subreaper's zombies for good, and the restart would wait for them.
+descendants() {	# PID: every descendant's pid, zombies too
+	local c
+	for c in $(pgrep -P $1); do echo $c; descendants $c; done
+}
+
+test_kill_frees_pids() {
+	local d=$WORK/killfree root pids p rpid rc sub
+	mkdir -p $d && chmod 755 $d
+	python3 - "$PROGS/tree" $d > $d/sub.out 2>&1 <<'PY' &
+import ctypes, os, sys, time
+ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)		# PR_SET_CHILD_SUBREAPER
+prog, d = sys.argv[1], sys.argv[2]
+pid = os.fork()
+if pid == 0:
+    os.environ['TP_TMPDIR'] = d
+    fd = os.open(d + '/out', os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    os.dup2(fd, 1)
+    os.dup2(fd, 2)
+    os.execv(prog, [prog, d + '/go'])
+print(pid, flush=True)
+os.waitpid(pid, 0)
+time.sleep(1000)
+PY
+	sub=$!
+	wait_for $d/out READY || { kill -9 $sub; return 1; }
+	root=$(cat $d/sub.out)
+	pids=$(descendants $root)
+	note "tree: root $root, the others $(echo $pids)"
+	[ $(echo $pids | wc -w) = 11 ] || { kill -9 $sub $root; return 1; }
+	ckpt checkpoint --kill -o $d/img $root || { kill -9 $sub $root; return 1; }
+	rc=0
+	for p in $pids; do
+		[ -e /proc/$p ] && { echo "pid $p still there: $(cat /proc/$p/stat)"; rc=1; }
+	done
+	for ((i = 0; i < 300; i++)); do [ -e /proc/$root ] || break; sleep 0.01; done
+	[ $rc = 0 ] || { kill -9 $sub; return 1; }
+	ckpt_bg restart $d/img > $d/restart.out 2>&1 &
+	rpid=$!
+	for ((i = 0; i < 500; i++)); do
+		kill -0 $root 2>/dev/null && break
+		sleep 0.01
+	done
+	touch $d/go
+	wait $rpid
+	rc=$?
+	kill -9 $sub
+	cat $d/out $d/restart.out
+	sanitizer_clean $d/restart.out || return 1
+	[ $rc = 0 ] && grep -q '^PASS' $d/out && ! grep -q '^FAIL' $d/out
 }
