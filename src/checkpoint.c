@@ -66,15 +66,14 @@ static int prepare(struct cpt_ctx *c, struct cpt_task *t, uint64_t *below)
 	return arch_guard_task(c, t, below);
 }
 
-/* A zombie is only its TASK record. */
-static int dump_task(struct cpt_ctx *c, struct cpt_task *t)
+/* Process @t made ready for the kinds: its layout read before anything
+ * of it changes, every thread guarded, room for the calls' arguments. */
+static int task_ready(struct cpt_ctx *c, struct cpt_task *t)
 {
 	uint64_t below = 0;
 	long addr;
 	int ret;
 
-	if (t->zombie)
-		return kind_task.dump(c, t);
 	ret = LOG_TIMED(c->log, LP_PROC, proc_smaps(t->pid, &t->maps));
 	if (ret)
 		return log_err(c->log, -ret, "pid %d: reading maps:", t->pid);
@@ -84,16 +83,26 @@ static int dump_task(struct cpt_ctx *c, struct cpt_task *t)
 	t->scratch_len = SCRATCH_LEN;
 	if (below) {
 		t->scratch = (below - SCRATCH_LEN) & ~63ULL;
-	} else {
-		/* a 32-bit call's pointers are 32 bits */
-		ret = rcheck(&t->rm, &addr, "mmap scratch", SYS_mmap, 0, SCRATCH_LEN,
-			     PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS |
-			     (cpt_ia32(t) ? ARCH_MAP_32BIT : 0), -1, 0);
-		if (ret)
-			return ret;
-		t->scratch = addr;
-		t->scratch_mapped = true;
+		return 0;
 	}
+	/* a 32-bit call's pointers are 32 bits */
+	ret = rcheck(&t->rm, &addr, "mmap scratch", SYS_mmap, 0, SCRATCH_LEN,
+		     PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS |
+		     (cpt_ia32(t) ? ARCH_MAP_32BIT : 0), -1, 0);
+	if (ret)
+		return ret;
+	t->scratch = addr;
+	t->scratch_mapped = true;
+	return 0;
+}
+
+/* A zombie is only its TASK record. */
+static int dump_task(struct cpt_ctx *c, struct cpt_task *t)
+{
+	int ret = 0;
+
+	if (t->zombie)
+		return kind_task.dump(c, t);
 	for (int i = 0; i < ckpt_nr_kinds && !ret; i++) {
 		uint64_t t0 = log_now();
 
@@ -114,10 +123,18 @@ static int dump_task(struct cpt_ctx *c, struct cpt_task *t)
 	return ret;
 }
 
+/* Every process made ready first, so that a kind can make the calls of
+ * all of them at once (dump_ready), their stops overlapping. */
 static int dump_all(struct cpt_ctx *c)
 {
 	int ret = write_head(c);
 
+	for (int i = 0; i < c->nr_tasks && !ret; i++)
+		if (!c->tasks[i]->zombie)
+			ret = task_ready(c, c->tasks[i]);
+	for (int i = 0; i < ckpt_nr_kinds && !ret; i++)
+		if (ckpt_kinds[i]->dump_ready)
+			ret = KIND_TIMED(c, i, ckpt_kinds[i]->dump_ready(c));
 	for (int i = 0; i < c->nr_tasks && !ret; i++)
 		ret = dump_task(c, c->tasks[i]);
 	return ret;

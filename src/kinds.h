@@ -54,6 +54,10 @@ struct kind_ops {
 	/* Checkpoint: @t is held, every thread, and nothing of it changed
 	 * yet (not called for a zombie). */
 	int (*hold)(struct cpt_ctx *c, struct cpt_task *t);
+	/* Checkpoint: every process of the tree held, guarded and with
+	 * its scratch, before the first dump(): what a kind reads of all
+	 * of them at once (their calls' stops overlapping). */
+	int (*dump_ready)(struct cpt_ctx *c);
 	/* Checkpoint: every record is written (before TAIL); a last check
 	 * that may still fail the checkpoint. */
 	int (*dump_check)(struct cpt_ctx *c);

@@ -39,61 +39,170 @@ struct sig_state {
 	struct pending pend;	/* the process-wide queue */
 };
 
-#define ACT_THREADS 64
+#define ACT_THREADS 64	/* of one process */
+#define ACT_POOL 512	/* threads making the calls of all at once */
 
-/* Every sigaction, each into its own slot of the scratch.  The threads
- * share the table (CLONE_SIGHAND): the calls are spread over up to
- * ACT_THREADS of them, made at once (remote_call_each()), their stops
- * overlapping; the main thread and those not under seccomp (whose
- * calls go one at a time anyway).  A single thread makes all 62. */
-static int read_actions(struct cpt_ctx *c, struct cpt_task *t)
+/* What dump_ready() read of each process, by its index in the tree. */
+struct sig_dump {
+	struct rec_sighand **hand;
+};
+
+/* One thread of the pool and the process whose actions it reads. */
+struct act_caller {
+	struct remote *rm;
+	struct cpt_task *t;
+	int *next;		/* the next signal of that process */
+};
+
+/* The threads of @t that may read its actions with others at once: the
+ * main thread and those not under seccomp (whose calls go one at a
+ * time anyway: remote_call_each()).  Returns how many were added. */
+static int add_callers(struct cpt_task *t, int *next, struct act_caller *pool,
+		       int room)
 {
-	struct remote *pool[ACT_THREADS], *rms[ACT_THREADS];
-	long a[ACT_THREADS][6], res[ACT_THREADS];
-	int sigs[ACT_THREADS], np = 0, ret = 0;
+	int n = 0;
 
-	pool[np++] = &t->rm;
-	for (int i = 1; i < t->nr_threads && np < ACT_THREADS && !t->rm.seccomp; i++)
+	if (room < 1)
+		return 0;
+	pool[n++] = (struct act_caller){ &t->rm, t, next };
+	for (int i = 1; i < t->nr_threads && n < ACT_THREADS && n < room &&
+	     !t->rm.seccomp; i++)
 		if (!t->threads[i].rm->seccomp)
-			pool[np++] = t->threads[i].rm;
-	for (int sig = 1; sig <= NSIG_ && !ret;) {
+			pool[n++] = (struct act_caller){ t->threads[i].rm, t, next };
+	return n;
+}
+
+/* Every sigaction of the processes in @pool, each into its own slot of
+ * its scratch.  The threads of a process share the table
+ * (CLONE_SIGHAND): its calls are spread over its threads, and all of
+ * them are made at once (remote_call_each()), their stops overlapping;
+ * a single-threaded process alone makes its 62 one after the other. */
+static int read_actions(struct cpt_ctx *c, struct act_caller *pool, int np)
+{
+	struct remote *rms[ACT_POOL];
+	long (*a)[6] = malloc(ACT_POOL * sizeof(*a)), res[ACT_POOL];
+	int sigs[ACT_POOL], who[ACT_POOL], ret = 0;
+
+	if (!a)
+		return log_err(c->log, ENOMEM, "reading sigactions:");
+	for (;;) {
 		int m = 0;
 
-		for (; sig <= NSIG_ && m < np; sig++) {
-			if (sig == SIGKILL || sig == SIGSTOP)
+		for (int i = 0; i < np; i++) {
+			int *next = pool[i].next;
+
+			while (*next == SIGKILL || *next == SIGSTOP)
+				(*next)++;
+			if (*next > NSIG_)
 				continue;
-			rms[m] = pool[m];
-			a[m][0] = sig;
+			rms[m] = pool[i].rm;
+			a[m][0] = *next;
 			a[m][1] = 0;
-			a[m][2] = t->scratch + (sig - 1) * sizeof(struct rec_sigaction);
+			a[m][2] = pool[i].t->scratch +
+				  (*next - 1) * sizeof(struct rec_sigaction);
 			a[m][3] = 8;
 			a[m][4] = a[m][5] = 0;
-			sigs[m++] = sig;
+			who[m] = i;
+			sigs[m++] = (*next)++;
 		}
-		ret = m ? remote_call_each(rms, m, SYS_rt_sigaction,
-					   (const long (*)[6])a, res) : 0;
+		if (!m)
+			break;
+		ret = remote_call_each(rms, m, SYS_rt_sigaction,
+				       (const long (*)[6])a, res);
 		for (int i = 0; i < m && !ret; i++)
 			if (res[i] < 0 && res[i] > -4096)
 				ret = log_err(c->log, (int)-res[i], "pid %d: rt_sigaction(%d):",
-					      t->pid, sigs[i]);
+					      pool[who[i]].t->pid, sigs[i]);
+		if (ret)
+			break;
 	}
+	free(a);
 	return ret;
+}
+
+/* The table read back at once from @t's scratch: one read, not 62. */
+static int fetch_hand(struct cpt_ctx *c, struct cpt_task *t,
+		      struct rec_sighand *h)
+{
+	int ret = remote_read(&t->rm, t->scratch, h, sizeof(*h));
+
+	memset(&h->act[SIGKILL - 1], 0, sizeof(h->act[0]));
+	memset(&h->act[SIGSTOP - 1], 0, sizeof(h->act[0]));
+	return ret;
+}
+
+/* The actions of every process of the tree, read at once, before the
+ * dumps: a tree of 100 processes makes 62 rounds of calls, not 6200
+ * calls one after the other.  Those under seccomp are left to their own
+ * dump (their calls go one at a time anyway). */
+static int sig_dump_ready(struct cpt_ctx *c)
+{
+	struct sig_dump *s = kind_dump_state(c, &kind_signals);
+	struct act_caller *pool = calloc(ACT_POOL, sizeof(*pool));
+	int *next = calloc(c->nr_tasks, sizeof(*next));
+	int ret = 0, np = 0, first = 0;
+
+	s->hand = calloc(c->nr_tasks, sizeof(*s->hand));
+	if (!pool || !next || !s->hand) {
+		free(pool);
+		free(next);
+		return log_err(c->log, ENOMEM, "reading sigactions:");
+	}
+	for (int i = 0; i <= c->nr_tasks && !ret; i++) {
+		struct cpt_task *t = i < c->nr_tasks ? c->tasks[i] : NULL;
+		bool take = t && !t->zombie && !t->rm.seccomp &&
+			    t->scratch_len >= sizeof(struct rec_sighand);
+		int k;
+
+		/* a full pool (or the end) is read, then its processes */
+		if (!t || (take && np + 1 > ACT_POOL)) {
+			ret = np ? read_actions(c, pool, np) : 0;
+			for (int j = first; j < i && !ret; j++)
+				if (next[j]) {
+					s->hand[j] = malloc(sizeof(*s->hand[j]));
+					ret = !s->hand[j] ? log_err(c->log, ENOMEM, "sigactions:") :
+					      fetch_hand(c, c->tasks[j], s->hand[j]);
+				}
+			np = 0;
+			first = i;
+		}
+		if (!take || ret)
+			continue;
+		next[i] = 1;
+		k = add_callers(t, &next[i], pool + np, ACT_POOL - np);
+		np += k;
+	}
+	free(pool);
+	free(next);
+	return ret;
+}
+
+static void sig_dump_free(struct cpt_ctx *c, void *state)
+{
+	struct sig_dump *s = state;
+
+	for (int i = 0; s->hand && i < c->nr_tasks; i++)
+		free(s->hand[i]);
+	free(s->hand);
 }
 
 static int dump_hand(struct cpt_ctx *c, struct cpt_task *t)
 {
+	struct sig_dump *s = kind_dump_state(c, &kind_signals);
+	long i = id_find(&c->pids, t->pid);
+	struct act_caller pool[ACT_THREADS];
 	struct rec_sighand h;
-	int ret;
+	int next = 1, ret;
 
-	/* all read back at once: one read instead of 62 */
+	if (s->hand && i >= 0 && s->hand[i])
+		return iw_record(&c->w, REC_SIGHAND, s->hand[i], sizeof(h));
 	if (t->scratch_len < sizeof(h))
 		return log_err(c->log, ENOSPC, "pid %d: scratch too small for sigactions",
 			       t->pid);
-	ret = read_actions(c, t);
+	/* under seccomp: read here, its calls one at a time */
+	ret = read_actions(c, pool, add_callers(t, &next, pool, ACT_THREADS));
 	if (!ret)
-		ret = remote_read(&t->rm, t->scratch, &h, sizeof(h));
-	memset(&h.act[SIGKILL - 1], 0, sizeof(h.act[0]));
-	memset(&h.act[SIGSTOP - 1], 0, sizeof(h.act[0]));
+		ret = fetch_hand(c, t, &h);
 	return ret ? ret : iw_record(&c->w, REC_SIGHAND, &h, sizeof(h));
 }
 
@@ -400,6 +509,9 @@ const struct kind_ops kind_signals = {
 	.phase = PHASE_STATE,
 	.dump = sig_dump,
 	.dump_thread = sig_dump_thread,
+	.dump_ready = sig_dump_ready,
+	.dump_size = sizeof(struct sig_dump),
+	.dump_free = sig_dump_free,
 	.load = sig_load,
 	.check = sig_check,
 	.restore = sig_restore,
