@@ -199,6 +199,11 @@ int rst_thread_add(struct rst_task *t, pid_t tid);
 void rst_task_free(struct rst_task *t);
 void rst_ctx_free(struct rst_ctx *c);
 
+/* Every call into @t and its threads from here on two stops each, not
+ * through the trampoline's one-stop sequence (struct remote's fast_ip):
+ * a SIGCONT is pending there, or the trampoline goes. */
+void rst_slow_calls(struct rst_task *t);
+
 /* The scratch area of a task, for in/out arguments of remote calls. */
 int rst_scratch_put(struct rst_task *t, size_t off, const void *p, size_t n,
 		    uint64_t *addr);

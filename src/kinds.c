@@ -159,6 +159,14 @@ void *kind_thread_state(struct rst_task *t, const struct kind_ops *k,
 	return th->kind_state[i];
 }
 
+void rst_slow_calls(struct rst_task *t)
+{
+	for (int j = 0; j < t->nr_threads; j++)
+		if (t->threads[j].rm)
+			t->threads[j].rm->fast_ip = 0;
+	t->rm.fast_ip = 0;
+}
+
 int rst_scratch_put(struct rst_task *t, size_t off, const void *p, size_t n,
 		    uint64_t *addr)
 {

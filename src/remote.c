@@ -278,6 +278,8 @@ int remote_adopt(struct remote *r, pid_t tid, const struct remote *like)
 	r->sc_ip = like->sc_ip;
 	r->sc32_ip = like->sc32_ip;
 	r->sp = like->sp;
+	r->fast_ip = like->fast_ip;
+	r->fast_end = like->fast_end;
 	ret = wait_stop(r, &status);
 	if (!ret)
 		ret = wait_event_stop(r, status, NULL);
@@ -406,11 +408,53 @@ static int call_end(struct remote *r, struct call *k, long *res)
 	return 0;
 }
 
+/* The call set up in @k->regs run through the one-stop sequence: on
+ * to the SIGSTOP it sends itself after the call (the signal discarded:
+ * it never stops the task).  A signal met before is kept, as when the
+ * task was seized (a SIGSTOP of someone else's too: steal_signal()). */
+static int run_fast(struct remote *r, struct call *k, long *res, long nr)
+{
+	int status, ret;
+
+	if (r->sp)
+		arch_set_sp(&k->regs, r->sp);
+	if (arch_set_regs(r->pid, &k->regs))
+		return log_err(r->log, errno, "setting registers of %d:", r->pid);
+	test_point(r->log, "call set");
+	for (int again = 0;; again++) {
+		if (ptrace(PTRACE_CONT, r->pid, 0, 0))
+			return log_err(r->log, errno, "PTRACE_CONT %d:", r->pid);
+		ret = wait_stop(r, &status);
+		if (ret)
+			return ret;
+		if (arch_get_regs(r->pid, &k->regs))
+			return log_err(r->log, errno, "registers of %d:", r->pid);
+		if (is_signal_stop(status) && WSTOPSIG(status) == SIGSTOP &&
+		    arch_ip(&k->regs) == r->fast_end)
+			break;
+		if (again >= 16 || !(is_event_stop(status) || is_signal_stop(status)))
+			return log_err(r->log, EIO,
+				       "pid %d: unexpected stop 0x%x during remote syscall %ld",
+				       r->pid, status, nr);
+		if (!is_event_stop(status) && (ret = steal_signal(r)))
+			return ret;
+	}
+	test_point(r->log, "call exit stop");
+	*res = arch_fast_result(&k->regs);
+	return 0;
+}
+
 /* Run the call set up in @k->regs to its syscall-exit stop. */
 static int run_call_timed(struct remote *r, struct call *k, long *res, long nr,
 			  bool compat)
 {
-	int ret = call_start(r, k, compat);
+	int ret;
+
+	/* (a child would run the sequence's SIGSTOP too) */
+	if (r->fast_ip && !compat && !r->guarded && !r->seccomp &&
+	    nr != SYS_clone && nr != SYS_clone3)
+		return run_fast(r, k, res, nr);
+	ret = call_start(r, k, compat);
 
 	if (!ret)
 		ret = call_wait(r, k, 0, nr);
@@ -448,7 +492,9 @@ static int call_regs(struct remote *r, struct call *k, long nr, const long in[6]
 		a[arg] = at;
 	}
 	k->regs = r->regs;
-	arch_set_call(&k->regs, nr, a, r->sc_ip);
+	/* (at fast_ip the call's own syscall instruction comes first: the
+	 * two-stop way works there too) */
+	arch_set_call(&k->regs, nr, a, r->fast_ip ? r->fast_ip : r->sc_ip);
 	if (r->guarded) {
 		/* its ret pops the frame's return address: rt_sigreturn */
 		if (!r->call_ip)

@@ -19,6 +19,11 @@ struct remote {
 	uint64_t sc_ip;		/* address of a syscall instruction */
 	uint64_t sc32_ip;	/* of an int $0x80, for 32-bit calls (0: none) */
 	uint64_t sp;		/* stack pointer for calls, 0: keep */
+	/* A puppet of ours at restart: the trampoline's one-stop sequence
+	 * (arch_tramp.fast_off) and where it stops; 0: none, two stops
+	 * a call.  Its SIGSTOP discards a pending SIGCONT: none once one
+	 * is queued in the process (signals.c). */
+	uint64_t fast_ip, fast_end;
 	arch_regs_t regs;	/* as found at seize */
 	uint64_t sigmask;	/* blocked mask as found at seize */
 	bool seized;

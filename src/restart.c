@@ -203,6 +203,10 @@ static int setup_puppet(struct rst_ctx *c, struct rst_task *t)
 		return ret;
 	t->rm.sc_ip = gap + arch_tramp.sc_off;
 	t->rm.sc32_ip = arch_tramp.sc32_off < 0 ? 0 : gap + arch_tramp.sc32_off;
+	if (arch_tramp.fast_off >= 0) {
+		t->rm.fast_ip = gap + arch_tramp.fast_off;
+		t->rm.fast_end = gap + arch_tramp.fast_end;
+	}
 	t->rm.sp = gap + TRAMP_LEN - 64;
 	/* fds may be numbered up to the hard limit in the saved process */
 	getrlimit(RLIMIT_NOFILE, &nofile);
@@ -334,9 +338,11 @@ static int build(struct rst_ctx *c, struct rst_task *t)
 		ret = run_phase(c, t, PHASE_STATE, true);
 	if (!ret && t->close_img)	/* with the image: the last on its fd table */
 		ret = ns_ckpt_fd_close(t);
-	if (!ret && !t->keep_tramp)	/* the last remote call: the trampoline goes */
+	if (!ret && !t->keep_tramp) {	/* the last remote call: the trampoline goes */
+		rst_slow_calls(t);	/* (a call's next step would not be there) */
 		ret = rcheck(&t->rm, NULL, "munmap trampoline", SYS_munmap,
 			     t->tramp, t->tramp_len);
+	}
 	if (!ret)
 		ret = run_phase(c, t, PHASE_LAST, true);
 	t->rm.stop_on_release |= !!(t->t.flags & TASK_STOPPED);

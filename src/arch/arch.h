@@ -72,6 +72,10 @@ size_t arch_call_mem(long nr, const long a[6], void *mem, int *arg);
 void arch_set_call32(arch_regs_t *r, long nr, const long a[6], uint64_t ip);
 /* At a syscall-exit stop: the result (-errno on failure). */
 long arch_call_result(const arch_regs_t *r);
+/* At the stop that ends the trampoline's one-stop sequence (struct
+ * arch_tramp's fast_off): the call's result, kept aside from the
+ * calls that follow it there. */
+long arch_fast_result(const arch_regs_t *r);
 /* What seccomp sees of the call set in @r. */
 void arch_call_data(const arch_regs_t *r, bool compat, struct seccomp_data *d);
 /* @r made a harmless call instead: @k 0 getpid(), 1 read(-1, ...);
@@ -114,12 +118,17 @@ long ckpt_puppet_clone(struct clone_args *args, size_t size);
 extern char ckpt_puppet_syscall[];
 
 /* The code the trampoline page starts with: a syscall instruction at
- * sc_off (at sc32_off the 32-bit one, if any; -1: none). */
+ * sc_off (at sc32_off the 32-bit one, if any; -1: none).  At fast_off
+ * (-1: none) the one-stop sequence: the call, its result kept aside,
+ * then tkill(gettid(), SIGSTOP), whose delivery stops the task under
+ * ptrace at fast_end; a call made so costs one stop, not two. */
 struct arch_tramp {
 	const uint8_t *code;
 	size_t len;
 	uint32_t sc_off;
 	int32_t sc32_off;
+	int32_t fast_off;
+	uint32_t fast_end;
 };
 extern const struct arch_tramp arch_tramp;
 

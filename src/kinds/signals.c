@@ -417,6 +417,8 @@ static int queue_pending(struct rst_task *t, struct remote *rm, pid_t tid,
 		int signo;
 
 		memcpy(&signo, pd->e[i].info, sizeof(signo));
+		if (signo == SIGCONT)	/* the SIGSTOP of a one-stop call would drop it */
+			rst_slow_calls(t);
 		ret = rst_scratch_put(t, 0, pd->e[i].info, sizeof(pd->e[i].info), &addr);
 		if (ret)
 			break;

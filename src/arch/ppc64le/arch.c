@@ -74,6 +74,11 @@ long arch_call_result(const arch_regs_t *r)
 	return r->ccr & CR0_SO ? -(long)r->gpr[3] : (long)r->gpr[3];
 }
 
+long arch_fast_result(const arch_regs_t *r)
+{
+	return arch_call_result(r);	/* (no fast sequence) */
+}
+
 void arch_call_data(const arch_regs_t *r, bool compat, struct seccomp_data *d)
 {
 	d->nr = r->gpr[0];
@@ -98,6 +103,7 @@ static const uint8_t tramp_code[8] = { 0x02, 0x00, 0x00, 0x44, 0x08, 0x00, 0xe0,
 
 const struct arch_tramp arch_tramp = {
 	.code = tramp_code, .len = sizeof(tramp_code), .sc_off = 0, .sc32_off = -1,
+	.fast_off = -1,		/* (not yet: each call two stops) */
 };
 
 const long arch_nr32_openat = -1;

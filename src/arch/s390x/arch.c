@@ -84,6 +84,11 @@ long arch_call_result(const arch_regs_t *r)
 	return r->r.gprs[2];
 }
 
+long arch_fast_result(const arch_regs_t *r)
+{
+	return arch_call_result(r);	/* (no fast sequence) */
+}
+
 void arch_call_data(const arch_regs_t *r, bool compat, struct seccomp_data *d)
 {
 	d->nr = r->r.gprs[1];
@@ -111,6 +116,7 @@ static const uint8_t tramp_code[4] = { 0x0a, 0x00, 0x00, 0x00 };
 
 const struct arch_tramp arch_tramp = {
 	.code = tramp_code, .len = sizeof(tramp_code), .sc_off = 0, .sc32_off = -1,
+	.fast_off = -1,		/* (not yet: each call two stops) */
 };
 
 const long arch_nr32_openat = -1;

@@ -76,6 +76,11 @@ long arch_call_result(const arch_regs_t *r)
 	return r->rax;
 }
 
+long arch_fast_result(const arch_regs_t *r)
+{
+	return r->rbx;
+}
+
 void arch_call_data(const arch_regs_t *g, bool compat, struct seccomp_data *d)
 {
 	d->nr = g->rax;
@@ -124,17 +129,30 @@ void arch_make_real(arch_regs_t *now, const arch_regs_t *real)
 /* At 0: syscall; int3.  At 4: int $0x80; int3, for the calls a 32-bit
  * process makes as one.  At TRAMP_AMX (16): ldtilecfg of the tile
  * configuration at 64 (one 16x64 tile); tilezero tmm0, which touches
- * tile data (what XFD traps on); tilerelease; syscall; int3. */
-static const uint8_t tramp_code[128] = {
+ * tile data (what XFD traps on); tilerelease; syscall; int3.  At
+ * TRAMP_FAST (128): syscall; the result into rbx; tkill(gettid(),
+ * SIGSTOP); int3 (never reached: the SIGSTOP stops it first). */
+#define TRAMP_FAST 128
+static const uint8_t tramp_code[160] = {
 	0x0f, 0x05, 0xcc, [4] = 0xcd, 0x80, 0xcc, [16] = 0xc4, 0xe2, 0x78, 0x49, 0x05,
 	0x27, 0x00, 0x00, 0x00,		/* rip (25) + 39 = 64 */
 	0xc4, 0xe2, 0x7b, 0x49, 0xc0,	/* tilezero %tmm0 */
 	0xc4, 0xe2, 0x78, 0x49, 0xc0, 0x0f, 0x05, 0xcc,
 	[64] = 1, [80] = 64, [112] = 16,
+	[TRAMP_FAST] = 0x0f, 0x05,	/* syscall */
+	0x48, 0x89, 0xc3,		/* mov %rax,%rbx */
+	0xb8, 0xba, 0x00, 0x00, 0x00,	/* mov $186 (gettid),%eax */
+	0x0f, 0x05,			/* syscall */
+	0x89, 0xc7,			/* mov %eax,%edi */
+	0xbe, 0x13, 0x00, 0x00, 0x00,	/* mov $19 (SIGSTOP),%esi */
+	0xb8, 0xc8, 0x00, 0x00, 0x00,	/* mov $200 (tkill),%eax */
+	0x0f, 0x05,			/* syscall */
+	0xcc,				/* int3: at TRAMP_FAST + 26 */
 };
 
 const struct arch_tramp arch_tramp = {
 	.code = tramp_code, .len = sizeof(tramp_code), .sc_off = 0, .sc32_off = 4,
+	.fast_off = TRAMP_FAST, .fast_end = TRAMP_FAST + 26,
 };
 
 const long arch_nr32_openat = NR32_openat;

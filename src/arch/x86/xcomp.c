@@ -24,6 +24,7 @@ int arch_xcomp_get(struct remote *rm, uint64_t scratch, uint64_t *perm, bool *se
 
 int arch_xcomp_set(struct rst_task *t, struct remote *rm, uint64_t perm)
 {
+	uint64_t fast = rm->fast_ip;
 	int ret;
 
 	if (!(perm & (1ULL << XFEATURE_XTILEDATA)))
@@ -32,9 +33,11 @@ int arch_xcomp_set(struct rst_task *t, struct remote *rm, uint64_t perm)
 		     SYS_arch_prctl, ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA);
 	/* ptrace cannot load tile data into the small xstate buffer a
 	 * thread has until it first touches AMX: make it touch it */
+	rm->fast_ip = 0;	/* the AMX sequence's own syscall */
 	rm->sc_ip = t->tramp + TRAMP_AMX;
 	if (!ret)
 		ret = rcheck(rm, NULL, "first AMX use", SYS_getpid, 0);
 	rm->sc_ip = t->tramp;
+	rm->fast_ip = fast;
 	return ret;
 }
