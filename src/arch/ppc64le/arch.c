@@ -76,7 +76,7 @@ long arch_call_result(const arch_regs_t *r)
 
 long arch_fast_result(const arch_regs_t *r)
 {
-	return arch_call_result(r);	/* (no fast sequence) */
+	return (long)r->gpr[31];
 }
 
 void arch_call_data(const arch_regs_t *r, bool compat, struct seccomp_data *d)
@@ -98,12 +98,27 @@ void arch_make_real(arch_regs_t *now, const arch_regs_t *real)
 {
 }
 
-/* sc; then tw 31,0,0 (a trap, should anything return there) */
-static const uint8_t tramp_code[8] = { 0x02, 0x00, 0x00, 0x44, 0x08, 0x00, 0xe0, 0x7f };
+/* At 0: sc; then tw 31,0,0 (a trap, should anything return there).
+ * At 8 the one-stop sequence: the call, its result into r31 (negated
+ * when CR0[SO] says it is an errno), tkill(gettid(), SIGSTOP), a trap
+ * (never reached: the SIGSTOP stops it first). */
+static const uint8_t tramp_code[48] = {
+	0x02, 0x00, 0x00, 0x44, 0x08, 0x00, 0xe0, 0x7f,
+	0x02, 0x00, 0x00, 0x44,		/* sc */
+	0x78, 0x1b, 0x7f, 0x7c,		/* mr r31,r3 */
+	0x08, 0x00, 0x83, 0x40,		/* bns +8 */
+	0xd0, 0x00, 0xff, 0x7f,		/* neg r31,r31 */
+	0xcf, 0x00, 0x00, 0x38,		/* li r0,207 (gettid) */
+	0x02, 0x00, 0x00, 0x44,		/* sc */
+	0x13, 0x00, 0x80, 0x38,		/* li r4,19 (SIGSTOP) */
+	0xd0, 0x00, 0x00, 0x38,		/* li r0,208 (tkill) */
+	0x02, 0x00, 0x00, 0x44,		/* sc */
+	0x08, 0x00, 0xe0, 0x7f,		/* tw 31,0,0: at 44 */
+};
 
 const struct arch_tramp arch_tramp = {
 	.code = tramp_code, .len = sizeof(tramp_code), .sc_off = 0, .sc32_off = -1,
-	.fast_off = -1,		/* (not yet: each call two stops) */
+	.fast_off = 8, .fast_end = 44,
 };
 
 const long arch_nr32_openat = -1;

@@ -86,7 +86,7 @@ long arch_call_result(const arch_regs_t *r)
 
 long arch_fast_result(const arch_regs_t *r)
 {
-	return arch_call_result(r);	/* (no fast sequence) */
+	return r->r.gprs[13];
 }
 
 void arch_call_data(const arch_regs_t *r, bool compat, struct seccomp_data *d)
@@ -110,13 +110,25 @@ void arch_make_real(arch_regs_t *now, const arch_regs_t *real)
 {
 }
 
-/* svc 0; then two zero bytes, an invalid opcode (a stray return there
- * traps instead of running on). */
-static const uint8_t tramp_code[4] = { 0x0a, 0x00, 0x00, 0x00 };
+/* At 0: svc 0; then two zero bytes, an invalid opcode (a stray return
+ * there traps instead of running on).  At 4 the one-stop sequence: the
+ * call, its result into r13, tkill(gettid(), SIGSTOP), an invalid
+ * opcode (never reached: the SIGSTOP stops it first). */
+static const uint8_t tramp_code[28] = {
+	0x0a, 0x00, 0x00, 0x00,
+	0x0a, 0x00,			/* svc 0 */
+	0xb9, 0x04, 0x00, 0xd2,		/* lgr %r13,%r2 */
+	0xa7, 0x19, 0x00, 0xec,		/* lghi %r1,236 (gettid) */
+	0x0a, 0x00,			/* svc 0 */
+	0xa7, 0x39, 0x00, 0x13,		/* lghi %r3,19 (SIGSTOP) */
+	0xa7, 0x19, 0x00, 0xed,		/* lghi %r1,237 (tkill) */
+	0x0a, 0x00,			/* svc 0 */
+	0x00, 0x00,			/* at 26 */
+};
 
 const struct arch_tramp arch_tramp = {
 	.code = tramp_code, .len = sizeof(tramp_code), .sc_off = 0, .sc32_off = -1,
-	.fast_off = -1,		/* (not yet: each call two stops) */
+	.fast_off = 4, .fast_end = 26,
 };
 
 const long arch_nr32_openat = -1;
