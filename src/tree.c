@@ -13,6 +13,7 @@
 #include <linux/kcmp.h>
 #include <sys/syscall.h>
 #include <sys/ptrace.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -343,41 +344,76 @@ static void reap_children(struct cpt_ctx *c, struct cpt_task *t, int nr)
 			 strerror((int)-res));
 }
 
+/* Every thread to die with ckpt from here on (PTRACE_O_EXITKILL): never
+ * half a tree left running (a parent reaping its children is a while),
+ * nor the init we keep running alone, the rest of its tree dead.  A
+ * thread under seccomp keeps its filters suspended.  One already gone
+ * (killed by someone else) needs nothing. */
+static int exit_kill_all(struct cpt_ctx *c)
+{
+	for (int i = 0; i < c->nr_tasks; i++)
+		for (int j = 0; j < c->tasks[i]->nr_threads; j++) {
+			struct cpt_thread *th = &c->tasks[i]->threads[j];
+			long opts = PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL |
+				    (th->rm->seccomp ? PTRACE_O_SUSPEND_SECCOMP : 0);
+
+			if (ptrace(PTRACE_SETOPTIONS, th->tid, 0, opts) && errno != ESRCH)
+				return log_err(c->log, errno, "pid %d: PTRACE_O_EXITKILL:",
+					       th->tid);
+		}
+	return 0;
+}
+
+/* Every process of the tree in its root's pid namespace.  A nested one's
+ * init ends only once everything in it is reaped, by whatever parent,
+ * perhaps one outside it still held: such a tree dies all at once. */
+static bool one_pidns(struct cpt_ctx *c)
+{
+	struct stat root, st;
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/pid", c->tasks[0]->pid);
+	if (stat(path, &root))
+		return false;
+	for (int i = 1; i < c->nr_tasks; i++) {
+		snprintf(path, sizeof(path), "/proc/%d/ns/pid", c->tasks[i]->pid);
+		if (stat(path, &st) || st.st_ino != root.st_ino || st.st_dev != root.st_dev)
+			return false;
+	}
+	return true;
+}
+
 /* SIGKILL every process; as their tracer we hear of each thread's death.
- * Children go first, and each killed parent of the tree reaps its own
- * children before it dies; the root's parent is not ours to make.  A
- * container's init is left held: the engine, in its pid namespace, ends
- * with it, so it kills it last of all (container.c). */
+ * In one pid namespace, children go first, and each killed parent of the
+ * tree reaps its own children before it dies; the root's parent is not
+ * ours to make.  A container's init is left held: the engine, in its pid
+ * namespace, ends with it, so it kills it last of all (container.c). */
 int tree_kill(struct cpt_ctx *c)
 {
 	int ret = 0, first = c->host_ns ? 1 : 0;
+	bool reap;
 	int *kids = calloc(c->nr_tasks ? c->nr_tasks : 1, sizeof(*kids));
 
 	if (!kids)
 		return log_err(c->log, ENOMEM, "killing the tree:");
-	/* from here on ckpt's death kills what is left, never half a tree
-	 * running (a parent reaping its children is a while), nor the init
-	 * we keep running alone, the rest of its tree dead */
-	for (int i = 0; i < c->nr_tasks; i++)
-		for (int j = 0; j < c->tasks[i]->nr_threads; j++)
-			if (ptrace(PTRACE_SETOPTIONS, c->tasks[i]->threads[j].tid, 0,
-				   PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL)) {
-				free(kids);
-				return log_err(c->log, errno, "pid %d: PTRACE_O_EXITKILL:",
-					       c->tasks[i]->threads[j].tid);
-			}
+	ret = exit_kill_all(c);
+	if (ret) {
+		free(kids);
+		return ret;
+	}
 	test_point(c->log, "killing");
 	c->root_kept = first;
-	for (int i = 1; i < c->nr_tasks; i++) {
+	reap = c->nr_tasks > 1 && one_pidns(c);
+	for (int i = 1; i < c->nr_tasks && reap; i++) {
 		long p = c->tasks[i]->ppid > 0 ?
 			 id_find(&c->pids, c->tasks[i]->ppid) : -1;
 
 		if (p >= first && p < c->nr_tasks && !c->tasks[p]->zombie)
 			kids[p]++;
 	}
-	/* the leaves at once, then each parent, deepest first (the tree
-	 * lists parents before children): the init of a nested pid
-	 * namespace ends only once everything in it is reaped */
+	/* the leaves at once (all of them, nested pid namespaces), then
+	 * each parent, deepest first (the tree lists parents before
+	 * children) */
 	for (int i = first; i < c->nr_tasks; i++)
 		if (!kids[i] && !c->tasks[i]->zombie &&
 		    kill(c->tasks[i]->pid, SIGKILL) && !ret)

@@ -195,6 +195,10 @@ static int restore_posix(struct rst_task *t, const struct rec_posix_timer *pt,
 	if (pt->t.interval_ns && (pt->notify & ~SIGEV_THREAD_ID) == SIGEV_SIGNAL &&
 	    sig_take_timer(t, pt->id, pt->signo))
 		its.it_value = (struct timespec){ 0, 1 };
+	/* a SIGCONT it queues while the process is built is discarded by
+	 * the SIGSTOP of a one-stop call (remote.h) */
+	if ((pt->notify & ~SIGEV_THREAD_ID) == SIGEV_SIGNAL && pt->signo == SIGCONT)
+		rst_slow_calls(t);
 	memset(&sev, 0, sizeof(sev));
 	sev.sigev_notify = pt->notify;
 	sev.sigev_signo = pt->signo;

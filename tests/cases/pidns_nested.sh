@@ -11,6 +11,7 @@ t pidns_nested_container
 t pidns_nested_plain
 t pidns_nested_wait
 t refuse_pidns_nested_zombie
+t pidns_nested_parent_outside
 
 NESTED_PY=$ROOT/tests/aux/nested_pidns.py
 
@@ -159,4 +160,41 @@ PY
 		{ kill -9 $root; return 1; }
 	sanitizer_clean $d/err || return 1
 	nested_end $d
+}
+
+# R unshares CLONE_NEWPID and forks twice: N, the namespace's init, and
+# D, pid 2 there, whose parent is R, outside it.  N ends only once D is
+# reaped, by R: checkpoint --kill must not wait for N before R is killed
+# (it hung there, ckpt waiting for N, N for R, R held by ckpt).  Then
+# the three come back with their pids.
+test_pidns_nested_parent_outside() {
+	local d=$WORK/pidns-outside root ids after rc=0
+	mkdir -p $d
+	python3 - > $d/out 2>&1 <<'PY' &
+import ctypes, os, time
+if ctypes.CDLL(None, use_errno=True).unshare(0x20000000):	# CLONE_NEWPID
+    raise SystemExit("unshare: errno %d" % ctypes.get_errno())
+for _ in range(2):
+    if os.fork() == 0:
+        while True:
+            time.sleep(1)
+print("READY", flush=True)
+while True:
+    time.sleep(1)
+PY
+	root=$!
+	wait_for $d/out READY || { kill -9 $root; return 1; }
+	ids=$(for p in $(pgrep -P $root); do awk '/^NSpid/ { print $3 }' /proc/$p/status; done | sort | tr '\n' ' ')
+	note "R $root, its children pids $(echo $(pgrep -P $root)), inside: $ids"
+	[ "$ids" = "1 2 " ] || { kill -9 $root; return 1; }
+	timeout -k 5 60 "$CKPT" checkpoint --kill -o $d/img $root 2> $d/err ||
+		{ cat $d/err; kill -9 $root; return 1; }
+	wait $root 2>/dev/null
+	gone $root || return 1
+	ckpt restart --detach $d/img > $d/rout 2> $d/rerr || { cat $d/rerr; return 1; }
+	after=$(for p in $(pgrep -P $root); do awk '/^NSpid/ { print $3 }' /proc/$p/status; done | sort | tr '\n' ' ')
+	note "after: R's children inside: $after"
+	[ "$after" = "1 2 " ] || rc=1
+	kill -9 $(pgrep -P $root) $root
+	[ $rc = 0 ] && sanitizer_clean $d/err $d/rerr
 }
