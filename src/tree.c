@@ -336,7 +336,7 @@ static void reap_children(struct cpt_ctx *c, struct cpt_task *t, int nr)
 	long res = 0;
 
 	for (int n = 0; n < nr && t->rm.seized; n++)
-		if (rcall(&t->rm, &res, __NR_wait4, -1, 0, WNOHANG | __WALL,
+		if (rcall(&t->rm, &res, SYS_wait4, -1, 0, WNOHANG | __WALL,
 			  0) || res <= 0)
 			break;
 	if (res < 0 && res != -ECHILD)
@@ -390,17 +390,15 @@ static bool one_pidns(struct cpt_ctx *c)
  * namespace, ends with it, so it kills it last of all (container.c). */
 int tree_kill(struct cpt_ctx *c)
 {
-	int ret = 0, first = c->host_ns ? 1 : 0;
+	int ret = exit_kill_all(c), first = c->host_ns ? 1 : 0;
 	bool reap;
-	int *kids = calloc(c->nr_tasks ? c->nr_tasks : 1, sizeof(*kids));
+	int *kids;
 
+	if (ret)
+		return ret;
+	kids = calloc(c->nr_tasks ? c->nr_tasks : 1, sizeof(*kids));
 	if (!kids)
 		return log_err(c->log, ENOMEM, "killing the tree:");
-	ret = exit_kill_all(c);
-	if (ret) {
-		free(kids);
-		return ret;
-	}
 	test_point(c->log, "killing");
 	c->root_kept = first;
 	reap = c->nr_tasks > 1 && one_pidns(c);

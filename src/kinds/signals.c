@@ -131,6 +131,23 @@ static int fetch_hand(struct cpt_ctx *c, struct cpt_task *t,
 	return ret;
 }
 
+/* The tables of processes [@from, @to) whose threads are in @pool, read
+ * and kept: a process taken into the pool has its next signal set. */
+static int read_batch(struct cpt_ctx *c, struct sig_dump *s, struct act_caller *pool,
+		      int np, const int *next, int from, int to)
+{
+	int ret = np ? read_actions(c, pool, np) : 0;
+
+	for (int j = from; j < to && !ret; j++) {
+		if (!next[j])
+			continue;
+		s->hand[j] = malloc(sizeof(*s->hand[j]));
+		ret = !s->hand[j] ? log_err(c->log, ENOMEM, "sigactions:") :
+		      fetch_hand(c, c->tasks[j], s->hand[j]);
+	}
+	return ret;
+}
+
 /* The actions of every process of the tree, read at once, before the
  * dumps: a tree of 100 processes makes 62 rounds of calls, not 6200
  * calls one after the other.  Those under seccomp are left to their own
@@ -148,30 +165,21 @@ static int sig_dump_ready(struct cpt_ctx *c)
 		free(next);
 		return log_err(c->log, ENOMEM, "reading sigactions:");
 	}
-	for (int i = 0; i <= c->nr_tasks && !ret; i++) {
-		struct cpt_task *t = i < c->nr_tasks ? c->tasks[i] : NULL;
-		bool take = t && !t->zombie && !t->rm.seccomp &&
-			    t->scratch_len >= sizeof(struct rec_sighand);
-		int k;
+	for (int i = 0; i < c->nr_tasks && !ret; i++) {
+		struct cpt_task *t = c->tasks[i];
 
-		/* a full pool (or the end) is read, then its processes */
-		if (!t || (take && np + 1 > ACT_POOL)) {
-			ret = np ? read_actions(c, pool, np) : 0;
-			for (int j = first; j < i && !ret; j++)
-				if (next[j]) {
-					s->hand[j] = malloc(sizeof(*s->hand[j]));
-					ret = !s->hand[j] ? log_err(c->log, ENOMEM, "sigactions:") :
-					      fetch_hand(c, c->tasks[j], s->hand[j]);
-				}
+		if (t->zombie || t->rm.seccomp || t->scratch_len < sizeof(struct rec_sighand))
+			continue;
+		if (np == ACT_POOL) {	/* full: read, then go on */
+			ret = read_batch(c, s, pool, np, next, first, i);
 			np = 0;
 			first = i;
 		}
-		if (!take || ret)
-			continue;
 		next[i] = 1;
-		k = add_callers(t, &next[i], pool + np, ACT_POOL - np);
-		np += k;
+		np += add_callers(t, &next[i], pool + np, ACT_POOL - np);
 	}
+	if (!ret)
+		ret = read_batch(c, s, pool, np, next, first, c->nr_tasks);
 	free(pool);
 	free(next);
 	return ret;

@@ -167,6 +167,12 @@ PY
 # reaped, by R: checkpoint --kill must not wait for N before R is killed
 # (it hung there, ckpt waiting for N, N for R, R held by ckpt).  Then
 # the three come back with their pids.
+inner_pids() {	# ROOT: its children's pids in their own namespace, sorted
+	local p
+	for p in $(pgrep -P $1); do awk '/^NSpid/ { print $3 }' /proc/$p/status; done |
+		sort | tr '\n' ' '
+}
+
 test_pidns_nested_parent_outside() {
 	local d=$WORK/pidns-outside root ids after rc=0
 	mkdir -p $d
@@ -184,7 +190,7 @@ while True:
 PY
 	root=$!
 	wait_for $d/out READY || { kill -9 $root; return 1; }
-	ids=$(for p in $(pgrep -P $root); do awk '/^NSpid/ { print $3 }' /proc/$p/status; done | sort | tr '\n' ' ')
+	ids=$(inner_pids $root)
 	note "R $root, its children pids $(echo $(pgrep -P $root)), inside: $ids"
 	[ "$ids" = "1 2 " ] || { kill -9 $root; return 1; }
 	timeout -k 5 60 "$CKPT" checkpoint --kill -o $d/img $root 2> $d/err ||
@@ -192,7 +198,7 @@ PY
 	wait $root 2>/dev/null
 	gone $root || return 1
 	ckpt restart --detach $d/img > $d/rout 2> $d/rerr || { cat $d/rerr; return 1; }
-	after=$(for p in $(pgrep -P $root); do awk '/^NSpid/ { print $3 }' /proc/$p/status; done | sort | tr '\n' ' ')
+	after=$(inner_pids $root)
 	note "after: R's children inside: $after"
 	[ "$after" = "1 2 " ] || rc=1
 	kill -9 $(pgrep -P $root) $root
