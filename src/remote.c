@@ -9,6 +9,8 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +29,8 @@
 #define PTRACE_EVENT_STOP 128
 #endif
 #define SEIZE_WAIT_MS	2000
+#define STOP_WAIT_TICKS	50000	/* of 100 us and more: 5 s or so */
+#define STOP_GRACE_TICKS 100
 
 static int wait_stop(struct remote *r, int *status)
 {
@@ -693,6 +697,51 @@ int remote_detach(struct remote *r, bool gone_ok)
 	}
 	r->seized = false;
 	return ret;
+}
+
+/* Is the group stop of @leader's process under way: its stop signal
+ * still queued, or the leader stopped already (its other threads
+ * follow)?  Neither, and it is not coming: someone sent a SIGCONT, or
+ * the kernel dropped a SIGTSTP for an orphaned process group. */
+static bool stop_coming(pid_t leader, int sig)
+{
+	uint64_t shared = 0, own = 0;
+	char state;
+
+	if (proc_state(leader, &state))
+		return false;
+	if (state == 'T' || state == 't')
+		return true;
+	proc_status_u64(leader, "ShdPnd", 16, &shared);
+	proc_status_u64(leader, "SigPnd", 16, &own);
+	return (shared | own) & (1ULL << (sig - 1));
+}
+
+/* A stop_on_release thread stops only once it runs, after the detach,
+ * and dequeues the signal: until then its parent's waitid(WSTOPPED)
+ * finds nothing, and a SIGCONT would discard the pending stop for good.
+ * So it is seen stopped before we go on to let its parent go. */
+void remote_wait_stopped(struct remote *r, pid_t leader)
+{
+	struct timespec tick = { 0, 100 * 1000 };
+	int sig = r->stop_sig ? r->stop_sig : SIGSTOP, grace = STOP_GRACE_TICKS;
+	char state;
+
+	if (!r->stop_on_release)
+		return;
+	for (int i = 0; i < STOP_WAIT_TICKS; i++) {
+		if (proc_state(r->pid, &state) || strchr("TtZX", state))
+			return;
+		/* (between its dequeue and its stop, a SIGTSTP is in neither) */
+		if (!stop_coming(leader, sig) && --grace < 0)
+			return;
+		if (i < 10)
+			sched_yield();
+		else
+			nanosleep(&tick, NULL);
+	}
+	log_warn(r->log, "pid %d did not stop again (signal %d) in %d ms",
+		 r->pid, sig, STOP_WAIT_TICKS / 10);
 }
 
 int remote_release(struct remote *r)

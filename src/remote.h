@@ -115,6 +115,9 @@ int remote_release(struct remote *r);
  * another of its threads was let go) is no error. */
 int remote_unhold(struct remote *r);
 int remote_detach(struct remote *r, bool gone_ok);
+/* After the detach: wait (a bounded while) for a stop_on_release thread
+ * of the process led by @leader to be stopped again. */
+void remote_wait_stopped(struct remote *r, pid_t leader);
 /* Let a held thread run its own code from r->regs, every signal blocked
  * (for a thread another process drives: the CUDA driver's restore
  * thread), until remote_halt() stops it again where it is then; its

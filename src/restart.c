@@ -420,6 +420,9 @@ static int release_tree(struct rst_ctx *c, int ret)
 			ret = remote_unhold(t->threads[j].rm);
 		for (int j = 0; j < t->nr_threads && !ret; j++)
 			ret = remote_detach(t->threads[j].rm, j > 0);
+		for (int j = 0; j < t->nr_threads && !ret; j++)
+			remote_wait_stopped(t->threads[j].rm,
+					    t->threads[0].rm->pid);
 		ret = test_fail_point(c->log, "process let go", ret);
 	}
 	ret = test_fail_point(c->log, "all let go", ret);

@@ -101,6 +101,7 @@ mkdir -p "$LOGS"
 unshare -m --propagation private sh -c \
 	'mount -t cgroup -o none,name=ckpt_test none /mnt 2> /dev/null; exec sleep 100000' &
 CGPIN=$!
+trap 'kill $CGPIN 2> /dev/null; rm -rf "$RUNDIR"' EXIT	# (an early exit too)
 
 # ---- which tests ----------------------------------------------------------
 
