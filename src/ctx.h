@@ -204,6 +204,12 @@ void rst_ctx_free(struct rst_ctx *c);
  * a SIGCONT is pending there, or the trampoline goes. */
 void rst_slow_calls(struct rst_task *t);
 
+/* A batch of calls (remote.h) opened on @rm, one of @t's threads, its
+ * table in @t's trampoline page past the code (one batch open at a time
+ * in a process); nothing where @t has no trampoline. */
+#define RST_BATCH_OFF	1024
+int rst_batch_begin(struct rst_task *t, struct remote *rm);
+
 /* The scratch area of a task, for in/out arguments of remote calls. */
 int rst_scratch_put(struct rst_task *t, size_t off, const void *p, size_t n,
 		    uint64_t *addr);

@@ -167,6 +167,11 @@ void rst_slow_calls(struct rst_task *t)
 	t->rm.fast_ip = 0;
 }
 
+int rst_batch_begin(struct rst_task *t, struct remote *rm)
+{
+	return t->tramp ? remote_batch_begin(rm, t->tramp + RST_BATCH_OFF) : 0;
+}
+
 int rst_scratch_put(struct rst_task *t, size_t off, const void *p, size_t n,
 		    uint64_t *addr)
 {

@@ -34,6 +34,8 @@ struct log_times {
 	uint64_t ns[LP_NR];
 	uint32_t n[LP_NR];
 	uint64_t bytes;			/* of LP_PAGES */
+	uint32_t batches, batched;	/* of LP_REMOTE: stops made by the
+					 * batch runner, calls made in them */
 	uint64_t kind_ns[LOG_MAX_KINDS];	/* LP_KINDS, per kind index */
 };
 

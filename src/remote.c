@@ -284,6 +284,8 @@ int remote_adopt(struct remote *r, pid_t tid, const struct remote *like)
 	r->sp = like->sp;
 	r->fast_ip = like->fast_ip;
 	r->fast_end = like->fast_end;
+	r->batch_ip = like->batch_ip;
+	r->batch_end = like->batch_end;
 	ret = wait_stop(r, &status);
 	if (!ret)
 		ret = wait_event_stop(r, status, NULL);
@@ -416,13 +418,13 @@ static int call_end(struct remote *r, struct call *k, long *res)
  * to the SIGSTOP it sends itself after the call (the signal discarded:
  * it never stops the task).  A signal met before is kept, as when the
  * task was seized (a SIGSTOP of someone else's too: steal_signal()). */
-static int run_fast(struct remote *r, struct call *k, long *res, long nr)
+int remote_run_stop(struct remote *r, arch_regs_t *regs, uint64_t end, long nr)
 {
 	int status, ret;
 
 	if (r->sp)
-		arch_set_sp(&k->regs, r->sp);
-	if (arch_set_regs(r->pid, &k->regs))
+		arch_set_sp(regs, r->sp);
+	if (arch_set_regs(r->pid, regs))
 		return log_err(r->log, errno, "setting registers of %d:", r->pid);
 	test_point(r->log, "call set");
 	for (int again = 0;; again++) {
@@ -431,10 +433,10 @@ static int run_fast(struct remote *r, struct call *k, long *res, long nr)
 		ret = wait_stop(r, &status);
 		if (ret)
 			return ret;
-		if (arch_get_regs(r->pid, &k->regs))
+		if (arch_get_regs(r->pid, regs))
 			return log_err(r->log, errno, "registers of %d:", r->pid);
 		if (is_signal_stop(status) && WSTOPSIG(status) == SIGSTOP &&
-		    arch_ip(&k->regs) == r->fast_end)
+		    arch_ip(regs) == end)
 			break;
 		if (again >= 16 || !(is_event_stop(status) || is_signal_stop(status)))
 			return log_err(r->log, EIO,
@@ -444,8 +446,16 @@ static int run_fast(struct remote *r, struct call *k, long *res, long nr)
 			return ret;
 	}
 	test_point(r->log, "call exit stop");
-	*res = arch_fast_result(&k->regs);
 	return 0;
+}
+
+static int run_fast(struct remote *r, struct call *k, long *res, long nr)
+{
+	int ret = remote_run_stop(r, &k->regs, r->fast_end, nr);
+
+	if (!ret)
+		*res = arch_fast_result(&k->regs);
+	return ret;
 }
 
 /* Run the call set up in @k->regs to its syscall-exit stop. */
@@ -513,9 +523,10 @@ static int call_regs(struct remote *r, struct call *k, long nr, const long in[6]
 int remote_call(struct remote *r, long *res, long nr, long a1, long a2,
 		long a3, long a4, long a5, long a6)
 {
+
 	const long a[6] = { a1, a2, a3, a4, a5, a6 };
 	struct call k;
-	int ret = call_regs(r, &k, nr, a);
+	int ret = remote_flush(r) ?: call_regs(r, &k, nr, a);
 
 	return ret ? ret : run_call(r, &k, res, nr, false);
 }
@@ -572,6 +583,8 @@ int remote_call_each(struct remote **rms, int n, long nr, const long (*a)[6],
 	uint64_t t0 = log_now();
 	int ret = 0;
 
+	for (int i = 0; i < n && !ret; i++)
+		ret = remote_flush(rms[i]);
 	for (int i = 0; i < n && !ret; i += EACH_BATCH)
 		ret = each_batch(rms + i, n - i < EACH_BATCH ? n - i : EACH_BATCH, nr,
 				 a + i, res + i);
@@ -587,7 +600,10 @@ int remote_call32(struct remote *r, long *res, long nr, long a1, long a2,
 {
 	const long a[6] = { a1, a2, a3, a4, a5, a6 };
 	struct call k;
+	int ret = remote_flush(r);
 
+	if (ret)
+		return ret;
 	if (!r->sc32_ip && !r->call32_ip)
 		return log_err(r->log, ENOSYS, "pid %d: no 32-bit syscall instruction to make 32-bit calls with",
 			       r->pid);
@@ -618,8 +634,13 @@ int rcall32_ok(struct remote *r, long *res, const char *what, long nr,
 int rcall_ok(struct remote *r, long *res, const char *what, long nr,
 	     long a1, long a2, long a3, long a4, long a5, long a6)
 {
+	const long a[6] = { a1, a2, a3, a4, a5, a6 };
 	long v;
-	int ret = remote_call(r, &v, nr, a1, a2, a3, a4, a5, a6);
+	int ret = r->batch && !res ? remote_batch_add(r, what, nr, a) : 1;
+
+	if (ret <= 0)
+		return ret;
+	ret = remote_call(r, &v, nr, a1, a2, a3, a4, a5, a6);
 
 	if (ret)
 		return ret;
@@ -632,7 +653,12 @@ int rcall_ok(struct remote *r, long *res, const char *what, long nr,
 
 int remote_read(struct remote *r, uint64_t addr, void *buf, size_t n)
 {
-	ssize_t k = pread(r->memfd, buf, n, (off_t)addr);
+	int ret = remote_flush(r);
+	ssize_t k;
+
+	if (ret)
+		return ret;
+	k = pread(r->memfd, buf, n, (off_t)addr);
 
 	if (k != (ssize_t)n)
 		return log_err(r->log, k < 0 ? errno : EIO,
@@ -643,7 +669,12 @@ int remote_read(struct remote *r, uint64_t addr, void *buf, size_t n)
 
 int remote_write(struct remote *r, uint64_t addr, const void *buf, size_t n)
 {
-	ssize_t k = pwrite(r->memfd, buf, n, (off_t)addr);
+	int ret = remote_flush(r);
+	ssize_t k;
+
+	if (ret)
+		return ret;
+	k = pwrite(r->memfd, buf, n, (off_t)addr);
 
 	if (k != (ssize_t)n)
 		return log_err(r->log, k < 0 ? errno : EIO,
@@ -654,8 +685,10 @@ int remote_write(struct remote *r, uint64_t addr, const void *buf, size_t n)
 
 int remote_park(struct remote *r)
 {
-	int status, ret;
+	int status, ret = remote_flush(r);
 
+	if (ret)
+		return ret;
 	if (ptrace(PTRACE_INTERRUPT, r->pid, 0, 0) ||
 	    ptrace(PTRACE_CONT, r->pid, 0, 0))
 		return log_err(r->log, errno, "parking pid %d:", r->pid);
@@ -781,6 +814,8 @@ int remote_halt(struct remote *r)
 
 void remote_close(struct remote *r)
 {
+	free(r->batch);		/* (queued calls of a failed build: dropped) */
+	r->batch = NULL;
 	sfilter_set_free(r->seccomp);
 	r->seccomp = NULL;
 	free(r->stolen);

@@ -24,6 +24,11 @@ struct remote {
 	 * a call.  Its SIGSTOP discards a pending SIGCONT: none once one
 	 * is queued in the process (signals.c). */
 	uint64_t fast_ip, fast_end;
+	/* The trampoline's runner of a table of calls (arch_tramp.batch_off)
+	 * and where it stops, 0: none; and the calls queued for it while a
+	 * batch is open (remote_batch_begin()), NULL: none. */
+	uint64_t batch_ip, batch_end;
+	struct rbatch *batch;
 	arch_regs_t regs;	/* as found at seize */
 	uint64_t sigmask;	/* blocked mask as found at seize */
 	bool seized;
@@ -91,6 +96,30 @@ int rcall_ok(struct remote *r, long *res, const char *what, long nr,
 #define rcheck_(r, res, what, nr, a, b, c, d, e, f, ...) \
 	rcall_ok(r, res, what, nr, (long)(a), (long)(b), (long)(c), \
 		 (long)(d), (long)(e), (long)(f))
+
+/* -- calls in one stop (remote_batch.c).  Between begin and end, a
+ * call made through rcheck() whose result is not asked for (@res NULL)
+ * is queued, not made; the queue is made in one stop by the trampoline's
+ * runner, in order, up to the first that fails, whose @what the error
+ * names.  Anything else done to the task through this file (a call
+ * whose result is asked for, a read or write of its memory) makes the
+ * queue first; whatever else acts on the task (ptrace, /proc, a
+ * userfaultfd) must call remote_flush() first.  Where the runner cannot
+ * be used (none in the port, a guarded task or one under seccomp, or
+ * fast_ip dropped: rst_slow_calls()), each call is made at once or, if
+ * queued before, one by one at the flush.  @table: REMOTE_BATCH_BYTES
+ * of the task's memory that nothing else uses meanwhile. */
+#define REMOTE_BATCH_MAX	48
+#define REMOTE_BATCH_BYTES	(REMOTE_BATCH_MAX * 64)
+int remote_batch_begin(struct remote *r, uint64_t table);
+int remote_flush(struct remote *r);
+/* @run false: what is queued is dropped (a build that failed) */
+int remote_batch_end(struct remote *r, bool run);
+/* (rcall_ok()'s: 0 queued, 1 not, to be made at once; or an error) */
+int remote_batch_add(struct remote *r, const char *what, long nr, const long a[6]);
+/* (remote_batch.c's: the task run from @regs to the trampoline's SIGSTOP
+ * at @end; @regs then as it stopped) */
+int remote_run_stop(struct remote *r, arch_regs_t *regs, uint64_t end, long nr);
 
 /* The same through int $0x80: the 32-bit (compat) system call @nr, its
  * arguments in ebx, ecx, edx, esi, edi, ebp; for what the kernel keeps

@@ -61,6 +61,9 @@ static void inside_line(struct ckpt_log *l, const struct log_times *t)
 	if (t->n[LP_REMOTE])
 		n += snprintf(buf + n, sizeof(buf) - n, "%u remote calls %.1f ms",
 			      t->n[LP_REMOTE], ms(t->ns[LP_REMOTE]));
+	if (t->batches && n < sizeof(buf))
+		n += snprintf(buf + n, sizeof(buf) - n, " (%u of them in %u batches)",
+			      t->batched, t->batches);
 	if (t->n[LP_PROC] && n < sizeof(buf))
 		n += snprintf(buf + n, sizeof(buf) - n, "%s%u /proc maps reads %.1f ms",
 			      n ? ", " : "", t->n[LP_PROC], ms(t->ns[LP_PROC]));

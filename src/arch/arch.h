@@ -76,6 +76,12 @@ long arch_call_result(const arch_regs_t *r);
  * arch_tramp's fast_off): the call's result, kept aside from the
  * calls that follow it there. */
 long arch_fast_result(const arch_regs_t *r);
+/* @r made to run the trampoline's runner at @ip over the table of calls
+ * from @table to @end (where the port has one: arch_tramp's batch_off). */
+void arch_set_batch(arch_regs_t *r, uint64_t ip, uint64_t table, uint64_t end);
+/* At its stop: where it stopped in the table (@end: all made) and the
+ * result of the call there. */
+void arch_batch_result(const arch_regs_t *r, uint64_t *at, long *res);
 /* What seccomp sees of the call set in @r. */
 void arch_call_data(const arch_regs_t *r, bool compat, struct seccomp_data *d);
 /* @r made a harmless call instead: @k 0 getpid(), 1 read(-1, ...);
@@ -121,7 +127,11 @@ extern char ckpt_puppet_syscall[];
  * sc_off (at sc32_off the 32-bit one, if any; -1: none).  At fast_off
  * (-1: none) the one-stop sequence: the call, its result kept aside,
  * then tkill(gettid(), SIGSTOP), whose delivery stops the task under
- * ptrace at fast_end; a call made so costs one stop, not two. */
+ * ptrace at fast_end; a call made so costs one stop, not two.  At
+ * batch_off (-1: none) the runner of a table of calls (remote_batch.c):
+ * each made in turn, its result stored in its entry, up to the end of
+ * the table or the first that fails, then the same SIGSTOP, at
+ * batch_end. */
 struct arch_tramp {
 	const uint8_t *code;
 	size_t len;
@@ -129,6 +139,8 @@ struct arch_tramp {
 	int32_t sc32_off;
 	int32_t fast_off;
 	uint32_t fast_end;
+	int32_t batch_off;
+	uint32_t batch_end;
 };
 extern const struct arch_tramp arch_tramp;
 

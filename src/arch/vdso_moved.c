@@ -56,10 +56,10 @@ int vdso_check(struct rst_ctx *c, struct rst_task *t, const struct mm_state *s)
 int vdso_map(struct rst_task *t, const struct mm_state *s)
 {
 	struct vma_list now;
-	int ret = proc_smaps(t->pid, &now);
+	int ret = remote_flush(&t->rm) ?: proc_smaps(t->pid, &now);
 
 	if (ret)
-		return log_err(t->rm.log, -ret, "pid %d: reading maps:", t->pid);
+		return ret < 0 ? log_err(t->rm.log, -ret, "pid %d: reading maps:", t->pid) : ret;
 	for (int k = 0; k < 2 && !ret; k++)
 		for (int i = 0; i < s->nr && !ret; i++) {
 			const struct rec_vma *v = &s->vmas[i].v;

@@ -300,10 +300,8 @@ struct open_file {
 
 static void open_file_close(struct rst_task *t, struct open_file *of)
 {
-	long r;
-
-	if (of->fd >= 0)
-		rcall(&t->rm, &r, SYS_close, of->fd);
+	if (of->fd >= 0)	/* (no result asked for: queued in a batch) */
+		rcheck(&t->rm, NULL, "close", SYS_close, of->fd);
 	of->fd = -1;
 }
 
@@ -332,7 +330,7 @@ static int map_vma(struct rst_ctx *c, struct rst_task *t, const struct rst_vma *
 	int flags = v->v.flags | MAP_FIXED |
 		    (v->v.madv & VMA_NORESERVE ? MAP_NORESERVE : 0);
 	const struct shm_first *first = v->v.shm_id ? mm_shm_first(c, v->v.shm_id) : NULL;
-	long fd = -1, res;
+	long fd = -1, res = v->v.start;
 	int ret;
 
 	if (v->v.kind == VMA_SYSV) {
@@ -371,11 +369,11 @@ static int map_vma(struct rst_ctx *c, struct rst_task *t, const struct rst_vma *
 		flags = (flags & ~MAP_PRIVATE) | MAP_DROPPABLE;
 	if (first && fd < 0 && (first->base != v->v.pgoff || first->size != len))
 		ret = map_shm_whole(t, v, first, prot, flags, &res);
-	else
-		ret = rcheck(&t->rm, &res, "mmap", SYS_mmap, v->v.start, len, prot,
+	else	/* (MAP_FIXED: at its place or failed; queued in a batch) */
+		ret = rcheck(&t->rm, NULL, "mmap", SYS_mmap, v->v.start, len, prot,
 			     flags, fd, fd >= 0 ? off : 0);
 	if (fd >= 0 && fd != of->fd)
-		rcall(&t->rm, &fd, SYS_close, fd);
+		rcheck(&t->rm, NULL, "close", SYS_close, fd);
 	if (ret)
 		return log_err(t->rm.log, t->rm.log->err, "pid %d: mapping 0x%llx-0x%llx %s failed",
 			       t->pid, (unsigned long long)v->v.start,
@@ -387,7 +385,11 @@ static int map_vma(struct rst_ctx *c, struct rst_task *t, const struct rst_vma *
 	/* (--lazy: the loader brings them, mm_lazy.c; ckpt places them,
 	 * mm_place.c; or the puppet reads them) */
 	if (!ret && !mm_lazy_area(c, v)) {
-		ret = how != PLACE_NONE ? placer_add(pl, v, how) : 1;
+		/* (ckpt places them from outside: the area must be there) */
+		if (how != PLACE_NONE)
+			ret = remote_flush(&t->rm) ?: placer_add(pl, v, how);
+		else
+			ret = 1;
 		if (ret == 1)
 			ret = fill_pages(c, t, v, false);
 	}
@@ -539,9 +541,9 @@ static int unmap_all_but(struct rst_task *t, const struct mm_state *s,
 			 const struct rst_vma **keep)
 {
 	uint64_t at = 0, lo = t->tramp, hi = t->tramp + t->tramp_len;
+	int ret = remote_flush(&t->rm);	/* (its maps read as they are) */
 	uint64_t top = puppet_top(t->pid);
 	bool tramp_done = !lo;
-	int ret = 0;
 
 	for (int i = 0; i <= s->nr && !ret; i++) {
 		uint64_t start = i < s->nr && s->vmas[i].v.start < top ?
@@ -602,7 +604,11 @@ static int mm_build(struct rst_ctx *c, struct rst_task *t, struct mm_state *s)
 	const struct rst_vma **keep = calloc(s->nr + 1, sizeof(*keep));
 	struct open_file of = { .fd = -1 };
 	struct placer pl = { .ufd = -1, .memfd = -1 };
-	int ret = keep ? 0 : log_err(c->log, ENOMEM, "mm:");
+	int ret = keep ? 0 : log_err(c->log, ENOMEM, "mm:"), end;
+
+	/* the areas' mmap, mprotect, madvise: in as few stops as can be */
+	if (!ret)
+		ret = rst_batch_begin(t, &t->rm);
 
 	for (int i = 0; i < s->nr && !ret; i++)
 		keep[i] = inherited(ps, &s->vmas[i]);
@@ -627,7 +633,8 @@ static int mm_build(struct rst_ctx *c, struct rst_task *t, struct mm_state *s)
 		else if (s->vmas[i].v.kind == VMA_PACKET)
 			ret = map_packet(c, t, &s->vmas[i]);
 	open_file_close(t, &of);
-	ret = placer_end(&pl, ret);
+	end = remote_batch_end(&t->rm, !ret);
+	ret = placer_end(&pl, ret ?: end);
 	free((void *)keep);
 	if (!ret)
 		ret = mm_aio_restore(t, s);

@@ -619,10 +619,11 @@ static int attach_part(struct rst_ctx *c, struct rst_task *t,
 	struct vma_list busy;
 	uint64_t gap, len = v->end - v->start;
 	long res;
-	int ret = proc_smaps(t->pid, &busy);
+	/* (the areas queued in a batch before this one mapped first) */
+	int ret = remote_flush(&t->rm) ?: proc_smaps(t->pid, &busy);
 
 	if (ret)
-		return log_err(c->log, -ret, "pid %d: reading maps:", t->pid);
+		return ret < 0 ? log_err(c->log, -ret, "pid %d: reading maps:", t->pid) : ret;
 	ret = rst_find_gap(c, &busy, seglen, &gap);
 	vma_list_free(&busy);
 	if (ret)

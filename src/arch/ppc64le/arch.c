@@ -79,6 +79,16 @@ long arch_fast_result(const arch_regs_t *r)
 	return (long)r->gpr[31];
 }
 
+void arch_set_batch(arch_regs_t *r, uint64_t ip, uint64_t table, uint64_t end)
+{
+}
+
+void arch_batch_result(const arch_regs_t *r, uint64_t *at, long *res)
+{
+	*at = 0;
+	*res = -ENOSYS;
+}
+
 void arch_call_data(const arch_regs_t *r, bool compat, struct seccomp_data *d)
 {
 	d->nr = r->gpr[0];
@@ -119,6 +129,7 @@ static const uint8_t tramp_code[48] = {
 const struct arch_tramp arch_tramp = {
 	.code = tramp_code, .len = sizeof(tramp_code), .sc_off = 0, .sc32_off = -1,
 	.fast_off = 8, .fast_end = 44,
+	.batch_off = -1,	/* (none yet: each call its own stop) */
 };
 
 const long arch_nr32_openat = -1;

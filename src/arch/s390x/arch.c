@@ -89,6 +89,16 @@ long arch_fast_result(const arch_regs_t *r)
 	return r->r.gprs[13];
 }
 
+void arch_set_batch(arch_regs_t *r, uint64_t ip, uint64_t table, uint64_t end)
+{
+}
+
+void arch_batch_result(const arch_regs_t *r, uint64_t *at, long *res)
+{
+	*at = 0;
+	*res = -ENOSYS;
+}
+
 void arch_call_data(const arch_regs_t *r, bool compat, struct seccomp_data *d)
 {
 	d->nr = r->r.gprs[1];
@@ -129,6 +139,7 @@ static const uint8_t tramp_code[28] = {
 const struct arch_tramp arch_tramp = {
 	.code = tramp_code, .len = sizeof(tramp_code), .sc_off = 0, .sc32_off = -1,
 	.fast_off = 4, .fast_end = 26,
+	.batch_off = -1,	/* (none yet: each call its own stop) */
 };
 
 const long arch_nr32_openat = -1;

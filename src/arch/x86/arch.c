@@ -81,6 +81,19 @@ long arch_fast_result(const arch_regs_t *r)
 	return r->rbx;
 }
 
+void arch_set_batch(arch_regs_t *r, uint64_t ip, uint64_t table, uint64_t end)
+{
+	call_mode(r, 0, ip);
+	r->r12 = table;
+	r->r13 = end;
+}
+
+void arch_batch_result(const arch_regs_t *r, uint64_t *at, long *res)
+{
+	*at = r->r12;
+	*res = r->rbx;
+}
+
 void arch_call_data(const arch_regs_t *g, bool compat, struct seccomp_data *d)
 {
 	d->nr = g->rax;
@@ -131,9 +144,14 @@ void arch_make_real(arch_regs_t *now, const arch_regs_t *real)
  * configuration at 64 (one 16x64 tile); tilezero tmm0, which touches
  * tile data (what XFD traps on); tilerelease; syscall; int3.  At
  * TRAMP_FAST (128): syscall; the result into rbx; tkill(gettid(),
- * SIGSTOP); int3 (never reached: the SIGSTOP stops it first). */
+ * SIGSTOP); int3 (never reached: the SIGSTOP stops it first).  At
+ * TRAMP_BATCH (160): the runner of the table of 64-byte entries (nr,
+ * six arguments, result) from r12 to r13: each call made, its result
+ * stored, r12 on to the next while none fails; then the failed one's
+ * result (or 0) into rbx and the same SIGSTOP. */
 #define TRAMP_FAST 128
-static const uint8_t tramp_code[160] = {
+#define TRAMP_BATCH 160
+static const uint8_t tramp_code[256] = {
 	0x0f, 0x05, 0xcc, [4] = 0xcd, 0x80, 0xcc, [16] = 0xc4, 0xe2, 0x78, 0x49, 0x05,
 	0x27, 0x00, 0x00, 0x00,		/* rip (25) + 39 = 64 */
 	0xc4, 0xe2, 0x7b, 0x49, 0xc0,	/* tilezero %tmm0 */
@@ -148,11 +166,36 @@ static const uint8_t tramp_code[160] = {
 	0xb8, 0xc8, 0x00, 0x00, 0x00,	/* mov $200 (tkill),%eax */
 	0x0f, 0x05,			/* syscall */
 	0xcc,				/* int3: at TRAMP_FAST + 26 */
+	[TRAMP_BATCH] = 0x4d, 0x39, 0xec,	/* 1: cmp %r13,%r12 */
+	0x73, 0x37,			/* jae 3f */
+	0x49, 0x8b, 0x04, 0x24,		/* mov (%r12),%rax */
+	0x49, 0x8b, 0x7c, 0x24, 0x08,	/* mov 8(%r12),%rdi */
+	0x49, 0x8b, 0x74, 0x24, 0x10,	/* mov 16(%r12),%rsi */
+	0x49, 0x8b, 0x54, 0x24, 0x18,	/* mov 24(%r12),%rdx */
+	0x4d, 0x8b, 0x54, 0x24, 0x20,	/* mov 32(%r12),%r10 */
+	0x4d, 0x8b, 0x44, 0x24, 0x28,	/* mov 40(%r12),%r8 */
+	0x4d, 0x8b, 0x4c, 0x24, 0x30,	/* mov 48(%r12),%r9 */
+	0x0f, 0x05,			/* syscall */
+	0x49, 0x89, 0x44, 0x24, 0x38,	/* mov %rax,56(%r12) */
+	0x48, 0x3d, 0x01, 0xf0, 0xff, 0xff, /* cmp $-4095,%rax */
+	0x73, 0x08,			/* jae 2f */
+	0x49, 0x83, 0xc4, 0x40,		/* add $64,%r12 */
+	0xeb, 0xc4,			/* jmp 1b */
+	0x31, 0xc0,			/* 3: xor %eax,%eax */
+	0x48, 0x89, 0xc3,		/* 2: mov %rax,%rbx */
+	0xb8, 0xba, 0x00, 0x00, 0x00,	/* mov $186 (gettid),%eax */
+	0x0f, 0x05,			/* syscall */
+	0x89, 0xc7,			/* mov %eax,%edi */
+	0xbe, 0x13, 0x00, 0x00, 0x00,	/* mov $19 (SIGSTOP),%esi */
+	0xb8, 0xc8, 0x00, 0x00, 0x00,	/* mov $200 (tkill),%eax */
+	0x0f, 0x05,			/* syscall */
+	0xcc,				/* int3: at TRAMP_BATCH + 86 */
 };
 
 const struct arch_tramp arch_tramp = {
 	.code = tramp_code, .len = sizeof(tramp_code), .sc_off = 0, .sc32_off = 4,
 	.fast_off = TRAMP_FAST, .fast_end = TRAMP_FAST + 26,
+	.batch_off = TRAMP_BATCH, .batch_end = TRAMP_BATCH + 86,
 };
 
 const long arch_nr32_openat = NR32_openat;

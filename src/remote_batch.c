@@ -1,0 +1,144 @@
+/* remote_batch.c - remote calls queued and made in one stop: the
+ * trampoline's runner (arch_tramp.batch_off) makes each call of a table
+ * in the task in turn and stops at the end or at the first that fails.
+ * A restart's calls are mostly of that kind: an area mapped at its
+ * place, protected, advised; a call's two ptrace stops cost 15-25 us
+ * here, the call itself a microsecond. */
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "remote.h"
+
+struct rbatch_entry {	/* as the runner reads it: 64 bytes */
+	int64_t nr, a[6], res;
+};
+
+struct rbatch {
+	uint64_t table;		/* its place in the task */
+	int n;
+	struct rbatch_entry e[REMOTE_BATCH_MAX];
+	const char *what[REMOTE_BATCH_MAX];
+};
+
+_Static_assert(sizeof(struct rbatch_entry) * REMOTE_BATCH_MAX == REMOTE_BATCH_BYTES,
+	       "the runner's entries are 64 bytes");
+
+int remote_batch_begin(struct remote *r, uint64_t table)
+{
+	if (r->batch || !r->batch_ip)
+		return 0;
+	r->batch = calloc(1, sizeof(*r->batch));
+	if (!r->batch)
+		return log_err(r->log, ENOMEM, "pid %d: a batch of calls:", r->pid);
+	r->batch->table = table;
+	return 0;
+}
+
+int remote_batch_end(struct remote *r, bool run)
+{
+	int ret = run ? remote_flush(r) : 0;
+
+	free(r->batch);
+	r->batch = NULL;
+	return ret;
+}
+
+/* The runner stops on a SIGSTOP, as the one-stop calls do: not where
+ * those may not be used. */
+static bool runner_ok(const struct remote *r)
+{
+	return r->batch_ip && r->fast_ip && !r->guarded && !r->seccomp;
+}
+
+int remote_batch_add(struct remote *r, const char *what, long nr, const long a[6])
+{
+	struct rbatch *b = r->batch;
+	uint8_t mem[ARCH_CALL_MEM];
+	int arg, ret;
+
+	/* (a clone's child would run the runner on) */
+	if (!runner_ok(r) || nr == SYS_clone || nr == SYS_clone3 ||
+	    arch_call_mem(nr, a, mem, &arg))
+		return 1;
+	if (b->n == REMOTE_BATCH_MAX && (ret = remote_flush(r)))
+		return ret;
+	b->e[b->n] = (struct rbatch_entry){
+		.nr = nr, .a = { a[0], a[1], a[2], a[3], a[4], a[5] },
+	};
+	b->what[b->n++] = what;
+	return 0;
+}
+
+/* (its first two arguments say which: an area's start and length) */
+static int failed(struct remote *r, const struct rbatch *b, int i, long res)
+{
+	return log_err(r->log, res < 0 && res > -4096 ? (int)-res : EIO,
+		       "pid %d: %s (0x%llx, 0x%llx):", r->pid, b->what[i],
+		       (unsigned long long)b->e[i].a[0], (unsigned long long)b->e[i].a[1]);
+}
+
+/* Without the runner: each call on its own (the queue is empty now). */
+static int one_by_one(struct remote *r, const struct rbatch *b, int n)
+{
+	for (int i = 0; i < n; i++) {
+		const int64_t *a = b->e[i].a;
+		long v;
+		int ret = remote_call(r, &v, b->e[i].nr, a[0], a[1], a[2], a[3],
+				      a[4], a[5]);
+
+		if (ret)
+			return ret;
+		if (v < 0 && v > -4096)
+			return failed(r, b, i, v);
+	}
+	return 0;
+}
+
+static int run_table(struct remote *r, const struct rbatch *b, int n)
+{
+	size_t len = n * sizeof(b->e[0]);
+	arch_regs_t regs = r->regs;
+	uint64_t at;
+	long res;
+	int ret;
+
+	if (pwrite(r->memfd, b->e, len, (off_t)b->table) != (ssize_t)len)
+		return log_err(r->log, errno, "pid %d: writing a batch of calls:", r->pid);
+	arch_set_batch(&regs, r->batch_ip, b->table, b->table + len);
+	ret = remote_run_stop(r, &regs, r->batch_end, b->e[0].nr);
+	if (ret)
+		return ret;
+	arch_batch_result(&regs, &at, &res);
+	if (at == b->table + len)
+		return 0;
+	if (at < b->table || at > b->table + len || (at - b->table) % sizeof(b->e[0]))
+		return log_err(r->log, EIO, "pid %d: a batch of calls stopped at 0x%llx",
+			       r->pid, (unsigned long long)at);
+	return failed(r, b, (at - b->table) / sizeof(b->e[0]), res);
+}
+
+int remote_flush(struct remote *r)
+{
+	struct rbatch *b = r->batch;
+	uint64_t t0;
+	int n, ret;
+
+	if (!b || !b->n)
+		return 0;
+	n = b->n;
+	b->n = 0;	/* (the calls made one by one do not queue again) */
+	/* (one call: its own stop costs less than writing a table) */
+	if (!runner_ok(r) || n == 1)
+		return one_by_one(r, b, n);
+	t0 = log_now();
+	ret = run_table(r, b, n);
+	if (r->log) {
+		r->log->times.ns[LP_REMOTE] += log_now() - t0;
+		r->log->times.n[LP_REMOTE] += n;
+		r->log->times.batches++;
+		r->log->times.batched += n;
+	}
+	return ret;
+}
