@@ -285,7 +285,6 @@ int remote_adopt(struct remote *r, pid_t tid, const struct remote *like)
 	r->fast_ip = like->fast_ip;
 	r->fast_end = like->fast_end;
 	r->batch_ip = like->batch_ip;
-	r->batch_end = like->batch_end;
 	ret = wait_stop(r, &status);
 	if (!ret)
 		ret = wait_event_stop(r, status, NULL);
@@ -523,7 +522,6 @@ static int call_regs(struct remote *r, struct call *k, long nr, const long in[6]
 int remote_call(struct remote *r, long *res, long nr, long a1, long a2,
 		long a3, long a4, long a5, long a6)
 {
-
 	const long a[6] = { a1, a2, a3, a4, a5, a6 };
 	struct call k;
 	int ret = remote_flush(r) ?: call_regs(r, &k, nr, a);

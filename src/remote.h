@@ -24,10 +24,10 @@ struct remote {
 	 * a call.  Its SIGSTOP discards a pending SIGCONT: none once one
 	 * is queued in the process (signals.c). */
 	uint64_t fast_ip, fast_end;
-	/* The trampoline's runner of a table of calls (arch_tramp.batch_off)
-	 * and where it stops, 0: none; and the calls queued for it while a
-	 * batch is open (remote_batch_begin()), NULL: none. */
-	uint64_t batch_ip, batch_end;
+	/* The trampoline's runner of a table of calls (arch_tramp.batch_off;
+	 * it stops at fast_end), 0: none; and the calls queued for it while
+	 * a batch is open (remote_batch_begin()), NULL: none. */
+	uint64_t batch_ip;
 	struct rbatch *batch;
 	arch_regs_t regs;	/* as found at seize */
 	uint64_t sigmask;	/* blocked mask as found at seize */

@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
-#include <unistd.h>
 
 #include "remote.h"
 
@@ -102,12 +101,13 @@ static int run_table(struct remote *r, const struct rbatch *b, int n)
 	arch_regs_t regs = r->regs;
 	uint64_t at;
 	long res;
-	int ret;
+	/* (the queue is empty now: the write makes nothing first) */
+	int ret = remote_write(r, b->table, b->e, len);
 
-	if (pwrite(r->memfd, b->e, len, (off_t)b->table) != (ssize_t)len)
-		return log_err(r->log, errno, "pid %d: writing a batch of calls:", r->pid);
+	if (ret)
+		return ret;
 	arch_set_batch(&regs, r->batch_ip, b->table, b->table + len);
-	ret = remote_run_stop(r, &regs, r->batch_end, b->e[0].nr);
+	ret = remote_run_stop(r, &regs, r->fast_end, b->e[0].nr);
 	if (ret)
 		return ret;
 	arch_batch_result(&regs, &at, &res);

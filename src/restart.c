@@ -207,10 +207,8 @@ static int setup_puppet(struct rst_ctx *c, struct rst_task *t)
 		t->rm.fast_ip = gap + arch_tramp.fast_off;
 		t->rm.fast_end = gap + arch_tramp.fast_end;
 	}
-	if (arch_tramp.batch_off >= 0) {
+	if (arch_tramp.batch_off >= 0)
 		t->rm.batch_ip = gap + arch_tramp.batch_off;
-		t->rm.batch_end = gap + arch_tramp.batch_end;
-	}
 	t->rm.sp = gap + TRAMP_LEN - 64;
 	/* fds may be numbered up to the hard limit in the saved process */
 	getrlimit(RLIMIT_NOFILE, &nofile);

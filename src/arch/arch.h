@@ -130,8 +130,8 @@ extern char ckpt_puppet_syscall[];
  * ptrace at fast_end; a call made so costs one stop, not two.  At
  * batch_off (-1: none) the runner of a table of calls (remote_batch.c):
  * each made in turn, its result stored in its entry, up to the end of
- * the table or the first that fails, then the same SIGSTOP, at
- * batch_end. */
+ * the table or the first that fails, then the same SIGSTOP, stopping
+ * at fast_end too. */
 struct arch_tramp {
 	const uint8_t *code;
 	size_t len;
@@ -140,7 +140,6 @@ struct arch_tramp {
 	int32_t fast_off;
 	uint32_t fast_end;
 	int32_t batch_off;
-	uint32_t batch_end;
 };
 extern const struct arch_tramp arch_tramp;
 

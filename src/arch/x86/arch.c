@@ -147,8 +147,9 @@ void arch_make_real(arch_regs_t *now, const arch_regs_t *real)
  * SIGSTOP); int3 (never reached: the SIGSTOP stops it first).  At
  * TRAMP_BATCH (160): the runner of the table of 64-byte entries (nr,
  * six arguments, result) from r12 to r13: each call made, its result
- * stored, r12 on to the next while none fails; then the failed one's
- * result (or 0) into rbx and the same SIGSTOP. */
+ * stored, r12 on to the next while none fails; then, with the failed
+ * one's result (or 0) in rax, on to the one-stop sequence's tail: rax
+ * into rbx, the SIGSTOP. */
 #define TRAMP_FAST 128
 #define TRAMP_BATCH 160
 static const uint8_t tramp_code[256] = {
@@ -182,20 +183,13 @@ static const uint8_t tramp_code[256] = {
 	0x49, 0x83, 0xc4, 0x40,		/* add $64,%r12 */
 	0xeb, 0xc4,			/* jmp 1b */
 	0x31, 0xc0,			/* 3: xor %eax,%eax */
-	0x48, 0x89, 0xc3,		/* 2: mov %rax,%rbx */
-	0xb8, 0xba, 0x00, 0x00, 0x00,	/* mov $186 (gettid),%eax */
-	0x0f, 0x05,			/* syscall */
-	0x89, 0xc7,			/* mov %eax,%edi */
-	0xbe, 0x13, 0x00, 0x00, 0x00,	/* mov $19 (SIGSTOP),%esi */
-	0xb8, 0xc8, 0x00, 0x00, 0x00,	/* mov $200 (tkill),%eax */
-	0x0f, 0x05,			/* syscall */
-	0xcc,				/* int3: at TRAMP_BATCH + 86 */
+	0xeb, 0xa2,			/* 2: jmp TRAMP_FAST + 2 */
 };
 
 const struct arch_tramp arch_tramp = {
 	.code = tramp_code, .len = sizeof(tramp_code), .sc_off = 0, .sc32_off = 4,
 	.fast_off = TRAMP_FAST, .fast_end = TRAMP_FAST + 26,
-	.batch_off = TRAMP_BATCH, .batch_end = TRAMP_BATCH + 86,
+	.batch_off = TRAMP_BATCH,
 };
 
 const long arch_nr32_openat = NR32_openat;

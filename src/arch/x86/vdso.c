@@ -81,7 +81,6 @@ int vdso_map(struct rst_task *t, const struct mm_state *s)
 	struct vma_list now;
 	uint64_t base = 0, vdso = 0;
 	bool placed;
-	long res;
 	int ret;
 
 	for (int i = 0; i < s->nr; i++) {
@@ -92,11 +91,12 @@ int vdso_map(struct rst_task *t, const struct mm_state *s)
 	}
 	if (!vdso)
 		return 0;
-	/* (its result asked for: made now, not queued, for the maps below) */
-	ret = rcheck(&t->rm, &res, ia32 ? "arch_prctl(ARCH_MAP_VDSO_32)"
+	ret = rcheck(&t->rm, NULL, ia32 ? "arch_prctl(ARCH_MAP_VDSO_32)"
 					: "arch_prctl(ARCH_MAP_VDSO_64)",
 		     SYS_arch_prctl, ia32 ? ARCH_MAP_VDSO_32 : ARCH_MAP_VDSO_64,
 		     base ? base : vdso);
+	/* (made, if queued in a batch, before its maps are read) */
+	ret = ret ?: remote_flush(&t->rm);
 	if (ret)
 		return ret;
 	ret = proc_smaps(t->pid, &now);
