@@ -29,7 +29,13 @@
 #   tmux      a tmux server and its shell (a command typed after restart runs)
 #   postgres  PostgreSQL (postmaster and its workers, as user postgres; a
 #             row inserted before is summed with one inserted after)
-#   redis-server and nginx are not installed here; see bench/README.md.
+#   redis-server  redis with 20000 keys (they are all there after; a
+#             counter goes on)
+#   nginx     nginx, master and one worker (the same worker answers after);
+#             the worker as root: CRIU cannot dump a www-data worker here
+#             (prlimit of another uid needs CAP_SYS_RESOURCE)
+#   (apt-get install redis-server nginx-light: neither is started as a
+#   service without systemd)
 # Only processes this script started (or restored) are signalled, by
 # pid; everything is removed on exit.
 set -u
@@ -321,6 +327,64 @@ postgres_check() {
 	wait_gone "$PID" 20
 }
 
+rc() { redis-cli -p 16379 "$@"; }
+redis-server_start() {
+	setsid redis-server --port 16379 --bind 127.0.0.1 --save '' --appendonly no \
+		--daemonize no --dir "$WORK" --enable-debug-command local \
+		</dev/null >"$WORK/redis.log" 2>&1 &
+	PID=$!
+	disown
+	PIDS+=("$PID")
+	wait_until 10 rc ping || { say "real: redis did not start: $(tail -n 1 "$WORK/redis.log")"; return 1; }
+	rc debug populate 20000 >/dev/null && rc set n 5 >/dev/null
+}
+redis-server_check() {
+	local k n
+	k=$(rc dbsize) n=$(rc incr n)
+	[ "$k $n" = "20001 6" ] || { say "real: redis had '$k' keys and counted '$n'"; return 1; }
+	rc shutdown nosave >/dev/null 2>&1
+	wait_gone "$PID" 10
+}
+
+nginx_start() {
+	mkdir -p "$WORK/nginx"
+	cat >"$WORK/nginx/conf" <<-EOF
+	daemon off;
+	master_process on;
+	user root root;
+	worker_processes 1;
+	pid $WORK/nginx/pid;
+	error_log $WORK/nginx/err;
+	events { worker_connections 64; }
+	http {
+	    access_log off;
+	    client_body_temp_path $WORK/nginx/body;
+	    proxy_temp_path $WORK/nginx/proxy;
+	    fastcgi_temp_path $WORK/nginx/fcgi;
+	    scgi_temp_path $WORK/nginx/scgi;
+	    uwsgi_temp_path $WORK/nginx/uwsgi;
+	    server {
+	        listen 127.0.0.1:18080;
+	        location / { return 200 "worker \$pid"; }
+	    }
+	}
+	EOF
+	setsid nginx -c "$WORK/nginx/conf" -p "$WORK/nginx" </dev/null >"$WORK/nginx/out" 2>&1 &
+	PID=$!
+	disown
+	PIDS+=("$PID")
+	wait_until 10 curl -sf http://127.0.0.1:18080/ ||
+		{ say "real: nginx did not start: $(tail -n 1 "$WORK/nginx/err")"; return 1; }
+	NGINX_SAID=$(curl -sf http://127.0.0.1:18080/)
+}
+nginx_check() {
+	local b
+	b=$(curl -sf http://127.0.0.1:18080/)
+	[ "$b" = "$NGINX_SAID" ] || { say "real: nginx said '$NGINX_SAID', then '$b'"; return 1; }
+	kill -QUIT "$PID"
+	wait_gone "$PID" 10
+}
+
 # one program, REPS times, the tools alternating (ckpt first, then CRIU,
 # each on a fresh start of the program)
 bench() {	# NAME COMMAND
@@ -362,9 +426,8 @@ bench python python3
 bench java java
 bench tmux tmux
 id postgres >/dev/null 2>&1 && bench postgres initdb
-for p in redis-server nginx; do
-	command -v $p >/dev/null || rec_s "$p.skip" "not installed"
-done
+bench redis-server redis-server
+bench nginx nginx
 
 python3 - "$RES" "$REPS" "$(cut -d' ' -f1-3 /proc/loadavg)" <<'EOF'
 import sys, statistics as st
