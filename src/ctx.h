@@ -127,6 +127,13 @@ struct rst_task {
 	bool close_img;		/* the last of those sharing its fd table */
 	bool keep_tramp;	/* a later process sharing its memory (CLONE_VM)
 				 * still needs the trampoline */
+	/* The thread whose batch of calls (remote.h) uses the table in the
+	 * trampoline page (NULL: none open), and the part of the scratch
+	 * rst_scratch_put() puts arguments in meanwhile: [win, win + win_hi),
+	 * moved on past what queued calls were given (win_seen: the
+	 * batch_rm's nr_queued when it was last moved or used). */
+	struct remote *batch_rm;
+	uint32_t win, win_hi, win_seen;
 	void *kind_state[MAX_KINDS];	/* what each kind loaded, by kind index */
 };
 
@@ -206,11 +213,19 @@ void rst_slow_calls(struct rst_task *t);
 
 /* A batch of calls (remote.h) opened on @rm, one of @t's threads, its
  * table in @t's trampoline page past the code (one batch open at a time
- * in a process); nothing where @t has no trampoline. */
+ * in a process); nothing where @t has no trampoline.  Its end makes what
+ * is queued (@run) or drops it. */
 #define RST_BATCH_OFF	1024
 int rst_batch_begin(struct rst_task *t, struct remote *rm);
+int rst_batch_end(struct rst_task *t, struct remote *rm, bool run);
 
-/* The scratch area of a task, for in/out arguments of remote calls. */
+/* The scratch area of a task, for in/out arguments of remote calls:
+ * @n bytes of @p (NULL: room only) at @off, *@addr in the task.  The
+ * offsets of the puts for one call are kept between them.  While a
+ * batch is open, the puts for a call after a queued one go past what
+ * the queued calls were given (none of them is made before the batch
+ * runs), in a part of the scratch that direct users of t->scratch (a
+ * call's output read back at once) do not reach. */
 int rst_scratch_put(struct rst_task *t, size_t off, const void *p, size_t n,
 		    uint64_t *addr);
 

@@ -169,14 +169,69 @@ void rst_slow_calls(struct rst_task *t)
 
 int rst_batch_begin(struct rst_task *t, struct remote *rm)
 {
-	return t->tramp ? remote_batch_begin(rm, t->tramp + RST_BATCH_OFF) : 0;
+	if (!t->tramp)
+		return 0;
+	t->batch_rm = rm;
+	t->win = t->win_hi = 0;
+	t->win_seen = rm->nr_queued;
+	return remote_batch_begin(rm, t->tramp + RST_BATCH_OFF);
+}
+
+int rst_batch_end(struct rst_task *t, struct remote *rm, bool run)
+{
+	if (t->batch_rm == rm)
+		t->batch_rm = NULL;
+	return remote_batch_end(rm, run);
+}
+
+/* Where the puts for a call go while calls are queued: from WIN_FIRST
+ * (the direct users of t->scratch stay below it), and moved back to the
+ * start (the queue made first) when fewer than WIN_ROOM are left, room
+ * for the largest call's arguments (a seccomp filter of 4,096
+ * instructions, a preadv's 1,024 iovecs). */
+#define WIN_FIRST	4096
+#define WIN_ROOM	(40 * 1024)
+
+static int scratch_window(struct rst_task *t, struct remote *q)
+{
+	uint32_t next;
+	int ret;
+
+	if (q->nr_queued == t->win_seen)	/* the same call's puts */
+		return 0;
+	t->win_seen = q->nr_queued;
+	next = (t->win + t->win_hi + 63) & ~63U;
+	next = next < WIN_FIRST ? WIN_FIRST : next;
+	if (!remote_batch_pending(q)) {		/* nothing queued reads any */
+		next = 0;
+	} else if (next + WIN_ROOM > t->scratch_len) {
+		ret = remote_flush(q);
+		if (ret)
+			return ret;
+		next = 0;
+	}
+	t->win = next;
+	t->win_hi = 0;
+	return 0;
 }
 
 int rst_scratch_put(struct rst_task *t, size_t off, const void *p, size_t n,
 		    uint64_t *addr)
 {
-	if (off > t->scratch_len || n > t->scratch_len - off)
+	struct remote *q = t->batch_rm;
+	int ret = q ? scratch_window(t, q) : 0;
+
+	if (ret)
+		return ret;
+	if (!q)
+		t->win = t->win_hi = 0;
+	if (off > t->scratch_len - t->win || n > t->scratch_len - t->win - off)
 		return log_err(t->rm.log, E2BIG, "scratch area overflow");
-	*addr = t->scratch + off;
-	return p ? remote_write(&t->rm, *addr, p, n) : 0;
+	*addr = t->scratch + t->win + off;
+	if (off + n > t->win_hi)
+		t->win_hi = off + n;
+	if (!p)
+		return 0;
+	/* (no queued call was given this part: no need to make them first) */
+	return q ? remote_poke(&t->rm, *addr, p, n) : remote_write(&t->rm, *addr, p, n);
 }

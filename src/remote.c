@@ -667,12 +667,12 @@ int remote_read(struct remote *r, uint64_t addr, void *buf, size_t n)
 
 int remote_write(struct remote *r, uint64_t addr, const void *buf, size_t n)
 {
-	int ret = remote_flush(r);
-	ssize_t k;
+	return remote_flush(r) ?: remote_poke(r, addr, buf, n);
+}
 
-	if (ret)
-		return ret;
-	k = pwrite(r->memfd, buf, n, (off_t)addr);
+int remote_poke(struct remote *r, uint64_t addr, const void *buf, size_t n)
+{
+	ssize_t k = pwrite(r->memfd, buf, n, (off_t)addr);
 
 	if (k != (ssize_t)n)
 		return log_err(r->log, k < 0 ? errno : EIO,

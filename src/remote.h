@@ -29,6 +29,9 @@ struct remote {
 	 * a batch is open (remote_batch_begin()), NULL: none. */
 	uint64_t batch_ip;
 	struct rbatch *batch;
+	/* calls ever queued on it: a count that only grows, so that a user
+	 * of memory the queued calls may read can tell whether any came */
+	uint32_t nr_queued;
 	arch_regs_t regs;	/* as found at seize */
 	uint64_t sigmask;	/* blocked mask as found at seize */
 	bool seized;
@@ -115,6 +118,8 @@ int remote_batch_begin(struct remote *r, uint64_t table);
 int remote_flush(struct remote *r);
 /* @run false: what is queued is dropped (a build that failed) */
 int remote_batch_end(struct remote *r, bool run);
+/* How many calls wait in @r's queue now. */
+int remote_batch_pending(const struct remote *r);
 /* (rcall_ok()'s: 0 queued, 1 not, to be made at once; or an error) */
 int remote_batch_add(struct remote *r, const char *what, long nr, const long a[6]);
 /* (remote_batch.c's: the task run from @regs to the trampoline's SIGSTOP
@@ -133,6 +138,9 @@ int rcall32_ok(struct remote *r, long *res, const char *what, long nr,
 
 int remote_read(struct remote *r, uint64_t addr, void *buf, size_t n);
 int remote_write(struct remote *r, uint64_t addr, const void *buf, size_t n);
+/* The same without making the queue first: into memory that no queued
+ * call reads or writes (a part of the scratch none of them was given). */
+int remote_poke(struct remote *r, uint64_t addr, const void *buf, size_t n);
 /* Bring the task to a stop inside signal delivery, where the kernel will
  * still apply its syscall-restart logic to whatever registers we set. */
 int remote_park(struct remote *r);

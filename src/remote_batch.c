@@ -67,7 +67,13 @@ int remote_batch_add(struct remote *r, const char *what, long nr, const long a[6
 		.nr = nr, .a = { a[0], a[1], a[2], a[3], a[4], a[5] },
 	};
 	b->what[b->n++] = what;
+	r->nr_queued++;
 	return 0;
+}
+
+int remote_batch_pending(const struct remote *r)
+{
+	return r->batch ? r->batch->n : 0;
 }
 
 /* (its first two arguments say which: an area's start and length) */

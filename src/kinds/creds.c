@@ -164,18 +164,35 @@ static int set_caps(struct rst_task *t, struct remote *rm,
 
 /* The last capability this kernel has: those above it are in no
  * bounding set, and asking to drop one is a remote call (23 a thread
- * here) that can only fail with EINVAL. */
+ * here) that can only fail with EINVAL.  -1: not known. */
 static int cap_top(void)
 {
 	FILE *f = fopen("/proc/sys/kernel/cap_last_cap", "re");
-	int cap = 63;
+	int cap = -1;
 
-	/* (unreadable: every one asked, as before) */
 	if (f && (fscanf(f, "%d", &cap) != 1 || cap < 0 || cap > 63))
-		cap = 63;
+		cap = -1;
 	if (f)
 		fclose(f);
 	return cap;
+}
+
+/* Capability @cap out of the bounding set.  Below the kernel's last it
+ * cannot fail, and goes in a batch; past it (@top not known, every one
+ * asked) EINVAL says there is no such capability. */
+static int drop_cap(struct remote *rm, int cap, int top)
+{
+	long r;
+	int ret;
+
+	if (top >= 0)
+		return rcheck(rm, NULL, "prctl(PR_CAPBSET_DROP)", SYS_prctl,
+			      PR_CAPBSET_DROP, cap);
+	ret = remote_call(rm, &r, SYS_prctl, PR_CAPBSET_DROP, cap, 0, 0, 0, 0);
+	if (!ret && r < 0 && r != -EINVAL)
+		ret = log_err(rm->log, (int)-r, "tid %d: dropping capability %d:",
+			      rm->pid, cap);
+	return ret;
 }
 
 /* Credentials belong to each thread: every thread drops to them. */
@@ -187,7 +204,6 @@ static int creds_restore_thread(struct rst_ctx *c, struct rst_task *t,
 	const uint32_t *groups = (const uint32_t *)((const char *)s->groups + sizeof(*rc));
 	struct remote *rm = th->rm;
 	uint64_t addr;
-	long last_cap = 0;
 	int ret, top = cap_top();
 
 	ret = rst_scratch_put(t, 0, groups, rc->nr_groups * 4, &addr);
@@ -197,18 +213,12 @@ static int creds_restore_thread(struct rst_ctx *c, struct rst_task *t,
 	if (!ret)
 		ret = rcheck(rm, NULL, "setresgid", SYS_setresgid, rc->gid[0],
 			     rc->gid[1], rc->gid[2]);
+	/* (it returns the old fsgid, never an error: queued in a batch) */
 	if (!ret)
-		ret = remote_call(rm, &last_cap, SYS_setfsgid, rc->gid[3], 0, 0, 0, 0, 0);
-	for (int cap = 0; cap <= top && !ret; cap++) {
-		long r;
-
-		if (rc->cap_bnd & (1ULL << cap))
-			continue;
-		ret = remote_call(rm, &r, SYS_prctl, PR_CAPBSET_DROP, cap, 0, 0, 0, 0);
-		if (!ret && r < 0 && r != -EINVAL)	/* EINVAL: no such cap */
-			ret = log_err(rm->log, (int)-r, "pid %d: dropping capability %d:",
-				      t->pid, cap);
-	}
+		ret = rcheck(rm, NULL, "setfsgid", SYS_setfsgid, rc->gid[3]);
+	for (int cap = 0; cap <= (top < 0 ? 63 : top) && !ret; cap++)
+		if (!(rc->cap_bnd & (1ULL << cap)))
+			ret = drop_cap(rm, cap, top);
 	/* keep capabilities across the uid change when the target has any */
 	if (!ret)
 		ret = rcheck(rm, NULL, "prctl(PR_SET_SECUREBITS)", SYS_prctl,
@@ -220,7 +230,7 @@ static int creds_restore_thread(struct rst_ctx *c, struct rst_task *t,
 		ret = rcheck(rm, NULL, "setresuid", SYS_setresuid, rc->uid[0],
 			     rc->uid[1], rc->uid[2]);
 	if (!ret)
-		ret = remote_call(rm, &last_cap, SYS_setfsuid, rc->uid[3], 0, 0, 0, 0, 0);
+		ret = rcheck(rm, NULL, "setfsuid", SYS_setfsuid, rc->uid[3]);
 	if (!ret)
 		ret = set_caps(t, rm, rc);
 	if (!ret && !(rc->securebits & SECBIT_KEEP_CAPS_))

@@ -633,7 +633,7 @@ static int mm_build(struct rst_ctx *c, struct rst_task *t, struct mm_state *s)
 		else if (s->vmas[i].v.kind == VMA_PACKET)
 			ret = map_packet(c, t, &s->vmas[i]);
 	open_file_close(t, &of);
-	end = remote_batch_end(&t->rm, !ret);
+	end = rst_batch_end(t, &t->rm, !ret);
 	ret = placer_end(&pl, ret ?: end);
 	free((void *)keep);
 	if (!ret)
