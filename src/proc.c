@@ -108,38 +108,55 @@ int proc_readlink(pid_t pid, const char *name, char *out, size_t n)
 	return 0;
 }
 
-int proc_status_str(pid_t pid, const char *key, char *out, size_t n)
+int status_str(const char *text, const char *key, char *out, size_t n)
 {
-	char *buf, *p;
 	size_t kl = strlen(key);
-	int ret = proc_read(pid, "status", &buf, NULL);
 
-	if (ret)
-		return ret;
-	ret = -ENOENT;
-	for (p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
 		if (strncmp(p, key, kl) || p[kl] != ':')
 			continue;
 		p += kl + 1;
 		p += strspn(p, " \t");
 		snprintf(out, n, "%.*s", (int)strcspn(p, "\n"), p);
-		ret = 0;
-		break;
+		return 0;
 	}
-	free(buf);
-	return ret;
+	return -ENOENT;
 }
 
-int proc_status_u64(pid_t pid, const char *key, int base, uint64_t *v)
+int status_u64(const char *text, const char *key, int base, uint64_t *v)
 {
 	char s[128], *end;
-	int ret = proc_status_str(pid, key, s, sizeof(s));
+	int ret = status_str(text, key, s, sizeof(s));
 
 	if (ret)
 		return ret;
 	errno = 0;
 	*v = strtoull(s, &end, base);
 	return errno || end == s ? -EINVAL : 0;
+}
+
+int proc_status_str(pid_t pid, const char *key, char *out, size_t n)
+{
+	char *buf;
+	int ret = proc_read(pid, "status", &buf, NULL);
+
+	if (ret)
+		return ret;
+	ret = status_str(buf, key, out, n);
+	free(buf);
+	return ret;
+}
+
+int proc_status_u64(pid_t pid, const char *key, int base, uint64_t *v)
+{
+	char *buf;
+	int ret = proc_read(pid, "status", &buf, NULL);
+
+	if (ret)
+		return ret;
+	ret = status_u64(buf, key, base, v);
+	free(buf);
+	return ret;
 }
 
 static int parse_maps_line(const char *line, struct vma *v)

@@ -180,17 +180,16 @@ static bool ours_already(pid_t pid, int err)
 	       atoi(buf) == getpid();
 }
 
-int remote_seize(struct remote *r, pid_t pid, bool exitkill,
-		 struct ckpt_log *log)
+int remote_seize_start(struct remote *r, pid_t pid, bool exitkill,
+		       struct ckpt_log *log)
 {
 	long opts = PTRACE_O_TRACESYSGOOD | (exitkill ? PTRACE_O_EXITKILL : 0);
-	char path[64];
-	int status, ret;
 
 	memset(r, 0, sizeof(*r));
 	r->pid = pid;
 	r->log = log;
 	r->memfd = -1;
+	r->exitkill = exitkill;
 	if (ptrace(PTRACE_SEIZE, pid, 0, opts)) {
 		int err = errno;	/* (ours_already() reads /proc) */
 		char state = 0;
@@ -212,27 +211,42 @@ seized:
 	r->seized = true;
 	if (ptrace(PTRACE_INTERRUPT, pid, 0, 0))
 		return log_err(log, errno, "PTRACE_INTERRUPT %d:", pid);
-	ret = wait_first_stop(r, &status);
+	return 0;
+}
+
+int remote_seize_end(struct remote *r)
+{
+	long opts = PTRACE_O_TRACESYSGOOD | (r->exitkill ? PTRACE_O_EXITKILL : 0);
+	pid_t pid = r->pid;
+	char path[64];
+	int status, ret = wait_first_stop(r, &status);
+
 	if (!ret)
 		ret = wait_event_stop(r, status, &status);
 	/* (seized before with other options: these now) */
 	if (!ret && ptrace(PTRACE_SETOPTIONS, pid, 0, opts))
-		ret = log_err(log, errno, "PTRACE_SETOPTIONS %d:", pid);
+		ret = log_err(r->log, errno, "PTRACE_SETOPTIONS %d:", pid);
 	if (ret)
 		return ret;
 	/* the event stop of a task in a group stop carries the stop signal */
 	r->group_stop = WSTOPSIG(status) != SIGTRAP;
 	r->stop_sig = r->group_stop ? WSTOPSIG(status) : 0;
 	if (arch_get_regs(pid, &r->regs))
-		return log_err(log, errno, "registers of %d:", pid);
+		return log_err(r->log, errno, "registers of %d:", pid);
 	if (ptrace(PTRACE_GETSIGMASK, pid, sizeof(uint64_t), &r->sigmask))
-		return log_err(log, errno, "signal mask of %d:", pid);
-	test_point(log, "seized");
+		return log_err(r->log, errno, "signal mask of %d:", pid);
+	test_point(r->log, "seized");
 	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
 	r->memfd = open(path, O_RDWR | O_CLOEXEC);
 	if (r->memfd < 0)
-		return log_err(log, errno, "open %s:", path);
+		return log_err(r->log, errno, "open %s:", path);
 	return 0;
+}
+
+int remote_seize(struct remote *r, pid_t pid, bool exitkill,
+		 struct ckpt_log *log)
+{
+	return remote_seize_start(r, pid, exitkill, log) ?: remote_seize_end(r);
 }
 
 int remote_block(struct remote *r)

@@ -35,6 +35,7 @@ struct remote {
 	arch_regs_t regs;	/* as found at seize */
 	uint64_t sigmask;	/* blocked mask as found at seize */
 	bool seized;
+	bool exitkill;		/* PTRACE_O_EXITKILL: dies with us */
 	bool blocked;		/* every signal blocked while we hold it */
 	/* Guarded (arch_guard_task()): a frame below its stack returns it to
 	 * @regs if we die; calls run at a gadget whose ret leads there, and
@@ -68,6 +69,13 @@ struct remote {
  * task dies if we do (for tasks we are building). */
 int remote_seize(struct remote *r, pid_t pid, bool exitkill,
 		 struct ckpt_log *log);
+/* The same in two halves: attached and asked to stop (-ESRCH: gone),
+ * then that stop waited for; so that the threads of a process, all asked
+ * first, stop together rather than one after the other.  A task started
+ * is ended, whatever else failed meanwhile. */
+int remote_seize_start(struct remote *r, pid_t pid, bool exitkill,
+		       struct ckpt_log *log);
+int remote_seize_end(struct remote *r);
 /* Take over @tid, a thread that @like's task cloned under
  * PTRACE_O_TRACECLONE (so it starts attached and stopped). */
 /* Block all its signals (the original mask is in r->sigmask), so that

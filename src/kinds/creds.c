@@ -22,10 +22,10 @@ struct creds_state {
 	bool have;
 };
 
-static int parse_ids(pid_t pid, const char *key, uint32_t out[4])
+static int parse_ids(const char *status, const char *key, uint32_t out[4])
 {
 	char s[128];
-	int ret = proc_status_str(pid, key, s, sizeof(s));
+	int ret = status_str(status, key, s, sizeof(s));
 
 	if (ret)
 		return ret;
@@ -33,41 +33,48 @@ static int parse_ids(pid_t pid, const char *key, uint32_t out[4])
 	       ? 0 : -EINVAL;
 }
 
-static int creds_dump(struct cpt_ctx *c, struct cpt_task *t)
+/* The ids, capabilities and groups (up to 256: the rest is refused
+ * later) of one status text. */
+static int parse_creds(const char *st, struct rec_creds *rc, uint64_t *nnp,
+		       uint32_t groups[256])
 {
-	struct rec_creds rc = { 0 };
-	uint32_t groups[256];
 	char s[4096], *p, *end;
-	uint64_t nnp;
-	long sb;
-	int ret;
+	int ret = parse_ids(st, "Uid", rc->uid) ?: parse_ids(st, "Gid", rc->gid) ?:
+		  status_u64(st, "CapInh", 16, &rc->cap_inh) ?:
+		  status_u64(st, "CapPrm", 16, &rc->cap_prm) ?:
+		  status_u64(st, "CapEff", 16, &rc->cap_eff) ?:
+		  status_u64(st, "CapBnd", 16, &rc->cap_bnd) ?:
+		  status_u64(st, "CapAmb", 16, &rc->cap_amb) ?:
+		  status_u64(st, "NoNewPrivs", 10, nnp) ?:
+		  status_str(st, "Groups", s, sizeof(s));
 
-	ret = parse_ids(t->pid, "Uid", rc.uid);
-	if (!ret)
-		ret = parse_ids(t->pid, "Gid", rc.gid);
-	if (!ret)
-		ret = proc_status_u64(t->pid, "CapInh", 16, &rc.cap_inh);
-	if (!ret)
-		ret = proc_status_u64(t->pid, "CapPrm", 16, &rc.cap_prm);
-	if (!ret)
-		ret = proc_status_u64(t->pid, "CapEff", 16, &rc.cap_eff);
-	if (!ret)
-		ret = proc_status_u64(t->pid, "CapBnd", 16, &rc.cap_bnd);
-	if (!ret)
-		ret = proc_status_u64(t->pid, "CapAmb", 16, &rc.cap_amb);
-	if (!ret)
-		ret = proc_status_u64(t->pid, "NoNewPrivs", 10, &nnp);
-	if (!ret)
-		ret = proc_status_str(t->pid, "Groups", s, sizeof(s));
 	if (ret)
-		return log_err(c->log, -ret, "pid %d: reading credentials:", t->pid);
-	for (p = s; *p && rc.nr_groups < 256; p = end) {
+		return ret;
+	for (p = s; *p && rc->nr_groups < 256; p = end) {
 		unsigned long g = strtoul(p, &end, 10);
 
 		if (end == p)
 			break;
-		groups[rc.nr_groups++] = g;
+		groups[rc->nr_groups++] = g;
 	}
+	return 0;
+}
+
+static int creds_dump(struct cpt_ctx *c, struct cpt_task *t)
+{
+	struct rec_creds rc = { 0 };
+	uint32_t groups[256];
+	char *st;
+	uint64_t nnp;
+	long sb;
+	int ret = proc_read(t->pid, "status", &st, NULL);
+
+	if (!ret) {
+		ret = parse_creds(st, &rc, &nnp, groups);
+		free(st);
+	}
+	if (ret)
+		return log_err(c->log, -ret, "pid %d: reading credentials:", t->pid);
 	rc.no_new_privs = nnp;
 	ret = rcheck(&t->rm, &sb, "prctl(PR_GET_SECUREBITS)", SYS_prctl,
 		     PR_GET_SECUREBITS);

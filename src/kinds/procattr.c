@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "../kinds.h"
+#include "task.h"
 #include "../pin.h"
 
 #define CAP_SYS_RESOURCE_BIT	24
@@ -116,12 +117,8 @@ static int pa_dump_thread(struct cpt_ctx *c, struct cpt_task *t,
 {
 	struct rec_thread_attr a = { 0 };
 	struct sched_attr sa = { 0 };
-	int sig;
-	int ret = rcheck(thr->rm, NULL, "prctl(PR_GET_PDEATHSIG)", SYS_prctl,
-			 PR_GET_PDEATHSIG, t->scratch);
+	int sig, ret = task_pdeathsig(c, t, thr, &sig);
 
-	if (!ret)
-		ret = remote_read(thr->rm, t->scratch, &sig, sizeof(sig));
 	if (ret)
 		return ret;
 	if (syscall(SYS_sched_getattr, thr->tid, &sa, sizeof(sa), 0))

@@ -49,6 +49,8 @@ struct seccomp_cpt {
 	struct cpt_filter *f;
 	uint32_t nr;
 	size_t cap;
+	pid_t nnp_of;		/* the process whose main thread's */
+	uint64_t main_nnp;	/* no_new_privs this is (its first thread's) */
 };
 
 /* Why a program cannot be restored as it is, or NULL. */
@@ -72,10 +74,15 @@ static const char *prog_refused(const struct sock_filter *p, uint32_t n)
 static int thread_mode(struct ckpt_log *log, pid_t pid, pid_t tid,
 		       uint64_t *mode, uint64_t *nnp)
 {
-	int ret = proc_status_u64(tid, "Seccomp", 10, mode);
+	char *st;
+	int ret = proc_read(tid, "status", &st, NULL);
 
-	if (!ret && nnp)
-		ret = proc_status_u64(tid, "NoNewPrivs", 10, nnp);
+	if (!ret) {
+		ret = status_u64(st, "Seccomp", 10, mode);
+		if (!ret && nnp)
+			ret = status_u64(st, "NoNewPrivs", 10, nnp);
+		free(st);
+	}
 	if (ret)
 		return log_err(log, -ret, "pid %d tid %d: reading status:", pid, tid);
 	if (*mode > SECCOMP_MODE_FILTER_)
@@ -269,6 +276,7 @@ static int filter_id(struct cpt_ctx *c, uint32_t parent, struct cpt_filter *f,
 static int seccomp_dump_thread(struct cpt_ctx *c, struct cpt_task *t,
 			       struct cpt_thread *th)
 {
+	struct seccomp_cpt *s = kind_dump_state(c, &kind_seccomp);
 	struct rec_seccomp rs = { 0 };
 	uint64_t mode, nnp, main_nnp;
 	struct cpt_filter *v = NULL;
@@ -277,9 +285,15 @@ static int seccomp_dump_thread(struct cpt_ctx *c, struct cpt_task *t,
 	ret = thread_mode(c->log, t->pid, th->tid, &mode, &nnp);
 	if (ret)
 		return ret;
-	ret = proc_status_u64(t->pid, "NoNewPrivs", 10, &main_nnp);
+	/* (the main thread's is its process's, asked first) */
+	if (th == &t->threads[0]) {
+		s->nnp_of = t->pid;
+		s->main_nnp = nnp;
+	}
+	ret = s->nnp_of == t->pid ? 0 : proc_status_u64(t->pid, "NoNewPrivs", 10, &s->main_nnp);
 	if (ret)
 		return log_err(c->log, -ret, "pid %d: reading status:", t->pid);
+	main_nnp = s->main_nnp;
 	if (!mode && nnp == main_nnp)
 		return 0;	/* CREDS says it all */
 	if (mode == SECCOMP_MODE_FILTER_)

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "../kinds.h"
+#include "task.h"
 
 #ifndef PTRACE_GET_RSEQ_CONFIGURATION
 #define PTRACE_GET_RSEQ_CONFIGURATION 0x420f
@@ -45,6 +46,7 @@ static int stat_fields(pid_t pid, struct rec_task *t)
 struct thread_got {
 	uint64_t tid_address;	/* PR_GET_TID_ADDRESS */
 	stack_t ss;		/* sigaltstack */
+	int pdeathsig;		/* PR_GET_PDEATHSIG, procattr's (task.h) */
 };
 
 /* What task_dump() asked for the THREAD records of its process: the
@@ -89,7 +91,8 @@ static int each_thread(struct cpt_ctx *c, struct cpt_task *t, int first, int n,
 	return ret;
 }
 
-/* Every thread's clear_child_tid and sigaltstack, its calls made by all
+/* Every thread's clear_child_tid, sigaltstack and parent-death signal,
+ * its calls made by all
  * the threads at once (their stops overlap: a 64-thread process paid 128
  * calls' round trips one after the other), as many threads at a time
  * as the scratch has slots for their answers. */
@@ -114,6 +117,10 @@ static int thread_calls(struct cpt_ctx *c, struct cpt_task *t)
 		if (!ret)
 			ret = each_thread(c, t, first, m, "sigaltstack", SYS_sigaltstack, 0,
 					  offsetof(struct thread_got, ss), rms, a, res);
+		if (!ret)
+			ret = each_thread(c, t, first, m, "prctl(PR_GET_PDEATHSIG)", SYS_prctl,
+					  PR_GET_PDEATHSIG, offsetof(struct thread_got, pdeathsig),
+					  rms, a, res);
 		if (!ret)
 			ret = remote_read(&t->rm, t->scratch, &s->got[first],
 					  m * sizeof(*s->got));
@@ -168,6 +175,18 @@ static int task_dump_thread(struct cpt_ctx *c, struct cpt_task *t,
 	snprintf(th.comm, sizeof(th.comm), "%s", comm);
 	free(comm);
 	return iw_record(&c->w, REC_THREAD, &th, sizeof(th));
+}
+
+int task_pdeathsig(struct cpt_ctx *c, const struct cpt_task *t,
+		   const struct cpt_thread *th, int *sig)
+{
+	struct task_cpt *s = kind_dump_state(c, &kind_task);
+	long idx = th - t->threads;
+
+	if (s->pid != t->pid || idx < 0 || idx >= s->nr_got)
+		return log_err(c->log, EINVAL, "tid %d: not asked with its process", th->tid);
+	*sig = s->got[idx].pdeathsig;
+	return 0;
 }
 
 /* A SIGSTOP one of its threads took while ckpt worked (see
