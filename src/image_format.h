@@ -43,6 +43,8 @@ enum ckpt_rec_type {
 				 * membarrier registrations */
 	REC_THREAD_ATTR	= 134,	/* the last THREAD's pdeathsig, scheduling,
 				 * robust list */
+	REC_THREAD_MORE	= 135,	/* the last THREAD's timer slack, I/O priority */
+	REC_PROC_MORE	= 136,	/* coredump_filter, memory-deny-write-execute */
 	REC_FILE	= 140,	/* an open file description (objref) */
 	REC_FD		= 141,	/* an fd-table slot referring to a FILE */
 	REC_PIPE	= 142,	/* a pipe: capacity, the data in it */
@@ -523,6 +525,21 @@ struct rec_thread_attr {
 	uint64_t robust_list;	/* set_robust_list(): the 64-bit list (a
 				 * 32-bit task's is in IA32_THREAD) */
 	uint64_t robust_len;	/* what get_robust_list says: 24 */
+};
+/* REC_THREAD_MORE: the last THREAD's attributes that THREAD_ATTR did
+ * not have room for (images of older ckpt versions have none). */
+struct rec_thread_more {
+	uint64_t timerslack_ns;	/* PR_GET_TIMERSLACK; 0 for a real-time
+				 * thread, whose slack the kernel keeps at 0 */
+	uint32_t ioprio;	/* ioprio_get(): class << 13 | hints | level,
+				 * below 1 << 16, class 0..3 */
+	uint32_t reserved;	/* 0 */
+};
+/* REC_PROC_MORE: the same for the process (PROCATTR's fields go on). */
+struct rec_proc_more {
+	uint32_t coredump_filter;	/* /proc/PID/coredump_filter: bits 0..8 */
+	uint32_t mdwe;		/* PR_GET_MDWE: REFUSE_EXEC_GAIN 1, NO_INHERIT 2 */
+	uint64_t reserved;	/* 0 */
 };
 /* REC_THREAD_CPUS: the last THREAD's CPU mask, as sched_getaffinity
  * gives it: bit N of word N / 64 is CPU N; 1 to MAX_CPU_WORDS words, at
@@ -1615,6 +1632,8 @@ _Static_assert(sizeof(struct rec_ia32) == 8, "rec_ia32 size");
 _Static_assert(sizeof(struct rec_tls_desc) == 16, "rec_tls_desc size");
 _Static_assert(sizeof(struct rec_ia32_thread) == 56, "rec_ia32_thread size");
 _Static_assert(sizeof(struct rec_siginfo) == 136, "rec_siginfo size");
+_Static_assert(sizeof(struct rec_thread_more) == 16, "rec_thread_more size");
+_Static_assert(sizeof(struct rec_proc_more) == 16, "rec_proc_more size");
 _Static_assert(sizeof(struct rec_mm) == 96, "rec_mm size");
 _Static_assert(sizeof(struct rec_vma) == 64, "rec_vma size");
 _Static_assert(sizeof(struct rec_pages_run) == 16, "rec_pages_run size");

@@ -580,6 +580,12 @@ forged "THREAD_ATTR OTHER priority 5" edit -r THREAD_ATTR --set priority=5
 forged "THREAD_ATTR deadline runtime 0" edit -r THREAD_ATTR --set policy=6 --set deadline=1000000
 forged "THREAD_ATTR OTHER with a period" edit -r THREAD_ATTR --set period=1000000
 forged "THREAD_ATTR robust_len 16" edit -r THREAD_ATTR --set robust_len=16
+forged "THREAD_MORE ioprio class 4" edit -r THREAD_MORE --set ioprio=0x8000
+forged "THREAD_MORE ioprio 1<<16"  edit -r THREAD_MORE --set ioprio=0x10000
+forged "THREAD_MORE reserved 1"    edit -r THREAD_MORE --set reserved=1
+forged "PROC_MORE coredump_filter 0x200" edit -r PROC_MORE --set coredump_filter=0x200
+forged "PROC_MORE mdwe 4"          edit -r PROC_MORE --set mdwe=4
+forged "PROC_MORE reserved 1"      edit -r PROC_MORE --set reserved=1
 # (a thread that may run on every CPU has no THREAD_CPUS: one is put in)
 forged "control: THREAD_CPUS CPU 0" --control insert --at after:THREAD_ATTR \
 	--type THREAD_CPUS --payload "$(le 8 1)"

@@ -85,7 +85,8 @@ TYPES = {
 TYPES.update({'FILE_OBJ': 143, 'FILE_DATA': 144})
 TYPES.update({'SYSV_SHM': 170, 'SYSV_DATA': 171})
 TYPES.update({'SECCOMP_FILTER': 180, 'SECCOMP': 181})
-TYPES.update({'PROCATTR': 133, 'THREAD_ATTR': 134, 'THREAD_CPUS': 149})
+TYPES.update({'PROCATTR': 133, 'THREAD_ATTR': 134, 'THREAD_CPUS': 149,
+              'THREAD_MORE': 135, 'PROC_MORE': 136})
 TYPES.update({'VMA_GUARDS': 115, 'AIO': 114})
 TYPES.update({'PARENT': 295, 'PAGES_PARENT': 296, 'MM_TRACK': 297, 'PAGES_AT': 298})
 TYPES.update({'CGROUP': 200, 'CGROUP_MEMBER': 201, 'CGROUP_PROP': 202})
@@ -235,6 +236,8 @@ FIELDS = {
                      dumpable=(8, 'I'), thp_disable=(12, 'I'),
                      membarrier=(16, 'I'), reserved=(20, 'I')),
     'THREAD_CPUS': dict(w0=(0, 'Q')),
+    'THREAD_MORE': dict(timerslack_ns=(0, 'Q'), ioprio=(8, 'I'), reserved=(12, 'I')),
+    'PROC_MORE': dict(coredump_filter=(0, 'I'), mdwe=(4, 'I'), reserved=(8, 'Q')),
     'THREAD_ATTR': dict(pdeathsig=(0, 'I'), policy=(4, 'I'), flags=(8, 'Q'),
                         nice=(16, 'i'), priority=(20, 'I'), runtime=(24, 'Q'),
                         deadline=(32, 'Q'), period=(40, 'Q'),

@@ -385,7 +385,7 @@ static int pa_restore_thread(struct rst_ctx *c, struct rst_task *t,
 	 * and registers, wake it on its own) */
 	if (!ret)
 		ret = give_cpus(c, t, th);
-	return ret || !ta ? ret : set_sched(c, th, &ta->a);
+	return ret || !ta || !ta->have ? ret : set_sched(c, th, &ta->a);
 }
 
 /* After creds, each thread's: its credential change resets its

@@ -47,6 +47,7 @@ struct thread_got {
 	uint64_t tid_address;	/* PR_GET_TID_ADDRESS */
 	stack_t ss;		/* sigaltstack */
 	int pdeathsig;		/* PR_GET_PDEATHSIG, procattr's (task.h) */
+	uint64_t slack;		/* PR_GET_TIMERSLACK's result, procmore's */
 };
 
 /* What task_dump() asked for the THREAD records of its process: the
@@ -91,8 +92,8 @@ static int each_thread(struct cpt_ctx *c, struct cpt_task *t, int first, int n,
 	return ret;
 }
 
-/* Every thread's clear_child_tid, sigaltstack and parent-death signal,
- * its calls made by all
+/* Every thread's clear_child_tid, sigaltstack, parent-death signal and
+ * timer slack, its calls made by all
  * the threads at once (their stops overlap: a 64-thread process paid 128
  * calls' round trips one after the other), as many threads at a time
  * as the scratch has slots for their answers. */
@@ -124,6 +125,11 @@ static int thread_calls(struct cpt_ctx *c, struct cpt_task *t)
 		if (!ret)
 			ret = remote_read(&t->rm, t->scratch, &s->got[first],
 					  m * sizeof(*s->got));
+		if (!ret)
+			ret = each_thread(c, t, first, m, "prctl(PR_GET_TIMERSLACK)", SYS_prctl,
+					  PR_GET_TIMERSLACK, 0, rms, a, res);
+		for (int i = 0; i < m && !ret; i++)
+			s->got[first + i].slack = res[i];
 	}
 	free(rms);
 	free(a);
@@ -186,6 +192,18 @@ int task_pdeathsig(struct cpt_ctx *c, const struct cpt_task *t,
 	if (s->pid != t->pid || idx < 0 || idx >= s->nr_got)
 		return log_err(c->log, EINVAL, "tid %d: not asked with its process", th->tid);
 	*sig = s->got[idx].pdeathsig;
+	return 0;
+}
+
+int task_timerslack(struct cpt_ctx *c, const struct cpt_task *t,
+		    const struct cpt_thread *th, uint64_t *ns)
+{
+	struct task_cpt *s = kind_dump_state(c, &kind_task);
+	long idx = th - t->threads;
+
+	if (s->pid != t->pid || idx < 0 || idx >= s->nr_got)
+		return log_err(c->log, EINVAL, "tid %d: not asked with its process", th->tid);
+	*ns = s->got[idx].slack;
 	return 0;
 }
 

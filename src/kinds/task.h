@@ -11,4 +11,8 @@
 int task_pdeathsig(struct cpt_ctx *c, const struct cpt_task *t,
 		   const struct cpt_thread *th, int *sig);
 
+/* @th's timer slack (PR_GET_TIMERSLACK), ns. */
+int task_timerslack(struct cpt_ctx *c, const struct cpt_task *t,
+		    const struct cpt_thread *th, uint64_t *ns);
+
 #endif
