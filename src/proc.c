@@ -123,16 +123,20 @@ int status_str(const char *text, const char *key, char *out, size_t n)
 	return -ENOENT;
 }
 
-int status_u64(const char *text, const char *key, int base, uint64_t *v)
+static int parse_u64(const char *s, int base, uint64_t *v)
 {
-	char s[128], *end;
-	int ret = status_str(text, key, s, sizeof(s));
+	char *end;
 
-	if (ret)
-		return ret;
 	errno = 0;
 	*v = strtoull(s, &end, base);
 	return errno || end == s ? -EINVAL : 0;
+}
+
+int status_u64(const char *text, const char *key, int base, uint64_t *v)
+{
+	char s[128];
+
+	return status_str(text, key, s, sizeof(s)) ?: parse_u64(s, base, v);
 }
 
 int proc_status_str(pid_t pid, const char *key, char *out, size_t n)
@@ -149,14 +153,9 @@ int proc_status_str(pid_t pid, const char *key, char *out, size_t n)
 
 int proc_status_u64(pid_t pid, const char *key, int base, uint64_t *v)
 {
-	char *buf;
-	int ret = proc_read(pid, "status", &buf, NULL);
+	char s[128];
 
-	if (ret)
-		return ret;
-	ret = status_u64(buf, key, base, v);
-	free(buf);
-	return ret;
+	return proc_status_str(pid, key, s, sizeof(s)) ?: parse_u64(s, base, v);
 }
 
 static int parse_maps_line(const char *line, struct vma *v)

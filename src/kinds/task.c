@@ -144,21 +144,31 @@ static void task_dump_free(struct cpt_ctx *c, void *state)
 	free(s->got);
 }
 
+/* What thread_calls() got of @th, asked with its process. */
+static int got_of(struct cpt_ctx *c, const struct cpt_task *t,
+		  const struct cpt_thread *th, struct thread_got *got)
+{
+	struct task_cpt *s = kind_dump_state(c, &kind_task);
+	long idx = th - t->threads;
+
+	if (s->pid != t->pid || idx < 0 || idx >= s->nr_got)
+		return log_err(c->log, EINVAL, "tid %d: not asked with its process", th->tid);
+	*got = s->got[idx];
+	return 0;
+}
+
 static int task_dump_thread(struct cpt_ctx *c, struct cpt_task *t,
 			    struct cpt_thread *thr)
 {
 	struct task_cpt *s = kind_dump_state(c, &kind_task);
 	struct rec_thread th = { .tid = thr->tid, .sigmask = thr->rm->sigmask };
-	long idx = thr - t->threads;
 	struct rseq_cfg rs = { 0 };
 	char name[64], *comm;
-	struct thread_got got;
-	int ret;
+	struct thread_got got = { 0 };
+	int ret = got_of(c, t, thr, &got);
 
-	/* thread_calls() asked, with the process */
-	if (s->pid != t->pid || idx < 0 || idx >= s->nr_got)
-		return log_err(c->log, EINVAL, "tid %d: not asked with its process", thr->tid);
-	got = s->got[idx];
+	if (ret)
+		return ret;
 	th.clear_child_tid = got.tid_address;
 	if (ptrace(PTRACE_GET_RSEQ_CONFIGURATION, thr->tid, sizeof(rs), &rs) < 0)
 		return log_err(c->log, errno, "tid %d: rseq configuration:", thr->tid);
@@ -186,25 +196,23 @@ static int task_dump_thread(struct cpt_ctx *c, struct cpt_task *t,
 int task_pdeathsig(struct cpt_ctx *c, const struct cpt_task *t,
 		   const struct cpt_thread *th, int *sig)
 {
-	struct task_cpt *s = kind_dump_state(c, &kind_task);
-	long idx = th - t->threads;
+	struct thread_got got = { 0 };
+	int ret = got_of(c, t, th, &got);
 
-	if (s->pid != t->pid || idx < 0 || idx >= s->nr_got)
-		return log_err(c->log, EINVAL, "tid %d: not asked with its process", th->tid);
-	*sig = s->got[idx].pdeathsig;
-	return 0;
+	if (!ret)
+		*sig = got.pdeathsig;
+	return ret;
 }
 
 int task_timerslack(struct cpt_ctx *c, const struct cpt_task *t,
 		    const struct cpt_thread *th, uint64_t *ns)
 {
-	struct task_cpt *s = kind_dump_state(c, &kind_task);
-	long idx = th - t->threads;
+	struct thread_got got = { 0 };
+	int ret = got_of(c, t, th, &got);
 
-	if (s->pid != t->pid || idx < 0 || idx >= s->nr_got)
-		return log_err(c->log, EINVAL, "tid %d: not asked with its process", th->tid);
-	*ns = s->got[idx].slack;
-	return 0;
+	if (!ret)
+		*ns = got.slack;
+	return ret;
 }
 
 /* A SIGSTOP one of its threads took while ckpt worked (see
