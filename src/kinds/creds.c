@@ -20,6 +20,7 @@ struct creds_state {
 	struct rec_creds c;
 	uint32_t *groups;
 	bool have;
+	int cap_top;		/* this kernel's last capability, -1: not known */
 };
 
 static int parse_ids(const char *status, const char *key, uint32_t out[4])
@@ -136,6 +137,21 @@ static int creds_in_userns(struct rst_ctx *c, struct rst_task *t, struct creds_s
 	return 0;
 }
 
+/* The last capability this kernel has: those above it are in no
+ * bounding set, and asking to drop one is a remote call (23 a thread
+ * here) that can only fail with EINVAL.  -1: not known. */
+static int cap_top(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/cap_last_cap", "re");
+	int cap = -1;
+
+	if (f && (fscanf(f, "%d", &cap) != 1 || cap < 0 || cap > 63))
+		cap = -1;
+	if (f)
+		fclose(f);
+	return cap;
+}
+
 static int creds_check(struct rst_ctx *c, struct rst_task *t)
 {
 	struct creds_state *s = t->kind_state[kind_index(&kind_creds)];
@@ -143,6 +159,7 @@ static int creds_check(struct rst_ctx *c, struct rst_task *t)
 	if (!s || !s->have)
 		return log_err(c->log, EBADMSG, "pid %d: image has no CREDS record",
 			       t->pid);
+	s->cap_top = cap_top();	/* once, not for each thread */
 	return c->userns ? creds_in_userns(c, t, s) : 0;
 }
 
@@ -167,21 +184,6 @@ static int set_caps(struct rst_task *t, struct remote *rm,
 				     SYS_prctl, PR_CAP_AMBIENT,
 				     PR_CAP_AMBIENT_RAISE, cap, 0, 0);
 	return ret;
-}
-
-/* The last capability this kernel has: those above it are in no
- * bounding set, and asking to drop one is a remote call (23 a thread
- * here) that can only fail with EINVAL.  -1: not known. */
-static int cap_top(void)
-{
-	FILE *f = fopen("/proc/sys/kernel/cap_last_cap", "re");
-	int cap = -1;
-
-	if (f && (fscanf(f, "%d", &cap) != 1 || cap < 0 || cap > 63))
-		cap = -1;
-	if (f)
-		fclose(f);
-	return cap;
 }
 
 /* Capability @cap out of the bounding set.  Below the kernel's last it
@@ -211,7 +213,7 @@ static int creds_restore_thread(struct rst_ctx *c, struct rst_task *t,
 	const uint32_t *groups = (const uint32_t *)((const char *)s->groups + sizeof(*rc));
 	struct remote *rm = th->rm;
 	uint64_t addr;
-	int ret, top = cap_top();
+	int ret, top = s->cap_top;
 
 	ret = rst_scratch_put(t, 0, groups, rc->nr_groups * 4, &addr);
 	/* (denied in its user namespace: it has them, creds_in_userns()) */
