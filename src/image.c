@@ -16,6 +16,7 @@
 
 #define WBUF_SIZE	(1u << 20)
 #define RBUF_SIZE	(256u << 10)
+#define IR_WIN_SIZE	(32u << 10)
 
 static size_t pad8(uint64_t n)
 {
@@ -390,12 +391,15 @@ void ir_free(struct img_reader *r)
 		r->log->pos = NULL;
 	free(r->buf);
 	r->buf = NULL;
+	free(r->win);
+	r->win = NULL;
+	r->win_len = 0;
 	free(r->spans);
 	r->spans = NULL;
 	r->nr_spans = 0;
 }
 
-static int pread_all(struct img_reader *r, void *p, size_t n, uint64_t off)
+static int pread_direct(struct img_reader *r, void *p, size_t n, uint64_t off)
 {
 	char *c = p;
 
@@ -415,6 +419,42 @@ static int pread_all(struct img_reader *r, void *p, size_t n, uint64_t off)
 		n -= k;
 		off += k;
 	}
+	return 0;
+}
+
+static bool in_window(const struct img_reader *r, size_t n, uint64_t off)
+{
+	return r->win_len && off >= r->win_off &&
+	       n <= r->win_len && off - r->win_off <= r->win_len - n;
+}
+
+/* The window made to start at @off.  A short read (the image's end) is
+ * kept as it is: what it lacks is read directly, and reported there. */
+static void window_fill(struct img_reader *r, uint64_t off)
+{
+	ssize_t k;
+
+	if (!r->win && !(r->win = malloc(IR_WIN_SIZE)))
+		return;		/* no window: every read goes direct */
+	do
+		k = pread(r->fd, r->win, IR_WIN_SIZE, off);
+	while (k < 0 && errno == EINTR);
+	r->win_off = off;
+	r->win_len = k > 0 ? (size_t)k : 0;
+}
+
+/* Small reads from the window: an image's metadata is thousands of
+ * records of tens of bytes, each read as four pieces; one system call
+ * a piece was 4 ms of a JVM's restart.  Pages are not read here. */
+static int pread_all(struct img_reader *r, void *p, size_t n, uint64_t off)
+{
+	if (n > IR_WIN_SIZE / 4)
+		return pread_direct(r, p, n, off);
+	if (!in_window(r, n, off))
+		window_fill(r, off);
+	if (!in_window(r, n, off))
+		return pread_direct(r, p, n, off);
+	memcpy(p, r->win + (off - r->win_off), n);
 	return 0;
 }
 

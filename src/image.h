@@ -99,6 +99,12 @@ struct img_reader {
 	struct ckpt_log *log;
 	char *buf;		/* scratch for checksumming page data */
 	size_t buf_len;
+	char *win;		/* the bytes [win_off, win_off + win_len),
+				 * read ahead: a record's head, payload,
+				 * padding and trailer, and the small
+				 * records after it, in one read */
+	uint64_t win_off;
+	size_t win_len;
 	bool defer;		/* PAGES payloads: into spans, not checked */
 	struct ir_span *spans;	/* ir_free frees them unless taken */
 	size_t nr_spans, cap_spans;
