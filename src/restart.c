@@ -17,6 +17,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,43 +54,6 @@
 #endif
 #define TRAMP_LEN	(16 * 4096)
 
-/* Clone the puppet with the saved pid.  A pid still held by a zombie (a
- * `checkpoint --kill` just before, whose parent has not reaped it yet) is
- * waited for a while. */
-static int clone_puppet(struct rst_ctx *c, pid_t pid)
-{
-	pid_t tid = pid;
-	struct clone_args args = {
-		.exit_signal = SIGCHLD,
-		.set_tid = (uintptr_t)&tid,
-		.set_tid_size = 1,
-	};
-	sigset_t all, old;
-	long r;
-
-	for (int waited = 0;; waited += 10) {
-		struct timespec ts = { 0, 10 * 1000 * 1000 };
-		int held;
-
-		sigfillset(&all);
-		sigprocmask(SIG_SETMASK, &all, &old);
-		r = ckpt_puppet_clone(&args, sizeof(args));
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		if (r > 0)
-			return r;
-		if (r != -EEXIST)
-			return log_err(c->log, (int)-r, "creating pid %d:", pid);
-		held = rst_pid_holder(c, pid);
-		if (held < 0)
-			return held;
-		if (waited >= ZOMBIE_WAIT_MS)
-			return log_err(c->log, EEXIST,
-				       "pid %d is still held by an unreaped zombie after %d ms",
-				       pid, ZOMBIE_WAIT_MS);
-		nanosleep(&ts, NULL);
-	}
-}
-
 /* ckpt's signal actions, which a puppet it makes starts with (the
  * puppet and the middle child change none): NULL if one cannot be read. */
 static struct rec_sighand *own_actions(void)
@@ -104,51 +68,92 @@ static struct rec_sighand *own_actions(void)
 	return h;
 }
 
-/* With CKPT_DETACH the puppet is made by a short-lived middle child, so
- * that it is orphaned to init (or the nearest subreaper). */
+/* One try at the puppet: its clone_args, and what the clone gave. */
+struct puppet_try {
+	struct clone_args args;
+	long r;
+};
+
+/* The puppet made by us, all signals blocked: it starts with them so. */
+static long try_here(struct puppet_try *p)
+{
+	sigset_t all, old;
+
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, &old);
+	p->r = ckpt_puppet_clone(&p->args, sizeof(p->args));
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return p->r;
+}
+
+/* The middle process of a detached puppet.  It shares our memory and
+ * runs while we wait (CLONE_VM | CLONE_VFORK): no C of ours but this,
+ * no allocation, no sanitizer (its stack is ours, borrowed). */
+__attribute__((no_sanitize_address))
+static int middle(void *arg)
+{
+	struct puppet_try *p = arg;
+	sigset_t all;
+
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, NULL);
+	p->r = ckpt_puppet_clone(&p->args, sizeof(p->args));
+	return 0;
+}
+
+/* The puppet made by a middle process that exits at once, so that it is
+ * orphaned to init (or the nearest subreaper).  The middle process is no
+ * fork: a copy of our address space cost a millisecond, and the puppet
+ * makes one anyway. */
+static long try_detached(struct puppet_try *p)
+{
+	char stack[16384] __attribute__((aligned(16)));
+	int status;
+	pid_t mid;
+
+	p->r = -ECHILD;
+	mid = clone(middle, stack + sizeof(stack), CLONE_VM | CLONE_VFORK | SIGCHLD, p);
+	if (mid < 0)
+		return -errno;
+	while (waitpid(mid, &status, 0) < 0 && errno == EINTR)
+		;
+	return p->r;
+}
+
+/* Clone the puppet with the saved pid.  A pid still held by a zombie (a
+ * `checkpoint --kill` just before, whose parent has not reaped it yet) is
+ * waited for a while. */
 static int make_puppet(struct rst_ctx *c, pid_t pid)
 {
-	int fds[2], status, err = 0;
-	pid_t mid;
-	long got = 0;
+	pid_t tid = pid;
+	struct puppet_try p = {
+		.args = {
+			.exit_signal = SIGCHLD,
+			.set_tid = (uintptr_t)&tid,
+			.set_tid_size = 1,
+		},
+	};
 
 	if (c->root_made)	/* a container's init (container.c) */
 		return pid;
-	if (!(c->flags & CKPT_DETACH))
-		return clone_puppet(c, pid);
-	if (pipe2(fds, O_CLOEXEC))
-		return log_err(c->log, errno, "pipe:");
-	mid = fork();
-	if (mid < 0) {
-		close(fds[0]);
-		close(fds[1]);
-		return log_err(c->log, errno, "fork:");
-	}
-	if (mid == 0) {
-		struct ckpt_log quiet = { .fd = -1 };
-		struct rst_ctx cc = *c;
-		long r;
+	for (int waited = 0;; waited += 10) {
+		struct timespec ts = { 0, 10 * 1000 * 1000 };
+		long r = (c->flags & CKPT_DETACH) ? try_detached(&p) : try_here(&p);
+		int held;
 
-		cc.log = &quiet;
-		r = clone_puppet(&cc, pid);
-		if (r < 0)
-			r = -(long)quiet.err;
-		if (write(fds[1], &r, sizeof(r)) != sizeof(r))
-			_exit(1);
-		_exit(0);
+		if (r > 0)
+			return r;
+		if (r != -EEXIST)
+			return log_err(c->log, (int)-r, "creating pid %d:", pid);
+		held = rst_pid_holder(c, pid);
+		if (held < 0)
+			return held;
+		if (waited >= ZOMBIE_WAIT_MS)
+			return log_err(c->log, EEXIST,
+				       "pid %d is still held by an unreaped zombie after %d ms",
+				       pid, ZOMBIE_WAIT_MS);
+		nanosleep(&ts, NULL);
 	}
-	close(fds[1]);
-	if (read(fds[0], &got, sizeof(got)) != sizeof(got))
-		got = -EIO;
-	close(fds[0]);
-	waitpid(mid, &status, 0);
-	if (got < 0) {
-		err = (int)-got;
-		if (err == EEXIST)
-			return log_err(c->log, EEXIST, "pid %d is in use", pid);
-		return log_err(c->log, err, "creating pid %d:", pid);
-	}
-	return got;
 }
 
 struct rseq_cfg {
