@@ -14,7 +14,9 @@
 #include "cpu.h"
 #include "guard.h"
 
-#define CHUNK		(1 << 20)
+#define CHUNK		(64 << 10)	/* read at a time: a libc's rt_sigreturn is
+				 * 90 KiB in, and each page of a fresh buffer
+				 * costs a fault */
 #define MAX_SCAN	(64ULL << 20)	/* of one mapping */
 #define RED_ZONE	128
 #define FP_XSTATE_MAGIC1 0x46505853U
@@ -98,27 +100,49 @@ static int call_gadget_adj(const uint8_t *b, size_t len)
 static const uint8_t sigreturn_rax[] = { 0x48, 0xc7, 0xc0, 0x0f, 0, 0, 0, 0x0f, 0x05 };
 static const uint8_t sigreturn_eax[] = { 0xb8, 0x0f, 0, 0, 0, 0x0f, 0x05 };
 
+/* Whether the syscall instruction at @b[@k] ends an rt_sigreturn
+ * sequence: where that sequence starts, or -1. */
+static long ret_gadget_at(const uint8_t *b, size_t k)
+{
+	size_t nr = sizeof(sigreturn_rax) - 2, ne = sizeof(sigreturn_eax) - 2;
+
+	if (k >= nr && !memcmp(b + k - nr, sigreturn_rax, sizeof(sigreturn_rax)))
+		return (long)(k - nr);
+	if (k >= ne && !memcmp(b + k - ne, sigreturn_eax, sizeof(sigreturn_eax)))
+		return (long)(k - ne);
+	return -1;
+}
+
+/* The first gadgets of each kind in @b.  Both end in a syscall
+ * instruction, found with memchr() (a vector search) for its second
+ * byte, not by a loop over every byte: a libc's text is megabytes, its
+ * rt_sigreturn far into it, and the byte loop was 6% of a tiny
+ * checkpoint's CPU. */
 static void scan(const uint8_t *b, size_t len, uint64_t base,
 		 struct guard_cache_entry *e)
 {
-	for (size_t k = 0; k + 1 < len; k++) {
-		if (e->call_off < 0 && b[k] == 0x0f && b[k + 1] == 0x05) {
-			int adj = call_gadget_adj(b + k, len - k);
+	long ret = -1;
+
+	for (const uint8_t *q = b + 1; (e->call_off < 0 || ret < 0) && q < b + len &&
+	     (q = memchr(q, 0x05, len - (q - b))); q++) {
+		const uint8_t *p = q - 1;
+		size_t k = p - b;
+
+		if (*p != 0x0f)
+			continue;
+		if (e->call_off < 0) {
+			int adj = call_gadget_adj(p, len - k);
 
 			if (adj >= 0) {
 				e->call_off = base + k;
 				e->call_adj = adj;
 			}
 		}
-		if (e->ret_off < 0 && k + sizeof(sigreturn_rax) <= len &&
-		    !memcmp(b + k, sigreturn_rax, sizeof(sigreturn_rax)))
-			e->ret_off = base + k;
-		if (e->ret_off < 0 && k + sizeof(sigreturn_eax) <= len &&
-		    !memcmp(b + k, sigreturn_eax, sizeof(sigreturn_eax)))
-			e->ret_off = base + k;
-		if (e->call_off >= 0 && e->ret_off >= 0)
-			return;
+		if (ret < 0)
+			ret = ret_gadget_at(b, k);
 	}
+	if (e->ret_off < 0 && ret >= 0)
+		e->ret_off = base + ret;
 }
 
 /* Search one executable mapping, in overlapping chunks. */
