@@ -91,12 +91,17 @@ long arch_fast_result(const arch_regs_t *r)
 
 void arch_set_batch(arch_regs_t *r, uint64_t ip, uint64_t table, uint64_t end)
 {
+	r->r.gprs[1] = 0;
+	r->r.gprs[10] = table;
+	r->r.gprs[11] = end;
+	r->r.psw_addr = ip;
+	r->system_call = 0;
 }
 
 void arch_batch_result(const arch_regs_t *r, uint64_t *at, long *res)
 {
-	*at = 0;
-	*res = -ENOSYS;
+	*at = r->r.gprs[10];
+	*res = (long)r->r.gprs[13];
 }
 
 void arch_call_data(const arch_regs_t *r, bool compat, struct seccomp_data *d)
@@ -123,23 +128,49 @@ void arch_make_real(arch_regs_t *now, const arch_regs_t *real)
 /* At 0: svc 0; then two zero bytes, an invalid opcode (a stray return
  * there traps instead of running on).  At 4 the one-stop sequence: the
  * call, its result into r13, tkill(gettid(), SIGSTOP), an invalid
- * opcode (never reached: the SIGSTOP stops it first). */
-static const uint8_t tramp_code[28] = {
+ * opcode (never reached: the SIGSTOP stops it first).  At TRAMP_BATCH
+ * the runner of the table of 64-byte entries (nr, six arguments,
+ * result) from r10 to r11: each call made, its result stored, r10 on to
+ * the next while none fails; then, with the failed one's result (or 0)
+ * in r2, on to the one-stop sequence's tail.  A call keeps every
+ * register but r2.  (mmap takes its arguments in memory here,
+ * arch_call_mem(): it is never in a table.) */
+#define TRAMP_BATCH 32
+static const uint8_t tramp_code[118] = {
 	0x0a, 0x00, 0x00, 0x00,
 	0x0a, 0x00,			/* svc 0 */
-	0xb9, 0x04, 0x00, 0xd2,		/* lgr %r13,%r2 */
+	0xb9, 0x04, 0x00, 0xd2,		/* lgr %r13,%r2: at 6 */
 	0xa7, 0x19, 0x00, 0xec,		/* lghi %r1,236 (gettid) */
 	0x0a, 0x00,			/* svc 0 */
 	0xa7, 0x39, 0x00, 0x13,		/* lghi %r3,19 (SIGSTOP) */
 	0xa7, 0x19, 0x00, 0xed,		/* lghi %r1,237 (tkill) */
 	0x0a, 0x00,			/* svc 0 */
 	0x00, 0x00,			/* at 26 */
+	[TRAMP_BATCH] =
+	0xb9, 0x21, 0x00, 0xab,		/* 1: clgr %r10,%r11 */
+	0xa7, 0xa4, 0x00, 0x25,		/* jhe 3f */
+	0xe3, 0x10, 0xa0, 0x00, 0x00, 0x04,	/* lg %r1,0(%r10) */
+	0xe3, 0x20, 0xa0, 0x08, 0x00, 0x04,	/* lg %r2,8(%r10) */
+	0xe3, 0x30, 0xa0, 0x10, 0x00, 0x04,	/* lg %r3,16(%r10) */
+	0xe3, 0x40, 0xa0, 0x18, 0x00, 0x04,	/* lg %r4,24(%r10) */
+	0xe3, 0x50, 0xa0, 0x20, 0x00, 0x04,	/* lg %r5,32(%r10) */
+	0xe3, 0x60, 0xa0, 0x28, 0x00, 0x04,	/* lg %r6,40(%r10) */
+	0xe3, 0x70, 0xa0, 0x30, 0x00, 0x04,	/* lg %r7,48(%r10) */
+	0x0a, 0x00,			/* svc 0 */
+	0xe3, 0x20, 0xa0, 0x38, 0x00, 0x24,	/* stg %r2,56(%r10) */
+	0xa7, 0x09, 0xf0, 0x01,		/* lghi %r0,-4095 */
+	0xb9, 0x21, 0x00, 0x20,		/* clgr %r2,%r0 */
+	0xa7, 0xa4, 0x00, 0x08,		/* jhe 2f */
+	0xa7, 0xab, 0x00, 0x40,		/* aghi %r10,64 */
+	0xa7, 0xf4, 0xff, 0xdb,		/* j 1b */
+	0xa7, 0x29, 0x00, 0x00,		/* 3: lghi %r2,0 */
+	0xa7, 0xf4, 0xff, 0xca,		/* 2: j 6 (the tail) */
 };
 
 const struct arch_tramp arch_tramp = {
 	.code = tramp_code, .len = sizeof(tramp_code), .sc_off = 0, .sc32_off = -1,
 	.fast_off = 4, .fast_end = 26,
-	.batch_off = -1,	/* (none yet: each call its own stop) */
+	.batch_off = TRAMP_BATCH,
 };
 
 const long arch_nr32_openat = -1;
