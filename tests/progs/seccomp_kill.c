@@ -7,6 +7,11 @@
  * run it under the filter (src/sfilter.h): the kill tests run this one.
  * After the restart the filter must still be there: a child calling
  * getitimer() dies of SIGSYS; the second thread still runs under it.
+ * And those two calls must have been made for real behind their
+ * stand-ins (remote.c): the interval timer (read by getitimer) still
+ * fires after the restart, its handler on the alternate stack (read by
+ * sigaltstack).  The process cannot ask either itself: the filter
+ * would kill it.
  */
 #include <errno.h>
 #include <linux/filter.h>
@@ -23,6 +28,28 @@
 #include "tp.h"
 
 static volatile int stop;
+static char alt[64 << 10];
+static volatile int alarms, off_stack;
+
+static void on_alarm(int sig)
+{
+	char here;
+
+	(void)sig;
+	if (&here < alt || &here >= alt + sizeof(alt))
+		off_stack++;
+	alarms++;
+}
+
+static int timer_on_altstack(void)
+{
+	stack_t ss = { .ss_sp = alt, .ss_size = sizeof(alt) };
+	struct sigaction sa = { .sa_handler = on_alarm, .sa_flags = SA_ONSTACK | SA_RESTART };
+	struct itimerval it = { { 0, 200000 }, { 0, 200000 } };
+
+	return sigaltstack(&ss, NULL) || sigaction(SIGALRM, &sa, NULL) ||
+	       setitimer(ITIMER_REAL, &it, NULL);
+}
 
 static int install(void)
 {
@@ -54,13 +81,19 @@ int main(int argc, char **argv)
 	pid_t child;
 
 	tp_init(argc, argv);
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	if (timer_on_altstack() || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
 	    pthread_create(&th, NULL, spin, NULL) || install()) {
 		perror("setup");
 		return 2;
 	}
 	tp_ready();
 	tp_wait_go();
+	alarms = off_stack = 0;
+	for (int i = 0; i < 300 && alarms < 3; i++)
+		usleep(10000);
+	tp_check(alarms >= 3, "the interval timer fired %d times in 3 s after the restart, want 3",
+		 alarms);
+	tp_check(!off_stack, "%d alarms handled off the alternate stack", off_stack);
 
 	child = fork();
 	if (child == 0) {
