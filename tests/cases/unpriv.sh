@@ -80,7 +80,7 @@ unpriv_run() {	# DIR PROG ARGS...
 	pid=$!
 	wait_for $d/out READY 20 || return 1
 	sleep 0.3
-	before=$(tree_pids $pid)
+	before=$(tree_pids $pid | sort -n)	# sorted as ns_pids sorts: the root is not the lowest once pids wrap
 	note "pids: $(echo $before)"
 	step "checkpoint as the user"
 	uckpt checkpoint --kill -o $d/img $pid 2> $d/ckpt.err || { cat $d/ckpt.err; return 1; }
