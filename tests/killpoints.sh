@@ -115,7 +115,7 @@ one() {	# PROG N
 		why="its mappings changed: $(diff "$d/maps" /proc/$pid/maps | grep '^[<>]' | head -2 | tr '\n' ' ')"
 	touch "$d/go"
 	if [ -z "$why" ]; then
-		timeout 30 tail --pid=$pid -f /dev/null
+		timeout 30 tail --pid=$pid -s 0.05 -f /dev/null
 		grep -q '^PASS' "$d/out" && ! grep -q '^FAIL' "$d/out" ||
 			why="target harmed: $(grep -v '^READY' "$d/out" | head -3 | tr '\n' ' ')"
 	fi
@@ -138,7 +138,7 @@ for prog in "$@"; do
 	n=$(grep -c '^testpoint ' "$d/points")
 	cp "$d/points" "$d.points"
 	touch "$d/go"
-	timeout 30 tail --pid=$pid -f /dev/null
+	timeout 30 tail --pid=$pid -s 0.05 -f /dev/null
 	kill -9 $pid 2>/dev/null
 	{ wait $pid; } 2>/dev/null
 	rm -rf "$d"

@@ -31,7 +31,7 @@ start_holder() {
 }
 check_holder() {
 	touch "$1/go"
-	timeout 30 tail --pid=$pid -f /dev/null
+	timeout 30 tail --pid=$pid -s 0.05 -f /dev/null
 	grep -q '^PASS' "$1/out"
 }
 start_python() {
@@ -40,7 +40,7 @@ start_python() {
 	wait_for "$1/out" '^20$'
 }
 check_python() {
-	timeout 30 tail --pid=$pid -f /dev/null
+	timeout 30 tail --pid=$pid -s 0.05 -f /dev/null
 	$PYTHON "$HERE/aux/counter.py" $N "$1/ref" && cmp -s "$1/ref" "$1/out"
 }
 start_bash() {
@@ -50,7 +50,7 @@ start_bash() {
 	wait_for "$1/out" '^20$'
 }
 check_bash() {
-	timeout 30 tail --pid=$pid -f /dev/null
+	timeout 30 tail --pid=$pid -s 0.05 -f /dev/null
 	{ seq 0 $((N - 1)); echo end; } | cmp -s - "$1/out"
 }
 
