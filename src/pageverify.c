@@ -68,33 +68,42 @@ static long check_mapped(int img, const struct ir_span *s, size_t n)
 	return (long)n;
 }
 
-/* The child: the index of the first bad span on the pipe, exit 1; exit
- * 0 if all are good, 2 if it could not tell. */
-static void __attribute__((noreturn)) verifier(int img, int out,
-						const struct ir_span *s, size_t n)
+/* The spans checked by reading them, as check_mapped() answers. */
+static long check_read(int img, const struct ir_span *s, size_t n)
 {
 	struct ckpt_log quiet = { .fd = -1 };
 	struct img_reader r;
-	long bad = check_mapped(img, s, n);
+	long bad = (long)n;
 
-	if (bad >= 0 && (size_t)bad == n)
-		_exit(0);
-	if (bad >= 0) {
-		size_t i = bad;
-
-		_exit(write(out, &i, sizeof(i)) == sizeof(i) ? 1 : 2);
-	}
-	if (bad == -ENODATA || ir_init(&r, img, &quiet))
-		_exit(2);
-	for (size_t i = 0; i < n; i++) {
+	if (ir_init(&r, img, &quiet))
+		return -EIO;
+	for (size_t i = 0; i < n && bad == (long)n; i++) {
 		int ret = ir_check_span(&r, &s[i]);
 
-		if (ret == -EBADMSG)
-			_exit(write(out, &i, sizeof(i)) == sizeof(i) ? 1 : 2);
 		if (ret)
-			_exit(2);
+			bad = ret == -EBADMSG ? (long)i : ret;
 	}
-	_exit(0);
+	ir_free(&r);
+	return bad;
+}
+
+/* The child: the index of the first bad span on the pipe, exit 1; exit
+ * 0 if all are good, 2 if it could not tell (a span past the image's
+ * end is told by the parent, in its own words). */
+static void __attribute__((noreturn)) verifier(int img, int out,
+						const struct ir_span *s, size_t n)
+{
+	long bad = check_mapped(img, s, n);
+	size_t i;
+
+	if (bad < 0 && bad != -ENODATA)
+		bad = check_read(img, s, n);
+	if (bad < 0)
+		_exit(2);
+	if ((size_t)bad == n)
+		_exit(0);
+	i = bad;
+	_exit(write(out, &i, sizeof(i)) == sizeof(i) ? 1 : 2);
 }
 
 /* In a container's engine, pids are the container's: the verifier,
