@@ -356,6 +356,7 @@ static int make_real(struct remote *r, const arch_regs_t *real)
 struct call {
 	arch_regs_t regs, real;
 	bool swap;		/* entered as a stand-in (sfilter.h) */
+	bool gadget;		/* at a 64-bit guard's call gadget (guard.h) */
 	int again;		/* stops on the way, resumed again */
 };
 
@@ -415,14 +416,18 @@ static int call_exit(struct remote *r, struct call *k)
 	return 0;
 }
 
-/* At the exit stop: the result, and the task back to waiting at the
- * guard's rt_sigreturn. */
+/* At the exit stop: the result.  A call made at the guard's call
+ * gadget leaves the task where it is: let go, it runs the rest of the
+ * gadget, whose ret lands on the frame's rt_sigreturn (guard.h), as
+ * from the park, so the next call's registers are the only ones set.
+ * Any other call of a guarded task (a 32-bit one: guard32.c) goes back
+ * to the park. */
 static int call_end(struct remote *r, struct call *k, long *res)
 {
 	if (arch_get_regs(r->pid, &k->regs))
 		return log_err(r->log, errno, "registers of %d:", r->pid);
 	*res = arch_call_result(&k->regs);
-	if (r->guarded && arch_set_regs(r->pid, &r->park))
+	if (r->guarded && !k->gadget && arch_set_regs(r->pid, &r->park))
 		return log_err(r->log, errno, "setting registers of %d:", r->pid);
 	return 0;
 }
@@ -519,6 +524,7 @@ static int call_regs(struct remote *r, struct call *k, long nr, const long in[6]
 		a[arg] = at;
 	}
 	k->regs = r->regs;
+	k->gadget = r->guarded && !r->call32_ip;
 	/* (at fast_ip the call's own syscall instruction comes first: the
 	 * two-stop way works there too) */
 	arch_set_call(&k->regs, nr, a, r->fast_ip ? r->fast_ip : r->sc_ip);
@@ -620,6 +626,7 @@ int remote_call32(struct remote *r, long *res, long nr, long a1, long a2,
 		return log_err(r->log, ENOSYS, "pid %d: no 32-bit syscall instruction to make 32-bit calls with",
 			       r->pid);
 	k.regs = r->regs;
+	k.gadget = false;
 	arch_set_call32(&k.regs, nr, a, r->sc32_ip);
 	if (r->guarded && r->call32_ip) {
 		arch_set_call32(&k.regs, nr, a, r->call32_ip);
