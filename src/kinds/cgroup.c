@@ -14,9 +14,11 @@
  * its root in each hierarchy, read by a child of ckpt that joins the
  * namespace and reads the process's cgroup file.  Hierarchies are
  * reached through a detached mount of each (fsmount): nothing shows in
- * any mount table.  A hierarchy that cannot be mounted (one being torn
- * down) is refused unless the process is in its root, where any process
- * starts.
+ * any mount table.  A hierarchy where the tree is only in the root is not
+ * mounted at all: the root is written without its owner (the machine's,
+ * never made again), and any process starts there.  A hierarchy that
+ * cannot be mounted (one being torn down) is refused unless the process
+ * is in its root.
  *
  * Restart, before any process exists (check): each hierarchy is mounted
  * so (one that cannot be, a controller this kernel lacks or has on v2
@@ -217,7 +219,7 @@ int cg_hier_add(struct hiers *hs, const char *ctrl, bool v2)
 	dup = strdup(ctrl);
 	if (!dup)
 		return -1;
-	hs->e[hs->n] = (struct hier){ dup, v2, -1 };
+	hs->e[hs->n] = (struct hier){ dup, v2, -1, false };
 	return hs->n++;
 }
 

@@ -37,16 +37,12 @@ static int hier_open(struct cpt_ctx *c, struct cg_cpt *s, pid_t pid,
 	if (*hi < 0)
 		return log_err(c->log, ENOMEM, "pid %d: cgroup hierarchies:", pid);
 	h = &s->hs.e[*hi];
-	if (h->fd >= 0)
+	/* a root is written without reading anything of it (write_one()):
+	 * ten mounts of a machine's hierarchies cost a tiny process's
+	 * checkpoint a quarter of a millisecond */
+	if (h->fd >= 0 || !l->path[1])
 		return 0;
 	fd = cg_hier_mount(h);
-	/* the root of a hierarchy that cannot be reached (one being
-	 * destroyed) is where any process starts: nothing to keep */
-	if (fd < 0 && !l->path[1]) {
-		log_warn(c->log, "pid %d: cgroup hierarchy %s cannot be mounted (%s): its place there, the root, is not saved",
-			 pid, cg_name(h), strerror(-fd));
-		return 1;
-	}
 	if (fd < 0)
 		return log_err(c->log, -fd, "pid %d: cgroup hierarchy %s: cannot mount it to read its groups:",
 			       pid, cg_name(h));
@@ -82,15 +78,22 @@ static int prop_value(const char *name, char *buf, size_t *len)
 	return 0;
 }
 
-/* The value of file @name of group @dfd, into @buf (MAX_VALUE + 1):
- * 1 if read, 0 if the group has no such file. */
-static int read_prop(int dfd, const char *name, char *buf, size_t *len)
+/* The value of file @name of group @dfd, into @buf (MAX_VALUE + 1),
+ * and its owner and mode into @st: 1 if read, 0 if the group has no
+ * such file. */
+static int read_prop(int dfd, const char *name, char *buf, size_t *len,
+		     struct stat *st)
 {
 	int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC);
 	ssize_t got;
 
 	if (fd < 0)
 		return errno == ENOENT ? 0 : -errno;
+	if (fstat(fd, st)) {
+		got = -errno;
+		close(fd);
+		return got;
+	}
 	*len = 0;
 	while ((got = read(fd, buf + *len, MAX_VALUE - *len)) > 0)
 		*len += got;
@@ -136,6 +139,26 @@ static bool owner_changed(int root, const char *name, const struct stat *st)
 	       (st->st_mode & 0777) != (rs.st_mode & 0777);
 }
 
+/* Whether v1 hierarchy @h can have file @prop: its controllers' own
+ * files and the core's ("cgroup.*", "notify_on_release").  Looking up
+ * the others, each absent, was a third of the group's calls. */
+static bool prop_here(const struct hier *h, const char *prop)
+{
+	const char *dot = strchr(prop, '.');
+	size_t n = dot ? (size_t)(dot - prop) : 0;
+
+	if (h->v2 || !dot || !strncmp(prop, "cgroup.", 7))
+		return true;
+	for (const char *c = h->ctrl; *c;) {
+		size_t len = strcspn(c, ",");
+
+		if (len == n && !strncmp(c, prop, n))
+			return true;
+		c += len + (c[len] == ',');
+	}
+	return false;
+}
+
 /* The files of a group: the values of those props_* lists, and the
  * owner and mode of any file changed.  A value the kernel will not
  * read is left out, with a warning. */
@@ -152,11 +175,13 @@ static int write_props(struct cpt_ctx *c, const struct hier *h, int dfd,
 	if (!buf)
 		return log_err(c->log, ENOMEM, "cgroups:");
 	for (const char *const *p = cg_props(h->v2); *p && !ret; p++) {
-		got = read_prop(dfd, *p, buf, &len);
+		if (!prop_here(h, *p))
+			continue;
+		got = read_prop(dfd, *p, buf, &len, &st);
 		if (got < 0)
 			log_warn(c->log, "cgroup %s:%s: %s not saved: %s", cg_name(h), path,
 				 *p, strerror(-got));
-		if (got <= 0 || fstatat(dfd, *p, &st, 0))
+		if (got <= 0)
 			continue;
 		ret = write_prop(c, id, CGPROP_VALUE |
 				 (owner_changed(h->fd, *p, &st) ? CGPROP_OWNER : 0),
@@ -191,8 +216,8 @@ static int write_one(struct cpt_ctx *c, struct cg_cpt *s, int hi,
 	const char *base = cg_root_for(c->opts->cgroup_root, c->opts->nr_cgroup_root, h);
 	struct rec_cgroup g = { .flags = (h->v2 ? CGROUP_V2 : 0) |
 					 (base && !strcmp(base, path) ? CGROUP_BASE : 0) };
-	struct stat st;
-	int dfd, ret;
+	struct stat st = { .st_mode = 0 };
+	int dfd = -1, ret;
 
 	*id = group_find(s, hi, path);
 	if (*id)
@@ -203,15 +228,19 @@ static int write_one(struct cpt_ctx *c, struct cg_cpt *s, int hi,
 	    strchr(path, '\n'))
 		return log_err(c->log, EINVAL, "cgroup %s:%s: outside ckpt's cgroup namespace, a path too long or with a newline: not supported",
 			       cg_name(h), path);
-	dfd = openat(h->fd, cg_rel(path), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0 || fstat(dfd, &st)) {
+	/* a root is the machine's, never made again: its owner and files
+	 * are not written, and its hierarchy is mounted only if needed */
+	if (path[1])
+		dfd = openat(h->fd, cg_rel(path), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (path[1] && (dfd < 0 || fstat(dfd, &st))) {
 		ret = log_err(c->log, errno, "cgroup %s:%s:", cg_name(h), path);
 		if (dfd >= 0)
 			close(dfd);
 		return ret;
 	}
 	if (VEC_ROOM(s->g, s->ng, s->capg) || !(s->g[s->ng].path = strdup(path))) {
-		close(dfd);
+		if (dfd >= 0)
+			close(dfd);
 		return log_err(c->log, ENOMEM, "cgroups:");
 	}
 	s->g[s->ng].hier = hi;
@@ -230,10 +259,10 @@ static int write_one(struct cpt_ctx *c, struct cg_cpt *s, int hi,
 		ret = iw_write(&c->w, path, g.path_len);
 	if (!ret)
 		ret = iw_end(&c->w);
-	/* the root's files are the machine's, never made again */
 	if (!ret && path[1])
 		ret = write_props(c, h, dfd, path, g.id);
-	close(dfd);
+	if (dfd >= 0)
+		close(dfd);
 	return ret;
 }
 
@@ -398,8 +427,6 @@ static int ns_roots(struct cpt_ctx *c, struct cg_cpt *s, pid_t pid, char *full)
 		size_t fl = strlen(a[i].path), vl = strlen(b[i].path);
 		int hi = cg_hier_find(&s->hs, a[i].ctrl, a[i].v2);
 
-		if (hi >= 0 && s->hs.e[hi].fd < 0 && !a[i].path[1])
-			continue;
 		if (strcmp(a[i].ctrl, b[i].ctrl) || b[i].path[0] != '/' || hi < 0)
 			return log_err(c->log, EINVAL, "pid %d: its cgroups read from its cgroup namespace do not match",
 				       pid);
@@ -498,8 +525,6 @@ int cg_dump(struct cpt_ctx *c, struct cpt_task *t)
 				ret = base_bad(c, &s->hs.e[hi], t->pid, l[i].path);
 			if (!ret)
 				ret = write_group(c, s, hi, l[i].path, &id);
-			else if (ret > 0)
-				ret = 0;
 		}
 		free(buf);
 	}
@@ -539,8 +564,6 @@ int cg_dump_thread(struct cpt_ctx *c, struct cpt_task *t,
 		int hi = cg_hier_find(&s->hs, l[i].ctrl, l[i].v2);
 		struct rec_cgroup_ref *r = &refs[m.nr];
 
-		if (hi >= 0 && s->hs.e[hi].fd < 0 && !l[i].path[1])
-			continue;	/* hier_open() said why */
 		r->group = hi < 0 ? 0 : group_find(s, hi, l[i].path);
 		r->ns_root = hi < 0 || !m.ns ? 0 : s->cur_root[hi];
 		m.nr++;

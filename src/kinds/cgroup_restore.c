@@ -317,19 +317,38 @@ static bool only_root(const struct cg_rst *st, int hier)
 	return true;
 }
 
-/* Every hierarchy mounted (one that cannot be, where the image has
- * nothing but its root, is left: every process starts there). */
+/* A hierarchy where the image has nothing but the root, mounted when a
+ * process must be moved there (restart is usually there already): 0,
+ * or -1 if it cannot be (the processes stay in restart's own group). */
+static int mount_root_only(struct rst_ctx *c, struct hier *h)
+{
+	int fd;
+
+	if (h->fd >= 0 || h->tried)
+		return h->fd >= 0 ? 0 : -1;
+	h->tried = true;
+	fd = cg_hier_mount(h);
+	if (fd < 0) {
+		log_warn(c->log, "cgroup hierarchy %s cannot be mounted here (%s): the processes stay in restart's own group there",
+			 cg_name(h), strerror(-fd));
+		return -1;
+	}
+	h->fd = fd;
+	return 0;
+}
+
+/* Every hierarchy with groups to find or make mounted; one with only
+ * its root in the image waits for mount_root_only(). */
 static int mount_all(struct rst_ctx *c, struct cg_rst *st)
 {
 	for (int i = 0; i < st->hs.n; i++) {
 		struct hier *h = &st->hs.e[i];
-		int fd = cg_hier_mount(h);
+		int fd;
 
-		if (fd < 0 && only_root(st, i)) {
-			log_warn(c->log, "cgroup hierarchy %s cannot be mounted here (%s): the processes stay in restart's own group there",
-				 cg_name(h), strerror(-fd));
+		if (only_root(st, i))
 			continue;
-		}
+		h->tried = true;
+		fd = cg_hier_mount(h);
 		if (fd == -EPERM)	/* not root: its groups are not ours */
 			return log_err(c->log, EPERM, "cgroup hierarchy %s cannot be mounted without privilege (restart as root, or with --no-cgroups to stay in restart's own groups):",
 				       cg_name(h));
@@ -620,11 +639,11 @@ static int join(struct rst_ctx *c, struct cg_rst *st, uint32_t id, pid_t tid,
 		bool thread)
 {
 	const struct rst_group *g = &st->g[id - 1];
-	const struct hier *h = &st->hs.e[g->hier];
+	struct hier *h = &st->hs.e[g->hier];
 	char file[MAX_PATH + 32], num[16];
 	int n = snprintf(num, sizeof(num), "%d", tid), ret;
 
-	if (h->fd < 0)	/* mount_all() said why */
+	if (h->fd < 0 && mount_root_only(c, h))	/* it said why */
 		return 0;
 	snprintf(file, sizeof(file), "%s/%s", cg_rel(g->path),
 		 !h->v2 ? "tasks" : thread ? "cgroup.threads" : "cgroup.procs");
