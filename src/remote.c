@@ -32,10 +32,27 @@
 #define STOP_WAIT_TICKS	50000	/* of 100 us and more: 5 s or so */
 #define STOP_GRACE_TICKS 100
 
-static int wait_stop(struct remote *r, int *status)
+#define STOP_SPIN_NS	20000
+
+/* The stops of a call made in two (call_wait()) come within
+ * microseconds.  Asked for without sleeping over that time, each costs
+ * half as much on a VM (7 against 12-13 us here): ckpt's CPU is not
+ * woken from idle for it.  (A restart's one-stop calls and batches run
+ * longer, and a spin there takes a CPU its own work needs.) */
+static pid_t waitpid_spin(pid_t pid, int *status)
+{
+	uint64_t end = log_now() + STOP_SPIN_NS;
+	pid_t p;
+
+	while (!(p = waitpid(pid, status, __WALL | WNOHANG)) && log_now() < end)
+		;
+	return p ? p : waitpid(pid, status, __WALL);
+}
+
+static int wait_stop_how(struct remote *r, int *status, bool spin)
 {
 	for (;;) {
-		pid_t p = waitpid(r->pid, status, __WALL);
+		pid_t p = spin ? waitpid_spin(r->pid, status) : waitpid(r->pid, status, __WALL);
 
 		if (p < 0 && errno == EINTR)
 			continue;
@@ -51,6 +68,11 @@ static int wait_stop(struct remote *r, int *status)
 		if (WIFSTOPPED(*status))
 			return 0;
 	}
+}
+
+static int wait_stop(struct remote *r, int *status)
+{
+	return wait_stop_how(r, status, false);
 }
 
 /* The first stop after PTRACE_INTERRUPT.  A task in a killable or
@@ -388,7 +410,7 @@ static int call_wait(struct remote *r, struct call *k, int stop, long nr)
 	int status, ret;
 
 	for (;;) {
-		ret = wait_stop(r, &status);
+		ret = wait_stop_how(r, &status, true);
 		if (ret)
 			return ret;
 		if (!(is_event_stop(status) || is_clone_stop(status) ||

@@ -39,7 +39,8 @@ struct remote {
 	bool blocked;		/* every signal blocked while we hold it */
 	/* Guarded (arch_guard_task()): a frame below its stack returns it to
 	 * @regs if we die; calls run at a gadget whose ret leads there, and
-	 * between calls it waits in @park, about to rt_sigreturn. */
+	 * between calls it waits in @park, about to rt_sigreturn, or (after
+	 * a 64-bit call) at that gadget, about to ret there. */
 	bool guarded;
 	uint64_t call_ip;	/* syscall gadget (0: none, no 64-bit call) */
 	uint64_t call32_ip;	/* int $0x80 gadget (0: none, sc32_ip unguarded) */
