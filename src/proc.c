@@ -187,10 +187,10 @@ static bool is_maps_line(const char *p)
 	return dash && sp && dash < sp;
 }
 
-int proc_smaps(pid_t pid, struct vma_list *l)
+static int read_areas(pid_t pid, const char *file, struct vma_list *l)
 {
 	char *buf, *p;
-	int ret = proc_read(pid, "smaps", &buf, NULL);
+	int ret = proc_read(pid, file, &buf, NULL);
 	int cap = 0;
 
 	l->v = NULL;
@@ -226,6 +226,16 @@ int proc_smaps(pid_t pid, struct vma_list *l)
 	if (ret)
 		vma_list_free(l);
 	return ret;
+}
+
+int proc_smaps(pid_t pid, struct vma_list *l)
+{
+	return read_areas(pid, "smaps", l);
+}
+
+int proc_maps(pid_t pid, struct vma_list *l)
+{
+	return read_areas(pid, "maps", l);
 }
 
 void vma_list_free(struct vma_list *l)

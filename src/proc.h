@@ -25,7 +25,11 @@ struct vma_list {
 int proc_read(pid_t pid, const char *name, char **out, size_t *len);
 /* Read a whole file by path. */
 int file_read(const char *path, char **out, size_t *len);
+/* The areas of @pid's memory with their VmFlags (smaps, which also
+ * counts every area's pages: slow for a big process), or without
+ * (maps: ranges and names alone). */
 int proc_smaps(pid_t pid, struct vma_list *l);
+int proc_maps(pid_t pid, struct vma_list *l);
 void vma_list_free(struct vma_list *l);
 bool vmflag(const struct vma *v, const char *flag);
 /* A "Name:\tvalue" line of /proc/PID/status; returns 0 or -errno. */

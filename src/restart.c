@@ -186,7 +186,7 @@ static int setup_puppet(struct rst_ctx *c, struct rst_task *t)
 			     rs.len, 1 /* RSEQ_FLAG_UNREGISTER */, rs.sig);
 	if (ret)
 		return ret;
-	ret = proc_smaps(t->pid, &busy);
+	ret = proc_maps(t->pid, &busy);
 	if (ret)
 		return log_err(c->log, -ret, "reading puppet maps:");
 	ret = rst_find_gap(c, &busy, TRAMP_LEN, &gap);

@@ -33,7 +33,7 @@ static const struct vma *find_area(const struct vma_list *l, const char *name)
 int vdso_check(struct rst_ctx *c, struct rst_task *t, const struct mm_state *s)
 {
 	struct vma_list own = { 0 };
-	int ret = proc_smaps(getpid(), &own);
+	int ret = proc_maps(getpid(), &own);
 
 	if (ret)
 		return log_err(c->log, -ret, "reading own maps:");
@@ -56,7 +56,7 @@ int vdso_check(struct rst_ctx *c, struct rst_task *t, const struct mm_state *s)
 int vdso_map(struct rst_task *t, const struct mm_state *s)
 {
 	struct vma_list now;
-	int ret = remote_flush(&t->rm) ?: proc_smaps(t->pid, &now);
+	int ret = remote_flush(&t->rm) ?: proc_maps(t->pid, &now);
 
 	if (ret)
 		return ret < 0 ? log_err(t->rm.log, -ret, "pid %d: reading maps:", t->pid) : ret;

@@ -620,7 +620,7 @@ static int attach_part(struct rst_ctx *c, struct rst_task *t,
 	uint64_t gap, len = v->end - v->start;
 	long res;
 	/* (the areas queued in a batch before this one mapped first) */
-	int ret = remote_flush(&t->rm) ?: proc_smaps(t->pid, &busy);
+	int ret = remote_flush(&t->rm) ?: proc_maps(t->pid, &busy);
 
 	if (ret)
 		return ret < 0 ? log_err(c->log, -ret, "pid %d: reading maps:", t->pid) : ret;

@@ -259,7 +259,7 @@ static int vdso32_maps(struct rst_ctx *c, struct vma_list *out)
 	char ok = 0;
 	pid_t pid;
 
-	ret = proc_smaps(getpid(), &self);
+	ret = proc_maps(getpid(), &self);
 	if (ret)
 		return log_err(c->log, -ret, "reading own maps:");
 	if (pipe2(p, O_CLOEXEC)) {
@@ -284,7 +284,7 @@ static int vdso32_maps(struct rst_ctx *c, struct vma_list *out)
 	if (pid < 0 || read(p[0], &ok, 1) != 1 || !ok)
 		ret = log_err(c->log, pid < 0 ? errno : ENOEXEC,
 			      "this kernel cannot map a 32-bit vdso (no IA32 emulation?)");
-	else if ((ret = proc_smaps(pid, out)))
+	else if ((ret = proc_maps(pid, out)))
 		ret = log_err(c->log, -ret, "reading the maps of a 32-bit vdso:");
 	close(p[0]);
 	if (pid > 0) {

@@ -32,7 +32,7 @@ int vdso_check(struct rst_ctx *c, struct rst_task *t, const struct mm_state *s)
 		i++;
 	if (i == s->nr)
 		return 0;
-	ret = task_ia32(t) ? ia32_vdso_layout(c, &ref) : proc_smaps(getpid(), &own);
+	ret = task_ia32(t) ? ia32_vdso_layout(c, &ref) : proc_maps(getpid(), &own);
 	if (ret)
 		return task_ia32(t) ? ret : log_err(c->log, -ret, "reading own maps:");
 	while (j < ref->n && strcmp(ref->v[j].path, "[vvar]") &&
@@ -99,7 +99,7 @@ int vdso_map(struct rst_task *t, const struct mm_state *s)
 	ret = ret ?: remote_flush(&t->rm);
 	if (ret)
 		return ret;
-	ret = proc_smaps(t->pid, &now);
+	ret = proc_maps(t->pid, &now);
 	if (ret)
 		return log_err(t->rm.log, -ret, "pid %d: reading maps:", t->pid);
 	placed = vdso_placed(s, &now);
