@@ -88,7 +88,7 @@ void pin_undo_here(const struct pin *p)
 		give(0, p);
 }
 
-void pin_beside(const struct pin *p)
+void pin_beside_task(const struct pin *p, pid_t tid)
 {
 	cpu_set_t others;
 
@@ -97,7 +97,12 @@ void pin_beside(const struct pin *p)
 	memcpy(&others, was(p), sizeof(others));
 	CPU_CLR(p->cpu, &others);
 	if (CPU_COUNT(&others))
-		sched_setaffinity(0, sizeof(others), &others);
+		sched_setaffinity(tid, sizeof(others), &others);
+}
+
+void pin_beside(const struct pin *p)
+{
+	pin_beside_task(p, 0);
 }
 
 bool pin_restricted(const uint64_t *mask, size_t len)

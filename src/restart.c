@@ -662,8 +662,11 @@ static int restart_run(int fd, const struct ckpt_restart_opts *o, const struct r
 			      c.tasks[0]->pid);
 	if (!ret)
 		ret = LOG_TIMED(&log, LP_PIDWAIT, wait_ids_free(&c));
-	if (!ret)
+	if (!ret) {
 		pin_begin(&c.pin);
+		if (c.pv_pid)
+			pin_beside_task(&c.pin, c.pv_pid);
+	}
 	if (!ret && !c.root_made)
 		c.puppet_act = own_actions();
 	if (!ret) {
