@@ -5,6 +5,7 @@ t cgroup_recreated         needs cgroup group cgroup
 t cgroup_refuse_outside_ns needs cgroup group cgroup
 t cgroup_none              needs cgroup group cgroup
 t cgroup_root              needs cgroup group cgroup
+t cgroup_root_joined       needs cgroup group cgroup
 
 # Whatever the program made in name=ckpt_test and pids, gone (it removes
 # its groups itself once it has checked them).
@@ -183,5 +184,33 @@ test_cgroup_root() {
 		[ -d $dir ] && find $dir -depth -type d -exec rmdir {} + 2>/dev/null
 	done
 	ls -d /sys/fs/cgroup/*$rel /sys/fs/cgroup/*/*$rel 2>/dev/null && { note "groups left"; rc=1; }
+	return $rc
+}
+
+# A hierarchy where the process was in the root, restarted by a ckpt in
+# another of its groups: restart mounts that hierarchy, not mounted for
+# the image's groups, only to put the process back in the root
+# (cgroup_restore.c mount_root_only()).
+test_cgroup_root_joined() {
+	local d=$WORK/cgjoin cg= dir ctrl rel=/ckpt-test.join.$$ rc=0 i
+	for dir in /sys/fs/cgroup/pids /sys/fs/cgroup/freezer; do
+		grep -q ":${dir##*/}:/\$" /proc/self/cgroup && mkdir $dir$rel 2>/dev/null &&
+			{ cg=$dir; break; }
+	done
+	[ -n "$cg" ] || { note "no writable v1 hierarchy whose root we are in"; return 1; }
+	ctrl=${cg##*/}
+	start_holder plain $d || { rmdir $cg$rel; return 1; }
+	checkpoint_kill $d $pid || rc=1
+	step "restarted from $ctrl:$rel"
+	[ $rc = 0 ] && ( echo $BASHPID > $cg$rel/cgroup.procs &&
+		ckpt restart --detach $d/img ) > $d/rout 2>&1 || { cat $d/rout; rc=1; }
+	grep -q ":$ctrl:/\$" /proc/$pid/cgroup ||
+		{ note "in $(grep ":$ctrl:" /proc/$pid/cgroup), not in the root"; rc=1; }
+	touch $d/go
+	for ((i = 0; i < 500; i++)); do kill -0 $pid 2>/dev/null || break; sleep 0.01; done
+	grep -q '^PASS' $d/out || rc=1
+	kill -9 $pid 2>/dev/null
+	gone $pid
+	rmdir $cg$rel || { note "group left"; rc=1; }
 	return $rc
 }
