@@ -113,16 +113,30 @@ void arch_call_data(const arch_regs_t *r, bool compat, struct seccomp_data *d)
 		d->args[i] = r->r.gprs[2 + i];
 }
 
-/* Not yet: at the entry stop the kernel has the number in int_code,
- * which NT_S390_SYSTEM_CALL does not reach, so a stand-in could not be
- * made the real call there.  Calls go in as they are. */
+/* At the entry stop the kernel has put the number in r2 and the first
+ * argument in orig_gpr2, and a tracer's write of r2 there is the
+ * number it runs (the s390 ptrace ABI: it sets int_code, where the
+ * kernel takes the number from after the stop; r1 is not looked at
+ * again).  So a stand-in is made the real call there by setting r2,
+ * orig_gpr2 and r3-r7. */
 bool arch_stand_in(arch_regs_t *r, bool compat, int k)
 {
-	return false;
+	r->r.gprs[1] = k ? SYS_read : SYS_getpid;
+	for (int i = 2; i <= 7; i++)
+		r->r.gprs[i] = 0;
+	if (k)
+		r->r.gprs[2] = (uint64_t)-1;	/* fd -1 */
+	r->r.orig_gpr2 = r->r.gprs[2];
+	return true;
 }
 
 void arch_make_real(arch_regs_t *now, const arch_regs_t *real)
 {
+	now->r.gprs[1] = real->r.gprs[1];
+	now->r.gprs[2] = real->r.gprs[1];
+	now->r.orig_gpr2 = real->r.gprs[2];
+	for (int i = 3; i <= 7; i++)
+		now->r.gprs[i] = real->r.gprs[i];
 }
 
 /* At 0: svc 0; then two zero bytes, an invalid opcode (a stray return
