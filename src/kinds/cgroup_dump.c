@@ -216,7 +216,9 @@ static int write_one(struct cpt_ctx *c, struct cg_cpt *s, int hi,
 	const char *base = cg_root_for(c->opts->cgroup_root, c->opts->nr_cgroup_root, h);
 	struct rec_cgroup g = { .flags = (h->v2 ? CGROUP_V2 : 0) |
 					 (base && !strcmp(base, path) ? CGROUP_BASE : 0) };
-	struct stat st = { .st_mode = 0 };
+	/* a root's, unread: what the kernel gives every hierarchy's root
+	 * (a --cgroup-root may make the root's group elsewhere with it) */
+	struct stat st = { .st_mode = S_IFDIR | 0555 };
 	int dfd = -1, ret;
 
 	*id = group_find(s, hi, path);

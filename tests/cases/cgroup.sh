@@ -174,6 +174,13 @@ test_cgroup_root() {
 	checkpoint_kill $d $pid || rc=1
 	ckpt restart --detach --cgroup-root $rel/d $d/img > $d/rout 2>&1 || rc=1
 	grep -q ":$ctrl:$rel/d\$" /proc/$pid/cgroup || { note "in $(grep ":$ctrl:" /proc/$pid/cgroup)"; rc=1; }
+	# where it was in the root, the group made for it has the root's mode
+	for dir in pids freezer blkio devices; do
+		dir=/sys/fs/cgroup/$dir
+		[ $dir = $cg ] || ! grep -q ":${dir##*/}:/\$" /proc/self/cgroup ||
+			[ "$(stat -c %a $dir$rel/d)" = 555 ] ||
+			{ note "$dir$rel/d made with mode $(stat -c %a $dir$rel/d), not the root's 555"; rc=1; }
+	done
 	touch $d/go
 	for ((i = 0; i < 500; i++)); do kill -0 $pid 2>/dev/null || break; sleep 0.01; done
 	grep -q '^PASS' $d/out || rc=1
