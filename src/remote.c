@@ -37,8 +37,9 @@
 /* The stops of a call made in two (call_wait()) come within
  * microseconds.  Asked for without sleeping over that time, each costs
  * half as much on a VM (7 against 12-13 us here): ckpt's CPU is not
- * woken from idle for it.  (A restart's one-stop calls and batches run
- * longer, and a spin there takes a CPU its own work needs.) */
+ * woken from idle for it.  Only a checkpoint's target (struct remote's
+ * spin): a restart's puppets share ckpt's pinned CPU (pin.c), where a
+ * spin would only keep them from running. */
 static pid_t waitpid_spin(pid_t pid, int *status)
 {
 	uint64_t end = log_now() + STOP_SPIN_NS;
@@ -52,7 +53,8 @@ static pid_t waitpid_spin(pid_t pid, int *status)
 static int wait_stop_how(struct remote *r, int *status, bool spin)
 {
 	for (;;) {
-		pid_t p = spin ? waitpid_spin(r->pid, status) : waitpid(r->pid, status, __WALL);
+		pid_t p = spin && r->spin ? waitpid_spin(r->pid, status) :
+			  waitpid(r->pid, status, __WALL);
 
 		if (p < 0 && errno == EINTR)
 			continue;
@@ -438,18 +440,28 @@ static int call_exit(struct remote *r, struct call *k)
 	return 0;
 }
 
+/* A result the kernel takes as "make the call again" when the task
+ * goes on without a handler to run (-ERESTARTSYS, -ERESTARTNOINTR,
+ * -ERESTARTNOHAND, -ERESTART_RESTARTBLOCK). */
+static bool restarts(long res)
+{
+	return res >= -516 && res <= -512 && res != -515;
+}
+
 /* At the exit stop: the result.  A call made at the guard's call
  * gadget leaves the task where it is: let go, it runs the rest of the
  * gadget, whose ret lands on the frame's rt_sigreturn (guard.h), as
  * from the park, so the next call's registers are the only ones set.
- * Any other call of a guarded task (a 32-bit one: guard32.c) goes back
- * to the park. */
+ * Not one the kernel would make again if we died now (the real call of
+ * a seccomp stand-in, under the filter then), nor any other call of a
+ * guarded task (a 32-bit one: guard32.c): those go back to the park. */
 static int call_end(struct remote *r, struct call *k, long *res)
 {
 	if (arch_get_regs(r->pid, &k->regs))
 		return log_err(r->log, errno, "registers of %d:", r->pid);
 	*res = arch_call_result(&k->regs);
-	if (r->guarded && !k->gadget && arch_set_regs(r->pid, &r->park))
+	if (r->guarded && (!k->gadget || restarts(*res)) &&
+	    arch_set_regs(r->pid, &r->park))
 		return log_err(r->log, errno, "setting registers of %d:", r->pid);
 	return 0;
 }

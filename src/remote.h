@@ -36,6 +36,7 @@ struct remote {
 	uint64_t sigmask;	/* blocked mask as found at seize */
 	bool seized;
 	bool exitkill;		/* PTRACE_O_EXITKILL: dies with us */
+	bool spin;		/* a checkpoint's: its call stops spun for */
 	bool blocked;		/* every signal blocked while we hold it */
 	/* Guarded (arch_guard_task()): a frame below its stack returns it to
 	 * @regs if we die; calls run at a gadget whose ret leads there, and

@@ -107,6 +107,7 @@ static int seize_threads(struct cpt_ctx *c, struct cpt_task *t)
 
 	if (ret == -ESRCH)
 		return ret;	/* the caller says if that matters */
+	t->rm.spin = true;	/* its own CPU: a stop is spun for */
 	if (!ret)
 		ret = add_thread(c, t, t->pid);
 	if (!ret)
@@ -141,6 +142,7 @@ static int seize_threads(struct cpt_ctx *c, struct cpt_task *t)
 				ret = 0;
 				continue;
 			}
+			t->threads[t->nr_threads - 1].rm->spin = true;
 			more = true;
 		}
 		closedir(d);
