@@ -62,11 +62,14 @@ CLILIBS  := $(LIBS) -lprotobuf-c
 # build/ckpt takes libzstd and libprotobuf-c from their archives, where
 # Debian's -dev packages put them: two shared libraries fewer to load
 # make every command 0.2 ms faster here.
-have_archive = $(filter /%,$(shell $(CC) -print-file-name=lib$(1).a))
+# (Not under LDFLAGS=-static, where everything is an archive anyway.)
+have_archive = $(filter /%,$(shell $(CC) $(CFLAGS) $(LDFLAGS) -print-file-name=lib$(1).a))
 CKPTLIBS := $(CLILIBS)
+ifeq ($(filter -static,$(LDFLAGS)),)
 ifneq ($(and $(call have_archive,protobuf-c),$(if $(filter 1,$(ZSTD)),$(call have_archive,zstd),y)),)
 CKPTLIBS := $(filter-out -lzstd,$(LIBS)) -Wl,-Bstatic $(if $(filter 1,$(ZSTD)),-lzstd) \
 	    -lprotobuf-c -Wl,-Bdynamic
+endif
 endif
 build/gen/criu/%.pb-c.c build/gen/criu/%.pb-c.h: src/criu/%.proto
 	@command -v $(PROTOC_C) > /dev/null && [ -e /usr/include/protobuf-c/protobuf-c.h ] || \
