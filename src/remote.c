@@ -441,11 +441,11 @@ static int call_exit(struct remote *r, struct call *k)
 }
 
 /* A result the kernel takes as "make the call again" when the task
- * goes on without a handler to run (-ERESTARTSYS, -ERESTARTNOINTR,
- * -ERESTARTNOHAND, -ERESTART_RESTARTBLOCK). */
+ * goes on without a handler to run. */
 static bool restarts(long res)
 {
-	return res >= -516 && res <= -512 && res != -515;
+	return res == -ERESTARTSYS || res == -ERESTARTNOINTR ||
+	       res == -ERESTARTNOHAND || res == -ERESTART_RESTARTBLOCK;
 }
 
 /* At the exit stop: the result.  A call made at the guard's call

@@ -11,6 +11,13 @@
 #include "log.h"
 #include "sfilter.h"
 
+/* The kernel's own "make the call again" results (include/linux/errno.h,
+ * not uapi), which a task stopped after a call may hold, negated. */
+#define ERESTARTSYS		512
+#define ERESTARTNOINTR		513
+#define ERESTARTNOHAND		514
+#define ERESTART_RESTARTBLOCK	516
+
 #define REMOTE_MAX_STOLEN 64
 
 struct remote {

@@ -22,8 +22,6 @@
 #define NT_PPC_VMX		0x100
 #define NT_PPC_VSX		0x102
 #endif
-#define ERESTARTNOHAND		514
-#define ERESTART_RESTARTBLOCK	516
 #define TRAP_SYSCALL		0xc00	/* sc: an error is positive, with CR0[SO] */
 #define TRAP_SCV		0x3000	/* scv 0 (glibc's on POWER9+): an error is negative */
 #define CR0_SO			0x10000000ULL

@@ -23,8 +23,6 @@
 #define NT_S390_VXRS_LOW	0x309
 #define NT_S390_VXRS_HIGH	0x30a
 #endif
-#define ERESTARTNOHAND		514
-#define ERESTART_RESTARTBLOCK	516
 #define PSW_MASK_PSTATE		0x0001000000000000ULL	/* problem state */
 
 struct regs_state {

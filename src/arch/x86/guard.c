@@ -265,13 +265,13 @@ void guard_restart_fixup(const struct user_regs_struct *r, uint64_t *ip, uint64_
 	if ((long)r->orig_rax < 0)
 		return;
 	switch (rax) {
-	case -512:	/* ERESTARTSYS */
-	case -513:	/* ERESTARTNOINTR */
-	case -514:	/* ERESTARTNOHAND */
+	case -ERESTARTSYS:
+	case -ERESTARTNOINTR:
+	case -ERESTARTNOHAND:
 		*ax = r->orig_rax;
 		*ip -= 2;
 		break;
-	case -516:	/* ERESTART_RESTARTBLOCK */
+	case -ERESTART_RESTARTBLOCK:
 		/* in restart_syscall itself its arguments are gone: EINTR */
 		*ax = (long)r->orig_rax == restart_nr ? (uint64_t)restart_nr
 						      : r->orig_rax;

@@ -24,10 +24,6 @@
 #include "compat.h"
 #include "cpu.h"
 
-#define ERESTARTSYS		512
-#define ERESTARTNOINTR		513
-#define ERESTARTNOHAND		514
-#define ERESTART_RESTARTBLOCK	516
 #define USER_CS			0x33
 #define USER_DS			0x2b
 /* eflags bits a user task may show: CF PF AF ZF SF TF DF OF NT RF AC ID,
