@@ -24,7 +24,7 @@ struct hier {
 	char *ctrl;		/* as /proc/PID/cgroup names it; "" for v2 */
 	bool v2;
 	int fd;			/* its root, a detached mount; -1 */
-	bool tried;		/* restart: mounted when first needed, once */
+	bool tried;		/* restart: a root-only one's mount tried */
 };
 
 struct hiers {

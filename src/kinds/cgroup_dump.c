@@ -232,13 +232,14 @@ static int write_one(struct cpt_ctx *c, struct cg_cpt *s, int hi,
 			       cg_name(h), path);
 	/* a root is the machine's, never made again: its owner and files
 	 * are not written, and its hierarchy is mounted only if needed */
-	if (path[1])
+	if (path[1]) {
 		dfd = openat(h->fd, cg_rel(path), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (path[1] && (dfd < 0 || fstat(dfd, &st))) {
-		ret = log_err(c->log, errno, "cgroup %s:%s:", cg_name(h), path);
-		if (dfd >= 0)
-			close(dfd);
-		return ret;
+		if (dfd < 0 || fstat(dfd, &st)) {
+			ret = log_err(c->log, errno, "cgroup %s:%s:", cg_name(h), path);
+			if (dfd >= 0)
+				close(dfd);
+			return ret;
+		}
 	}
 	if (VEC_ROOM(s->g, s->ng, s->capg) || !(s->g[s->ng].path = strdup(path))) {
 		if (dfd >= 0)

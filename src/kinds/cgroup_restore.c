@@ -324,8 +324,10 @@ static int mount_root_only(struct rst_ctx *c, struct hier *h)
 {
 	int fd;
 
-	if (h->fd >= 0 || h->tried)
-		return h->fd >= 0 ? 0 : -1;
+	if (h->fd >= 0)
+		return 0;
+	if (h->tried)
+		return -1;
 	h->tried = true;
 	fd = cg_hier_mount(h);
 	if (fd < 0) {
@@ -347,7 +349,6 @@ static int mount_all(struct rst_ctx *c, struct cg_rst *st)
 
 		if (only_root(st, i))
 			continue;
-		h->tried = true;
 		fd = cg_hier_mount(h);
 		if (fd == -EPERM)	/* not root: its groups are not ours */
 			return log_err(c->log, EPERM, "cgroup hierarchy %s cannot be mounted without privilege (restart as root, or with --no-cgroups to stay in restart's own groups):",
