@@ -20,9 +20,11 @@
  * cannot be mounted (one being torn down) is refused unless the process
  * is in its root.
  *
- * Restart, before any process exists (check): each hierarchy is mounted
- * so (one that cannot be, a controller this kernel lacks or has on v2
- * alone, refuses the restart, but where the image has only its root); a
+ * Restart, before any process exists (check): each hierarchy with a
+ * group below its root in the image is mounted so (one that cannot be,
+ * a controller this kernel lacks or has on v2 alone, refuses the
+ * restart); one with only its root, when a process must be moved back
+ * there (one that cannot be mounted then is warned of and left); a
  * group that exists is used as it is (the usual case on the same machine
  * after checkpoint --kill); one missing is made with its saved files,
  * parents first (so the files' checks find a group's directory an fd
