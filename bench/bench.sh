@@ -98,7 +98,7 @@ DISK=$(mktemp -d "$DISK_BASE"/ckpt-bench.XXXXXX)
 cp "$CKPT" "$WORK/ckpt"
 CK=$WORK/ckpt
 gcc -std=gnu11 -O2 -Wall -Wextra -o "$WORK/workload" "$HERE/workload.c"
-gcc -std=gnu11 -O2 -Wall -Wextra -pthread -o "$WORK/hwlimit" "$HERE/hwlimit.c"
+gcc -std=gnu11 -O2 -Wall -Wextra -pthread -o "$WORK/hwlimit" "$HERE/hwlimit.c" "$HERE/hwlimit_take.c"
 HWL=$WORK/hwlimit
 : >"$WORK/workload.log"
 
@@ -333,10 +333,18 @@ bench_limits() {
 		lim limit.shm.place.$how place $how "$f"
 		lim limit.shm.place.$how.all place $how "$f" "$(nproc)"
 	done
+	# every way to take another process's pages into an image file
+	for how in vmread procmem vmsplice mmap direct; do
+		lim limit.shm.take.$how take $how "$f" "$BIG_MIB"
+		lim limit.shm.take.$how.all take $how "$f" "$BIG_MIB" "$(nproc)"
+	done
 	rm -f "$f"
 	f=$DISK/limit.bin
 	sync
 	lim limit.disk.write write "$f" "$BIG_MIB"
+	for how in vmread direct; do
+		lim limit.disk.take.$how.all take $how "$f" "$BIG_MIB" "$(nproc)"
+	done
 	drop_caches
 	check_cold "$f"
 	lim limit.diskcold.read read "$f"
@@ -404,6 +412,16 @@ function row(label, k, bytes, lk,   m, g, lm, lg, s) {
 	print s
 }
 function size(k) { return (k in cnt) ? median(k) : 0 }
+# the key of the fastest "hwlimit take" of PFX, each HOW then SFX
+function best(pfx, sfx,   i, k, m, bk, bm) {
+	for (i = 1; i <= ntakes; i++) {
+		k = pfx "." takes[i, 1] sfx
+		if (!(k in cnt)) continue
+		m = median(k)
+		if (bk == "" || m < bm) { bk = k; bm = m }
+	}
+	return bk
+}
 function head(t, lim) {
 	print ""
 	print t
@@ -454,6 +472,9 @@ function others(   p, n, have) {
 { cnt[$1]++; val[$1, cnt[$1]] = $2 }
 END {
 	LB = mib * 1048576
+	ntakes = split("vmread procmem vmsplice mmap direct", tk, " ")
+	split("vm_readv + pwrite|/proc/PID/mem + pwrite|vmsplice + splice (CRIU)|vm_readv into the file mmap|vm_readv + O_DIRECT pwrite", td, "|")
+	for (i = 1; i <= ntakes; i++) { takes[i, 1] = tk[i]; takes[i, 2] = td[i] }
 	printf "\n%d runs of each; median [min - max] in ms; GB/s = 10^9 bytes/s of the image (ckpt) or of %d MiB (limits);\n", reps, mib
 	print "%lim = ckpt GB/s as a share of the limit GB/s; slower = limit GB/s / ckpt GB/s."
 	print "restart = until `ckpt restart --detach` returns; alive = until the restored process next polls its"
@@ -468,11 +489,13 @@ END {
 			head(sprintf("tiny process (no extra memory), image %d bytes", b))
 		g = p == 1			# GB/s only for the big one
 		row("checkpoint --kill -> /dev/shm", n ".shm.ckpt", g * b, "limit.shm.write")
+		row("  against the best way out, all CPUs", n ".shm.ckpt", g * b, best("limit.shm.take", ".all"))
 		row("restart <- /dev/shm", n ".shm.restart", g * b, "limit.shm.read")
 		row("  against UFFDIO_COPY, one CPU", n ".shm.restart", g * b, "limit.shm.place.uffd")
 		row("  until alive", n ".shm.alive", 0, "")
 		row("  until memory verified", n ".shm.verified", 0, "")
 		row("checkpoint --kill -> disk (fsync)", n ".disk.ckpt", g * b, "limit.disk.write")
+		row("  against the best way out, all CPUs", n ".disk.ckpt", g * b, best("limit.disk.take", ".all"))
 		row("restart <- disk, cold cache", n ".diskcold.restart", g * b, "limit.diskcold.read")
 		row("  until alive", n ".diskcold.alive", 0, "")
 		row("  until memory verified", n ".diskcold.verified", 0, "")
@@ -499,7 +522,14 @@ END {
 	row("  MADV_POPULATE_WRITE, then read(2)", "limit.shm.place.popwrite.all", LB, "")
 	row("  MADV_HUGEPAGE, then read(2)", "limit.shm.place.hugepage.all", LB, "")
 	row("  UFFDIO_COPY from the file mapped", "limit.shm.place.uffd.all", LB, "")
+	print "  the memory of another process -> /dev/shm file + fsync (hwlimit take), one CPU, then all:"
+	for (i = 1; i <= ntakes; i++) {
+		row("  " takes[i, 2], "limit.shm.take." takes[i, 1], LB, "")
+		row("  " takes[i, 2] ", all CPUs", "limit.shm.take." takes[i, 1] ".all", LB, "")
+	}
 	row("write(2) -> disk file + fsync", "limit.disk.write", LB, "")
+	row("  vm_readv + pwrite, all CPUs", "limit.disk.take.vmread.all", LB, "")
+	row("  vm_readv + O_DIRECT pwrite, all CPUs", "limit.disk.take.direct.all", LB, "")
 	row("read(2) disk file -> fresh mmap, cold", "limit.diskcold.read", LB, "")
 	row("read(2) disk file -> fresh mmap, warm", "limit.diskwarm.read", LB, "")
 	others()

@@ -30,6 +30,9 @@
  *                                         into /proc/CHILD/mem
  *                               preadv    the child's own read(2), for
  *                                         comparison (THREADS 1 only)
+ *   hwlimit take HOW FILE MIB [THREADS]
+ *                             another process's memory into a new FILE,
+ *                             every way ckpt could: hwlimit_take.c
  *
  * Source buffers are filled from xorshift64* (touched, incompressible)
  * before the clock starts.  If HWLIMIT_PRIME_MIB is set, every timed step
@@ -56,70 +59,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define CHUNK (4u << 20)
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void die(const char *what)
-{
-	fprintf(stderr, "hwlimit: %s: %s\n", what, strerror(errno));
-	exit(1);
-}
-
-static void *map(size_t len)
-{
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	if (p == MAP_FAILED)
-		die("mmap");
-	return p;
-}
-
-static void *filled(size_t len)
-{
-	uint64_t *p = map(len), s = 0x9e3779b97f4a7c15ull;
-
-	for (size_t i = 0; i < len / 8; i++) {
-		s ^= s >> 12;
-		s ^= s << 25;
-		s ^= s >> 27;
-		p[i] = s * 0x2545f4914f6cdd1dull;
-	}
-	return p;
-}
-
-/* Fault in and free len bytes of memory.  On a VM whose balloon reports
- * free pages to the host, memory freed a few seconds ago is given back and
- * its next first touch costs a host fault, several times a guest one; the
- * kernel hands out recently freed pages first, so this makes the memory
- * the next step allocates the same kind for every measurement. */
-static void prime(size_t len)
-{
-	void *p;
-
-	if (!len)
-		return;
-	p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-	if (p == MAP_FAILED)
-		die("mmap (prime)");
-	munmap(p, len);
-}
-
-static void prime_env(void)
-{
-	const char *e = getenv("HWLIMIT_PRIME_MIB");
-
-	if (e)
-		prime((size_t)atol(e) << 20);
-}
+#include "hwlimit.h"
 
 enum how { P_READ, P_POPULATE, P_POPWRITE, P_HUGEPAGE, P_UFFD, P_VMWRITE,
 	    P_PROCMEM, P_PREADV };
@@ -387,13 +327,7 @@ int main(int argc, char **argv)
 		}
 		if (fsync(fd) || close(fd))
 			die("fsync");
-		/* as `ckpt checkpoint -o FILE` does: the new name is durable too */
-		char *slash = strrchr(argv[2], '/');
-		char *dir = slash ? strndup(argv[2], slash - argv[2] + 1) : strdup(".");
-		fd = dir ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
-		if (fd < 0 || fsync(fd) || close(fd))
-			die("fsync (directory)");
-		free(dir);
+		fsync_dir(argv[2]);
 		t1 = now();
 		printf("%.6f\n", t1 - t0);
 		return 0;
@@ -433,6 +367,9 @@ int main(int argc, char **argv)
 	}
 	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "place"))
 		return place(argv[2], argv[3], argc == 5 ? atoi(argv[4]) : 1);
-	fprintf(stderr, "usage: hwlimit memcpy MIB | write FILE MIB | read FILE | prime MIB | place HOW FILE [THREADS]\n");
+	if ((argc == 5 || argc == 6) && !strcmp(argv[1], "take"))
+		return take(argv[2], argv[3], (size_t)atol(argv[4]) << 20,
+			    argc == 6 ? atoi(argv[5]) : 1);
+	fprintf(stderr, "usage: hwlimit memcpy MIB | write FILE MIB | read FILE | prime MIB | place HOW FILE [THREADS] | take HOW FILE MIB [THREADS]\n");
 	return 1;
 }

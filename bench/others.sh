@@ -17,7 +17,7 @@ CRIU_WHY=""
 criu_reason() {	# LOG
 	cat -- "$1" "$WORK/criu.out" 2>/dev/null | awk '
 	{ sub(/^\([0-9. ]*\) */, ""); if (NF) any = $0 }
-	/Error/ && !/util\.c.*exited, status/ { if (f == "") f = $0; l = $0 }
+	/Error/ && !/util\.c.*exited, status/ && !/RLIMIT_NOFILE/ { if (f == "") f = $0; l = $0 }
 	END {
 		if (f == "") print any == "" ? "(it printed nothing)" : any
 		else if (f == l) print f
@@ -66,7 +66,9 @@ criu_restore() {	# DIR
 	OTHER_RC=0 OTHER_PID=""
 	"$CRIU" restore -D "$1" --shell-job -d --pidfile "$WORK/criu.pid" \
 		-o "$WORK/criu-restore.log" >"$WORK/criu.out" 2>&1 || OTHER_RC=$?
-	[ "$OTHER_RC" != 0 ] || read -r OTHER_PID <"$WORK/criu.pid" || OTHER_RC=1
+	# (criu writes the pid without a newline: read(1) would say it failed)
+	[ "$OTHER_RC" != 0 ] || OTHER_PID=$(cat "$WORK/criu.pid") || OTHER_RC=1
+	[ -n "$OTHER_PID" ] || OTHER_RC=1
 }
 
 # bytes of a criu image directory

@@ -61,7 +61,7 @@ fi
 cp "$CKPT" "$WORK/ckpt"
 CK=$WORK/ckpt
 gcc -std=gnu11 -O2 -o "$WORK/workload" "$HERE/workload.c" || exit 1
-gcc -std=gnu11 -O2 -pthread -o "$WORK/hwlimit" "$HERE/hwlimit.c" || exit 1
+gcc -std=gnu11 -O2 -pthread -o "$WORK/hwlimit" "$HERE/hwlimit.c" "$HERE/hwlimit_take.c" || exit 1
 if [ "$CHARTS" != none ] && ! command -v gnuplot >/dev/null; then
 	say "sizes: installing gnuplot-nox (for the charts)"
 	export DEBIAN_FRONTEND=noninteractive
