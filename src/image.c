@@ -42,6 +42,16 @@ static int write_all(int fd, const void *p, size_t n)
 	return 0;
 }
 
+/* A regular file opened without O_APPEND, where pwrite() puts bytes
+ * where it is told (with O_APPEND Linux appends them). */
+static bool file_takes_pwrite(int fd)
+{
+	struct stat st;
+	int fl = fcntl(fd, F_GETFL);
+
+	return fl >= 0 && !(fl & O_APPEND) && !fstat(fd, &st) && S_ISREG(st.st_mode);
+}
+
 int iw_init(struct img_writer *w, int fd, struct ckpt_log *log)
 {
 	memset(w, 0, sizeof(*w));
@@ -51,6 +61,7 @@ int iw_init(struct img_writer *w, int fd, struct ckpt_log *log)
 	w->buf = malloc(w->cap);
 	if (!w->buf)
 		return log_err(log, ENOMEM, "image buffer:");
+	w->inplace = file_takes_pwrite(fd);
 	return 0;
 }
 
@@ -219,6 +230,40 @@ int iw_write_crc(struct img_writer *w, const void *data, size_t n, uint32_t crc)
 int iw_write(struct img_writer *w, const void *data, size_t n)
 {
 	return iw_write_crc(w, data, n, crc32c(0, data, n));
+}
+
+bool iw_inplace_ok(const struct img_writer *w)
+{
+	return w->inplace && !w->mac && !w->z;
+}
+
+int iw_inplace_begin(struct img_writer *w, uint64_t n, uint64_t *at)
+{
+	off_t o;
+	int ret;
+
+	if (!w->inplace || w->mac || w->zrec || !w->open || w->rec_done + n > w->rec_len)
+		return -EOPNOTSUPP;
+	ret = iw_flush(w);
+	if (ret)
+		return ret;
+	o = lseek(w->fd, 0, SEEK_CUR);
+	if (o < 0) {
+		w->inplace = false;
+		return -EOPNOTSUPP;
+	}
+	*at = (uint64_t)o;
+	return 0;
+}
+
+int iw_inplace_end(struct img_writer *w, uint64_t at, uint64_t n, uint32_t crc)
+{
+	if (lseek(w->fd, (off_t)(at + n), SEEK_SET) < 0)
+		return log_err(w->log, errno, "image fd %d: seeking past page data:", w->fd);
+	w->rec_done += n;
+	w->rec_crc = crc32c_combine(w->rec_crc, crc, n);
+	w->pos += n;
+	return 0;
 }
 
 int iw_zero(struct img_writer *w, size_t n)

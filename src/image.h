@@ -33,6 +33,7 @@ struct img_writer {
 	 * the open record is one of them */
 	struct zwriter *z;
 	bool zrec;
+	bool inplace;		/* the file takes pwrite() (iw_inplace_begin()) */
 };
 
 int iw_init(struct img_writer *w, int fd, struct ckpt_log *log);
@@ -44,6 +45,14 @@ int iw_zero(struct img_writer *w, size_t n);
 /* iw_write() of data whose CRC32C the caller has computed already. */
 int iw_write_crc(struct img_writer *w, const void *data, size_t n, uint32_t crc);
 int iw_end(struct img_writer *w);
+/* The next @n bytes of the open record written by the caller, with
+ * pwrite() from *@at on (several threads at once, pagecopy.c), then
+ * iw_inplace_end() with their CRC32C.  0, -EOPNOTSUPP (not said) where
+ * the stream cannot take that (not a file, O_APPEND, an authenticated
+ * or compressed image), or an error said. */
+bool iw_inplace_ok(const struct img_writer *w);
+int iw_inplace_begin(struct img_writer *w, uint64_t n, uint64_t *at);
+int iw_inplace_end(struct img_writer *w, uint64_t at, uint64_t n, uint32_t crc);
 int iw_record(struct img_writer *w, uint32_t type, const void *p, size_t n);
 /* A record of a struct followed by a NUL-terminated string. */
 int iw_record_str(struct img_writer *w, uint32_t type, const void *p,

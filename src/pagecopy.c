@@ -20,6 +20,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,7 @@
 #include "page.h"
 #include "pagecopy.h"
 #include "progress.h"
+#include "testpoint.h"
 
 /* A buffer is 1 MiB: each is fresh memory for every checkpoint, and on
  * a VM whose host backs memory lazily the first touch of 12 MiB of
@@ -39,6 +41,8 @@
 #define FILL		(512u << 10)	/* handed over once this full */
 #define NBUF		PAGECOPY_NBUF
 #define PIPELINE_MIN	(4ULL * CHUNK)
+#define INPLACE_MIN	(8ULL * CHUNK)	/* a job this big is write_inplace()'s */
+#define MAXW		PAGECOPY_MAXW
 #define SPIN_NS		50000		/* before sleeping for the other side */
 #define PM_PRESENT	(1ULL << 63)
 #define PM_EXCLUSIVE	(1ULL << 56)
@@ -67,6 +71,9 @@ struct page_stream {
 	const struct page_job *jobs;
 	uint32_t nr_jobs;
 	int nbuf;		/* 1: no thread, the writer fills it */
+	const bool *inplace;	/* per job: write_inplace()'s, not the reader's */
+	int nworkers;		/* for write_inplace() */
+	struct page_bufs *bufs;
 	/* the reader's place */
 	uint32_t j, r;
 	uint64_t off;
@@ -88,24 +95,27 @@ struct page_stream {
 
 /* No logging on the reader's side: the log is the writer's; errors go
  * back in s->err. */
-static bool all_exclusive(struct page_stream *s, uint64_t addr, size_t n)
+static bool all_exclusive(const struct page_stream *s, uint64_t *pm,
+			  uint64_t addr, size_t n)
 {
 	size_t np = n / PAGE;
 
 	if (s->pmfd < 0 || np > CHUNK / PAGE_MIN ||
-	    pread(s->pmfd, s->pm, np * 8, (off_t)(addr / PAGE * 8)) != (ssize_t)(np * 8))
+	    pread(s->pmfd, pm, np * 8, (off_t)(addr / PAGE * 8)) != (ssize_t)(np * 8))
 		return false;
 	for (size_t i = 0; i < np; i++)
-		if ((s->pm[i] & (PM_PRESENT | PM_EXCLUSIVE)) != (PM_PRESENT | PM_EXCLUSIVE))
+		if ((pm[i] & (PM_PRESENT | PM_EXCLUSIVE)) != (PM_PRESENT | PM_EXCLUSIVE))
 			return false;
 	return true;
 }
 
-static int read_pages(struct page_stream *s, uint64_t addr, char *buf, size_t n)
+/* @n bytes at @addr, at most CHUNK; @pm: room for their pagemap. */
+static int read_pages(const struct page_stream *s, uint64_t *pm, uint64_t addr,
+		      char *buf, size_t n)
 {
 	struct iovec local = { buf, n }, remote = { (void *)addr, n };
 
-	if (all_exclusive(s, addr, n) &&
+	if (all_exclusive(s, pm, addr, n) &&
 	    process_vm_readv(s->rm->pid, &local, 1, &remote, 1, 0) == (ssize_t)n)
 		return 0;
 	if (pread(s->rm->memfd, buf, n, (off_t)addr) == (ssize_t)n)
@@ -138,10 +148,14 @@ static int fill_slot(struct page_stream *s, struct slot *sl)
 		size_t n = CHUNK - sl->used < left ? CHUNK - sl->used : left;
 		int err;
 
+		if (!s->r && !s->off && s->inplace[s->j]) {
+			s->j++;		/* the writer's own (write_inplace()) */
+			continue;
+		}
 		if (!s->r && !s->off &&
 		    (sl->used >= FILL || (sl->used && jb->npages * PAGE >= CHUNK)))
 			break;
-		err = read_pages(s, run->addr + s->off, sl->buf + sl->used, n);
+		err = read_pages(s, s->pm, run->addr + s->off, sl->buf + sl->used, n);
 		if (err) {
 			s->err_addr = run->addr + s->off;
 			return err;
@@ -222,40 +236,59 @@ static void *reader(void *arg)
 	return NULL;
 }
 
-static int bufs_get(struct page_bufs *b, int nbuf)
+static int bufs_get(char **buf, int nbuf)
 {
 	for (int i = 0; i < nbuf; i++) {
-		if (!b->buf[i])
-			b->buf[i] = aligned_alloc(PAGE_MIN, CHUNK);
-		if (!b->buf[i])
+		if (!buf[i])
+			buf[i] = aligned_alloc(PAGE_MIN, CHUNK);
+		if (!buf[i])
 			return ENOMEM;
 	}
 	return 0;
 }
 
+/* write_inplace()'s threads, this one among them: one a CPU we may run
+ * on, up to MAXW. */
+static int count_workers(void)
+{
+	cpu_set_t set;
+	int n;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return 1;
+	n = CPU_COUNT(&set);
+	return n < 1 ? 1 : n > MAXW ? MAXW : n;
+}
+
 int page_stream_start(struct page_stream **sp, struct ckpt_log *log,
 		      struct remote *rm, int pmfd, struct page_bufs *b,
-		      const struct page_job *jobs, uint32_t nr_jobs)
+		      const struct page_job *jobs, uint32_t nr_jobs, bool inplace)
 {
 	struct page_stream *s;
-	uint64_t total = 0;
+	uint64_t rest = 0;
+	bool *inpl;
 	int err;
 
 	*sp = NULL;
 	if (!nr_jobs)
 		return 0;
-	for (uint32_t i = 0; i < nr_jobs; i++)
-		total += jobs[i].npages * PAGE;
-	s = calloc(1, sizeof(*s));
+	s = calloc(1, sizeof(*s) + nr_jobs * sizeof(*inpl));
 	if (!s)
 		return log_err(log, ENOMEM, "page stream:");
+	inpl = (bool *)(s + 1);
+	for (uint32_t i = 0; i < nr_jobs; i++) {
+		inpl[i] = inplace && jobs[i].npages * PAGE >= INPLACE_MIN;
+		if (!inpl[i])
+			rest += jobs[i].npages * PAGE;
+	}
 	*s = (struct page_stream){
 		.rm = rm, .pmfd = pmfd, .jobs = jobs, .nr_jobs = nr_jobs,
-		.nbuf = total >= PIPELINE_MIN ? NBUF : 1,
+		.nbuf = rest >= PIPELINE_MIN ? NBUF : 1, .inplace = inpl,
+		.nworkers = count_workers(), .bufs = b,
 		.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER,
 	};
 	*sp = s;
-	err = bufs_get(b, s->nbuf);
+	err = bufs_get(b->buf, s->nbuf);
 	if (err)
 		return log_err(log, err, "page buffer:");
 	for (int i = 0; i < s->nbuf; i++)
@@ -296,6 +329,229 @@ static int next_slot(struct page_stream *s)
 	return 0;
 }
 
+/* write_inplace(): the data of one big job, in CHUNKs that its workers
+ * take in turn, each read, checksummed and written to its place in the
+ * image.  Reading and writing on every CPU at once: a 1 GiB process
+ * went to a tmpfs in 0.6-0.9 s through the one reader and one writer,
+ * in 0.37 s by two threads doing both (`hwlimit take vmread`, bench/). */
+struct inplace {
+	const struct page_stream *s;
+	const struct page_job *jb;
+	uint64_t *runat;	/* each run's offset in the job's data */
+	uint64_t total, nchunks;
+	uint64_t at;		/* the data's offset in the image file */
+	int fd;
+	uint32_t *crc;		/* per chunk */
+	uint64_t next;		/* the next chunk to take */
+	uint64_t done;		/* bytes written */
+	int err;
+	bool in_image;		/* err is the image's, not the task's */
+	uint64_t err_at;	/* the task's address or the image's offset */
+};
+
+struct worker {
+	struct inplace *ip;
+	char *buf;
+	struct ckpt_log *log;	/* the writer's own: it shows progress */
+	uint64_t told;
+	pthread_t th;
+};
+
+/* [off, off + n) of the job's data into @buf, across its runs. */
+static int read_span(struct inplace *ip, uint64_t *pm, uint64_t off,
+		     char *buf, size_t n, uint64_t *bad)
+{
+	const struct page_job *jb = ip->jb;
+	uint32_t lo = 0, hi = jb->nr_runs - 1;
+
+	while (lo < hi) {	/* the last run that starts at or before off */
+		uint32_t mid = (lo + hi + 1) / 2;
+
+		if (ip->runat[mid] <= off)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	for (uint32_t r = lo; n && r < jb->nr_runs; r++) {
+		uint64_t in = off - ip->runat[r];
+		uint64_t k = jb->runs[r].npages * PAGE - in;
+		int err;
+
+		k = k < n ? k : n;
+		err = read_pages(ip->s, pm, jb->runs[r].addr + in, buf, k);
+		if (err) {
+			*bad = jb->runs[r].addr + in;
+			return err;
+		}
+		buf += k;
+		off += k;
+		n -= k;
+	}
+	return n ? EPROTO : 0;
+}
+
+static int pwrite_all(int fd, const char *p, size_t n, uint64_t at)
+{
+	while (n) {
+		ssize_t k = pwrite(fd, p, n, (off_t)at);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return k < 0 ? errno : EIO;
+		p += k;
+		at += k;
+		n -= k;
+	}
+	return 0;
+}
+
+static void fail(struct inplace *ip, int err, bool in_image, uint64_t at)
+{
+	int none = 0;
+
+	if (__atomic_compare_exchange_n(&ip->err, &none, err, false,
+					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		ip->in_image = in_image;
+		ip->err_at = at;
+	}
+}
+
+static void *work(void *arg)
+{
+	struct worker *wk = arg;
+	struct inplace *ip = wk->ip;
+	uint64_t pm[CHUNK / PAGE_MIN], k;
+
+	while ((k = __atomic_fetch_add(&ip->next, 1, __ATOMIC_RELAXED)) < ip->nchunks &&
+	       !__atomic_load_n(&ip->err, __ATOMIC_ACQUIRE)) {
+		uint64_t off = k * CHUNK, bad = 0, d;
+		size_t n = ip->total - off < CHUNK ? ip->total - off : CHUNK;
+		int err = read_span(ip, pm, off, wk->buf, n, &bad);
+
+		if (err) {
+			fail(ip, err, false, bad);
+			break;
+		}
+		ip->crc[k] = crc32c(0, wk->buf, n);
+		err = pwrite_all(ip->fd, wk->buf, n, ip->at + off);
+		if (err) {
+			fail(ip, err, true, ip->at + off);
+			break;
+		}
+		d = __atomic_add_fetch(&ip->done, n, __ATOMIC_RELAXED);
+		if (wk->log) {
+			progress_add(wk->log, d - wk->told);
+			wk->told = d;
+		}
+	}
+	return NULL;
+}
+
+/* Workers: this thread and up to nworkers - 1 more, as many as get
+ * their buffer and start; 0 when not even this one has a buffer. */
+static int run_workers(struct page_stream *s, struct inplace *ip,
+		       struct worker *wk, struct ckpt_log *log)
+{
+	int n = 1;
+
+	if (bufs_get(s->bufs->wbuf, 1))
+		return 0;
+	wk[0] = (struct worker){ .ip = ip, .buf = s->bufs->wbuf[0], .log = log };
+	for (; n < s->nworkers && !bufs_get(s->bufs->wbuf + n, 1); n++) {
+		wk[n] = (struct worker){ .ip = ip, .buf = s->bufs->wbuf[n] };
+		if (pthread_create(&wk[n].th, NULL, work, &wk[n]))
+			break;
+	}
+	work(&wk[0]);
+	for (int i = 1; i < n; i++)
+		pthread_join(wk[i].th, NULL);
+	progress_add(log, ip->done - wk[0].told);
+	return n;
+}
+
+/* Where the image cannot take its place (iw_inplace_begin()): the job
+ * read here, a chunk at a time, into the stream. */
+static int write_through(struct img_writer *w, struct inplace *ip)
+{
+	uint64_t pm[CHUNK / PAGE_MIN];
+	int ret = bufs_get(ip->s->bufs->wbuf, 1);
+
+	if (ret)
+		return log_err(w->log, ret, "page buffer:");
+	for (uint64_t off = 0; off < ip->total && !ret; off += CHUNK) {
+		size_t n = ip->total - off < CHUNK ? ip->total - off : CHUNK;
+		char *buf = ip->s->bufs->wbuf[0];
+		uint64_t bad = 0;
+
+		ret = read_span(ip, pm, off, buf, n, &bad);
+		if (ret)
+			return log_err(w->log, ret, "pid %d: reading pages at 0x%llx:",
+				       ip->s->rm->pid, (unsigned long long)bad);
+		ret = iw_write_crc(w, buf, n, crc32c(0, buf, n));
+		progress_add(w->log, n);
+	}
+	return ret;
+}
+
+static int inplace_end(struct img_writer *w, struct inplace *ip)
+{
+	uint32_t crc = 0;
+
+	if (ip->err && ip->in_image)
+		return log_err(w->log, ip->err, "writing image fd %d at %llu:",
+			       w->fd, (unsigned long long)ip->err_at);
+	if (ip->err)
+		return log_err(w->log, ip->err, "pid %d: reading pages at 0x%llx:",
+			       ip->s->rm->pid, (unsigned long long)ip->err_at);
+	for (uint64_t k = 0; k < ip->nchunks; k++) {
+		uint64_t left = ip->total - k * CHUNK;
+
+		crc = crc32c_combine(crc, ip->crc[k], left < CHUNK ? left : CHUNK);
+	}
+	return iw_inplace_end(w, ip->at, ip->total, crc);
+}
+
+static int write_inplace(struct page_stream *s, struct img_writer *w,
+			 const struct page_job *jb)
+{
+	struct inplace ip = { .s = s, .jb = jb, .total = jb->npages * PAGE, .fd = w->fd };
+	struct worker wk[MAXW];
+	uint64_t at = 0;
+	int ret, n;
+
+	ip.nchunks = (ip.total + CHUNK - 1) / CHUNK;
+	ip.runat = malloc(jb->nr_runs * sizeof(*ip.runat));
+	ip.crc = malloc(ip.nchunks * sizeof(*ip.crc));
+	if (!ip.runat || !ip.crc) {
+		ret = log_err(w->log, ENOMEM, "page stream:");
+		goto out;
+	}
+	for (uint32_t r = 0; r < jb->nr_runs; r++) {
+		ip.runat[r] = at;
+		at += jb->runs[r].npages * PAGE;
+	}
+	ret = iw_inplace_begin(w, ip.total, &ip.at);
+	if (ret == -EOPNOTSUPP) {
+		ret = write_through(w, &ip);
+		goto out;
+	}
+	if (ret)
+		goto out;
+	n = run_workers(s, &ip, wk, w->log);
+	if (!n)
+		ret = log_err(w->log, ENOMEM, "page buffer:");
+	else
+		ret = test_fail_point(w->log, "pages_inplace", inplace_end(w, &ip));
+	log_info(w->log, "pid %d: %llu KiB of pages at 0x%llx written in place by %d thread%s",
+		 s->rm->pid, (unsigned long long)(ip.total >> 10),
+		 (unsigned long long)jb->runs[0].addr, n, n == 1 ? "" : "s");
+out:
+	free(ip.runat);
+	free(ip.crc);
+	return ret;
+}
+
 int page_stream_write(struct page_stream *s, struct img_writer *w,
 		      const struct rec_pages_run *runs)
 {
@@ -306,6 +562,10 @@ int page_stream_write(struct page_stream *s, struct img_writer *w,
 	if (!jb || jb->runs != runs)
 		return log_err(w->log, EPROTO, "page stream out of step");
 	need = total = jb->npages * PAGE;
+	if (s->inplace[s->wj]) {
+		ret = write_inplace(s, w, jb);
+		need = 0;
+	}
 	while (need && !ret) {
 		struct slot *sl = &s->s[s->wk];
 		struct piece *p;
@@ -352,5 +612,9 @@ void page_bufs_free(struct page_bufs *b)
 	for (int i = 0; i < NBUF; i++) {
 		free(b->buf[i]);
 		b->buf[i] = NULL;
+	}
+	for (int i = 0; i < MAXW; i++) {
+		free(b->wbuf[i]);
+		b->wbuf[i] = NULL;
 	}
 }

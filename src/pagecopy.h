@@ -6,11 +6,13 @@
 #include "remote.h"
 
 #define PAGECOPY_NBUF 4
+#define PAGECOPY_MAXW 8
 
 /* The copy buffers, kept from one process to the next: fresh ones cost
  * a page fault per page. */
 struct page_bufs {
 	char *buf[PAGECOPY_NBUF];
+	char *wbuf[PAGECOPY_MAXW];	/* write_inplace()'s workers' */
 };
 
 void page_bufs_free(struct page_bufs *b);
@@ -24,12 +26,14 @@ struct page_job {
 
 /* The pages of @jobs of the task held by @rm, read in that order, ahead
  * of the writer when there are many; @pmfd: its pagemap (-1: none,
- * /proc/PID/mem only).  @jobs must outlive the stream.  *@sp is NULL
- * when there are no jobs; page_stream_end() it in any case. */
+ * /proc/PID/mem only); @inplace: the image takes iw_inplace_begin(), so
+ * the pages of a big job go straight to their place in it from several
+ * threads.  @jobs must outlive the stream.  *@sp is NULL when there are
+ * no jobs; page_stream_end() it in any case. */
 struct page_stream;
 int page_stream_start(struct page_stream **sp, struct ckpt_log *log,
 		      struct remote *rm, int pmfd, struct page_bufs *b,
-		      const struct page_job *jobs, uint32_t nr_jobs);
+		      const struct page_job *jobs, uint32_t nr_jobs, bool inplace);
 /* The next job's pages (@runs: its runs, checked) into the open record
  * of @w. */
 int page_stream_write(struct page_stream *s, struct img_writer *w,

@@ -706,7 +706,8 @@ static int dump_areas(struct cpt_ctx *c, struct cpt_task *t, int pmfd,
 							ap[i].rs.npages };
 	}
 	if (!ret)
-		ret = page_stream_start(&ps, c->log, &t->rm, pmfd, &mc->bufs, jobs, nj);
+		ret = page_stream_start(&ps, c->log, &t->rm, pmfd, &mc->bufs, jobs, nj,
+					iw_inplace_ok(&c->w));
 	for (int i = 0; i < n && !ret; i++)
 		ret = dump_vma(c, t, pmfd, &t->maps.v[i], &ap[i], ps);
 	page_stream_end(ps);
