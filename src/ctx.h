@@ -177,10 +177,11 @@ struct rst_ctx {
 	/* the PAGES checksums left for later (pageverify.c) */
 	struct ir_span *spans;
 	pid_t pv_pid;		/* the child checking them, or 0 */
-	int pv_fd;		/* its pipe, if pv_open */
-	bool pv_open;
 	const struct ir_span *pv_spans;
 	size_t pv_nr;
+	struct pv_cell *pv_cells;	/* shared with the child */
+	size_t pv_ncells;
+	uint64_t *pv_cell0;	/* each span's first cell */
 	/* --lazy: a loader took the PAGES checksums to check (the first
 	 * one started, mm_lazy.c); if none did, restart checks them before
 	 * the tree runs */

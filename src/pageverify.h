@@ -8,10 +8,19 @@
 
 struct rst_ctx;
 struct ir_span;
+struct pv_cell;
+
+/* The grid the check is cut in: the image's offsets, PV_CELL each. */
+#define PV_CELL		(1ULL << 20)
 
 /* Check the @n spans (@bytes in all): at once if they are few, else in
  * a child; @s must stay until pv_abort.  0 or an error, said. */
 int pv_start(struct rst_ctx *c, const struct ir_span *s, size_t n, uint64_t bytes);
+/* Placing [@off, @off + @len) of the image (mm_place.c), which is
+ * exactly one cell of a span the child checks and not taken yet: where
+ * its CRC32C goes, to be set before pv_finish(); else NULL.  Any
+ * thread. */
+uint32_t *pv_claim(struct rst_ctx *c, uint64_t off, uint64_t len);
 /* Wait for the child, if any: 0 when every span is good, else the
  * error, said. */
 int pv_finish(struct rst_ctx *c);

@@ -55,9 +55,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "../crc32c.h"
 #include "../lazy.h"
 #include "../model.h"
 #include "../page.h"
+#include "../pageverify.h"
 #include "../pin.h"
 #include "../progress.h"
 #include "../vec.h"
@@ -73,8 +75,11 @@
 
 #define PLACE_MIN	(1ULL << 20)	/* to make a userfaultfd for */
 #define PLACE_THREAD	(256ULL << 10)	/* to start the thread for */
-#define PLACE_JOB	(1ULL << 20)	/* a job's most: the two threads share
-					 * the last area's pages */
+#define PLACE_JOB	PV_CELL		/* a job's most, and where jobs are cut:
+					 * the two threads share the last area's
+					 * pages, and a job that is one cell of the
+					 * page check takes its checksum
+					 * (pageverify.h) */
 
 struct place_job {
 	uint64_t dst, off, len;
@@ -184,7 +189,7 @@ int placer_begin(struct rst_ctx *c, struct rst_task *t, const struct mm_state *s
 	int ret;
 
 	*p = (struct placer){ .ufd = -1, .thp = thp_mode(), .log = c->log, .pin = &c->pin,
-			      .pid = t->pid, .memfd = t->rm.memfd };
+			      .pid = t->pid, .memfd = t->rm.memfd, .ctx = c };
 	if (map_image(c, p))
 		return 0;
 	for (int i = 0; i < s->nr; i++) {
@@ -242,13 +247,18 @@ static int place_from(const struct placer *p, const struct place_job *j, uintptr
  * ckpt only meanwhile: in one go (MADV_POPULATE_READ, not a fault per
  * 64 KiB: a fifth less time; an older kernel faults them in), and
  * dropped after (MADV_DONTNEED; the page cache keeps them), so that
- * ckpt's own memory stays bounded whatever the image's size. */
+ * ckpt's own memory stays bounded whatever the image's size.  Their
+ * checksum, where the job is a cell of the page check, is taken just
+ * before the copy reads them again, from the cache. */
 static int copy_job(const struct placer *p, const struct place_job *j)
 {
 	uintptr_t src = (uintptr_t)p->img + j->off, from = src & ~(PAGE_MIN - 1);
+	uint32_t *crc = pv_claim(p->ctx, j->off, j->len);
 	int err;
 
 	madvise((void *)from, src + j->len - from, MADV_POPULATE_READ);
+	if (crc)
+		*crc = crc32c(0, (const void *)src, j->len);
 	err = place_from(p, j, src);
 	madvise((void *)from, src + j->len - from, MADV_DONTNEED);
 	return err;
@@ -317,13 +327,17 @@ static int queue(struct placer *p, uint64_t dst, uint64_t off, uint64_t len,
 	int ret = 0;
 
 	pthread_mutex_lock(&p->lock);
-	for (uint64_t at = 0; at < len && !ret; at += PLACE_JOB) {
+	for (uint64_t at = 0, n; at < len && !ret; at += n) {
+		n = PLACE_JOB - (off + at) % PLACE_JOB;	/* to the next cell */
+		if (n % PAGE)	/* pages not on page boundaries in the image
+				 * (an expanded compressed one): no cells */
+			n = PLACE_JOB;
+		n = n < len - at ? n : len - at;
 		if (VEC_ROOM(p->jobs, p->nr_jobs, p->cap_jobs)) {
 			ret = -ENOMEM;
 			break;
 		}
-		p->jobs[p->nr_jobs++] = (struct place_job){
-			dst + at, off + at, len - at < PLACE_JOB ? len - at : PLACE_JOB, how };
+		p->jobs[p->nr_jobs++] = (struct place_job){ dst + at, off + at, n, how };
 	}
 	pthread_cond_signal(&p->more);
 	say_done(p);

@@ -27,6 +27,7 @@ struct placer {
 	const uint8_t *img;	/* the image, mapped; NULL: nothing placed */
 	uint64_t img_len;
 	struct ckpt_log *log;
+	struct rst_ctx *ctx;	/* for pv_claim() alone, from both threads */
 	const struct pin *pin;
 	const struct rst_vma **areas;	/* registered, to unregister */
 	size_t nr_areas, cap_areas;

@@ -13,26 +13,34 @@ t restart_unprivileged     needs userns
 t kill_frees_pids
 
 # A big image's page checksums are checked while the tree is built
-# (pageverify.c): a flipped byte deep in its page data still fails the
+# (pageverify.c), each cell of it by whoever comes first: the placer, as
+# it copies it (from the front), or the checker child (from the back).
+# A flipped byte near either end of its page data still fails the
 # restart with one line, the process built meanwhile never runs (it
 # would print, its GO file is there) and is gone; the good image then
-# restarts.
+# restarts, its pages checked by both.
 test_restart_bad_pages() {
-	local d=$WORK/badpages pid size
-	start_holder plain $d 48 || return 1
+	local d=$WORK/badpages pid size at
+	start_holder plain $d 128 || return 1
 	checkpoint_kill $d $pid || return 1
 	touch $d/go
 	cp $d/img $d/good
 	size=$(stat -c %s $d/img)
-	$PYTHON -c '
+	for at in $((size / 8)) $((size * 7 / 8)); do
+		cp $d/good $d/img
+		$PYTHON -c '
 import sys
 f = open(sys.argv[1], "r+b"); f.seek(int(sys.argv[2])); b = f.read(1)
-f.seek(int(sys.argv[2])); f.write(bytes([b[0] ^ 0x20]))' $d/img $((size * 3 / 4)) || return 1
-	refused_restart $d $pid "record PAGES at offset [0-9]*: checksum mismatch (corrupt image)" ||
-		return 1
-	[ "$(grep -vc READY $d/out)" = 0 ] || { echo "the process ran:"; cat $d/out; return 1; }
+f.seek(int(sys.argv[2])); f.write(bytes([b[0] ^ 0x20]))' $d/img $at || return 1
+		refused_restart $d $pid "record PAGES at offset [0-9]*: checksum mismatch (corrupt image)" ||
+			{ echo "byte $at of $size flipped"; return 1; }
+		[ "$(grep -vc READY $d/out)" = 0 ] || { echo "the process ran:"; cat $d/out; return 1; }
+	done
 	cp $d/good $d/img
-	ckpt restart $d/img > $d/rout 2>&1 && grep -q '^PASS' $d/out || { cat $d/rout $d/out; return 1; }
+	ckpt restart -v $d/img > $d/rout 2>&1 && grep -q '^PASS' $d/out || { cat $d/rout $d/out; return 1; }
+	grep 'pages checked' $d/rout | sed 's/^/    /'
+	grep -q 'pages checked: [0-9.]*[1-9][0-9.]* MB as they were placed' $d/rout ||
+		{ echo "no page checked as it was placed"; return 1; }
 }
 
 # An oom_score_adj below restart's own cannot be set without
