@@ -563,12 +563,14 @@ static int call_regs(struct remote *r, struct call *k, long nr, const long in[6]
 	 * two-stop way works there too) */
 	arch_set_call(&k->regs, nr, a, r->fast_ip ? r->fast_ip : r->sc_ip);
 	if (r->guarded) {
-		/* its ret pops the frame's return address: rt_sigreturn */
+		/* its return goes to rt_sigreturn: the frame's return
+		 * address (x86), r14 (s390x), LR (ppc64le) */
 		if (!r->call_ip)
 			return log_err(r->log, ENOSYS, "pid %d: no guarded 64-bit call now",
 				       r->pid);
 		arch_set_call(&k->regs, nr, a, r->call_ip);
 		arch_set_sp(&k->regs, r->call_sp);
+		arch_set_ret(&k->regs, r->ret_ip);
 	}
 	return 0;
 }

@@ -57,6 +57,10 @@ struct mm_state;
 int arch_get_regs(pid_t tid, arch_regs_t *r);
 int arch_set_regs(pid_t tid, const arch_regs_t *r);
 void arch_set_sp(arch_regs_t *r, uint64_t sp);
+/* Where a guarded call's gadget returns to, the return gadget @ip,
+ * where the port takes it from a register (s390x's r14, ppc64le's LR);
+ * x86's is in the guard frame. */
+void arch_set_ret(arch_regs_t *r, uint64_t ip);
 
 /* -- remote system calls (remote.c) */
 /* @r made to enter the system call @nr(@a) at the syscall instruction

@@ -92,5 +92,79 @@ for p in /progs/*; do
 		fail=$((fail + 1))
 	fi
 done
+# Kill points (run.sh's KILLPROGS, with the test build /bin/ckpt-hooks):
+# ckpt killed at test points spread over a checkpoint of a program
+# (CKPT_TEST_KILL_AT, src/testpoint.h), which must run on untraced, its
+# mappings as they were, and pass its own checks at the end: the guard
+# frame (src/arch/ARCH/guard.c) at work.
+KPOINTS=12
+kill_one() {	# PROG K: says why not, if not
+	d=$(mktemp -d /tmp/k.XXXXXX)
+	chmod 755 "$d"
+	TP_TMPDIR=$d "$1" "$d/go" > "$d/out" 2>&1 < /dev/null &
+	pid=$!
+	wait_for "$d/out" READY 300 || { echo "not ready"; kill -9 $pid; return 1; }
+	sleep 0.2
+	cat /proc/$pid/maps > "$d/maps"
+	CKPT_TEST_KILL_AT=$2 timeout $LIMIT ckpt-hooks checkpoint -o "$d/img" $pid \
+		> /dev/null 2> "$d/ckpt.err"
+	i=0
+	while [ $i -lt 100 ]; do
+		tp=$(sed -n 's/^TracerPid:[[:space:]]*//p' /proc/$pid/status 2> /dev/null)
+		[ "$tp" = 0 ] && [ "$(cat /proc/$pid/maps)" = "$(cat "$d/maps")" ] && break
+		sleep 0.02
+		i=$((i + 1))
+	done
+	why=
+	kill -0 $pid 2> /dev/null || why="target gone"
+	[ -z "$why" ] && [ "$tp" != 0 ] && why="still traced"
+	[ -z "$why" ] && [ $i = 100 ] && why="its mappings changed"
+	touch "$d/go"
+	if [ -z "$why" ]; then
+		wait $pid
+		grep -q '^PASS' "$d/out" && ! grep -q '^FAIL' "$d/out" ||
+			why="target harmed: $(grep -v '^READY' "$d/out" | head -3)"
+	fi
+	kill -9 $pid 2> /dev/null
+	[ -z "$why" ] && return 0
+	echo "point $2 ($(sed -n 's/.*killed at point [0-9]* (\(.*\))$/\1/p' "$d/ckpt.err")): $why"
+	return 1
+}
+
+kill_test() {	# PROG: kill_one at KPOINTS points, the first and last among them
+	d=$(mktemp -d /tmp/c.XXXXXX)
+	chmod 755 "$d"
+	TP_TMPDIR=$d "$1" "$d/go" > "$d/out" 2>&1 < /dev/null &
+	pid=$!
+	wait_for "$d/out" READY 300 || { echo "not ready"; kill -9 $pid; return 1; }
+	CKPT_TEST_POINTS=1 timeout $LIMIT ckpt-hooks checkpoint -o "$d/img" $pid 2> "$d/points"
+	touch "$d/go"
+	wait $pid
+	n=$(grep -c '^testpoint ' "$d/points")
+	[ "$n" -gt 1 ] || { echo "no test points counted"; cat "$d/points"; return 1; }
+	bad=0
+	last=0
+	for j in $(seq 0 $((KPOINTS - 1))); do
+		k=$((1 + j * (n - 1) / (KPOINTS - 1)))
+		[ $k = $last ] && continue
+		last=$k
+		kill_one "$1" $k || bad=$((bad + 1))
+	done
+	echo "$n points, $KPOINTS killed at"
+	[ $bad = 0 ]
+}
+
+for n in $(cat /killprogs 2> /dev/null); do
+	[ -x /bin/ckpt-hooks ] || break
+	(kill_test "/progs/$n") > /tmp/log 2>&1
+	if [ $? = 0 ]; then
+		echo "ok   kill_$n ($(tail -1 /tmp/log))"
+		pass=$((pass + 1))
+	else
+		echo "FAIL kill_$n"
+		sed 's/^/     /' /tmp/log | tail -15
+		fail=$((fail + 1))
+	fi
+done
 echo "$pass passed, $fail failed, $skip skipped"
 poweroff -f

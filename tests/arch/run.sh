@@ -17,6 +17,11 @@
 # machine's apt sources untouched: a test of what 6.1 lacks (eventfd's
 # EFD_SEMAPHORE in fdinfo, Linux 6.4) is skipped on 6.1, and runs there.
 #
+# KILLPROGS="sleepers threads signals mem_anon" (the default; empty: none):
+# a test build of ckpt too, killed at test points spread over a
+# checkpoint of each of these, which must run on unharmed (the guard
+# frame; tests/killpoints.sh does the same on x86).
+#
 # VERBOSE=1: ckpt -v in the guest, and every test's whole output shown
 # (a failure shows its last lines only); each step's limit is 60 s, not
 # 300.
@@ -35,6 +40,13 @@ PROGS=${*:-mem_anon signals sleepers pipe_shared files tree threads cow sysresta
 if [ "$PROGS" = all ]; then
 	PROGS=$(ls tests/progs/*.c | sed 's|.*/||; s|\.c$||' | grep -vxE 'amx|regs|task|mixed_tree' | tr '\n' ' ')
 fi
+# Kill points (init.sh): ckpt killed at points spread over a checkpoint
+# of each of these (of PROGS), which must run on unharmed; KILLPROGS=
+# (empty) runs none.
+KILLPROGS=${KILLPROGS-sleepers threads signals mem_anon}
+for k in $KILLPROGS; do
+	case " $PROGS " in *" $k "*) ;; *) PROGS="$PROGS $k" ;; esac
+done
 BOOT_TIMEOUT=${BOOT_TIMEOUT:-1500}
 
 case $A in
@@ -113,6 +125,15 @@ build() (
 		-Iinclude -Ibuild/gen/criu -isystem "$TC/include" \
 		-o "$b/ckpt" $(ls src/*.c src/kinds/*.c src/files/*.c src/criu/*.c src/arch/*.c src/arch/$A/*.c) \
 		build/gen/criu/rpc.pb-c.c -L"$TC/lib/$TRIPLE" -lprotobuf-c || return 1
+	# the test build, for the kill points (init.sh): ckpt dies at a
+	# test point it is told
+	if [ -n "$KILLPROGS" ]; then
+		# shellcheck disable=SC2046
+		$CC -static -std=gnu11 -O2 -g -Wall -Wextra -Wno-unused-parameter -Werror -pthread \
+			-DCKPT_TEST_HOOKS -Iinclude -Ibuild/gen/criu -isystem "$TC/include" \
+			-o "$b/ckpt-hooks" $(ls src/*.c src/kinds/*.c src/files/*.c src/criu/*.c src/arch/*.c src/arch/$A/*.c) \
+			build/gen/criu/rpc.pb-c.c -L"$TC/lib/$TRIPLE" -lprotobuf-c || return 1
+	fi
 	# and this architecture's own (tests/arch/progs/NAME_ARCH.c)
 	for p in $PROGS $(ls tests/arch/progs/*_"$A".c 2> /dev/null); do
 		[ "${p%.c}" = "$p" ] && p=tests/progs/$p.c
@@ -146,6 +167,10 @@ initramfs() {
 		*) cp "$m" "$r/modules/" ;;
 		esac || exit 1
 	done || return 1
+	if [ -n "$KILLPROGS" ]; then
+		cp "$W/build/ckpt-hooks" "$r/bin/ckpt-hooks" && echo "$KILLPROGS" > "$r/killprogs" ||
+			return 1
+	fi
 	cp "$W/build/ckpt" "$r/bin/ckpt" && cp "$W"/build/progs/* "$r/progs/" &&
 		cp tests/arch/init.sh "$r/init" && chmod 755 "$r/init" || return 1
 	(cd "$r" && find . | cpio -o -H newc --quiet | gzip -1) > "$W/initramfs.gz"

@@ -48,6 +48,11 @@ void arch_set_sp(arch_regs_t *r, uint64_t sp)
 	r->gpr[1] = sp;
 }
 
+void arch_set_ret(arch_regs_t *r, uint64_t ip)
+{
+	r->link = ip;
+}
+
 void arch_set_call(arch_regs_t *r, long nr, const long a[6], uint64_t ip)
 {
 	r->gpr[0] = nr;

@@ -25,8 +25,9 @@ typedef struct {
 #define ARCH_COMPAT_LIMIT	0x100000000ULL	/* 32-bit tasks: refused */
 #define ARCH_MAP_32BIT		0
 #define ARCH_VDSO_MOVED		1	/* ../vdso_moved.c */
+#define ARCH_GUARD_FRAME	1	/* ../guard_frame.c */
 
-/* Nothing kept across tasks: no guard (the task is held unguarded). */
+/* Nothing kept across tasks (the guard's gadgets are found again). */
 struct arch_cpt_cache {
 	int unused;
 };

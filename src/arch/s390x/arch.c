@@ -53,6 +53,11 @@ void arch_set_sp(arch_regs_t *r, uint64_t sp)
 	r->r.gprs[15] = sp;
 }
 
+void arch_set_ret(arch_regs_t *r, uint64_t ip)
+{
+	r->r.gprs[14] = ip;
+}
+
 void arch_set_call(arch_regs_t *r, long nr, const long a[6], uint64_t ip)
 {
 	r->r.gprs[1] = nr;

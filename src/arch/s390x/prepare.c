@@ -1,7 +1,6 @@
 /* prepare.c - a checkpointed task made ready for remote calls: a syscall
- * instruction found in its code.  No guard frame yet (x86's guard.h): a
- * ckpt killed while it holds the task can leave it harmed, as the log
- * says. */
+ * instruction found in its code.  Its guard frames: guard.c and
+ * ../guard_frame.c. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdlib.h>
@@ -42,30 +41,4 @@ int arch_find_syscall(struct cpt_task *t)
 		}
 	free(buf);
 	return ret;
-}
-
-int arch_guard_task(struct cpt_ctx *c, struct cpt_task *t, uint64_t *lowest)
-{
-	*lowest = 0;
-	log_info(c->log, "pid %d: unguarded (no guard frame on s390x yet): a ckpt killed now could harm it",
-		 t->pid);
-	for (int i = 0; i < t->nr_threads; i++) {
-		struct remote *rm = t->threads[i].rm;
-		int r = remote_block(rm);
-
-		if (!r)
-			r = remote_requeue(rm);
-		if (r)
-			return r;
-	}
-	return 0;
-}
-
-int arch_unguard(struct remote *rm)
-{
-	return 0;
-}
-
-void arch_cpt_cache_free(struct arch_cpt_cache *cache)
-{
 }

@@ -19,6 +19,7 @@ typedef struct user_regs_struct arch_regs_t;
 /* vdso_map() maps this kernel's vdso anew (after the puppet's own is
  * unmapped), rather than moving the puppet's own (before). */
 #define ARCH_VDSO_MOVED		0
+#define ARCH_GUARD_FRAME	0	/* its own: guard.c, guard32.c */
 
 /* In the trampoline (arch_tramp), a syscall preceded by an AMX
  * instruction: running it makes the kernel enlarge the task's xstate
