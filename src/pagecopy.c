@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -448,6 +449,16 @@ static void *work(void *arg)
 	return NULL;
 }
 
+/* A worker of our own: signals are ckpt's main thread's to take. */
+static void *work_thread(void *arg)
+{
+	sigset_t all;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	return work(arg);
+}
+
 /* Workers: this thread and up to nworkers - 1 more, as many as get
  * their buffer and start; 0 when not even this one has a buffer. */
 static int run_workers(struct page_stream *s, struct inplace *ip,
@@ -460,7 +471,7 @@ static int run_workers(struct page_stream *s, struct inplace *ip,
 	wk[0] = (struct worker){ .ip = ip, .buf = s->bufs->wbuf[0], .log = log };
 	for (; n < s->nworkers && !bufs_get(s->bufs->wbuf + n, 1); n++) {
 		wk[n] = (struct worker){ .ip = ip, .buf = s->bufs->wbuf[n] };
-		if (pthread_create(&wk[n].th, NULL, work, &wk[n]))
+		if (pthread_create(&wk[n].th, NULL, work_thread, &wk[n]))
 			break;
 	}
 	work(&wk[0]);

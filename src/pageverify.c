@@ -40,7 +40,8 @@
 #include "ctx.h"
 #include "pageverify.h"
 
-enum { CELL_FREE, CELL_CHILD, CELL_PLACER };
+/* CELL_BUSY: the placer's, its CRC not there yet */
+enum { CELL_FREE, CELL_CHILD, CELL_PLACER, CELL_BUSY };
 
 struct pv_cell {
 	uint32_t who;		/* CELL_x, claimed by compare-and-swap */
@@ -171,7 +172,7 @@ static void cells_free(struct rst_ctx *c)
 	c->pv_ncells = 0;
 }
 
-uint32_t *pv_claim(struct rst_ctx *c, uint64_t off, uint64_t len)
+struct pv_cell *pv_claim(struct rst_ctx *c, uint64_t off, uint64_t len)
 {
 	const struct ir_span *s = c->pv_spans;
 	size_t lo = 0, hi = c->pv_nr;
@@ -193,9 +194,15 @@ uint32_t *pv_claim(struct rst_ctx *c, uint64_t off, uint64_t len)
 	cell_range(&s[lo], k, &coff, &clen);
 	if (coff != off || clen != len)
 		return NULL;
-	if (!claim(&c->pv_cells[c->pv_cell0[lo] + k - first_cell(&s[lo])], CELL_PLACER))
+	if (!claim(&c->pv_cells[c->pv_cell0[lo] + k - first_cell(&s[lo])], CELL_BUSY))
 		return NULL;
-	return &c->pv_cells[c->pv_cell0[lo] + k - first_cell(&s[lo])].crc;
+	return &c->pv_cells[c->pv_cell0[lo] + k - first_cell(&s[lo])];
+}
+
+void pv_cell_done(struct pv_cell *cell, uint32_t crc)
+{
+	cell->crc = crc;
+	__atomic_store_n(&cell->who, CELL_PLACER, __ATOMIC_RELEASE);
 }
 
 /* In a container's engine, pids are the container's: the verifier,
@@ -249,7 +256,7 @@ static int reap(struct rst_ctx *c, int *status)
  * said; 1 if a cell has no CRC (the placer claimed it, then stopped). */
 static int check_cells_done(struct rst_ctx *c)
 {
-	uint64_t by[3] = { 0 };
+	uint64_t by[4] = { 0 };
 
 	for (size_t i = 0; i < c->pv_nr; i++) {
 		const struct ir_span *s = &c->pv_spans[i];
@@ -259,7 +266,9 @@ static int check_cells_done(struct rst_ctx *c)
 			const struct pv_cell *cell = &c->pv_cells[c->pv_cell0[i] + k];
 			uint64_t off, len;
 
-			if (__atomic_load_n(&cell->who, __ATOMIC_ACQUIRE) == CELL_FREE)
+			uint32_t who = __atomic_load_n(&cell->who, __ATOMIC_ACQUIRE);
+
+			if (who == CELL_FREE || who == CELL_BUSY)
 				return 1;
 			cell_range(s, first_cell(s) + k, &off, &len);
 			crc = crc32c_combine(crc, cell->crc, len);

@@ -17,10 +17,12 @@ struct pv_cell;
  * a child; @s must stay until pv_abort.  0 or an error, said. */
 int pv_start(struct rst_ctx *c, const struct ir_span *s, size_t n, uint64_t bytes);
 /* Placing [@off, @off + @len) of the image (mm_place.c), which is
- * exactly one cell of a span the child checks and not taken yet: where
- * its CRC32C goes, to be set before pv_finish(); else NULL.  Any
- * thread. */
-uint32_t *pv_claim(struct rst_ctx *c, uint64_t off, uint64_t len);
+ * exactly one cell of a span the child checks and not taken yet: the
+ * cell, the caller's to pv_cell_done() with its CRC32C; else NULL.  A
+ * cell claimed and never done makes pv_finish() check its span itself.
+ * Any thread. */
+struct pv_cell *pv_claim(struct rst_ctx *c, uint64_t off, uint64_t len);
+void pv_cell_done(struct pv_cell *cell, uint32_t crc);
 /* Wait for the child, if any: 0 when every span is good, else the
  * error, said. */
 int pv_finish(struct rst_ctx *c);

@@ -253,12 +253,12 @@ static int place_from(const struct placer *p, const struct place_job *j, uintptr
 static int copy_job(const struct placer *p, const struct place_job *j)
 {
 	uintptr_t src = (uintptr_t)p->img + j->off, from = src & ~(PAGE_MIN - 1);
-	uint32_t *crc = pv_claim(p->ctx, j->off, j->len);
+	struct pv_cell *cell = pv_claim(p->ctx, j->off, j->len);
 	int err;
 
 	madvise((void *)from, src + j->len - from, MADV_POPULATE_READ);
-	if (crc)
-		*crc = crc32c(0, (const void *)src, j->len);
+	if (cell)
+		pv_cell_done(cell, crc32c(0, (const void *)src, j->len));
 	err = place_from(p, j, src);
 	madvise((void *)from, src + j->len - from, MADV_DONTNEED);
 	return err;

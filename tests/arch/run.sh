@@ -17,7 +17,8 @@
 # machine's apt sources untouched: a test of what 6.1 lacks (eventfd's
 # EFD_SEMAPHORE in fdinfo, Linux 6.4) is skipped on 6.1, and runs there.
 #
-# KILLPROGS="sleepers threads signals mem_anon" (the default; empty: none):
+# KILLPROGS="sleepers threads signals mem_anon seccomp_kill" (the default;
+# empty: none):
 # a test build of ckpt too, killed at test points spread over a
 # checkpoint of each of these, which must run on unharmed (the guard
 # frame; tests/killpoints.sh does the same on x86).
@@ -43,7 +44,7 @@ fi
 # Kill points (init.sh): ckpt killed at points spread over a checkpoint
 # of each of these (of PROGS), which must run on unharmed; KILLPROGS=
 # (empty) runs none.
-KILLPROGS=${KILLPROGS-sleepers threads signals mem_anon}
+KILLPROGS=${KILLPROGS-sleepers threads signals mem_anon seccomp_kill}
 for k in $KILLPROGS; do
 	case " $PROGS " in *" $k "*) ;; *) PROGS="$PROGS $k" ;; esac
 done

@@ -109,23 +109,24 @@ static int sets_a_register(uint32_t w)
 }
 
 /* Whether `sc` at @b[0] is a call gadget: what follows it up to `blr`
- * only sets registers other than r1, or branches forward within it on
- * CR0[SO]. */
+ * only sets registers other than r1, or branches forward on CR0[SO] to
+ * one of those instructions or that blr. */
 static bool call_gadget(const uint8_t *b, size_t len)
 {
-	size_t end = 4 + 4 * CALL_MAX_INSNS;
+	size_t reach = 0;	/* the farthest a branch goes */
 
-	for (size_t i = 4; i + 4 <= len && i < end; i += 4) {
+	for (size_t i = 4; i + 4 <= len && i < 4 + 4 * CALL_MAX_INSNS; i += 4) {
 		uint32_t w = word(b + i);
 		int r;
 
 		if (w == INSN_BLR)
-			return true;
-		/* bc 4|12,3,+d (bns/bso, no link, relative): the target must be
-		 * one of the instructions checked after it */
+			return reach <= i;
+		/* bc 4|12,3,+d (bns/bso, no link, relative) */
 		if ((w >> 26) == 16 && ((w >> 16) & 31) == 3 && !(w & 3) &&
 		    (int16_t)(w & 0xfffc) > 0) {
-			end = i + (int16_t)(w & 0xfffc) + 4 * CALL_MAX_INSNS;
+			size_t to = i + (int16_t)(w & 0xfffc);
+
+			reach = to > reach ? to : reach;
 			continue;
 		}
 		r = sets_a_register(w);
@@ -199,6 +200,8 @@ static void restart_fixup(const arch_regs_t *r, uint64_t *gp)
 	uint64_t trap = r->trap & 0xfff0;
 	long ret = (long)r->gpr[3];
 
+	if (r->trap & 1)	/* restarted already (the kernel's norestart bit) */
+		return;
 	if (trap == TRAP_SYSCALL && (r->ccr & CR0_SO))
 		ret = -ret;
 	else if (trap != TRAP_SCV)
@@ -238,11 +241,16 @@ static int fill(struct remote *r, struct k_ucontext *u, uint64_t at)
 	ret = regset(r->pid, NT_PRFPREG, u->fp_regs, sizeof(u->fp_regs));
 	if (ret)
 		return log_err(r->log, -ret, "tid %d: floating-point registers:", r->pid);
-	if (!regset(r->pid, NT_PPC_VMX, v, VMX_LEN)) {
+	/* -ENODEV: no such unit, no state to keep */
+	ret = regset(r->pid, NT_PPC_VMX, v, VMX_LEN);
+	if (!ret)
 		msr |= MSR_VEC;
-		if (!regset(r->pid, NT_PPC_VSX, v + VMX_LEN, VSX_LEN))
-			msr |= MSR_VSX;
-	}
+	if (!ret)
+		ret = regset(r->pid, NT_PPC_VSX, v + VMX_LEN, VSX_LEN);
+	if (!ret)
+		msr |= MSR_VSX;
+	else if (ret != -ENODEV)
+		return log_err(r->log, -ret, "tid %d: vector registers:", r->pid);
 	u->gp_regs[33] = msr;
 	return 0;
 }
