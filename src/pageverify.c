@@ -39,6 +39,7 @@
 #include "image.h"
 #include "ctx.h"
 #include "pageverify.h"
+#include "page.h"
 
 /* CELL_BUSY: the placer's, its CRC not there yet */
 enum { CELL_FREE, CELL_CHILD, CELL_PLACER, CELL_BUSY };
@@ -124,7 +125,7 @@ static int check_cells(int img, const struct ir_span *s, size_t n,
 			cell->crc = crc32c(0, map + off, len);
 			/* out of our memory again (the page cache keeps
 			 * them): ckpt's stays bounded whatever the image */
-			madvise(map + (off & ~4095ULL), off + len - (off & ~4095ULL),
+			madvise(map + (off & ~(PAGE - 1)), off + len - (off & ~(PAGE - 1)),
 				MADV_DONTNEED);
 		}
 	}

@@ -3,7 +3,8 @@
 # done and total, the rate and the time left, redrawn in place, and is
 # wiped at the end; nothing when stderr is a file, with -q, or for a
 # checkpoint shorter than a second.  CKPT_TEST_PROGRESS_MS=0 (the test
-# build's) draws it from the start, so a small process shows it too.
+# build's) draws it from the start and redraws it at every step, so a
+# small or fast process shows it too.
 t progress_tty
 t progress_quiet
 
