@@ -3,12 +3,74 @@
  * guard_frame.h).  x86's is its prepare.c, with its 32-bit tasks. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 #include "../ctx.h"
 #include "arch.h"
 
 #if ARCH_GUARD_FRAME
 #include "guard_frame.h"
+
+#define SCAN_MAX	(4u << 20)	/* of one mapping */
+#define CHUNK		(64u << 10)	/* read at a time */
+#define OVERLAP		128		/* of two chunks: more than a gadget */
+
+/* One executable mapping, in chunks that overlap by more than a call
+ * gadget's length. */
+static void scan_vma(int memfd, const struct vma *v, uint8_t *buf, struct guard_gadgets *g)
+{
+	uint64_t len = v->end - v->start;
+
+	if (len > SCAN_MAX)
+		len = SCAN_MAX;
+	for (uint64_t off = 0; off < len && !(g->call_ip && g->ret_ip); off += CHUNK - OVERLAP) {
+		size_t n = len - off < CHUNK ? len - off : CHUNK;
+		ssize_t got = pread(memfd, buf, n, v->start + off);
+
+		if (got <= 0)
+			return;
+		guard_scan(buf, got, v->start + off, g);
+		if ((size_t)got < n)
+			return;
+	}
+}
+
+/* Both gadgets: the vdso first (every task has it, with its signal
+ * trampoline), then code mapped from files, never written (not JIT
+ * code, which may change under a gadget). */
+static int guard_find(int memfd, const struct vma_list *maps, struct guard_gadgets *g)
+{
+	uint8_t *buf = malloc(CHUNK);
+
+	if (!buf)
+		return -ENOMEM;
+	memset(g, 0, sizeof(*g));
+	for (int pass = 0; pass < 2 && !(g->call_ip && g->ret_ip); pass++)
+		for (int i = 0; i < maps->n && !(g->call_ip && g->ret_ip); i++) {
+			const struct vma *v = &maps->v[i];
+			bool vdso = !strcmp(v->path, "[vdso]");
+
+			if (v->perms[2] != 'x' || v->perms[1] == 'w' || (pass == 0) != vdso ||
+			    (!vdso && (!v->ino || v->path[0] != '/')))
+				continue;
+			scan_vma(memfd, v, buf, g);
+		}
+	free(buf);
+	return g->call_ip && g->ret_ip ? 0 : -ENOENT;
+}
+
+int guard_regset(pid_t tid, int type, void *buf, size_t len)
+{
+	struct iovec iov = { buf, len };
+
+	if (ptrace(PTRACE_GETREGSET, tid, type, &iov))
+		return -errno;
+	return iov.iov_len == len ? 0 : -EIO;
+}
 
 static const struct vma *vma_of(const struct vma_list *m, uint64_t addr)
 {

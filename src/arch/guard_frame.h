@@ -1,11 +1,14 @@
 /* guard_frame.h - the guard frame of the ports whose calls return
  * through a register (s390x's r14, ppc64le's LR): each has its
- * <arch>/guard.c for the gadgets and the frame, guard_frame.c holds the
- * task's part.  x86's is src/arch/x86/guard.h. */
+ * <arch>/guard.c for what its gadgets look like and its frame;
+ * guard_frame.c reads the code and guards the task.  x86's is
+ * src/arch/x86/guard.h. */
 #ifndef CKPT_GUARD_FRAME_H
 #define CKPT_GUARD_FRAME_H
 
+#include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "../proc.h"
 #include "../remote.h"
@@ -15,9 +18,12 @@ struct guard_gadgets {
 	uint64_t ret_ip;	/* rt_sigreturn of the frame */
 };
 
-/* Both gadgets in the executable mappings of @maps (read through
- * @memfd): 0, -ENOENT if the task lacks one, -ENOMEM. */
-int guard_find(int memfd, const struct vma_list *maps, struct guard_gadgets *g);
+/* The port's: the gadgets of @len bytes of code at @b, found at @at,
+ * into those of @g still 0 (guard_frame.c reads the code and calls it). */
+void guard_scan(const uint8_t *b, size_t len, uint64_t at, struct guard_gadgets *g);
+
+/* PTRACE_GETREGSET of @len bytes, all of them: 0 or -errno. */
+int guard_regset(pid_t tid, int type, void *buf, size_t len);
 
 /* The frame below @r's stack pointer, which must stay above @stack_lo,
  * and the thread parked at the return gadget with every signal blocked.

@@ -40,8 +40,6 @@
 #define NT_PPC_VMX		0x100
 #define NT_PPC_VSX		0x102
 #endif
-#define SCAN_MAX	(4u << 20)	/* of one mapping */
-#define CHUNK		(64u << 10)	/* read at a time */
 #define CALL_MAX_INSNS	8
 #define SIGNAL_FRAMESIZE 128
 #define REDZONE		512		/* what the kernel leaves (USER_REDZONE_SIZE) */
@@ -136,7 +134,7 @@ static bool call_gadget(const uint8_t *b, size_t len)
 	return false;
 }
 
-static void scan(const uint8_t *b, size_t len, uint64_t at, struct guard_gadgets *g)
+void guard_scan(const uint8_t *b, size_t len, uint64_t at, struct guard_gadgets *g)
 {
 	for (size_t k = 0; k + 4 <= len && !(g->call_ip && g->ret_ip); k += 4) {
 		uint32_t w = word(b + k);
@@ -147,47 +145,6 @@ static void scan(const uint8_t *b, size_t len, uint64_t at, struct guard_gadgets
 		if (!g->call_ip && w == INSN_SC && call_gadget(b + k, len - k))
 			g->call_ip = at + k;
 	}
-}
-
-static void scan_vma(int memfd, const struct vma *v, uint8_t *buf, struct guard_gadgets *g)
-{
-	uint64_t len = v->end - v->start;
-
-	if (len > SCAN_MAX)
-		len = SCAN_MAX;
-	for (uint64_t off = 0; off < len && !(g->call_ip && g->ret_ip); off += CHUNK - 128) {
-		size_t n = len - off < CHUNK ? len - off : CHUNK;
-		ssize_t got = pread(memfd, buf, n, v->start + off);
-
-		if (got <= 0)
-			return;
-		scan(buf, got, v->start + off, g);
-		if ((size_t)got < n)
-			return;
-	}
-}
-
-int guard_find(int memfd, const struct vma_list *maps, struct guard_gadgets *g)
-{
-	uint8_t *buf = malloc(CHUNK);
-
-	if (!buf)
-		return -ENOMEM;
-	memset(g, 0, sizeof(*g));
-	/* the vdso first: every task has it, with the signal trampoline;
-	 * then code mapped from files, never written */
-	for (int pass = 0; pass < 2 && !(g->call_ip && g->ret_ip); pass++)
-		for (int i = 0; i < maps->n && !(g->call_ip && g->ret_ip); i++) {
-			const struct vma *v = &maps->v[i];
-			bool vdso = !strcmp(v->path, "[vdso]");
-
-			if (v->perms[2] != 'x' || v->perms[1] == 'w' || (pass == 0) != vdso ||
-			    (!vdso && (!v->ino || v->path[0] != '/')))
-				continue;
-			scan_vma(memfd, v, buf, g);
-		}
-	free(buf);
-	return g->call_ip && g->ret_ip ? 0 : -ENOENT;
 }
 
 /* What the kernel does to a thread that leaves a system call with no
@@ -217,15 +174,6 @@ static void restart_fixup(const arch_regs_t *r, uint64_t *gp)
 	}
 }
 
-static int regset(pid_t tid, int type, void *buf, size_t len)
-{
-	struct iovec iov = { buf, len };
-
-	if (ptrace(PTRACE_GETREGSET, tid, type, &iov))
-		return -errno;
-	return iov.iov_len == len ? 0 : -EIO;
-}
-
 /* The ucontext at @at from @r: registers, FP, VMX and VSX state. */
 static int fill(struct remote *r, struct k_ucontext *u, uint64_t at)
 {
@@ -238,15 +186,15 @@ static int fill(struct remote *r, struct k_ucontext *u, uint64_t at)
 	restart_fixup(&r->regs, u->gp_regs);
 	u->regs = at + offsetof(struct k_ucontext, gp_regs);
 	u->v_regs = at + (v - (uint8_t *)u);
-	ret = regset(r->pid, NT_PRFPREG, u->fp_regs, sizeof(u->fp_regs));
+	ret = guard_regset(r->pid, NT_PRFPREG, u->fp_regs, sizeof(u->fp_regs));
 	if (ret)
 		return log_err(r->log, -ret, "tid %d: floating-point registers:", r->pid);
 	/* -ENODEV: no such unit, no state to keep */
-	ret = regset(r->pid, NT_PPC_VMX, v, VMX_LEN);
+	ret = guard_regset(r->pid, NT_PPC_VMX, v, VMX_LEN);
 	if (!ret)
 		msr |= MSR_VEC;
 	if (!ret)
-		ret = regset(r->pid, NT_PPC_VSX, v + VMX_LEN, VSX_LEN);
+		ret = guard_regset(r->pid, NT_PPC_VSX, v + VMX_LEN, VSX_LEN);
 	if (!ret)
 		msr |= MSR_VSX;
 	else if (ret != -ENODEV)

@@ -39,8 +39,6 @@
 #define NT_S390_VXRS_LOW	0x309
 #define NT_S390_VXRS_HIGH	0x30a
 #endif
-#define SCAN_MAX	(4u << 20)	/* of one mapping */
-#define CHUNK		(64u << 10)	/* read at a time */
 #define UC_VXRS		2
 #define CALL_MAX_INSNS	8
 
@@ -135,7 +133,7 @@ static bool call_gadget(const uint8_t *b, size_t len)
 	return false;
 }
 
-static void scan(const uint8_t *b, size_t len, uint64_t at, struct guard_gadgets *g)
+void guard_scan(const uint8_t *b, size_t len, uint64_t at, struct guard_gadgets *g)
 {
 	for (size_t k = 0; k + 2 <= len && !(g->call_ip && g->ret_ip); k += 2) {
 		if (b[k] != 0x0a)
@@ -145,50 +143,6 @@ static void scan(const uint8_t *b, size_t len, uint64_t at, struct guard_gadgets
 		if (!g->call_ip && b[k + 1] == 0x00 && call_gadget(b + k, len - k))
 			g->call_ip = at + k;
 	}
-}
-
-/* One executable mapping, in chunks that overlap by more than a call
- * gadget's length. */
-static void scan_vma(int memfd, const struct vma *v, uint8_t *buf, struct guard_gadgets *g)
-{
-	uint64_t len = v->end - v->start;
-
-	if (len > SCAN_MAX)
-		len = SCAN_MAX;
-	for (uint64_t off = 0; off < len && !(g->call_ip && g->ret_ip); off += CHUNK - 64) {
-		size_t n = len - off < CHUNK ? len - off : CHUNK;
-		ssize_t got = pread(memfd, buf, n, v->start + off);
-
-		if (got <= 0)
-			return;
-		scan(buf, got, v->start + off, g);
-		if ((size_t)got < n)
-			return;
-	}
-}
-
-int guard_find(int memfd, const struct vma_list *maps, struct guard_gadgets *g)
-{
-	uint8_t *buf = malloc(CHUNK);
-
-	if (!buf)
-		return -ENOMEM;
-	memset(g, 0, sizeof(*g));
-	/* the vdso first: every task has it, with __kernel_rt_sigreturn;
-	 * then code mapped from files, never written (not JIT code, which
-	 * may change under a gadget) */
-	for (int pass = 0; pass < 2 && !(g->call_ip && g->ret_ip); pass++)
-		for (int i = 0; i < maps->n && !(g->call_ip && g->ret_ip); i++) {
-			const struct vma *v = &maps->v[i];
-			bool vdso = !strcmp(v->path, "[vdso]");
-
-			if (v->perms[2] != 'x' || v->perms[1] == 'w' || (pass == 0) != vdso ||
-			    (!vdso && (!v->ino || v->path[0] != '/')))
-				continue;
-			scan_vma(memfd, v, buf, g);
-		}
-	free(buf);
-	return g->call_ip && g->ret_ip ? 0 : -ENOENT;
 }
 
 /* What the kernel does to a thread that leaves a system call with no
@@ -212,15 +166,6 @@ static void restart_fixup(const arch_regs_t *r, struct k_sigregs *mc)
 	}
 }
 
-static int regset(pid_t tid, int type, void *buf, size_t len)
-{
-	struct iovec iov = { buf, len };
-
-	if (ptrace(PTRACE_GETREGSET, tid, type, &iov))
-		return -errno;
-	return iov.iov_len == len ? 0 : -EIO;
-}
-
 /* The frame's registers, floating-point and vector state from @r. */
 static int fill(struct remote *r, struct k_rt_sigframe *f)
 {
@@ -231,12 +176,12 @@ static int fill(struct remote *r, struct k_rt_sigframe *f)
 	memcpy(f->mc.gprs, r->regs.r.gprs, sizeof(f->mc.gprs));
 	memcpy(f->mc.acrs, r->regs.r.acrs, sizeof(f->mc.acrs));
 	restart_fixup(&r->regs, &f->mc);
-	ret = regset(r->pid, NT_PRFPREG, &f->mc.fpc, 8 + sizeof(f->mc.fprs));
+	ret = guard_regset(r->pid, NT_PRFPREG, &f->mc.fpc, 8 + sizeof(f->mc.fprs));
 	if (ret)
 		return log_err(r->log, -ret, "tid %d: floating-point registers:", r->pid);
-	ret = regset(r->pid, NT_S390_VXRS_LOW, f->vxrs_low, sizeof(f->vxrs_low));
+	ret = guard_regset(r->pid, NT_S390_VXRS_LOW, f->vxrs_low, sizeof(f->vxrs_low));
 	if (!ret)
-		ret = regset(r->pid, NT_S390_VXRS_HIGH, f->vxrs_high, sizeof(f->vxrs_high));
+		ret = guard_regset(r->pid, NT_S390_VXRS_HIGH, f->vxrs_high, sizeof(f->vxrs_high));
 	if (!ret)
 		f->uc_flags = UC_VXRS;
 	else if (ret != -ENODEV)	/* no vector facility: none to keep */
