@@ -238,6 +238,19 @@ seized:
 	return 0;
 }
 
+/* A task whose registers do not read as this architecture's own is one
+ * of its compat mode (s390x's 31-bit tasks), which ckpt does not save. */
+static int regs_err(struct remote *r, pid_t tid)
+{
+#ifdef ARCH_COMPAT_REFUSED
+	if (errno == EOPNOTSUPP)
+		return log_err(r->log, EOPNOTSUPP,
+			       "pid %d: a %s task, which ckpt cannot checkpoint on %s",
+			       tid, ARCH_COMPAT_REFUSED, ARCH_NAME);
+#endif
+	return log_err(r->log, errno, "registers of %d:", tid);
+}
+
 int remote_seize_end(struct remote *r)
 {
 	long opts = PTRACE_O_TRACESYSGOOD | (r->exitkill ? PTRACE_O_EXITKILL : 0);
@@ -256,7 +269,7 @@ int remote_seize_end(struct remote *r)
 	r->group_stop = WSTOPSIG(status) != SIGTRAP;
 	r->stop_sig = r->group_stop ? WSTOPSIG(status) : 0;
 	if (arch_get_regs(pid, &r->regs))
-		return log_err(r->log, errno, "registers of %d:", pid);
+		return regs_err(r, pid);
 	if (ptrace(PTRACE_GETSIGMASK, pid, sizeof(uint64_t), &r->sigmask))
 		return log_err(r->log, errno, "signal mask of %d:", pid);
 	test_point(r->log, "seized");
@@ -328,9 +341,10 @@ int remote_adopt(struct remote *r, pid_t tid, const struct remote *like)
 		ret = wait_event_stop(r, status, NULL);
 	if (ret)
 		return ret;
-	if (arch_get_regs(tid, &r->regs) ||
-	    ptrace(PTRACE_GETSIGMASK, tid, sizeof(uint64_t), &r->sigmask))
-		return log_err(r->log, errno, "tid %d: registers:", tid);
+	if (arch_get_regs(tid, &r->regs))
+		return regs_err(r, tid);
+	if (ptrace(PTRACE_GETSIGMASK, tid, sizeof(uint64_t), &r->sigmask))
+		return log_err(r->log, errno, "tid %d: signal mask:", tid);
 	snprintf(path, sizeof(path), "/proc/%d/mem", tid);
 	r->memfd = open(path, O_RDWR | O_CLOEXEC);
 	if (r->memfd < 0)

@@ -36,6 +36,8 @@
  *   ARCH_RED_ZONE		bytes below the stack pointer the ABI keeps
  *   ARCH_TASK_SIZE		the top of a user address space
  *   ARCH_COMPAT_LIMIT	a 32-bit (compat) task's address space
+ *   ARCH_COMPAT_REFUSED	(where defined) what a compat task is called,
+ *				refused by name at checkpoint
  *   ARCH_MAP_32BIT		mmap's flag for memory a 32-bit task reaches
  *   ARCH_VDSO_MOVED	vdso_map() moves the puppet's own vdso (before
  *				the rest is unmapped), or maps one (after)

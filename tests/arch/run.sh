@@ -136,12 +136,21 @@ build() (
 			build/gen/criu/rpc.pb-c.c -L"$TC/lib/$TRIPLE" -lprotobuf-c || return 1
 	fi
 	# and this architecture's own (tests/arch/progs/NAME_ARCH.c)
+	local flags
 	for p in $PROGS $(ls tests/arch/progs/*_"$A".c 2> /dev/null); do
 		[ "${p%.c}" = "$p" ] && p=tests/progs/$p.c
-		$CC -static -std=gnu11 -O1 -g -Wall -Wextra -Werror -pthread -Itests/progs \
+		# NAME.cflags: a program built otherwise (compat31_s390x: -m31)
+		flags="-std=gnu11 -pthread -Itests/progs"
+		[ ! -f "${p%.c}.cflags" ] || flags=$(cat "${p%.c}.cflags")
+		# shellcheck disable=SC2086
+		$CC -static -O1 -g -Wall -Wextra -Werror $flags \
 			-o "$b/progs/$(basename "${p%.c}")" "$p" || return 1
-		# NAME.flags: the checkpoint options it needs (inet's --tcp-established)
-		[ ! -f "${p%.c}.flags" ] || cp "${p%.c}.flags" "$b/progs/" || return 1
+		# NAME.flags: the checkpoint options it needs (inet's
+		# --tcp-established); NAME.refuse: the line its checkpoint
+		# must be refused with (init.sh's refusal test)
+		for f in flags refuse; do
+			[ ! -f "${p%.c}.$f" ] || cp "${p%.c}.$f" "$b/progs/" || return 1
+		done
 	done
 )
 

@@ -23,6 +23,8 @@ typedef struct {
 #define ARCH_O_LARGEFILE	0200000
 #define ARCH_TASK_SIZE		(1ULL << 47)	/* 128 TiB, without hints */
 #define ARCH_COMPAT_LIMIT	0x100000000ULL	/* 32-bit tasks: refused */
+/* a task of the compat mode: refused by name (remote.c) */
+#define ARCH_COMPAT_REFUSED	"32-bit (compat)"
 #define ARCH_MAP_32BIT		0
 #define ARCH_VDSO_MOVED		1	/* ../vdso_moved.c */
 #define ARCH_GUARD_FRAME	1	/* ../guard_frame.c */

@@ -28,6 +28,8 @@ typedef struct {
 #define ARCH_O_LARGEFILE	0100000
 #define ARCH_TASK_SIZE		(1ULL << 42)	/* _REGION2_SIZE: stacks start there */
 #define ARCH_COMPAT_LIMIT	0x80000000ULL	/* 31-bit tasks: refused (compat.c) */
+/* a task of the compat mode: refused by name (remote.c) */
+#define ARCH_COMPAT_REFUSED	"31-bit (compat)"
 #define ARCH_MAP_32BIT		0
 #define ARCH_VDSO_MOVED		1	/* ../vdso_moved.c */
 #define ARCH_GUARD_FRAME	1	/* ../guard_frame.c */
