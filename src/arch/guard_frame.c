@@ -14,6 +14,7 @@
 
 #if ARCH_GUARD_FRAME
 #include "guard_frame.h"
+#include "guard_threads.h"
 
 #define SCAN_MAX	(4u << 20)	/* of one mapping */
 #define CHUNK		(64u << 10)	/* read at a time */
@@ -72,20 +73,16 @@ int guard_regset(pid_t tid, int type, void *buf, size_t len)
 	return iov.iov_len == len ? 0 : -EIO;
 }
 
-static const struct vma *vma_of(const struct vma_list *m, uint64_t addr)
+static int arm(struct cpt_ctx *c, struct remote *rm, const void *g,
+	       uint64_t stack_lo, uint64_t *low)
 {
-	for (int i = 0; i < m->n; i++)
-		if (addr >= m->v[i].start && addr < m->v[i].end)
-			return &m->v[i];
-	return NULL;
+	(void)c;
+	return guard_arm(rm, g, stack_lo, low);
 }
 
 /* Before anything of the task is changed: every thread gets its guard
  * frame and has its signals blocked; the signals we caught in delivery
- * go back to the kernel.  The remote calls' scratch goes below the main
- * thread's frame where there is room; *@lowest is where that frame
- * starts (0: none).  A thread with no room for one, or a task without
- * the gadgets, is held unguarded, as -v says. */
+ * go back to the kernel. */
 int arch_guard_task(struct cpt_ctx *c, struct cpt_task *t, uint64_t *lowest)
 {
 	struct guard_gadgets g;
@@ -100,26 +97,7 @@ int arch_guard_task(struct cpt_ctx *c, struct cpt_task *t, uint64_t *lowest)
 	else
 		log_info(c->log, "pid %d: guarded: calls at 0x%llx, rt_sigreturn at 0x%llx",
 			 t->pid, (unsigned long long)g.call_ip, (unsigned long long)g.ret_ip);
-	for (int i = 0; i < t->nr_threads; i++) {
-		struct remote *rm = t->threads[i].rm;
-		const struct vma *v = vma_of(&t->maps, arch_sp(&rm->regs) - 1);
-		uint64_t low = 0;
-		int r = ret || !v ? -ENOENT : guard_arm(rm, &g, v->start, &low);
-
-		if (r == -ENOSPC || r == -ENOENT) {
-			if (!ret)
-				log_info(c->log, "tid %d: no room for a guard frame: unguarded",
-					 rm->pid);
-			r = remote_block(rm);
-		}
-		if (!r && i == 0 && rm->guarded && low - SCRATCH_LEN >= v->start + 4096)
-			*lowest = low;
-		if (!r)
-			r = remote_requeue(rm);
-		if (r)
-			return r;
-	}
-	return 0;
+	return guard_threads(c, t, ret, arm, &g, lowest);
 }
 
 int arch_unguard(struct remote *rm)

@@ -11,6 +11,7 @@
 #include "../arch.h"
 #include "compat.h"
 #include "guard.h"
+#include "../guard_threads.h"
 
 /* A syscall instruction in the task's own code: the vdso has some (a
  * 32-bit vdso too, in its alternatives); and for 32-bit calls the
@@ -49,33 +50,27 @@ int arch_find_syscall(struct cpt_task *t)
 	return ret;
 }
 
-static const struct vma *vma_of(const struct vma_list *m, uint64_t addr)
-{
-	for (int i = 0; i < m->n; i++)
-		if (addr >= m->v[i].start && addr < m->v[i].end)
-			return &m->v[i];
-	return NULL;
-}
+struct gadgets {
+	bool ia32;
+	struct guard_gadgets g;
+	struct guard32_gadgets g32;
+};
 
-/* Before anything of the task is changed: every thread gets its guard
- * frame (a ckpt that dies from here on leaves it as it was) and has its
- * signals blocked; the signals we caught in delivery go back to the
- * kernel.  The remote calls' scratch goes below the main thread's frame
- * where there is room; *@lowest is where that frame starts (0: none). */
 /* A 32-bit thread in seccomp's strict mode may not unmap its page or
  * make the compat rt_sigreturn: it is held unguarded. */
-static int arm(struct cpt_ctx *c, struct remote *rm, bool ia32,
-	       const struct guard_gadgets *g, const struct guard32_gadgets *g32,
+static int arm(struct cpt_ctx *c, struct remote *rm, const void *arg,
 	       uint64_t stack_lo, uint64_t *low)
 {
-	if (!ia32)
-		return guard_arm(rm, g, stack_lo, low);
+	const struct gadgets *g = arg;
+
+	if (!g->ia32)
+		return guard_arm(rm, &g->g, stack_lo, low);
 	/* seccomp's hold read the mode already (rm->seccomp) */
 	if (rm->seccomp && rm->seccomp->mode == SECCOMP_MODE_STRICT) {
 		log_info(c->log, "tid %d: 32-bit, in seccomp strict mode: unguarded", rm->pid);
 		return -EPERM;
 	}
-	return guard32_arm(rm, g32, stack_lo, low);
+	return guard32_arm(rm, &g->g32, stack_lo, low);
 }
 
 /* The order the gadget search goes through the code: the vdso, then
@@ -171,42 +166,23 @@ static int find_gadgets(struct cpt_ctx *c, struct cpt_task *t, struct guard_gadg
 	return ret;
 }
 
+/* Before anything of the task is changed: every thread gets its guard
+ * frame (a ckpt that dies from here on leaves it as it was) and has its
+ * signals blocked; the signals we caught in delivery go back to the
+ * kernel. */
 int arch_guard_task(struct cpt_ctx *c, struct cpt_task *t, uint64_t *lowest)
 {
-	struct guard_gadgets g;
-	struct guard32_gadgets g32;
-	bool ia32 = cpt_ia32(t);
-	int ret = ia32 ? guard32_find(t->rm.memfd, &t->maps, &g32) :
-		  find_gadgets(c, t, &g);
+	struct gadgets g = { .ia32 = cpt_ia32(t) };
+	int ret = g.ia32 ? guard32_find(t->rm.memfd, &t->maps, &g.g32) :
+		  find_gadgets(c, t, &g.g);
 
 	*lowest = 0;
 	if (ret == -ENOMEM)
 		return log_err(c->log, ENOMEM, "pid %d: finding gadgets:", t->pid);
 	if (ret)
 		log_info(c->log, "pid %d: unguarded (no %s): a ckpt killed now could harm it",
-			 t->pid, ia32 ? "32-bit vdso gadgets" : "syscall/sigreturn gadgets");
-	for (int i = 0; i < t->nr_threads; i++) {
-		struct remote *rm = t->threads[i].rm;
-		const struct vma *v = vma_of(&t->maps, rm->regs.rsp - 1);
-		uint64_t low = 0;
-		int r = ret || !v ? -ENOENT : arm(c, rm, ia32, &g, &g32, v->start, &low);
-
-		if (r == -ENOSPC || r == -ENOENT || r == -EPERM) {
-			if (r == -EPERM)
-				r = -ENOENT;
-			if (!ret)
-				log_info(c->log, "tid %d: no room for a guard frame: unguarded",
-					 rm->pid);
-			r = remote_block(rm);
-		}
-		if (!r && i == 0 && rm->guarded && low - SCRATCH_LEN >= v->start + 4096)
-			*lowest = low;
-		if (!r)
-			r = remote_requeue(rm);
-		if (r)
-			return r;
-	}
-	return 0;
+			 t->pid, g.ia32 ? "32-bit vdso gadgets" : "syscall/sigreturn gadgets");
+	return guard_threads(c, t, ret, arm, &g, lowest);
 }
 
 int arch_unguard(struct remote *rm)
