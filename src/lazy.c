@@ -47,6 +47,7 @@
 
 #define FAULT_PAGES	16	/* from a touched page on: the next are near */
 #define MAX_MSGS	64
+#define STUCK_STEPS	200000	/* of a page that will not go in: about 1 s */
 
 /* ---- sets of runs ---- */
 
@@ -280,31 +281,44 @@ static void check_done(struct loader *l, bool wait)
 /* ---- copies ---- */
 
 /* @len bytes at @src into @m at @addr: 0 (*done: all of them), 1 if its
- * memory is gone, -EAGAIN (*done: those in) while its map changes. */
+ * memory is gone, -EAGAIN (*done: those in) while its map changes.
+ *
+ * A copy must lie in one area: where the process split one since
+ * (mprotect), the kernel refuses it whole (ENOENT), so it is cut in
+ * halves until its parts fit.  A page whose area is not there at all
+ * has been unmapped or moved (mremap) by the process, and its event is
+ * on its way: that is -EAGAIN too, never a page taken as placed (it
+ * would be left out, and read as zeros once the loader is done). */
 int lazy_place(struct loader *l, struct lazy_mm *m, uint64_t addr, uint64_t len,
 	       const char *src, uint64_t off, uint64_t *done)
 {
+	uint64_t most = len;
+
 	*done = 0;
 	while (*done < len) {
+		uint64_t n = len - *done < most ? len - *done : most;
 		struct uffdio_copy uc = { .dst = addr + *done,
 					  .src = (uintptr_t)src + *done,
-					  .len = len - *done };
+					  .len = n };
 
-		if (!ioctl(m->ufd, UFFDIO_COPY, &uc))
-			*done = len;
-		else if (uc.copy > 0)
+		if (!ioctl(m->ufd, UFFDIO_COPY, &uc)) {
+			*done += n;
+			most = len;
+		} else if (uc.copy > 0) {
 			*done += uc.copy;
-		else if (errno == EEXIST)
+		} else if (errno == EEXIST) {
 			*done += PAGE;	/* in already */
-		else if (errno == ENOENT)
-			*done = len;	/* no longer its area: its unmap is coming */
-		else if (errno == ESRCH)
+		} else if (errno == ENOENT && n > PAGE) {
+			most = n / 2 & ~(PAGE - 1);
+			most = most ? most : PAGE;
+		} else if (errno == ESRCH) {
 			return 1;
-		else if (errno == EAGAIN)
+		} else if (errno == EAGAIN || errno == ENOENT) {
 			return -EAGAIN;
-		else	/* (EFAULT: the image cut short under the mapping) */
+		} else {	/* (EFAULT: the image cut short under the mapping) */
 			lazy_fetch_failed(l, m, addr + *done, off + *done,
 				     errno == EFAULT ? ENODATA : errno);
+		}
 	}
 	return 0;
 }
@@ -360,8 +374,10 @@ static int serve(struct loader *l, struct lazy_mm *m, uint64_t a)
 	} else {
 		struct uffdio_zeropage z = { .range = { a, PAGE } };
 
+		/* (ENOENT: unmapped since the fault; woken, the thread
+		 * meets what is there now) */
 		ret = 0;
-		if (ioctl(m->ufd, UFFDIO_ZEROPAGE, &z) && errno != EEXIST)
+		if (ioctl(m->ufd, UFFDIO_ZEROPAGE, &z) && errno != EEXIST && errno != ENOENT)
 			ret = errno == ESRCH ? 1 : errno == EAGAIN ? -EAGAIN : -errno;
 		l->zero++;
 		if (ret < 0 && ret != -EAGAIN)
@@ -451,6 +467,16 @@ static int step(struct loader *l, struct lazy_mm *m)
 
 	if (ret == 1)
 		return 1;
+	/* A page the kernel says has no area, and no event of the
+	 * process's to say why, for a second of steps: taken as gone,
+	 * not loaded without end (never seen; a safeguard). */
+	m->stuck = ret == -EAGAIN && !done ? m->stuck + 1 : 0;
+	if (m->stuck > STUCK_STEPS) {
+		log_info(&l->log, "lazy restart: pid %d: no area at 0x%llx, and no event of why: left out",
+			 m->pid, (unsigned long long)(a + done));
+		done = PAGE;
+		m->stuck = 0;
+	}
 	if (lazy_set_cut(&m->pending, a, a + done))
 		lazy_fetch_failed(l, m, a, 0, ENOMEM);
 	l->in_bg += done / PAGE;

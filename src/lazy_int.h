@@ -22,6 +22,7 @@ struct lazy_mm {
 	struct lazy_set valid;	/* the image's, less what it dropped */
 	uint64_t retry[MAX_RETRY];	/* faults met while its map changed */
 	int nr_retry;
+	unsigned int stuck;	/* steps in a row that placed nothing */
 	bool dead;		/* its memory went (ESRCH) */
 	bool moved;		/* mremap: offsets no longer grow with addresses */
 };

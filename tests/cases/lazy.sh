@@ -4,10 +4,12 @@
 # the process touches pages (and forks) before the loader gets to them.
 t lazy_content
 t lazy_fork
+t lazy_split
 t lazy_image_truncated
 t lazy_image_removed
 t lazy_image_corrupt
 t lazy_state
+t lazy_churn
 t lazy_loader_ends
 t lazy_tree
 t lazy_tree_corrupt
@@ -89,6 +91,24 @@ test_lazy_fork() {
 	lazy_clean $d
 }
 
+# The area cut into many (mprotect) while the loader is at work: a copy
+# across two of them is refused whole by the kernel, and must still go
+# in, in parts (the loader once took such pages as placed: a touch of one
+# looped on its fault, and the rest read as zeros after).
+test_lazy_split() {
+	local d=$WORK/lazy-split
+	lazy_start $d 64 split || return 1
+	lazy_restart $d 10 || return 1
+	touch $d/go
+	wait_for $d/out 'PASS\|FAIL' 60
+	cat $d/out
+	gone $pid || { note "pid $pid still runs"; kill -9 $pid; return 1; }
+	lazy_ended
+	grep -q '^PASS' $d/out && ! grep -q FAIL $d/out || return 1
+	grep 'loader done' $d/err
+	lazy_clean $d
+}
+
 # The image cut short under the loader: the process is killed with one
 # error naming it and the page, never run on with zeros; the loader goes.
 test_lazy_image_truncated() {
@@ -162,6 +182,30 @@ test_lazy_state() {
 		grep -q '^PASS' $d/out || { note "$p: $(cat $d/out)"; return 1; }
 		lazy_clean $d || return 1
 	done
+}
+
+# Memory that keeps moving while the loader's helpers fill it (no delay:
+# they run, src/lazy_fill.c): lazy_churn goes on at once after restart
+# (mremap, MADV_DONTNEED, forks, checks), racing the copies; every page
+# must be where the process moved it, and zero where it dropped it.
+test_lazy_churn() {
+	local d=$WORK/lazy-churn
+	mkdir -p $d
+	"$PROGS/lazy_churn" $d/go 256 > $d/out 2>&1 < /dev/null &
+	pid=$!
+	wait_for $d/out READY 30 || return 1
+	sleep 0.2	# (it churns)
+	checkpoint_kill $d $pid || return 1
+	lazy_restart $d 0 || return 1
+	sleep 1
+	touch $d/go
+	wait_for $d/out 'PASS\|FAIL' 60
+	gone $pid
+	lazy_ended
+	grep -v READY $d/out
+	grep 'loader done' $d/err
+	grep -q '^PASS' $d/out && ! grep -q FAIL $d/out || return 1
+	lazy_clean $d
 }
 
 # The process killed before its pages are all in: the loader (slowed to

@@ -2,14 +2,16 @@
  * itself after restart (restart --lazy: pages come on touch and from
  * the loader; a page missed or zeroed shows here).
  *
- *   lazy_mem GOFILE MIB [fork|tree]
+ *   lazy_mem GOFILE MIB [fork|tree|split]
  *
  * Every page of the area holds words derived from its index, but one in
  * 16, never touched, which must read as zeros.  After GOFILE it checks
  * from the bottom up (the loader works from the top down, so the low
  * pages come on touch).  With "fork" it forks half-way: the child checks
  * the upper half too (its missing pages are its own to load), and the
- * parent the rest.  With "tree" it forks before READY: the image holds
+ * parent the rest.  With "split" it makes a page of every MiB read-only
+ * after GOFILE, so that the area is many areas before the loader is
+ * done.  With "tree" it forks before READY: the image holds
  * both.  The child shares the lower three quarters with its parent
  * (copy-on-write), has written its own upper quarter, and has an area
  * of its own of MIB/4; each checks its memory after GOFILE.
@@ -121,6 +123,11 @@ int main(int argc, char **argv)
 		child = tree_child(mem, npages);
 	tp_ready();
 	tp_wait_go();
+	/* "split": a page of every MiB made read-only, the area cut into
+	 * many (the loader's copies must fit each) */
+	for (size_t pg = 128; argc > 3 && !strcmp(argv[3], "split") && pg < npages; pg += 256)
+		if (mprotect(mem + pg * (PAGE / 8), PAGE, PROT_READ))
+			return perror("mprotect"), 2;
 	if (child) {
 		check(mem, 0, npages, "parent");
 		tp_check(waitpid(child, &status, 0) == child && WIFEXITED(status) &&
