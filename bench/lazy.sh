@@ -6,7 +6,10 @@
 # the loader is done (its -v line, from its start); images on /dev/shm,
 # median of REPS (3).  With --page-server, a third mode: restart --lazy
 # through `ckpt page-server` on 127.0.0.1 (its throughput: the loader's
-# bytes from the server over its time).
+# bytes from the server over its time).  After the modes of each size,
+# the limit the loader is held to in the same run: the image placed into
+# fresh memory by batched UFFDIO_COPY (bench/hwlimit.c), on one CPU and
+# on all, and the loader's speed as a share of it.
 # usage: bench/lazy.sh [--page-server] [CKPT] [MIB...]
 set -u
 cd "$(dirname "$0")/.."
@@ -28,6 +31,8 @@ pid=
 srv=
 trap '[ -n "$pid" ] && kill -9 $pid 2>/dev/null; [ -n "$srv" ] && kill $srv 2>/dev/null; rm -rf "$W"' EXIT
 cc -O2 -o "$W/lazy" bench/lazy.c || exit 1
+gcc -std=gnu11 -O2 -pthread -o "$W/hwlimit" bench/hwlimit.c bench/hwlimit_take.c || exit 1
+NCPU=$(nproc)
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 # restart of $W/img as MODE, detached
 restart() {	# MODE
@@ -58,6 +63,9 @@ for mib in $SIZES; do
 			wait $pid 2>/dev/null
 			while kill -0 $pid 2>/dev/null; do sleep 0.01; done
 			sleep 0.3	# the gap lazy.c waits for, whatever the size
+			# every restart and limit meets memory in the same state
+			# (this VM's first touch of a page: bench/README.md)
+			"$W/hwlimit" prime $((mib * 2)) || exit 1
 			t0=${EPOCHREALTIME/./}
 			restart $mode > /dev/null 2> "$W/err" || { cat "$W/err"; exit 1; }
 			t1=${EPOCHREALTIME/./}
@@ -90,5 +98,21 @@ for mib in $SIZES; do
 			$(median < "$W/all" | awk '{print $1 / 1000}') \
 			$(median < "$W/wall" | awk '{print $1 / 1000}') \
 			$(median < "$W/loader") $(median < "$W/rate")
+		[ $mode = lazy ] && loader=$(median < "$W/loader")
+	done
+	# The limit the loader is held to: the last image's bytes placed
+	# into fresh memory by batched UFFDIO_COPY from the file mapped
+	# (hwlimit place uffd), on one CPU and split over all of them
+	for n in 1 $NCPU; do
+		: > "$W/lim"
+		for ((i = 0; i < REPS; i++)); do
+			"$W/hwlimit" prime $((mib * 2)) || exit 1
+			"$W/hwlimit" place uffd "$W/img" $n | awk '{ print $1 * 1000 }' >> "$W/lim" || exit 1
+		done
+		lim=$(median < "$W/lim")
+		printf '%-6s %-6s %12s %12s %12s %12.1f %10s\n' $mib "uffd/$n" - - - "$lim" \
+			"$(awk -v b="$(stat -c %s "$W/img")" -v t="$lim" 'BEGIN { printf "%.0f", b / 1e3 / t }')"
+		[ -n "${loader:-}" ] && awk -v l="$loader" -v t="$lim" -v n=$n \
+			'BEGIN { printf "       the lazy loader at %.2fx the speed of UFFDIO_COPY on %d CPU(s)\n", t / l, n }'
 	done
 done
