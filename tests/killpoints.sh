@@ -52,8 +52,9 @@ guard_page_left() {	# PROG N PID MAPSFILE
 # way back, unmapping what it must, as soon as it is scheduled).
 same_maps() {	# PID MAPSFILE
 	local i
-	# it maps and unmaps thread stacks all the time
-	case $(tr '\0' ' ' < /proc/$1/cmdline) in *threads_churn*) return 0 ;; esac
+	# they map, unmap and move memory all the time (thread stacks,
+	# lazy_churn's areas)
+	case $(tr '\0' ' ' < /proc/$1/cmdline) in *threads_churn* | *lazy_churn*) return 0 ;; esac
 	for ((i = 0; i < 100; i++)); do
 		[ "$(cat /proc/$1/maps 2>/dev/null)" = "$(cat "$2")" ] && return 0
 		sleep 0.01
