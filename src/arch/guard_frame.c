@@ -73,6 +73,23 @@ int guard_regset(pid_t tid, int type, void *buf, size_t len)
 	return iov.iov_len == len ? 0 : -EIO;
 }
 
+int guard_park(struct remote *r, const struct guard_gadgets *g, const arch_regs_t *park,
+	       uint64_t sp, uint64_t *lowest)
+{
+	/* From here on, a ckpt that dies leaves the thread to rt_sigreturn
+	 * through the frame: the registers first, then the mask. */
+	if (arch_set_regs(r->pid, park))
+		return log_err(r->log, errno, "tid %d: setting registers:", r->pid);
+	r->guarded = true;
+	r->call_ip = g->call_ip;
+	r->call32_ip = 0;
+	r->call_sp = sp;
+	r->ret_ip = g->ret_ip;
+	r->park = *park;
+	*lowest = sp;
+	return remote_block(r);
+}
+
 static int arm(struct cpt_ctx *c, struct remote *rm, const void *g,
 	       uint64_t stack_lo, uint64_t *low)
 {

@@ -25,6 +25,13 @@ void guard_scan(const uint8_t *b, size_t len, uint64_t at, struct guard_gadgets 
 /* PTRACE_GETREGSET of @len bytes, all of them: 0 or -errno. */
 int guard_regset(pid_t tid, int type, void *buf, size_t len);
 
+/* The end of each port's guard_arm(), its frame written: the thread
+ * parked at @park (the return gadget, the stack pointer @sp at the
+ * frame), its calls made at the call gadget with the stack at @sp, and
+ * every signal blocked.  *@lowest gets @sp. */
+int guard_park(struct remote *r, const struct guard_gadgets *g, const arch_regs_t *park,
+	       uint64_t sp, uint64_t *lowest);
+
 /* The frame below @r's stack pointer, which must stay above @stack_lo,
  * and the thread parked at the return gadget with every signal blocked.
  * *@lowest gets the lowest byte the guard uses.  -ENOSPC (nothing

@@ -28,9 +28,6 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ptrace.h>
-#include <sys/uio.h>
-#include <unistd.h>
 
 #include "../../ctx.h"
 #include "../guard_frame.h"
@@ -216,16 +213,5 @@ int guard_arm(struct remote *r, const struct guard_gadgets *g,
 	park.r.psw_addr = g->ret_ip;
 	park.r.gprs[15] = at;
 	park.system_call = 0;	/* no call to restart at the park */
-	/* From here on, a ckpt that dies leaves the thread to rt_sigreturn
-	 * through the frame: the registers first, then the mask. */
-	if (arch_set_regs(r->pid, &park))
-		return log_err(r->log, errno, "tid %d: setting registers:", r->pid);
-	r->guarded = true;
-	r->call_ip = g->call_ip;
-	r->call32_ip = 0;
-	r->call_sp = at;
-	r->ret_ip = g->ret_ip;
-	r->park = park;
-	*lowest = at;
-	return remote_block(r);
+	return guard_park(r, g, &park, at, lowest);
 }
