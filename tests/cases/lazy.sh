@@ -40,6 +40,19 @@ lazy_restart() {	# DIR DELAY
 	[ -n "$loader" ] || { note "no loader"; return 1; }
 }
 
+# GOFILE made: the process checks its memory and ends with PASS, its
+# loaders end (their last lines come as they do), nothing is left.
+lazy_pass() {	# DIR
+	touch $1/go
+	wait_for $1/out 'PASS\|FAIL' 60
+	grep -v READY $1/out
+	gone $pid || { note "pid $pid still runs"; kill -9 $pid; return 1; }
+	lazy_ended
+	grep -q '^PASS' $1/out && ! grep -q FAIL $1/out || return 1
+	grep 'loader done' $1/err
+	lazy_clean $1
+}
+
 # The loaders ($loaders, else $loader) gone: their last lines are in.
 lazy_ended() {
 	local l
@@ -81,14 +94,7 @@ test_lazy_fork() {
 	local d=$WORK/lazy-fork
 	lazy_start $d 64 fork || return 1
 	lazy_restart $d 15 || return 1
-	touch $d/go
-	wait_for $d/out 'PASS\|FAIL' 60
-	cat $d/out
-	gone $pid
-	lazy_ended	# (its loaders' last lines come as they end)
-	grep -q '^PASS' $d/out && ! grep -q FAIL $d/out || return 1
-	grep 'loader done' $d/err
-	lazy_clean $d
+	lazy_pass $d
 }
 
 # The area cut into many (mprotect) while the loader is at work: a copy
@@ -99,14 +105,7 @@ test_lazy_split() {
 	local d=$WORK/lazy-split
 	lazy_start $d 64 split || return 1
 	lazy_restart $d 10 || return 1
-	touch $d/go
-	wait_for $d/out 'PASS\|FAIL' 60
-	cat $d/out
-	gone $pid || { note "pid $pid still runs"; kill -9 $pid; return 1; }
-	lazy_ended
-	grep -q '^PASS' $d/out && ! grep -q FAIL $d/out || return 1
-	grep 'loader done' $d/err
-	lazy_clean $d
+	lazy_pass $d
 }
 
 # The image cut short under the loader: the process is killed with one
@@ -198,14 +197,7 @@ test_lazy_churn() {
 	checkpoint_kill $d $pid || return 1
 	lazy_restart $d 0 || return 1
 	sleep 1
-	touch $d/go
-	wait_for $d/out 'PASS\|FAIL' 60
-	gone $pid
-	lazy_ended
-	grep -v READY $d/out
-	grep 'loader done' $d/err
-	grep -q '^PASS' $d/out && ! grep -q FAIL $d/out || return 1
-	lazy_clean $d
+	lazy_pass $d
 }
 
 # The process killed before its pages are all in: the loader (slowed to
