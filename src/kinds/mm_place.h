@@ -24,8 +24,9 @@ struct placer {
 	int memfd;		/* its /proc/PID/mem, ckpt's (remote.h) */
 	int thp;		/* THP_x: this kernel's transparent huge pages */
 	pid_t pid;
-	const uint8_t *img;	/* the image, mapped; NULL: nothing placed */
+	int img_fd;		/* the image (ckpt's); -1: nothing placed */
 	uint64_t img_len;
+	void *buf;		/* ckpt's thread's for a job's pages */
 	struct ckpt_log *log;
 	struct rst_ctx *ctx;	/* for pv_claim() alone, from both threads */
 	const struct pin *pin;
