@@ -323,33 +323,26 @@ int lazy_place(struct loader *l, struct lazy_mm *m, uint64_t addr, uint64_t len,
 	return 0;
 }
 
-/* @n pages at @addr, from image offset @off, into @m: as lazy_place(). */
+/* @n pages at @addr, from image offset @off, into @m: as lazy_place().
+ * Read into the loader's buffer, not mapped: where the hypervisor
+ * shadows page tables (this project's VMs) each page of the image mapped
+ * cost more than its copy (mm_place.c says by how much). */
 static int copy_in(struct loader *l, struct lazy_mm *m, uint64_t addr, uint64_t n,
 		   uint64_t off, uint64_t *done)
 {
-	uint64_t len = n * PAGE, got = 0;
-	const char *src = l->buf;
-	int ret;
+	uint64_t len = n * PAGE;
 
 	*done = 0;
-	/* straight from the image's page cache: no copy of ours between */
-	if (l->map && off % PAGE == 0 && off <= l->map_len && len <= l->map_len - off) {
-		src = l->map + off;
-		if (madvise((void *)src, len, MADV_POPULATE_READ))
-			lazy_fetch_failed(l, m, addr, off, errno == EFAULT ? ENODATA : errno);
-		got = len;
-	}
-	while (got < len) {
+	for (uint64_t got = 0; got < len;) {
 		ssize_t r = pread(l->img_fd, l->buf + got, len - got, off + got);
 
+		if (r < 0 && errno == EINTR)
+			continue;
 		if (r <= 0)
 			lazy_fetch_failed(l, m, addr + got, off + got, r < 0 ? errno : ENODATA);
 		got += r;
 	}
-	ret = lazy_place(l, m, addr, len, src, off, done);
-	if (src != l->buf)	/* its page tables need not stay */
-		madvise((void *)src, len, MADV_DONTNEED);
-	return ret;
+	return lazy_place(l, m, addr, len, l->buf, off, done);
 }
 
 /* A touched page: 0, 1 (memory gone) or -EAGAIN (to be tried again). */
@@ -673,12 +666,8 @@ pid_t lazy_loader_start(struct ckpt_log *log, pid_t pid, pid_t tree, int ufd, in
 		l.delay_ms = atoi(getenv("CKPT_TEST_LAZY_DELAY_MS"));
 #endif
 	l.buf = malloc(CHUNK_PAGES * PAGE);
-	if (!fstat(img_fd, &st) && st.st_size > 0) {
-		void *map = mmap(NULL, st.st_size, PROT_READ, MAP_SHARED, img_fd, 0);
-
-		l.map = map == MAP_FAILED ? NULL : map;
-		l.map_len = st.st_size;
-	}
+	if (!fstat(img_fd, &st) && st.st_size > 0)
+		l.img_len = st.st_size;
 	if (!l.buf || set_copy(&m.valid, pages))
 		lazy_fetch_failed(&l, &m, 0, 0, ENOMEM);
 	add_mm(&l, ufd, &m);

@@ -32,9 +32,8 @@ struct loader {
 	pid_t root;		/* the process it was started for */
 	pid_t tree;		/* the restored tree's root: killed on a bad page */
 	int img_fd;
-	const char *map;	/* the image mapped, if it can be */
-	uint64_t map_len;
-	char *buf;
+	uint64_t img_len;	/* its size when the loader began */
+	char *buf;		/* CHUNK_PAGES of the image, read */
 	struct lazy_mm **mm;
 	size_t nr, cap;
 	uint64_t on_fault, in_bg, zero, t0;

@@ -176,8 +176,6 @@ static void net_take(struct loader *l)
 			net_failed(l, p.off);
 		net_compare(l, &p, data);
 		n->bytes += p.len;
-	} else if (l->map && p.off + p.len <= l->map_len) {
-		data = l->map + p.off;
 	} else if (pread(l->img_fd, l->buf, p.len, p.off) != (ssize_t)p.len) {
 		snprintf(n->why, sizeof(n->why), "the image's copy cannot be read");
 		net_failed(l, p.off);
@@ -195,8 +193,6 @@ static void net_take(struct loader *l)
 		_exit(1);
 	}
 	l->in_bg += place_range(l, p.off, p.len, data);
-	if (!p.net && data == l->map + p.off)
-		madvise((void *)data, p.len, MADV_DONTNEED);
 }
 
 /* Pieces asked for up to NET_DEPTH in flight: holes in NET_PIECE steps,
@@ -275,18 +271,18 @@ static int net_holes(struct loader *l, struct lazy_net *n)
 {
 	off_t at = 0, h, d;
 
-	while ((uint64_t)at < l->map_len && (h = lseek(l->img_fd, at, SEEK_HOLE)) >= 0 &&
-	       (uint64_t)h < l->map_len) {
+	while ((uint64_t)at < l->img_len && (h = lseek(l->img_fd, at, SEEK_HOLE)) >= 0 &&
+	       (uint64_t)h < l->img_len) {
 		void *p = realloc(n->holes, (n->nr_holes + 1) * sizeof(*n->holes));
 
 		if (!p)
 			return -ENOMEM;
 		d = lseek(l->img_fd, h, SEEK_DATA);
 		n->holes = p;
-		n->holes[n->nr_holes++] = (struct lazy_hole){ h, d < 0 ? l->map_len : (uint64_t)d,
+		n->holes[n->nr_holes++] = (struct lazy_hole){ h, d < 0 ? l->img_len : (uint64_t)d,
 							      n->nblocks };
 		n->nblocks += (n->holes[n->nr_holes - 1].end - h + NET_BLOCK - 1) / NET_BLOCK;
-		at = d < 0 ? (off_t)l->map_len : d;
+		at = d < 0 ? (off_t)l->img_len : d;
 	}
 	return 0;
 }
