@@ -329,7 +329,7 @@ bench_limits() {
 	lim limit.shm.write write "$f" "$BIG_MIB"
 	lim limit.shm.read read "$f"
 	# every way to place pages into fresh memory, one CPU and all
-	for how in populate popwrite hugepage uffd; do
+	for how in populate popwrite hugepage uffd uffdbuf; do
 		lim limit.shm.place.$how place $how "$f"
 		lim limit.shm.place.$how.all place $how "$f" "$(nproc)"
 	done
@@ -492,6 +492,7 @@ END {
 		row("  against the best way out, all CPUs", n ".shm.ckpt", g * b, best("limit.shm.take", ".all"))
 		row("restart <- /dev/shm", n ".shm.restart", g * b, "limit.shm.read")
 		row("  against UFFDIO_COPY, one CPU", n ".shm.restart", g * b, "limit.shm.place.uffd")
+		row("  against UFFDIO_COPY via a buffer, all CPUs", n ".shm.restart", g * b, "limit.shm.place.uffdbuf.all")
 		row("  until alive", n ".shm.alive", 0, "")
 		row("  until memory verified", n ".shm.verified", 0, "")
 		row("checkpoint --kill -> disk (fsync)", n ".disk.ckpt", g * b, "limit.disk.write")
@@ -517,11 +518,13 @@ END {
 	row("  MADV_POPULATE_WRITE, then read(2)", "limit.shm.place.popwrite", LB, "")
 	row("  MADV_HUGEPAGE, then read(2)", "limit.shm.place.hugepage", LB, "")
 	row("  UFFDIO_COPY from the file mapped", "limit.shm.place.uffd", LB, "")
-	print "  the same four, split over all CPUs:"
+	row("  UFFDIO_COPY from a buffer pread(2) fills", "limit.shm.place.uffdbuf", LB, "")
+	print "  the same five, split over all CPUs:"
 	row("  MAP_POPULATE, then read(2)", "limit.shm.place.populate.all", LB, "")
 	row("  MADV_POPULATE_WRITE, then read(2)", "limit.shm.place.popwrite.all", LB, "")
 	row("  MADV_HUGEPAGE, then read(2)", "limit.shm.place.hugepage.all", LB, "")
 	row("  UFFDIO_COPY from the file mapped", "limit.shm.place.uffd.all", LB, "")
+	row("  UFFDIO_COPY from a buffer pread(2) fills", "limit.shm.place.uffdbuf.all", LB, "")
 	print "  the memory of another process -> /dev/shm file + fsync (hwlimit take), one CPU, then all:"
 	for (i = 1; i <= ntakes; i++) {
 		row("  " takes[i, 2], "limit.shm.take." takes[i, 1], LB, "")

@@ -22,6 +22,11 @@
  *                               hugepage  MADV_HUGEPAGE, then read(2)
  *                               uffd      UFFDIO_COPY from FILE mmapped,
  *                                         1 MiB a call, no fault taken
+ *                               uffdbuf   UFFDIO_COPY from a 1 MiB buffer
+ *                                         pread(2) fills each time (what
+ *                                         ckpt's restart does: a VM that
+ *                                         shadows page tables makes each
+ *                                         page of FILE mapped costly)
  *                             and from outside, into a child's fresh mmap
  *                             (what a restorer's helper can do):
  *                               vmwrite   pread(2) into a buffer, then
@@ -61,10 +66,10 @@
 
 #include "hwlimit.h"
 
-enum how { P_READ, P_POPULATE, P_POPWRITE, P_HUGEPAGE, P_UFFD, P_VMWRITE,
-	    P_PROCMEM, P_PREADV };
+enum how { P_READ, P_POPULATE, P_POPWRITE, P_HUGEPAGE, P_UFFD, P_UFFDBUF,
+	   P_VMWRITE, P_PROCMEM, P_PREADV };
 static const char *const hows[] = { "read", "populate", "popwrite", "hugepage",
-				    "uffd", "vmwrite", "procmem", "preadv" };
+				    "uffd", "uffdbuf", "vmwrite", "procmem", "preadv" };
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
@@ -122,6 +127,21 @@ static void *place_share(void *arg)
 			if (ioctl(s->uffd, UFFDIO_COPY, &c))
 				return s->err = "UFFDIO_COPY", s;
 		}
+		return s;
+	case P_UFFDBUF:
+		buf = map(CHUNK / 4);
+		for (size_t at = 0; at < s->len && !s->err; at += CHUNK / 4) {
+			struct uffdio_copy c = {
+				.dst = (uintptr_t)d + at, .src = (uintptr_t)buf,
+				.len = s->len - at < CHUNK / 4 ? s->len - at : CHUNK / 4,
+			};
+
+			if (read_all(s->fd, buf, s->off + at, c.len))
+				s->err = "read";
+			else if (ioctl(s->uffd, UFFDIO_COPY, &c))
+				s->err = "UFFDIO_COPY";
+		}
+		munmap(buf, CHUNK / 4);
 		return s;
 	case P_VMWRITE:
 		buf = map(CHUNK / 4);
@@ -197,7 +217,7 @@ static int place(const char *how_s, const char *file, int nthreads)
 		if (!strcmp(how_s, hows[i]))
 			how = i;
 	if (how < 0 || nthreads < 1 || nthreads > 64 || (how == P_PREADV && nthreads != 1)) {
-		fprintf(stderr, "hwlimit: place HOW FILE [THREADS 1-64]: HOW one of read populate popwrite hugepage uffd vmwrite procmem preadv (THREADS 1)\n");
+		fprintf(stderr, "hwlimit: place HOW FILE [THREADS 1-64]: HOW one of read populate popwrite hugepage uffd uffdbuf vmwrite procmem preadv (THREADS 1)\n");
 		return 1;
 	}
 	fd = open(file, O_RDONLY | O_CLOEXEC);
@@ -223,7 +243,7 @@ static int place(const char *how_s, const char *file, int nthreads)
 	}
 	int uffd = -1, memfd = -1;
 
-	if (how == P_UFFD) {
+	if (how == P_UFFD || how == P_UFFDBUF) {
 		struct uffdio_api api = { .api = UFFD_API };
 		struct uffdio_register reg = {
 			.range = { (uintptr_t)dst, len }, .mode = UFFDIO_REGISTER_MODE_MISSING,

@@ -101,13 +101,14 @@ for mib in $SIZES; do
 		[ $mode = lazy ] && loader=$(median < "$W/loader")
 	done
 	# The limit the loader is held to: the last image's bytes placed
-	# into fresh memory by batched UFFDIO_COPY from the file mapped
-	# (hwlimit place uffd), on one CPU and split over all of them
+	# into fresh memory by batched UFFDIO_COPY from a buffer pread(2)
+	# fills, as the loader does (hwlimit place uffdbuf), on one CPU and
+	# split over all of them
 	for n in 1 $NCPU; do
 		: > "$W/lim"
 		for ((i = 0; i < REPS; i++)); do
 			"$W/hwlimit" prime $((mib * 2)) || exit 1
-			"$W/hwlimit" place uffd "$W/img" $n | awk '{ print $1 * 1000 }' >> "$W/lim" || exit 1
+			"$W/hwlimit" place uffdbuf "$W/img" $n | awk '{ print $1 * 1000 }' >> "$W/lim" || exit 1
 		done
 		lim=$(median < "$W/lim")
 		printf '%-6s %-6s %12s %12s %12s %12.1f %10s\n' $mib "uffd/$n" - - - "$lim" \
