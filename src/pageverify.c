@@ -146,6 +146,12 @@ static void __attribute__((noreturn)) verifier(int img, const struct ir_span *s,
 						size_t n, struct pv_cell *cells,
 						const uint64_t *cell0)
 {
+#ifdef CKPT_TEST_HOOKS
+	/* the test build only: a late child, so that the placer's share of
+	 * the check is seen (tests/cases/restart.sh restart_bad_pages) */
+	if (getenv("CKPT_TEST_PV_DELAY_MS"))
+		usleep(1000 * atoi(getenv("CKPT_TEST_PV_DELAY_MS")));
+#endif
 	_exit(check_cells(img, s, n, cells, cell0) ? 2 : 0);
 }
 
