@@ -114,14 +114,14 @@ checkpoint_kill() {	# DIR PID [CHECKPOINT-OPTION...]
 # The protocol of tests/README.md for one program.
 state_test() {	# PROG
 	local prog=$1 d pid rpid rc
-	d=$(mktemp -d "$WORK/$(basename "$prog").XXXX")
+	d=$(mktemp -d "$WORK/${prog##*/}.XXXX")
 	chmod 755 "$d"
 	TP_TMPDIR=$d "$prog" "$d/go" > "$d/out" 2>&1 < /dev/null &
 	pid=$!
 	wait_for "$d/out" READY || { kill -9 $pid; return 1; }
 	sleep 0.3
 	# PROG.flags, if there is one: more checkpoint options it needs
-	if ! ckpt checkpoint --kill $(cat "$ROOT/tests/progs/$(basename "$prog").flags" 2>/dev/null) \
+	if ! ckpt checkpoint --kill $(cat "$ROOT/tests/progs/${prog##*/}.flags" 2>/dev/null) \
 			-o "$d/img" $pid 2> "$d/ckpt.err"; then
 		cat "$d/ckpt.err" "$d/out"
 		kill -9 $pid 2>/dev/null
@@ -146,14 +146,6 @@ state_test() {	# PROG
 	[ $rc = 0 ] && grep -q '^PASS' "$d/out" && ! grep -q '^FAIL' "$d/out"
 }
 
-for p in "$PROGS"/*; do
-	name=state_$(basename "$p")
-	eval "test_$name() { state_test '$p'; }"
-done
-for p in "$PROGS32"/*; do
-	name=state32_$(basename "$p")
-	eval "test_$name() { state_test '$p'; }"
-done
 
 
 

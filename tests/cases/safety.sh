@@ -3,7 +3,7 @@
 # src/files/keeper.h).  The kill points come from the test build's
 # numbered test points (src/testpoint.h).
 KP_SHARDS=4
-for i in $(seq 1 $KP_SHARDS); do
+for ((i = 1; i <= KP_SHARDS; i++)); do
 	t killpoints_$i timeout 400
 	eval "test_killpoints_$i() { killpoints_shard $i; }"
 done
