@@ -17,6 +17,7 @@
 
 #include "auth.h"
 #include "crc32c.h"
+#include "image.h"
 #include "sha256.h"
 
 #define REC_SIZE(payload)	(sizeof(struct rec_hdr) + (payload) + \
@@ -34,24 +35,6 @@ int auth_key_check(size_t len, struct ckpt_log *log)
 		return log_err(log, EINVAL,
 			       "a key of %zu bytes: an image's key is %d to %d bytes",
 			       len, CKPT_KEY_MIN, CKPT_KEY_MAX);
-	return 0;
-}
-
-static int pread_full(int fd, void *p, size_t n, uint64_t off)
-{
-	char *c = p;
-
-	while (n) {
-		ssize_t k = pread(fd, c, n, off);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return k < 0 ? -errno : -ENODATA;
-		c += k;
-		n -= k;
-		off += k;
-	}
 	return 0;
 }
 
@@ -82,7 +65,7 @@ int auth_find(int fd, struct rec_auth *a, struct ckpt_log *log)
 	pos = st.st_size - TAIL_REC - AUTH_REC;
 	ret = pread_full(fd, &b, sizeof(b), pos);
 	if (ret)
-		return log_err(log, -ret, "reading image fd %d at %llu:", fd,
+		return log_err(log, ret, "reading image fd %d at %llu:", fd,
 			       (unsigned long long)pos);
 	if (!hdr_is(&b.h, REC_AUTH, sizeof(b.a)) ||
 	    !hdr_is(&b.th, REC_TAIL, sizeof(struct rec_tail)))
@@ -112,7 +95,7 @@ static int mac_of(int fd, const void *key, size_t len, uint64_t n,
 
 		ret = pread_full(fd, buf, k, off);
 		if (ret)
-			ret = log_err(log, -ret, "reading image fd %d at %llu:", fd,
+			ret = log_err(log, ret, "reading image fd %d at %llu:", fd,
 				      (unsigned long long)off);
 		hmac_sha256_update(&m, buf, k);
 		off += k;

@@ -469,26 +469,35 @@ void ir_free(struct img_reader *r)
 	r->nr_spans = 0;
 }
 
-static int pread_direct(struct img_reader *r, void *p, size_t n, uint64_t off)
+int pread_full(int fd, void *buf, size_t n, uint64_t off)
 {
-	char *c = p;
+	char *c = buf;
 
 	while (n) {
-		ssize_t k = pread(r->fd, c, n, off);
+		ssize_t k = pread(fd, c, n, (off_t)off);
 
 		if (k < 0 && errno == EINTR)
 			continue;
-		if (k < 0)
-			return log_err(r->log, errno, "reading image at %llu:",
-				       (unsigned long long)off);
-		if (k == 0)
-			return log_err(r->log, ENODATA,
-				       "truncated image: ends at byte %llu",
-				       (unsigned long long)off);
+		if (k <= 0)
+			return k < 0 ? errno : ENODATA;
 		c += k;
 		n -= k;
 		off += k;
 	}
+	return 0;
+}
+
+static int pread_direct(struct img_reader *r, void *p, size_t n, uint64_t off)
+{
+	int err = pread_full(r->fd, p, n, off);
+	struct stat st;
+
+	if (err == ENODATA && !fstat(r->fd, &st))
+		return log_err(r->log, ENODATA, "truncated image: ends at byte %llu",
+			       (unsigned long long)st.st_size);
+	if (err)
+		return log_err(r->log, err, "reading image at %llu:",
+			       (unsigned long long)off);
 	return 0;
 }
 

@@ -331,17 +331,11 @@ static int copy_in(struct loader *l, struct lazy_mm *m, uint64_t addr, uint64_t 
 		   uint64_t off, uint64_t *done)
 {
 	uint64_t len = n * PAGE;
+	int err = pread_full(l->img_fd, l->buf, len, off);
 
 	*done = 0;
-	for (uint64_t got = 0; got < len;) {
-		ssize_t r = pread(l->img_fd, l->buf + got, len - got, off + got);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			lazy_fetch_failed(l, m, addr + got, off + got, r < 0 ? errno : ENODATA);
-		got += r;
-	}
+	if (err)
+		lazy_fetch_failed(l, m, addr, off, err);
 	return lazy_place(l, m, addr, len, l->buf, off, done);
 }
 

@@ -96,21 +96,6 @@ static bool claim(struct pv_cell *cell, uint32_t who)
 					   __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
 }
 
-/* A cell's bytes, whole: 0, or -ENODATA if the image ends first. */
-static int read_cell(int img, void *buf, uint64_t off, uint64_t len)
-{
-	for (uint64_t got = 0; got < len;) {
-		ssize_t k = pread(img, (char *)buf + got, len - got, (off_t)(off + got));
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return k < 0 ? -errno : -ENODATA;
-		got += k;
-	}
-	return 0;
-}
-
 /* The child's cells, each read into one buffer, not mapped: a page of
  * the image mapped costs more than its copy where the hypervisor
  * shadows page tables (this project's VMs: the whole check of 1 GiB
@@ -130,7 +115,7 @@ static int check_cells(int img, const struct ir_span *s, size_t n,
 			if (!claim(cell, CELL_CHILD))
 				continue;
 			cell_range(&s[i], first_cell(&s[i]) + k, &off, &len);
-			ret = read_cell(img, buf, off, len);
+			ret = -pread_full(img, buf, len, off);
 			if (!ret)
 				cell->crc = crc32c(0, buf, len);
 		}

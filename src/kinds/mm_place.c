@@ -249,22 +249,6 @@ static int place_from(const struct placer *p, const struct place_job *j, uintptr
 	return 0;
 }
 
-/* A job's pages from the image into @buf: 0, or an errno. */
-static int read_job(const struct placer *p, const struct place_job *j, void *buf)
-{
-	for (uint64_t got = 0; got < j->len;) {
-		ssize_t k = pread(p->img_fd, (char *)buf + got, j->len - got,
-				  (off_t)(j->off + got));
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return k < 0 ? errno : ENODATA;
-		got += k;
-	}
-	return 0;
-}
-
 /* One job's pages in, through @buf (PLACE_JOB bytes); 0 or an errno.
  * Read, not mapped: where the hypervisor shadows page tables (this
  * project's VMs) each page of the image mapped in ckpt cost more than
@@ -275,7 +259,7 @@ static int read_job(const struct placer *p, const struct place_job *j, void *buf
 static int copy_job(const struct placer *p, const struct place_job *j, void *buf)
 {
 	struct pv_cell *cell;
-	int err = read_job(p, j, buf);
+	int err = pread_full(p->img_fd, buf, j->len, j->off);
 
 	if (err)
 		return err;
