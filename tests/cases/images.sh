@@ -23,16 +23,16 @@ fit_xstate() {	# IMG DIR
 	local f="$ROOT/tests/forge.py" xf xs bv i
 	HOLDER_BIN=$AUX/holder start_holder plain $2 || return 1
 	checkpoint_kill $2 $pid || return 1
-	xf=$(python3 "$f" get $2/img -r HEAD xfeatures) &&
-		xs=$(python3 "$f" get $2/img -r HEAD xstate_size) || return 1
-	[ "$(python3 "$f" get $1 -r HEAD xfeatures)" = $xf ] &&
-		[ "$(python3 "$f" get $1 -r HEAD xstate_size)" = $xs ] && return 0
+	xf=$("$PYTHON" "$f" get $2/img -r HEAD xfeatures) &&
+		xs=$("$PYTHON" "$f" get $2/img -r HEAD xstate_size) || return 1
+	[ "$("$PYTHON" "$f" get $1 -r HEAD xfeatures)" = $xf ] &&
+		[ "$("$PYTHON" "$f" get $1 -r HEAD xstate_size)" = $xs ] && return 0
 	note "the stored image's xsave layout made this CPU's (xfeatures $xf, $xs bytes)"
-	python3 "$f" edit $1 $1.fit -r HEAD --set xfeatures=$xf --set xstate_size=$xs &&
+	"$PYTHON" "$f" edit $1 $1.fit -r HEAD --set xfeatures=$xf --set xstate_size=$xs &&
 		mv $1.fit $1 || return 1
 	for ((i = 0; ; i++)); do
-		bv=$(python3 "$f" get $1 -r "XSTATE#$i" xstate_bv 2>/dev/null) || break
-		python3 "$f" edit $1 $1.fit -r "XSTATE#$i" --set xstate_bv=$((bv & xf)) \
+		bv=$("$PYTHON" "$f" get $1 -r "XSTATE#$i" xstate_bv 2>/dev/null) || break
+		"$PYTHON" "$f" edit $1 $1.fit -r "XSTATE#$i" --set xstate_bv=$((bv & xf)) \
 			--resize $xs && mv $1.fit $1 || return 1
 	done
 }

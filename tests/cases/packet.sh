@@ -24,7 +24,7 @@ test_netlink_portid_taken() {
 	HOLDER_BIN=$AUX/sockhold start_holder nlbound $d || return 1
 	port=$((pid + 0x30000))
 	checkpoint_kill $d $pid || return 1
-	python3 -c "
+	"$PYTHON" -c "
 import socket, time
 s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 2)
 s.bind(($port, 0))

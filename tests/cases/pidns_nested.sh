@@ -176,7 +176,7 @@ inner_pids() {	# ROOT: its children's pids in their own namespace, sorted
 test_pidns_nested_parent_outside() {
 	local d=$WORK/pidns-outside root ids after rc=0
 	mkdir -p $d
-	python3 - > $d/out 2>&1 <<'PY' &
+	"$PYTHON" - > $d/out 2>&1 <<'PY' &
 import ctypes, os, time
 if ctypes.CDLL(None, use_errno=True).unshare(0x20000000):	# CLONE_NEWPID
     raise SystemExit("unshare: errno %d" % ctypes.get_errno())

@@ -231,7 +231,7 @@ test_kill_frees_pids() {
 kill_frees() {	# PROG N: N processes below the root
 	local d=$WORK/killfree-${1##*/} root pids p rpid rc sub
 	mkdir -p $d && chmod 755 $d
-	python3 - "$1" $d > $d/sub.out 2>&1 <<'PY' &
+	"$PYTHON" - "$1" $d > $d/sub.out 2>&1 <<'PY' &
 import ctypes, os, sys, time
 ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)		# PR_SET_CHILD_SUBREAPER
 prog, d = sys.argv[1], sys.argv[2]
