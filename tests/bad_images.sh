@@ -336,10 +336,11 @@ done
 cp "$GOOD" "$BAD"
 flip_at() {	# OFFSET NAME: flip all bits of one byte, check, flip back
 	local b
+	mine || return 0	# (another shard's: none of the forks below)
 	b=$(od -An -tu1 -j "$1" -N1 "$GOOD" | tr -d ' ')
 	printf "$(printf '\\x%02x' $((b ^ 0xff)))" |
 		dd of="$BAD" bs=1 seek="$1" conv=notrunc status=none
-	check "flip@$1 ($2)" "$BAD"
+	IN_BATCH=1 check "flip@$1 ($2)" "$BAD"
 	printf "$(printf '\\x%02x' $b)" |
 		dd of="$BAD" bs=1 seek="$1" conv=notrunc status=none
 }
@@ -378,7 +379,12 @@ FOUT=()		# the image forge.py writes
 FPAT=()		# a pattern the restart message must hold, or "control"
 mkdir -p "$W/forged"
 # forged NAME [--expect PATTERN | --control] COMMAND [OPTIONS]: see forge.py
-forged() {
+# A case's payload is hex that helpers build in command substitutions,
+# each a fork (5 ms where page tables are shadowed), and every shard
+# would build all of them: `forged` and the wrappers below are aliases
+# that ask mine() first, so that the words of another shard's case are
+# never expanded.  Inside a wrapper, forged_now.
+forged_now() {
 	local name=$1 pat= n=${#FNAME[@]} cmd
 	shift
 	case $1 in
@@ -387,13 +393,14 @@ forged() {
 	esac
 	cmd=$1
 	shift
-	mine || return 0
 	FNAME+=("$name")
 	FOUT+=("$W/forged/$n.img")
 	FPAT+=("$pat")
 	printf '%q ' "$cmd" "$W/forged/$n.img" "$@" >> "$W/forge.batch"
 	echo >> "$W/forge.batch"
 }
+shopt -s expand_aliases
+alias forged='mine && forged_now'
 le() {	# BYTES VALUE: little-endian hex
 	local h i out=
 	h=$(printf "%0$(($1 * 2))x" "$2")
@@ -609,9 +616,10 @@ sc_case() {	# NAME [--control] FILTER-PAYLOAD SECCOMP-PAYLOAD
 	local name=$1 ctl=
 	shift
 	[ "$1" = --control ] && { ctl=--control; shift; }
-	forged "$name" $ctl insert --at after:THREAD --type SECCOMP_FILTER --payload "$1" \
+	forged_now "$name" $ctl insert --at after:THREAD --type SECCOMP_FILTER --payload "$1" \
 		--type SECCOMP --payload "$2"
 }
+alias sc_case='mine && sc_case'
 sc_case "control: SECCOMP filter"   --control "$(scf 1 0 2 1 "$ALLOW")" "$(scm 2 1 1)"
 sc_case "control: SECCOMP strict"   --control "$(scf 1 0 0 1 "$ALLOW")" "$(scm 1 0 0)"
 sc_case "SECCOMP_FILTER 0 insns"    "$(scf 1 0 0 0 "")" "$(scm 2 1 0)"
@@ -751,8 +759,10 @@ inwatch() {	# WD MASK PATH [PATH_LEN]: one watch
 	local p; p=$(strhex "$3")
 	printf '%s' "$(le 4 "$1")$(le 4 "$2")$(le 8 2)$(le 4 0)$(le 4 "${4:-$((${#p} / 2))}")$p"
 }
-epcase() { forged "$1" --expect epoll insert --at after:'FILE#-1' --type FILE --payload "$(epfile "$2")"; }
-incase() { forged "$1" --expect inotify insert --at after:'FILE#-1' --type FILE --payload "$(infile "$2")"; }
+epcase() { forged_now "$1" --expect epoll insert --at after:'FILE#-1' --type FILE --payload "$(epfile "$2")"; }
+alias epcase='mine && epcase'
+incase() { forged_now "$1" --expect inotify insert --at after:'FILE#-1' --type FILE --payload "$(infile "$2")"; }
+alias incase='mine && incase'
 forged "control: an epoll" --control insert --at after:'FILE#-1' --type FILE \
 	--payload "$(epfile "$(le 4 2)$(zeros 4)$(epreg 1 0 1)$(epreg 1 7 0x80000005)")"
 forged "control: an inotify" --control insert --at after:'FILE#-1' --type FILE \
@@ -788,9 +798,10 @@ kfile() {	# ID KIND FLAGS PATH EXTRA-HEX: a FILE payload
 	printf '%s' "$(le 4 "$1")$(le 4 "$2")$(le 4 "$3")$(zeros 36)$(le 4 $((${#p} / 2)))$(le 4 $((${#5} / 2)))$p$5"
 }
 pdcase() {	# NAME PID DEAD_WITH [FLAGS]
-	forged "$1" --expect pidfd insert --at after:'FILE#-1' --type FILE \
+	forged_now "$1" --expect pidfd insert --at after:'FILE#-1' --type FILE \
 		--payload "$(kfile 1000 17 "${4:-2}" 'anon_inode:[pidfd]' "$(le 4 "$2")$(le 4 "$3")")"
 }
+alias pdcase='mine && pdcase'
 fafile() {	# EXTRA-HEX [FLAGS]
 	kfile 1000 18 "${2:-2}" 'anon_inode:[fanotify]' "$1"
 }
@@ -798,11 +809,13 @@ famark() {	# TYPE MFLAGS MASK IGNORED PATH [PATH_LEN [RESERVED]]: one mark
 	local p; p=$(strhex "$5")
 	printf '%s' "$(le 4 "$1")$(le 4 "$2")$(le 4 "$3")$(le 4 "$4")$(le 4 "${6:-$((${#p} / 2))}")$(le 4 "${7:-0}")$p"
 }
-facase() { forged "$1" --expect fanotify insert --at after:'FILE#-1' --type FILE --payload "$(fafile "$2" "${3:-2}")"; }
+facase() { forged_now "$1" --expect fanotify insert --at after:'FILE#-1' --type FILE --payload "$(fafile "$2" "${3:-2}")"; }
+alias facase='mine && facase'
 nscase() {	# NAME PID NAME-HEX [FLAGS [RESERVED]]
-	forged "$1" --expect namespace insert --at after:'FILE#-1' --type FILE \
+	forged_now "$1" --expect namespace insert --at after:'FILE#-1' --type FILE \
 		--payload "$(kfile 1000 19 "${4:-0}" 'net:[1]' "$(le 4 "$2")$(le 4 "${5:-0}")$3")"
 }
+alias nscase='mine && nscase'
 NSNET=$(strhex net)$(zeros 20)
 forged "control: a dead pidfd" --control insert --at after:'FILE#-1' --type FILE \
 	--payload "$(kfile 1000 17 2 'anon_inode:[pidfd]' "$(le 4 0xffffffff)$(le 4 0)")"
@@ -938,8 +951,9 @@ inet() { "$PYTHON" -c 'import sys; sys.path.insert(0, sys.argv[1]); import forge
 inet_case() {	# NAME ARGS...
 	local name=$1
 	shift
-	forged "inet $name" --expect "bad inet socket" insert --at after:'FILE#-1' --type FILE --payload "$(inet "$@")"
+	forged_now "inet $name" --expect "bad inet socket" insert --at after:'FILE#-1' --type FILE --payload "$(inet "$@")"
 }
+alias inet_case='mine && inet_case'
 forged "control: inet connection"   --control insert --at after:'FILE#-1' --type FILE --payload "$(inet)"
 forged "control: inet listener"     --control insert --at after:'FILE#-1' --type FILE --payload "$(inet listen)"
 forged "control: inet UDP v6"       --control insert --at after:'FILE#-1' --type FILE --payload "$(inet udp6)"
@@ -1101,8 +1115,9 @@ usk_case() {	# NAME [--control] USK-ARGS...
 	local name=$1 ctl=
 	shift
 	[ "$1" = --control ] && { ctl=--control; shift; }
-	forged "$name" $ctl insert --at after:TASK --type UNIX_SK --payload "$(usk "$@")"
+	forged_now "$name" $ctl insert --at after:TASK --type UNIX_SK --payload "$(usk "$@")"
 }
+alias usk_case='mine && usk_case'
 usk_case "control: UNIX_SK stream"           --control 1 1 0 0 0 0 "" 0 0 ""
 usk_case "control: UNIX_SK dgram, a message" --control 2 1 0 0 0 0 00616263 1 3 "$(le 4 3)616263"
 usk_case "UNIX_SK type 3"                    3 1 0 0 0 0 "" 0 0 ""
@@ -1175,8 +1190,9 @@ pkcase() {	# NAME [--control] EXTRA-HEX
 	local name=$1 how=(--expect "bad packet socket")
 	shift
 	[ "$1" = --control ] && { how=(--control); shift; }
-	forged "$name" "${how[@]}" insert --at after:'FILE#-1' --type FILE --payload "$(kindfile 1000 20 'socket:[4242]' "$1")"
+	forged_now "$name" "${how[@]}" insert --at after:'FILE#-1' --type FILE --payload "$(kindfile 1000 20 'socket:[4242]' "$1")"
 }
+alias pkcase='mine && pkcase'
 V3RX=$(pkring 4096 2 2048 4 60)
 pkcase "control: packet raw"            --control "$(pkrec 3 0 0 0 0)"
 pkcase "control: packet V3 RX ring"     --control "$(pkrec 3 1 0 0 0 "$(pkopt 0 2)" "$V3RX")"
@@ -1214,8 +1230,9 @@ nlcase() {	# NAME [--control] EXTRA-HEX
 	local name=$1 how=(--expect "bad netlink socket")
 	shift
 	[ "$1" = --control ] && { how=(--control); shift; }
-	forged "$name" "${how[@]}" insert --at after:'FILE#-1' --type FILE --payload "$(kindfile 1000 21 'socket:[4243]' "$1")"
+	forged_now "$name" "${how[@]}" insert --at after:'FILE#-1' --type FILE --payload "$(kindfile 1000 21 'socket:[4243]' "$1")"
 }
+alias nlcase='mine && nlcase'
 nlcase "control: netlink bound, groups" --control "$(nlrec 2 3 4242 0 0 0x41 2 0)$(le 4 0x10)$(le 4 1)"
 nlcase "control: netlink connected"     --control "$(nlrec 2 2 4242 4243 32 0 0 1)0600000000000000"
 nlcase "netlink protocol 32"            "$(nlrec 32 3 0 0 0 0 0 0)"
@@ -1244,10 +1261,11 @@ scm_case() {	# NAME [--control] SCM-ARGS...
 	local name=$1 ctl=
 	shift
 	[ "$1" = --control ] && { ctl=--control; shift; }
-	forged "$name" $ctl insert --at after:'FILE#0' \
+	forged_now "$name" $ctl insert --at after:'FILE#0' \
 		--type UNIX_SK --payload "$(usk 2 1 0 0 0 0 00616263 1 3 "$(le 4 3)616263")" \
 		--type UNIX_SCM --payload "$(uscm "$@")"
 }
+alias scm_case='mine && scm_case'
 scm_case "control: UNIX_SCM a message, a file" --control 1000 1 1 1 "$(le 4 0)$(le 4 1)$(le 4 1)"
 scm_case "UNIX_SCM no such socket"    999 1 1 1 "$(le 4 0)$(le 4 1)$(le 4 1)"
 scm_case "UNIX_SCM message 1 of 1"    1000 1 1 1 "$(le 4 1)$(le 4 1)$(le 4 1)"
@@ -1469,8 +1487,9 @@ mnt_case() {	# NAME [--control] RECORD-TYPE PAYLOAD ...: after the root TASK
 	[ "$1" = --control ] && { opt=(--control); shift; }
 	local args=()
 	while [ $# -gt 0 ]; do args+=(--type "$1" --payload "$2"); shift 2; done
-	forged "$name" "${opt[@]}" insert --at after:TASK "${args[@]}"
+	forged_now "$name" "${opt[@]}" insert --at after:TASK "${args[@]}"
 }
+alias mnt_case='mine && mnt_case'
 mnt_case "control: MNT tmpfs root, its files and data" --control 250 "$MNT_ROOT" 251 "$MNT_DIR" \
 	251 "$(mntfile $((0x81a4)) 1 2 0 8 0 0 a)" 252 "$(mntdata 0 4 61626364)" 252 "$(mntdata 6 2 6566)" \
 	251 "$(mntfile $((0x81a4)) 1 2 2 0 0 0 b)" 251 "$(mntfile $((0xa1ff)) 0 0 0 0 0 0 l a)" \
