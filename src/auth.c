@@ -17,7 +17,7 @@
 
 #include "auth.h"
 #include "crc32c.h"
-#include "image.h"
+#include "fileio.h"
 #include "sha256.h"
 
 #define REC_SIZE(payload)	(sizeof(struct rec_hdr) + (payload) + \

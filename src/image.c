@@ -11,6 +11,7 @@
 
 #include "auth.h"
 #include "crc32c.h"
+#include "fileio.h"
 #include "image.h"
 #include "sha256.h"
 #include "image_zframe.h"
@@ -467,24 +468,6 @@ void ir_free(struct img_reader *r)
 	free(r->spans);
 	r->spans = NULL;
 	r->nr_spans = 0;
-}
-
-int pread_full(int fd, void *buf, size_t n, uint64_t off)
-{
-	char *c = buf;
-
-	while (n) {
-		ssize_t k = pread(fd, c, n, (off_t)off);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return k < 0 ? errno : ENODATA;
-		c += k;
-		n -= k;
-		off += k;
-	}
-	return 0;
 }
 
 static int pread_direct(struct img_reader *r, void *p, size_t n, uint64_t off)

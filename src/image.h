@@ -123,9 +123,6 @@ struct img_reader {
 				 * they are refused */
 };
 
-/* @n bytes of @fd at @off, whole: 0, or an errno (ENODATA: the file
- * ends first).  Pages and other large reads go through it. */
-int pread_full(int fd, void *buf, size_t n, uint64_t off);
 /* Make fd seekable: a regular file is used as is, anything else (a pipe,
  * a socket) is first copied into a memfd.  Returns the fd to use (the
  * same or a new one the caller closes) or -errno. */

@@ -39,6 +39,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "image.h"
 #include "lazy.h"
 #include "lazy_int.h"

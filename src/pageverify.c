@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "crc32c.h"
+#include "fileio.h"
 #include "image.h"
 #include "ctx.h"
 #include "pageverify.h"

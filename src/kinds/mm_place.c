@@ -56,6 +56,7 @@
 #include <unistd.h>
 
 #include "../crc32c.h"
+#include "../fileio.h"
 #include "../lazy.h"
 #include "../model.h"
 #include "../page.h"
