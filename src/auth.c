@@ -63,7 +63,7 @@ int auth_find(int fd, struct rec_auth *a, struct ckpt_log *log)
 	if ((uint64_t)st.st_size < AUTH_REC + TAIL_REC)
 		return 0;
 	pos = st.st_size - TAIL_REC - AUTH_REC;
-	ret = pread_full(fd, &b, sizeof(b), pos);
+	ret = pread_full(fd, &b, sizeof(b), pos, NULL);
 	if (ret)
 		return log_err(log, ret, "reading image fd %d at %llu:", fd,
 			       (unsigned long long)pos);
@@ -93,7 +93,7 @@ static int mac_of(int fd, const void *key, size_t len, uint64_t n,
 	while (off < n && !ret) {
 		size_t k = n - off < MAC_CHUNK ? n - off : MAC_CHUNK;
 
-		ret = pread_full(fd, buf, k, off);
+		ret = pread_full(fd, buf, k, off, NULL);
 		if (ret)
 			ret = log_err(log, ret, "reading image fd %d at %llu:", fd,
 				      (unsigned long long)off);

@@ -472,15 +472,15 @@ void ir_free(struct img_reader *r)
 
 static int pread_direct(struct img_reader *r, void *p, size_t n, uint64_t off)
 {
-	int err = pread_full(r->fd, p, n, off);
-	struct stat st;
+	size_t got;
+	int err = pread_full(r->fd, p, n, off, &got);
 
-	if (err == ENODATA && !fstat(r->fd, &st))
+	if (err == ENODATA)
 		return log_err(r->log, ENODATA, "truncated image: ends at byte %llu",
-			       (unsigned long long)st.st_size);
+			       (unsigned long long)(off + got));
 	if (err)
 		return log_err(r->log, err, "reading image at %llu:",
-			       (unsigned long long)off);
+			       (unsigned long long)(off + got));
 	return 0;
 }
 

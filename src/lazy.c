@@ -332,11 +332,12 @@ static int copy_in(struct loader *l, struct lazy_mm *m, uint64_t addr, uint64_t 
 		   uint64_t off, uint64_t *done)
 {
 	uint64_t len = n * PAGE;
-	int err = pread_full(l->img_fd, l->buf, len, off);
+	size_t got;
+	int err = pread_full(l->img_fd, l->buf, len, off, &got);
 
 	*done = 0;
-	if (err)
-		lazy_fetch_failed(l, m, addr, off, err);
+	if (err)	/* (where it fails, not where the run starts) */
+		lazy_fetch_failed(l, m, addr + got, off + got, err);
 	return lazy_place(l, m, addr, len, l->buf, off, done);
 }
 

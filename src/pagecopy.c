@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "crc32c.h"
+#include "fileio.h"
 #include "page.h"
 #include "pagecopy.h"
 #include "progress.h"
@@ -391,22 +392,6 @@ static int read_span(struct inplace *ip, uint64_t *pm, uint64_t off,
 	return n ? EPROTO : 0;
 }
 
-static int pwrite_all(int fd, const char *p, size_t n, uint64_t at)
-{
-	while (n) {
-		ssize_t k = pwrite(fd, p, n, (off_t)at);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return k < 0 ? errno : EIO;
-		p += k;
-		at += k;
-		n -= k;
-	}
-	return 0;
-}
-
 static void fail(struct inplace *ip, int err, bool in_image, uint64_t at)
 {
 	int none = 0;
@@ -435,7 +420,7 @@ static void *work(void *arg)
 			break;
 		}
 		ip->crc[k] = crc32c(0, wk->buf, n);
-		err = pwrite_all(ip->fd, wk->buf, n, ip->at + off);
+		err = pwrite_full(ip->fd, wk->buf, n, ip->at + off);
 		if (err) {
 			fail(ip, err, true, ip->at + off);
 			break;

@@ -116,7 +116,7 @@ static int check_cells(int img, const struct ir_span *s, size_t n,
 			if (!claim(cell, CELL_CHILD))
 				continue;
 			cell_range(&s[i], first_cell(&s[i]) + k, &off, &len);
-			ret = -pread_full(img, buf, len, off);
+			ret = -pread_full(img, buf, len, off, NULL);
 			if (!ret)
 				cell->crc = crc32c(0, buf, len);
 		}

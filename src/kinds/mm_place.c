@@ -260,7 +260,7 @@ static int place_from(const struct placer *p, const struct place_job *j, uintptr
 static int copy_job(const struct placer *p, const struct place_job *j, void *buf)
 {
 	struct pv_cell *cell;
-	int err = pread_full(p->img_fd, buf, j->len, j->off);
+	int err = pread_full(p->img_fd, buf, j->len, j->off, NULL);
 
 	if (err)
 		return err;
