@@ -515,6 +515,41 @@ int remote_run_stop(struct remote *r, arch_regs_t *regs, uint64_t end, long nr)
 	return 0;
 }
 
+/* The same to the runner's stop (arch_runner_map()): its signal, at
+ * either place it may come, then every signal blocked again.  The
+ * signal is never delivered: the next resume discards it. */
+int remote_run_signal(struct remote *r, arch_regs_t *regs, long nr)
+{
+	uint64_t all = ~0ULL;
+	int status, ret;
+
+	if (arch_set_regs(r->pid, regs))
+		return log_err(r->log, errno, "setting registers of %d:", r->pid);
+	test_point(r->log, "runner set");
+	for (int again = 0;; again++) {
+		if (ptrace(PTRACE_CONT, r->pid, 0, 0))
+			return log_err(r->log, errno, "PTRACE_CONT %d:", r->pid);
+		ret = wait_stop(r, &status);
+		if (ret)
+			return ret;
+		if (arch_get_regs(r->pid, regs))
+			return log_err(r->log, errno, "registers of %d:", r->pid);
+		if (is_signal_stop(status) && WSTOPSIG(status) == r->runner_sig &&
+		    (arch_ip(regs) == r->runner_stop[0] || arch_ip(regs) == r->runner_stop[1]))
+			break;
+		if (again >= 16 || !(is_event_stop(status) || is_signal_stop(status)))
+			return log_err(r->log, EIO,
+				       "pid %d: unexpected stop 0x%x during remote syscall %ld",
+				       r->pid, status, nr);
+		if (!is_event_stop(status) && (ret = steal_signal(r)))
+			return ret;
+	}
+	test_point(r->log, "runner stop");
+	if (ptrace(PTRACE_SETSIGMASK, r->pid, sizeof(uint64_t), &all))
+		return log_err(r->log, errno, "signal mask of %d:", r->pid);
+	return 0;
+}
+
 static int run_fast(struct remote *r, struct call *k, long *res, long nr)
 {
 	int ret = remote_run_stop(r, &k->regs, r->fast_end, nr);
@@ -595,6 +630,14 @@ int remote_call(struct remote *r, long *res, long nr, long a1, long a2,
 	const long a[6] = { a1, a2, a3, a4, a5, a6 };
 	struct call k;
 	int ret = remote_flush(r) ?: call_regs(r, &k, nr, a);
+
+	return ret ? ret : run_call(r, &k, res, nr, false);
+}
+
+int remote_call_regs(struct remote *r, arch_regs_t *regs, long nr, long *res)
+{
+	struct call k = { .regs = *regs, .gadget = r->guarded && !r->call32_ip };
+	int ret = remote_flush(r);
 
 	return ret ? ret : run_call(r, &k, res, nr, false);
 }

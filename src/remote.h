@@ -55,6 +55,13 @@ struct remote {
 	uint64_t call_sp;	/* rsp for calls: the lowest byte the guard uses */
 	uint64_t ret_ip;	/* the return gadget */
 	uint64_t page;		/* a 32-bit task's gadget page (0: none) */
+	/* A guarded 64-bit task's page of our code for calls in batches
+	 * (runner.h, 0: none): the signal its runs stop on, sent to itself,
+	 * where that stop may come, the mask the runner sets for it. */
+	uint64_t runner;
+	int runner_sig;
+	uint64_t runner_stop[2];
+	uint64_t runner_mask;
 	arch_regs_t park;
 	/* Its seccomp, if any (sfilter.h): a call it would not let through
 	 * is entered as one it would, and made the real one at the entry
@@ -142,6 +149,12 @@ int remote_batch_add(struct remote *r, const char *what, long nr, const long a[6
 /* (remote_batch.c's: the task run from @regs to the trampoline's SIGSTOP
  * at @end; @regs then as it stopped) */
 int remote_run_stop(struct remote *r, arch_regs_t *regs, uint64_t end, long nr);
+/* (a checkpoint's batches, runner.h: the task run from @regs to the runner's signal stop, every signal
+ * blocked again there; @regs then as it stopped) */
+int remote_run_signal(struct remote *r, arch_regs_t *regs, long nr);
+/* The call @nr whose registers @regs are set up whole (rip, rsp and
+ * all), run to its exit stop as any other: its result in *@res. */
+int remote_call_regs(struct remote *r, arch_regs_t *regs, long nr, long *res);
 
 /* The same through int $0x80: the 32-bit (compat) system call @nr, its
  * arguments in ebx, ecx, edx, esi, edi, ebp; for what the kernel keeps

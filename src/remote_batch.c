@@ -26,7 +26,7 @@ _Static_assert(sizeof(struct rbatch_entry) * REMOTE_BATCH_MAX == REMOTE_BATCH_BY
 
 int remote_batch_begin(struct remote *r, uint64_t table)
 {
-	if (r->batch || !r->batch_ip)
+	if (r->batch || (!r->batch_ip && !r->runner))
 		return 0;
 	r->batch = calloc(1, sizeof(*r->batch));
 	if (!r->batch)
@@ -44,11 +44,15 @@ int remote_batch_end(struct remote *r, bool run)
 	return ret;
 }
 
-/* The runner stops on a SIGSTOP, as the one-stop calls do: not where
- * those may not be used. */
+/* The trampoline's runner stops on a SIGSTOP, as the one-stop calls
+ * do: not where those may not be used.  A checkpoint's runner page has
+ * a stop of its own; a call under seccomp goes alone (its filter is
+ * ours to suspend only while the call is at its entry stop). */
 static bool runner_ok(const struct remote *r)
 {
-	return r->batch_ip && r->fast_ip && !r->guarded && !r->seccomp;
+	if (r->seccomp)
+		return false;
+	return r->runner || (r->batch_ip && r->fast_ip && !r->guarded);
 }
 
 int remote_batch_add(struct remote *r, const char *what, long nr, const long a[6])
@@ -112,8 +116,13 @@ static int run_table(struct remote *r, const struct rbatch *b, int n)
 
 	if (ret)
 		return ret;
-	arch_set_batch(&regs, r->batch_ip, b->table, b->table + len);
-	ret = remote_run_stop(r, &regs, r->fast_end, b->e[0].nr);
+	if (r->runner) {
+		arch_runner_regs(r, &regs, b->table, b->table + len);
+		ret = remote_run_signal(r, &regs, b->e[0].nr);
+	} else {
+		arch_set_batch(&regs, r->batch_ip, b->table, b->table + len);
+		ret = remote_run_stop(r, &regs, r->fast_end, b->e[0].nr);
+	}
 	if (ret)
 		return ret;
 	arch_batch_result(&regs, &at, &res);

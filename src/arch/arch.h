@@ -106,6 +106,15 @@ int arch_find_syscall(struct cpt_task *t);
  * blocked, those caught in delivery requeued.  *@lowest: where the main
  * thread's guard frame starts, room for scratch below it (0: none). */
 int arch_guard_task(struct cpt_ctx *c, struct cpt_task *t, uint64_t *lowest);
+/* A page of our code mapped into the guarded task @r, a runner of
+ * tables of calls that stops on @sig, a signal it sends itself and the
+ * process ignores (arch/x86/runner.c): a checkpoint's calls in one stop
+ * a batch.  1: not for this task or port (nothing changed), 0, or an
+ * error.  Unmapped by arch_unguard(). */
+int arch_runner_map(struct remote *r, int sig);
+/* @regs made to run @r's runner over the table from @table to @end. */
+void arch_runner_regs(const struct remote *r, arch_regs_t *regs, uint64_t table,
+		      uint64_t end);
 /* Before a held thread is let go: what the guard put in it taken out. */
 int arch_unguard(struct remote *rm);
 void arch_cpt_cache_free(struct arch_cpt_cache *cache);

@@ -11,6 +11,7 @@
 
 #include "../arch/arch.h"
 #include "../kinds.h"
+#include "../runner.h"
 #include "ns_pid.h"
 
 struct peeksiginfo_args_ {
@@ -148,6 +149,34 @@ static int read_batch(struct cpt_ctx *c, struct sig_dump *s, struct act_caller *
 	return ret;
 }
 
+/* @t's actions read by its runner page (runner_open()), in a
+ * stop a batch: 1 where it has none (read as below, two stops each). */
+static int runner_actions(struct cpt_ctx *c, struct cpt_task *t,
+			  struct rec_sighand **out)
+{
+	uint64_t table = t->scratch + sizeof(struct rec_sighand);
+	int ret, r;
+
+	if (t->scratch_len < sizeof(struct rec_sighand) + REMOTE_BATCH_BYTES)
+		return 1;
+	ret = runner_open(&t->rm);
+	if (ret)
+		return ret;
+	ret = remote_batch_begin(&t->rm, table);
+	for (int sig = 1; sig <= NSIG_ && !ret; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			ret = rcheck(&t->rm, NULL, "rt_sigaction", SYS_rt_sigaction, sig, 0,
+				     t->scratch + (sig - 1) * sizeof(struct rec_sigaction), 8);
+	r = remote_batch_end(&t->rm, !ret);
+	ret = ret ? ret : r;
+	if (ret)
+		return ret;
+	*out = malloc(sizeof(**out));
+	if (!*out)
+		return log_err(c->log, ENOMEM, "sigactions:");
+	return fetch_hand(c, t, *out);
+}
+
 /* The actions of every process of the tree, read at once, before the
  * dumps: a tree of 100 processes makes 62 rounds of calls, not 6200
  * calls one after the other.  Those under seccomp are left to their own
@@ -170,6 +199,10 @@ static int sig_dump_ready(struct cpt_ctx *c)
 
 		if (t->zombie || t->rm.seccomp || t->scratch_len < sizeof(struct rec_sighand))
 			continue;
+		ret = runner_actions(c, t, &s->hand[i]);
+		if (ret <= 0)
+			continue;
+		ret = 0;
 		if (np == ACT_POOL) {	/* full: read, then go on */
 			ret = read_batch(c, s, pool, np, next, first, i);
 			np = 0;

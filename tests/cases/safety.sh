@@ -10,6 +10,7 @@ done
 t killpoints_kill          timeout 300
 t killpoints_32            needs ia32  timeout 400
 t killpoints_seccomp       timeout 300
+t killpoints_runner        timeout 300
 t signalpoints             timeout 300
 t signalpoints_restart     timeout 300
 t killpoints_restart       timeout 300
@@ -57,6 +58,22 @@ test_killpoints_32() {
 test_killpoints_seccomp() {
 	KP_MATCH='call set|call entry stop' bash "$ROOT/tests/killpoints.sh" "$CKPT" \
 		"$WORK/kp" "$PROGS/seccomp_kill"
+}
+
+# The page a checkpoint's calls run from in batches, stopping on a
+# signal the process ignores (src/arch/x86/runner.c): ckpt killed at
+# every point of its life (mapped, armed, a batch set up and stopped,
+# its unmapping), the task unmaps it and returns to itself: one that
+# sets signals to SIG_IGN (signals: its stop signal is one of those),
+# one that catches SIGURG and blocks SIGWINCH (sig_quiet: SIGCHLD then),
+# threads, children.
+test_killpoints_runner() {
+	KP_MATCH='runner [a-z ]*' KP_NEXT=3 bash "$ROOT/tests/killpoints.sh" "$CKPT" \
+		"$WORK/kp" "$PROGS/signals" "$PROGS/sig_quiet" "$PROGS/threads" &&
+	KP_MATCH='runner stop' bash "$ROOT/tests/killpoints.sh" "$CKPT" "$WORK/kp" \
+		"$PROGS/tree" &&
+	KP_MATCH='runner [a-z ]*' bash "$ROOT/tests/killpoints.sh" "$CKPT" "$WORK/kp" \
+		--kill "$PROGS/signals"
 }
 
 # ^C, SIGTERM and SIGHUP at points spread over a checkpoint: ckpt

@@ -211,3 +211,13 @@ int arch_xcomp_set(struct rst_task *t, struct remote *rm, uint64_t perm)
 	return log_err(rm->log, EOPNOTSUPP, "pid %d: x86 state-component permissions in a ppc64le image",
 		       t->pid);
 }
+
+/* (no runner page on this port: arch_runner_map() says so) */
+void arch_runner_regs(const struct remote *r, arch_regs_t *regs, uint64_t table,
+		      uint64_t end)
+{
+	(void)r;
+	(void)regs;
+	(void)table;
+	(void)end;
+}

@@ -14,6 +14,7 @@
 #include <sys/syscall.h>
 
 #include "../../image.h"
+#include "../../remote.h"
 #include "../arch.h"
 #include "compat.h"
 #include "cpu.h"
@@ -92,6 +93,19 @@ void arch_set_batch(arch_regs_t *r, uint64_t ip, uint64_t table, uint64_t end)
 	call_mode(r, 0, ip);
 	r->r12 = table;
 	r->r13 = end;
+}
+
+/* (the runner page's, runner.c: entered where the task parks) */
+void arch_runner_regs(const struct remote *r, arch_regs_t *regs, uint64_t table,
+		      uint64_t end)
+{
+	*regs = r->park;
+	regs->rip = r->runner;
+	regs->orig_rax = -1;
+	regs->r12 = table;
+	regs->r13 = end;
+	regs->r14 = r->runner_sig;
+	regs->r15 = r->runner_mask;
 }
 
 void arch_batch_result(const arch_regs_t *r, uint64_t *at, long *res)

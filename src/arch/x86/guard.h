@@ -55,6 +55,10 @@ int guard32_arm(struct remote *r, const struct guard32_gadgets *g,
 		uint64_t stack_lo, uint64_t *lowest);
 int guard32_unpage(struct remote *r);
 
+/* The page of arch_runner_map() (runner.c) unmapped, the task's way
+ * back its frame's again; nothing if it has none. */
+int arch_runner_unmap(struct remote *r);
+
 /* Shared by both: the registers a frame returns to, with the kernel's
  * syscall restart applied to @ip and @ax; the FPU state as a signal
  * frame holds it, into @x (XSTATE_MAX bytes and more), *@size long. */

@@ -187,5 +187,5 @@ int arch_guard_task(struct cpt_ctx *c, struct cpt_task *t, uint64_t *lowest)
 
 int arch_unguard(struct remote *rm)
 {
-	return guard32_unpage(rm);
+	return arch_runner_unmap(rm) ?: guard32_unpage(rm);
 }
