@@ -21,6 +21,7 @@
 #include "kinds.h"
 #include "kinds/cgroup.h"
 #include "progress.h"
+#include "runner.h"
 #include "testpoint.h"
 #include "timing.h"
 
@@ -83,7 +84,9 @@ static int task_ready(struct cpt_ctx *c, struct cpt_task *t)
 	t->scratch_len = SCRATCH_LEN;
 	if (below) {
 		t->scratch = (below - SCRATCH_LEN) & ~63ULL;
-		return 0;
+		/* its calls in batches from here on, where it can */
+		ret = runner_open(&t->rm);
+		return ret < 0 ? ret : 0;
 	}
 	/* a 32-bit call's pointers are 32 bits */
 	ret = rcheck(&t->rm, &addr, "mmap scratch", SYS_mmap, 0, SCRATCH_LEN,

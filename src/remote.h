@@ -149,6 +149,13 @@ int remote_batch_add(struct remote *r, const char *what, long nr, const long a[6
 /* (remote_batch.c's: the task run from @regs to the trampoline's SIGSTOP
  * at @end; @regs then as it stopped) */
 int remote_run_stop(struct remote *r, arch_regs_t *regs, uint64_t end, long nr);
+/* @n calls made in @r at once, each @nr[i] with @a[i], each one's
+ * result in @res[i]: by its runner in one stop a table (@table:
+ * REMOTE_BATCH_BYTES of its memory nothing else uses meanwhile), or
+ * one by one where it has none.  The first that fails ends them, an
+ * error naming its @what[i]. */
+int remote_calls(struct remote *r, uint64_t table, int n, const char *const *what,
+		 const long *nr, const long (*a)[6], long *res);
 /* (a checkpoint's batches, runner.h: the task run from @regs to the runner's signal stop, every signal
  * blocked again there; @regs then as it stopped) */
 int remote_run_signal(struct remote *r, arch_regs_t *regs, long nr);

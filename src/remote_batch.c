@@ -80,12 +80,19 @@ int remote_batch_pending(const struct remote *r)
 	return r->batch ? r->batch->n : 0;
 }
 
-/* (its first two arguments say which: an area's start and length) */
-static int failed(struct remote *r, const struct rbatch *b, int i, long res)
+/* (its first two arguments say which: an area's start and length, an
+ * fd and what of it) */
+static int call_failed(struct remote *r, const char *what, int64_t a0, int64_t a1,
+		       long res)
 {
 	return log_err(r->log, res < 0 && res > -4096 ? (int)-res : EIO,
-		       "pid %d: %s (0x%llx, 0x%llx):", r->pid, b->what[i],
-		       (unsigned long long)b->e[i].a[0], (unsigned long long)b->e[i].a[1]);
+		       "pid %d: %s (0x%llx, 0x%llx):", r->pid, what,
+		       (unsigned long long)a0, (unsigned long long)a1);
+}
+
+static int failed(struct remote *r, const struct rbatch *b, int i, long res)
+{
+	return call_failed(r, b->what[i], b->e[i].a[0], b->e[i].a[1], res);
 }
 
 /* Without the runner: each call on its own (the queue is empty now). */
@@ -105,33 +112,86 @@ static int one_by_one(struct remote *r, const struct rbatch *b, int n)
 	return 0;
 }
 
-static int run_table(struct remote *r, const struct rbatch *b, int n)
+/* The @n entries @e run from @table by the task's runner: how many
+ * were made before it stopped (@n: all; else the one there failed, its
+ * result in *@res). */
+static int run_entries(struct remote *r, uint64_t table, const struct rbatch_entry *e,
+		       int n, int *done, long *res)
 {
-	size_t len = n * sizeof(b->e[0]);
+	size_t len = n * sizeof(e[0]);
 	arch_regs_t regs = r->regs;
 	uint64_t at;
-	long res;
 	/* (the queue is empty now: the write makes nothing first) */
-	int ret = remote_write(r, b->table, b->e, len);
+	int ret = remote_write(r, table, e, len);
 
 	if (ret)
 		return ret;
 	if (r->runner) {
-		arch_runner_regs(r, &regs, b->table, b->table + len);
-		ret = remote_run_signal(r, &regs, b->e[0].nr);
+		arch_runner_regs(r, &regs, table, table + len);
+		ret = remote_run_signal(r, &regs, e[0].nr);
 	} else {
-		arch_set_batch(&regs, r->batch_ip, b->table, b->table + len);
-		ret = remote_run_stop(r, &regs, r->fast_end, b->e[0].nr);
+		arch_set_batch(&regs, r->batch_ip, table, table + len);
+		ret = remote_run_stop(r, &regs, r->fast_end, e[0].nr);
 	}
 	if (ret)
 		return ret;
-	arch_batch_result(&regs, &at, &res);
-	if (at == b->table + len)
-		return 0;
-	if (at < b->table || at > b->table + len || (at - b->table) % sizeof(b->e[0]))
+	arch_batch_result(&regs, &at, res);
+	if (at < table || at > table + len || (at - table) % sizeof(e[0]))
 		return log_err(r->log, EIO, "pid %d: a batch of calls stopped at 0x%llx",
 			       r->pid, (unsigned long long)at);
-	return failed(r, b, (at - b->table) / sizeof(b->e[0]), res);
+	*done = (at - table) / sizeof(e[0]);
+	return 0;
+}
+
+static int run_table(struct remote *r, const struct rbatch *b, int n)
+{
+	long res;
+	int done, ret = run_entries(r, b->table, b->e, n, &done, &res);
+
+	if (ret || done == n)
+		return ret;
+	return failed(r, b, done, res);
+}
+
+int remote_calls(struct remote *r, uint64_t table, int n, const char *const *what,
+		 const long *nr, const long (*a)[6], long *res)
+{
+	struct rbatch_entry e[REMOTE_BATCH_MAX];
+	uint64_t t0 = log_now();
+	int ret = remote_flush(r), runs = 0;
+
+	for (int i = 0; i < n && !ret && (!runner_ok(r) || n == 1); i++) {
+		ret = remote_call(r, &res[i], nr[i], a[i][0], a[i][1], a[i][2], a[i][3],
+				  a[i][4], a[i][5]);
+		if (!ret && res[i] < 0 && res[i] > -4096)
+			ret = call_failed(r, what[i], a[i][0], a[i][1], res[i]);
+	}
+	if (!runner_ok(r) || n == 1)
+		return ret;
+	for (int i = 0; i < n && !ret; i += REMOTE_BATCH_MAX) {
+		int m = n - i < REMOTE_BATCH_MAX ? n - i : REMOTE_BATCH_MAX, done;
+		long v;
+
+		for (int j = 0; j < m; j++)
+			e[j] = (struct rbatch_entry){ .nr = nr[i + j],
+				.a = { a[i + j][0], a[i + j][1], a[i + j][2], a[i + j][3],
+				       a[i + j][4], a[i + j][5] } };
+		ret = run_entries(r, table, e, m, &done, &v);
+		runs++;
+		if (!ret && done < m)
+			ret = call_failed(r, what[i + done], a[i + done][0], a[i + done][1], v);
+		if (!ret)
+			ret = remote_read(r, table, e, m * sizeof(e[0]));
+		for (int j = 0; j < m && !ret; j++)
+			res[i + j] = e[j].res;
+	}
+	if (r->log) {
+		r->log->times.ns[LP_REMOTE] += log_now() - t0;
+		r->log->times.n[LP_REMOTE] += n;
+		r->log->times.batches += runs;
+		r->log->times.batched += n;
+	}
+	return ret;
 }
 
 int remote_flush(struct remote *r)

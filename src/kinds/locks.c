@@ -152,33 +152,61 @@ static int dump_fd_locks(struct cpt_ctx *c, struct cpt_task *t, int fd,
 	return ret;
 }
 
-static int dump_fown(struct cpt_ctx *c, struct cpt_task *t, int fd)
-{
-	struct f_owner_ex ow = { 0 };
-	struct rec_fown r = { .fd = fd };
-	long sig;
-	int ret = rcheck(&t->rm, NULL, "fcntl(F_GETOWN_EX)", SYS_fcntl, fd,
-			 F_GETOWN_EX, t->scratch);
+/* Owners read at once (remote_calls()): two calls a descriptor, their
+ * f_owner_ex structs in the scratch, the table after them. */
+#define FOWN_BATCH	(REMOTE_BATCH_MAX / 2)
+#define FOWN_TABLE	256
 
-	if (!ret)
-		ret = remote_read(&t->rm, t->scratch, &ow, sizeof(ow));
-	if (!ret)
-		ret = rcheck(&t->rm, &sig, "fcntl(F_GETSIG)", SYS_fcntl, fd, F_GETSIG);
-	if (ret || (!ow.pid && !sig))
-		return ret;
-	r.owner_type = ow.type;
-	r.owner = ow.pid;
-	r.signo = sig;
-	return iw_record(&c->w, REC_FOWN, &r, sizeof(r));
+_Static_assert(FOWN_BATCH * sizeof(struct f_owner_ex) <= FOWN_TABLE,
+	       "the owners fit below the table");
+
+/* The owner and signal of @fds (F_SETOWN, F_SETSIG), where set. */
+static int dump_owners(struct cpt_ctx *c, struct cpt_task *t, const int *fds, int n)
+{
+	struct f_owner_ex ow[FOWN_BATCH];
+	long nr[2 * FOWN_BATCH], a[2 * FOWN_BATCH][6], res[2 * FOWN_BATCH];
+	const char *what[2 * FOWN_BATCH];
+	int ret = 0;
+
+	if (t->scratch_len < FOWN_TABLE + REMOTE_BATCH_BYTES)
+		return log_err(c->log, ENOSPC, "pid %d: scratch too small for fd owners", t->pid);
+	for (int i = 0; i < n && !ret; i += FOWN_BATCH) {
+		int m = n - i < FOWN_BATCH ? n - i : FOWN_BATCH;
+
+		memset(a, 0, sizeof(a));
+		for (int j = 0; j < m; j++) {
+			nr[2 * j] = nr[2 * j + 1] = SYS_fcntl;
+			a[2 * j][0] = a[2 * j + 1][0] = fds[i + j];
+			a[2 * j][1] = F_GETOWN_EX;
+			a[2 * j][2] = t->scratch + j * sizeof(ow[0]);
+			a[2 * j + 1][1] = F_GETSIG;
+			what[2 * j] = "fcntl(F_GETOWN_EX) of fd";
+			what[2 * j + 1] = "fcntl(F_GETSIG) of fd";
+		}
+		ret = remote_calls(&t->rm, t->scratch + FOWN_TABLE, 2 * m, what, nr,
+				   (const long (*)[6])a, res);
+		if (!ret)
+			ret = remote_read(&t->rm, t->scratch, ow, m * sizeof(ow[0]));
+		for (int j = 0; j < m && !ret; j++) {
+			struct rec_fown r = { .fd = fds[i + j], .owner_type = ow[j].type,
+					      .owner = ow[j].pid, .signo = res[2 * j + 1] };
+
+			if (ow[j].pid || r.signo)
+				ret = iw_record(&c->w, REC_FOWN, &r, sizeof(r));
+		}
+	}
+	return ret;
 }
 
-static int locks_dump_fd(struct cpt_ctx *c, struct cpt_task *t, int fd)
+/* @fd's locks; *@owned: whether it may have an owner to read. */
+static int locks_dump_fd(struct cpt_ctx *c, struct cpt_task *t, int fd, bool *owned)
 {
 	char name[32], *info = NULL, *flags;
 	unsigned long fl;
 	bool o_path;
 	int ret;
 
+	*owned = false;
 	if (!files_known(c, t->pid, fd))
 		return 0;	/* left out (--skip-unsupported) */
 	snprintf(name, sizeof(name), "fdinfo/%d", fd);
@@ -191,14 +219,16 @@ static int locks_dump_fd(struct cpt_ctx *c, struct cpt_task *t, int fd)
 	ret = dump_fd_locks(c, t, fd, info, fl & O_ACCMODE);
 	free(info);
 	/* an O_PATH fd has no owner: fcntl refuses it */
-	return ret || o_path ? ret : dump_fown(c, t, fd);
+	*owned = !o_path;
+	return ret;
 }
 
 static int locks_dump(struct cpt_ctx *c, struct cpt_task *t)
 {
 	char path[64];
 	struct dirent *de;
-	int ret = 0;
+	int *fds = NULL, n = 0, ret = 0;
+	size_t cap = 0;
 	DIR *d;
 
 	if (t->shares_files)
@@ -207,10 +237,22 @@ static int locks_dump(struct cpt_ctx *c, struct cpt_task *t)
 	d = opendir(path);
 	if (!d)
 		return log_err(c->log, errno, "pid %d: listing fds:", t->pid);
-	while (!ret && (de = readdir(d)))
-		if (de->d_name[0] != '.')
-			ret = locks_dump_fd(c, t, atoi(de->d_name));
+	while (!ret && (de = readdir(d))) {
+		int fd = atoi(de->d_name);
+		bool owned;
+
+		if (de->d_name[0] == '.')
+			continue;
+		ret = locks_dump_fd(c, t, fd, &owned);
+		if (!ret && owned && VEC_ROOM(fds, n, cap))
+			ret = log_err(c->log, ENOMEM, "pid %d: fds:", t->pid);
+		if (!ret && owned)
+			fds[n++] = fd;
+	}
 	closedir(d);
+	if (!ret)
+		ret = dump_owners(c, t, fds, n);
+	free(fds);
 	return ret;
 }
 

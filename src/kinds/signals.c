@@ -11,7 +11,6 @@
 
 #include "../arch/arch.h"
 #include "../kinds.h"
-#include "../runner.h"
 #include "ns_pid.h"
 
 struct peeksiginfo_args_ {
@@ -149,7 +148,7 @@ static int read_batch(struct cpt_ctx *c, struct sig_dump *s, struct act_caller *
 	return ret;
 }
 
-/* @t's actions read by its runner page (runner_open()), in a
+/* @t's actions read by its runner page (runner.h), in a
  * stop a batch: 1 where it has none (read as below, two stops each). */
 static int runner_actions(struct cpt_ctx *c, struct cpt_task *t,
 			  struct rec_sighand **out)
@@ -157,11 +156,9 @@ static int runner_actions(struct cpt_ctx *c, struct cpt_task *t,
 	uint64_t table = t->scratch + sizeof(struct rec_sighand);
 	int ret, r;
 
-	if (t->scratch_len < sizeof(struct rec_sighand) + REMOTE_BATCH_BYTES)
+	if (t->scratch_len < sizeof(struct rec_sighand) + REMOTE_BATCH_BYTES ||
+	    !t->rm.runner)
 		return 1;
-	ret = runner_open(&t->rm);
-	if (ret)
-		return ret;
 	ret = remote_batch_begin(&t->rm, table);
 	for (int sig = 1; sig <= NSIG_ && !ret; sig++)
 		if (sig != SIGKILL && sig != SIGSTOP)

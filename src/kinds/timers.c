@@ -51,15 +51,20 @@ static int64_t ts_ns(struct timespec ts)
 static int dump_itimers(struct cpt_ctx *c, struct cpt_task *t)
 {
 	struct rec_itimers it;
-	struct itimerval v;
-	int ret = 0;
+	struct itimerval v[3];
+	/* (in one stop where it has a runner page: runner.h) */
+	int ret = remote_batch_begin(&t->rm, t->scratch + sizeof(v)), r;
 
+	for (int w = 0; w < 3 && !ret; w++)
+		ret = rcheck(&t->rm, NULL, "getitimer", SYS_getitimer, w,
+			     t->scratch + w * sizeof(v[0]));
+	r = remote_batch_end(&t->rm, !ret);
+	ret = ret ? ret : r;
+	if (!ret)
+		ret = remote_read(&t->rm, t->scratch, v, sizeof(v));
 	for (int w = 0; w < 3 && !ret; w++) {
-		ret = rcheck(&t->rm, NULL, "getitimer", SYS_getitimer, w, t->scratch);
-		if (!ret)
-			ret = remote_read(&t->rm, t->scratch, &v, sizeof(v));
-		it.t[w].interval_ns = tv_ns(v.it_interval);
-		it.t[w].value_ns = tv_ns(v.it_value);
+		it.t[w].interval_ns = tv_ns(v[w].it_interval);
+		it.t[w].value_ns = tv_ns(v[w].it_value);
 	}
 	return ret ? ret : iw_record(&c->w, REC_ITIMERS, &it, sizeof(it));
 }
