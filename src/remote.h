@@ -153,7 +153,8 @@ int remote_run_stop(struct remote *r, arch_regs_t *regs, uint64_t end, long nr);
  * result in @res[i]: by its runner in one stop a table (@table:
  * REMOTE_BATCH_BYTES of its memory nothing else uses meanwhile), or
  * one by one where it has none.  The first that fails ends them, an
- * error naming its @what[i]. */
+ * error naming its @what[i] and its first argument (an fd, a number).
+ * Not for calls a batch takes not (a clone, remote_batch_add()). */
 int remote_calls(struct remote *r, uint64_t table, int n, const char *const *what,
 		 const long *nr, const long (*a)[6], long *res);
 /* (a checkpoint's batches, runner.h: the task run from @regs to the runner's signal stop, every signal

@@ -80,19 +80,12 @@ int remote_batch_pending(const struct remote *r)
 	return r->batch ? r->batch->n : 0;
 }
 
-/* (its first two arguments say which: an area's start and length, an
- * fd and what of it) */
-static int call_failed(struct remote *r, const char *what, int64_t a0, int64_t a1,
-		       long res)
-{
-	return log_err(r->log, res < 0 && res > -4096 ? (int)-res : EIO,
-		       "pid %d: %s (0x%llx, 0x%llx):", r->pid, what,
-		       (unsigned long long)a0, (unsigned long long)a1);
-}
-
+/* (its first two arguments say which: an area's start and length) */
 static int failed(struct remote *r, const struct rbatch *b, int i, long res)
 {
-	return call_failed(r, b->what[i], b->e[i].a[0], b->e[i].a[1], res);
+	return log_err(r->log, res < 0 && res > -4096 ? (int)-res : EIO,
+		       "pid %d: %s (0x%llx, 0x%llx):", r->pid, b->what[i],
+		       (unsigned long long)b->e[i].a[0], (unsigned long long)b->e[i].a[1]);
 }
 
 /* Without the runner: each call on its own (the queue is empty now). */
@@ -153,6 +146,14 @@ static int run_table(struct remote *r, const struct rbatch *b, int n)
 	return failed(r, b, done, res);
 }
 
+/* (one of remote_calls() failed: its first argument, an fd or a number,
+ * in decimal after its @what) */
+static int calls_failed(struct remote *r, const char *what, long a0, long res)
+{
+	return log_err(r->log, res < 0 && res > -4096 ? (int)-res : EIO,
+		       "pid %d: %s %ld:", r->pid, what, a0);
+}
+
 int remote_calls(struct remote *r, uint64_t table, int n, const char *const *what,
 		 const long *nr, const long (*a)[6], long *res)
 {
@@ -164,7 +165,7 @@ int remote_calls(struct remote *r, uint64_t table, int n, const char *const *wha
 		ret = remote_call(r, &res[i], nr[i], a[i][0], a[i][1], a[i][2], a[i][3],
 				  a[i][4], a[i][5]);
 		if (!ret && res[i] < 0 && res[i] > -4096)
-			ret = call_failed(r, what[i], a[i][0], a[i][1], res[i]);
+			ret = calls_failed(r, what[i], a[i][0], res[i]);
 	}
 	if (!runner_ok(r) || n == 1)
 		return ret;
@@ -179,7 +180,7 @@ int remote_calls(struct remote *r, uint64_t table, int n, const char *const *wha
 		ret = run_entries(r, table, e, m, &done, &v);
 		runs++;
 		if (!ret && done < m)
-			ret = call_failed(r, what[i + done], a[i + done][0], a[i + done][1], v);
+			ret = calls_failed(r, what[i + done], a[i + done][0], v);
 		if (!ret)
 			ret = remote_read(r, table, e, m * sizeof(e[0]));
 		for (int j = 0; j < m && !ret; j++)

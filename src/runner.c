@@ -30,9 +30,16 @@ static int quiet_signal(struct remote *r)
 	    status_u64(st, "SigPnd", 16, &pnd) || status_u64(st, "ShdPnd", 16, &shd))
 		ign = 0, cgt = ~0ULL;
 	free(st);
+	/* Never one whose sending does anything but queue it: SIGCONT wakes
+	 * a stopped process and drops pending stop signals; a stop signal,
+	 * even ignored, drops a pending SIGCONT (prepare_signal()). */
 	no = cgt | pnd | shd | r->sigmask | (1ULL << (SIGKILL - 1)) |
-	     (1ULL << (SIGSTOP - 1)) | (1ULL << (SIGCONT - 1));
-	for (int sig = 1; sig <= 64; sig++)
+	     (1ULL << (SIGSTOP - 1)) | (1ULL << (SIGCONT - 1)) |
+	     (1ULL << (SIGTSTP - 1)) | (1ULL << (SIGTTIN - 1)) | (1ULL << (SIGTTOU - 1));
+	/* A standard one: a real-time signal's tkill fails (EAGAIN) at
+	 * RLIMIT_SIGPENDING, and the runner would then go on past its stop,
+	 * into its way back.  A standard one is never refused. */
+	for (int sig = 1; sig < 32; sig++)
 		if ((ign & ~no) & (1ULL << (sig - 1)))
 			return sig;
 	for (size_t i = 0; i < sizeof(quiet_sigs) / sizeof(quiet_sigs[0]); i++)

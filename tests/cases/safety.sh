@@ -11,6 +11,7 @@ t killpoints_kill          timeout 300
 t killpoints_32            needs ia32  timeout 400
 t killpoints_seccomp       timeout 300
 t killpoints_runner        timeout 300
+t runner_no_room           timeout 120
 t signalpoints             timeout 300
 t signalpoints_restart     timeout 300
 t killpoints_restart       timeout 300
@@ -74,6 +75,30 @@ test_killpoints_runner() {
 		"$PROGS/tree" &&
 	KP_MATCH='runner [a-z ]*' bash "$ROOT/tests/killpoints.sh" "$CKPT" "$WORK/kp" \
 		--kill "$PROGS/signals"
+}
+
+# A process at its RLIMIT_AS has no room for that page: the checkpoint
+# makes its calls one by one instead, works, and leaves it as it was.
+test_runner_no_room() {
+	local d=$WORK/norun p rc
+	mkdir -p "$d"
+	"$PYTHON" -c '
+import resource, time
+vsz = int(open("/proc/self/statm").read().split()[0]) * 4096
+resource.setrlimit(resource.RLIMIT_AS, (vsz, resource.RLIM_INFINITY))
+print("READY", flush=True)
+time.sleep(600)' > "$d/out" 2>&1 < /dev/null &
+	p=$!
+	wait_for "$d/out" READY || { echo "python did not start: $(cat "$d/out")"; kill $p; return 1; }
+	cat /proc/$p/maps > "$d/maps"
+	"$CKPT" checkpoint -v -o "$d/img" $p 2> "$d/err"
+	rc=$?
+	grep -q "no page for its calls in batches (mmap: .*): one by one" "$d/err" || rc=100
+	[ "$(cat /proc/$p/maps)" = "$(cat "$d/maps")" ] || rc=101
+	kill -0 $p 2>/dev/null || rc=102
+	kill -9 $p
+	{ wait $p; } 2>/dev/null
+	[ $rc = 0 ] || { echo "rc $rc: $(grep -v saving "$d/err" | tail -3)"; return 1; }
 }
 
 # ^C, SIGTERM and SIGHUP at points spread over a checkpoint: ckpt

@@ -35,6 +35,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <unistd.h>
 
 #include "../../testpoint.h"
 #include "../arch.h"
@@ -149,6 +150,26 @@ static void build(const struct remote *r, uint8_t *b, int sig, uint32_t adj,
 	memcpy(b + MASK_OFF, &mask, sizeof(mask));
 }
 
+/* remote_poke(), its failure (an errno) not logged as the checkpoint's
+ * error: it only means no page. */
+static int poke_quiet(struct remote *r, uint64_t addr, const void *buf, size_t n)
+{
+	ssize_t k = pwrite(r->memfd, buf, n, (off_t)addr);
+
+	return k == (ssize_t)n ? 0 : k < 0 ? errno : EIO;
+}
+
+/* No page after all: @page (0: none) unmapped again, said with @why. */
+static int no_page(struct remote *r, long page, const char *why, int err)
+{
+	long res;
+	int ret = page ? remote_call(r, &res, SYS_munmap, page, PAGE, 0, 0, 0, 0) : 0;
+
+	log_info(r->log, "pid %d: no page for its calls in batches (%s: %s): one by one",
+		 r->pid, why, strerror(err));
+	return ret ? ret : 1;
+}
+
 int arch_runner_map(struct remote *r, int sig)
 {
 	uint8_t code[MASK_OFF + 8];
@@ -161,19 +182,25 @@ int arch_runner_map(struct remote *r, int sig)
 	if (!r->guarded || r->call32_ip || r->page || !r->call_ip ||
 	    r->park.rip != r->ret_ip || at < r->call_sp || at - r->call_sp > 1024)
 		return 1;
-	ret = rcheck(r, &page, "mapping a page for its calls", SYS_mmap, 0, PAGE,
-		     PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	/* A page the task may not have (SELinux's execmem, its address
+	 * space's limits) or we may not write (proc_mem.force_override) is
+	 * no failure: its calls go one by one as before. */
+	ret = remote_call(r, &page, SYS_mmap, 0, PAGE, PROT_READ | PROT_EXEC,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (ret)
 		return ret;
+	if (page < 0 && page > -4096)
+		return no_page(r, 0, "mmap", -page);
 	test_point(r->log, "runner page mapped");
 	build(r, code, sig, at - r->call_sp, &stop_a, &stop_b);
 	exit_ip = page + stop_b;	/* EXIT follows the stop */
-	ret = remote_poke(r, page, code, sizeof(code));
-	/* from here on its way back unmaps the page */
-	if (!ret)
-		ret = remote_poke(r, at, &exit_ip, sizeof(exit_ip));
+	ret = poke_quiet(r, page, code, sizeof(code));
 	if (ret)
-		return ret;
+		return no_page(r, page, "writing it", ret);
+	/* from here on its way back unmaps the page */
+	ret = poke_quiet(r, at, &exit_ip, sizeof(exit_ip));
+	if (ret)
+		return no_page(r, page, "writing its frame", ret);
 	test_point(r->log, "runner page armed");
 	r->park.rip = exit_ip;
 	r->runner = page;
