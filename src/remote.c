@@ -480,19 +480,19 @@ static int call_end(struct remote *r, struct call *k, long *res)
 	return 0;
 }
 
-/* The call set up in @k->regs run through the one-stop sequence: on
- * to the SIGSTOP it sends itself after the call (the signal discarded:
- * it never stops the task).  A signal met before is kept, as when the
- * task was seized (a SIGSTOP of someone else's too: steal_signal()). */
-int remote_run_stop(struct remote *r, arch_regs_t *regs, uint64_t end, long nr)
+/* The task run from @regs until it stops on signal @sig at @ip or @ip2
+ * (the stop its own code ends with), @regs then as it stopped; the test
+ * points @set and @stop on the way.  A signal met before is kept, as
+ * when the task was seized (a SIGSTOP of someone else's too:
+ * steal_signal()). */
+static int run_to_signal(struct remote *r, arch_regs_t *regs, long nr, int sig,
+			 uint64_t ip, uint64_t ip2, const char *set, const char *stop)
 {
 	int status, ret;
 
-	if (r->sp)
-		arch_set_sp(regs, r->sp);
 	if (arch_set_regs(r->pid, regs))
 		return log_err(r->log, errno, "setting registers of %d:", r->pid);
-	test_point(r->log, "call set");
+	test_point(r->log, set);
 	for (int again = 0;; again++) {
 		if (ptrace(PTRACE_CONT, r->pid, 0, 0))
 			return log_err(r->log, errno, "PTRACE_CONT %d:", r->pid);
@@ -501,8 +501,8 @@ int remote_run_stop(struct remote *r, arch_regs_t *regs, uint64_t end, long nr)
 			return ret;
 		if (arch_get_regs(r->pid, regs))
 			return log_err(r->log, errno, "registers of %d:", r->pid);
-		if (is_signal_stop(status) && WSTOPSIG(status) == SIGSTOP &&
-		    arch_ip(regs) == end)
+		if (is_signal_stop(status) && WSTOPSIG(status) == sig &&
+		    (arch_ip(regs) == ip || arch_ip(regs) == ip2))
 			break;
 		if (again >= 16 || !(is_event_stop(status) || is_signal_stop(status)))
 			return log_err(r->log, EIO,
@@ -511,8 +511,18 @@ int remote_run_stop(struct remote *r, arch_regs_t *regs, uint64_t end, long nr)
 		if (!is_event_stop(status) && (ret = steal_signal(r)))
 			return ret;
 	}
-	test_point(r->log, "call exit stop");
+	test_point(r->log, stop);
 	return 0;
+}
+
+/* The call set up in @k->regs run through the one-stop sequence: on
+ * to the SIGSTOP it sends itself after the call (the signal discarded:
+ * it never stops the task). */
+int remote_run_stop(struct remote *r, arch_regs_t *regs, uint64_t end, long nr)
+{
+	if (r->sp)
+		arch_set_sp(regs, r->sp);
+	return run_to_signal(r, regs, nr, SIGSTOP, end, end, "call set", "call exit stop");
 }
 
 /* The same to the runner's stop (arch_runner_map()): its signal, at
@@ -521,33 +531,12 @@ int remote_run_stop(struct remote *r, arch_regs_t *regs, uint64_t end, long nr)
 int remote_run_signal(struct remote *r, arch_regs_t *regs, long nr)
 {
 	uint64_t all = ~0ULL;
-	int status, ret;
+	int ret = run_to_signal(r, regs, nr, r->runner_sig, r->runner_stop[0],
+				r->runner_stop[1], "runner set", "runner stop");
 
-	if (arch_set_regs(r->pid, regs))
-		return log_err(r->log, errno, "setting registers of %d:", r->pid);
-	test_point(r->log, "runner set");
-	for (int again = 0;; again++) {
-		if (ptrace(PTRACE_CONT, r->pid, 0, 0))
-			return log_err(r->log, errno, "PTRACE_CONT %d:", r->pid);
-		ret = wait_stop(r, &status);
-		if (ret)
-			return ret;
-		if (arch_get_regs(r->pid, regs))
-			return log_err(r->log, errno, "registers of %d:", r->pid);
-		if (is_signal_stop(status) && WSTOPSIG(status) == r->runner_sig &&
-		    (arch_ip(regs) == r->runner_stop[0] || arch_ip(regs) == r->runner_stop[1]))
-			break;
-		if (again >= 16 || !(is_event_stop(status) || is_signal_stop(status)))
-			return log_err(r->log, EIO,
-				       "pid %d: unexpected stop 0x%x during remote syscall %ld",
-				       r->pid, status, nr);
-		if (!is_event_stop(status) && (ret = steal_signal(r)))
-			return ret;
-	}
-	test_point(r->log, "runner stop");
-	if (ptrace(PTRACE_SETSIGMASK, r->pid, sizeof(uint64_t), &all))
-		return log_err(r->log, errno, "signal mask of %d:", r->pid);
-	return 0;
+	if (!ret && ptrace(PTRACE_SETSIGMASK, r->pid, sizeof(uint64_t), &all))
+		ret = log_err(r->log, errno, "signal mask of %d:", r->pid);
+	return ret;
 }
 
 static int run_fast(struct remote *r, struct call *k, long *res, long nr)

@@ -146,6 +146,17 @@ static int run_table(struct remote *r, const struct rbatch *b, int n)
 	return failed(r, b, done, res);
 }
 
+/* @n calls made in @runs of the runner since @t0, for -v (timing.h). */
+static void count_runs(struct remote *r, uint64_t t0, int n, int runs)
+{
+	if (!r->log)
+		return;
+	r->log->times.ns[LP_REMOTE] += log_now() - t0;
+	r->log->times.n[LP_REMOTE] += n;
+	r->log->times.batches += runs;
+	r->log->times.batched += n;
+}
+
 /* (one of remote_calls() failed: its first argument, an fd or a number,
  * in decimal after its @what) */
 static int calls_failed(struct remote *r, const char *what, long a0, long res)
@@ -161,14 +172,15 @@ int remote_calls(struct remote *r, uint64_t table, int n, const char *const *wha
 	uint64_t t0 = log_now();
 	int ret = remote_flush(r), runs = 0;
 
-	for (int i = 0; i < n && !ret && (!runner_ok(r) || n == 1); i++) {
-		ret = remote_call(r, &res[i], nr[i], a[i][0], a[i][1], a[i][2], a[i][3],
-				  a[i][4], a[i][5]);
-		if (!ret && res[i] < 0 && res[i] > -4096)
-			ret = calls_failed(r, what[i], a[i][0], res[i]);
-	}
-	if (!runner_ok(r) || n == 1)
+	if (!runner_ok(r) || n == 1) {
+		for (int i = 0; i < n && !ret; i++) {
+			ret = remote_call(r, &res[i], nr[i], a[i][0], a[i][1], a[i][2],
+					  a[i][3], a[i][4], a[i][5]);
+			if (!ret && res[i] < 0 && res[i] > -4096)
+				ret = calls_failed(r, what[i], a[i][0], res[i]);
+		}
 		return ret;
+	}
 	for (int i = 0; i < n && !ret; i += REMOTE_BATCH_MAX) {
 		int m = n - i < REMOTE_BATCH_MAX ? n - i : REMOTE_BATCH_MAX, done;
 		long v;
@@ -186,12 +198,7 @@ int remote_calls(struct remote *r, uint64_t table, int n, const char *const *wha
 		for (int j = 0; j < m && !ret; j++)
 			res[i + j] = e[j].res;
 	}
-	if (r->log) {
-		r->log->times.ns[LP_REMOTE] += log_now() - t0;
-		r->log->times.n[LP_REMOTE] += n;
-		r->log->times.batches += runs;
-		r->log->times.batched += n;
-	}
+	count_runs(r, t0, n, runs);
 	return ret;
 }
 
@@ -210,11 +217,6 @@ int remote_flush(struct remote *r)
 		return one_by_one(r, b, n);
 	t0 = log_now();
 	ret = run_table(r, b, n);
-	if (r->log) {
-		r->log->times.ns[LP_REMOTE] += log_now() - t0;
-		r->log->times.n[LP_REMOTE] += n;
-		r->log->times.batches++;
-		r->log->times.batched += n;
-	}
+	count_runs(r, t0, n, 1);
 	return ret;
 }

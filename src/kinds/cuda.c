@@ -652,12 +652,6 @@ static int lock_and_checkpoint(struct cpt_ctx *c, struct cuda_cpt *cc)
 	return ret;
 }
 
-/* Checkpoint, before the tree is seized (the driver needs it running):
- * every process of the tree rooted at @root that has a CUDA device open
- * is locked, then checkpointed by the driver (its GPU state moved into
- * its memory, its device files closed).  Refused (reported, naming pid,
- * fd, device and why) if the driver cannot do it; then nothing is left
- * changed. */
 /* Whether NVIDIA's kernel driver is there at all: without it no process
  * can hold one of its devices, and the tree's fds need no look.  (Were
  * this wrong, a device fd would still be refused by fdtable.c, the
@@ -668,6 +662,12 @@ static bool driver_loaded(void)
 	       access("/proc/driver/nvidia", F_OK) == 0;
 }
 
+/* Checkpoint, before the tree is seized (the driver needs it running):
+ * every process of the tree rooted at @root that has a CUDA device open
+ * is locked, then checkpointed by the driver (its GPU state moved into
+ * its memory, its device files closed).  Refused (reported, naming pid,
+ * fd, device and why) if the driver cannot do it; then nothing is left
+ * changed. */
 static int cuda_freeze(struct cpt_ctx *c, pid_t root)
 {
 	struct cuda_cpt *cc = kind_dump_state(c, &kind_cuda);

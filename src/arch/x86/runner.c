@@ -39,30 +39,16 @@
 
 #include "../../testpoint.h"
 #include "../arch.h"
+#include "batch_loop.h"
 #include "guard.h"
 
 #define PAGE		4096
 #define MASK_OFF	2048	/* the mask STOP sets, in the page */
 #define NR_RT_SIGRETURN	15
 
-/* RUN: the same loop as the trampoline's runner (arch.c) */
-static const uint8_t run_code[] = {
-	0x4d, 0x39, 0xec,		/* 0: cmp %r13,%r12 */
-	0x73, 0x37,			/* jae STOP (60) */
-	0x49, 0x8b, 0x04, 0x24,		/* mov (%r12),%rax */
-	0x49, 0x8b, 0x7c, 0x24, 0x08,	/* mov 8(%r12),%rdi */
-	0x49, 0x8b, 0x74, 0x24, 0x10,	/* mov 16(%r12),%rsi */
-	0x49, 0x8b, 0x54, 0x24, 0x18,	/* mov 24(%r12),%rdx */
-	0x4d, 0x8b, 0x54, 0x24, 0x20,	/* mov 32(%r12),%r10 */
-	0x4d, 0x8b, 0x44, 0x24, 0x28,	/* mov 40(%r12),%r8 */
-	0x4d, 0x8b, 0x4c, 0x24, 0x30,	/* mov 48(%r12),%r9 */
-	0x0f, 0x05,			/* syscall */
-	0x49, 0x89, 0x44, 0x24, 0x38,	/* mov %rax,56(%r12) */
-	0x48, 0x3d, 0x01, 0xf0, 0xff, 0xff, /* cmp $-4095,%rax */
-	0x73, 0x06,			/* jae STOP */
-	0x49, 0x83, 0xc4, 0x40,		/* add $64,%r12 */
-	0xeb, 0xc4,			/* jmp 0 */
-};
+/* RUN: the trampoline's loop (batch_loop.h); both ends go to STOP,
+ * right after it */
+static const uint8_t run_code[] = { BATCH_LOOP(BATCH_LOOP_LEN - 5, BATCH_LOOP_LEN - 54) };
 
 /* STOP, right after RUN */
 static const uint8_t stop_mask[] = {
@@ -84,7 +70,7 @@ static const uint8_t stop_kill[] = {
 	0x0f, 0x05,			/* syscall: the stop */
 };
 
-_Static_assert(sizeof(run_code) == 60, "STOP follows RUN at 60");
+_Static_assert(sizeof(run_code) == BATCH_LOOP_LEN, "STOP follows RUN");
 
 struct emit {
 	uint8_t *b;
