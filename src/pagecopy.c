@@ -30,6 +30,7 @@
 
 #include "crc32c.h"
 #include "fileio.h"
+#include "membuf.h"
 #include "page.h"
 #include "pagecopy.h"
 #include "progress.h"
@@ -73,6 +74,7 @@ struct page_stream {
 	const struct page_job *jobs;
 	uint32_t nr_jobs;
 	int nbuf;		/* 1: no thread, the writer fills it */
+	size_t chunk;		/* a slot's size: CHUNK, less for a few pages */
 	const bool *inplace;	/* per job: write_inplace()'s, not the reader's */
 	int nworkers;		/* for write_inplace() */
 	struct page_bufs *bufs;
@@ -143,11 +145,11 @@ static int fill_slot(struct page_stream *s, struct slot *sl)
 
 	sl->used = 0;
 	sl->npc = 0;
-	while (s->j < s->nr_jobs && sl->used < CHUNK) {
+	while (s->j < s->nr_jobs && sl->used < s->chunk) {
 		const struct page_job *jb = &s->jobs[s->j];
 		const struct rec_pages_run *run = &jb->runs[s->r];
 		uint64_t left = run->npages * PAGE - s->off;
-		size_t n = CHUNK - sl->used < left ? CHUNK - sl->used : left;
+		size_t n = s->chunk - sl->used < left ? s->chunk - sl->used : left;
 		int err;
 
 		if (!s->r && !s->off && s->inplace[s->j]) {
@@ -238,15 +240,34 @@ static void *reader(void *arg)
 	return NULL;
 }
 
-static int bufs_get(char **buf, int nbuf)
+/* At least @n buffers of @len (*@len_had) in @buf, one block of them
+ * (*@have).  No bigger than what is to be read: the block's pages are
+ * all made at once (membuf.c), and a tiny process's 100 KB of pages
+ * would not pay for a MiB of them. */
+static int bufs_get(char **buf, int *have, size_t *len_had, int n, size_t len)
 {
-	for (int i = 0; i < nbuf; i++) {
-		if (!buf[i])
-			buf[i] = aligned_alloc(PAGE_MIN, CHUNK);
-		if (!buf[i])
-			return ENOMEM;
-	}
+	char *m;
+
+	if (*have >= n && *len_had >= len)
+		return 0;
+	m = membuf_get(n * len);
+	if (!m)
+		return ENOMEM;
+	membuf_put(buf[0], *have * *len_had);
+	for (int i = 0; i < n; i++)
+		buf[i] = m + i * len;
+	*have = n;
+	*len_had = len;
 	return 0;
+}
+
+/* @n workers' buffers (write_inplace(), write_through()): a big job's,
+ * used whole. */
+static int wbufs_get(struct page_bufs *b, int n)
+{
+	size_t len = CHUNK;
+
+	return bufs_get(b->wbuf, &b->nwbuf, &len, n, CHUNK);
 }
 
 /* write_inplace()'s threads, this one among them: one a CPU we may run
@@ -290,7 +311,10 @@ int page_stream_start(struct page_stream **sp, struct ckpt_log *log,
 		.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER,
 	};
 	*sp = s;
-	err = bufs_get(b->buf, s->nbuf);
+	s->chunk = s->nbuf > 1 || rest > CHUNK ? CHUNK : (rest + PAGE_MIN - 1) & ~(PAGE_MIN - 1);
+	if (!rest)	/* write_inplace()'s all */
+		return 0;
+	err = bufs_get(b->buf, &b->nbuf, &b->len, s->nbuf, s->chunk);
 	if (err)
 		return log_err(log, err, "page buffer:");
 	for (int i = 0; i < s->nbuf; i++)
@@ -449,12 +473,13 @@ static void *work_thread(void *arg)
 static int run_workers(struct page_stream *s, struct inplace *ip,
 		       struct worker *wk, struct ckpt_log *log)
 {
+	struct page_bufs *b = s->bufs;
 	int n = 1;
 
-	if (bufs_get(s->bufs->wbuf, 1))
+	if (wbufs_get(b, s->nworkers) && wbufs_get(b, 1))
 		return 0;
 	wk[0] = (struct worker){ .ip = ip, .buf = s->bufs->wbuf[0], .log = log };
-	for (; n < s->nworkers && !bufs_get(s->bufs->wbuf + n, 1); n++) {
+	for (; n < s->nworkers && n < b->nwbuf; n++) {
 		wk[n] = (struct worker){ .ip = ip, .buf = s->bufs->wbuf[n] };
 		if (pthread_create(&wk[n].th, NULL, work_thread, &wk[n]))
 			break;
@@ -471,7 +496,8 @@ static int run_workers(struct page_stream *s, struct inplace *ip,
 static int write_through(struct img_writer *w, struct inplace *ip)
 {
 	uint64_t pm[CHUNK / PAGE_MIN];
-	int ret = bufs_get(ip->s->bufs->wbuf, 1);
+	struct page_bufs *b = ip->s->bufs;
+	int ret = wbufs_get(b, 1);
 
 	if (ret)
 		return log_err(w->log, ret, "page buffer:");
@@ -605,12 +631,7 @@ void page_stream_end(struct page_stream *s)
 
 void page_bufs_free(struct page_bufs *b)
 {
-	for (int i = 0; i < NBUF; i++) {
-		free(b->buf[i]);
-		b->buf[i] = NULL;
-	}
-	for (int i = 0; i < MAXW; i++) {
-		free(b->wbuf[i]);
-		b->wbuf[i] = NULL;
-	}
+	membuf_put(b->buf[0], b->nbuf * b->len);
+	membuf_put(b->wbuf[0], b->nwbuf * CHUNK);
+	*b = (struct page_bufs){ 0 };
 }

@@ -9,10 +9,12 @@
 #define PAGECOPY_MAXW 8
 
 /* The copy buffers, kept from one process to the next: fresh ones cost
- * a page fault per page. */
+ * a page fault per page (membuf.c).  Each set is one block. */
 struct page_bufs {
 	char *buf[PAGECOPY_NBUF];
 	char *wbuf[PAGECOPY_MAXW];	/* write_inplace()'s workers' */
+	int nbuf, nwbuf;		/* how many each block holds */
+	size_t len;			/* the size of each of buf[] */
 };
 
 void page_bufs_free(struct page_bufs *b);

@@ -58,6 +58,7 @@
 #include "../crc32c.h"
 #include "../fileio.h"
 #include "../lazy.h"
+#include "../membuf.h"
 #include "../model.h"
 #include "../page.h"
 #include "../pageverify.h"
@@ -110,6 +111,19 @@ static bool mem_ok(const struct rst_vma *v)
 	return (v->v.prot & PROT_WRITE) && !(v->v.madv & VMA_MLOCKED);
 }
 
+/* How @v's pages are written to /proc/PID/mem, if they may be: beside
+ * the build, or at once by ckpt's thread while the area is mapped
+ * writable for them (one the process may not write, a library's
+ * relocated data made read-only again).  At once, not by the puppet's
+ * read: the puppet's pread() writes each page through the puppet's
+ * own address, a fault of the guest and one of the host's shadow
+ * tables a page, where ckpt's write copies to the page from the
+ * kernel's side (python: 504 such pages, 3.7 ms by 24 remote preads). */
+static enum place_how by_write(const struct rst_vma *v)
+{
+	return mem_ok(v) ? PLACE_MEM : (v->v.madv & VMA_MLOCKED) ? PLACE_NONE : PLACE_NOW;
+}
+
 /* How @v's pages would be placed, a userfaultfd or not. */
 static enum place_how how_for(const struct placer *p, const struct rst_ctx *c,
 			      const struct rst_vma *v)
@@ -126,7 +140,7 @@ static enum place_how how_for(const struct placer *p, const struct rst_ctx *c,
 			return PLACE_NONE;
 	if (mm_lazy_vma(&v->v) && !thp && !v->nr_guards && !v->have_refs)
 		return PLACE_UFFD;
-	return mem_ok(v) ? PLACE_MEM : PLACE_NONE;
+	return by_write(v);
 }
 
 enum place_how placer_how(const struct placer *p, const struct rst_ctx *c,
@@ -136,7 +150,7 @@ enum place_how placer_how(const struct placer *p, const struct rst_ctx *c,
 
 	if (how != PLACE_UFFD || p->ufd >= 0)
 		return how;
-	return mem_ok(v) ? PLACE_MEM : PLACE_NONE;
+	return by_write(v);
 }
 
 int mm_take_uffd(struct rst_task *t, int flags, int *ufd)
@@ -163,25 +177,20 @@ int mm_take_uffd(struct rst_task *t, int flags, int *ufd)
 	return ret ? ret : err;
 }
 
-/* A buffer for a job's pages: each thread has one. */
-static void *job_buffer(void)
+/* A buffer for a job's pages: each thread has one, as big as the
+ * biggest job (its pages are made at once, membuf.c). */
+static void *job_buffer(const struct placer *p)
 {
-	void *b = mmap(NULL, PLACE_JOB, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	return b == MAP_FAILED ? NULL : b;
+	return membuf_get(p->buf_len);
 }
 
 /* The image, for one process's placing: a file (a pipe's image is read
- * by the puppet), and ckpt's thread's buffer. */
+ * by the puppet). */
 static int open_image(struct rst_ctx *c, struct placer *p)
 {
 	struct stat st;
 
 	if (fstat(c->img_fd, &st) || !S_ISREG(st.st_mode) || st.st_size <= 0)
-		return 1;
-	p->buf = job_buffer();
-	if (!p->buf)
 		return 1;
 	p->img_fd = c->img_fd;
 	p->img_len = st.st_size;
@@ -200,10 +209,20 @@ int placer_begin(struct rst_ctx *c, struct rst_task *t, const struct mm_state *s
 	if (open_image(c, p))
 		return 0;
 	for (int i = 0; i < s->nr; i++) {
-		enum place_how how = keep[i] ? PLACE_NONE : how_for(p, c, &s->vmas[i]);
+		const struct rst_vma *v = &s->vmas[i];
+		enum place_how how = keep[i] ? PLACE_NONE : how_for(p, c, v);
 
-		uffd_bytes += how == PLACE_UFFD ? s->vmas[i].pages_len : 0;
-		p->total += how ? s->vmas[i].pages_len : 0;
+		uffd_bytes += how == PLACE_UFFD ? v->pages_len : 0;
+		p->total += how && how != PLACE_NOW ? v->pages_len : 0;
+		for (uint32_t k = 0; how && k < v->nr_segs; k++)
+			if (v->segs[k].npages * PAGE > p->buf_len)
+				p->buf_len = v->segs[k].npages * PAGE;
+	}
+	p->buf_len = p->buf_len < PLACE_JOB ? p->buf_len : PLACE_JOB;
+	p->buf = p->buf_len ? job_buffer(p) : NULL;
+	if (!p->buf) {		/* nothing to place, or no buffer for it */
+		p->img_fd = -1;
+		return 0;
 	}
 	if (uffd_bytes < PLACE_MIN)
 		return 0;
@@ -315,7 +334,7 @@ static void work(struct placer *p, bool helper, void *buf)
 static void *helper(void *arg)
 {
 	struct placer *p = arg;
-	void *buf = job_buffer();
+	void *buf = job_buffer(p);
 	sigset_t all;
 
 	if (!buf)	/* ckpt's own thread does it all */
@@ -327,7 +346,7 @@ static void *helper(void *arg)
 	pthread_mutex_lock(&p->lock);
 	work(p, true, buf);
 	pthread_mutex_unlock(&p->lock);
-	munmap(buf, PLACE_JOB);
+	membuf_put(buf, p->buf_len);
 	return NULL;
 }
 
@@ -353,6 +372,34 @@ static int queue(struct placer *p, uint64_t dst, uint64_t off, uint64_t len,
 	say_done(p);
 	pthread_mutex_unlock(&p->lock);
 	return ret;
+}
+
+/* @v's pages in now, by ckpt's thread (PLACE_NOW), in the jobs
+ * queue() would cut. */
+static int place_now(struct placer *p, const struct rst_vma *v)
+{
+	for (uint32_t i = 0; i < v->nr_segs; i++) {
+		uint64_t len = v->segs[i].npages * PAGE, off = v->segs[i].off;
+
+		for (uint64_t at = 0, n; at < len; at += n) {
+			struct place_job j;
+			int err;
+
+			n = PLACE_JOB - (off + at) % PLACE_JOB;
+			if (n % PAGE)
+				n = PLACE_JOB;
+			n = n < len - at ? n : len - at;
+			j = (struct place_job){ v->segs[i].addr + at, off + at, n, PLACE_MEM };
+			err = copy_job(p, &j, p->buf);
+			if (err)
+				return log_err(p->log, err, "pid %d: placing pages at 0x%llx:",
+					       p->pid, (unsigned long long)j.dst);
+			progress_add(p->log, n);
+		}
+	}
+	p->bytes += v->pages_len;
+	p->nr_placed++;
+	return 0;
 }
 
 /* The first page of @v in now, by ckpt's thread: its anon_vma made
@@ -406,9 +453,9 @@ int placer_add(struct placer *p, const struct rst_vma *v, enum place_how how)
 	int ret = 0;
 
 	if (how == PLACE_UFFD && ioctl(p->ufd, UFFDIO_REGISTER, &reg)) {
-		if (!mem_ok(v))
+		how = by_write(v);
+		if (how == PLACE_NONE)
 			return 1;	/* the puppet reads it */
-		how = PLACE_MEM;
 	}
 	if (how == PLACE_UFFD) {
 		if (VEC_ROOM(p->areas, p->nr_areas, p->cap_areas)) {
@@ -419,6 +466,8 @@ int placer_add(struct placer *p, const struct rst_vma *v, enum place_how how)
 	}
 	if (!p->started)
 		start(p);
+	if (how == PLACE_NOW)
+		return place_now(p, v);
 	ret = first_page(p, v, how);
 	for (uint32_t i = 0; i < v->nr_segs && !ret; i++) {
 		uint64_t skip = i ? 0 : PAGE;	/* the first, in already */
@@ -476,7 +525,7 @@ int placer_end(struct placer *p, int ret)
 	if (p->ufd >= 0)
 		close(p->ufd);
 	if (p->buf)
-		munmap(p->buf, PLACE_JOB);
+		membuf_put(p->buf, p->buf_len);
 	free(p->jobs);
 	free(p->areas);
 	*p = (struct placer){ .ufd = -1, .memfd = -1, .img_fd = -1 };

@@ -12,8 +12,9 @@
 enum { THP_NEVER, THP_MADVISE, THP_ALWAYS };
 
 /* How an area's pages go in: the puppet reads them (NONE), or ckpt
- * copies them by userfaultfd or writes them to /proc/PID/mem. */
-enum place_how { PLACE_NONE, PLACE_UFFD, PLACE_MEM };
+ * copies them by userfaultfd or writes them to /proc/PID/mem, beside
+ * the build (MEM) or at once, while the area is writable (NOW). */
+enum place_how { PLACE_NONE, PLACE_UFFD, PLACE_MEM, PLACE_NOW };
 
 struct place_job;
 struct pin;
@@ -27,6 +28,7 @@ struct placer {
 	int img_fd;		/* the image (ckpt's); -1: nothing placed */
 	uint64_t img_len;
 	void *buf;		/* ckpt's thread's for a job's pages */
+	uint64_t buf_len;	/* each thread's: the biggest job */
 	struct ckpt_log *log;
 	struct rst_ctx *ctx;	/* for pv_claim() alone, from both threads */
 	const struct pin *pin;
