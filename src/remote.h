@@ -157,6 +157,11 @@ int remote_run_stop(struct remote *r, arch_regs_t *regs, uint64_t end, long nr);
  * Not for calls a batch takes not (a clone, remote_batch_add()). */
 int remote_calls(struct remote *r, uint64_t table, int n, const char *const *what,
 		 const long *nr, const long (*a)[6], long *res);
+/* The same, saying nothing: *@failed is the index of the call that
+ * failed (its result in @res), the calls after it not made; -1 if none
+ * did.  An error of the task (it died) is returned, said. */
+int remote_calls_upto(struct remote *r, uint64_t table, int n, const long *nr,
+		      const long (*a)[6], long *res, int *failed);
 /* (a checkpoint's batches, runner.h: the task run from @regs to the runner's signal stop, every signal
  * blocked again there; @regs then as it stopped) */
 int remote_run_signal(struct remote *r, arch_regs_t *regs, long nr);

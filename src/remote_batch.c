@@ -165,23 +165,24 @@ static int calls_failed(struct remote *r, const char *what, long a0, long res)
 		       "pid %d: %s %ld:", r->pid, what, a0);
 }
 
-int remote_calls(struct remote *r, uint64_t table, int n, const char *const *what,
-		 const long *nr, const long (*a)[6], long *res)
+int remote_calls_upto(struct remote *r, uint64_t table, int n, const long *nr,
+		      const long (*a)[6], long *res, int *failed)
 {
 	struct rbatch_entry e[REMOTE_BATCH_MAX];
 	uint64_t t0 = log_now();
 	int ret = remote_flush(r), runs = 0;
 
+	*failed = -1;
 	if (!runner_ok(r) || n == 1) {
-		for (int i = 0; i < n && !ret; i++) {
+		for (int i = 0; i < n && !ret && *failed < 0; i++) {
 			ret = remote_call(r, &res[i], nr[i], a[i][0], a[i][1], a[i][2],
 					  a[i][3], a[i][4], a[i][5]);
 			if (!ret && res[i] < 0 && res[i] > -4096)
-				ret = calls_failed(r, what[i], a[i][0], res[i]);
+				*failed = i;
 		}
 		return ret;
 	}
-	for (int i = 0; i < n && !ret; i += REMOTE_BATCH_MAX) {
+	for (int i = 0; i < n && !ret && *failed < 0; i += REMOTE_BATCH_MAX) {
 		int m = n - i < REMOTE_BATCH_MAX ? n - i : REMOTE_BATCH_MAX, done;
 		long v;
 
@@ -191,14 +192,26 @@ int remote_calls(struct remote *r, uint64_t table, int n, const char *const *wha
 				       a[i + j][4], a[i + j][5] } };
 		ret = run_entries(r, table, e, m, &done, &v);
 		runs++;
-		if (!ret && done < m)
-			ret = calls_failed(r, what[i + done], a[i + done][0], v);
+		if (!ret && done < m) {
+			*failed = i + done;
+			res[i + done] = v;
+		}
 		if (!ret)
-			ret = remote_read(r, table, e, m * sizeof(e[0]));
-		for (int j = 0; j < m && !ret; j++)
+			ret = remote_read(r, table, e, done * sizeof(e[0]));
+		for (int j = 0; j < done && !ret; j++)
 			res[i + j] = e[j].res;
 	}
 	count_runs(r, t0, n, runs);
+	return ret;
+}
+
+int remote_calls(struct remote *r, uint64_t table, int n, const char *const *what,
+		 const long *nr, const long (*a)[6], long *res)
+{
+	int failed, ret = remote_calls_upto(r, table, n, nr, a, res, &failed);
+
+	if (!ret && failed >= 0)
+		ret = calls_failed(r, what[failed], a[failed][0], res[failed]);
 	return ret;
 }
 

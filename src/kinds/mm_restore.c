@@ -290,39 +290,110 @@ static int map_shm_whole(struct rst_task *t, const struct rst_vma *v,
 	return ret;
 }
 
-/* The file of consecutive areas of one file (a library's four or five),
- * opened once for all of them: each open and close is a remote call. */
-struct open_file {
-	const char *path;
-	int flags;
-	long fd;		/* in the puppet; -1: none */
+/* The files the areas map, opened ahead in the puppet by one run of
+ * the batch runner, up to OPEN_AHEAD at a time, and closed (queued)
+ * once an area needs one they lack: a python's 30 libraries were an
+ * open and a close each, two remote calls of two stops per file. */
+#define OPEN_AHEAD	32
+#define OPEN_PATHS	(16u << 10)	/* their paths' room in the scratch */
+
+struct open_set {
+	int n;
+	const char *path[OPEN_AHEAD];
+	int flags[OPEN_AHEAD];
+	long fd[OPEN_AHEAD];	/* in the puppet */
 };
 
-static void open_file_close(struct rst_task *t, struct open_file *of)
+/* How @v's file is opened to be mapped: O_RDONLY or O_RDWR, or -1 if
+ * it is not mapped from its path (map_vma()). */
+static int open_flags(struct rst_ctx *c, const struct rst_task *t,
+		      const struct rst_vma *v)
 {
-	if (of->fd >= 0)	/* (no result asked for: queued in a batch) */
-		rcheck(&t->rm, NULL, "close", SYS_close, of->fd);
-	of->fd = -1;
+	const struct shm_first *first = v->v.shm_id ? mm_shm_first(c, v->v.shm_id) : NULL;
+	/* a shared area that may become writable needs a rw file */
+	bool rw = (v->v.flags & MAP_SHARED) &&
+		  ((v->v.madv & VMA_MAYWRITE) || (v->v.prot & PROT_WRITE));
+
+	if (v->v.kind != VMA_FILE || (first && (first->pid != t->pid || first->start != v->v.start)))
+		return -1;
+	return rw ? O_RDWR : O_RDONLY;
 }
 
-static int open_file_get(struct rst_task *t, struct open_file *of, const char *path,
-			 int flags, long *fd)
+static int open_set_find(const struct open_set *os, const char *path, int flags)
 {
-	int ret;
+	for (int i = 0; i < os->n; i++)
+		if (os->flags[i] == flags && !strcmp(os->path[i], path))
+			return i;
+	return -1;
+}
 
-	if (of->fd >= 0 && of->flags == flags && !strcmp(of->path, path)) {
-		*fd = of->fd;
-		return 0;
+static void open_set_close(struct rst_task *t, struct open_set *os)
+{
+	for (int i = 0; i < os->n; i++)	/* (queued in a batch) */
+		rcheck(&t->rm, NULL, "close", SYS_close, os->fd[i]);
+	os->n = 0;
+}
+
+/* The files of the areas from @i on, as many as fit, opened. */
+static int open_ahead(struct rst_ctx *c, struct rst_task *t, const struct mm_state *s,
+		      const struct rst_vma **keep, int i, struct open_set *os)
+{
+	long nr[OPEN_AHEAD], a[OPEN_AHEAD][6];
+	size_t room = 0;
+	int failed, ret;
+
+	open_set_close(t, os);
+	for (; i < s->nr && os->n < OPEN_AHEAD; i++) {
+		const struct rst_vma *v = &s->vmas[i];
+		int fl = keep[i] ? -1 : open_flags(c, t, v);
+		size_t len = strlen(v->path) + 1;
+		uint64_t at;
+
+		if (fl < 0 || open_set_find(os, v->path, fl) >= 0)
+			continue;
+		if (room + len > OPEN_PATHS && os->n)
+			break;
+		ret = rst_scratch_put(t, room, v->path, len, &at);
+		if (ret)
+			return ret;
+		room = (room + len + 7) & ~(size_t)7;
+		nr[os->n] = SYS_openat;
+		a[os->n][0] = AT_FDCWD;
+		a[os->n][1] = (long)at;
+		a[os->n][2] = fl | O_CLOEXEC;
+		a[os->n][3] = a[os->n][4] = a[os->n][5] = 0;
+		os->path[os->n] = v->path;
+		os->flags[os->n++] = fl;
 	}
-	open_file_close(t, of);
-	ret = mm_open_file(t, path, flags, fd);
-	if (!ret)
-		*of = (struct open_file){ path, flags, *fd };
+	ret = remote_calls_upto(&t->rm, t->tramp + RST_BATCH_OFF, os->n, nr, a, os->fd, &failed);
+	if (!ret && failed >= 0)
+		ret = log_err(t->rm.log, (int)-os->fd[failed], "pid %d: open %s:", t->pid,
+			      os->path[failed]);
+	if (ret)	/* those opened before it, closed */
+		os->n = failed >= 0 ? failed : 0;
 	return ret;
 }
 
-static int map_vma(struct rst_ctx *c, struct rst_task *t, const struct rst_vma *v,
-		   struct open_file *of, struct placer *pl)
+/* @v's file, open in the puppet: *@fd. */
+static int open_set_get(struct rst_ctx *c, struct rst_task *t, const struct mm_state *s,
+			const struct rst_vma **keep, const struct rst_vma *v,
+			struct open_set *os, long *fd)
+{
+	int fl = open_flags(c, t, v), k = open_set_find(os, v->path, fl);
+	int ret = k < 0 ? open_ahead(c, t, s, keep, (int)(v - s->vmas), os) : 0;
+
+	if (!ret && k < 0)
+		k = open_set_find(os, v->path, fl);
+	if (!ret && k < 0)
+		ret = log_err(t->rm.log, EIO, "pid %d: %s not opened", t->pid, v->path);
+	if (!ret)
+		*fd = os->fd[k];
+	return ret;
+}
+
+static int map_vma(struct rst_ctx *c, struct rst_task *t, const struct mm_state *s,
+		   const struct rst_vma **keep, const struct rst_vma *v,
+		   struct open_set *os, struct placer *pl)
 {
 	uint64_t len = v->v.end - v->v.start, off = v->v.pgoff;
 	enum place_how how = placer_how(pl, c, v);
@@ -331,6 +402,7 @@ static int map_vma(struct rst_ctx *c, struct rst_task *t, const struct rst_vma *
 		    (v->v.madv & VMA_NORESERVE ? MAP_NORESERVE : 0);
 	const struct shm_first *first = v->v.shm_id ? mm_shm_first(c, v->v.shm_id) : NULL;
 	long fd = -1, res = v->v.start;
+	bool shared_fd = false;		/* the open set's, kept */
 	int ret;
 
 	if (v->v.kind == VMA_SYSV) {
@@ -355,13 +427,10 @@ static int map_vma(struct rst_ctx *c, struct rst_task *t, const struct rst_vma *
 		if (ret)
 			return ret;
 	} else if (v->v.kind == VMA_FILE) {
-		/* a shared area that may become writable needs a rw file */
-		bool rw = (v->v.flags & MAP_SHARED) &&
-			  ((v->v.madv & VMA_MAYWRITE) || (v->v.prot & PROT_WRITE));
-
-		ret = open_file_get(t, of, v->path, rw ? O_RDWR : O_RDONLY, &fd);
+		ret = open_set_get(c, t, s, keep, v, os, &fd);
 		if (ret)
 			return ret;
+		shared_fd = true;
 	}
 	if (fd < 0)
 		flags |= MAP_ANONYMOUS;
@@ -372,7 +441,7 @@ static int map_vma(struct rst_ctx *c, struct rst_task *t, const struct rst_vma *
 	else	/* (MAP_FIXED: at its place or failed; queued in a batch) */
 		ret = rcheck(&t->rm, NULL, "mmap", SYS_mmap, v->v.start, len, prot,
 			     flags, fd, fd >= 0 ? off : 0);
-	if (fd >= 0 && fd != of->fd)
+	if (fd >= 0 && !shared_fd)
 		rcheck(&t->rm, NULL, "close", SYS_close, fd);
 	if (ret)
 		return log_err(t->rm.log, t->rm.log->err, "pid %d: mapping 0x%llx-0x%llx %s failed",
@@ -602,7 +671,7 @@ static int mm_build(struct rst_ctx *c, struct rst_task *t, struct mm_state *s)
 {
 	const struct mm_state *ps = premapped_parent(c, t);
 	const struct rst_vma **keep = calloc(s->nr + 1, sizeof(*keep));
-	struct open_file of = { .fd = -1 };
+	struct open_set os = { 0 };
 	struct placer pl = { .ufd = -1, .memfd = -1, .img_fd = -1 };
 	int ret = keep ? 0 : log_err(c->log, ENOMEM, "mm:"), end;
 
@@ -629,10 +698,10 @@ static int mm_build(struct rst_ctx *c, struct rst_task *t, struct mm_state *s)
 			ret = fill_inherited(c, t, &s->vmas[i], keep[i]);
 		else if (s->vmas[i].v.kind == VMA_ANON || s->vmas[i].v.kind == VMA_FILE ||
 			 s->vmas[i].v.kind == VMA_NONAME || s->vmas[i].v.kind == VMA_SYSV)
-			ret = map_vma(c, t, &s->vmas[i], &of, &pl);
+			ret = map_vma(c, t, s, keep, &s->vmas[i], &os, &pl);
 		else if (s->vmas[i].v.kind == VMA_PACKET)
 			ret = map_packet(c, t, &s->vmas[i]);
-	open_file_close(t, &of);
+	open_set_close(t, &os);
 	end = rst_batch_end(t, &t->rm, !ret);
 	ret = placer_end(&pl, ret ?: end);
 	free((void *)keep);
