@@ -10,9 +10,7 @@
  * place.
  *
  * Non-cooperative events keep its map true: an area dropped (munmap,
- * MADV_DONTNEED; a shared area's data only by MADV_REMOVE: lazy_shm.c,
- * which has its uffd read a message at a time) is no longer loaded, one
- * moved (mremap) is loaded where
+ * MADV_DONTNEED) is no longer loaded, one moved (mremap) is loaded where
  * it went, and a fork gets a uffd of its own whose missing pages are
  * those its parent still missed then (copies fail with EAGAIN until the
  * fork's event is read, so no page falls in between).
@@ -166,8 +164,7 @@ static int set_copy(struct lazy_set *to, const struct lazy_set *from)
 	to->r = malloc((from->n ? from->n : 1) * sizeof(*to->r));
 	if (!to->r)
 		return -ENOMEM;
-	if (from->n)
-		memcpy(to->r, from->r, from->n * sizeof(*to->r));
+	memcpy(to->r, from->r, from->n * sizeof(*to->r));
 	to->n = to->cap = from->n;
 	return 0;
 }
@@ -331,8 +328,8 @@ int lazy_place(struct loader *l, struct lazy_mm *m, uint64_t addr, uint64_t len,
  * Read into the loader's buffer, not mapped: where the hypervisor
  * shadows page tables (this project's VMs) each page of the image mapped
  * cost more than its copy (mm_place.c says by how much). */
-int lazy_copy_in(struct loader *l, struct lazy_mm *m, uint64_t addr, uint64_t n,
-		 uint64_t off, uint64_t *done)
+static int copy_in(struct loader *l, struct lazy_mm *m, uint64_t addr, uint64_t n,
+		   uint64_t off, uint64_t *done)
 {
 	uint64_t len = n * PAGE;
 	size_t got;
@@ -358,7 +355,7 @@ static int serve(struct loader *l, struct lazy_mm *m, uint64_t a)
 	} else if (r) {
 		uint64_t n = (r->addr + r->npages * PAGE - a) / PAGE;
 
-		ret = lazy_copy_in(l, m, a, n < FAULT_PAGES ? n : FAULT_PAGES,
+		ret = copy_in(l, m, a, n < FAULT_PAGES ? n : FAULT_PAGES,
 			      r->off + (a - r->addr), &done);
 		if (lazy_set_cut(&m->pending, a, a + done))
 			lazy_fetch_failed(l, m, a, 0, ENOMEM);
@@ -396,7 +393,7 @@ static void add_mm(struct loader *l, int ufd, const struct lazy_mm *parent)
 	void *p = l->nr == l->cap ? realloc(l->mm, (l->cap = l->cap * 2 + 4) * sizeof(m)) : l->mm;
 
 	if (!m || !p || set_copy(&m->pending, &parent->pending) ||
-	    set_copy(&m->valid, &parent->valid) || set_copy(&m->shm, &parent->shm))
+	    set_copy(&m->valid, &parent->valid))
 		lazy_fetch_failed(l, m ? m : (struct lazy_mm *)parent, 0, 0, ENOMEM);
 	l->mm = p;
 	m->ufd = ufd;
@@ -404,23 +401,17 @@ static void add_mm(struct loader *l, int ufd, const struct lazy_mm *parent)
 	l->mm[l->nr++] = m;
 }
 
-/* Every message waiting on mm @k (one, looked at first, while it has
- * shared areas: lazy_shm.c); 1 once its uffd is gone. */
-int lazy_drain(struct loader *l, size_t k)
+/* Every message waiting on mm @k; 1 once its uffd is gone. */
+static int drain(struct loader *l, size_t k)
 {
 	struct uffd_msg msg[MAX_MSGS];
-	bool one = lazy_shm_on(l->mm[k]);
-	ssize_t n;
+	ssize_t n = read(l->mm[k]->ufd, msg, sizeof(msg));
 	int bad = 0;
 
-	if (one)
-		lazy_shm_scan(l, l->mm[k]);
-	n = read(l->mm[k]->ufd, msg, one ? sizeof(msg[0]) : sizeof(msg));
 	if (n < 0)
 		return errno == EAGAIN ? 0 : 1;
 	for (size_t i = 0; i < n / sizeof(msg[0]); i++) {
 		struct lazy_mm *m = l->mm[k];	/* (add_mm may move the table) */
-		uint64_t s = msg[i].arg.remove.start, e = msg[i].arg.remove.end;
 
 		switch (msg[i].event) {
 		case UFFD_EVENT_PAGEFAULT:
@@ -428,8 +419,6 @@ int lazy_drain(struct loader *l, size_t k)
 			break;
 		case UFFD_EVENT_FORK:
 			add_mm(l, msg[i].arg.fork.ufd, m);
-			if (lazy_shm_on(m))
-				lazy_shm_fork(l, k);
 			break;
 		case UFFD_EVENT_REMAP:
 			m->moved = true;
@@ -437,19 +426,11 @@ int lazy_drain(struct loader *l, size_t k)
 					msg[i].arg.remap.to, msg[i].arg.remap.len);
 			bad |= set_move(&m->valid, msg[i].arg.remap.from,
 					msg[i].arg.remap.to, msg[i].arg.remap.len);
-			bad |= set_move(&m->shm, msg[i].arg.remap.from,
-					msg[i].arg.remap.to, msg[i].arg.remap.len);
 			break;
 		case UFFD_EVENT_REMOVE:
-			if (lazy_shm_keeps(l, m, s, e))
-				break;	/* a shared area's data stays */
-			bad |= lazy_set_cut(&m->pending, s, e);
-			bad |= lazy_set_cut(&m->valid, s, e);
-			break;
 		case UFFD_EVENT_UNMAP:
-			bad |= lazy_set_cut(&m->pending, s, e);
-			bad |= lazy_set_cut(&m->valid, s, e);
-			bad |= lazy_set_cut(&m->shm, s, e);
+			bad |= lazy_set_cut(&m->pending, msg[i].arg.remove.start, msg[i].arg.remove.end);
+			bad |= lazy_set_cut(&m->valid, msg[i].arg.remove.start, msg[i].arg.remove.end);
 			break;
 		}
 	}
@@ -471,7 +452,7 @@ static int step(struct loader *l, struct lazy_mm *m)
 		l->in_bg += lazy_net_fault(l, r->off + (a - r->addr));
 		return m->dead;
 	}
-	ret = lazy_copy_in(l, m, a, n, r->off + (a - r->addr), &done);
+	ret = copy_in(l, m, a, n, r->off + (a - r->addr), &done);
 
 	if (ret == 1)
 		return 1;
@@ -498,7 +479,6 @@ static void drop_mm(struct loader *l, size_t k)
 	close(m->ufd);	/* its areas are plain ones again */
 	lazy_set_free(&m->pending);
 	lazy_set_free(&m->valid);
-	lazy_set_free(&m->shm);
 	free(m);
 	l->mm[k] = l->mm[--l->nr];
 }
@@ -583,7 +563,7 @@ static _Noreturn void run(struct loader *l)
 		/* faults served at once, whatever the pace of the steps */
 		poll(fds, nfd, wait_ms(l, now, next));
 		for (size_t k = nr; k-- > 0;) {
-			if ((fds[k].revents & POLLIN) && lazy_drain(l, k)) {
+			if ((fds[k].revents & POLLIN) && drain(l, k)) {
 				lost(l, k);
 				continue;
 			}
@@ -592,8 +572,6 @@ static _Noreturn void run(struct loader *l)
 		for (size_t k = l->nr; k-- > 0;)
 			if (l->mm[k]->dead)
 				lost(l, k);
-		for (size_t k = 0; k < l->nr; k++)
-			lazy_shm_settle(l, l->mm[k]);
 		for (size_t k = 0; k < l->nr; k++)
 			if (!l->mm[k]->pending.n && !l->mm[k]->nr_retry)
 				drop_mm(l, k--);
@@ -650,13 +628,12 @@ static void keep_fds(int a, int b, int c, int d)
 }
 
 pid_t lazy_loader_start(struct ckpt_log *log, pid_t pid, pid_t tree, int ufd, int img_fd,
-			struct lazy_set *pages, const struct lazy_set *shm,
-			const struct ir_span *spans, size_t nr_spans,
-			const struct pin *pin)
+			struct lazy_set *pages, const struct ir_span *spans,
+			size_t nr_spans, const struct pin *pin)
 {
 	struct loader l = { .log = *log, .root = pid, .tree = tree, .img_fd = img_fd,
 			    .t0 = log_now() };
-	struct lazy_mm m;
+	struct lazy_mm m = { .ufd = ufd, .pid = pid, .pending = *pages };
 	struct stat st;
 	pid_t child;
 	int sock;
@@ -687,7 +664,6 @@ pid_t lazy_loader_start(struct ckpt_log *log, pid_t pid, pid_t tree, int ufd, in
 	l.buf = malloc(CHUNK_PAGES * PAGE);
 	if (!fstat(img_fd, &st) && st.st_size > 0)
 		l.img_len = st.st_size;
-	m = (struct lazy_mm){ .ufd = ufd, .pid = pid, .pending = *pages, .shm = *shm };
 	if (!l.buf || set_copy(&m.valid, pages))
 		lazy_fetch_failed(&l, &m, 0, 0, ENOMEM);
 	add_mm(&l, ufd, &m);

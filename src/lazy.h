@@ -33,12 +33,10 @@ void lazy_set_free(struct lazy_set *s);
  * (said). */
 struct ckpt_log;
 struct ir_span;
-/* @shm: the areas of shared memory among @pages' (lazy_shm.c).
- * @spans: the image's PAGES checksums, for the loader to check. */
+/* @spans: the image's PAGES checksums, for the loader to check. */
 pid_t lazy_loader_start(struct ckpt_log *log, pid_t pid, pid_t tree, int ufd, int img_fd,
-			struct lazy_set *pages, const struct lazy_set *shm,
-			const struct ir_span *spans, size_t nr_spans,
-			const struct pin *pin);
+			struct lazy_set *pages, const struct ir_span *spans,
+			size_t nr_spans, const struct pin *pin);
 
 /* Whether the pages of an area like @v may be left to the loader
  * (restart adds conditions, mm_lazy.c; a page server, pageserver.c, sees

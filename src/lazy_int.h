@@ -15,15 +15,6 @@
 #define CHUNK_PAGES	512	/* a background step: 2 MiB */
 #define MAX_RETRY	4096
 
-#define LAZY_MAX_SEEN	256
-
-/* A thread waiting in madvise() (lazy_shm.c): its range, its advice;
- * process_madvise()'s range is all. */
-struct madv_seen {
-	uint64_t start, end;
-	int advice;
-};
-
 struct lazy_mm {
 	int ufd;
 	pid_t pid;		/* a process of it, if known */
@@ -34,9 +25,6 @@ struct lazy_mm {
 	unsigned int stuck;	/* steps in a row that placed nothing */
 	bool dead;		/* its memory went (ESRCH) */
 	bool moved;		/* mremap: offsets no longer grow with addresses */
-	struct lazy_set shm;	/* its shared areas, while registered */
-	int nr_seen;		/* threads in madvise() at the last look */
-	struct madv_seen seen[LAZY_MAX_SEEN];
 };
 
 struct loader {
@@ -57,7 +45,6 @@ struct loader {
 	size_t nr_spans;
 	unsigned int delay_ms;	/* test build: a pause between steps */
 	struct lazy_net *net;	/* restart --page-server (lazy_net.c) */
-	bool shm_loading;	/* lazy_shm_fork() at work */
 };
 
 const struct lazy_run *lazy_set_find(const struct lazy_set *s, uint64_t addr);
@@ -72,27 +59,6 @@ _Noreturn void lazy_fetch_failed(struct loader *l, struct lazy_mm *m, uint64_t a
  * its memory is gone, -EAGAIN (*done: those in) while its map changes. */
 int lazy_place(struct loader *l, struct lazy_mm *m, uint64_t addr, uint64_t len,
 	       const char *src, uint64_t off, uint64_t *done);
-
-/* @n pages at @addr, from image offset @off, into @m: as lazy_place(). */
-int lazy_copy_in(struct loader *l, struct lazy_mm *m, uint64_t addr, uint64_t n,
-		 uint64_t off, uint64_t *done);
-/* The messages waiting on mm @k (one, while it has shared areas); 1
- * once its uffd is gone. */
-int lazy_drain(struct loader *l, size_t k);
-
-/* lazy_shm.c: shared memory's pages.  Whether @m has shared areas
- * registered, its uffd then read a message at a time. */
-bool lazy_shm_on(const struct lazy_mm *m);
-/* The threads of @m waiting in madvise(), read before a message is. */
-void lazy_shm_scan(struct loader *l, struct lazy_mm *m);
-/* A REMOVE event over [@s, @e): whether the pages are kept (a shared
- * area's MADV_DONTNEED); one that cannot be told kills the process. */
-bool lazy_shm_keeps(struct loader *l, struct lazy_mm *m, uint64_t s, uint64_t e);
-/* Its shared areas unregistered once all their pages are in. */
-void lazy_shm_settle(struct loader *l, struct lazy_mm *m);
-/* mm @k forked (its child the last mm added): its missing shared pages
- * loaded now, the shared areas unregistered in both. */
-void lazy_shm_fork(struct loader *l, size_t k);
 
 /* lazy_net.c: the pages of a page server's image (restart --page-server).
  * Its connection @sock: 0 or -ENOMEM. */

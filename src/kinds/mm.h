@@ -57,7 +57,6 @@ struct shm_first {
 	uint64_t start, end, pgoff;
 	uint64_t base, size;	/* the object: the lowest offset any area
 				 * maps, and how far beyond it they reach */
-	uint32_t nr_areas;	/* that map it, in the whole image */
 };
 
 /* A shared anonymous memory object in the image, found again by its
@@ -158,9 +157,7 @@ const struct shm_first *mm_shm_first(struct rst_ctx *c, uint32_t id);
 /* mm_lazy.c: restart --lazy.  Whether @v's pages are left to the
  * loader; the image refused if it cannot be restarted so; the loader
  * started for @t, its areas registered. */
-bool mm_lazy_area(struct rst_ctx *c, const struct rst_vma *v);
-/* Whether @v is shared memory left to the loader (lazy_shm.c). */
-bool mm_lazy_shared(struct rst_ctx *c, const struct rst_vma *v);
+bool mm_lazy_area(const struct rst_ctx *c, const struct rst_vma *v);
 int mm_lazy_check(struct rst_ctx *c);
 int mm_lazy_start(struct rst_ctx *c, struct rst_task *t, struct mm_state *s);
 

@@ -4,12 +4,8 @@
  * whoever makes it), taken by ckpt (pidfd_getfd) and closed there again,
  * so the process never sees it in its fd table.
  *
- * Lazily loaded: private anonymous areas (heap, stack, malloc's), and
- * shared anonymous memory that one area of the image maps (the loader's
- * care of it: lazy_shm.c).  Loaded as before, whole, before the process
- * runs: shared memory mapped twice or more (an object of several
- * processes', or of two areas), SysV segments and memfds (reachable by
- * other ways than the areas the loader watches), files'
+ * Lazily loaded: private anonymous areas (heap, stack, malloc's).  Loaded
+ * as before, whole, before the process runs: shared memory, files'
  * areas (userfaultfd's missing mode is for anonymous memory), and areas
  * whose flags would fault or copy them before the process runs or at a
  * fork the loader could not follow (mlocked, sealed, droppable,
@@ -43,32 +39,10 @@ static bool in_image(const struct rst_vma *v)
 	return true;
 }
 
-/* Shared anonymous memory the loader may take: an object no other area
- * of the image maps (each process's loader sees its own process's
- * calls alone, and the object's pages are its areas' by address), mapped
- * whole by that area; not from a page server (which leaves out the
- * private areas' pages alone, mm_lazy_vma()). */
-static bool lazy_shared(struct rst_ctx *c, const struct rst_vma *v)
+bool mm_lazy_area(const struct rst_ctx *c, const struct rst_vma *v)
 {
-	const struct shm_first *f;
-
-	if (v->v.kind != VMA_ANON || !(v->v.flags & MAP_SHARED) || !v->v.shm_id ||
-	    (v->v.madv & LAZY_EAGER) || ps_sock_of(c->img_fd) >= 0)
-		return false;
-	f = mm_shm_first(c, v->v.shm_id);
-	return f && f->nr_areas == 1 && f->start == v->v.start && f->base == v->v.pgoff &&
-	       f->size == v->v.end - v->v.start;
-}
-
-bool mm_lazy_shared(struct rst_ctx *c, const struct rst_vma *v)
-{
-	return mm_lazy_area(c, v) && lazy_shared(c, v);
-}
-
-bool mm_lazy_area(struct rst_ctx *c, const struct rst_vma *v)
-{
-	return (c->flags & CKPT_LAZY) && (mm_lazy_vma(&v->v) || lazy_shared(c, v)) &&
-	       !v->have_refs && v->pages_len && !v->nr_guards && in_image(v);
+	return (c->flags & CKPT_LAZY) && mm_lazy_vma(&v->v) && !v->have_refs &&
+	       v->pages_len && !v->nr_guards && in_image(v);
 }
 
 /* What --lazy takes: a process and its threads, or a tree.  Each
@@ -151,19 +125,15 @@ static int server_holes_lazy(struct rst_ctx *c, struct rst_task *t, const struct
 
 int mm_lazy_start(struct rst_ctx *c, struct rst_task *t, struct mm_state *s)
 {
-	struct lazy_set pages = { 0 }, shm = { 0 };
+	struct lazy_set pages = { 0 };
 	int ufd = -1, ret = 0;
 	pid_t loader;
 
-	for (int i = 0; i < s->nr && !ret; i++) {
-		const struct rst_vma *v = &s->vmas[i];
-
-		for (uint32_t j = 0; mm_lazy_area(c, v) && j < v->nr_segs && !ret; j++)
-			ret = lazy_set_add(&pages, v->segs[j].addr, v->segs[j].npages,
-					   v->segs[j].off);
-		if (!ret && mm_lazy_shared(c, v))
-			ret = lazy_set_add(&shm, v->v.start, (v->v.end - v->v.start) / PAGE, 0);
-	}
+	for (int i = 0; i < s->nr && !ret; i++)
+		for (uint32_t j = 0; mm_lazy_area(c, &s->vmas[i]) &&
+				     j < s->vmas[i].nr_segs && !ret; j++)
+			ret = lazy_set_add(&pages, s->vmas[i].segs[j].addr,
+					   s->vmas[i].segs[j].npages, s->vmas[i].segs[j].off);
 	if (ret)
 		ret = log_err(c->log, -ret, "--lazy: pid %d: page table:", t->pid);
 	if (!ret)
@@ -180,18 +150,17 @@ int mm_lazy_start(struct rst_ctx *c, struct rst_task *t, struct mm_state *s)
 	if (!ret) {
 		/* the first loader checks the image's checksums */
 		loader = lazy_loader_start(c->log, t->pid, c->tasks[0]->pid, ufd, c->img_fd,
-					   &pages, &shm, c->spans,
-					   c->lazy_checks ? 0 : c->pv_nr, &c->pin);
+					   &pages, c->spans, c->lazy_checks ? 0 : c->pv_nr,
+					   &c->pin);
 		c->lazy_checks = true;
 		ret = loader < 0 ? loader : 0;
 		if (!ret)
-			log_info(c->log, "pid %d: %zu runs of pages left to the loader, pid %d (%zu shared areas)",
-				 t->pid, pages.n, loader, shm.n);
+			log_info(c->log, "pid %d: %zu runs of pages left to the loader, pid %d",
+				 t->pid, pages.n, loader);
 	}
 out:
 	if (ufd >= 0)
 		close(ufd);
 	lazy_set_free(&pages);
-	lazy_set_free(&shm);
 	return ret;
 }

@@ -73,7 +73,6 @@ static int shm_note(struct rst_ctx *c, pid_t pid, const struct rec_vma *v)
 			return log_err(c->log, EBADMSG, "shared memory %u: bad offset", v->shm_id);
 		f->base = v->pgoff < f->base ? v->pgoff : f->base;
 		f->size = (vend > end ? vend : end) - f->base;
-		f->nr_areas++;
 		return 0;
 	}
 	if (v->pgoff > UINT64_MAX - (v->end - v->start))
@@ -81,7 +80,7 @@ static int shm_note(struct rst_ctx *c, pid_t pid, const struct rec_vma *v)
 	if (VEC_ROOM(st->e, st->n, st->cap) || id_add(&st->ids, v->shm_id, st->n))
 		return log_err(c->log, ENOMEM, "shared memory table:");
 	st->e[st->n++] = (struct shm_first){ v->shm_id, pid, v->start, v->end, v->pgoff,
-					     v->pgoff, v->end - v->start, 1 };
+					     v->pgoff, v->end - v->start };
 	return 0;
 }
 

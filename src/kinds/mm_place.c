@@ -125,7 +125,7 @@ static enum place_how by_write(const struct rst_vma *v)
 }
 
 /* How @v's pages would be placed, a userfaultfd or not. */
-static enum place_how how_for(const struct placer *p, struct rst_ctx *c,
+static enum place_how how_for(const struct placer *p, const struct rst_ctx *c,
 			      const struct rst_vma *v)
 {
 	bool thp = (p->thp == THP_ALWAYS && !(v->v.madv & VMA_MADV_NOHUGEPAGE)) ||
@@ -143,7 +143,7 @@ static enum place_how how_for(const struct placer *p, struct rst_ctx *c,
 	return by_write(v);
 }
 
-enum place_how placer_how(const struct placer *p, struct rst_ctx *c,
+enum place_how placer_how(const struct placer *p, const struct rst_ctx *c,
 			  const struct rst_vma *v)
 {
 	enum place_how how = how_for(p, c, v);

@@ -58,7 +58,7 @@ struct placer {
 int placer_begin(struct rst_ctx *c, struct rst_task *t, const struct mm_state *s,
 		 const struct rst_vma **keep, struct placer *p);
 /* How @v's pages go in (NONE: the puppet reads them). */
-enum place_how placer_how(const struct placer *p, struct rst_ctx *c,
+enum place_how placer_how(const struct placer *p, const struct rst_ctx *c,
 			  const struct rst_vma *v);
 /* @v, mapped (writable, as for the puppet's reads): its first page in,
  * the others queued (@how, from placer_how()); 0, an error, or 1 if the

@@ -10,10 +10,6 @@ t lazy_image_removed
 t lazy_image_corrupt
 t lazy_state
 t lazy_churn
-t lazy_shm
-t lazy_shm_advise
-t lazy_shm_fork
-t lazy_shm_twice
 t lazy_loader_ends
 t lazy_tree
 t lazy_tree_corrupt
@@ -90,71 +86,6 @@ test_lazy_content() {
 	n=$(sed -n 's/.*: \([0-9]*\) pages on touch.*/\1/p' $d/err)
 	[ "${n:-0}" -gt 0 ] || { note "no page came on touch"; return 1; }
 	lazy_clean $d
-}
-
-# lazy_shm (tests/progs) of 32 MiB shared memory in MODE, checkpointed
-# and restarted with the loader slowed to 20 ms a step: sets $pid,
-# $loader.
-lazy_shm_start() {	# DIR [MODE]
-	mkdir -p $1
-	"$PROGS/lazy_shm" $1/go 32 ${2:-} > $1/out 2>&1 < /dev/null &
-	pid=$!
-	wait_for $1/out READY 30 || return 1
-	checkpoint_kill $1 $pid || return 1
-	lazy_restart $1 20
-}
-
-# Its pages checked by the process, PASS; SHARED shared areas were the
-# loader's; fewer than all its pages were in when it began (RESIDENT:
-# "less"), or all ("all").
-lazy_shm_pass() {	# DIR SHARED RESIDENT
-	local r
-	grep -q "left to the loader, pid [0-9]* ($2 shared areas)" $1/err ||
-		{ grep 'left to the loader' $1/err; note "not $2 shared areas"; return 1; }
-	lazy_pass $1 || return 1
-	r=$(sed -n 's/^resident \([0-9]*\) of \([0-9]*\)$/\1 \2/p' $1/out)
-	case $3 in
-	less) [ "${r% *}" -lt "${r#* }" ] || { note "resident: $r, all in before it ran"; return 1; } ;;
-	all) [ "${r% *}" -ge $(( ${r#* } * 15 / 16 )) ] || { note "resident: $r"; return 1; } ;;
-	esac
-}
-
-# Shared anonymous memory that one area maps comes as private memory
-# does: most of it not there yet when the process runs, every page right.
-test_lazy_shm() {
-	local d=$WORK/lazy-shm
-	lazy_shm_start $d || return 1
-	lazy_shm_pass $d 1 less
-}
-
-# MADV_DONTNEED and MADV_REMOVE over shared pages not loaded yet: the
-# loader reads each waiting thread's call before its event, so the first
-# keeps its data (loaded later) and the second reads as zeros (never
-# loaded): one event for both from userfaultfd, where a loader that cut
-# both gives zeros for the first, one that kept both the old data for
-# the second.
-test_lazy_shm_advise() {
-	local d=$WORK/lazy-shm-advise
-	lazy_shm_start $d advise || return 1
-	lazy_shm_pass $d 1 less
-}
-
-# A fork while shared pages are missing: they are loaded into the parent
-# there and then (the child's threads are no process the loader reads),
-# the child sees them and the parent the child's write.
-test_lazy_shm_fork() {
-	local d=$WORK/lazy-shm-fork
-	lazy_shm_start $d fork || return 1
-	lazy_shm_pass $d 1 less || return 1
-	grep -q 'forked: its shared memory loaded now' $d/err || { note "no load at the fork"; return 1; }
-}
-
-# An object mapped twice is loaded whole before the process runs (each
-# area's events would be its own): both views right.
-test_lazy_shm_twice() {
-	local d=$WORK/lazy-shm-twice
-	lazy_shm_start $d twice || return 1
-	lazy_shm_pass $d 0 all
 }
 
 # A fork while the loader is still at work: the child's missing pages
