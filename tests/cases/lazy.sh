@@ -10,6 +10,7 @@ t lazy_image_removed
 t lazy_image_corrupt
 t lazy_state
 t lazy_churn
+t lazy_shm
 t lazy_loader_ends
 t lazy_tree
 t lazy_tree_corrupt
@@ -86,6 +87,26 @@ test_lazy_content() {
 	n=$(sed -n 's/.*: \([0-9]*\) pages on touch.*/\1/p' $d/err)
 	[ "${n:-0}" -gt 0 ] || { note "no page came on touch"; return 1; }
 	lazy_clean $d
+}
+
+# Shared anonymous memory under --lazy, loaded whole before the process
+# runs (its pages are its object's, and userfaultfd tells MADV_DONTNEED,
+# which keeps them, from MADV_REMOVE, which frees them, by nothing): all
+# of it resident at once; DONTNEED and REMOVE after the restart, a fork
+# and a second mapping of the object see the right pages.
+test_lazy_shm() {
+	local d=$WORK/lazy-shm m r
+	for m in advise fork twice; do
+		step "lazy_shm $m"
+		mkdir -p $d/$m
+		"$PROGS/lazy_shm" $d/$m/go 16 $m > $d/$m/out 2>&1 < /dev/null &
+		pid=$!
+		wait_for $d/$m/out READY 30 && checkpoint_kill $d/$m $pid &&
+			lazy_restart $d/$m 20 && lazy_pass $d/$m || return 1
+		r=$(sed -n 's/^resident \([0-9]*\) of \([0-9]*\)$/\1 \2/p' $d/$m/out)
+		[ "${r% *}" -ge $(( ${r#* } * 15 / 16 )) ] ||
+			{ note "$m: resident $r: not all in before it ran"; return 1; }
+	done
 }
 
 # A fork while the loader is still at work: the child's missing pages

@@ -1,0 +1,117 @@
+/* lazy_shm - shared anonymous memory (MAP_SHARED | MAP_ANONYMOUS) whose
+ * every page it checks itself after restart --lazy, which loads shared
+ * memory whole before the process runs (docs/design.md says why), and
+ * what madvise() and fork() then do to it.
+ *
+ *   lazy_shm GOFILE MIB [advise|fork|twice]
+ *
+ * Every page holds words derived from its index, but one in 16, never
+ * touched, which must read as zeros.  After GOFILE it first says how many
+ * of the area's pages are in memory ("resident N of M", mincore(): the
+ * object's pages), then checks them from the bottom up.  "advise":
+ * before the check it drops the view of its first eighth
+ * (MADV_DONTNEED: the data stays) and frees the second (MADV_REMOVE:
+ * zeros from then on).  "fork": it forks first; the child writes a word
+ * into the last page and checks the upper half, the parent the lower
+ * half, then sees the child's word.  "twice": the object is mapped a
+ * second time (mremap of size 0: the same pages); both views are
+ * checked.
+ */
+#include "tp.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+
+#define PAGE 4096UL
+#define MARK 0x5eed5eed5eed5eedULL
+
+static uint64_t word(size_t pg, size_t i)
+{
+	return (pg * 0x9e3779b97f4a7c15ULL) ^ (i * 0xbf58476d1ce4e5b9ULL) ^ 0xa5a5;
+}
+
+/* Pages [from, to): written ones as written (@zero_to: those below it
+ * read as zeros); the first bad one said. */
+static int check(const uint64_t *mem, size_t from, size_t to, size_t zero_from,
+		 size_t zero_to, const char *who)
+{
+	for (size_t pg = from; pg < to; pg++) {
+		const uint64_t *p = mem + pg * (PAGE / 8);
+		bool zero = pg % 16 == 7 || (pg >= zero_from && pg < zero_to);
+
+		for (size_t i = 0; i < PAGE / 8; i++)
+			if (p[i] != (zero ? 0 : word(pg, i))) {
+				tp_fail("%s: page %zu word %zu is %#llx", who, pg, i,
+					(unsigned long long)p[i]);
+				return 1;
+			}
+	}
+	return 0;
+}
+
+static size_t resident(void *mem, size_t npages)
+{
+	unsigned char *v = malloc(npages);
+	size_t n = 0;
+
+	if (!v || mincore(mem, npages * PAGE, v))
+		exit(2);
+	for (size_t i = 0; i < npages; i++)
+		n += v[i] & 1;
+	free(v);
+	return n;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 3 ? argv[3] : "";
+	size_t npages, e;
+	uint64_t *mem, *view = NULL;
+	int status;
+	pid_t child;
+
+	tp_init(argc, argv);
+	npages = (argc > 2 ? strtoul(argv[2], NULL, 0) : 32) * (1024 * 1024 / PAGE);
+	e = npages / 8;
+	mem = mmap(NULL, npages * PAGE, PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED)
+		return perror("mmap"), 2;
+	for (size_t pg = 0; pg < npages; pg++)
+		for (size_t i = 0; pg % 16 != 7 && i < PAGE / 8; i++)
+			mem[pg * (PAGE / 8) + i] = word(pg, i);
+	if (!strcmp(mode, "twice")) {
+		view = mremap(mem, 0, npages * PAGE, MREMAP_MAYMOVE);
+		if (view == MAP_FAILED)
+			return perror("mremap"), 2;
+	}
+	tp_ready();
+	tp_wait_go();
+	printf("resident %zu of %zu\n", resident(mem, npages), npages);
+	fflush(stdout);
+	if (!strcmp(mode, "advise")) {
+		tp_check(!madvise(mem, e * PAGE, MADV_DONTNEED), "MADV_DONTNEED: %m");
+		tp_check(!madvise(mem + e * (PAGE / 8), e * PAGE, MADV_REMOVE),
+			 "MADV_REMOVE: %m");
+		check(mem, 0, npages, e, 2 * e, "after madvise");
+		return tp_done();
+	}
+	if (!strcmp(mode, "fork")) {
+		child = fork();
+		if (child == 0) {
+			mem[(npages - 1) * (PAGE / 8)] = MARK;
+			_exit(check(mem, npages / 2, npages - 1, 0, 0, "child"));
+		}
+		check(mem, 0, npages / 2, 0, 0, "parent");
+		tp_check(waitpid(child, &status, 0) == child && WIFEXITED(status) &&
+			 WEXITSTATUS(status) == 0, "child: status %#x", status);
+		tp_check(mem[(npages - 1) * (PAGE / 8)] == MARK, "the child's word is not seen");
+		return tp_done();
+	}
+	check(mem, 0, npages, 0, 0, "first view");
+	if (view)
+		check(view, 0, npages, 0, 0, "second view");
+	return tp_done();
+}
