@@ -53,6 +53,8 @@ struct files_cpt {
 	struct file_group *groups;
 	size_t n, cap;
 	struct id_table by_ino;	/* inode key -> group */
+	struct fd_note *notes;	/* every fd written (files.h) */
+	size_t nn, capn;
 };
 
 static uint32_t ino_key(const struct stat *st)
@@ -446,6 +448,34 @@ int files_ref_own(struct cpt_ctx *c, struct cpt_task *t, int via_fd, int ours,
 	return ret;
 }
 
+/* @p (written as @id) noted for the locks kind: its lock lines kept. */
+static int note_fd(struct cpt_ctx *c, const struct fd_probe *p, uint32_t id)
+{
+	struct files_cpt *fc = kind_dump_state(c, &kind_files);
+	const char *locks = strstr(p->fdinfo ? p->fdinfo : "", "\nlock:\t");
+	struct fd_note *n = VEC_PUSH(fc->notes, fc->nn, fc->capn);
+
+	if (!n)
+		return log_err(c->log, ENOMEM, "file table:");
+	*n = (struct fd_note){ p->pid, p->fd, id, p->flags, locks ? strdup(locks) : NULL };
+	if (locks && !n->locks)
+		return log_err(c->log, ENOMEM, "file table:");
+	return 0;
+}
+
+const struct fd_note *files_notes(struct cpt_ctx *c, pid_t pid, size_t *n)
+{
+	const struct files_cpt *fc = kind_dump_state(c, &kind_files);
+	size_t i = 0, j;
+
+	while (i < fc->nn && fc->notes[i].pid != pid)
+		i++;
+	for (j = i; j < fc->nn && fc->notes[j].pid == pid; j++)
+		;
+	*n = j - i;
+	return j > i ? &fc->notes[i] : NULL;
+}
+
 static int dump_fd(struct cpt_ctx *c, struct cpt_task *t, int fd)
 {
 	struct rec_fd rf = { .fd = fd };
@@ -455,6 +485,8 @@ static int dump_fd(struct cpt_ctx *c, struct cpt_task *t, int fd)
 
 	if (!ret)
 		ret = ref_probed(c, &p, &rf.file_id);
+	if (!ret && rf.file_id)
+		ret = note_fd(c, &p, rf.file_id);
 	free(info);
 	if (ret || !rf.file_id)
 		return ret;	/* failed, or skipped */
@@ -939,6 +971,9 @@ static void files_dump_free(struct cpt_ctx *c, void *state)
 		free(fc->groups[i].f);
 	free(fc->groups);
 	id_table_free(&fc->by_ino);
+	for (size_t i = 0; i < fc->nn; i++)
+		free(fc->notes[i].locks);
+	free(fc->notes);
 }
 
 static void files_show(struct info_out *o, const struct rec *r)

@@ -2,7 +2,8 @@
  * exist: late in phase STATE, when every thread (an owner may be one)
  * exists and the credentials F_SETOWN records are the process's own.
  *
- * Locks are read from the "lock:" lines of /proc/PID/fdinfo/N, which
+ * Locks are read from the "lock:" lines of /proc/PID/fdinfo/N (kept by
+ * the files kind as it read them: files_notes()), which
  * list the locks held through that description: a POSIX lock belongs to
  * the process (its fd table) and is taken again by that process; a flock
  * or OFD lock belongs to the description and is taken again on it (a
@@ -223,16 +224,45 @@ static int locks_dump_fd(struct cpt_ctx *c, struct cpt_task *t, int fd, bool *ow
 	return ret;
 }
 
+/* The fds the files kind wrote, from its notes: their lock lines, and
+ * those that may have an owner into @fds. */
+static int dump_noted(struct cpt_ctx *c, struct cpt_task *t, const struct fd_note *nt,
+		      size_t nn, int *fds, int *n)
+{
+	int ret = 0;
+
+	for (size_t i = 0; i < nn && !ret; i++) {
+		if (nt[i].locks)
+			ret = dump_fd_locks(c, t, nt[i].fd, nt[i].locks, nt[i].flags & O_ACCMODE);
+		/* an O_PATH fd has no owner: fcntl refuses it */
+		if (!(nt[i].flags & O_PATH))
+			fds[(*n)++] = nt[i].fd;
+	}
+	return ret;
+}
+
 static int locks_dump(struct cpt_ctx *c, struct cpt_task *t)
 {
 	char path[64];
 	struct dirent *de;
 	int *fds = NULL, n = 0, ret = 0;
-	size_t cap = 0;
+	size_t cap = 0, nn;
+	const struct fd_note *nt;
 	DIR *d;
 
 	if (t->shares_files)
 		return 0;	/* its parent's table: its locks are written there */
+	nt = files_notes(c, t->pid, &nn);
+	if (nt) {
+		fds = malloc(nn * sizeof(*fds));
+		if (!fds)
+			return log_err(c->log, ENOMEM, "pid %d: fds:", t->pid);
+		ret = dump_noted(c, t, nt, nn, fds, &n);
+		if (!ret)
+			ret = dump_owners(c, t, fds, n);
+		free(fds);
+		return ret;
+	}
 	snprintf(path, sizeof(path), "/proc/%d/fdinfo", t->pid);
 	d = opendir(path);
 	if (!d)
