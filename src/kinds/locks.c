@@ -22,7 +22,6 @@
  * only when set, and set again at restart (the owner must exist then).
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -199,31 +198,6 @@ static int dump_owners(struct cpt_ctx *c, struct cpt_task *t, const int *fds, in
 	return ret;
 }
 
-/* @fd's locks; *@owned: whether it may have an owner to read. */
-static int locks_dump_fd(struct cpt_ctx *c, struct cpt_task *t, int fd, bool *owned)
-{
-	char name[32], *info = NULL, *flags;
-	unsigned long fl;
-	bool o_path;
-	int ret;
-
-	*owned = false;
-	if (!files_known(c, t->pid, fd))
-		return 0;	/* left out (--skip-unsupported) */
-	snprintf(name, sizeof(name), "fdinfo/%d", fd);
-	ret = proc_read(t->pid, name, &info, NULL);
-	if (ret)
-		return log_err(c->log, -ret, "pid %d fd %d: fdinfo:", t->pid, fd);
-	flags = strstr(info, "flags:");
-	fl = flags ? strtoul(flags + 6, NULL, 8) : 0;
-	o_path = fl & O_PATH;
-	ret = dump_fd_locks(c, t, fd, info, fl & O_ACCMODE);
-	free(info);
-	/* an O_PATH fd has no owner: fcntl refuses it */
-	*owned = !o_path;
-	return ret;
-}
-
 /* The fds the files kind wrote, from its notes: their lock lines, and
  * those that may have an owner into @fds. */
 static int dump_noted(struct cpt_ctx *c, struct cpt_task *t, const struct fd_note *nt,
@@ -243,43 +217,19 @@ static int dump_noted(struct cpt_ctx *c, struct cpt_task *t, const struct fd_not
 
 static int locks_dump(struct cpt_ctx *c, struct cpt_task *t)
 {
-	char path[64];
-	struct dirent *de;
-	int *fds = NULL, n = 0, ret = 0;
-	size_t cap = 0, nn;
 	const struct fd_note *nt;
-	DIR *d;
+	int *fds, n = 0, ret;
+	size_t nn;
 
 	if (t->shares_files)
 		return 0;	/* its parent's table: its locks are written there */
+	/* every fd the image has, the files kind noted (one it left out,
+	 * --skip-unsupported, has no locks in the image) */
 	nt = files_notes(c, t->pid, &nn);
-	if (nt) {
-		fds = malloc(nn * sizeof(*fds));
-		if (!fds)
-			return log_err(c->log, ENOMEM, "pid %d: fds:", t->pid);
-		ret = dump_noted(c, t, nt, nn, fds, &n);
-		if (!ret)
-			ret = dump_owners(c, t, fds, n);
-		free(fds);
-		return ret;
-	}
-	snprintf(path, sizeof(path), "/proc/%d/fdinfo", t->pid);
-	d = opendir(path);
-	if (!d)
-		return log_err(c->log, errno, "pid %d: listing fds:", t->pid);
-	while (!ret && (de = readdir(d))) {
-		int fd = atoi(de->d_name);
-		bool owned;
-
-		if (de->d_name[0] == '.')
-			continue;
-		ret = locks_dump_fd(c, t, fd, &owned);
-		if (!ret && owned && VEC_ROOM(fds, n, cap))
-			ret = log_err(c->log, ENOMEM, "pid %d: fds:", t->pid);
-		if (!ret && owned)
-			fds[n++] = fd;
-	}
-	closedir(d);
+	fds = malloc((nn ? nn : 1) * sizeof(*fds));
+	if (!fds)
+		return log_err(c->log, ENOMEM, "pid %d: fds:", t->pid);
+	ret = dump_noted(c, t, nt, nn, fds, &n);
 	if (!ret)
 		ret = dump_owners(c, t, fds, n);
 	free(fds);
