@@ -350,6 +350,18 @@ static void *helper(void *arg)
 	return NULL;
 }
 
+/* The job at image offset @off, of @left bytes to place: up to the next
+ * cell of the page check, PLACE_JOB at most. */
+static uint64_t job_len(uint64_t off, uint64_t left)
+{
+	uint64_t n = PLACE_JOB - off % PLACE_JOB;	/* to the next cell */
+
+	if (n % PAGE)	/* pages not on page boundaries in the image (an
+			 * expanded compressed one): no cells */
+		n = PLACE_JOB;
+	return n < left ? n : left;
+}
+
 static int queue(struct placer *p, uint64_t dst, uint64_t off, uint64_t len,
 		 enum place_how how)
 {
@@ -357,11 +369,7 @@ static int queue(struct placer *p, uint64_t dst, uint64_t off, uint64_t len,
 
 	pthread_mutex_lock(&p->lock);
 	for (uint64_t at = 0, n; at < len && !ret; at += n) {
-		n = PLACE_JOB - (off + at) % PLACE_JOB;	/* to the next cell */
-		if (n % PAGE)	/* pages not on page boundaries in the image
-				 * (an expanded compressed one): no cells */
-			n = PLACE_JOB;
-		n = n < len - at ? n : len - at;
+		n = job_len(off + at, len - at);
 		if (VEC_ROOM(p->jobs, p->nr_jobs, p->cap_jobs)) {
 			ret = -ENOMEM;
 			break;
@@ -385,10 +393,7 @@ static int place_now(struct placer *p, const struct rst_vma *v)
 			struct place_job j;
 			int err;
 
-			n = PLACE_JOB - (off + at) % PLACE_JOB;
-			if (n % PAGE)
-				n = PLACE_JOB;
-			n = n < len - at ? n : len - at;
+			n = job_len(off + at, len - at);
 			j = (struct place_job){ v->segs[i].addr + at, off + at, n, PLACE_MEM };
 			err = copy_job(p, &j, p->buf);
 			if (err)
