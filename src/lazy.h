@@ -25,6 +25,8 @@ struct lazy_set {
 
 int lazy_set_add(struct lazy_set *s, uint64_t addr, uint64_t npages, uint64_t off);
 void lazy_set_free(struct lazy_set *s);
+/* [start, end) out of @s: 0 or -ENOMEM. */
+int lazy_set_cut(struct lazy_set *s, uint64_t start, uint64_t end);
 
 /* Fork the loader, which serves @ufd (a userfaultfd of @pid's memory, its
  * areas registered) from @img_fd until every page of @pages is in, then

@@ -48,8 +48,6 @@ struct loader {
 };
 
 const struct lazy_run *lazy_set_find(const struct lazy_set *s, uint64_t addr);
-/* [start, end) taken out. */
-int lazy_set_cut(struct lazy_set *s, uint64_t start, uint64_t end);
 /* @pid and every process below it, killed. */
 void lazy_kill_tree(pid_t pid, int depth);
 /* A page that cannot be had: the process is killed, the loader exits. */

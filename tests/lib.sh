@@ -57,9 +57,11 @@ ckpt_bg() {
 	exec timeout --foreground -k 5 $RESTART_TIMEOUT "$CKPT" "$@"
 }
 
+# (By the clock, not by a count of steps: each step is two programs run,
+# which on a slow machine take longer than the sleep.)
 wait_for() {	# FILE PATTERN [SECONDS]
-	local i
-	for ((i = 0; i < ${3:-10} * 100; i++)); do
+	local end=$((SECONDS + ${3:-10} + 1))
+	while ((SECONDS < end)); do
 		grep -q "$2" "$1" 2>/dev/null && return 0
 		sleep 0.01
 	done

@@ -177,6 +177,24 @@ int mm_take_uffd(struct rst_task *t, int flags, int *ufd)
 	return ret ? ret : err;
 }
 
+#ifdef CKPT_TEST_HOOKS
+/* CKPT_TEST_PEEK=1: @v read as someone else may read a process's memory
+ * while it is built (ps, a debugger), a word of every 16th page of its
+ * image's, before it is registered on a userfaultfd: each such page is
+ * the zero page then, not missing. */
+void mm_test_peek(int memfd, const struct rst_vma *v)
+{
+	uint64_t w;
+
+	if (!getenv("CKPT_TEST_PEEK"))
+		return;
+	for (uint32_t i = 0; i < v->nr_segs; i++)
+		for (uint64_t k = 0; k < v->segs[i].npages; k += 16)
+			if (pread(memfd, &w, sizeof(w), (off_t)(v->segs[i].addr + k * PAGE)) < 0)
+				return;
+}
+#endif
+
 /* A buffer for a job's pages: each thread has one, as big as the
  * biggest job (its pages are made at once, membuf.c). */
 static void *job_buffer(const struct placer *p)
@@ -260,6 +278,15 @@ static int place_from(const struct placer *p, const struct place_job *j, uintptr
 			done += n;
 		} else if (!ioctl(p->ufd, UFFDIO_COPY, &k)) {
 			done += k.len;
+		} else if (errno == EEXIST) {
+			/* a page in before the area was registered: the
+			 * zero page of someone's read (ps reading the
+			 * process's cmdline, a debugger), written over */
+			n = pwrite(p->memfd, (void *)(src + done), PAGE,
+				   (off_t)(j->dst + done));
+			if (n != PAGE)
+				return n < 0 ? errno : EIO;
+			done += PAGE;
 		} else {
 			if (errno != EAGAIN || k.copy <= 0)
 				return errno ? errno : EIO;
@@ -457,6 +484,7 @@ int placer_add(struct placer *p, const struct rst_vma *v, enum place_how how)
 	};
 	int ret = 0;
 
+	mm_test_peek(p->memfd, v);
 	if (how == PLACE_UFFD && ioctl(p->ufd, UFFDIO_REGISTER, &reg)) {
 		how = by_write(v);
 		if (how == PLACE_NONE)

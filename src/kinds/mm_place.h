@@ -72,5 +72,16 @@ int placer_end(struct placer *p, int ret);
  * own closed: 0, an errno if none could be made or taken, or a remote
  * call's error (said). */
 int mm_take_uffd(struct rst_task *t, int flags, int *ufd);
+/* The test build's CKPT_TEST_PEEK (mm_place.c): @v's pages read through
+ * @memfd, as ps or a debugger may, before it is registered. */
+#ifdef CKPT_TEST_HOOKS
+void mm_test_peek(int memfd, const struct rst_vma *v);
+#else
+static inline void mm_test_peek(int memfd, const struct rst_vma *v)
+{
+	(void)memfd;
+	(void)v;
+}
+#endif
 
 #endif

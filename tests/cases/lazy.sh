@@ -11,6 +11,7 @@ t lazy_image_corrupt
 t lazy_state
 t lazy_churn
 t lazy_shm
+t lazy_peeked
 t lazy_loader_ends
 t lazy_tree
 t lazy_tree_corrupt
@@ -107,6 +108,32 @@ test_lazy_shm() {
 		[ "${r% *}" -ge $(( ${r#* } * 15 / 16 )) ] ||
 			{ note "$m: resident $r: not all in before it ran"; return 1; }
 	done
+}
+
+# Pages read by someone else before the areas were registered on the
+# loader's userfaultfd (ps reading /proc/PID/cmdline, which is the
+# stack's top; the test build's CKPT_TEST_PEEK reads that and a word of
+# every 16th page of each lazy area) are the zero page then, and the
+# loader's copy would find them in and leave them so: the heap's pages
+# read as zeros, the stack's return addresses too (a jump to 0).  They
+# are written before the process runs.
+test_lazy_peeked() {
+	local d=$WORK/lazy-peeked
+	lazy_start $d/mem 64 || return 1
+	CKPT_TEST_PEEK=1 lazy_restart $d/mem 5 && lazy_pass $d/mem || return 1
+	mkdir -p $d/shm
+	"$PROGS/lazy_shm" $d/shm/go 16 > $d/shm/out 2>&1 < /dev/null &
+	pid=$!
+	wait_for $d/shm/out READY 30 && checkpoint_kill $d/shm $pid &&
+		CKPT_TEST_PEEK=1 lazy_restart $d/shm 20 && lazy_pass $d/shm || return 1
+	# from a page server: those pages asked of it
+	mkdir -p $d/ps
+	"$PROGS/lazy_shm" $d/ps/go 16 > $d/ps/out 2>&1 < /dev/null &
+	pid=$!
+	wait_for $d/ps/out READY 30 && checkpoint_kill $d/ps $pid &&
+		ps_start $d/ps "" 127.0.0.1 &&
+		CKPT_TEST_PEEK=1 ps_restart $d/ps "" 127.0.0.1 $d/ps/img 0 && lazy_pass $d/ps || return 1
+	gone $srv || { note "the server is still there"; return 1; }
 }
 
 # A fork while the loader is still at work: the child's missing pages
