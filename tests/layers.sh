@@ -34,7 +34,7 @@ ORCHESTRATORS="ckpt demo checkpoint tree restart sessions pidns info criu/cli cr
 
 # Files of one kind whose names the rule does not bring together.
 JOIN="files/fifo=files/pipe files/pipebuf=files/pipe
-      files/tcp_repair=files/inet files/dgram=files/inet"
+      files/tcp_repair=files/inet files/tcp_fin=files/inet files/dgram=files/inet"
 
 # Calls between groups let through for now, each "FROM -> TO" with why.
 # Every entry must still be met (a stale one fails): empty it as the
