@@ -128,86 +128,59 @@ static int server_holes_lazy(struct rst_ctx *c, struct rst_task *t, const struct
 	return 0;
 }
 
-/* Up to @max runs of [*at, end) with pages in (present or swapped) into
- * @v, *at moved past what was looked at: how many, or -errno. */
-static long pages_in(int pm, uint64_t *at, uint64_t end, struct pm_region *v, long max)
-{
-	struct pm_scan a = { .size = sizeof(a), .start = *at, .end = end,
-			     .vec = (uintptr_t)v, .vec_len = max,
-			     .category_anyof_mask = PM_IS_PRESENT | PM_IS_SWAPPED,
-			     .return_mask = PM_IS_PRESENT | PM_IS_SWAPPED };
-	uint64_t e[64], to = end - *at > sizeof(e) / 8 * PAGE ? *at + sizeof(e) / 8 * PAGE : end;
-	long n = ioctl(pm, PM_SCAN_IOCTL, &a);
-	ssize_t k;
-
-	if (n >= 0) {
-		*at = a.walk_end > *at ? a.walk_end : end;
-		return n;
-	}
-	/* an older kernel (no PAGEMAP_SCAN): its pagemap, 64 pages a time */
-	k = pread(pm, e, (to - *at) / PAGE * 8, (off_t)(*at / PAGE * 8));
-	if (k < 0)
-		return -errno;
-	n = 0;
-	for (ssize_t i = 0; i < k / 8; i++) {
-		uint64_t a0 = *at + i * PAGE;
-
-		if (!(e[i] >> 62))		/* neither present nor swapped */
-			continue;
-		if (n && v[n - 1].end == a0)
-			v[n - 1].end += PAGE;
-		else if (n < max)
-			v[n++] = (struct pm_region){ a0, a0 + PAGE, 0 };
-	}
-	*at = to;
-	return n;
-}
-
 /* @len bytes of the image at @off into @buf: 0 or an errno (@why: what
- * went wrong, if the page server's).  From the page server where it
- * serves the image, and into its copy, whose holes the loader streams
- * and checks: these bytes, a hole no more, are checked there too. */
-static int image_bytes(struct rst_ctx *c, void *buf, uint64_t len, uint64_t off, char *why)
+ * went wrong, if the page server's).  From a page server, what its copy
+ * of the image has as a hole is asked of it and written there, where
+ * the loader's stream checks it with the rest (the loader takes the
+ * holes after this); the rest is in the copy already. */
+static int image_bytes(struct rst_ctx *c, int sock, char *buf, uint64_t len, uint64_t off,
+		       char *why)
 {
-	int sock = ps_sock_of(c->img_fd);
-	int err;
+	for (uint64_t at = off, next; at < off + len; at = next) {
+		off_t d = sock < 0 ? (off_t)at : lseek(c->img_fd, (off_t)at, SEEK_DATA);
+		int err;
 
-	if (sock < 0)
-		return pread_full(c->img_fd, buf, len, off, NULL);
-	err = ps_get(sock, off, len);
-	if (!err)
-		err = ps_reply(sock, off, len, buf, why, 128);
-	if (err)
-		return -err;
-	return pwrite(c->img_fd, buf, len, (off_t)off) == (ssize_t)len ? 0 : errno ? errno : EIO;
+		if (d == (off_t)at) {	/* data */
+			off_t h = sock < 0 ? (off_t)(off + len) : lseek(c->img_fd, d, SEEK_HOLE);
+
+			next = h < 0 || (uint64_t)h > off + len ? off + len : (uint64_t)h;
+			err = pread_full(c->img_fd, buf + (at - off), next - at, at, NULL);
+			if (err)
+				return err;
+			continue;
+		}
+		next = d < 0 || (uint64_t)d > off + len ? off + len : (uint64_t)d;
+		err = ps_get(sock, at, next - at);
+		if (!err)
+			err = ps_reply(sock, at, next - at, buf + (at - off), why, 128);
+		if (err)
+			return -err;
+		if (pwrite(c->img_fd, buf + (at - off), next - at, (off_t)at) != (ssize_t)(next - at))
+			return EIO;
+	}
+	return 0;
 }
 
-/* The pages of @pages within [a, b) written into @t from the image, and
- * no longer the loader's. */
-static int fill(struct rst_ctx *c, struct rst_task *t, struct lazy_set *pages, uint64_t a,
-		uint64_t b, char *buf)
+/* The pages of @r written into @t from the image. */
+static int fill(struct rst_ctx *c, struct rst_task *t, int sock, const struct lazy_run *r,
+		char *buf)
 {
-	for (size_t i = 0; i < pages->n; i++) {
-		const struct lazy_run *r = &pages->r[i];
-		uint64_t from = a > r->addr ? a : r->addr;
-		uint64_t to = b < r->addr + r->npages * PAGE ? b : r->addr + r->npages * PAGE;
+	for (uint64_t done = 0, n; done < r->npages * PAGE; done += n) {
+		char why[128] = "";
+		ssize_t k = 0;
+		int err;
 
-		for (uint64_t n; from < to; from += n) {
-			char why[128] = "";
-			int err;
-
-			n = to - from < FILL_BUF ? to - from : FILL_BUF;
-			err = image_bytes(c, buf, n, r->off + (from - r->addr), why);
-			if (!err && pwrite(t->rm.memfd, buf, n, (off_t)from) != (ssize_t)n)
-				err = errno ? errno : EIO;
-			if (err)
-				return log_err(c->log, err, "--lazy: pid %d: the page at 0x%llx (image offset %llu)%s%s:",
-					       t->pid, (unsigned long long)from,
-					       (unsigned long long)(r->off + (from - r->addr)),
-					       *why ? ": " : "", why);
-		}
+		n = r->npages * PAGE - done < FILL_BUF ? r->npages * PAGE - done : FILL_BUF;
+		err = image_bytes(c, sock, buf, n, r->off + done, why);
+		if (!err && (k = pwrite(t->rm.memfd, buf, n, (off_t)(r->addr + done))) != (ssize_t)n)
+			err = k < 0 ? errno : EIO;
+		if (err)
+			return log_err(c->log, err, "--lazy: pid %d: the pages at 0x%llx-0x%llx (image offset %llu)%s%s:",
+				       t->pid, (unsigned long long)(r->addr + done),
+				       (unsigned long long)(r->addr + done + n),
+				       (unsigned long long)(r->off + done), *why ? ": " : "", why);
 	}
-	return lazy_set_cut(pages, a, b) ? log_err(c->log, ENOMEM, "--lazy: pid %d:", t->pid) : 0;
+	return 0;
 }
 
 /* Pages in before the areas were registered: anyone's read of the
@@ -215,35 +188,37 @@ static int fill(struct rst_ctx *c, struct rst_task *t, struct lazy_set *pages, u
  * a debugger) maps the zero page there, and the loader's copy, finding
  * a page in (EEXIST), would leave it so: argv's strings and the stack's
  * top read as zeros.  Registered, no page comes in but by the loader;
- * those in are found now and written with their image's bytes
- * (through /proc/PID/mem: the zero page is copied first). */
+ * those in are found now (mm_pages_present()) and written with their
+ * image's bytes (through /proc/PID/mem: the zero page is copied first),
+ * and are no longer the loader's. */
 static int fill_present(struct rst_ctx *c, struct rst_task *t, const struct mm_state *s,
 			struct lazy_set *pages)
 {
-	struct pm_region v[64];
-	char path[64], *buf = NULL;
-	int pm, ret = 0;
+	struct lazy_set found = { 0 };
+	struct pm_scanner sc;
+	int sock = ps_sock_of(c->img_fd), ret = mm_scanner_open(&sc, t->pid);
+	char *buf = NULL;
 
-	snprintf(path, sizeof(path), "/proc/%d/pagemap", t->pid);
-	pm = open(path, O_RDONLY | O_CLOEXEC);
-	if (pm < 0)
-		return log_err(c->log, errno, "--lazy: pid %d: %s:", t->pid, path);
-	for (int i = 0; i < s->nr && !ret; i++) {
-		const struct rst_vma *a = &s->vmas[i];
+	if (ret)
+		return log_err(c->log, ret, "--lazy: pid %d: its pagemap:", t->pid);
+	for (int i = 0; i < s->nr && !ret; i++)
+		if (mm_lazy_area(c, &s->vmas[i]) &&
+		    (ret = mm_pages_present(&sc, &s->vmas[i], &found)))
+			ret = log_err(c->log, ret, "--lazy: pid %d: the pages in at 0x%llx-0x%llx:",
+				      t->pid, (unsigned long long)s->vmas[i].v.start,
+				      (unsigned long long)s->vmas[i].v.end);
+	if (!ret && found.n && !(buf = malloc(FILL_BUF)))
+		ret = log_err(c->log, ENOMEM, "--lazy: pid %d:", t->pid);
+	for (size_t k = 0; k < found.n && !ret; k++) {
+		const struct lazy_run *r = &found.r[k];
 
-		for (uint64_t at = a->v.start; mm_lazy_area(c, a) && at < a->v.end && !ret;) {
-			long n = pages_in(pm, &at, a->v.end, v, 64);
-
-			if (n < 0)
-				ret = log_err(c->log, (int)-n, "--lazy: pid %d: %s:", t->pid, path);
-			if (n > 0 && !buf && !(buf = malloc(FILL_BUF)))
-				ret = log_err(c->log, ENOMEM, "--lazy: pid %d:", t->pid);
-			for (long k = 0; k < n && !ret; k++)
-				ret = fill(c, t, pages, v[k].start, v[k].end, buf);
-		}
+		ret = fill(c, t, sock, r, buf);
+		if (!ret && lazy_set_cut(pages, r->addr, r->addr + r->npages * PAGE))
+			ret = log_err(c->log, ENOMEM, "--lazy: pid %d:", t->pid);
 	}
 	free(buf);
-	close(pm);
+	lazy_set_free(&found);
+	mm_scanner_close(&sc);
 	return ret;
 }
 

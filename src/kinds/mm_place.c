@@ -47,6 +47,7 @@
 #include <linux/userfaultfd.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -177,6 +178,91 @@ int mm_take_uffd(struct rst_task *t, int flags, int *ufd)
 	return ret ? ret : err;
 }
 
+int mm_scanner_open(struct pm_scanner *sc, pid_t pid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/pagemap", pid);
+	sc->no_scan = false;
+#ifdef CKPT_TEST_HOOKS
+	/* the way of a kernel without PAGEMAP_SCAN (before 6.7) */
+	sc->no_scan = getenv("CKPT_TEST_PAGEMAP_READ") != NULL;
+#endif
+	sc->fd = open(path, O_RDONLY | O_CLOEXEC);
+	return sc->fd < 0 ? errno : 0;
+}
+
+void mm_scanner_close(struct pm_scanner *sc)
+{
+	if (sc->fd >= 0)
+		close(sc->fd);
+	sc->fd = -1;
+}
+
+/* Up to @max runs of [*at, end) with pages in (present or swapped) into
+ * @v, *at moved past what was looked at: how many, or -errno. */
+static long pages_in(struct pm_scanner *sc, uint64_t *at, uint64_t end, struct pm_region *v,
+		     long max)
+{
+	struct pm_scan a = { .size = sizeof(a), .start = *at, .end = end,
+			     .vec = (uintptr_t)v, .vec_len = max,
+			     .category_anyof_mask = PM_IS_PRESENT | PM_IS_SWAPPED,
+			     .return_mask = PM_IS_PRESENT | PM_IS_SWAPPED };
+	uint64_t e[512], to = end - *at > sizeof(e) / 8 * PAGE ? *at + sizeof(e) / 8 * PAGE : end;
+	long n = sc->no_scan ? -1 : ioctl(sc->fd, PM_SCAN_IOCTL, &a);
+	ssize_t k;
+
+	if (n >= 0) {
+		*at = a.walk_end > *at ? a.walk_end : end;
+		return n;
+	}
+	/* an older kernel (no PAGEMAP_SCAN): its pagemap, 512 pages a read */
+	sc->no_scan = true;
+	k = pread(sc->fd, e, (to - *at) / PAGE * 8, (off_t)(*at / PAGE * 8));
+	if (k < 0)
+		return -errno;
+	n = 0;
+	to = *at + k / 8 * PAGE;
+	for (ssize_t i = 0; i < k / 8; i++) {
+		uint64_t a0 = *at + i * PAGE;
+
+		if (!(e[i] >> 62))		/* neither present nor swapped */
+			continue;
+		if (n && v[n - 1].end == a0) {
+			v[n - 1].end += PAGE;
+		} else if (n == max) {		/* the rest next time */
+			to = a0;
+			break;
+		} else {
+			v[n++] = (struct pm_region){ a0, a0 + PAGE, 0 };
+		}
+	}
+	*at = k > 0 ? to : end;
+	return n;
+}
+
+int mm_pages_present(struct pm_scanner *sc, const struct rst_vma *v, struct lazy_set *found)
+{
+	struct pm_region r[64];
+
+	for (uint32_t i = 0; i < v->nr_segs; i++) {
+		const struct page_seg *g = &v->segs[i];
+		uint64_t end = g->addr + g->npages * PAGE;
+
+		for (uint64_t at = g->addr; at < end;) {
+			long n = pages_in(sc, &at, end, r, 64);
+
+			if (n < 0)
+				return (int)-n;
+			for (long k = 0; k < n; k++)
+				if (lazy_set_add(found, r[k].start, (r[k].end - r[k].start) / PAGE,
+						 g->off + (r[k].start - g->addr)))
+					return ENOMEM;
+		}
+	}
+	return 0;
+}
+
 #ifdef CKPT_TEST_HOOKS
 /* CKPT_TEST_PEEK=1: @v read as someone else may read a process's memory
  * while it is built (ps, a debugger), a word of every 16th page of its
@@ -223,7 +309,8 @@ int placer_begin(struct rst_ctx *c, struct rst_task *t, const struct mm_state *s
 	int ret;
 
 	*p = (struct placer){ .ufd = -1, .img_fd = -1, .thp = thp_mode(), .log = c->log,
-			      .pin = &c->pin, .pid = t->pid, .memfd = t->rm.memfd, .ctx = c };
+			      .pin = &c->pin, .pid = t->pid, .memfd = t->rm.memfd, .ctx = c,
+			      .scan = { .fd = -1 } };
 	if (open_image(c, p))
 		return 0;
 	for (int i = 0; i < s->nr; i++) {
@@ -247,7 +334,7 @@ int placer_begin(struct rst_ctx *c, struct rst_task *t, const struct mm_state *s
 	ret = mm_take_uffd(t, O_CLOEXEC | O_NONBLOCK | UFFD_USER_MODE_ONLY, &p->ufd);
 	if (ret < 0)
 		return ret;
-	if (ret || ioctl(p->ufd, UFFDIO_API, &api)) {
+	if (ret || ioctl(p->ufd, UFFDIO_API, &api) || (ret = mm_scanner_open(&p->scan, t->pid))) {
 		log_info(c->log, "pid %d: no userfaultfd for its pages (%s): the others' way",
 			 t->pid, strerror(ret ? ret : errno));
 		if (p->ufd >= 0)
@@ -279,14 +366,8 @@ static int place_from(const struct placer *p, const struct place_job *j, uintptr
 		} else if (!ioctl(p->ufd, UFFDIO_COPY, &k)) {
 			done += k.len;
 		} else if (errno == EEXIST) {
-			/* a page in before the area was registered: the
-			 * zero page of someone's read (ps reading the
-			 * process's cmdline, a debugger), written over */
-			n = pwrite(p->memfd, (void *)(src + done), PAGE,
-				   (off_t)(j->dst + done));
-			if (n != PAGE)
-				return n < 0 ? errno : EIO;
-			done += PAGE;
+			done += PAGE;	/* in before the area was registered:
+					 * written then (write_present()) */
 		} else {
 			if (errno != EAGAIN || k.copy <= 0)
 				return errno ? errno : EIO;
@@ -476,6 +557,33 @@ static int thread_error(struct placer *p)
 		       (unsigned long long)at);
 }
 
+/* @v, just registered: the pages someone's read put in before (the
+ * zero page: mm_pages_present()) written now, by ckpt's thread while
+ * the area is writable, where the copies will find them in. */
+static int write_present(struct placer *p, const struct rst_vma *v)
+{
+	struct lazy_set found = { 0 };
+	int err = mm_pages_present(&p->scan, v, &found);
+
+	for (size_t k = 0; k < found.n && !err; k++) {
+		const struct lazy_run *r = &found.r[k];
+
+		for (uint64_t done = 0, n; done < r->npages * PAGE && !err; done += n) {
+			ssize_t w = 0;
+
+			n = r->npages * PAGE - done < p->buf_len ? r->npages * PAGE - done : p->buf_len;
+			err = pread_full(p->img_fd, p->buf, n, r->off + done, NULL);
+			if (!err && (w = pwrite(p->memfd, p->buf, n, (off_t)(r->addr + done))) != (ssize_t)n)
+				err = w < 0 ? errno : EIO;
+		}
+	}
+	lazy_set_free(&found);
+	if (err)
+		return log_err(p->log, err, "pid %d: the pages already in area 0x%llx-0x%llx:",
+			       p->pid, (unsigned long long)v->v.start, (unsigned long long)v->v.end);
+	return 0;
+}
+
 int placer_add(struct placer *p, const struct rst_vma *v, enum place_how how)
 {
 	struct uffdio_register reg = {
@@ -496,6 +604,9 @@ int placer_add(struct placer *p, const struct rst_vma *v, enum place_how how)
 			return log_err(p->log, ENOMEM, "pid %d: placing pages:", p->pid);
 		}
 		p->areas[p->nr_areas++] = v;
+		ret = write_present(p, v);
+		if (ret)
+			return ret;
 	}
 	if (!p->started)
 		start(p);
@@ -557,10 +668,11 @@ int placer_end(struct placer *p, int ret)
 	}
 	if (p->ufd >= 0)
 		close(p->ufd);
+	mm_scanner_close(&p->scan);
 	if (p->buf)
 		membuf_put(p->buf, p->buf_len);
 	free(p->jobs);
 	free(p->areas);
-	*p = (struct placer){ .ufd = -1, .memfd = -1, .img_fd = -1 };
+	*p = (struct placer){ .ufd = -1, .memfd = -1, .img_fd = -1, .scan = { .fd = -1 } };
 	return ret;
 }

@@ -19,9 +19,17 @@ enum place_how { PLACE_NONE, PLACE_UFFD, PLACE_MEM, PLACE_NOW };
 struct place_job;
 struct pin;
 
+/* Where a process's pages are in (its pagemap). */
+struct pm_scanner {
+	int fd;
+	bool no_scan;	/* no PAGEMAP_SCAN here: the pagemap read */
+};
+
+
 /* One process's placing, from placer_begin() to placer_end(). */
 struct placer {
 	int ufd;		/* the puppet's userfaultfd, taken; -1: none */
+	struct pm_scanner scan;	/* its pagemap, with the userfaultfd */
 	int memfd;		/* its /proc/PID/mem, ckpt's (remote.h) */
 	int thp;		/* THP_x: this kernel's transparent huge pages */
 	pid_t pid;
@@ -72,6 +80,15 @@ int placer_end(struct placer *p, int ret);
  * own closed: 0, an errno if none could be made or taken, or a remote
  * call's error (said). */
 int mm_take_uffd(struct rst_task *t, int flags, int *ufd);
+struct lazy_set;
+int mm_scanner_open(struct pm_scanner *sc, pid_t pid);	/* 0 or an errno */
+void mm_scanner_close(struct pm_scanner *sc);
+/* The pages of @v's image already in memory, added to @found (address,
+ * pages, image offset): 0 or an errno.  Before an area is registered on
+ * a userfaultfd, anyone's read of it (ps reading the process's cmdline,
+ * a debugger) maps the zero page there, which a copy would then find
+ * in (EEXIST); registered, none comes in but by the copy. */
+int mm_pages_present(struct pm_scanner *sc, const struct rst_vma *v, struct lazy_set *found);
 /* The test build's CKPT_TEST_PEEK (mm_place.c): @v's pages read through
  * @memfd, as ps or a debugger may, before it is registered. */
 #ifdef CKPT_TEST_HOOKS

@@ -672,7 +672,7 @@ static int mm_build(struct rst_ctx *c, struct rst_task *t, struct mm_state *s)
 	const struct mm_state *ps = premapped_parent(c, t);
 	const struct rst_vma **keep = calloc(s->nr + 1, sizeof(*keep));
 	struct open_set os = { 0 };
-	struct placer pl = { .ufd = -1, .memfd = -1, .img_fd = -1 };
+	struct placer pl = { .ufd = -1, .memfd = -1, .img_fd = -1, .scan = { .fd = -1 } };
 	int ret = keep ? 0 : log_err(c->log, ENOMEM, "mm:"), end;
 
 	/* the areas' mmap, mprotect, madvise: in as few stops as can be */

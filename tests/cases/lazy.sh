@@ -121,6 +121,10 @@ test_lazy_peeked() {
 	local d=$WORK/lazy-peeked
 	lazy_start $d/mem 64 || return 1
 	CKPT_TEST_PEEK=1 lazy_restart $d/mem 5 && lazy_pass $d/mem || return 1
+	# the same where the kernel has no PAGEMAP_SCAN: the pagemap read
+	lazy_start $d/old 64 || return 1
+	CKPT_TEST_PEEK=1 CKPT_TEST_PAGEMAP_READ=1 lazy_restart $d/old 5 &&
+		lazy_pass $d/old || return 1
 	mkdir -p $d/shm
 	"$PROGS/lazy_shm" $d/shm/go 16 > $d/shm/out 2>&1 < /dev/null &
 	pid=$!
