@@ -136,13 +136,14 @@ static int server_holes_lazy(struct rst_ctx *c, struct rst_task *t, const struct
 static int image_bytes(struct rst_ctx *c, int sock, char *buf, uint64_t len, uint64_t off,
 		       char *why)
 {
+	if (sock < 0)
+		return pread_full(c->img_fd, buf, len, off, NULL);
 	for (uint64_t at = off, next; at < off + len; at = next) {
-		off_t d = sock < 0 ? (off_t)at : lseek(c->img_fd, (off_t)at, SEEK_DATA);
+		off_t d = lseek(c->img_fd, (off_t)at, SEEK_DATA), h;
 		int err;
 
-		if (d == (off_t)at) {	/* data */
-			off_t h = sock < 0 ? (off_t)(off + len) : lseek(c->img_fd, d, SEEK_HOLE);
-
+		if (d == (off_t)at) {	/* in the copy */
+			h = lseek(c->img_fd, d, SEEK_HOLE);
 			next = h < 0 || (uint64_t)h > off + len ? off + len : (uint64_t)h;
 			err = pread_full(c->img_fd, buf + (at - off), next - at, at, NULL);
 			if (err)

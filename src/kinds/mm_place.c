@@ -492,23 +492,34 @@ static int queue(struct placer *p, uint64_t dst, uint64_t off, uint64_t len,
 
 /* @v's pages in now, by ckpt's thread (PLACE_NOW), in the jobs
  * queue() would cut. */
+/* [dst, dst + len) from image offset @off, written to /proc/PID/mem by
+ * ckpt's thread now, in jobs as the queue cuts them (a job that is a
+ * cell of the page check takes its checksum). */
+static int write_now(struct placer *p, uint64_t dst, uint64_t off, uint64_t len)
+{
+	for (uint64_t at = 0, n; at < len; at += n) {
+		struct place_job j;
+		int err;
+
+		n = job_len(off + at, len - at);
+		j = (struct place_job){ dst + at, off + at, n, PLACE_MEM };
+		err = copy_job(p, &j, p->buf);
+		if (err)
+			return log_err(p->log, err, "pid %d: placing pages at 0x%llx:",
+				       p->pid, (unsigned long long)j.dst);
+	}
+	return 0;
+}
+
 static int place_now(struct placer *p, const struct rst_vma *v)
 {
 	for (uint32_t i = 0; i < v->nr_segs; i++) {
-		uint64_t len = v->segs[i].npages * PAGE, off = v->segs[i].off;
+		uint64_t len = v->segs[i].npages * PAGE;
+		int err = write_now(p, v->segs[i].addr, v->segs[i].off, len);
 
-		for (uint64_t at = 0, n; at < len; at += n) {
-			struct place_job j;
-			int err;
-
-			n = job_len(off + at, len - at);
-			j = (struct place_job){ v->segs[i].addr + at, off + at, n, PLACE_MEM };
-			err = copy_job(p, &j, p->buf);
-			if (err)
-				return log_err(p->log, err, "pid %d: placing pages at 0x%llx:",
-					       p->pid, (unsigned long long)j.dst);
-			progress_add(p->log, n);
-		}
+		if (err)
+			return err;
+		progress_add(p->log, len);
 	}
 	p->bytes += v->pages_len;
 	p->nr_placed++;
@@ -565,23 +576,13 @@ static int write_present(struct placer *p, const struct rst_vma *v)
 	struct lazy_set found = { 0 };
 	int err = mm_pages_present(&p->scan, v, &found);
 
-	for (size_t k = 0; k < found.n && !err; k++) {
-		const struct lazy_run *r = &found.r[k];
-
-		for (uint64_t done = 0, n; done < r->npages * PAGE && !err; done += n) {
-			ssize_t w = 0;
-
-			n = r->npages * PAGE - done < p->buf_len ? r->npages * PAGE - done : p->buf_len;
-			err = pread_full(p->img_fd, p->buf, n, r->off + done, NULL);
-			if (!err && (w = pwrite(p->memfd, p->buf, n, (off_t)(r->addr + done))) != (ssize_t)n)
-				err = w < 0 ? errno : EIO;
-		}
-	}
-	lazy_set_free(&found);
 	if (err)
-		return log_err(p->log, err, "pid %d: the pages already in area 0x%llx-0x%llx:",
-			       p->pid, (unsigned long long)v->v.start, (unsigned long long)v->v.end);
-	return 0;
+		err = log_err(p->log, err, "pid %d: the pages already in area 0x%llx-0x%llx:",
+			      p->pid, (unsigned long long)v->v.start, (unsigned long long)v->v.end);
+	for (size_t k = 0; k < found.n && !err; k++)
+		err = write_now(p, found.r[k].addr, found.r[k].off, found.r[k].npages * PAGE);
+	lazy_set_free(&found);
+	return err;
 }
 
 int placer_add(struct placer *p, const struct rst_vma *v, enum place_how how)

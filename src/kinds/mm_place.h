@@ -16,6 +16,7 @@ enum { THP_NEVER, THP_MADVISE, THP_ALWAYS };
  * the build (MEM) or at once, while the area is writable (NOW). */
 enum place_how { PLACE_NONE, PLACE_UFFD, PLACE_MEM, PLACE_NOW };
 
+struct lazy_set;
 struct place_job;
 struct pin;
 
@@ -24,7 +25,6 @@ struct pm_scanner {
 	int fd;
 	bool no_scan;	/* no PAGEMAP_SCAN here: the pagemap read */
 };
-
 
 /* One process's placing, from placer_begin() to placer_end(). */
 struct placer {
@@ -80,7 +80,6 @@ int placer_end(struct placer *p, int ret);
  * own closed: 0, an errno if none could be made or taken, or a remote
  * call's error (said). */
 int mm_take_uffd(struct rst_task *t, int flags, int *ufd);
-struct lazy_set;
 int mm_scanner_open(struct pm_scanner *sc, pid_t pid);	/* 0 or an errno */
 void mm_scanner_close(struct pm_scanner *sc);
 /* The pages of @v's image already in memory, added to @found (address,
