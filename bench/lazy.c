@@ -3,7 +3,9 @@
  * checkpointed and restarted): the first clock read after the gap is its
  * first instruction after restart; then it reads one word of every page
  * (each page in: on touch, or the loader's already) and says both
- * times, in ns since the epoch, to OUT; then waits to be killed.  usage: lazy MIB OUT */
+ * times, in ns since the epoch, to OUT; then waits to be killed.
+ * LAZY_SHARED=1: the memory is shared anonymous memory instead.
+ * usage: lazy MIB OUT */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +26,8 @@ int main(int argc, char **argv)
 {
 	size_t len = (argc > 2 ? strtoul(argv[1], NULL, 0) : 64) << 20;
 	volatile unsigned char *mem = mmap(NULL, len, PROT_READ | PROT_WRITE,
-					    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+					    (getenv("LAZY_SHARED") ? MAP_SHARED : MAP_PRIVATE) |
+					    MAP_ANONYMOUS, -1, 0);
 	long long last, t, first, all;
 	unsigned long sum = 0;
 	FILE *f;

@@ -9,11 +9,17 @@
 # bytes from the server over its time).  After the modes of each size,
 # the limit the loader is held to in the same run: the image placed into
 # fresh memory by batched UFFDIO_COPY (bench/hwlimit.c), on one CPU and
-# on all, and the loader's speed as a share of it.
-# usage: bench/lazy.sh [--page-server] [CKPT] [MIB...]
+# on all, and the loader's speed as a share of it.  With --shared the
+# process's memory is shared anonymous memory (MAP_SHARED), which the
+# loader serves by its object (src/lazy_shm.c).
+# usage: bench/lazy.sh [--shared] [--page-server] [CKPT] [MIB...]
 set -u
 cd "$(dirname "$0")/.."
 MODES="plain lazy"
+if [ "${1:-}" = --shared ]; then
+	export LAZY_SHARED=1
+	shift
+fi
 if [ "${1:-}" = --page-server ]; then
 	MODES="plain lazy server"
 	shift

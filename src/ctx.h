@@ -186,6 +186,9 @@ struct rst_ctx {
 	 * one started, mm_lazy.c); if none did, restart checks them before
 	 * the tree runs */
 	bool lazy_checks;
+	/* --lazy may leave shared anonymous memory to the loader too
+	 * (mm_lazy_shm.c: the kernel and ckpt's rights allow it) */
+	bool lazy_shm;
 	bool released;		/* every task let go: the restart is done */
 	/* an incremental image's parents (chain.c), its PAGES_AT records'
 	 * files 1..nr_chain: chain_fd[k - 1], checked, open until the end */

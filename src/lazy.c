@@ -15,6 +15,9 @@
  * those its parent still missed then (copies fail with EAGAIN until the
  * fork's event is read, so no page falls in between).
  *
+ * Shared anonymous memory is served by its object, not by area
+ * (lazy_shm.c).
+ *
  * With restart --page-server the image is a memfd with holes where the
  * lazy pages' data was (pageserver.c): the loader asks the server for
  * those, and streams every PAGES payload through in order to check its
@@ -137,7 +140,7 @@ int lazy_set_cut(struct lazy_set *s, uint64_t start, uint64_t end)
 }
 
 /* What was at [from, from + len) is now at @to (mremap). */
-static int set_move(struct lazy_set *s, uint64_t from, uint64_t to, uint64_t len)
+int lazy_set_move(struct lazy_set *s, uint64_t from, uint64_t to, uint64_t len)
 {
 	struct lazy_set moved = { 0 };
 	int ret = 0;
@@ -159,7 +162,7 @@ static int set_move(struct lazy_set *s, uint64_t from, uint64_t to, uint64_t len
 	return ret;
 }
 
-static int set_copy(struct lazy_set *to, const struct lazy_set *from)
+int lazy_set_copy(struct lazy_set *to, const struct lazy_set *from)
 {
 	to->r = malloc((from->n ? from->n : 1) * sizeof(*to->r));
 	if (!to->r)
@@ -346,9 +349,12 @@ static int serve(struct loader *l, struct lazy_mm *m, uint64_t a)
 {
 	const struct lazy_run *r = lazy_set_find(&m->valid, a);
 	struct uffdio_range wake = { a, PAGE };
-	uint64_t done = 0;
+	uint64_t done = 0, o;
+	size_t k;
 	int ret;
 
+	if (lazy_shm_find(l, m, a, &k, &o))
+		return lazy_shm_serve(l, m, k, o, a);
 	if (r && lazy_net_has(l, r->off + (a - r->addr))) {
 		l->on_fault += lazy_net_fault(l, r->off + (a - r->addr));
 		ret = m->dead ? 1 : lazy_set_find(&m->pending, a) ? -EAGAIN : 0;
@@ -379,10 +385,21 @@ static int serve(struct loader *l, struct lazy_mm *m, uint64_t a)
 
 static void fault(struct loader *l, struct lazy_mm *m, const struct uffd_msg *msg)
 {
-	uint64_t a = msg->arg.pagefault.address & ~(PAGE - 1);
+	uint64_t a = msg->arg.pagefault.address & ~(PAGE - 1), o;
+	bool minor = msg->arg.pagefault.flags & UFFD_PAGEFAULT_FLAG_MINOR;
+	size_t k;
 
 	if (!m->pid)
 		m->pid = msg->arg.pagefault.feat.ptid;
+	/* (a minor fault is of shared memory: its map is read again if
+	 * it does not know the page) */
+	if ((m->rescan || (minor && !lazy_shm_find(l, m, a, &k, &o))) &&
+	    lazy_shm_rescan(l, m))
+		lazy_fetch_failed(l, m, a, 0, ENOMEM);
+	if (minor && !lazy_shm_find(l, m, a, &k, &o)) {
+		lazy_shm_foreign(m, a);
+		return;
+	}
 	if (serve(l, m, a) == -EAGAIN && m->nr_retry < MAX_RETRY)
 		m->retry[m->nr_retry++] = a;
 }
@@ -392,8 +409,8 @@ static void add_mm(struct loader *l, int ufd, const struct lazy_mm *parent)
 	struct lazy_mm *m = calloc(1, sizeof(*m));
 	void *p = l->nr == l->cap ? realloc(l->mm, (l->cap = l->cap * 2 + 4) * sizeof(m)) : l->mm;
 
-	if (!m || !p || set_copy(&m->pending, &parent->pending) ||
-	    set_copy(&m->valid, &parent->valid))
+	if (!m || !p || lazy_set_copy(&m->pending, &parent->pending) ||
+	    lazy_set_copy(&m->valid, &parent->valid) || lazy_shm_fork(l, m, parent))
 		lazy_fetch_failed(l, m ? m : (struct lazy_mm *)parent, 0, 0, ENOMEM);
 	l->mm = p;
 	m->ufd = ufd;
@@ -422,13 +439,20 @@ static int drain(struct loader *l, size_t k)
 			break;
 		case UFFD_EVENT_REMAP:
 			m->moved = true;
-			bad |= set_move(&m->pending, msg[i].arg.remap.from,
+			bad |= lazy_set_move(&m->pending, msg[i].arg.remap.from,
 					msg[i].arg.remap.to, msg[i].arg.remap.len);
-			bad |= set_move(&m->valid, msg[i].arg.remap.from,
+			bad |= lazy_set_move(&m->valid, msg[i].arg.remap.from,
 					msg[i].arg.remap.to, msg[i].arg.remap.len);
+			bad |= lazy_shm_move(l, m, msg[i].arg.remap.from,
+					     msg[i].arg.remap.to, msg[i].arg.remap.len);
 			break;
-		case UFFD_EVENT_REMOVE:
 		case UFFD_EVENT_UNMAP:
+			bad |= lazy_shm_unmap(l, m, msg[i].arg.remove.start, msg[i].arg.remove.end);
+			/* fall through */
+		case UFFD_EVENT_REMOVE:
+			if (msg[i].event == UFFD_EVENT_REMOVE)
+				bad |= lazy_shm_removed(l, m, msg[i].arg.remove.start,
+							msg[i].arg.remove.end);
 			bad |= lazy_set_cut(&m->pending, msg[i].arg.remove.start, msg[i].arg.remove.end);
 			bad |= lazy_set_cut(&m->valid, msg[i].arg.remove.start, msg[i].arg.remove.end);
 			break;
@@ -477,6 +501,7 @@ static void drop_mm(struct loader *l, size_t k)
 	struct lazy_mm *m = l->mm[k];
 
 	close(m->ufd);	/* its areas are plain ones again */
+	lazy_shm_drop(l, m);
 	lazy_set_free(&m->pending);
 	lazy_set_free(&m->valid);
 	free(m);
@@ -531,6 +556,9 @@ static void background(struct loader *l, size_t *rr, bool readable)
 	}
 	if (!l->nr)
 		return;
+	/* shared memory first: every process mapping it waits for it */
+	if (lazy_shm_step(l, &l->obj_rr))
+		return;
 	*rr = (*rr + 1) % l->nr;
 	if (l->mm[*rr]->pending.n && step(l, l->mm[*rr]))
 		lost(l, *rr);
@@ -573,7 +601,8 @@ static _Noreturn void run(struct loader *l)
 			if (l->mm[k]->dead)
 				lost(l, k);
 		for (size_t k = 0; k < l->nr; k++)
-			if (!l->mm[k]->pending.n && !l->mm[k]->nr_retry)
+			if (!l->mm[k]->pending.n && !l->mm[k]->nr_retry &&
+			    !lazy_shm_busy(l, l->mm[k]))
 				drop_mm(l, k--);
 		if (!l->nr && !streaming(l))
 			break;
@@ -628,15 +657,15 @@ static void keep_fds(int a, int b, int c, int d)
 }
 
 pid_t lazy_loader_start(struct ckpt_log *log, pid_t pid, pid_t tree, int ufd, int img_fd,
-			struct lazy_set *pages, const struct ir_span *spans,
-			size_t nr_spans, const struct pin *pin)
+			struct lazy_set *pages, struct lazy_shm *shm,
+			const struct ir_span *spans, size_t nr_spans, const struct pin *pin)
 {
 	struct loader l = { .log = *log, .root = pid, .tree = tree, .img_fd = img_fd,
 			    .t0 = log_now() };
 	struct lazy_mm m = { .ufd = ufd, .pid = pid, .pending = *pages };
 	struct stat st;
 	pid_t child;
-	int sock;
+	int sock, err;
 
 	child = fork();
 	if (child < 0)
@@ -664,10 +693,15 @@ pid_t lazy_loader_start(struct ckpt_log *log, pid_t pid, pid_t tree, int ufd, in
 	l.buf = malloc(CHUNK_PAGES * PAGE);
 	if (!fstat(img_fd, &st) && st.st_size > 0)
 		l.img_len = st.st_size;
-	if (!l.buf || set_copy(&m.valid, pages))
+	if (!l.buf || lazy_set_copy(&m.valid, pages))
 		lazy_fetch_failed(&l, &m, 0, 0, ENOMEM);
 	add_mm(&l, ufd, &m);
 	l.mm[0]->pid = pid;
+	if ((err = lazy_shm_start(&l, l.mm[0], shm))) {
+		log_err(&l.log, err, "lazy restart: pid %d: its shared memory:", pid);
+		lazy_kill_tree(tree, 0);
+		_exit(1);
+	}
 	l.spans = spans;
 	l.nr_spans = nr_spans;
 	if (sock < 0)

@@ -27,6 +27,36 @@ int lazy_set_add(struct lazy_set *s, uint64_t addr, uint64_t npages, uint64_t of
 void lazy_set_free(struct lazy_set *s);
 /* [start, end) out of @s: 0 or -ENOMEM. */
 int lazy_set_cut(struct lazy_set *s, uint64_t start, uint64_t end);
+/* The run holding @addr, or NULL. */
+const struct lazy_run *lazy_set_find(const struct lazy_set *s, uint64_t addr);
+/* What was at [from, from + len) is now at @to: 0 or -ENOMEM. */
+int lazy_set_move(struct lazy_set *s, uint64_t from, uint64_t to, uint64_t len);
+/* @to made a copy of @from: 0 or -ENOMEM. */
+int lazy_set_copy(struct lazy_set *to, const struct lazy_set *from);
+
+/* A shared anonymous memory object left to the loader (mm_lazy_shm.c
+ * makes it ready, lazy_shm.c serves it): mapped whole at @view in ckpt
+ * (the loader inherits the mapping), every page of the image's there
+ * allocated but not yet written; those in @pending by object offset
+ * (addr: the offset in the object, off: the image's). */
+struct lazy_obj {
+	char *view;
+	uint64_t size;
+	uint64_t dev, ino;	/* as /proc/PID/maps shows them */
+	struct lazy_set pending;
+	/* the loader's: the object's file, and the offsets a REMOVE
+	 * event named (lazy_shm.c) */
+	int fd;
+	struct lazy_set touched;
+};
+
+/* A process's objects, and where it maps each: @maps[k] the areas of
+ * object k (addr: where, off: the object's offset there). */
+struct lazy_shm {
+	struct lazy_obj *obj;
+	struct lazy_set *maps;
+	size_t nr;
+};
 
 /* Fork the loader, which serves @ufd (a userfaultfd of @pid's memory, its
  * areas registered) from @img_fd until every page of @pages is in, then
@@ -36,9 +66,10 @@ int lazy_set_cut(struct lazy_set *s, uint64_t start, uint64_t end);
 struct ckpt_log;
 struct ir_span;
 /* @spans: the image's PAGES checksums, for the loader to check. */
+/* @shm: its shared memory objects (the loader takes them over). */
 pid_t lazy_loader_start(struct ckpt_log *log, pid_t pid, pid_t tree, int ufd, int img_fd,
-			struct lazy_set *pages, const struct ir_span *spans,
-			size_t nr_spans, const struct pin *pin);
+			struct lazy_set *pages, struct lazy_shm *shm,
+			const struct ir_span *spans, size_t nr_spans, const struct pin *pin);
 
 /* Whether the pages of an area like @v may be left to the loader
  * (restart adds conditions, mm_lazy.c; a page server, pageserver.c, sees

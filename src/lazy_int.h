@@ -25,6 +25,8 @@ struct lazy_mm {
 	unsigned int stuck;	/* steps in a row that placed nothing */
 	bool dead;		/* its memory went (ESRCH) */
 	bool moved;		/* mremap: offsets no longer grow with addresses */
+	struct lazy_set *shm;	/* where it maps each object (lazy_shm.c) */
+	bool rescan;		/* that to be read again from /proc */
 };
 
 struct loader {
@@ -45,9 +47,11 @@ struct loader {
 	size_t nr_spans;
 	unsigned int delay_ms;	/* test build: a pause between steps */
 	struct lazy_net *net;	/* restart --page-server (lazy_net.c) */
+	struct lazy_obj *obj;	/* shared memory objects (lazy_shm.c) */
+	size_t nr_obj, obj_rr;
+	int self_ufd;		/* their views' userfaultfd */
 };
 
-const struct lazy_run *lazy_set_find(const struct lazy_set *s, uint64_t addr);
 /* @pid and every process below it, killed. */
 void lazy_kill_tree(pid_t pid, int depth);
 /* A page that cannot be had: the process is killed, the loader exits. */
@@ -57,6 +61,34 @@ _Noreturn void lazy_fetch_failed(struct loader *l, struct lazy_mm *m, uint64_t a
  * its memory is gone, -EAGAIN (*done: those in) while its map changes. */
 int lazy_place(struct loader *l, struct lazy_mm *m, uint64_t addr, uint64_t len,
 	       const char *src, uint64_t off, uint64_t *done);
+
+/* lazy_shm.c: the shared memory objects of @in, @m's, taken over (the
+ * views registered on the loader's own userfaultfd): 0 or an errno. */
+int lazy_shm_start(struct loader *l, struct lazy_mm *m, struct lazy_shm *in);
+/* Whether @a is in an object @m maps: its index and offset there. */
+bool lazy_shm_find(const struct loader *l, const struct lazy_mm *m, uint64_t a,
+		   size_t *k, uint64_t *o);
+/* A touched page @a of object @k at offset @o: as serve() (lazy.c). */
+int lazy_shm_serve(struct loader *l, struct lazy_mm *m, size_t k, uint64_t o, uint64_t a);
+/* One background step on an object with pages still pending: whether
+ * there was one. */
+bool lazy_shm_step(struct loader *l, size_t *rr);
+/* Whether @m maps an object with pages still pending. */
+bool lazy_shm_busy(const struct loader *l, const struct lazy_mm *m);
+/* @m's map kept true: a fork's copy, an unmap, a move, a map made by
+ * mremap of old size 0 (read again from /proc: the event says not
+ * where it ends).  0 or -ENOMEM. */
+int lazy_shm_fork(const struct loader *l, struct lazy_mm *to, const struct lazy_mm *from);
+int lazy_shm_unmap(const struct loader *l, struct lazy_mm *m, uint64_t start, uint64_t end);
+int lazy_shm_move(const struct loader *l, struct lazy_mm *m, uint64_t from, uint64_t to,
+		  uint64_t len);
+int lazy_shm_rescan(const struct loader *l, struct lazy_mm *m);
+void lazy_shm_foreign(struct lazy_mm *m, uint64_t a);
+/* A REMOVE event of @m's (MADV_DONTNEED or MADV_REMOVE): its pages of
+ * objects noted.  0 or -ENOMEM. */
+int lazy_shm_removed(const struct loader *l, const struct lazy_mm *m, uint64_t start,
+		     uint64_t end);
+void lazy_shm_drop(const struct loader *l, struct lazy_mm *m);
 
 /* lazy_net.c: the pages of a page server's image (restart --page-server).
  * Its connection @sock: 0 or -ENOMEM. */

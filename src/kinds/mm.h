@@ -57,6 +57,8 @@ struct shm_first {
 	uint64_t start, end, pgoff;
 	uint64_t base, size;	/* the object: the lowest offset any area
 				 * maps, and how far beyond it they reach */
+	bool tasks;		/* mapped by more than one process */
+	bool eager;		/* --lazy: loaded whole (an area of it must be) */
 };
 
 /* A shared anonymous memory object in the image, found again by its
@@ -153,12 +155,28 @@ void mm_track_end(struct cpt_ctx *c, bool killed);
 void mm_track_free(struct mm_track *tr);
 /* mm_load.c: the first area of shared anonymous object @id, NULL if
  * none. */
-const struct shm_first *mm_shm_first(struct rst_ctx *c, uint32_t id);
+const struct shm_first *mm_shm_first(const struct rst_ctx *c, uint32_t id);
+/* Each object with an area @eager says yes to marked eager. */
+void mm_shm_mark(struct rst_ctx *c, bool (*eager)(const struct rst_vma *v));
 /* mm_lazy.c: restart --lazy.  Whether @v's pages are left to the
  * loader; the image refused if it cannot be restarted so; the loader
  * started for @t, its areas registered. */
 bool mm_lazy_area(const struct rst_ctx *c, const struct rst_vma *v);
 int mm_lazy_check(struct rst_ctx *c);
 int mm_lazy_start(struct rst_ctx *c, struct rst_task *t, struct mm_state *s);
+/* mm_lazy_shm.c: its shared anonymous memory.  Whether the loader may
+ * take any (c->lazy_shm), and @v; the objects of @t's lazy areas (their
+ * fds in *@fds, the caller's to free with them); pages of @v at
+ * [addr, addr + len) pending no more; the objects made ready for the
+ * loader (pages allocated, views mapped). */
+struct lazy_shm;
+void mm_lazy_shm_check(struct rst_ctx *c);
+bool mm_lazy_shm_area(const struct rst_ctx *c, const struct rst_vma *v);
+int mm_lazy_shm_gather(struct rst_ctx *c, struct rst_task *t, const struct mm_state *s,
+		       struct lazy_shm *out, int **fds);
+int mm_lazy_shm_cut(struct rst_ctx *c, const struct rst_vma *v, struct lazy_shm *out,
+		    uint64_t addr, uint64_t len);
+int mm_lazy_shm_ready(struct rst_ctx *c, struct rst_task *t, struct lazy_shm *out, int *fds);
+void mm_lazy_shm_free(struct lazy_shm *out, int *fds);
 
 #endif

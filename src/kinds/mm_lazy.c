@@ -4,8 +4,9 @@
  * whoever makes it), taken by ckpt (pidfd_getfd) and closed there again,
  * so the process never sees it in its fd table.
  *
- * Lazily loaded: private anonymous areas (heap, stack, malloc's).  Loaded
- * as before, whole, before the process runs: shared memory, files'
+ * Lazily loaded: private anonymous areas (heap, stack, malloc's), and
+ * shared anonymous memory only one process maps (mm_lazy_shm.c).  Loaded
+ * as before, whole, before the process runs: other shared memory, files'
  * areas (userfaultfd's missing mode is for anonymous memory), and areas
  * whose flags would fault or copy them before the process runs or at a
  * fork the loader could not follow (mlocked, sealed, droppable,
@@ -46,6 +47,9 @@ static bool in_image(const struct rst_vma *v)
 
 bool mm_lazy_area(const struct rst_ctx *c, const struct rst_vma *v)
 {
+	/* (every map of a shared object, its pages in another or none) */
+	if (mm_lazy_shm_area(c, v))
+		return true;
 	return (c->flags & CKPT_LAZY) && mm_lazy_vma(&v->v) && !v->have_refs &&
 	       v->pages_len && !v->nr_guards && in_image(v);
 }
@@ -59,6 +63,7 @@ bool mm_lazy_area(const struct rst_ctx *c, const struct rst_vma *v)
  * from a page server is refused. */
 int mm_lazy_check(struct rst_ctx *c)
 {
+	mm_lazy_shm_check(c);
 	if (!(c->flags & CKPT_LAZY) || c->nr_tasks == 1 || ps_sock_of(c->img_fd) < 0)
 		return 0;
 	return log_err(c->log, EINVAL,
@@ -83,7 +88,8 @@ static int uffd_setup(struct rst_ctx *c, struct rst_task *t, const struct mm_sta
 		.api = UFFD_API,
 		.features = UFFD_FEATURE_EVENT_FORK | UFFD_FEATURE_EVENT_REMAP |
 			    UFFD_FEATURE_EVENT_REMOVE | UFFD_FEATURE_EVENT_UNMAP |
-			    UFFD_FEATURE_THREAD_ID,
+			    UFFD_FEATURE_THREAD_ID |
+			    (c->lazy_shm ? UFFD_FEATURE_MINOR_SHMEM : 0),
 	};
 
 	if (ioctl(ufd, UFFDIO_API, &api))
@@ -92,7 +98,10 @@ static int uffd_setup(struct rst_ctx *c, struct rst_task *t, const struct mm_sta
 		const struct rst_vma *v = &s->vmas[i];
 		struct uffdio_register reg = {
 			.range = { v->v.start, v->v.end - v->v.start },
-			.mode = UFFDIO_REGISTER_MODE_MISSING,
+			/* (shared memory: a page not mapped yet is a
+			 * minor fault, lazy_shm.c) */
+			.mode = UFFDIO_REGISTER_MODE_MISSING |
+				(mm_lazy_shm_area(c, v) ? UFFDIO_REGISTER_MODE_MINOR : 0),
 		};
 
 		if (mm_lazy_area(c, v) && ioctl(ufd, UFFDIO_REGISTER, &reg))
@@ -193,32 +202,38 @@ static int fill(struct rst_ctx *c, struct rst_task *t, int sock, const struct la
  * image's bytes (through /proc/PID/mem: the zero page is copied first),
  * and are no longer the loader's. */
 static int fill_present(struct rst_ctx *c, struct rst_task *t, const struct mm_state *s,
-			struct lazy_set *pages)
+			struct lazy_set *pages, struct lazy_shm *shm)
 {
-	struct lazy_set found = { 0 };
 	struct pm_scanner sc;
 	int sock = ps_sock_of(c->img_fd), ret = mm_scanner_open(&sc, t->pid);
 	char *buf = NULL;
 
 	if (ret)
 		return log_err(c->log, ret, "--lazy: pid %d: its pagemap:", t->pid);
-	for (int i = 0; i < s->nr && !ret; i++)
-		if (mm_lazy_area(c, &s->vmas[i]) &&
-		    (ret = mm_pages_present(&sc, &s->vmas[i], &found)))
-			ret = log_err(c->log, ret, "--lazy: pid %d: the pages in at 0x%llx-0x%llx:",
-				      t->pid, (unsigned long long)s->vmas[i].v.start,
-				      (unsigned long long)s->vmas[i].v.end);
-	if (!ret && found.n && !(buf = malloc(FILL_BUF)))
-		ret = log_err(c->log, ENOMEM, "--lazy: pid %d:", t->pid);
-	for (size_t k = 0; k < found.n && !ret; k++) {
-		const struct lazy_run *r = &found.r[k];
+	for (int i = 0; i < s->nr && !ret; i++) {
+		const struct rst_vma *v = &s->vmas[i];
+		struct lazy_set found = { 0 };
 
-		ret = fill(c, t, sock, r, buf);
-		if (!ret && lazy_set_cut(pages, r->addr, r->addr + r->npages * PAGE))
+		if (!mm_lazy_area(c, v))
+			continue;
+		if ((ret = mm_pages_present(&sc, v, &found)))
+			ret = log_err(c->log, ret, "--lazy: pid %d: the pages in at 0x%llx-0x%llx:",
+				      t->pid, (unsigned long long)v->v.start,
+				      (unsigned long long)v->v.end);
+		if (!ret && found.n && !buf && !(buf = malloc(FILL_BUF)))
 			ret = log_err(c->log, ENOMEM, "--lazy: pid %d:", t->pid);
+		for (size_t k = 0; k < found.n && !ret; k++) {
+			const struct lazy_run *r = &found.r[k];
+			uint64_t len = r->npages * PAGE;
+
+			ret = fill(c, t, sock, r, buf);
+			if (!ret && (mm_lazy_shm_area(c, v) ? mm_lazy_shm_cut(c, v, shm, r->addr, len)
+							   : lazy_set_cut(pages, r->addr, r->addr + len)))
+				ret = log_err(c->log, ENOMEM, "--lazy: pid %d:", t->pid);
+		}
+		lazy_set_free(&found);
 	}
 	free(buf);
-	lazy_set_free(&found);
 	mm_scanner_close(&sc);
 	return ret;
 }
@@ -251,11 +266,12 @@ static void test_peek(struct rst_task *t, const struct mm_state *s, const struct
 int mm_lazy_start(struct rst_ctx *c, struct rst_task *t, struct mm_state *s)
 {
 	struct lazy_set pages = { 0 };
-	int ufd = -1, ret = 0;
+	struct lazy_shm shm = { 0 };
+	int ufd = -1, ret = 0, *fds = NULL;
 	pid_t loader;
 
 	for (int i = 0; i < s->nr && !ret; i++)
-		for (uint32_t j = 0; mm_lazy_area(c, &s->vmas[i]) &&
+		for (uint32_t j = 0; mm_lazy_area(c, &s->vmas[i]) && mm_lazy_vma(&s->vmas[i].v) &&
 				     j < s->vmas[i].nr_segs && !ret; j++)
 			ret = lazy_set_add(&pages, s->vmas[i].segs[j].addr,
 					   s->vmas[i].segs[j].npages, s->vmas[i].segs[j].off);
@@ -263,7 +279,9 @@ int mm_lazy_start(struct rst_ctx *c, struct rst_task *t, struct mm_state *s)
 		ret = log_err(c->log, -ret, "--lazy: pid %d: page table:", t->pid);
 	if (!ret)
 		ret = server_holes_lazy(c, t, s);
-	if (!ret && !pages.n) {	/* no loader: a page server is done */
+	if (!ret)
+		ret = mm_lazy_shm_gather(c, t, s, &shm, &fds);
+	if (!ret && !pages.n && !shm.nr) {	/* no loader: a page server is done */
 		if ((c->flags & CKPT_LAZY) && ps_sock_of(c->img_fd) >= 0)
 			ps_bye(ps_sock_of(c->img_fd));
 		goto out;
@@ -274,21 +292,24 @@ int mm_lazy_start(struct rst_ctx *c, struct rst_task *t, struct mm_state *s)
 	if (!ret)
 		ret = uffd_setup(c, t, s, ufd);
 	if (!ret)
-		ret = fill_present(c, t, s, &pages);
+		ret = fill_present(c, t, s, &pages, &shm);
+	if (!ret)
+		ret = mm_lazy_shm_ready(c, t, &shm, fds);
 	if (!ret) {
 		/* the first loader checks the image's checksums */
 		loader = lazy_loader_start(c->log, t->pid, c->tasks[0]->pid, ufd, c->img_fd,
-					   &pages, c->spans, c->lazy_checks ? 0 : c->pv_nr,
-					   &c->pin);
+					   &pages, &shm, c->spans,
+					   c->lazy_checks ? 0 : c->pv_nr, &c->pin);
 		c->lazy_checks = true;
 		ret = loader < 0 ? loader : 0;
 		if (!ret)
-			log_info(c->log, "pid %d: %zu runs of pages left to the loader, pid %d",
-				 t->pid, pages.n, loader);
+			log_info(c->log, "pid %d: %zu runs of pages and %zu shared memory objects left to the loader, pid %d",
+				 t->pid, pages.n, shm.nr, loader);
 	}
 out:
 	if (ufd >= 0)
 		close(ufd);
 	lazy_set_free(&pages);
+	mm_lazy_shm_free(&shm, fds);
 	return ret;
 }

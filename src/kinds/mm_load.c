@@ -73,6 +73,7 @@ static int shm_note(struct rst_ctx *c, pid_t pid, const struct rec_vma *v)
 			return log_err(c->log, EBADMSG, "shared memory %u: bad offset", v->shm_id);
 		f->base = v->pgoff < f->base ? v->pgoff : f->base;
 		f->size = (vend > end ? vend : end) - f->base;
+		f->tasks |= f->pid != pid;
 		return 0;
 	}
 	if (v->pgoff > UINT64_MAX - (v->end - v->start))
@@ -80,16 +81,34 @@ static int shm_note(struct rst_ctx *c, pid_t pid, const struct rec_vma *v)
 	if (VEC_ROOM(st->e, st->n, st->cap) || id_add(&st->ids, v->shm_id, st->n))
 		return log_err(c->log, ENOMEM, "shared memory table:");
 	st->e[st->n++] = (struct shm_first){ v->shm_id, pid, v->start, v->end, v->pgoff,
-					     v->pgoff, v->end - v->start };
+					     v->pgoff, v->end - v->start, false, false };
 	return 0;
 }
 
-const struct shm_first *mm_shm_first(struct rst_ctx *c, uint32_t id)
+const struct shm_first *mm_shm_first(const struct rst_ctx *c, uint32_t id)
 {
 	struct shm_table *st = KCSTATE(c, kind_mm);
 	long i = st ? id_find(&st->ids, id) : -1;
 
 	return i < 0 ? NULL : &st->e[i];
+}
+
+void mm_shm_mark(struct rst_ctx *c, bool (*eager)(const struct rst_vma *v))
+{
+	struct shm_table *st = KCSTATE(c, kind_mm);
+
+	for (int i = 0; st && i < c->nr_tasks; i++) {
+		const struct mm_state *s = mm_st(c->tasks[i]);
+
+		for (int j = 0; s && j < s->nr; j++) {
+			const struct rst_vma *v = &s->vmas[j];
+			long k = v->v.shm_id && v->v.kind == VMA_ANON ?
+				 id_find(&st->ids, v->v.shm_id) : -1;
+
+			if (k >= 0 && eager(v))
+				st->e[k].eager = true;
+		}
+	}
 }
 
 void mm_free_ctx(void *state)

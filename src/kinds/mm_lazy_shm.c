@@ -1,0 +1,219 @@
+/* mm_lazy_shm.c - restart --lazy, the restore's side of shared anonymous
+ * memory (MAP_SHARED | MAP_ANONYMOUS) left to the loader: which objects
+ * qualify, and each one made ready before the process runs: every page
+ * the image has allocated in it (fallocate: no page is missing while the
+ * process runs, lazy_shm.c says why), and the whole object mapped in
+ * ckpt as the loader's view, which the loader inherits.
+ *
+ * An object qualifies when one process of the image maps it (an object
+ * of a tree's several processes is loaded whole, as before), restart may
+ * open it through /proc/PID/map_files (CAP_CHECKPOINT_RESTORE), and the
+ * kernel has userfaultfd's minor faults on shared memory; not from a
+ * page server (its image has the data of private areas only left out).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/falloc.h>
+#include <linux/userfaultfd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "../../include/ckpt.h"
+#include "../lazy.h"
+#include "../pageserver.h"
+#include "mm.h"
+#include "../page.h"
+
+/* Whether the kernel and ckpt's rights allow it: a page of ckpt's own
+ * opened as the loader would open the process's, and a userfaultfd
+ * with the features the loader and the process's need. */
+static bool lazy_shm_possible(void)
+{
+	struct uffdio_api api = { .api = UFFD_API,
+				  .features = UFFD_FEATURE_SIGBUS | UFFD_FEATURE_MINOR_SHMEM };
+	void *p = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	char path[64];
+	int fd = -1, ufd = -1;
+	bool ok = false;
+
+	if (p == MAP_FAILED)
+		return false;
+	snprintf(path, sizeof(path), "/proc/self/map_files/%lx-%lx", (unsigned long)p,
+		 (unsigned long)p + (unsigned long)PAGE);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	ufd = fd < 0 ? -1 : (int)syscall(SYS_userfaultfd, O_CLOEXEC);
+	ok = ufd >= 0 && !ioctl(ufd, UFFDIO_API, &api);
+	if (fd >= 0)
+		close(fd);
+	if (ufd >= 0)
+		close(ufd);
+	munmap(p, PAGE);
+	return ok;
+}
+
+/* An area to load whole: its pages from a parent image, or guard
+ * pages, or flags that a fault or fork would act on before the loader
+ * could (as mm_lazy_area() says of a private one). */
+static bool area_eager(const struct rst_vma *v)
+{
+	for (uint32_t i = 0; i < v->nr_segs; i++)
+		if (v->segs[i].file || v->segs[i].ref)
+			return true;
+	return v->have_refs || v->nr_guards || (v->v.madv & LAZY_EAGER);
+}
+
+void mm_lazy_shm_check(struct rst_ctx *c)
+{
+	c->lazy_shm = (c->flags & CKPT_LAZY) && ps_sock_of(c->img_fd) < 0 &&
+		      lazy_shm_possible();
+#ifdef CKPT_TEST_HOOKS
+	if (getenv("CKPT_TEST_LAZY_SHM_OFF"))
+		c->lazy_shm = false;
+#endif
+	if (c->lazy_shm)
+		mm_shm_mark(c, area_eager);
+}
+
+bool mm_lazy_shm_area(const struct rst_ctx *c, const struct rst_vma *v)
+{
+	const struct shm_first *first;
+
+	if (!c->lazy_shm || v->v.kind != VMA_ANON || !(v->v.flags & MAP_SHARED) || !v->v.shm_id)
+		return false;
+	first = mm_shm_first(c, v->v.shm_id);
+	return first && !first->tasks && !first->eager;
+}
+
+/* The object's offset where @v starts. */
+static uint64_t obj_off(const struct rst_ctx *c, const struct rst_vma *v)
+{
+	return v->v.pgoff - mm_shm_first(c, v->v.shm_id)->base;
+}
+
+/* @v's object in @out (its index), added with its fd in @fds if new. */
+static int obj_of(struct rst_ctx *c, struct rst_task *t, const struct rst_vma *v,
+		  struct lazy_shm *out, uint32_t *ids, int *fds, size_t *k)
+{
+	struct lazy_obj *ob;
+	struct stat st;
+	char path[128];
+
+	for (*k = 0; *k < out->nr; (*k)++)
+		if (ids[*k] == v->v.shm_id)
+			return 0;
+	ob = &out->obj[out->nr];
+	snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx", t->pid,
+		 (unsigned long long)v->v.start, (unsigned long long)v->v.end);
+	fds[*k] = open(path, O_RDWR | O_CLOEXEC);
+	if (fds[*k] < 0 || fstat(fds[*k], &st))
+		return log_err(c->log, errno, "--lazy: pid %d: the shared memory at 0x%llx:",
+			       t->pid, (unsigned long long)v->v.start);
+	memset(ob, 0, sizeof(*ob));
+	ob->view = MAP_FAILED;
+	ob->size = (uint64_t)st.st_size;
+	ob->dev = st.st_dev;
+	ob->ino = st.st_ino;
+	ids[out->nr++] = v->v.shm_id;
+	return 0;
+}
+
+/* @v's map and its pages, into object @k. */
+static int add_area(struct rst_ctx *c, const struct rst_vma *v, struct lazy_shm *out, size_t k)
+{
+	struct lazy_obj *ob = &out->obj[k];
+	uint64_t base = obj_off(c, v);
+	int ret = lazy_set_add(&out->maps[k], v->v.start, (v->v.end - v->v.start) / PAGE, base);
+
+	for (uint32_t j = 0; j < v->nr_segs && !ret; j++) {
+		const struct page_seg *g = &v->segs[j];
+		uint64_t o = base + (g->addr - v->v.start);
+
+		if (o + g->npages * PAGE > ob->size)
+			return log_err(c->log, EBADMSG, "--lazy: shared memory %u: pages beyond its size",
+				       v->v.shm_id);
+		/* (two maps of the same pages: the image has them twice) */
+		ret = lazy_set_cut(&ob->pending, o, o + g->npages * PAGE) ?:
+		      lazy_set_add(&ob->pending, o, g->npages, g->off);
+	}
+	return ret ? log_err(c->log, ENOMEM, "--lazy: shared memory %u:", v->v.shm_id) : 0;
+}
+
+int mm_lazy_shm_gather(struct rst_ctx *c, struct rst_task *t, const struct mm_state *s,
+		       struct lazy_shm *out, int **fds)
+{
+	uint32_t *ids = calloc(s->nr + 1, sizeof(*ids));
+	int ret = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->obj = calloc(s->nr + 1, sizeof(*out->obj));
+	out->maps = calloc(s->nr + 1, sizeof(*out->maps));
+	*fds = calloc(s->nr + 1, sizeof(**fds));
+	if (!ids || !out->obj || !out->maps || !*fds)
+		ret = log_err(c->log, ENOMEM, "--lazy: pid %d: shared memory:", t->pid);
+	for (int i = 0; i < s->nr && !ret; i++) {
+		const struct rst_vma *v = &s->vmas[i];
+		size_t k;
+
+		if (mm_lazy_area(c, v) && mm_lazy_shm_area(c, v))
+			ret = obj_of(c, t, v, out, ids, *fds, &k) ?: add_area(c, v, out, k);
+	}
+	free(ids);
+	return ret;
+}
+
+int mm_lazy_shm_cut(struct rst_ctx *c, const struct rst_vma *v, struct lazy_shm *out,
+		    uint64_t addr, uint64_t len)
+{
+	uint64_t o = obj_off(c, v) + (addr - v->v.start);
+	size_t k;
+
+	for (k = 0; k < out->nr; k++)
+		if (lazy_set_find(&out->maps[k], v->v.start))
+			return lazy_set_cut(&out->obj[k].pending, o, o + len);
+	return 0;
+}
+
+/* Every page still pending allocated, the view mapped. */
+int mm_lazy_shm_ready(struct rst_ctx *c, struct rst_task *t, struct lazy_shm *out, int *fds)
+{
+	for (size_t k = 0; k < out->nr; k++) {
+		struct lazy_obj *ob = &out->obj[k];
+
+		for (size_t i = 0; i < ob->pending.n; i++) {
+			const struct lazy_run *r = &ob->pending.r[i];
+
+			if (fallocate(fds[k], 0, (off_t)r->addr, (off_t)(r->npages * PAGE)))
+				return log_err(c->log, errno,
+					       "--lazy: pid %d: allocating %llu pages of shared memory:",
+					       t->pid, (unsigned long long)r->npages);
+		}
+		ob->view = mmap(NULL, ob->size, PROT_READ | PROT_WRITE, MAP_SHARED, fds[k], 0);
+		if (ob->view == MAP_FAILED)
+			return log_err(c->log, errno, "--lazy: pid %d: mapping its shared memory:",
+				       t->pid);
+	}
+	return 0;
+}
+
+void mm_lazy_shm_free(struct lazy_shm *out, int *fds)
+{
+	for (size_t k = 0; k < out->nr; k++) {
+		if (out->obj[k].view != MAP_FAILED)
+			munmap(out->obj[k].view, out->obj[k].size);
+		if (fds && fds[k] >= 0)
+			close(fds[k]);
+		lazy_set_free(&out->obj[k].pending);
+		lazy_set_free(&out->maps[k]);
+	}
+	free(out->obj);
+	free(out->maps);
+	free(fds);
+	memset(out, 0, sizeof(*out));
+}
