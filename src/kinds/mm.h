@@ -167,8 +167,9 @@ int mm_lazy_start(struct rst_ctx *c, struct rst_task *t, struct mm_state *s);
 /* mm_lazy_shm.c: its shared anonymous memory.  Whether the loader may
  * take any (c->lazy_shm), and @v; the objects of @t's lazy areas (their
  * fds in *@fds, the caller's to free with them); pages of @v at
- * [addr, addr + len) pending no more; the objects made ready for the
- * loader (pages allocated, views mapped). */
+ * [addr, addr + len) pending no more; every pending page allocated
+ * (before the areas are registered: a touch between the two must find
+ * the page there); the loader's views mapped. */
 struct lazy_shm;
 void mm_lazy_shm_check(struct rst_ctx *c);
 bool mm_lazy_shm_area(const struct rst_ctx *c, const struct rst_vma *v);
@@ -176,7 +177,8 @@ int mm_lazy_shm_gather(struct rst_ctx *c, struct rst_task *t, const struct mm_st
 		       struct lazy_shm *out, int **fds);
 int mm_lazy_shm_cut(struct rst_ctx *c, const struct rst_vma *v, struct lazy_shm *out,
 		    uint64_t addr, uint64_t len);
-int mm_lazy_shm_ready(struct rst_ctx *c, struct rst_task *t, struct lazy_shm *out, int *fds);
+int mm_lazy_shm_alloc(struct rst_ctx *c, struct rst_task *t, struct lazy_shm *out, int *fds);
+int mm_lazy_shm_views(struct rst_ctx *c, struct rst_task *t, struct lazy_shm *out, int *fds);
 void mm_lazy_shm_free(struct lazy_shm *out, int *fds);
 
 #endif

@@ -287,6 +287,8 @@ int mm_lazy_start(struct rst_ctx *c, struct rst_task *t, struct mm_state *s)
 		goto out;
 	}
 	if (!ret)
+		ret = mm_lazy_shm_alloc(c, t, &shm, fds);
+	if (!ret)
 		ret = take_uffd(c, t, &ufd);
 	test_peek(t, s, c);
 	if (!ret)
@@ -294,7 +296,7 @@ int mm_lazy_start(struct rst_ctx *c, struct rst_task *t, struct mm_state *s)
 	if (!ret)
 		ret = fill_present(c, t, s, &pages, &shm);
 	if (!ret)
-		ret = mm_lazy_shm_ready(c, t, &shm, fds);
+		ret = mm_lazy_shm_views(c, t, &shm, fds);
 	if (!ret) {
 		/* the first loader checks the image's checksums */
 		loader = lazy_loader_start(c->log, t->pid, c->tasks[0]->pid, ufd, c->img_fd,

@@ -180,11 +180,10 @@ int mm_lazy_shm_cut(struct rst_ctx *c, const struct rst_vma *v, struct lazy_shm 
 	return 0;
 }
 
-/* Every page still pending allocated, the view mapped. */
-int mm_lazy_shm_ready(struct rst_ctx *c, struct rst_task *t, struct lazy_shm *out, int *fds)
+int mm_lazy_shm_alloc(struct rst_ctx *c, struct rst_task *t, struct lazy_shm *out, int *fds)
 {
 	for (size_t k = 0; k < out->nr; k++) {
-		struct lazy_obj *ob = &out->obj[k];
+		const struct lazy_obj *ob = &out->obj[k];
 
 		for (size_t i = 0; i < ob->pending.n; i++) {
 			const struct lazy_run *r = &ob->pending.r[i];
@@ -194,6 +193,15 @@ int mm_lazy_shm_ready(struct rst_ctx *c, struct rst_task *t, struct lazy_shm *ou
 					       "--lazy: pid %d: allocating %llu pages of shared memory:",
 					       t->pid, (unsigned long long)r->npages);
 		}
+	}
+	return 0;
+}
+
+int mm_lazy_shm_views(struct rst_ctx *c, struct rst_task *t, struct lazy_shm *out, int *fds)
+{
+	for (size_t k = 0; k < out->nr; k++) {
+		struct lazy_obj *ob = &out->obj[k];
+
 		ob->view = mmap(NULL, ob->size, PROT_READ | PROT_WRITE, MAP_SHARED, fds[k], 0);
 		if (ob->view == MAP_FAILED)
 			return log_err(c->log, errno, "--lazy: pid %d: mapping its shared memory:",
