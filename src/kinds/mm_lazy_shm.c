@@ -8,12 +8,14 @@
  * An object qualifies when one process of the image maps it (an object
  * of a tree's several processes is loaded whole, as before), restart may
  * open it through /proc/PID/map_files (CAP_CHECKPOINT_RESTORE), and the
- * kernel has userfaultfd's minor faults on shared memory; not from a
- * page server (its image has the data of private areas only left out).
+ * kernel has userfaultfd's minor faults on shared memory and gives
+ * shared memory no huge pages; not from a page server (its image has
+ * the data of private areas only left out).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <linux/falloc.h>
 #include <linux/userfaultfd.h>
 #include <stdio.h>
@@ -31,6 +33,39 @@
 #include "mm.h"
 #include "../page.h"
 
+/* Whether shared memory may come in huge pages (a setting of
+ * /sys/kernel/mm/transparent_hugepage other than never, deny or, per
+ * size, inherit): a hole punched into part of a huge page leaves the
+ * page there, zeroed, which the loader would take as a page to write. */
+static bool shmem_huge(void)
+{
+	static const char *const ok[] = { "[never]", "[deny]", "[inherit]" };
+	char path[128], buf[256];
+	bool huge = false;
+	glob_t g = { 0 };
+
+	if (glob("/sys/kernel/mm/transparent_hugepage/hugepages-*/shmem_enabled", 0, NULL, &g))
+		g.gl_pathc = 0;
+	for (size_t i = 0; i <= g.gl_pathc && !huge; i++) {
+		int fd;
+		ssize_t n;
+
+		snprintf(path, sizeof(path), "%s", i < g.gl_pathc ? g.gl_pathv[i] :
+			 "/sys/kernel/mm/transparent_hugepage/shmem_enabled");
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		n = fd < 0 ? 0 : read(fd, buf, sizeof(buf) - 1);
+		if (fd >= 0)
+			close(fd);
+		buf[n > 0 ? n : 0] = '\0';
+		huge = n > 0;
+		for (size_t k = 0; huge && k < sizeof(ok) / sizeof(ok[0]); k++)
+			huge = !strstr(buf, ok[k]);
+	}
+	if (g.gl_pathc)
+		globfree(&g);
+	return huge;
+}
+
 /* Whether the kernel and ckpt's rights allow it: a page of ckpt's own
  * opened as the loader would open the process's, and a userfaultfd
  * with the features the loader and the process's need. */
@@ -38,7 +73,8 @@ static bool lazy_shm_possible(void)
 {
 	struct uffdio_api api = { .api = UFFD_API,
 				  .features = UFFD_FEATURE_SIGBUS | UFFD_FEATURE_MINOR_SHMEM };
-	void *p = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	void *p = shmem_huge() ? MAP_FAILED :
+		  mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	char path[64];
 	int fd = -1, ufd = -1;
 	bool ok = false;
