@@ -167,7 +167,8 @@ int lazy_set_copy(struct lazy_set *to, const struct lazy_set *from)
 	to->r = malloc((from->n ? from->n : 1) * sizeof(*to->r));
 	if (!to->r)
 		return -ENOMEM;
-	memcpy(to->r, from->r, from->n * sizeof(*to->r));
+	if (from->n)
+		memcpy(to->r, from->r, from->n * sizeof(*to->r));
 	to->n = to->cap = from->n;
 	return 0;
 }
@@ -418,6 +419,15 @@ static void add_mm(struct loader *l, int ufd, const struct lazy_mm *parent)
 	l->mm[l->nr++] = m;
 }
 
+struct lazy_mm *lazy_mm_add(struct loader *l, int ufd, pid_t pid)
+{
+	struct lazy_mm none = { 0 };
+
+	add_mm(l, ufd, &none);
+	l->mm[l->nr - 1]->pid = pid;
+	return l->mm[l->nr - 1];
+}
+
 /* Every message waiting on mm @k; 1 once its uffd is gone. */
 static int drain(struct loader *l, size_t k)
 {
@@ -572,8 +582,9 @@ static _Noreturn void run(struct loader *l)
 
 	/* (with a server, the stream goes on to check every checksum) */
 	while (l->nr || (streaming(l) && !l->root_gone)) {
-		void *p = realloc(fds, (l->nr + 1) * sizeof(*fds));
-		size_t nr = l->nr, nfd = nr;
+		void *p = realloc(fds, (l->nr + 2) * sizeof(*fds));
+		size_t nr = l->nr, nfd = nr, ctl;
+		bool net = streaming(l);
 
 		check_done(l, false);
 		if (!p) {
@@ -584,12 +595,19 @@ static _Noreturn void run(struct loader *l)
 		fds = p;
 		for (size_t k = 0; k < nr; k++)
 			fds[k] = (struct pollfd){ .fd = l->mm[k]->ufd, .events = POLLIN };
-		if (streaming(l))
+		if (net)
 			fds[nfd++] = (struct pollfd){ .fd = lazy_net_sock(l), .events = POLLIN };
+		ctl = nfd;
+		if (l->ctl >= 0)
+			fds[nfd++] = (struct pollfd){ .fd = l->ctl, .events = POLLIN };
 		if (l->delay_ms)
 			now = log_now();
 		/* faults served at once, whatever the pace of the steps */
 		poll(fds, nfd, wait_ms(l, now, next));
+		if (ctl < nfd && fds[ctl].revents && lazy_shm_ctl(l)) {
+			close(l->ctl);
+			l->ctl = -1;
+		}
 		for (size_t k = nr; k-- > 0;) {
 			if ((fds[k].revents & POLLIN) && drain(l, k)) {
 				lost(l, k);
@@ -609,7 +627,7 @@ static _Noreturn void run(struct loader *l)
 		if (l->delay_ms && (now = log_now()) < next)
 			continue;
 		next = now + l->delay_ms * 1000000ULL;
-		background(l, &rr, nfd > nr && (fds[nr].revents & (POLLIN | POLLHUP | POLLERR)));
+		background(l, &rr, net && (fds[nr].revents & (POLLIN | POLLHUP | POLLERR)));
 	}
 	/* nothing left to guard (in a tree, the others may run on) */
 	if (l->root_gone && l->tree == l->root && l->checker) {
@@ -634,19 +652,19 @@ static _Noreturn void run(struct loader *l)
 
 /* Nothing of ckpt's but what the loader needs: no fd of a pipe someone
  * waits to see closed (the caller's stdout, the keeper's). */
-static void keep_fds(int a, int b, int c, int d)
+static void keep_fds(int a, int b, int c, int d, int e)
 {
-	int keep[4] = { a, b, c, d }, from = 0;
+	int keep[5] = { a, b, c, d, e }, from = 0;
 
-	for (int i = 0; i < 4; i++)	/* sorted */
-		for (int j = i + 1; j < 4; j++)
+	for (int i = 0; i < 5; i++)	/* sorted */
+		for (int j = i + 1; j < 5; j++)
 			if (keep[j] < keep[i]) {
 				int x = keep[i];
 
 				keep[i] = keep[j];
 				keep[j] = x;
 			}
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < 5; i++) {
 		if (keep[i] < from)
 			continue;
 		if (keep[i] > from)
@@ -657,11 +675,11 @@ static void keep_fds(int a, int b, int c, int d)
 }
 
 pid_t lazy_loader_start(struct ckpt_log *log, pid_t pid, pid_t tree, int ufd, int img_fd,
-			struct lazy_set *pages, struct lazy_shm *shm,
+			struct lazy_set *pages, struct lazy_shm *shm, int ctl,
 			const struct ir_span *spans, size_t nr_spans, const struct pin *pin)
 {
 	struct loader l = { .log = *log, .root = pid, .tree = tree, .img_fd = img_fd,
-			    .t0 = log_now() };
+			    .ctl = ctl, .t0 = log_now() };
 	struct lazy_mm m = { .ufd = ufd, .pid = pid, .pending = *pages };
 	struct stat st;
 	pid_t child;
@@ -683,7 +701,7 @@ pid_t lazy_loader_start(struct ckpt_log *log, pid_t pid, pid_t tree, int ufd, in
 	signal(SIGPIPE, SIG_IGN);
 	prctl(PR_SET_NAME, "ckpt-lazy");
 	sock = ps_sock_of(img_fd);
-	keep_fds(ufd, img_fd, log->fd, sock);
+	keep_fds(ufd, img_fd, log->fd, sock, ctl);
 	l.log.err = 0;
 	l.log.pid = 0;
 #ifdef CKPT_TEST_HOOKS

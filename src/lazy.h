@@ -56,6 +56,28 @@ struct lazy_shm {
 	struct lazy_obj *obj;
 	struct lazy_set *maps;
 	size_t nr;
+	uint32_t *ids;		/* restart's: the objects' ids in the image */
+};
+
+/* Restart's requests to the loader of shared memory that other
+ * processes of the tree map too (a SOCK_SEQPACKET pair, each request
+ * answered by one byte): LAZY_CTL_ADD brings an fd, another process's
+ * userfaultfd with its areas of the loader's objects registered, and
+ * @nr lazy_ctl_map after it; LAZY_CTL_CUT says restart wrote the pages
+ * of object @obj at [off, off + len). */
+enum { LAZY_CTL_ADD = 1, LAZY_CTL_CUT = 2 };
+#define LAZY_CTL_MAPS	1024	/* at most, a request */
+
+struct lazy_ctl {
+	uint32_t type, nr;
+	int32_t pid;
+	uint32_t obj;
+	uint64_t off, len;
+};
+
+struct lazy_ctl_map {
+	uint64_t start, npages, off;	/* off: the object's offset there */
+	uint32_t obj, reserved;
 };
 
 /* Fork the loader, which serves @ufd (a userfaultfd of @pid's memory, its
@@ -66,9 +88,10 @@ struct lazy_shm {
 struct ckpt_log;
 struct ir_span;
 /* @spans: the image's PAGES checksums, for the loader to check. */
-/* @shm: its shared memory objects (the loader takes them over). */
+/* @shm: its shared memory objects (the loader takes them over); @ctl:
+ * the loader's end of the requests' channel, or -1. */
 pid_t lazy_loader_start(struct ckpt_log *log, pid_t pid, pid_t tree, int ufd, int img_fd,
-			struct lazy_set *pages, struct lazy_shm *shm,
+			struct lazy_set *pages, struct lazy_shm *shm, int ctl,
 			const struct ir_span *spans, size_t nr_spans, const struct pin *pin);
 
 /* Whether the pages of an area like @v may be left to the loader

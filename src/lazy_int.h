@@ -49,7 +49,8 @@ struct loader {
 	struct lazy_net *net;	/* restart --page-server (lazy_net.c) */
 	struct lazy_obj *obj;	/* shared memory objects (lazy_shm.c) */
 	size_t nr_obj, obj_rr;
-	int self_ufd;		/* their views' userfaultfd */
+	int self_ufd;
+	int ctl;		/* restart's requests (struct lazy_ctl), or -1 */		/* their views' userfaultfd */
 };
 
 /* @pid and every process below it, killed. */
@@ -61,6 +62,13 @@ _Noreturn void lazy_fetch_failed(struct loader *l, struct lazy_mm *m, uint64_t a
  * its memory is gone, -EAGAIN (*done: those in) while its map changes. */
 int lazy_place(struct loader *l, struct lazy_mm *m, uint64_t addr, uint64_t len,
 	       const char *src, uint64_t off, uint64_t *done);
+
+/* A memory served by a userfaultfd @ufd that restart gave (no pages of
+ * its own): added to the loader's. */
+struct lazy_mm *lazy_mm_add(struct loader *l, int ufd, pid_t pid);
+/* lazy_shm.c: restart's request on l->ctl handled (answered); 1 once
+ * restart closed its end. */
+int lazy_shm_ctl(struct loader *l);
 
 /* lazy_shm.c: the shared memory objects of @in, @m's, taken over (the
  * views registered on the loader's own userfaultfd): 0 or an errno. */

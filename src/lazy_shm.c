@@ -20,6 +20,9 @@
  * The process's map of each object (where it maps which offsets) is
  * kept true by the fork, remap and unmap events, and read again from
  * /proc/PID/maps where an event does not say (mremap of old size 0).
+ * Other processes of the tree that map an object come as restart's
+ * requests (struct lazy_ctl): each a userfaultfd of theirs with its
+ * maps, served as the first process's.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -31,6 +34,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -403,4 +407,60 @@ void lazy_shm_drop(const struct loader *l, struct lazy_mm *m)
 		lazy_set_free(&m->shm[k]);
 	free(m->shm);
 	m->shm = NULL;
+}
+
+/* LAZY_CTL_ADD: another process's maps of the objects, served from now. */
+static int ctl_add(struct loader *l, const struct lazy_ctl *q, int ufd, size_t len)
+{
+	const struct lazy_ctl_map *mp = (const void *)(q + 1);
+	struct lazy_mm *m;
+
+	if (ufd < 0 || q->nr > LAZY_CTL_MAPS || len != sizeof(*q) + q->nr * sizeof(*mp))
+		return EPROTO;
+	m = lazy_mm_add(l, ufd, q->pid);
+	m->shm = calloc(l->nr_obj, sizeof(*m->shm));
+	if (!m->shm)
+		return ENOMEM;
+	for (uint32_t i = 0; i < q->nr; i++)
+		if (mp[i].obj >= l->nr_obj ||
+		    lazy_set_add(&m->shm[mp[i].obj], mp[i].start, mp[i].npages, mp[i].off))
+			return mp[i].obj >= l->nr_obj ? EPROTO : ENOMEM;
+	return 0;
+}
+
+int lazy_shm_ctl(struct loader *l)
+{
+	union {
+		struct lazy_ctl q;
+		char b[sizeof(struct lazy_ctl) + LAZY_CTL_MAPS * sizeof(struct lazy_ctl_map)];
+	} u;
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { u.b, sizeof(u.b) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *cm;
+	ssize_t n = recvmsg(l->ctl, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+	int ufd = -1, err;
+	char ok = 1;
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return 0;
+	if (n <= 0)
+		return 1;	/* restart is done with it */
+	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
+		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS)
+			memcpy(&ufd, CMSG_DATA(cm), sizeof(ufd));
+	if ((size_t)n < sizeof(u.q))
+		err = EPROTO;
+	else if (u.q.type == LAZY_CTL_ADD)
+		err = ctl_add(l, &u.q, ufd, (size_t)n);
+	else if (u.q.type == LAZY_CTL_CUT && u.q.obj < l->nr_obj)
+		err = lazy_set_cut(&l->obj[u.q.obj].pending, u.q.off, u.q.off + u.q.len) ? ENOMEM : 0;
+	else
+		err = EPROTO;
+	if (err) {	/* (restart fails on no answer, and kills the tree) */
+		log_err(&l->log, err, "lazy restart: pid %d: a request of restart's:", l->root);
+		return 1;
+	}
+	return send(l->ctl, &ok, 1, MSG_NOSIGNAL) == 1 ? 0 : 1;
 }

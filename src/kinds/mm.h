@@ -59,6 +59,10 @@ struct shm_first {
 				 * maps, and how far beyond it they reach */
 	bool tasks;		/* mapped by more than one process */
 	bool eager;		/* --lazy: loaded whole (an area of it must be) */
+	/* --lazy: its loader's (the first process's) requests' channel,
+	 * ckpt's end, or -1; the object's index there (mm_lazy_shm.c) */
+	int ctl;
+	uint32_t obj;
 };
 
 /* A shared anonymous memory object in the image, found again by its
@@ -156,6 +160,7 @@ void mm_track_free(struct mm_track *tr);
 /* mm_load.c: the first area of shared anonymous object @id, NULL if
  * none. */
 const struct shm_first *mm_shm_first(const struct rst_ctx *c, uint32_t id);
+struct shm_first *mm_shm_first_rw(struct rst_ctx *c, uint32_t id);
 /* Each object with an area @eager says yes to marked eager. */
 void mm_shm_mark(struct rst_ctx *c, bool (*eager)(const struct rst_vma *v));
 /* mm_lazy.c: restart --lazy.  Whether @v's pages are left to the
@@ -164,21 +169,34 @@ void mm_shm_mark(struct rst_ctx *c, bool (*eager)(const struct rst_vma *v));
 bool mm_lazy_area(const struct rst_ctx *c, const struct rst_vma *v);
 int mm_lazy_check(struct rst_ctx *c);
 int mm_lazy_start(struct rst_ctx *c, struct rst_task *t, struct mm_state *s);
-/* mm_lazy_shm.c: its shared anonymous memory.  Whether the loader may
- * take any (c->lazy_shm), and @v; the objects of @t's lazy areas (their
- * fds in *@fds, the caller's to free with them); pages of @v at
- * [addr, addr + len) pending no more; every pending page allocated
- * (before the areas are registered: a touch between the two must find
- * the page there); the loader's views mapped. */
+/* mm_lazy_shm.c: its shared anonymous memory, each object served by
+ * the loader of the first process that maps it.  Whether the loader may
+ * take any (c->lazy_shm), and @v; whether @v's object is another
+ * process's loader's; the objects @t's loader serves (their fds in
+ * *@fds, the caller's to free with them); pages of @v at [addr, addr +
+ * len) pending no more; every pending page allocated (before the areas
+ * are registered: a touch between the two must find the page there);
+ * the loader's views mapped; the loader's channel @ctl noted for the
+ * objects other processes map.  Another's object: its pages at [addr,
+ * addr + len) written by restart, told to its loader; @t's areas of the
+ * objects of @owner's loader, registered on @ufd, given to it. */
 struct lazy_shm;
 void mm_lazy_shm_check(struct rst_ctx *c);
 bool mm_lazy_shm_area(const struct rst_ctx *c, const struct rst_vma *v);
+bool mm_lazy_shm_foreign(const struct rst_ctx *c, const struct rst_task *t,
+			 const struct rst_vma *v);
 int mm_lazy_shm_gather(struct rst_ctx *c, struct rst_task *t, const struct mm_state *s,
 		       struct lazy_shm *out, int **fds);
 int mm_lazy_shm_cut(struct rst_ctx *c, const struct rst_vma *v, struct lazy_shm *out,
 		    uint64_t addr, uint64_t len);
 int mm_lazy_shm_alloc(struct rst_ctx *c, struct rst_task *t, struct lazy_shm *out, int *fds);
 int mm_lazy_shm_views(struct rst_ctx *c, struct rst_task *t, struct lazy_shm *out, int *fds);
+bool mm_lazy_shm_shared(struct rst_ctx *c, const struct lazy_shm *out);
+int mm_lazy_shm_owned(struct rst_ctx *c, const struct lazy_shm *out, int ctl);
+int mm_lazy_shm_tell_cut(struct rst_ctx *c, const struct rst_vma *v, uint64_t addr,
+			 uint64_t len);
+int mm_lazy_shm_tell_add(struct rst_ctx *c, struct rst_task *t, const struct mm_state *s,
+			 pid_t owner, int ufd);
 void mm_lazy_shm_free(struct lazy_shm *out, int *fds);
 
 #endif

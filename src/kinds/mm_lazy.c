@@ -5,8 +5,9 @@
  * so the process never sees it in its fd table.
  *
  * Lazily loaded: private anonymous areas (heap, stack, malloc's), and
- * shared anonymous memory only one process maps (mm_lazy_shm.c).  Loaded
- * as before, whole, before the process runs: other shared memory, files'
+ * shared anonymous memory (mm_lazy_shm.c: an object several processes
+ * map is served by the first one's loader).  Loaded as before, whole,
+ * before the process runs: memfd and SysV segments, files'
  * areas (userfaultfd's missing mode is for anonymous memory), and areas
  * whose flags would fault or copy them before the process runs or at a
  * fork the loader could not follow (mlocked, sealed, droppable,
@@ -20,6 +21,7 @@
 #include <linux/userfaultfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,8 +83,22 @@ static int take_uffd(struct rst_ctx *c, struct rst_task *t, int *ufd)
 	return ret;
 }
 
+/* Whether @v is registered on @t's uffd for the loader of @owner (0:
+ * @t's own loader). */
+static bool served_by(const struct rst_ctx *c, const struct rst_task *t,
+		      const struct rst_vma *v, pid_t owner)
+{
+	if (!mm_lazy_area(c, v))
+		return false;
+	if (!owner)
+		return !mm_lazy_shm_foreign(c, t, v);
+	return mm_lazy_shm_foreign(c, t, v) && mm_shm_first(c, v->v.shm_id)->pid == owner;
+}
+
+/* @ufd set up, the areas of @s that @owner's loader serves registered
+ * on it (served_by()). */
 static int uffd_setup(struct rst_ctx *c, struct rst_task *t, const struct mm_state *s,
-		      int ufd)
+		      int ufd, pid_t owner)
 {
 	struct uffdio_api api = {
 		.api = UFFD_API,
@@ -104,7 +120,7 @@ static int uffd_setup(struct rst_ctx *c, struct rst_task *t, const struct mm_sta
 				(mm_lazy_shm_area(c, v) ? UFFDIO_REGISTER_MODE_MINOR : 0),
 		};
 
-		if (mm_lazy_area(c, v) && ioctl(ufd, UFFDIO_REGISTER, &reg))
+		if (served_by(c, t, v, owner) && ioctl(ufd, UFFDIO_REGISTER, &reg))
 			return log_err(c->log, errno,
 				       "--lazy: pid %d: registering area 0x%llx-0x%llx:",
 				       t->pid, (unsigned long long)v->v.start,
@@ -202,7 +218,7 @@ static int fill(struct rst_ctx *c, struct rst_task *t, int sock, const struct la
  * image's bytes (through /proc/PID/mem: the zero page is copied first),
  * and are no longer the loader's. */
 static int fill_present(struct rst_ctx *c, struct rst_task *t, const struct mm_state *s,
-			struct lazy_set *pages, struct lazy_shm *shm)
+			pid_t owner, struct lazy_set *pages, struct lazy_shm *shm)
 {
 	struct pm_scanner sc;
 	int sock = ps_sock_of(c->img_fd), ret = mm_scanner_open(&sc, t->pid);
@@ -214,7 +230,7 @@ static int fill_present(struct rst_ctx *c, struct rst_task *t, const struct mm_s
 		const struct rst_vma *v = &s->vmas[i];
 		struct lazy_set found = { 0 };
 
-		if (!mm_lazy_area(c, v))
+		if (!served_by(c, t, v, owner))
 			continue;
 		if ((ret = mm_pages_present(&sc, v, &found)))
 			ret = log_err(c->log, ret, "--lazy: pid %d: the pages in at 0x%llx-0x%llx:",
@@ -227,8 +243,11 @@ static int fill_present(struct rst_ctx *c, struct rst_task *t, const struct mm_s
 			uint64_t len = r->npages * PAGE;
 
 			ret = fill(c, t, sock, r, buf);
-			if (!ret && (mm_lazy_shm_area(c, v) ? mm_lazy_shm_cut(c, v, shm, r->addr, len)
-							   : lazy_set_cut(pages, r->addr, r->addr + len)))
+			if (!ret && owner)	/* (its loader's to know) */
+				ret = mm_lazy_shm_tell_cut(c, v, r->addr, len);
+			else if (!ret && (mm_lazy_shm_area(c, v) ?
+					  mm_lazy_shm_cut(c, v, shm, r->addr, len) :
+					  lazy_set_cut(pages, r->addr, r->addr + len)))
 				ret = log_err(c->log, ENOMEM, "--lazy: pid %d:", t->pid);
 		}
 		lazy_set_free(&found);
@@ -263,11 +282,24 @@ static void test_peek(struct rst_task *t, const struct mm_state *s, const struct
 #define test_peek(t, s, c) ((void)0)
 #endif
 
-int mm_lazy_start(struct rst_ctx *c, struct rst_task *t, struct mm_state *s)
+/* The loader's channel for requests (struct lazy_ctl), if another
+ * process maps an object it serves: both ends, or -1s. */
+static int ctl_open(struct rst_ctx *c, const struct lazy_shm *shm, int ctl[2])
+{
+	ctl[0] = ctl[1] = -1;
+	if (mm_lazy_shm_shared(c, shm) &&
+	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ctl))
+		return log_err(c->log, errno, "--lazy: a channel to the loader:");
+	return 0;
+}
+
+/* @t's own loader: its private areas, and the shared memory objects it
+ * maps first of the tree. */
+static int lazy_own(struct rst_ctx *c, struct rst_task *t, struct mm_state *s)
 {
 	struct lazy_set pages = { 0 };
 	struct lazy_shm shm = { 0 };
-	int ufd = -1, ret = 0, *fds = NULL;
+	int ufd = -1, ret = 0, *fds = NULL, ctl[2] = { -1, -1 };
 	pid_t loader;
 
 	for (int i = 0; i < s->nr && !ret; i++)
@@ -292,26 +324,73 @@ int mm_lazy_start(struct rst_ctx *c, struct rst_task *t, struct mm_state *s)
 		ret = take_uffd(c, t, &ufd);
 	test_peek(t, s, c);
 	if (!ret)
-		ret = uffd_setup(c, t, s, ufd);
+		ret = uffd_setup(c, t, s, ufd, 0);
 	if (!ret)
-		ret = fill_present(c, t, s, &pages, &shm);
+		ret = fill_present(c, t, s, 0, &pages, &shm);
 	if (!ret)
 		ret = mm_lazy_shm_views(c, t, &shm, fds);
+	if (!ret)
+		ret = ctl_open(c, &shm, ctl);
 	if (!ret) {
 		/* the first loader checks the image's checksums */
 		loader = lazy_loader_start(c->log, t->pid, c->tasks[0]->pid, ufd, c->img_fd,
-					   &pages, &shm, c->spans,
+					   &pages, &shm, ctl[1], c->spans,
 					   c->lazy_checks ? 0 : c->pv_nr, &c->pin);
 		c->lazy_checks = true;
 		ret = loader < 0 ? loader : 0;
+		if (!ret && ctl[0] >= 0)
+			ret = mm_lazy_shm_owned(c, &shm, ctl[0]);
 		if (!ret)
 			log_info(c->log, "pid %d: %zu runs of pages and %zu shared memory objects left to the loader, pid %d",
 				 t->pid, pages.n, shm.nr, loader);
 	}
 out:
+	for (int i = 0; i < 2; i++)
+		if (ctl[i] >= 0)
+			close(ctl[i]);
 	if (ufd >= 0)
 		close(ufd);
 	lazy_set_free(&pages);
 	mm_lazy_shm_free(&shm, fds);
+	return ret;
+}
+
+/* @t's areas of objects @owner's loader serves: registered on a
+ * userfaultfd of their own, which goes to that loader. */
+static int lazy_foreign(struct rst_ctx *c, struct rst_task *t, struct mm_state *s, pid_t owner)
+{
+	int ufd = -1, ret = take_uffd(c, t, &ufd);
+
+	if (!ret)
+		ret = uffd_setup(c, t, s, ufd, owner);
+	if (!ret)
+		ret = fill_present(c, t, s, owner, NULL, NULL);
+	if (!ret)
+		ret = mm_lazy_shm_tell_add(c, t, s, owner, ufd);
+	if (!ret)
+		log_info(c->log, "pid %d: its maps of pid %d's shared memory left to that one's loader",
+			 t->pid, owner);
+	if (ufd >= 0)
+		close(ufd);
+	return ret;
+}
+
+int mm_lazy_start(struct rst_ctx *c, struct rst_task *t, struct mm_state *s)
+{
+	int ret = lazy_own(c, t, s);
+
+	/* (each owner once: the first of its areas found) */
+	for (int i = 0; i < s->nr && !ret; i++) {
+		const struct rst_vma *v = &s->vmas[i];
+		pid_t owner = mm_lazy_area(c, v) && mm_lazy_shm_foreign(c, t, v) ?
+			      mm_shm_first(c, v->v.shm_id)->pid : 0;
+		bool seen = false;
+
+		for (int j = 0; owner && j < i && !seen; j++)
+			seen = mm_lazy_area(c, &s->vmas[j]) && mm_lazy_shm_foreign(c, t, &s->vmas[j]) &&
+			       mm_shm_first(c, s->vmas[j].v.shm_id)->pid == owner;
+		if (owner && !seen)
+			ret = lazy_foreign(c, t, s, owner);
+	}
 	return ret;
 }

@@ -5,9 +5,11 @@
  * process runs, lazy_shm.c says why), and the whole object mapped in
  * ckpt as the loader's view, which the loader inherits.
  *
- * An object qualifies when one process of the image maps it (an object
- * of a tree's several processes is loaded whole, as before), restart may
- * open it through /proc/PID/map_files (CAP_CHECKPOINT_RESTORE), and the
+ * An object is served by the loader of the first process that maps it
+ * (its owner, built first); another process's areas of it are registered
+ * on a userfaultfd of their own, handed to that loader over a channel
+ * restart keeps to it (struct lazy_ctl).  Objects qualify where restart
+ * may open them through /proc/PID/map_files (CAP_CHECKPOINT_RESTORE), the
  * kernel has userfaultfd's minor faults on shared memory and gives
  * shared memory no huge pages; not from a page server (its image has
  * the data of private areas only left out).
@@ -18,11 +20,13 @@
 #include <glob.h>
 #include <linux/falloc.h>
 #include <linux/userfaultfd.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -124,7 +128,13 @@ bool mm_lazy_shm_area(const struct rst_ctx *c, const struct rst_vma *v)
 	if (!c->lazy_shm || v->v.kind != VMA_ANON || !(v->v.flags & MAP_SHARED) || !v->v.shm_id)
 		return false;
 	first = mm_shm_first(c, v->v.shm_id);
-	return first && !first->tasks && !first->eager;
+	return first && !first->eager;
+}
+
+bool mm_lazy_shm_foreign(const struct rst_ctx *c, const struct rst_task *t,
+			 const struct rst_vma *v)
+{
+	return mm_lazy_shm_area(c, v) && mm_shm_first(c, v->v.shm_id)->pid != t->pid;
 }
 
 /* The object's offset where @v starts. */
@@ -135,14 +145,14 @@ static uint64_t obj_off(const struct rst_ctx *c, const struct rst_vma *v)
 
 /* @v's object in @out (its index), added with its fd in @fds if new. */
 static int obj_of(struct rst_ctx *c, struct rst_task *t, const struct rst_vma *v,
-		  struct lazy_shm *out, uint32_t *ids, int *fds, size_t *k)
+		  struct lazy_shm *out, int *fds, size_t *k)
 {
 	struct lazy_obj *ob;
 	struct stat st;
 	char path[128];
 
 	for (*k = 0; *k < out->nr; (*k)++)
-		if (ids[*k] == v->v.shm_id)
+		if (out->ids[*k] == v->v.shm_id)
 			return 0;
 	ob = &out->obj[out->nr];
 	snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx", t->pid,
@@ -156,16 +166,15 @@ static int obj_of(struct rst_ctx *c, struct rst_task *t, const struct rst_vma *v
 	ob->size = (uint64_t)st.st_size;
 	ob->dev = st.st_dev;
 	ob->ino = st.st_ino;
-	ids[out->nr++] = v->v.shm_id;
+	out->ids[out->nr++] = v->v.shm_id;
 	return 0;
 }
 
-/* @v's map and its pages, into object @k. */
-static int add_area(struct rst_ctx *c, const struct rst_vma *v, struct lazy_shm *out, size_t k)
+/* @v's pages, pending in object @k: any process's area of it. */
+static int add_pages(struct rst_ctx *c, const struct rst_vma *v, struct lazy_obj *ob)
 {
-	struct lazy_obj *ob = &out->obj[k];
 	uint64_t base = obj_off(c, v);
-	int ret = lazy_set_add(&out->maps[k], v->v.start, (v->v.end - v->v.start) / PAGE, base);
+	int ret = 0;
 
 	for (uint32_t j = 0; j < v->nr_segs && !ret; j++) {
 		const struct page_seg *g = &v->segs[j];
@@ -181,26 +190,46 @@ static int add_area(struct rst_ctx *c, const struct rst_vma *v, struct lazy_shm 
 	return ret ? log_err(c->log, ENOMEM, "--lazy: shared memory %u:", v->v.shm_id) : 0;
 }
 
+/* Object @k's pages from the areas of every process that maps it. */
+static int obj_pages(struct rst_ctx *c, struct lazy_shm *out, size_t k)
+{
+	int ret = 0;
+
+	for (int i = 0; i < c->nr_tasks && !ret; i++) {
+		const struct mm_state *s = KSTATE(c->tasks[i], kind_mm);
+
+		for (int j = 0; s && j < s->nr && !ret; j++)
+			if (s->vmas[j].v.shm_id == out->ids[k] && s->vmas[j].v.kind == VMA_ANON)
+				ret = add_pages(c, &s->vmas[j], &out->obj[k]);
+	}
+	return ret;
+}
+
 int mm_lazy_shm_gather(struct rst_ctx *c, struct rst_task *t, const struct mm_state *s,
 		       struct lazy_shm *out, int **fds)
 {
-	uint32_t *ids = calloc(s->nr + 1, sizeof(*ids));
 	int ret = 0;
 
 	memset(out, 0, sizeof(*out));
 	out->obj = calloc(s->nr + 1, sizeof(*out->obj));
 	out->maps = calloc(s->nr + 1, sizeof(*out->maps));
+	out->ids = calloc(s->nr + 1, sizeof(*out->ids));
 	*fds = calloc(s->nr + 1, sizeof(**fds));
-	if (!ids || !out->obj || !out->maps || !*fds)
+	if (!out->ids || !out->obj || !out->maps || !*fds)
 		ret = log_err(c->log, ENOMEM, "--lazy: pid %d: shared memory:", t->pid);
 	for (int i = 0; i < s->nr && !ret; i++) {
 		const struct rst_vma *v = &s->vmas[i];
-		size_t k;
+		size_t k, nr = out->nr;
 
-		if (mm_lazy_area(c, v) && mm_lazy_shm_area(c, v))
-			ret = obj_of(c, t, v, out, ids, *fds, &k) ?: add_area(c, v, out, k);
+		if (!mm_lazy_area(c, v) || !mm_lazy_shm_area(c, v) || mm_lazy_shm_foreign(c, t, v))
+			continue;
+		ret = obj_of(c, t, v, out, *fds, &k);
+		if (!ret && lazy_set_add(&out->maps[k], v->v.start, (v->v.end - v->v.start) / PAGE,
+					 obj_off(c, v)))
+			ret = log_err(c->log, ENOMEM, "--lazy: pid %d: shared memory:", t->pid);
+		if (!ret && out->nr > nr)	/* (new) */
+			ret = obj_pages(c, out, k);
 	}
-	free(ids);
 	return ret;
 }
 
@@ -246,6 +275,98 @@ int mm_lazy_shm_views(struct rst_ctx *c, struct rst_task *t, struct lazy_shm *ou
 	return 0;
 }
 
+bool mm_lazy_shm_shared(struct rst_ctx *c, const struct lazy_shm *out)
+{
+	for (size_t k = 0; k < out->nr; k++)
+		if (mm_shm_first(c, out->ids[k])->tasks)
+			return true;
+	return false;
+}
+
+int mm_lazy_shm_owned(struct rst_ctx *c, const struct lazy_shm *out, int ctl)
+{
+	for (size_t k = 0; k < out->nr; k++) {
+		struct shm_first *f = mm_shm_first_rw(c, out->ids[k]);
+
+		if (!f->tasks)
+			continue;
+		f->ctl = fcntl(ctl, F_DUPFD_CLOEXEC, 3);
+		f->obj = (uint32_t)k;
+		if (f->ctl < 0)
+			return log_err(c->log, errno, "--lazy: its loader's channel:");
+	}
+	return 0;
+}
+
+/* @q (and @len bytes of maps, and @fd) to the loader at @ctl, and its
+ * answer: 0, or an errno.  A loader that is gone is done: every page of
+ * its objects is in (it exits no sooner), nothing to tell it. */
+static int tell(int ctl, const struct lazy_ctl *q, const void *maps, size_t len, int fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 }, ok;
+	struct iovec iov[2] = { { (void *)q, sizeof(*q) }, { (void *)maps, len } };
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = len ? 2 : 1 };
+	struct pollfd p = { .fd = ctl, .events = POLLIN };
+	ssize_t n;
+
+	if (fd >= 0) {
+		struct cmsghdr *cm;
+
+		mh.msg_control = cbuf;
+		mh.msg_controllen = sizeof(cbuf);
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &fd, sizeof(fd));
+	}
+	if (sendmsg(ctl, &mh, MSG_NOSIGNAL) < 0)
+		return errno == EPIPE || errno == ECONNRESET ? 0 : errno;
+	if (poll(&p, 1, 10000) != 1)
+		return ETIMEDOUT;
+	n = recv(ctl, &ok, 1, 0);
+	return n == 1 || n == 0 || (n < 0 && errno == ECONNRESET) ? 0 : n < 0 ? errno : EPROTO;
+}
+
+int mm_lazy_shm_tell_cut(struct rst_ctx *c, const struct rst_vma *v, uint64_t addr,
+			 uint64_t len)
+{
+	const struct shm_first *f = mm_shm_first(c, v->v.shm_id);
+	struct lazy_ctl q = { .type = LAZY_CTL_CUT, .obj = f->obj,
+			      .off = obj_off(c, v) + (addr - v->v.start), .len = len };
+	int err = f->ctl < 0 ? EBADF : tell(f->ctl, &q, NULL, 0, -1);
+
+	return err ? log_err(c->log, err, "--lazy: shared memory %u: telling its loader:",
+			     v->v.shm_id) : 0;
+}
+
+int mm_lazy_shm_tell_add(struct rst_ctx *c, struct rst_task *t, const struct mm_state *s,
+			 pid_t owner, int ufd)
+{
+	struct lazy_ctl_map *mp = calloc(LAZY_CTL_MAPS, sizeof(*mp));
+	struct lazy_ctl q = { .type = LAZY_CTL_ADD, .pid = t->pid };
+	int ctl = -1, err = mp ? 0 : ENOMEM;
+
+	for (int i = 0; i < s->nr && !err; i++) {
+		const struct rst_vma *v = &s->vmas[i];
+		const struct shm_first *f = mm_shm_first(c, v->v.shm_id);
+
+		if (!mm_lazy_shm_foreign(c, t, v) || f->pid != owner)
+			continue;
+		if (q.nr == LAZY_CTL_MAPS)
+			err = E2BIG;
+		else
+			mp[q.nr++] = (struct lazy_ctl_map){ v->v.start, (v->v.end - v->v.start) / PAGE,
+							    obj_off(c, v), f->obj, 0 };
+		ctl = f->ctl;
+	}
+	if (!err)
+		err = ctl < 0 ? EBADF : tell(ctl, &q, mp, q.nr * sizeof(*mp), ufd);
+	free(mp);
+	return err ? log_err(c->log, err, "--lazy: pid %d: its shared memory to pid %d's loader:",
+			     t->pid, owner) : 0;
+}
+
 void mm_lazy_shm_free(struct lazy_shm *out, int *fds)
 {
 	for (size_t k = 0; k < out->nr; k++) {
@@ -258,6 +379,7 @@ void mm_lazy_shm_free(struct lazy_shm *out, int *fds)
 	}
 	free(out->obj);
 	free(out->maps);
+	free(out->ids);
 	free(fds);
 	memset(out, 0, sizeof(*out));
 }

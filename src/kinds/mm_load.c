@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "../arch/arch.h"
 #include "../files.h"
@@ -81,16 +82,26 @@ static int shm_note(struct rst_ctx *c, pid_t pid, const struct rec_vma *v)
 	if (VEC_ROOM(st->e, st->n, st->cap) || id_add(&st->ids, v->shm_id, st->n))
 		return log_err(c->log, ENOMEM, "shared memory table:");
 	st->e[st->n++] = (struct shm_first){ v->shm_id, pid, v->start, v->end, v->pgoff,
-					     v->pgoff, v->end - v->start, false, false };
+					     v->pgoff, v->end - v->start, false, false, -1, 0 };
 	return 0;
 }
 
-const struct shm_first *mm_shm_first(const struct rst_ctx *c, uint32_t id)
+static struct shm_first *shm_lookup(const struct rst_ctx *c, uint32_t id)
 {
 	struct shm_table *st = KCSTATE(c, kind_mm);
 	long i = st ? id_find(&st->ids, id) : -1;
 
 	return i < 0 ? NULL : &st->e[i];
+}
+
+const struct shm_first *mm_shm_first(const struct rst_ctx *c, uint32_t id)
+{
+	return shm_lookup(c, id);
+}
+
+struct shm_first *mm_shm_first_rw(struct rst_ctx *c, uint32_t id)
+{
+	return shm_lookup(c, id);
 }
 
 void mm_shm_mark(struct rst_ctx *c, bool (*eager)(const struct rst_vma *v))
@@ -115,6 +126,9 @@ void mm_free_ctx(void *state)
 {
 	struct shm_table *st = state;
 
+	for (int i = 0; i < st->n; i++)
+		if (st->e[i].ctl >= 0)
+			close(st->e[i].ctl);
 	free(st->e);
 	id_table_free(&st->ids);
 	free(st);
