@@ -458,9 +458,11 @@ int lazy_shm_ctl(struct loader *l)
 		err = lazy_set_cut(&l->obj[u.q.obj].pending, u.q.off, u.q.off + u.q.len) ? ENOMEM : 0;
 	else
 		err = EPROTO;
-	if (err) {	/* (restart fails on no answer, and kills the tree) */
-		log_err(&l->log, err, "lazy restart: pid %d: a request of restart's:", l->root);
-		return 1;
+	if (err) {	/* (restart takes no answer as all done: never that) */
+		log_err(&l->log, err, "lazy restart: pid %d: restart's request for pid %d, so pid %d is killed:",
+			l->root, u.q.pid, l->tree);
+		lazy_kill_tree(l->tree, 0);
+		_exit(1);
 	}
 	return send(l->ctl, &ok, 1, MSG_NOSIGNAL) == 1 ? 0 : 1;
 }
