@@ -433,7 +433,7 @@ int lazy_shm_ctl(struct loader *l)
 	union {
 		struct lazy_ctl q;
 		char b[sizeof(struct lazy_ctl) + LAZY_CTL_MAPS * sizeof(struct lazy_ctl_map)];
-	} u;
+	} u = { .q = { 0 } };
 	char cbuf[CMSG_SPACE(sizeof(int))];
 	struct iovec iov = { u.b, sizeof(u.b) };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
