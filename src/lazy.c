@@ -395,7 +395,7 @@ static void fault(struct loader *l, struct lazy_mm *m, const struct uffd_msg *ms
 	/* (a minor fault is of shared memory: its map is read again if
 	 * it does not know the page) */
 	if ((m->rescan || (minor && !lazy_shm_find(l, m, a, &k, &o))) &&
-	    lazy_shm_rescan(l, m))
+	    lazy_shm_rescan(l, m, msg->arg.pagefault.feat.ptid))
 		lazy_fetch_failed(l, m, a, 0, ENOMEM);
 	if (minor && !lazy_shm_find(l, m, a, &k, &o)) {
 		lazy_shm_foreign(m, a);

@@ -84,13 +84,13 @@ bool lazy_shm_step(struct loader *l, size_t *rr);
 /* Whether @m maps an object with pages still pending. */
 bool lazy_shm_busy(const struct loader *l, const struct lazy_mm *m);
 /* @m's map kept true: a fork's copy, an unmap, a move, a map made by
- * mremap of old size 0 (read again from /proc: the event says not
- * where it ends).  0 or -ENOMEM. */
+ * mremap of old size 0 (read again from /proc at the next fault, from
+ * its thread @tid: the event says not where it ends).  0 or -ENOMEM. */
 int lazy_shm_fork(const struct loader *l, struct lazy_mm *to, const struct lazy_mm *from);
 int lazy_shm_unmap(const struct loader *l, struct lazy_mm *m, uint64_t start, uint64_t end);
 int lazy_shm_move(const struct loader *l, struct lazy_mm *m, uint64_t from, uint64_t to,
 		  uint64_t len);
-int lazy_shm_rescan(const struct loader *l, struct lazy_mm *m);
+int lazy_shm_rescan(const struct loader *l, struct lazy_mm *m, pid_t tid);
 void lazy_shm_foreign(struct lazy_mm *m, uint64_t a);
 /* A REMOVE event of @m's (MADV_DONTNEED or MADV_REMOVE): its pages of
  * objects noted.  0 or -ENOMEM. */

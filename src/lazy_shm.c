@@ -238,6 +238,10 @@ static int map_page(struct loader *l, struct lazy_mm *m, size_t k, uint64_t o, u
 
 	if (!ioctl(m->ufd, UFFDIO_CONTINUE, &uc) || uc.mapped > 0)
 		return 0;	/* (a part: the rest faults again) */
+	/* (ENOENT: the range spans two areas since an mprotect split one,
+	 * which the kernel refuses whole: the page alone) */
+	if (errno == ENOENT && n > 1)
+		return map_page(l, m, k, o, a, 1);
 	if (errno == EFAULT) {	/* none there: a hole */
 		if (lazy_set_cut(&l->obj[k].pending, o, o + PAGE))
 			lazy_fetch_failed(l, m, a, 0, ENOMEM);
@@ -354,8 +358,8 @@ int lazy_shm_move(const struct loader *l, struct lazy_mm *m, uint64_t from, uint
 		return 0;
 	for (size_t k = 0; len && k < l->nr_obj; k++)
 		ret |= lazy_set_move(&m->shm[k], from, to, len);
-	m->rescan = true;
-	return ret ? ret : m->pid ? lazy_shm_rescan(l, m) : 0;
+	m->rescan = true;	/* (at its next fault: lazy_shm_rescan()) */
+	return ret;
 }
 
 /* A minor fault at @a of no object the loader knows (never seen): the
@@ -369,36 +373,52 @@ void lazy_shm_foreign(struct lazy_mm *m, uint64_t a)
 		ioctl(m->ufd, UFFDIO_WAKE, &wake);
 }
 
-int lazy_shm_rescan(const struct loader *l, struct lazy_mm *m)
+int lazy_shm_rescan(const struct loader *l, struct lazy_mm *m, pid_t tid)
 {
+	struct lazy_set *fresh;
 	char path[64], line[512];
+	bool any = false;
+	int ret = 0;
 	FILE *f;
 
 	if (!m->shm)
 		return 0;
-	snprintf(path, sizeof(path), "/proc/%d/maps", m->pid);
+	/* (a thread waiting on its fault: alive, its memory's maps to
+	 * read, which its process's first thread, if it has exited, has
+	 * not) */
+	snprintf(path, sizeof(path), "/proc/%d/maps", tid);
 	f = fopen(path, "re");
-	if (!f)		/* gone: its events end it */
-		return 0;
-	for (size_t k = 0; k < l->nr_obj; k++)
-		m->shm[k].n = 0;
-	while (fgets(line, sizeof(line), f)) {
+	fresh = f ? calloc(l->nr_obj, sizeof(*fresh)) : NULL;
+	while (fresh && !ret && fgets(line, sizeof(line), f)) {
 		uint64_t start, end, off, ino;
 		unsigned int maj, min;
 
+		any = true;
 		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %*s %" SCNx64 " %x:%x %" SCNu64,
 			   &start, &end, &off, &maj, &min, &ino) != 6)
 			continue;
-		for (size_t k = 0; k < l->nr_obj; k++)
-			if (l->obj[k].ino == ino && l->obj[k].dev == makedev(maj, min) &&
-			    lazy_set_add(&m->shm[k], start, (end - start) / PAGE, off)) {
-				fclose(f);
-				return -ENOMEM;
-			}
+		for (size_t k = 0; k < l->nr_obj && !ret; k++)
+			if (l->obj[k].ino == ino && l->obj[k].dev == makedev(maj, min))
+				ret = lazy_set_add(&fresh[k], start, (end - start) / PAGE, off);
 	}
-	fclose(f);
-	m->rescan = false;
-	return 0;
+	if (f)
+		fclose(f);
+	if (!fresh)
+		return f ? -ENOMEM : 0;
+	/* (none read, the thread gone meanwhile: kept as they were, for
+	 * the next fault to read) */
+	for (size_t k = 0; k < l->nr_obj; k++) {
+		if (ret || !any) {
+			lazy_set_free(&fresh[k]);
+			continue;
+		}
+		lazy_set_free(&m->shm[k]);
+		m->shm[k] = fresh[k];
+	}
+	free(fresh);
+	if (!ret && any)
+		m->rescan = false;
+	return ret;
 }
 
 void lazy_shm_drop(const struct loader *l, struct lazy_mm *m)
