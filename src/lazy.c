@@ -392,9 +392,10 @@ static void fault(struct loader *l, struct lazy_mm *m, const struct uffd_msg *ms
 
 	if (!m->pid)
 		m->pid = msg->arg.pagefault.feat.ptid;
-	/* (a minor fault is of shared memory: its map is read again if
-	 * it does not know the page) */
-	if ((m->rescan || (minor && !lazy_shm_find(l, m, a, &k, &o))) &&
+	/* An address of no area it knows may be of an object (grown in
+	 * place, of which no event says) as well as a private one: its
+	 * areas read again first, from the thread waiting here (alive). */
+	if (m->shm && (m->rescan || !lazy_shm_known(l, m, a)) &&
 	    lazy_shm_rescan(l, m, msg->arg.pagefault.feat.ptid))
 		lazy_fetch_failed(l, m, a, 0, ENOMEM);
 	if (minor && !lazy_shm_find(l, m, a, &k, &o)) {
@@ -531,6 +532,8 @@ static void retry(struct loader *l, struct lazy_mm *m)
 	int n = m->nr_retry, ret;
 
 	m->nr_retry = 0;
+	if (n && m->rescan && lazy_shm_rescan_any(l, m))
+		lazy_fetch_failed(l, m, 0, 0, ENOMEM);
 	for (int i = 0; i < n; i++) {
 		ret = serve(l, m, m->retry[i]);
 		if (ret == -EAGAIN)

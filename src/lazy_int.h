@@ -25,7 +25,9 @@ struct lazy_mm {
 	unsigned int stuck;	/* steps in a row that placed nothing */
 	bool dead;		/* its memory went (ESRCH) */
 	bool moved;		/* mremap: offsets no longer grow with addresses */
-	struct lazy_set *shm;	/* where it maps each object (lazy_shm.c) */
+	/* where it maps each object (lazy_shm.c), and after them (OTHER)
+	 * its other areas as last read from /proc */
+	struct lazy_set *shm;
 	bool rescan;		/* that to be read again from /proc */
 };
 
@@ -73,6 +75,8 @@ int lazy_shm_ctl(struct loader *l);
 /* lazy_shm.c: the shared memory objects of @in, @m's, taken over (the
  * views registered on the loader's own userfaultfd): 0 or an errno. */
 int lazy_shm_start(struct loader *l, struct lazy_mm *m, struct lazy_shm *in);
+/* Whether @a is in an area @m is known to have (an object's, or OTHER). */
+bool lazy_shm_known(const struct loader *l, const struct lazy_mm *m, uint64_t a);
 /* Whether @a is in an object @m maps: its index and offset there. */
 bool lazy_shm_find(const struct loader *l, const struct lazy_mm *m, uint64_t a,
 		   size_t *k, uint64_t *o);
@@ -91,11 +95,12 @@ int lazy_shm_unmap(const struct loader *l, struct lazy_mm *m, uint64_t start, ui
 int lazy_shm_move(const struct loader *l, struct lazy_mm *m, uint64_t from, uint64_t to,
 		  uint64_t len);
 int lazy_shm_rescan(const struct loader *l, struct lazy_mm *m, pid_t tid);
+/* The same from any of its threads (none: m->rescan stays). */
+int lazy_shm_rescan_any(const struct loader *l, struct lazy_mm *m);
 void lazy_shm_foreign(struct lazy_mm *m, uint64_t a);
 /* A REMOVE event of @m's (MADV_DONTNEED or MADV_REMOVE): its pages of
  * objects noted.  0 or -ENOMEM. */
-int lazy_shm_removed(const struct loader *l, const struct lazy_mm *m, uint64_t start,
-		     uint64_t end);
+int lazy_shm_removed(const struct loader *l, struct lazy_mm *m, uint64_t start, uint64_t end);
 void lazy_shm_drop(const struct loader *l, struct lazy_mm *m);
 
 /* lazy_net.c: the pages of a page server's image (restart --page-server).

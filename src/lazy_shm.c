@@ -25,6 +25,7 @@
  * maps, served as the first process's.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -56,7 +57,8 @@ int lazy_shm_start(struct loader *l, struct lazy_mm *m, struct lazy_shm *in)
 		return 0;
 	l->obj = in->obj;
 	l->nr_obj = in->nr;
-	m->shm = in->maps;
+	m->shm = in->maps;	/* (restart's has room for OTHER) */
+	m->rescan = true;	/* OTHER: its areas of no object */
 	l->self_ufd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
 	if (l->self_ufd < 0 || ioctl(l->self_ufd, UFFDIO_API, &api))
 		return errno;
@@ -76,7 +78,7 @@ int lazy_shm_start(struct loader *l, struct lazy_mm *m, struct lazy_shm *in)
 		if (ob->fd < 0)
 			return errno;
 	}
-	return 0;
+	return lazy_shm_rescan(l, m, m->pid) ? ENOMEM : 0;
 }
 
 bool lazy_shm_find(const struct loader *l, const struct lazy_mm *m, uint64_t a,
@@ -165,15 +167,60 @@ static void write_pages(struct loader *l, struct lazy_mm *m, size_t k,
 		lazy_fetch_failed(l, m, 0, 0, ENOMEM);
 }
 
-int lazy_shm_removed(const struct loader *l, const struct lazy_mm *m, uint64_t start,
-		     uint64_t end)
+/* Whether [start, end) lies in @m's known areas (its maps of objects,
+ * or OTHER). */
+static bool covered(const struct loader *l, const struct lazy_mm *m, uint64_t start,
+		    uint64_t end)
 {
-	/* (where its maps are not known now, every page of every object) */
-	for (size_t k = 0; m->rescan && k < l->nr_obj; k++)
+	while (start < end) {
+		const struct lazy_run *r = NULL;
+
+		for (size_t k = 0; m->shm && k <= l->nr_obj && !r; k++)
+			r = lazy_set_find(&m->shm[k], start);
+		if (!r)
+			return false;
+		start = r->addr + r->npages * PAGE;
+	}
+	return true;
+}
+
+bool lazy_shm_known(const struct loader *l, const struct lazy_mm *m, uint64_t a)
+{
+	return covered(l, m, a, a + PAGE);
+}
+
+/* Every page of every object taken as named by a REMOVE event. */
+static int all_touched(const struct loader *l)
+{
+	for (size_t k = 0; k < l->nr_obj; k++)
 		if (lazy_set_cut(&l->obj[k].touched, 0, l->obj[k].size) ||
 		    lazy_set_add(&l->obj[k].touched, 0, l->obj[k].size / PAGE, 0))
 			return -ENOMEM;
-	for (size_t k = 0; m->shm && k < l->nr_obj; k++)
+	return 0;
+}
+
+int lazy_shm_removed(const struct loader *l, struct lazy_mm *m, uint64_t start, uint64_t end)
+{
+	bool pending = false;
+
+	for (size_t k = 0; k < l->nr_obj; k++)
+		pending |= l->obj[k].pending.n;
+	if (!m->shm || !pending)
+		return 0;
+	/* A range its maps do not account for may be of an object still:
+	 * one grown in place (mremap without a move says nothing), or
+	 * mapped again.  Its maps read again, from any of its threads; if
+	 * none can be read, every page is taken as named. */
+	if (m->rescan || !covered(l, m, start, end)) {
+		int ret;
+
+		m->rescan = true;
+		ret = lazy_shm_rescan_any(l, m);
+
+		if (ret || m->rescan)
+			return ret ?: all_touched(l);
+	}
+	for (size_t k = 0; k < l->nr_obj; k++)
 		for (size_t i = 0; i < m->shm[k].n; i++) {
 			const struct lazy_run *r = &m->shm[k].r[i];
 			uint64_t a = r->addr > start ? r->addr : start;
@@ -308,13 +355,15 @@ bool lazy_shm_busy(const struct loader *l, const struct lazy_mm *m)
 
 int lazy_shm_fork(const struct loader *l, struct lazy_mm *to, const struct lazy_mm *from)
 {
-	to->rescan = from->rescan;
+	/* (read again at its first fault: another thread's change made
+	 * before the fork may come as an event after it, to the parent) */
+	to->rescan = true;
 	if (!from->shm)
 		return 0;
-	to->shm = calloc(l->nr_obj, sizeof(*to->shm));
+	to->shm = calloc(l->nr_obj + 1, sizeof(*to->shm));
 	if (!to->shm)
 		return -ENOMEM;
-	for (size_t k = 0; k < l->nr_obj; k++)
+	for (size_t k = 0; k <= l->nr_obj; k++)
 		if (lazy_set_copy(&to->shm[k], &from->shm[k]))
 			return -ENOMEM;
 	return 0;
@@ -324,7 +373,7 @@ int lazy_shm_unmap(const struct loader *l, struct lazy_mm *m, uint64_t start, ui
 {
 	int ret = 0;
 
-	for (size_t k = 0; m->shm && k < l->nr_obj; k++)
+	for (size_t k = 0; m->shm && k <= l->nr_obj; k++)
 		ret |= lazy_set_cut(&m->shm[k], start, end);
 	return ret;
 }
@@ -346,31 +395,28 @@ static bool maps_some(const struct loader *l, const struct lazy_mm *m, uint64_t 
 	return false;
 }
 
-/* A move of a map of an object: as the event says; read again from
- * /proc where it does not say all (a second map by mremap of old size
- * 0, a first one kept by MREMAP_DONTUNMAP). */
+/* A move of a map of an object: read again from /proc at the next
+ * fault, not moved as the event says: a reading since may have seen the
+ * move already (and another map put where it was), which the event
+ * would then move again. */
 int lazy_shm_move(const struct loader *l, struct lazy_mm *m, uint64_t from, uint64_t to,
 		  uint64_t len)
 {
-	int ret = 0;
-
-	if (!m->shm || !maps_some(l, m, from, len))
-		return 0;
-	for (size_t k = 0; len && k < l->nr_obj; k++)
-		ret |= lazy_set_move(&m->shm[k], from, to, len);
-	m->rescan = true;	/* (at its next fault: lazy_shm_rescan()) */
-	return ret;
+	(void)to;
+	if (m->shm && maps_some(l, m, from, len))
+		m->rescan = true;
+	return 0;
 }
 
-/* A minor fault at @a of no object the loader knows (never seen): the
- * page there mapped as it is. */
+/* A minor fault at @a of no object the loader knows, even from the
+ * faulting thread's maps just read: a map gone since (every map of
+ * shared memory registered is of one of the objects).  Woken only: a
+ * page mapped here without being written could be one still pending. */
 void lazy_shm_foreign(struct lazy_mm *m, uint64_t a)
 {
-	struct uffdio_continue uc = { .range = { a, PAGE } };
 	struct uffdio_range wake = { a, PAGE };
 
-	if (ioctl(m->ufd, UFFDIO_CONTINUE, &uc))
-		ioctl(m->ufd, UFFDIO_WAKE, &wake);
+	ioctl(m->ufd, UFFDIO_WAKE, &wake);
 }
 
 int lazy_shm_rescan(const struct loader *l, struct lazy_mm *m, pid_t tid)
@@ -388,18 +434,19 @@ int lazy_shm_rescan(const struct loader *l, struct lazy_mm *m, pid_t tid)
 	 * not) */
 	snprintf(path, sizeof(path), "/proc/%d/maps", tid);
 	f = fopen(path, "re");
-	fresh = f ? calloc(l->nr_obj, sizeof(*fresh)) : NULL;
+	fresh = f ? calloc(l->nr_obj + 1, sizeof(*fresh)) : NULL;
 	while (fresh && !ret && fgets(line, sizeof(line), f)) {
 		uint64_t start, end, off, ino;
 		unsigned int maj, min;
+		size_t k = 0;
 
 		any = true;
 		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %*s %" SCNx64 " %x:%x %" SCNu64,
 			   &start, &end, &off, &maj, &min, &ino) != 6)
 			continue;
-		for (size_t k = 0; k < l->nr_obj && !ret; k++)
-			if (l->obj[k].ino == ino && l->obj[k].dev == makedev(maj, min))
-				ret = lazy_set_add(&fresh[k], start, (end - start) / PAGE, off);
+		while (k < l->nr_obj && !(l->obj[k].ino == ino && l->obj[k].dev == makedev(maj, min)))
+			k++;	/* (k == nr_obj: no object's, OTHER) */
+		ret = lazy_set_add(&fresh[k], start, (end - start) / PAGE, off);
 	}
 	if (f)
 		fclose(f);
@@ -407,7 +454,7 @@ int lazy_shm_rescan(const struct loader *l, struct lazy_mm *m, pid_t tid)
 		return f ? -ENOMEM : 0;
 	/* (none read, the thread gone meanwhile: kept as they were, for
 	 * the next fault to read) */
-	for (size_t k = 0; k < l->nr_obj; k++) {
+	for (size_t k = 0; k <= l->nr_obj; k++) {
 		if (ret || !any) {
 			lazy_set_free(&fresh[k]);
 			continue;
@@ -421,9 +468,28 @@ int lazy_shm_rescan(const struct loader *l, struct lazy_mm *m, pid_t tid)
 	return ret;
 }
 
+int lazy_shm_rescan_any(const struct loader *l, struct lazy_mm *m)
+{
+	char path[64];
+	struct dirent *e;
+	int ret = 0;
+	DIR *d;
+
+	if (!m->pid)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/task", m->pid);
+	d = opendir(path);
+	while (d && m->rescan && !ret && (e = readdir(d)))
+		if (e->d_name[0] != '.')
+			ret = lazy_shm_rescan(l, m, atoi(e->d_name));
+	if (d)
+		closedir(d);
+	return ret;
+}
+
 void lazy_shm_drop(const struct loader *l, struct lazy_mm *m)
 {
-	for (size_t k = 0; m->shm && k < l->nr_obj; k++)
+	for (size_t k = 0; m->shm && k <= l->nr_obj; k++)
 		lazy_set_free(&m->shm[k]);
 	free(m->shm);
 	m->shm = NULL;
@@ -438,9 +504,10 @@ static int ctl_add(struct loader *l, const struct lazy_ctl *q, int ufd, size_t l
 	if (ufd < 0 || q->nr > LAZY_CTL_MAPS || len != sizeof(*q) + q->nr * sizeof(*mp))
 		return EPROTO;
 	m = lazy_mm_add(l, ufd, q->pid);
-	m->shm = calloc(l->nr_obj, sizeof(*m->shm));
+	m->shm = calloc(l->nr_obj + 1, sizeof(*m->shm));
 	if (!m->shm)
 		return ENOMEM;
+	m->rescan = true;	/* (its other areas: at its first fault) */
 	for (uint32_t i = 0; i < q->nr; i++)
 		if (mp[i].obj >= l->nr_obj ||
 		    lazy_set_add(&m->shm[mp[i].obj], mp[i].start, mp[i].npages, mp[i].off))
