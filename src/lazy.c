@@ -61,8 +61,7 @@ void lazy_set_free(struct lazy_set *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/* The first run that ends after @addr. */
-static size_t set_lower(const struct lazy_set *s, uint64_t addr)
+size_t lazy_set_lower(const struct lazy_set *s, uint64_t addr)
 {
 	size_t lo = 0, hi = s->n;
 
@@ -98,12 +97,12 @@ int lazy_set_add(struct lazy_set *s, uint64_t addr, uint64_t npages, uint64_t of
 {
 	struct lazy_run r = { addr, npages, off };
 
-	return npages ? set_insert_at(s, set_lower(s, addr), r) : 0;
+	return npages ? set_insert_at(s, lazy_set_lower(s, addr), r) : 0;
 }
 
 const struct lazy_run *lazy_set_find(const struct lazy_set *s, uint64_t addr)
 {
-	size_t i = set_lower(s, addr);
+	size_t i = lazy_set_lower(s, addr);
 
 	return i < s->n && s->r[i].addr <= addr ? &s->r[i] : NULL;
 }
@@ -111,7 +110,7 @@ const struct lazy_run *lazy_set_find(const struct lazy_set *s, uint64_t addr)
 /* [start, end) taken out. */
 int lazy_set_cut(struct lazy_set *s, uint64_t start, uint64_t end)
 {
-	size_t i = set_lower(s, start);
+	size_t i = lazy_set_lower(s, start);
 
 	while (i < s->n && s->r[i].addr < end) {
 		struct lazy_run *r = &s->r[i];
@@ -145,7 +144,7 @@ int lazy_set_move(struct lazy_set *s, uint64_t from, uint64_t to, uint64_t len)
 	struct lazy_set moved = { 0 };
 	int ret = 0;
 
-	for (size_t i = set_lower(s, from); i < s->n && s->r[i].addr < from + len && !ret; i++) {
+	for (size_t i = lazy_set_lower(s, from); i < s->n && s->r[i].addr < from + len && !ret; i++) {
 		uint64_t a = s->r[i].addr, b = a + s->r[i].npages * PAGE;
 		uint64_t lo = a > from ? a : from, hi = b < from + len ? b : from + len;
 
@@ -454,8 +453,7 @@ static int drain(struct loader *l, size_t k)
 					msg[i].arg.remap.to, msg[i].arg.remap.len);
 			bad |= lazy_set_move(&m->valid, msg[i].arg.remap.from,
 					msg[i].arg.remap.to, msg[i].arg.remap.len);
-			bad |= lazy_shm_move(l, m, msg[i].arg.remap.from,
-					     msg[i].arg.remap.to, msg[i].arg.remap.len);
+			bad |= lazy_shm_move(l, m, msg[i].arg.remap.from, msg[i].arg.remap.len);
 			break;
 		case UFFD_EVENT_UNMAP:
 			bad |= lazy_shm_unmap(l, m, msg[i].arg.remove.start, msg[i].arg.remove.end);

@@ -27,6 +27,8 @@ int lazy_set_add(struct lazy_set *s, uint64_t addr, uint64_t npages, uint64_t of
 void lazy_set_free(struct lazy_set *s);
 /* [start, end) out of @s: 0 or -ENOMEM. */
 int lazy_set_cut(struct lazy_set *s, uint64_t start, uint64_t end);
+/* The index of the first run that ends after @addr (n: none). */
+size_t lazy_set_lower(const struct lazy_set *s, uint64_t addr);
 /* The run holding @addr, or NULL. */
 const struct lazy_run *lazy_set_find(const struct lazy_set *s, uint64_t addr);
 /* What was at [from, from + len) is now at @to: 0 or -ENOMEM. */

@@ -51,8 +51,8 @@ struct loader {
 	struct lazy_net *net;	/* restart --page-server (lazy_net.c) */
 	struct lazy_obj *obj;	/* shared memory objects (lazy_shm.c) */
 	size_t nr_obj, obj_rr;
-	int self_ufd;
-	int ctl;		/* restart's requests (struct lazy_ctl), or -1 */		/* their views' userfaultfd */
+	int self_ufd;		/* their views' userfaultfd */
+	int ctl;		/* restart's requests (struct lazy_ctl), or -1 */
 };
 
 /* @pid and every process below it, killed. */
@@ -87,13 +87,12 @@ int lazy_shm_serve(struct loader *l, struct lazy_mm *m, size_t k, uint64_t o, ui
 bool lazy_shm_step(struct loader *l, size_t *rr);
 /* Whether @m maps an object with pages still pending. */
 bool lazy_shm_busy(const struct loader *l, const struct lazy_mm *m);
-/* @m's map kept true: a fork's copy, an unmap, a move, a map made by
- * mremap of old size 0 (read again from /proc at the next fault, from
- * its thread @tid: the event says not where it ends).  0 or -ENOMEM. */
+/* @m's map kept true: a fork's copy and a move (read again from /proc
+ * at the next fault, from its thread @tid), an unmap (cut).  0 or
+ * -ENOMEM. */
 int lazy_shm_fork(const struct loader *l, struct lazy_mm *to, const struct lazy_mm *from);
 int lazy_shm_unmap(const struct loader *l, struct lazy_mm *m, uint64_t start, uint64_t end);
-int lazy_shm_move(const struct loader *l, struct lazy_mm *m, uint64_t from, uint64_t to,
-		  uint64_t len);
+int lazy_shm_move(const struct loader *l, struct lazy_mm *m, uint64_t from, uint64_t len);
 int lazy_shm_rescan(const struct loader *l, struct lazy_mm *m, pid_t tid);
 /* The same from any of its threads (none: m->rescan stays). */
 int lazy_shm_rescan_any(const struct loader *l, struct lazy_mm *m);

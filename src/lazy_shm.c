@@ -99,11 +99,9 @@ bool lazy_shm_find(const struct loader *l, const struct lazy_mm *m, uint64_t a,
 /* Whether [o, o + len) of @ob was in an area a REMOVE event named. */
 static bool touched(const struct lazy_obj *ob, uint64_t o, uint64_t len)
 {
-	for (size_t i = 0; i < ob->touched.n; i++)
-		if (ob->touched.r[i].addr < o + len &&
-		    ob->touched.r[i].addr + ob->touched.r[i].npages * PAGE > o)
-			return true;
-	return false;
+	size_t i = lazy_set_lower(&ob->touched, o);
+
+	return i < ob->touched.n && ob->touched.r[i].addr < o + len;
 }
 
 /* Through the view: a page freed since fails the read there (EFAULT),
@@ -255,20 +253,12 @@ static uint64_t write_from(struct loader *l, struct lazy_mm *m, size_t k, uint64
 static uint64_t done_from(const struct lazy_obj *ob, uint64_t o, uint64_t most)
 {
 	const struct lazy_set *p = &ob->pending;
-	size_t lo = 0, hi = p->n;
+	size_t i = lazy_set_lower(p, o);
 
-	while (lo < hi) {	/* the first run that ends after @o */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (p->r[mid].addr + p->r[mid].npages * PAGE <= o)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < p->n && p->r[lo].addr <= o)
+	if (i < p->n && p->r[i].addr <= o)
 		return 0;
-	if (lo < p->n && (p->r[lo].addr - o) / PAGE < most)
-		return (p->r[lo].addr - o) / PAGE;
+	if (i < p->n && (p->r[i].addr - o) / PAGE < most)
+		return (p->r[i].addr - o) / PAGE;
 	return most;
 }
 
@@ -399,10 +389,8 @@ static bool maps_some(const struct loader *l, const struct lazy_mm *m, uint64_t 
  * fault, not moved as the event says: a reading since may have seen the
  * move already (and another map put where it was), which the event
  * would then move again. */
-int lazy_shm_move(const struct loader *l, struct lazy_mm *m, uint64_t from, uint64_t to,
-		  uint64_t len)
+int lazy_shm_move(const struct loader *l, struct lazy_mm *m, uint64_t from, uint64_t len)
 {
-	(void)to;
 	if (m->shm && maps_some(l, m, from, len))
 		m->rescan = true;
 	return 0;

@@ -490,8 +490,6 @@ static int queue(struct placer *p, uint64_t dst, uint64_t off, uint64_t len,
 	return ret;
 }
 
-/* @v's pages in now, by ckpt's thread (PLACE_NOW), in the jobs
- * queue() would cut. */
 /* [dst, dst + len) from image offset @off, written to /proc/PID/mem by
  * ckpt's thread now, in jobs as the queue cuts them (a job that is a
  * cell of the page check takes its checksum). */
@@ -511,6 +509,8 @@ static int write_now(struct placer *p, uint64_t dst, uint64_t off, uint64_t len)
 	return 0;
 }
 
+/* @v's pages in now, by ckpt's thread (PLACE_NOW), in the jobs
+ * queue() would cut. */
 static int place_now(struct placer *p, const struct rst_vma *v)
 {
 	for (uint32_t i = 0; i < v->nr_segs; i++) {
