@@ -40,6 +40,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "fdpass.h"
 #include "fileio.h"
 #include "lazy.h"
 #include "lazy_int.h"
@@ -509,22 +510,15 @@ int lazy_shm_ctl(struct loader *l)
 		struct lazy_ctl q;
 		char b[sizeof(struct lazy_ctl) + LAZY_CTL_MAPS * sizeof(struct lazy_ctl_map)];
 	} u = { .q = { 0 } };
-	char cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { u.b, sizeof(u.b) };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
-			     .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
-	struct cmsghdr *cm;
-	ssize_t n = recvmsg(l->ctl, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+	unsigned int nfd = 1;
 	int ufd = -1, err;
+	ssize_t n = fd_recv(l->ctl, u.b, sizeof(u.b), MSG_DONTWAIT, &ufd, &nfd);
 	char ok = 1;
 
-	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+	if (n == -EAGAIN)
 		return 0;
 	if (n <= 0)
 		return 1;	/* restart is done with it */
-	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
-		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS)
-			memcpy(&ufd, CMSG_DATA(cm), sizeof(ufd));
 	if ((size_t)n < sizeof(u.q))
 		err = EPROTO;
 	else if (u.q.type == LAZY_CTL_ADD)

@@ -11,6 +11,7 @@
 
 #include "../../include/ckpt.h"
 #include "criu.h"
+#include "../fdpass.h"
 #include "rpc.h"
 
 #define MSG_MAX	(128 << 10)	/* a request larger than this is refused */
@@ -25,28 +26,10 @@ struct swrk {
  * long).  fds passed with it are closed: none is expected. */
 static ssize_t receive(struct swrk *s)
 {
-	char cbuf[CMSG_SPACE(16 * sizeof(int))];
-	struct iovec iov = { s->buf, MSG_MAX };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
-			     .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
-	ssize_t n;
+	unsigned int nfd = 0;
+	ssize_t n = fd_recv(s->sk, s->buf, MSG_MAX, MSG_TRUNC, NULL, &nfd);
 
-	do
-		n = recvmsg(s->sk, &mh, MSG_TRUNC | MSG_CMSG_CLOEXEC);
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return -errno;
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
-		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
-			continue;
-		for (size_t i = 0; i < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); i++) {
-			int fd;
-
-			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(fd));
-			close(fd);
-		}
-	}
-	if (n > MSG_MAX || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)))
+	if (n > MSG_MAX)
 		return -EMSGSIZE;
 	return n;
 }
@@ -56,27 +39,12 @@ static int send_resp_fd(struct swrk *s, const CriuResp *r, int fd)
 {
 	size_t len = criu_resp__get_packed_size(r);
 	uint8_t *buf = len <= MSG_MAX ? malloc(len ? len : 1) : NULL;
-	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
-	struct iovec iov;
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
 	int ret = 0;
 
 	if (!buf)
 		return -ENOMEM;
 	criu_resp__pack(r, buf);
-	iov = (struct iovec){ buf, len };
-	if (fd >= 0) {
-		struct cmsghdr *c;
-
-		m.msg_control = cbuf;
-		m.msg_controllen = sizeof(cbuf);
-		c = CMSG_FIRSTHDR(&m);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &fd, sizeof(fd));
-	}
-	if (sendmsg(s->sk, &m, MSG_NOSIGNAL) != (ssize_t)len)
+	if (fd_send(s->sk, buf, len, &fd, fd >= 0, MSG_NOSIGNAL) != (ssize_t)len)
 		ret = -errno;
 	free(buf);
 	return ret;

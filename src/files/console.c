@@ -15,20 +15,14 @@
 
 #include "../../include/ckpt.h"
 #include "console.h"
+#include "../fdpass.h"
 
 static int send_master(int sk, int master)
 {
-	char name[] = "/dev/ptmx", cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
-	struct iovec iov = { name, sizeof(name) - 1 };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
-			    .msg_controllen = sizeof(cbuf) };
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+	static const char name[] = "/dev/ptmx";
+	ssize_t n = fd_send(sk, name, sizeof(name) - 1, &master, 1, MSG_NOSIGNAL);
 
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &master, sizeof(int));
-	return sendmsg(sk, &m, MSG_NOSIGNAL) == (ssize_t)iov.iov_len ? 0 : -errno;
+	return n == (ssize_t)sizeof(name) - 1 ? 0 : -errno;
 }
 
 static int to_socket(struct rst_ctx *c, const char *path, int master)

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "../ctx.h"
+#include "../fdpass.h"
 #include "inet.h"
 #include "keeper.h"
 #include "netlock.h"
@@ -63,24 +64,15 @@ static void keeper_undo(struct held *h, int n, bool killing)
 
 static int recv_msg(int ch, struct keeper_msg *m, int fds[2])
 {
-	char ctl[CMSG_SPACE(2 * sizeof(int))];
-	struct iovec iov = { m, sizeof(*m) };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
-			     .msg_control = ctl, .msg_controllen = sizeof(ctl) };
-	struct cmsghdr *cm;
-	ssize_t k;
+	unsigned int nfd = 2;
+	ssize_t k = fd_recv(ch, m, sizeof(*m), 0, fds, &nfd);
 
-	fds[0] = fds[1] = -1;
-	do
-		k = recvmsg(ch, &mh, MSG_CMSG_CLOEXEC);
-	while (k < 0 && errno == EINTR);
-	if (k != sizeof(*m))
-		return -1;
-	cm = CMSG_FIRSTHDR(&mh);
-	if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
-	    cm->cmsg_len == CMSG_LEN(2 * sizeof(int)))
-		memcpy(fds, CMSG_DATA(cm), 2 * sizeof(int));
-	return 0;
+	if (nfd != 2) {	/* (a message holds two, or none) */
+		while (nfd)
+			close(fds[--nfd]);
+		fds[0] = fds[1] = -1;
+	}
+	return k == (ssize_t)sizeof(*m) ? 0 : -1;
 }
 
 /* A restart died while letting its processes go: those it let go are
@@ -153,22 +145,9 @@ static int keeper_start(struct keeper *k, struct ckpt_log *log)
 static int send_msg(struct keeper *k, struct ckpt_log *log,
 		    const struct keeper_msg *m, int sk, int pidfd)
 {
-	char ctl[CMSG_SPACE(2 * sizeof(int))];
-	struct iovec iov = { (void *)m, sizeof(*m) };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-	struct cmsghdr *cm;
+	int fds[2] = { sk, pidfd };
 
-	if (sk >= 0) {
-		memset(ctl, 0, sizeof(ctl));
-		mh.msg_control = ctl;
-		mh.msg_controllen = sizeof(ctl);
-		cm = CMSG_FIRSTHDR(&mh);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(2 * sizeof(int));
-		memcpy(CMSG_DATA(cm), (int[]){ sk, pidfd }, 2 * sizeof(int));
-	}
-	if (sendmsg(k->fd, &mh, MSG_NOSIGNAL) != sizeof(*m))
+	if (fd_send(k->fd, m, sizeof(*m), fds, sk >= 0 ? 2 : 0, MSG_NOSIGNAL) != sizeof(*m))
 		return log_err(log, errno, "telling the keeper:");
 	return 0;
 }

@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "../../include/ckpt.h"
+#include "../fdpass.h"
 #include "../lazy.h"
 #include "../pageserver.h"
 #include "mm.h"
@@ -303,24 +304,12 @@ int mm_lazy_shm_owned(struct rst_ctx *c, const struct lazy_shm *out, int ctl)
  * its objects is in (it exits no sooner), nothing to tell it. */
 static int tell(int ctl, const struct lazy_ctl *q, const void *maps, size_t len, int fd)
 {
-	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 }, ok;
 	struct iovec iov[2] = { { (void *)q, sizeof(*q) }, { (void *)maps, len } };
-	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = len ? 2 : 1 };
 	struct pollfd p = { .fd = ctl, .events = POLLIN };
 	ssize_t n;
+	char ok;
 
-	if (fd >= 0) {
-		struct cmsghdr *cm;
-
-		mh.msg_control = cbuf;
-		mh.msg_controllen = sizeof(cbuf);
-		cm = CMSG_FIRSTHDR(&mh);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(cm), &fd, sizeof(fd));
-	}
-	if (sendmsg(ctl, &mh, MSG_NOSIGNAL) < 0)
+	if (fd_sendv(ctl, iov, len ? 2 : 1, &fd, fd >= 0, MSG_NOSIGNAL) < 0)
 		return errno == EPIPE || errno == ECONNRESET ? 0 : errno;
 	if (poll(&p, 1, 10000) != 1)
 		return ETIMEDOUT;

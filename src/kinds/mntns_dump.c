@@ -27,6 +27,7 @@
 
 #include "mntns.h"
 #include "../dataruns.h"
+#include "../fdpass.h"
 
 /* One line of mountinfo, unescaped. */
 struct mi {
@@ -652,39 +653,21 @@ static int walk_file(struct walk *w, int dir, const char *name)
 static int send_fd(int sock, int fd)
 {
 	char c = fd < 0 ? 'n' : 'y';
-	union { char b[CMSG_SPACE(sizeof(int))]; struct cmsghdr h; } u;
-	struct iovec io = { &c, 1 };
-	struct msghdr mh = { .msg_iov = &io, .msg_iovlen = 1 };
 
-	if (fd >= 0) {
-		mh.msg_control = u.b;
-		mh.msg_controllen = sizeof(u.b);
-		struct cmsghdr *h = CMSG_FIRSTHDR(&mh);
-
-		h->cmsg_level = SOL_SOCKET;
-		h->cmsg_type = SCM_RIGHTS;
-		h->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(h), &fd, sizeof(int));
-	}
-	return sendmsg(sock, &mh, 0) == 1 ? 0 : -1;
+	return fd_send(sock, &c, 1, &fd, fd >= 0, 0) == 1 ? 0 : -1;
 }
 
 static int recv_fd(int sock)
 {
+	unsigned int nfd = 1;
+	int fd = -1;
 	char c;
-	union { char b[CMSG_SPACE(sizeof(int))]; struct cmsghdr h; } u;
-	struct iovec io = { &c, 1 };
-	struct msghdr mh = { .msg_iov = &io, .msg_iovlen = 1, .msg_control = u.b,
-			     .msg_controllen = sizeof(u.b) };
-	struct cmsghdr *h;
-	int fd;
 
-	if (recvmsg(sock, &mh, MSG_CMSG_CLOEXEC) != 1 || c != 'y')
+	if (fd_recv(sock, &c, 1, 0, &fd, &nfd) != 1 || c != 'y' || !nfd) {
+		if (nfd)
+			close(fd);
 		return -1;
-	h = CMSG_FIRSTHDR(&mh);
-	if (!h || h->cmsg_type != SCM_RIGHTS)
-		return -1;
-	memcpy(&fd, CMSG_DATA(h), sizeof(int));
+	}
 	return fd;
 }
 

@@ -30,6 +30,7 @@
 
 #include "../kinds.h"
 #include "../model.h"
+#include "../fdpass.h"
 #include "ns_pid.h"
 
 #define MAX_LEVELS	40	/* NSpid entries the kernel may show (33) */
@@ -618,15 +619,11 @@ static int push(struct rst_task *t, const struct nspid_rst *s, int ours, long *f
 	struct iovec iov = { &one, 1 };
 	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
 			    .msg_controllen = sizeof(cbuf) };
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+	struct cmsghdr *cm;
 	uint64_t a_iov, a_buf, a_msg;
 	int ret;
 
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &ours, sizeof(int));
-	if (sendmsg(s->push_fd, &m, 0) != 1)
+	if (fd_send(s->push_fd, &one, 1, &ours, 1, 0) != 1)
 		return log_err(t->rm.log, errno, "pid %d: sending it fd %d:", t->pid, ours);
 	/* the same message, in its scratch space: byte, cmsg, iovec, msghdr */
 	ret = rst_scratch_put(t, 64, cbuf, sizeof(cbuf), &a_buf);
@@ -647,20 +644,11 @@ static int push(struct rst_task *t, const struct nspid_rst *s, int ours, long *f
 		ret = log_err(t->rm.log, EPROTO, "pid %d: no fd came with ckpt's message", t->pid);
 	if (ret) {
 		/* what the puppet did not take would be the next one's */
+		unsigned int keep = 0;
 		char b;
-		struct msghdr dm = { .msg_iov = &(struct iovec){ &b, 1 }, .msg_iovlen = 1,
-				     .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
 
-		while (recvmsg(s->drain_fd, &dm, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) >= 0) {
-			struct cmsghdr *d = CMSG_FIRSTHDR(&dm);
-			int stale;
-
-			if (d && d->cmsg_type == SCM_RIGHTS) {
-				memcpy(&stale, CMSG_DATA(d), sizeof(stale));
-				close(stale);
-			}
-			dm.msg_controllen = sizeof(cbuf);
-		}
+		while (fd_recv(s->drain_fd, &b, 1, MSG_DONTWAIT, NULL, &keep) > 0)
+			keep = 0;
 	}
 	if (!ret) {
 		int got;
