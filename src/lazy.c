@@ -107,34 +107,38 @@ const struct lazy_run *lazy_set_find(const struct lazy_set *s, uint64_t addr)
 	return i < s->n && s->r[i].addr <= addr ? &s->r[i] : NULL;
 }
 
-/* [start, end) taken out. */
+/* [start, end) taken out: the runs it covers whole in one move (a
+ * process reading its memory from the bottom has it cut run by run
+ * from the front of a set of thousands). */
 int lazy_set_cut(struct lazy_set *s, uint64_t start, uint64_t end)
 {
-	size_t i = lazy_set_lower(s, start);
+	size_t i = lazy_set_lower(s, start), j;
+	struct lazy_run *r;
 
-	while (i < s->n && s->r[i].addr < end) {
-		struct lazy_run *r = &s->r[i];
-		uint64_t a = r->addr, b = a + r->npages * PAGE;
+	if (i == s->n || s->r[i].addr >= end)
+		return 0;
+	r = &s->r[i];
+	if (r->addr < start && r->addr + r->npages * PAGE > end) {
+		uint64_t b = r->addr + r->npages * PAGE;
+		struct lazy_run right = { end, (b - end) / PAGE, r->off + (end - r->addr) };
 
-		if (a < start && b > end) {
-			struct lazy_run right = { end, (b - end) / PAGE, r->off + (end - a) };
-
-			r->npages = (start - a) / PAGE;
-			return set_insert_at(s, i + 1, right);
-		}
-		if (a < start) {
-			r->npages = (start - a) / PAGE;
-			i++;
-		} else if (b > end) {
-			r->off += end - a;
-			r->addr = end;
-			r->npages = (b - end) / PAGE;
-			return 0;
-		} else {
-			memmove(r, r + 1, (s->n - i - 1) * sizeof(*r));
-			s->n--;
-		}
+		r->npages = (start - r->addr) / PAGE;
+		return set_insert_at(s, i + 1, right);
 	}
+	if (r->addr < start) {
+		r->npages = (start - r->addr) / PAGE;
+		i++;
+	}
+	for (j = i; j < s->n && s->r[j].addr + s->r[j].npages * PAGE <= end; j++)
+		;
+	if (j < s->n && s->r[j].addr < end) {
+		r = &s->r[j];
+		r->npages -= (end - r->addr) / PAGE;
+		r->off += end - r->addr;
+		r->addr = end;
+	}
+	memmove(&s->r[i], &s->r[j], (s->n - j) * sizeof(*s->r));
+	s->n -= j - i;
 	return 0;
 }
 
@@ -344,6 +348,42 @@ static int copy_in(struct loader *l, struct lazy_mm *m, uint64_t addr, uint64_t 
 	return lazy_place(l, m, addr, len, l->buf, off, done);
 }
 
+/* How many pages from @a on to bring for a fault there: @first, or
+ * where the process touches the page after the last a fault brought,
+ * as a program reading its memory through does, twice as many as then
+ * (up to a background step): a fault each 64 KiB cost such a program,
+ * and the loader serving it, more than the copies. */
+uint64_t lazy_ahead(struct lazy_mm *m, uint64_t a, uint64_t first)
+{
+	m->ahead = a == m->next_fault && m->ahead ? m->ahead * 2 : first;
+	m->ahead = m->ahead < CHUNK_PAGES ? m->ahead : CHUNK_PAGES;
+	return m->ahead;
+}
+
+/* What @m misses in the @want pages from @a on (@a among them), run by
+ * run, up to the first that does not go in whole: as lazy_place(),
+ * with *@upto the end of what is in. */
+static int bring(struct loader *l, struct lazy_mm *m, uint64_t a, uint64_t want,
+		 uint64_t *upto)
+{
+	const struct lazy_set *s = &m->pending;
+	uint64_t end = a + want * PAGE;
+	int ret = 0;
+
+	*upto = a;
+	for (size_t i = lazy_set_lower(s, a); i < s->n && s->r[i].addr < end; i++) {
+		const struct lazy_run *p = &s->r[i];
+		uint64_t x = p->addr > a ? p->addr : a, y = p->addr + p->npages * PAGE, done;
+
+		y = y < end ? y : end;
+		ret = copy_in(l, m, x, (y - x) / PAGE, p->off + (x - p->addr), &done);
+		*upto = x + done;
+		if (ret || x + done < y)
+			break;
+	}
+	return ret == -EAGAIN && *upto > a ? 0 : ret;	/* (@a is in) */
+}
+
 /* A touched page: 0, 1 (memory gone) or -EAGAIN (to be tried again). */
 static int serve(struct loader *l, struct lazy_mm *m, uint64_t a)
 {
@@ -358,14 +398,18 @@ static int serve(struct loader *l, struct lazy_mm *m, uint64_t a)
 	if (r && lazy_net_has(l, r->off + (a - r->addr))) {
 		l->on_fault += lazy_net_fault(l, r->off + (a - r->addr));
 		ret = m->dead ? 1 : lazy_set_find(&m->pending, a) ? -EAGAIN : 0;
-	} else if (r) {
+	} else if (r && lazy_set_find(&m->pending, a)) {
+		ret = bring(l, m, a, lazy_ahead(m, a, FAULT_PAGES), &done);
+		if (lazy_set_cut(&m->pending, a, done))
+			lazy_fetch_failed(l, m, a, 0, ENOMEM);
+		m->next_fault = done;
+		l->on_fault += (done - a) / PAGE;
+		l->faults++;
+	} else if (r) {	/* (in, or left out: brought again if it can be) */
 		uint64_t n = (r->addr + r->npages * PAGE - a) / PAGE;
 
 		ret = copy_in(l, m, a, n < FAULT_PAGES ? n : FAULT_PAGES,
 			      r->off + (a - r->addr), &done);
-		if (lazy_set_cut(&m->pending, a, a + done))
-			lazy_fetch_failed(l, m, a, 0, ENOMEM);
-		l->on_fault += done / PAGE;
 	} else {
 		struct uffdio_zeropage z = { .range = { a, PAGE } };
 
@@ -639,9 +683,10 @@ static _Noreturn void run(struct loader *l)
 	check_done(l, true);
 	if (l->net)
 		ps_bye(lazy_net_sock(l));
-	log_info(&l->log, "lazy restart: pid %d: loader %s in %.1f ms: %llu pages on touch, %llu in the background, %llu zero pages%s",
+	log_info(&l->log, "lazy restart: pid %d: loader %s in %.1f ms: %llu pages on touch (%llu faults), %llu in the background, %llu zero pages%s",
 		 l->root, l->gone ? "ended with the memory it served" : "done",
 		 (log_now() - l->t0) / 1e6, (unsigned long long)l->on_fault,
+		 (unsigned long long)l->faults,
 		 (unsigned long long)l->in_bg, (unsigned long long)l->zero,
 		 l->net ? ", from the page server" : "");
 	if (l->net)
@@ -651,21 +696,21 @@ static _Noreturn void run(struct loader *l)
 	_exit(0);
 }
 
-/* Nothing of ckpt's but what the loader needs: no fd of a pipe someone
- * waits to see closed (the caller's stdout, the keeper's). */
-static void keep_fds(int a, int b, int c, int d, int e)
+/* Nothing of ckpt's but the @n fds of @keep (sorted here; -1 for none)
+ * that the loader needs: no fd of a pipe someone waits to see closed
+ * (the caller's stdout, the keeper's). */
+static void keep_fds(int *keep, int n)
 {
-	int keep[5] = { a, b, c, d, e }, from = 0;
+	int from = 0;
 
-	for (int i = 0; i < 5; i++)	/* sorted */
-		for (int j = i + 1; j < 5; j++)
-			if (keep[j] < keep[i]) {
-				int x = keep[i];
+	for (int i = 1; i < n; i++)
+		for (int j = i; j > 0 && keep[j] < keep[j - 1]; j--) {
+			int x = keep[j];
 
-				keep[i] = keep[j];
-				keep[j] = x;
-			}
-	for (int i = 0; i < 5; i++) {
+			keep[j] = keep[j - 1];
+			keep[j - 1] = x;
+		}
+	for (int i = 0; i < n; i++) {
 		if (keep[i] < from)
 			continue;
 		if (keep[i] > from)
@@ -702,7 +747,7 @@ pid_t lazy_loader_start(struct ckpt_log *log, pid_t pid, pid_t tree, int ufd, in
 	signal(SIGPIPE, SIG_IGN);
 	prctl(PR_SET_NAME, "ckpt-lazy");
 	sock = ps_sock_of(img_fd);
-	keep_fds(ufd, img_fd, log->fd, sock, ctl);
+	keep_fds((int[]){ ufd, img_fd, log->fd, sock, ctl }, 5);
 	l.log.err = 0;
 	l.log.pid = 0;
 #ifdef CKPT_TEST_HOOKS

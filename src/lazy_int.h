@@ -29,6 +29,8 @@ struct lazy_mm {
 	 * its other areas as last read from /proc */
 	struct lazy_set *shm;
 	bool rescan;		/* that to be read again from /proc */
+	uint64_t next_fault;	/* the page after the last brought on a fault */
+	unsigned int ahead;	/* how many that fault brought */
 };
 
 struct loader {
@@ -40,7 +42,7 @@ struct loader {
 	char *buf;		/* CHUNK_PAGES of the image, read */
 	struct lazy_mm **mm;
 	size_t nr, cap;
-	uint64_t on_fault, in_bg, zero, t0;
+	uint64_t on_fault, faults, in_bg, zero, t0;	/* faults: that brought pages */
 	int gone;		/* memories that went before all was in */
 	bool root_gone;		/* the root's among them */
 	pid_t checker;		/* checking the image's page checksums */
@@ -64,6 +66,10 @@ _Noreturn void lazy_fetch_failed(struct loader *l, struct lazy_mm *m, uint64_t a
  * its memory is gone, -EAGAIN (*done: those in) while its map changes. */
 int lazy_place(struct loader *l, struct lazy_mm *m, uint64_t addr, uint64_t len,
 	       const char *src, uint64_t off, uint64_t *done);
+
+/* How many pages to bring from @a on for a fault there: @first, more
+ * where the process reads on from the last fault (m->next_fault). */
+uint64_t lazy_ahead(struct lazy_mm *m, uint64_t a, uint64_t first);
 
 /* A memory served by a userfaultfd @ufd that restart gave (no pages of
  * its own): added to the loader's. */

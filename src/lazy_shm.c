@@ -47,7 +47,7 @@
 #include "log.h"
 #include "page.h"
 
-#define FAULT_PAGES	64	/* written ahead of a touched page, and mapped */
+#define FAULT_PAGES	64	/* written ahead of a touched page, and mapped: more as read on (lazy_ahead) */
 
 int lazy_shm_start(struct loader *l, struct lazy_mm *m, struct lazy_shm *in)
 {
@@ -304,9 +304,12 @@ int lazy_shm_serve(struct loader *l, struct lazy_mm *m, size_t k, uint64_t o, ui
 {
 	const struct lazy_run *r = lazy_set_find(&m->shm[k], a);
 	uint64_t left = (r->addr + r->npages * PAGE - a) / PAGE, n;
+	uint64_t want = lazy_ahead(m, a, FAULT_PAGES);
 
-	l->on_fault += write_from(l, m, k, o, FAULT_PAGES);
-	n = done_from(&l->obj[k], o, left < FAULT_PAGES ? left : FAULT_PAGES);
+	l->on_fault += write_from(l, m, k, o, want);
+	l->faults++;
+	n = done_from(&l->obj[k], o, left < want ? left : want);
+	m->next_fault = a + (n ? n : 1) * PAGE;
 	return map_page(l, m, k, o, a, n ? n : 1);
 }
 

@@ -72,9 +72,10 @@ lazy_clean() {	# DIR
 
 # 96 MiB, every page checked by the process itself: those it touches
 # first come on touch (counted by the loader), the rest from the loader,
-# the untouched ones as zeros.
+# the untouched ones as zeros; the process reading through, a fault
+# brings more and more of what lies ahead.
 test_lazy_content() {
-	local d=$WORK/lazy-content fds n
+	local d=$WORK/lazy-content fds n f
 	lazy_start $d 96 || return 1
 	lazy_restart $d 4 || return 1
 	fds=$(ls -l /proc/$pid/fd 2>&1)
@@ -88,6 +89,11 @@ test_lazy_content() {
 	grep 'loader done' $d/err
 	n=$(sed -n 's/.*: \([0-9]*\) pages on touch.*/\1/p' $d/err)
 	[ "${n:-0}" -gt 0 ] || { note "no page came on touch"; return 1; }
+	# read through from the bottom: each fault brings more than the
+	# last (runs of 15 pages here: 15 a fault at most, one by one)
+	f=$(sed -n 's/.* pages on touch (\([0-9]*\) faults).*/\1/p' $d/err)
+	[ "${f:-0}" -gt 0 ] && [ $((n / f)) -ge 64 ] ||
+		{ note "$n pages on touch in ${f:-?} faults: not read ahead"; return 1; }
 	lazy_clean $d
 }
 
