@@ -11,7 +11,9 @@
 # fresh memory by batched UFFDIO_COPY (bench/hwlimit.c), on one CPU and
 # on all, and the loader's speed as a share of it.  With --shared the
 # process's memory is shared anonymous memory (MAP_SHARED), which the
-# loader serves by its object (src/lazy_shm.c).
+# loader serves by its object (src/lazy_shm.c).  LAZY_IDLE=1: the
+# process reads none of its memory after the restart (the loader's own
+# speed, with no fault to serve; "all in" is then its first instruction).
 # usage: bench/lazy.sh [--shared] [--page-server] [CKPT] [MIB...]
 set -u
 cd "$(dirname "$0")/.."
