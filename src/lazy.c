@@ -377,6 +377,7 @@ static int bring(struct loader *l, struct lazy_mm *m, uint64_t a, uint64_t want,
 
 		y = y < end ? y : end;
 		ret = copy_in(l, m, x, (y - x) / PAGE, p->off + (x - p->addr), &done);
+		l->on_fault += done / PAGE;
 		*upto = x + done;
 		if (ret || x + done < y)
 			break;
@@ -402,14 +403,17 @@ static int serve(struct loader *l, struct lazy_mm *m, uint64_t a)
 		ret = bring(l, m, a, lazy_ahead(m, a, FAULT_PAGES), &done);
 		if (lazy_set_cut(&m->pending, a, done))
 			lazy_fetch_failed(l, m, a, 0, ENOMEM);
-		m->next_fault = done;
-		l->on_fault += (done - a) / PAGE;
-		l->faults++;
+		if (done > a) {	/* (a retry of nothing brought is no read on) */
+			m->next_fault = done;
+			l->faults++;
+		}
 	} else if (r) {	/* (in, or left out: brought again if it can be) */
 		uint64_t n = (r->addr + r->npages * PAGE - a) / PAGE;
 
 		ret = copy_in(l, m, a, n < FAULT_PAGES ? n : FAULT_PAGES,
 			      r->off + (a - r->addr), &done);
+		if (lazy_set_cut(&m->pending, a, a + done))
+			lazy_fetch_failed(l, m, a, 0, ENOMEM);
 	} else {
 		struct uffdio_zeropage z = { .range = { a, PAGE } };
 
@@ -472,47 +476,61 @@ struct lazy_mm *lazy_mm_add(struct loader *l, int ufd, pid_t pid)
 	return l->mm[l->nr - 1];
 }
 
-/* Every message waiting on mm @k; 1 once its uffd is gone. */
+/* Every message waiting on mm @k; 1 once its uffd is gone.
+ *
+ * The events of a read first, its faults after: the kernel hands out
+ * faults before events, and an event is done once read: the process's
+ * madvise() or mremap() goes on while the loader is still at the
+ * faults read with it.  A fault served first would copy pages the
+ * event has freed back in (a fault brings pages around it), look for a
+ * moved page where it was, or place a page in the parent after its
+ * fork copied the parent's map of what is missing. */
 static int drain(struct loader *l, size_t k)
 {
 	struct uffd_msg msg[MAX_MSGS];
-	ssize_t n = read(l->mm[k]->ufd, msg, sizeof(msg));
+	ssize_t n;
 	int bad = 0;
 
+	/* (test build: what comes meanwhile is read with it, and the
+	 * process goes on with what an event's read let it do) */
+	if (l->read_delay_ms)
+		usleep(l->read_delay_ms * 1000);
+	n = read(l->mm[k]->ufd, msg, sizeof(msg));
 	if (n < 0)
 		return errno == EAGAIN ? 0 : 1;
+	if (l->read_delay_ms)
+		usleep(l->read_delay_ms * 1000);
 	for (size_t i = 0; i < n / sizeof(msg[0]); i++) {
 		struct lazy_mm *m = l->mm[k];	/* (add_mm may move the table) */
+		const struct uffd_msg *e = &msg[i];
 
-		switch (msg[i].event) {
-		case UFFD_EVENT_PAGEFAULT:
-			fault(l, m, &msg[i]);
-			break;
+		switch (e->event) {
 		case UFFD_EVENT_FORK:
-			add_mm(l, msg[i].arg.fork.ufd, m);
+			add_mm(l, e->arg.fork.ufd, m);
 			break;
 		case UFFD_EVENT_REMAP:
 			m->moved = true;
-			bad |= lazy_set_move(&m->pending, msg[i].arg.remap.from,
-					msg[i].arg.remap.to, msg[i].arg.remap.len);
-			bad |= lazy_set_move(&m->valid, msg[i].arg.remap.from,
-					msg[i].arg.remap.to, msg[i].arg.remap.len);
-			bad |= lazy_shm_move(l, m, msg[i].arg.remap.from, msg[i].arg.remap.len);
+			bad |= lazy_set_move(&m->pending, e->arg.remap.from, e->arg.remap.to,
+					     e->arg.remap.len);
+			bad |= lazy_set_move(&m->valid, e->arg.remap.from, e->arg.remap.to,
+					     e->arg.remap.len);
+			bad |= lazy_shm_move(l, m, e->arg.remap.from, e->arg.remap.len);
 			break;
 		case UFFD_EVENT_UNMAP:
-			bad |= lazy_shm_unmap(l, m, msg[i].arg.remove.start, msg[i].arg.remove.end);
-			/* fall through */
 		case UFFD_EVENT_REMOVE:
-			if (msg[i].event == UFFD_EVENT_REMOVE)
-				bad |= lazy_shm_removed(l, m, msg[i].arg.remove.start,
-							msg[i].arg.remove.end);
-			bad |= lazy_set_cut(&m->pending, msg[i].arg.remove.start, msg[i].arg.remove.end);
-			bad |= lazy_set_cut(&m->valid, msg[i].arg.remove.start, msg[i].arg.remove.end);
+			bad |= e->event == UFFD_EVENT_UNMAP ?
+			       lazy_shm_unmap(l, m, e->arg.remove.start, e->arg.remove.end) :
+			       lazy_shm_removed(l, m, e->arg.remove.start, e->arg.remove.end);
+			bad |= lazy_set_cut(&m->pending, e->arg.remove.start, e->arg.remove.end);
+			bad |= lazy_set_cut(&m->valid, e->arg.remove.start, e->arg.remove.end);
 			break;
 		}
 	}
 	if (bad)
 		lazy_fetch_failed(l, l->mm[k], 0, 0, ENOMEM);
+	for (size_t i = 0; i < n / sizeof(msg[0]); i++)
+		if (msg[i].event == UFFD_EVENT_PAGEFAULT)
+			fault(l, l->mm[k], &msg[i]);
 	return 0;
 }
 
@@ -753,6 +771,8 @@ pid_t lazy_loader_start(struct ckpt_log *log, pid_t pid, pid_t tree, int ufd, in
 #ifdef CKPT_TEST_HOOKS
 	if (getenv("CKPT_TEST_LAZY_DELAY_MS"))
 		l.delay_ms = atoi(getenv("CKPT_TEST_LAZY_DELAY_MS"));
+	if (getenv("CKPT_TEST_LAZY_READ_DELAY_MS"))
+		l.read_delay_ms = atoi(getenv("CKPT_TEST_LAZY_READ_DELAY_MS"));
 #endif
 	l.buf = malloc(CHUNK_PAGES * PAGE);
 	if (!fstat(img_fd, &st) && st.st_size > 0)

@@ -50,6 +50,7 @@ struct loader {
 	const struct ir_span *spans;
 	size_t nr_spans;
 	unsigned int delay_ms;	/* test build: a pause between steps */
+	unsigned int read_delay_ms;	/* test build: before and after a read of faults */
 	struct lazy_net *net;	/* restart --page-server (lazy_net.c) */
 	struct lazy_obj *obj;	/* shared memory objects (lazy_shm.c) */
 	size_t nr_obj, obj_rr;

@@ -13,6 +13,7 @@ t lazy_churn
 t lazy_shm
 t lazy_shm_churn
 t lazy_peeked
+t lazy_race
 t lazy_loader_ends
 t lazy_tree
 t lazy_tree_corrupt
@@ -95,6 +96,23 @@ test_lazy_content() {
 	[ "${f:-0}" -gt 0 ] && [ $((n / f)) -ge 64 ] ||
 		{ note "$n pages on touch in ${f:-?} faults: not read ahead"; return 1; }
 	lazy_clean $d
+}
+
+# A fault and a MADV_DONTNEED of pages near it (within what the fault
+# brings), read by the loader in one read: the drop must be applied
+# before the fault is served, or the dropped pages come back with their
+# old contents (the kernel hands out faults before events, and an event
+# once read lets the process's madvise() zap the pages at once).  The
+# test build's loader waits before and after each read so that the two
+# come together and the zap is done before it goes on.
+test_lazy_race() {
+	local d=$WORK/lazy-race
+	mkdir -p $d
+	"$PROGS/lazy_race" $d/go > $d/out 2>&1 < /dev/null &
+	pid=$!
+	wait_for $d/out READY 30 && checkpoint_kill $d $pid || return 1
+	CKPT_TEST_LAZY_READ_DELAY_MS=20 lazy_restart $d 1000 || return 1
+	lazy_pass $d
 }
 
 # Shared anonymous memory under --lazy: the object of one process is
