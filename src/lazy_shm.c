@@ -526,7 +526,7 @@ int lazy_shm_ctl(struct loader *l)
 		err = EPROTO;
 	else if (u.q.type == LAZY_CTL_ADD)
 		err = ctl_add(l, &u.q, ufd, (size_t)n);
-	else if (u.q.type == LAZY_CTL_CUT && u.q.obj < l->nr_obj)
+	else if (u.q.type == LAZY_CTL_CUT && u.q.obj < l->nr_obj && ufd < 0)
 		err = lazy_set_cut(&l->obj[u.q.obj].pending, u.q.off, u.q.off + u.q.len) ? ENOMEM : 0;
 	else
 		err = EPROTO;

@@ -100,10 +100,15 @@ static __attribute__((noreturn)) void keeper_main(int ch)
 			_exit(0);
 		if (m.type == MSG_KILLING)
 			killing = true;
-		if (m.type == MSG_HOLD && fds[0] >= 0 && fds[1] >= 0 && n < KEEPER_MAX)
+		if (m.type == MSG_HOLD && fds[0] >= 0 && n < KEEPER_MAX) {
 			h[n++] = (struct held){ fds[0], fds[1], m };
-		if (m.type == MSG_WATCH && fds[0] >= 0 && nw < KEEPER_MAX)
+		} else if (m.type == MSG_WATCH && fds[0] >= 0 && nw < KEEPER_MAX) {
 			w[nw++] = fds[0];
+			close(fds[1]);	/* (the pidfd, sent twice: a message has two) */
+		} else if (fds[0] >= 0) {	/* (none kept: two or none came) */
+			close(fds[0]);
+			close(fds[1]);
+		}
 	}
 	kill_watched(w, nw);
 	keeper_undo(h, n, killing);
