@@ -30,7 +30,7 @@ struct lazy_mm {
 	struct lazy_set *shm;
 	bool rescan;		/* that to be read again from /proc */
 	uint64_t next_fault;	/* the page after the last brought on a fault */
-	unsigned int ahead;	/* how many that fault brought */
+	unsigned int ahead;	/* how many pages that fault asked for */
 };
 
 struct loader {
@@ -42,7 +42,8 @@ struct loader {
 	char *buf;		/* CHUNK_PAGES of the image, read */
 	struct lazy_mm **mm;
 	size_t nr, cap;
-	uint64_t on_fault, faults, in_bg, zero, t0;	/* faults: that brought pages */
+	/* faults: those served (a retry that placed nothing not counted) */
+	uint64_t on_fault, faults, in_bg, zero, t0;
 	int gone;		/* memories that went before all was in */
 	bool root_gone;		/* the root's among them */
 	pid_t checker;		/* checking the image's page checksums */
