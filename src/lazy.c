@@ -51,7 +51,7 @@
 
 #define FAULT_PAGES	16	/* from a touched page on: the next are near */
 #define MAX_MSGS	64
-#define STUCK_STEPS	200000	/* of a page that will not go in: about 1 s */
+#define STUCK_NS	1000000000ULL	/* a page that will not go in */
 
 /* ---- sets of runs ---- */
 
@@ -331,21 +331,27 @@ int lazy_place(struct loader *l, struct lazy_mm *m, uint64_t addr, uint64_t len,
 	return 0;
 }
 
-/* @n pages at @addr, from image offset @off, into @m: as lazy_place().
- * Read into the loader's buffer, not mapped: where the hypervisor
- * shadows page tables (this project's VMs) each page of the image mapped
- * cost more than its copy (mm_place.c says by how much). */
-static int copy_in(struct loader *l, struct lazy_mm *m, uint64_t addr, uint64_t n,
-		   uint64_t off, uint64_t *done)
+/* @n pages at @addr, from image offset @off, into @m through @buf: as
+ * lazy_place().  Read into a buffer, not mapped: where the hypervisor
+ * shadows page tables (this project's VMs) each page of the image
+ * mapped cost more than its copy (mm_place.c says by how much). */
+int lazy_copy_in(struct loader *l, struct lazy_mm *m, char *buf, uint64_t addr,
+		 uint64_t n, uint64_t off, uint64_t *done)
 {
 	uint64_t len = n * PAGE;
 	size_t got;
-	int err = pread_full(l->img_fd, l->buf, len, off, &got);
+	int err = pread_full(l->img_fd, buf, len, off, &got);
 
 	*done = 0;
 	if (err)	/* (where it fails, not where the run starts) */
 		lazy_fetch_failed(l, m, addr + got, off + got, err);
-	return lazy_place(l, m, addr, len, l->buf, off, done);
+	return lazy_place(l, m, addr, len, buf, off, done);
+}
+
+static int copy_in(struct loader *l, struct lazy_mm *m, uint64_t addr, uint64_t n,
+		   uint64_t off, uint64_t *done)
+{
+	return lazy_copy_in(l, m, l->buf, addr, n, off, done);
 }
 
 /* How many pages from @a on to bring for a fault there: @first, or
@@ -534,37 +540,69 @@ static int drain(struct loader *l, size_t k)
 	return 0;
 }
 
-/* One background step on @m: the top 2 MiB of what it misses; 1 once
- * its memory is gone. */
+/* A background step's pages: the top 2 MiB of what @m misses, taken
+ * out of its pending set while they are copied (lazy_step_end() puts
+ * back what did not go in). */
+struct lazy_step lazy_step_take(struct loader *l, struct lazy_mm *m)
+{
+	const struct lazy_run *r = &m->pending.r[m->pending.n - 1];
+	uint64_t n = r->npages < CHUNK_PAGES ? r->npages : CHUNK_PAGES;
+	struct lazy_step st = { .m = m, .n = n, .addr = r->addr + (r->npages - n) * PAGE };
+
+	st.off = r->off + (st.addr - r->addr);
+	/* (the top of the last run: a cut that needs no memory) */
+	if (lazy_set_cut(&m->pending, st.addr, st.addr + n * PAGE))
+		lazy_fetch_failed(l, m, st.addr, 0, ENOMEM);
+	return st;
+}
+
+/* The end of step @st, whose copy gave @ret with @done bytes in: 1 once
+ * the memory is gone.  A page the kernel says has no area, and no event
+ * of the process's to say why, for a second: taken as gone, not loaded
+ * without end (never seen; a safeguard). */
+int lazy_step_end(struct loader *l, const struct lazy_step *st, int ret, uint64_t done)
+{
+	struct lazy_mm *m = st->m;
+	uint64_t now;
+
+	if (ret == 1) {
+		m->dead = true;
+		return 1;
+	}
+	l->in_bg += done / PAGE;
+	if (ret != -EAGAIN || done) {
+		m->stuck_since = 0;
+	} else if (!m->stuck_since) {
+		m->stuck_since = log_now();
+	} else if ((now = log_now()) - m->stuck_since > STUCK_NS) {
+		log_info(&l->log, "lazy restart: pid %d: no area at 0x%llx, and no event of why: left out",
+			 m->pid, (unsigned long long)st->addr);
+		done = PAGE;
+		m->stuck_since = 0;
+	}
+	if (done < st->n * PAGE &&
+	    lazy_set_add(&m->pending, st->addr + done, st->n - done / PAGE, st->off + done))
+		lazy_fetch_failed(l, m, st->addr, 0, ENOMEM);
+	return 0;
+}
+
+/* One background step on @m, by this thread: 1 once its memory is
+ * gone. */
 static int step(struct loader *l, struct lazy_mm *m)
 {
 	const struct lazy_run *r = &m->pending.r[m->pending.n - 1];
 	uint64_t n = r->npages < CHUNK_PAGES ? r->npages : CHUNK_PAGES, done;
 	uint64_t a = r->addr + (r->npages - n) * PAGE;
+	struct lazy_step st;
 	int ret;
 
 	if (lazy_net_has(l, r->off + (a - r->addr))) {	/* (after the stream) */
 		l->in_bg += lazy_net_fault(l, r->off + (a - r->addr));
 		return m->dead;
 	}
-	ret = copy_in(l, m, a, n, r->off + (a - r->addr), &done);
-
-	if (ret == 1)
-		return 1;
-	/* A page the kernel says has no area, and no event of the
-	 * process's to say why, for a second of steps: taken as gone,
-	 * not loaded without end (never seen; a safeguard). */
-	m->stuck = ret == -EAGAIN && !done ? m->stuck + 1 : 0;
-	if (m->stuck > STUCK_STEPS) {
-		log_info(&l->log, "lazy restart: pid %d: no area at 0x%llx, and no event of why: left out",
-			 m->pid, (unsigned long long)(a + done));
-		done = PAGE;
-		m->stuck = 0;
-	}
-	if (lazy_set_cut(&m->pending, a, a + done))
-		lazy_fetch_failed(l, m, a, 0, ENOMEM);
-	l->in_bg += done / PAGE;
-	return 0;
+	st = lazy_step_take(l, m);
+	ret = copy_in(l, m, st.addr, st.n, st.off, &done);
+	return lazy_step_end(l, &st, ret, done);
 }
 
 static void drop_mm(struct loader *l, size_t k)
@@ -637,17 +675,33 @@ static void background(struct loader *l, size_t *rr, bool readable)
 		lost(l, *rr);
 }
 
+/* With copiers, how long to wait: for the next step of shared memory
+ * (this thread's) while there may be one, 1 ms while faults wait to be
+ * tried again, else until something comes. */
+static int idle_ms(const struct loader *l, uint64_t now, uint64_t next, bool shm)
+{
+	if (shm)
+		return wait_ms(l, now, next);
+	for (size_t k = 0; k < l->nr; k++)
+		if (l->mm[k]->nr_retry)
+			return 1;
+	return -1;
+}
+
 static _Noreturn void run(struct loader *l)
 {
 	struct pollfd *fds = NULL;
 	size_t rr = 0;
 	uint64_t next = 0, now = 0;	/* the next background step's time */
+	bool shm = true;	/* with copiers: a step of shared memory may be left */
 
+	lazy_copiers_start(l);	/* (none: this thread makes every step) */
 	/* (with a server, the stream goes on to check every checksum) */
 	while (l->nr || (streaming(l) && !l->root_gone)) {
-		void *p = realloc(fds, (l->nr + 2) * sizeof(*fds));
+		void *p = realloc(fds, (l->nr + 4) * sizeof(*fds));
 		size_t nr = l->nr, nfd = nr, ctl;
 		bool net = streaming(l);
+		int woke;
 
 		check_done(l, false);
 		if (!p) {
@@ -663,11 +717,19 @@ static _Noreturn void run(struct loader *l)
 		ctl = nfd;
 		if (l->ctl >= 0)
 			fds[nfd++] = (struct pollfd){ .fd = l->ctl, .events = POLLIN };
+		/* (the copiers' word, and the checker's verdict: this
+		 * thread may sleep in poll for long) */
+		if (l->cp)
+			fds[nfd++] = (struct pollfd){ .fd = lazy_copiers_fd(l), .events = POLLIN };
+		if (l->checker)
+			fds[nfd++] = (struct pollfd){ .fd = l->check_fd, .events = POLLIN };
 		if (l->delay_ms)
 			now = log_now();
 		/* faults served at once, whatever the pace of the steps */
-		poll(fds, nfd, wait_ms(l, now, next));
-		if (ctl < nfd && fds[ctl].revents && lazy_shm_ctl(l)) {
+		woke = poll(fds, nfd, l->cp ? idle_ms(l, now, next, shm) : wait_ms(l, now, next));
+		shm |= woke > 0;
+		lazy_copiers_hold(l);
+		if (ctl < nfd && fds[ctl].fd == l->ctl && fds[ctl].revents && lazy_shm_ctl(l)) {
 			close(l->ctl);
 			l->ctl = -1;
 		}
@@ -685,13 +747,20 @@ static _Noreturn void run(struct loader *l)
 			if (!l->mm[k]->pending.n && !l->mm[k]->nr_retry &&
 			    !lazy_shm_busy(l, l->mm[k]))
 				drop_mm(l, k--);
-		if (!l->nr && !streaming(l))
+		if (!l->nr && !streaming(l)) {
+			lazy_copiers_go(l);
 			break;
-		if (l->delay_ms && (now = log_now()) < next)
-			continue;
-		next = now + l->delay_ms * 1000000ULL;
-		background(l, &rr, net && (fds[nr].revents & (POLLIN | POLLHUP | POLLERR)));
+		}
+		if (!l->delay_ms || (now = log_now()) >= next) {
+			next = now + l->delay_ms * 1000000ULL;
+			if (l->cp)	/* (private memory is the copiers') */
+				shm = lazy_shm_step(l, &l->obj_rr);
+			else
+				background(l, &rr, net && (fds[nr].revents & (POLLIN | POLLHUP | POLLERR)));
+		}
+		lazy_copiers_go(l);
 	}
+	lazy_copiers_stop(l);
 	/* nothing left to guard (in a tree, the others may run on) */
 	if (l->root_gone && l->tree == l->root && l->checker) {
 		kill(l->checker, SIGKILL);
@@ -773,6 +842,8 @@ pid_t lazy_loader_start(struct ckpt_log *log, pid_t pid, pid_t tree, int ufd, in
 		l.delay_ms = atoi(getenv("CKPT_TEST_LAZY_DELAY_MS"));
 	if (getenv("CKPT_TEST_LAZY_READ_DELAY_MS"))
 		l.read_delay_ms = atoi(getenv("CKPT_TEST_LAZY_READ_DELAY_MS"));
+	if (getenv("CKPT_TEST_LAZY_COPY_DELAY_MS"))
+		l.copy_delay_ms = atoi(getenv("CKPT_TEST_LAZY_COPY_DELAY_MS"));
 #endif
 	l.buf = malloc(CHUNK_PAGES * PAGE);
 	if (!fstat(img_fd, &st) && st.st_size > 0)

@@ -22,7 +22,7 @@ struct lazy_mm {
 	struct lazy_set valid;	/* the image's, less what it dropped */
 	uint64_t retry[MAX_RETRY];	/* faults met while its map changed */
 	int nr_retry;
-	unsigned int stuck;	/* steps in a row that placed nothing */
+	uint64_t stuck_since;	/* since when its steps place nothing */
 	bool dead;		/* its memory went (ESRCH) */
 	bool moved;		/* mremap: offsets no longer grow with addresses */
 	/* where it maps each object (lazy_shm.c), and after them (OTHER)
@@ -52,11 +52,13 @@ struct loader {
 	size_t nr_spans;
 	unsigned int delay_ms;	/* test build: a pause between steps */
 	unsigned int read_delay_ms;	/* test build: before and after a read of faults */
+	unsigned int copy_delay_ms;	/* test build: a copier's, between taking a step and its copy */
 	struct lazy_net *net;	/* restart --page-server (lazy_net.c) */
 	struct lazy_obj *obj;	/* shared memory objects (lazy_shm.c) */
 	size_t nr_obj, obj_rr;
 	int self_ufd;		/* their views' userfaultfd */
 	int ctl;		/* restart's requests (struct lazy_ctl), or -1 */
+	struct lazy_copiers *cp;	/* background steps' threads (lazy_copy.c) */
 };
 
 /* @pid and every process below it, killed. */
@@ -68,6 +70,39 @@ _Noreturn void lazy_fetch_failed(struct loader *l, struct lazy_mm *m, uint64_t a
  * its memory is gone, -EAGAIN (*done: those in) while its map changes. */
 int lazy_place(struct loader *l, struct lazy_mm *m, uint64_t addr, uint64_t len,
 	       const char *src, uint64_t off, uint64_t *done);
+
+/* @n pages at @addr, from image offset @off, into @m, read through @buf
+ * (CHUNK_PAGES): as lazy_place(). */
+int lazy_copy_in(struct loader *l, struct lazy_mm *m, char *buf, uint64_t addr,
+		 uint64_t n, uint64_t off, uint64_t *done);
+
+/* A background step: @n pages at @addr of @m, from image offset @off. */
+struct lazy_step {
+	struct lazy_mm *m;
+	uint64_t addr, n, off;
+};
+/* The top of what @m (with pages pending) misses, out of its pending
+ * set while it is copied. */
+struct lazy_step lazy_step_take(struct loader *l, struct lazy_mm *m);
+/* Its copy gave @ret (as lazy_place()) with @done bytes in: what is not
+ * in goes back to the pending set; 1 if the memory is gone (m->dead). */
+int lazy_step_end(struct loader *l, const struct lazy_step *st, int ret, uint64_t done);
+
+/* lazy_copy.c: the background steps of private memory on threads of
+ * their own, one a CPU, while the loader's first thread serves faults
+ * and events.  That thread holds them (lazy_copiers_hold()) for all it
+ * does but wait in poll(): no copy is under way, and none starts, while
+ * it reads a userfaultfd and applies what it read (an event is done
+ * once read: a copy still going then could bring back pages it frees,
+ * or miss a fork).  0, or -errno: then there are none, and the first
+ * thread makes the steps itself. */
+int lazy_copiers_start(struct loader *l);
+/* Readable when a copier wants the first thread: an mm gone or with
+ * nothing pending (-1: no copiers). */
+int lazy_copiers_fd(const struct loader *l);
+void lazy_copiers_hold(struct loader *l);
+void lazy_copiers_go(struct loader *l);
+void lazy_copiers_stop(struct loader *l);
 
 /* How many pages to bring from @a on for a fault there: @first, more
  * where the process reads on from the last fault (m->next_fault). */

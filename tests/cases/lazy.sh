@@ -10,10 +10,12 @@ t lazy_image_removed
 t lazy_image_corrupt
 t lazy_state
 t lazy_churn
+t lazy_churn_one_thread
 t lazy_shm
 t lazy_shm_churn
 t lazy_peeked
 t lazy_race
+t lazy_copy_race
 t lazy_loader_ends
 t lazy_tree
 t lazy_tree_corrupt
@@ -112,6 +114,22 @@ test_lazy_race() {
 	pid=$!
 	wait_for $d/out READY 30 && checkpoint_kill $d $pid || return 1
 	CKPT_TEST_LAZY_READ_DELAY_MS=20 lazy_restart $d 1000 || return 1
+	lazy_pass $d
+}
+
+# A background step under way while the process drops (MADV_DONTNEED)
+# the memory it copies: the loader's first thread reads the drop only
+# once no copier's step is under way (src/lazy_copy.c), so that step's
+# copy fails (the event is queued) and its pages are dropped from what
+# is pending; a drop read beside it let the copy bring them back.  The
+# copier waits 50 ms between taking each step and copying it.
+test_lazy_copy_race() {
+	local d=$WORK/lazy-copy-race
+	mkdir -p $d
+	"$PROGS/lazy_race" $d/go drop > $d/out 2>&1 < /dev/null &
+	pid=$!
+	wait_for $d/out READY 30 && checkpoint_kill $d $pid || return 1
+	CKPT_TEST_LAZY_COPIERS=1 CKPT_TEST_LAZY_COPY_DELAY_MS=50 lazy_restart $d 0 || return 1
 	lazy_pass $d
 }
 
@@ -234,9 +252,15 @@ test_lazy_split() {
 # The image cut short under the loader: the process is killed with one
 # error naming it and the page, never run on with zeros; the loader goes.
 test_lazy_image_truncated() {
-	local d=$WORK/lazy-trunc
+	local d=$WORK/lazy-trunc i
 	lazy_start $d 64 || return 1
 	lazy_restart $d 20 || return 1
+	# (once the loader's checker has read it all: a read of the image
+	# cut short under it ends the process as well, with its own error)
+	for ((i = 0; i < 500; i++)); do
+		pgrep -P $loader > /dev/null || break
+		sleep 0.01
+	done
 	truncate -s 65536 $d/img
 	touch $d/go
 	gone $pid || { note "pid $pid still runs"; kill -9 $pid; return 1; }
@@ -306,12 +330,12 @@ test_lazy_state() {
 	done
 }
 
-# Memory that keeps moving while the loader's helpers fill it (no delay:
-# they run, src/lazy_fill.c): lazy_churn goes on at once after restart
+# Memory that keeps moving while the loader's copiers fill it (no delay:
+# they run, src/lazy_copy.c): lazy_churn goes on at once after restart
 # (mremap, MADV_DONTNEED, forks, checks), racing the copies; every page
 # must be where the process moved it, and zero where it dropped it.
 test_lazy_churn() {
-	local d=$WORK/lazy-churn
+	local d=$WORK/lazy-churn${1:-}
 	mkdir -p $d
 	"$PROGS/lazy_churn" $d/go 256 > $d/out 2>&1 < /dev/null &
 	pid=$!
@@ -321,6 +345,12 @@ test_lazy_churn() {
 	lazy_restart $d 0 || return 1
 	sleep 1
 	lazy_pass $d
+}
+
+# The same with a loader of one thread, as on a machine of one CPU (no
+# copiers: the first thread makes the background steps between polls).
+test_lazy_churn_one_thread() {
+	CKPT_TEST_LAZY_COPIERS=0 test_lazy_churn -one
 }
 
 # The process killed before its pages are all in: the loader (slowed to

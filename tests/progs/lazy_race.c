@@ -1,7 +1,7 @@
 /* lazy_race - a fault and a MADV_DONTNEED near it, read by the loader
  * together (restart --lazy).
  *
- *   lazy_race GOFILE
+ *   lazy_race GOFILE [drop]
  *
  * 64 MiB of private memory, every page written.  After GOFILE one
  * thread touches page 0 (missing: the loader brings it and the pages
@@ -12,11 +12,18 @@
  * serves the fault: a loader that served the fault first brought the
  * dropped pages back with their old contents.  Then every page is
  * checked.
+ *
+ * With "drop": 0.5 s after GOFILE it drops all 64 MiB (MADV_DONTNEED)
+ * and checks that every page reads as zeros: the test build's loader,
+ * told to wait between taking a background step and copying it, has a
+ * step of this memory under way then, and a loader that read the drop
+ * meanwhile let that copy bring its pages back.
  */
 #include "tp.h"
 
 #include <pthread.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/mman.h>
 
 #define PAGE	4096UL
@@ -36,6 +43,20 @@ static void *toucher(void *arg)
 	return NULL;
 }
 
+static int drop_all(void)
+{
+	usleep(500000);
+	if (madvise((void *)mem, NPAGES * PAGE, MADV_DONTNEED))
+		return perror("madvise"), 2;
+	for (size_t pg = 0; pg < NPAGES; pg++)
+		if (mem[pg * (PAGE / 8)]) {
+			tp_fail("page %zu is %#llx after the drop: brought back", pg,
+				(unsigned long long)mem[pg * (PAGE / 8)]);
+			break;
+		}
+	return tp_done();
+}
+
 int main(int argc, char **argv)
 {
 	pthread_t th;
@@ -49,6 +70,8 @@ int main(int argc, char **argv)
 		mem[pg * (PAGE / 8)] = word(pg);
 	tp_ready();
 	tp_wait_go();
+	if (argc > 2 && !strcmp(argv[2], "drop"))
+		return drop_all();
 	/* (what the toucher needs but page 0 is in before it runs: a
 	 * fault of its on anything else would be read first) */
 	tp_check(mem != NULL && tp_failures == 0, "no memory");

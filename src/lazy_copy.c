@@ -1,0 +1,263 @@
+/* lazy_copy.c - the loader's background steps of private memory on
+ * threads of their own, one a CPU (four at most), while its first
+ * thread waits in poll() for faults and events.  One thread placed
+ * pages at 0.6-0.77 of what one CPU's UFFDIO_COPY can (bench/README.md,
+ * session 27): half of its time is the image's read into its buffer.
+ *
+ * A step is taken out of its mm's pending set under the lock, copied
+ * without it, and settled under it again (lazy_step_end(): what did not
+ * go in goes back).  The first thread holds the copiers for all it does
+ * but wait: it waits until no copy is under way, and none starts until
+ * it lets them go.  So every read of a userfaultfd, every event applied
+ * and every fault served happens with no copy beside it, as with one
+ * thread: an event is done once read (the process's madvise() zaps its
+ * pages after that), and a copy still going then could bring them back;
+ * a fork's child takes its parent's pending set as it is when the event
+ * is applied, which must hold every step not yet in.  A copy that
+ * starts after an event is queued fails with EAGAIN (the kernel's
+ * mmap_changing) and its pages go back before the event is read. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lazy_int.h"
+#include "membuf.h"
+
+#define MAX_COPIERS	4
+/* Less to bring than this, and one thread does it: each copier's buffer
+ * is 2 MiB more of memory (a lazy tree has a loader a process). */
+#define COPIERS_MIN	(32ULL << 20)
+#define IDLE_NS		1000000ULL	/* after a step that placed nothing */
+
+struct copier {
+	struct loader *l;
+	char *buf;		/* CHUNK_PAGES */
+	pthread_t th;
+};
+
+struct lazy_copiers {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;	/* held, busy or stop changed */
+	bool held;		/* by the first thread: no step starts */
+	bool stop;
+	int busy;		/* steps under way */
+	int efd;		/* the first thread's wakeup */
+	size_t rr;
+	uint64_t next;		/* test build: the next step's time */
+	int n;
+	struct copier c[MAX_COPIERS];
+};
+
+static int count_copiers(const struct loader *l)
+{
+	cpu_set_t set;
+	uint64_t bytes = 0;
+	int n;
+
+#ifdef CKPT_TEST_HOOKS
+	if (getenv("CKPT_TEST_LAZY_COPIERS"))
+		return atoi(getenv("CKPT_TEST_LAZY_COPIERS"));
+#endif
+	for (size_t k = 0; k < l->nr; k++)
+		for (size_t i = 0; i < l->mm[k]->pending.n; i++)
+			bytes += l->mm[k]->pending.r[i].npages * PAGE;
+	if (bytes < COPIERS_MIN || sched_getaffinity(0, sizeof(set), &set))
+		return 0;
+	n = CPU_COUNT(&set);
+	/* one CPU: a copier would only make faults wait for its steps */
+	return n < 2 ? 0 : n > MAX_COPIERS ? MAX_COPIERS : n;
+}
+
+/* The next mm with pages to bring, round robin. */
+static struct lazy_mm *next_mm(struct loader *l)
+{
+	struct lazy_copiers *cp = l->cp;
+
+	for (size_t i = 0; i < l->nr; i++) {
+		size_t k = (cp->rr + i) % l->nr;
+		struct lazy_mm *m = l->mm[k];
+
+		if (m->pending.n && !m->dead) {
+			cp->rr = k + 1;
+			return m;
+		}
+	}
+	return NULL;
+}
+
+static void wait_ns(struct lazy_copiers *cp, uint64_t ns)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	t.tv_sec += (t.tv_nsec + ns) / 1000000000ULL;
+	t.tv_nsec = (t.tv_nsec + ns) % 1000000000ULL;
+	pthread_cond_timedwait(&cp->cond, &cp->lock, &t);
+}
+
+/* Test build: the steps of all copiers CKPT_TEST_LAZY_DELAY_MS apart,
+ * as the first thread's were; whether this one must wait (it did). */
+static bool paced(struct loader *l)
+{
+	struct lazy_copiers *cp = l->cp;
+	uint64_t now;
+
+	if (!l->delay_ms)
+		return false;
+	now = log_now();
+	if (now >= cp->next) {
+		cp->next = now + l->delay_ms * 1000000ULL;
+		return false;
+	}
+	wait_ns(cp, cp->next - now);
+	return true;
+}
+
+static void *copier(void *arg)
+{
+	struct copier *c = arg;
+	struct loader *l = c->l;
+	struct lazy_copiers *cp = l->cp;
+	sigset_t all;
+
+	/* signals are the first thread's */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	pthread_mutex_lock(&cp->lock);
+	for (;;) {
+		struct lazy_mm *m = NULL;
+		struct lazy_step st;
+		uint64_t done, one = 1;
+		int got, ret;
+
+		while (!cp->stop && (cp->held || !(m = next_mm(l))))
+			pthread_cond_wait(&cp->cond, &cp->lock);
+		if (cp->stop)
+			break;
+		if (paced(l))
+			continue;
+		st = lazy_step_take(l, m);
+		cp->busy++;
+		pthread_mutex_unlock(&cp->lock);
+		if (l->copy_delay_ms)
+			usleep(l->copy_delay_ms * 1000);
+		got = lazy_copy_in(l, m, c->buf, st.addr, st.n, st.off, &done);
+		pthread_mutex_lock(&cp->lock);
+		ret = lazy_step_end(l, &st, got, done);
+		if (!--cp->busy)
+			pthread_cond_broadcast(&cp->cond);
+		/* the first thread ends the mm, or lets its uffd go */
+		if (ret || !m->pending.n)
+			(void)!write(cp->efd, &one, sizeof(one));
+		/* nothing placed: an event is on its way, for the first
+		 * thread to read; meanwhile the others' steps */
+		if (got == -EAGAIN && !done && !cp->stop)
+			wait_ns(cp, IDLE_NS);
+	}
+	pthread_mutex_unlock(&cp->lock);
+	return NULL;
+}
+
+static void free_copiers(struct lazy_copiers *cp)
+{
+	for (int i = 0; i < MAX_COPIERS; i++)
+		if (cp->c[i].buf)
+			membuf_put(cp->c[i].buf, CHUNK_PAGES * PAGE);
+	if (cp->efd >= 0)
+		close(cp->efd);
+	pthread_cond_destroy(&cp->cond);
+	pthread_mutex_destroy(&cp->lock);
+	free(cp);
+}
+
+int lazy_copiers_start(struct loader *l)
+{
+	int n = l->net ? 0 : count_copiers(l);
+	struct lazy_copiers *cp;
+	pthread_condattr_t ca;
+
+	if (n <= 0)
+		return -EOPNOTSUPP;
+	cp = calloc(1, sizeof(*cp));
+	if (!cp)
+		return -ENOMEM;
+	pthread_mutex_init(&cp->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&cp->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	cp->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (cp->efd < 0) {
+		free_copiers(cp);
+		return -errno;
+	}
+	l->cp = cp;
+	pthread_mutex_lock(&cp->lock);
+	for (int i = 0; i < n && i < MAX_COPIERS; i++) {
+		struct copier *c = &cp->c[i];
+
+		c->l = l;
+		c->buf = membuf_get(CHUNK_PAGES * PAGE);
+		if (!c->buf || pthread_create(&c->th, NULL, copier, c))
+			break;
+		cp->n++;
+	}
+	pthread_mutex_unlock(&cp->lock);
+	if (cp->n)
+		return 0;
+	l->cp = NULL;
+	free_copiers(cp);
+	return -ENOMEM;
+}
+
+int lazy_copiers_fd(const struct loader *l)
+{
+	return l->cp ? l->cp->efd : -1;
+}
+
+void lazy_copiers_hold(struct loader *l)
+{
+	struct lazy_copiers *cp = l->cp;
+	uint64_t v;
+
+	if (!cp)
+		return;
+	pthread_mutex_lock(&cp->lock);
+	cp->held = true;
+	while (cp->busy)
+		pthread_cond_wait(&cp->cond, &cp->lock);
+	(void)!read(cp->efd, &v, sizeof(v));
+}
+
+void lazy_copiers_go(struct loader *l)
+{
+	struct lazy_copiers *cp = l->cp;
+
+	if (!cp)
+		return;
+	cp->held = false;
+	pthread_cond_broadcast(&cp->cond);
+	pthread_mutex_unlock(&cp->lock);
+}
+
+void lazy_copiers_stop(struct loader *l)
+{
+	struct lazy_copiers *cp = l->cp;
+
+	if (!cp)
+		return;
+	pthread_mutex_lock(&cp->lock);
+	cp->stop = true;
+	pthread_cond_broadcast(&cp->cond);
+	pthread_mutex_unlock(&cp->lock);
+	for (int i = 0; i < cp->n; i++)
+		pthread_join(cp->c[i].th, NULL);
+	l->cp = NULL;
+	free_copiers(cp);
+}
