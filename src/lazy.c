@@ -51,7 +51,10 @@
 
 #define FAULT_PAGES	16	/* from a touched page on: the next are near */
 #define MAX_MSGS	64
-#define STUCK_NS	1000000000ULL	/* a page that will not go in */
+/* a page that will not go in, with no event of its mm's read meanwhile:
+ * this many tries, over this long */
+#define STUCK_TRIES	1000
+#define STUCK_NS	1000000000ULL
 
 /* ---- sets of runs ---- */
 
@@ -207,11 +210,22 @@ void lazy_kill_tree(pid_t pid, int depth)
 }
 
 /* A page that cannot be had: the process must not run on without it. */
+/* The loader's end on an error, once: a copier and the first thread
+ * may meet one at the same time (the one that comes second waits for
+ * the first's _exit). */
+static void ending(struct loader *l)
+{
+	if (__atomic_exchange_n(&l->ending, true, __ATOMIC_ACQ_REL))
+		for (;;)
+			pause();
+}
+
 _Noreturn void lazy_fetch_failed(struct loader *l, struct lazy_mm *m, uint64_t addr,
 				  uint64_t off, int err)
 {
 	pid_t pid = m->pid ? m->pid : l->root;
 
+	ending(l);
 	log_err(&l->log, err,
 		"lazy restart: pid %d: the page at 0x%llx (image offset %llu) cannot be read from the image, so %s %d is killed:",
 		pid, (unsigned long long)addr, (unsigned long long)off,
@@ -274,6 +288,7 @@ static void check_done(struct loader *l, bool wait)
 	l->checker = 0;
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		return;
+	ending(l);
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 1 &&
 	    read(l->check_fd, &bad, sizeof(bad)) == sizeof(bad))
 		log_err(&l->log, EBADMSG,
@@ -510,6 +525,8 @@ static int drain(struct loader *l, size_t k)
 		struct lazy_mm *m = l->mm[k];	/* (add_mm may move the table) */
 		const struct uffd_msg *e = &msg[i];
 
+		if (e->event != UFFD_EVENT_PAGEFAULT)
+			m->stuck = 0;	/* (why its copies failed) */
 		switch (e->event) {
 		case UFFD_EVENT_FORK:
 			add_mm(l, e->arg.fork.ufd, m);
@@ -556,6 +573,23 @@ struct lazy_step lazy_step_take(struct loader *l, struct lazy_mm *m)
 	return st;
 }
 
+/* @n pages at @a (image offset @off) pending again: the run they were
+ * taken from grown back where they join it (a step that placed nothing
+ * needs no memory to undo). */
+static void put_back(struct loader *l, struct lazy_mm *m, uint64_t a, uint64_t n,
+		     uint64_t off)
+{
+	struct lazy_set *s = &m->pending;
+	size_t i = lazy_set_lower(s, a);
+	struct lazy_run *r = i ? &s->r[i - 1] : NULL;
+
+	if (r && r->addr + r->npages * PAGE == a && r->off + r->npages * PAGE == off &&
+	    (i == s->n || s->r[i].addr >= a + n * PAGE))
+		r->npages += n;
+	else if (lazy_set_add(s, a, n, off))
+		lazy_fetch_failed(l, m, a, 0, ENOMEM);
+}
+
 /* The end of step @st, whose copy gave @ret with @done bytes in: 1 once
  * the memory is gone.  A page the kernel says has no area, and no event
  * of the process's to say why, for a second: taken as gone, not loaded
@@ -565,24 +599,23 @@ int lazy_step_end(struct loader *l, const struct lazy_step *st, int ret, uint64_
 	struct lazy_mm *m = st->m;
 	uint64_t now;
 
+	l->in_bg += done / PAGE;
 	if (ret == 1) {
 		m->dead = true;
 		return 1;
 	}
-	l->in_bg += done / PAGE;
 	if (ret != -EAGAIN || done) {
-		m->stuck_since = 0;
-	} else if (!m->stuck_since) {
+		m->stuck = 0;
+	} else if (!m->stuck++) {
 		m->stuck_since = log_now();
-	} else if ((now = log_now()) - m->stuck_since > STUCK_NS) {
+	} else if (m->stuck > STUCK_TRIES && (now = log_now()) - m->stuck_since > STUCK_NS) {
 		log_info(&l->log, "lazy restart: pid %d: no area at 0x%llx, and no event of why: left out",
 			 m->pid, (unsigned long long)st->addr);
 		done = PAGE;
-		m->stuck_since = 0;
+		m->stuck = 0;
 	}
-	if (done < st->n * PAGE &&
-	    lazy_set_add(&m->pending, st->addr + done, st->n - done / PAGE, st->off + done))
-		lazy_fetch_failed(l, m, st->addr, 0, ENOMEM);
+	if (done < st->n * PAGE)
+		put_back(l, m, st->addr + done, st->n - done / PAGE, st->off + done);
 	return 0;
 }
 

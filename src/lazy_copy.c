@@ -21,8 +21,10 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/eventfd.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -34,6 +36,12 @@
  * is 2 MiB more of memory (a lazy tree has a loader a process). */
 #define COPIERS_MIN	(32ULL << 20)
 #define IDLE_NS		1000000ULL	/* after a step that placed nothing */
+/* The kernel whose UFFDIO_COPY fails while any event is unread: before
+ * 5.17 (mmap_changing a flag, not a count) the read of one event let
+ * copies through while another, a fork's, still waited, so a copier's
+ * pages could miss the fork's child (from the kernel's history; not
+ * checked here).  Older kernels: no copiers. */
+#define KERNEL_MIN	((5 << 8) | 17)
 
 struct copier {
 	struct loader *l;
@@ -50,9 +58,19 @@ struct lazy_copiers {
 	int efd;		/* the first thread's wakeup */
 	size_t rr;
 	uint64_t next;		/* test build: the next step's time */
+	uint64_t gen;		/* the first thread's holds, counted */
 	int n;
 	struct copier c[MAX_COPIERS];
 };
+
+static bool kernel_counts_events(void)
+{
+	struct utsname u;
+	unsigned int a = 0, b = 0;
+
+	return !uname(&u) && sscanf(u.release, "%u.%u", &a, &b) == 2 &&
+	       ((a << 8) | b) >= KERNEL_MIN;
+}
 
 static int count_copiers(const struct loader *l)
 {
@@ -67,7 +85,8 @@ static int count_copiers(const struct loader *l)
 	for (size_t k = 0; k < l->nr; k++)
 		for (size_t i = 0; i < l->mm[k]->pending.n; i++)
 			bytes += l->mm[k]->pending.r[i].npages * PAGE;
-	if (bytes < COPIERS_MIN || sched_getaffinity(0, sizeof(set), &set))
+	if (bytes < COPIERS_MIN || !kernel_counts_events() ||
+	    sched_getaffinity(0, sizeof(set), &set))
 		return 0;
 	n = CPU_COUNT(&set);
 	/* one CPU: a copier would only make faults wait for its steps */
@@ -155,10 +174,15 @@ static void *copier(void *arg)
 		/* the first thread ends the mm, or lets its uffd go */
 		if (ret || !m->pending.n)
 			(void)!write(cp->efd, &one, sizeof(one));
-		/* nothing placed: an event is on its way, for the first
-		 * thread to read; meanwhile the others' steps */
-		if (got == -EAGAIN && !done && !cp->stop)
-			wait_ns(cp, IDLE_NS);
+		/* nothing placed: an event is on its way; this copier waits
+		 * until the first thread has held them all (and read it), or
+		 * a while, not for the next copier's broadcast */
+		if (got == -EAGAIN && !done) {
+			uint64_t gen = cp->gen, until = log_now() + IDLE_NS, now;
+
+			while (!cp->stop && cp->gen == gen && (now = log_now()) < until)
+				wait_ns(cp, until - now);
+		}
 	}
 	pthread_mutex_unlock(&cp->lock);
 	return NULL;
@@ -242,6 +266,7 @@ void lazy_copiers_go(struct loader *l)
 	if (!cp)
 		return;
 	cp->held = false;
+	cp->gen++;
 	pthread_cond_broadcast(&cp->cond);
 	pthread_mutex_unlock(&cp->lock);
 }

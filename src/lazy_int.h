@@ -22,7 +22,8 @@ struct lazy_mm {
 	struct lazy_set valid;	/* the image's, less what it dropped */
 	uint64_t retry[MAX_RETRY];	/* faults met while its map changed */
 	int nr_retry;
-	uint64_t stuck_since;	/* since when its steps place nothing */
+	unsigned int stuck;	/* steps in a row that placed nothing */
+	uint64_t stuck_since;	/* since the first of them */
 	bool dead;		/* its memory went (ESRCH) */
 	bool moved;		/* mremap: offsets no longer grow with addresses */
 	/* where it maps each object (lazy_shm.c), and after them (OTHER)
@@ -59,6 +60,7 @@ struct loader {
 	int self_ufd;		/* their views' userfaultfd */
 	int ctl;		/* restart's requests (struct lazy_ctl), or -1 */
 	struct lazy_copiers *cp;	/* background steps' threads (lazy_copy.c) */
+	bool ending;		/* on an error: the first thread to meet one ends it */
 };
 
 /* @pid and every process below it, killed. */
