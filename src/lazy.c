@@ -708,13 +708,10 @@ static void background(struct loader *l, size_t *rr, bool readable)
 		lost(l, *rr);
 }
 
-/* With copiers, how long to wait: for the next step of shared memory
- * (this thread's) while there may be one, 1 ms while faults wait to be
- * tried again, else until something comes. */
-static int idle_ms(const struct loader *l, uint64_t now, uint64_t next, bool shm)
+/* With copiers, how long to wait: 1 ms while faults wait to be tried
+ * again, else until something comes. */
+static int idle_ms(const struct loader *l)
 {
-	if (shm)
-		return wait_ms(l, now, next);
 	for (size_t k = 0; k < l->nr; k++)
 		if (l->mm[k]->nr_retry)
 			return 1;
@@ -726,7 +723,6 @@ static _Noreturn void run(struct loader *l)
 	struct pollfd *fds = NULL;
 	size_t rr = 0;
 	uint64_t next = 0, now = 0;	/* the next background step's time */
-	bool shm = true;	/* with copiers: a step of shared memory may be left */
 
 	lazy_copiers_start(l);	/* (none: this thread makes every step) */
 	/* (with a server, the stream goes on to check every checksum) */
@@ -734,7 +730,6 @@ static _Noreturn void run(struct loader *l)
 		void *p = realloc(fds, (l->nr + 4) * sizeof(*fds));
 		size_t nr = l->nr, nfd = nr, ctl;
 		bool net = streaming(l);
-		int woke;
 
 		check_done(l, false);
 		if (!p) {
@@ -759,8 +754,7 @@ static _Noreturn void run(struct loader *l)
 		if (l->delay_ms)
 			now = log_now();
 		/* faults served at once, whatever the pace of the steps */
-		woke = poll(fds, nfd, l->cp ? idle_ms(l, now, next, shm) : wait_ms(l, now, next));
-		shm |= woke > 0;
+		poll(fds, nfd, l->cp ? idle_ms(l) : wait_ms(l, now, next));
 		lazy_copiers_hold(l);
 		if (ctl < nfd && fds[ctl].fd == l->ctl && fds[ctl].revents && lazy_shm_ctl(l)) {
 			close(l->ctl);
@@ -784,12 +778,10 @@ static _Noreturn void run(struct loader *l)
 			lazy_copiers_go(l);
 			break;
 		}
-		if (!l->delay_ms || (now = log_now()) >= next) {
+		/* (with copiers, every step is theirs) */
+		if (!l->cp && (!l->delay_ms || (now = log_now()) >= next)) {
 			next = now + l->delay_ms * 1000000ULL;
-			if (l->cp)	/* (private memory is the copiers') */
-				shm = lazy_shm_step(l, &l->obj_rr);
-			else
-				background(l, &rr, net && (fds[nr].revents & (POLLIN | POLLHUP | POLLERR)));
+			background(l, &rr, net && (fds[nr].revents & (POLLIN | POLLHUP | POLLERR)));
 		}
 		lazy_copiers_go(l);
 	}

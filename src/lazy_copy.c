@@ -85,6 +85,9 @@ static int count_copiers(const struct loader *l)
 	for (size_t k = 0; k < l->nr; k++)
 		for (size_t i = 0; i < l->mm[k]->pending.n; i++)
 			bytes += l->mm[k]->pending.r[i].npages * PAGE;
+	for (size_t k = 0; k < l->nr_obj; k++)
+		for (size_t i = 0; i < l->obj[k].pending.n; i++)
+			bytes += l->obj[k].pending.r[i].npages * PAGE;
 	if (bytes < COPIERS_MIN || !kernel_counts_events() ||
 	    sched_getaffinity(0, sizeof(set), &set))
 		return 0;
@@ -138,6 +141,37 @@ static bool paced(struct loader *l)
 	return true;
 }
 
+static bool has_shm(const struct loader *l)
+{
+	for (size_t k = 0; k < l->nr_obj && l->nr; k++)
+		if (l->obj[k].pending.n)
+			return true;
+	return false;
+}
+
+/* A step of shared memory (lazy_shm.c), as one of private memory: taken
+ * under the lock, written without it.  A page that cannot be read
+ * kills the process; there is nothing to put back. */
+static void shm_step(struct copier *c, struct lazy_shm_step *ss)
+{
+	struct loader *l = c->l;
+	struct lazy_copiers *cp = l->cp;
+	uint64_t one = 1;
+
+	lazy_shm_take(l, &l->obj_rr, ss);
+	cp->busy++;
+	pthread_mutex_unlock(&cp->lock);
+	if (l->copy_delay_ms)
+		usleep(l->copy_delay_ms * 1000);
+	lazy_shm_write(l, ss, c->buf);
+	pthread_mutex_lock(&cp->lock);
+	if (!--cp->busy)
+		pthread_cond_broadcast(&cp->cond);
+	/* the first thread lets go of the mms it no longer has to serve */
+	if (!has_shm(l))
+		(void)!write(cp->efd, &one, sizeof(one));
+}
+
 static void *copier(void *arg)
 {
 	struct copier *c = arg;
@@ -151,16 +185,23 @@ static void *copier(void *arg)
 	pthread_mutex_lock(&cp->lock);
 	for (;;) {
 		struct lazy_mm *m = NULL;
+		struct lazy_shm_step ss;
 		struct lazy_step st;
 		uint64_t done, one = 1;
 		int got, ret;
+		bool shm = false;
 
-		while (!cp->stop && (cp->held || !(m = next_mm(l))))
+		/* shared memory first: every process mapping it waits */
+		while (!cp->stop && (cp->held || !((shm = has_shm(l)) || (m = next_mm(l)))))
 			pthread_cond_wait(&cp->cond, &cp->lock);
 		if (cp->stop)
 			break;
 		if (paced(l))
 			continue;
+		if (shm) {
+			shm_step(c, &ss);
+			continue;
+		}
 		st = lazy_step_take(l, m);
 		cp->busy++;
 		pthread_mutex_unlock(&cp->lock);

@@ -130,6 +130,17 @@ int lazy_shm_serve(struct loader *l, struct lazy_mm *m, size_t k, uint64_t o, ui
 /* One background step on an object with pages still pending: whether
  * there was one. */
 bool lazy_shm_step(struct loader *l, size_t *rr);
+/* The same in two: its pages taken out of the object's pending set
+ * (@st: which, for which process), then written (@buf: CHUNK_PAGES),
+ * with no lock, by a copier (lazy_copy.c). */
+struct lazy_shm_step {
+	struct lazy_mm *m;	/* the process blamed if a page cannot be read */
+	size_t k;
+	uint64_t o, len, off;
+	bool view;		/* through the view: a REMOVE event named them */
+};
+bool lazy_shm_take(struct loader *l, size_t *rr, struct lazy_shm_step *st);
+void lazy_shm_write(struct loader *l, const struct lazy_shm_step *st, char *buf);
 /* Whether @m maps an object with pages still pending. */
 bool lazy_shm_busy(const struct loader *l, const struct lazy_mm *m);
 /* @m's map kept true: a fork's copy and a move (read again from /proc

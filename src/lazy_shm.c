@@ -131,14 +131,14 @@ static void write_view(struct loader *l, struct lazy_mm *m, struct lazy_obj *ob,
  * mapped (where the hypervisor shadows page tables, each costs more
  * than its copy). */
 static void write_file(struct loader *l, struct lazy_mm *m, struct lazy_obj *ob,
-		       uint64_t o, uint64_t len, uint64_t off)
+		       uint64_t o, uint64_t len, uint64_t off, char *buf)
 {
 	size_t got;
-	int err = pread_full(l->img_fd, l->buf, len, (off_t)off, &got);
+	int err = pread_full(l->img_fd, buf, len, (off_t)off, &got);
 
 	if (err)
 		lazy_fetch_failed(l, m, 0, off + got, err);
-	if (pwrite(ob->fd, l->buf, len, (off_t)o) != (ssize_t)len)
+	if (pwrite(ob->fd, buf, len, (off_t)o) != (ssize_t)len)
 		lazy_fetch_failed(l, m, 0, off, errno ? errno : EIO);
 }
 
@@ -148,22 +148,31 @@ static void write_file(struct loader *l, struct lazy_mm *m, struct lazy_obj *ob,
  * A page the process frees (MADV_REMOVE) must not be made again by a
  * write after that.  The object's file would make it; but a free in an
  * area registered on a userfaultfd waits until the loader has read its
- * REMOVE event (which MADV_DONTNEED sends as well), and the loader,
- * one thread, reads none while it writes: a page no such event named
- * yet is written to the file, and freed, if at all, after.  Pages an
- * event did name go through the view, where a freed one fails. */
+ * REMOVE event (which MADV_DONTNEED sends as well), and the loader
+ * reads none while it writes (its copiers are held while it reads,
+ * lazy_copy.c): a page no such event named yet is written to the
+ * file, and freed, if at all, after.  Pages an event did name go
+ * through the view, where a freed one fails. */
 static void write_pages(struct loader *l, struct lazy_mm *m, size_t k,
 			const struct lazy_run *r, uint64_t o, uint64_t len)
 {
-	struct lazy_obj *ob = &l->obj[k];
-	uint64_t off = r->off + (o - r->addr);
+	struct lazy_shm_step st = { .m = m, .k = k, .o = o, .len = len,
+				    .off = r->off + (o - r->addr) };
 
-	if (len <= CHUNK_PAGES * PAGE && !touched(ob, o, len))
-		write_file(l, m, ob, o, len, off);
-	else
-		write_view(l, m, ob, o, len, off);
-	if (lazy_set_cut(&ob->pending, o, o + len))
+	st.view = len > CHUNK_PAGES * PAGE || touched(&l->obj[k], o, len);
+	if (lazy_set_cut(&l->obj[k].pending, o, o + len))
 		lazy_fetch_failed(l, m, 0, 0, ENOMEM);
+	lazy_shm_write(l, &st, l->buf);
+}
+
+void lazy_shm_write(struct loader *l, const struct lazy_shm_step *st, char *buf)
+{
+	struct lazy_obj *ob = &l->obj[st->k];
+
+	if (st->view)
+		write_view(l, st->m, ob, st->o, st->len, st->off);
+	else
+		write_file(l, st->m, ob, st->o, st->len, st->off, buf);
 }
 
 /* Whether [start, end) lies in @m's known areas (its maps of objects,
@@ -313,9 +322,9 @@ int lazy_shm_serve(struct loader *l, struct lazy_mm *m, size_t k, uint64_t o, ui
 	return map_page(l, m, k, o, a, n ? n : 1);
 }
 
-bool lazy_shm_step(struct loader *l, size_t *rr)
+bool lazy_shm_take(struct loader *l, size_t *rr, struct lazy_shm_step *st)
 {
-	for (size_t i = 0; i < l->nr_obj; i++) {
+	for (size_t i = 0; i < l->nr_obj && l->nr; i++) {
 		struct lazy_obj *ob = &l->obj[(*rr + i) % l->nr_obj];
 		const struct lazy_run *r;
 		uint64_t n;
@@ -326,12 +335,27 @@ bool lazy_shm_step(struct loader *l, size_t *rr)
 		r = &ob->pending.r[ob->pending.n - 1];
 		n = r->npages < CHUNK_PAGES ? r->npages : CHUNK_PAGES;
 		/* (no process to blame: the root's) */
-		write_pages(l, l->mm[0], ob - l->obj, r, r->addr + (r->npages - n) * PAGE,
-			    n * PAGE);
+		*st = (struct lazy_shm_step){ .m = l->mm[0], .k = ob - l->obj,
+					      .o = r->addr + (r->npages - n) * PAGE,
+					      .len = n * PAGE };
+		st->off = r->off + (st->o - r->addr);
+		st->view = touched(ob, st->o, st->len);
+		if (lazy_set_cut(&ob->pending, st->o, st->o + st->len))
+			lazy_fetch_failed(l, st->m, 0, 0, ENOMEM);
 		l->in_bg += n;
 		return true;
 	}
 	return false;
+}
+
+bool lazy_shm_step(struct loader *l, size_t *rr)
+{
+	struct lazy_shm_step st;
+
+	if (!lazy_shm_take(l, rr, &st))
+		return false;
+	lazy_shm_write(l, &st, l->buf);
+	return true;
 }
 
 bool lazy_shm_busy(const struct loader *l, const struct lazy_mm *m)
