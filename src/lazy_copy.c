@@ -1,6 +1,7 @@
-/* lazy_copy.c - the loader's background steps of private memory on
- * threads of their own, one a CPU (four at most), while its first
- * thread waits in poll() for faults and events.  One thread placed
+/* lazy_copy.c - the loader's background steps, of private memory and
+ * of shared memory's objects, on threads of their own, one a CPU (four
+ * at most), while its first thread waits in poll() for faults and
+ * events.  One thread placed
  * pages at 0.6-0.77 of what one CPU's UFFDIO_COPY can (bench/README.md,
  * session 27): half of its time is the image's read into its buffer.
  *
@@ -15,7 +16,10 @@
  * a fork's child takes its parent's pending set as it is when the event
  * is applied, which must hold every step not yet in.  A copy that
  * starts after an event is queued fails with EAGAIN (the kernel's
- * mmap_changing) and its pages go back before the event is read. */
+ * mmap_changing) and its pages go back before the event is read.  A
+ * shared memory step's pwrite() to its object is never refused so: a
+ * page it writes is freed (MADV_REMOVE), if at all, after the event is
+ * read, which waits for the write (lazy_shm.c). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
@@ -158,7 +162,8 @@ static void shm_step(struct copier *c, struct lazy_shm_step *ss)
 	struct lazy_copiers *cp = l->cp;
 	uint64_t one = 1;
 
-	lazy_shm_take(l, &l->obj_rr, ss);
+	if (!lazy_shm_take(l, &l->obj_rr, ss))
+		return;
 	cp->busy++;
 	pthread_mutex_unlock(&cp->lock);
 	if (l->copy_delay_ms)
@@ -168,7 +173,7 @@ static void shm_step(struct copier *c, struct lazy_shm_step *ss)
 	if (!--cp->busy)
 		pthread_cond_broadcast(&cp->cond);
 	/* the first thread lets go of the mms it no longer has to serve */
-	if (!has_shm(l))
+	if (!l->obj[ss->k].pending.n)
 		(void)!write(cp->efd, &one, sizeof(one));
 }
 

@@ -90,9 +90,9 @@ struct lazy_step lazy_step_take(struct loader *l, struct lazy_mm *m);
  * in goes back to the pending set; 1 if the memory is gone (m->dead). */
 int lazy_step_end(struct loader *l, const struct lazy_step *st, int ret, uint64_t done);
 
-/* lazy_copy.c: the background steps of private memory on threads of
- * their own, one a CPU, while the loader's first thread serves faults
- * and events.  That thread holds them (lazy_copiers_hold()) for all it
+/* lazy_copy.c: the background steps (private memory's and shared
+ * memory's) on threads of their own, one a CPU, while the loader's
+ * first thread serves faults and events.  That thread holds them (lazy_copiers_hold()) for all it
  * does but wait in poll(): no copy is under way, and none starts, while
  * it reads a userfaultfd and applies what it read (an event is done
  * once read: a copy still going then could bring back pages it frees,
@@ -100,7 +100,7 @@ int lazy_step_end(struct loader *l, const struct lazy_step *st, int ret, uint64_
  * thread makes the steps itself. */
 int lazy_copiers_start(struct loader *l);
 /* Readable when a copier wants the first thread: an mm gone or with
- * nothing pending (-1: no copiers). */
+ * nothing pending, an object with nothing pending (-1: no copiers). */
 int lazy_copiers_fd(const struct loader *l);
 void lazy_copiers_hold(struct loader *l);
 void lazy_copiers_go(struct loader *l);

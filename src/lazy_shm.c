@@ -334,7 +334,7 @@ bool lazy_shm_take(struct loader *l, size_t *rr, struct lazy_shm_step *st)
 		*rr = (*rr + i + 1) % l->nr_obj;
 		r = &ob->pending.r[ob->pending.n - 1];
 		n = r->npages < CHUNK_PAGES ? r->npages : CHUNK_PAGES;
-		/* (no process to blame: the root's) */
+		/* (no process to blame: the first one's) */
 		*st = (struct lazy_shm_step){ .m = l->mm[0], .k = ob - l->obj,
 					      .o = r->addr + (r->npages - n) * PAGE,
 					      .len = n * PAGE };

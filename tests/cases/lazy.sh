@@ -13,6 +13,7 @@ t lazy_churn
 t lazy_churn_one_thread
 t lazy_shm
 t lazy_shm_churn
+t lazy_shm_copier
 t lazy_peeked
 t lazy_race
 t lazy_copy_race
@@ -146,7 +147,7 @@ test_lazy_copy_race() {
 # (lazy_peeked).
 test_lazy_shm() {
 	local d=$WORK/lazy-shm m r loaders
-	for m in advise fork twice punch orphan tree whole; do
+	for m in ${@:-advise fork twice punch orphan tree whole}; do
 		step "lazy_shm $m"
 		mkdir -p $d/$m
 		"$PROGS/lazy_shm" $d/$m/go 16 ${m%whole} > $d/$m/out 2>&1 < /dev/null &
@@ -187,7 +188,7 @@ test_lazy_shm() {
 # zeros once the first thread had exited).
 test_lazy_shm_churn() {
 	local d=$WORK/lazy-shm-churn s
-	for s in 1 6001 4001; do
+	for s in ${@:-1 6001 4001}; do
 		step "lazy_shm_churn seed $s"
 		mkdir -p $d/$s
 		SHM_CHURN_OPS=0xffff "$PROGS/lazy_shm_churn" $d/$s/go 32 $s > $d/$s/out 2>&1 < /dev/null &
@@ -197,6 +198,16 @@ test_lazy_shm_churn() {
 		grep -q "and 1 shared memory objects left to the loader" $d/$s/err ||
 			{ note "seed $s: no object left to the loader"; return 1; }
 	done
+}
+
+# Shared memory's steps on a copier (src/lazy_copy.c) that waits 30 ms
+# between taking a step out of the object's pending set and writing it:
+# the first thread serves a fault only once no step is under way (a
+# CONTINUE that did not wait mapped the object's page before it was
+# written: zeros).
+test_lazy_shm_copier() {
+	CKPT_TEST_LAZY_COPIERS=1 CKPT_TEST_LAZY_COPY_DELAY_MS=10 test_lazy_shm advise punch &&
+		CKPT_TEST_LAZY_COPIERS=1 CKPT_TEST_LAZY_COPY_DELAY_MS=10 test_lazy_shm_churn 1
 }
 
 # Pages read by someone else before the areas were registered on the
