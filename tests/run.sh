@@ -237,7 +237,7 @@ tagged_all() {	# live processes tagged by this run
 	done
 }
 
-# The network lock's chain (and INPUT's jump to it), which ckpt makes once
+# The network lock's chain (and INPUT's and OUTPUT's jumps to it), which ckpt makes once
 # and keeps, if this run made it and no lock is in it now.
 drop_lock_chain() {
 	local c
@@ -245,6 +245,7 @@ drop_lock_chain() {
 		echo "$BEFORE" | grep -q "^$c :CKPT-LOCK" && continue
 		$c -w -S CKPT-LOCK 2> /dev/null | grep -q '^-A' && continue
 		$c -w -D INPUT -j CKPT-LOCK 2> /dev/null
+		$c -w -D OUTPUT -j CKPT-LOCK 2> /dev/null
 		$c -w -X CKPT-LOCK 2> /dev/null
 	done
 }

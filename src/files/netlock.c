@@ -5,10 +5,13 @@
  * and restart, nothing holds the connection: an ACK of ours the peer
  * answers, its window update or retransmission would get a RST from this
  * host, which ends the connection on the peer's side.  Dropped, they are
- * sent again, and reach the restored socket.  As CRIU does, the lock is
- * an iptables (ip6tables) rule per connection, matching the packets as
- * they come in (peer -> us), in a chain of its own so that removing a
- * lock removes exactly that rule.  iptables is run with posix_spawn, no
+ * sent again, and reach the restored socket.  What the held socket sends
+ * (its timers run in repair mode) is dropped too, so that the peer never
+ * gets bytes the saved state calls unsent.  As CRIU does, the lock is
+ * two iptables (ip6tables) rules per connection, one for the packets as
+ * they come in (peer -> us), one as they go out, in a chain of its own
+ * (jumped to from INPUT and OUTPUT) so that removing a lock removes
+ * exactly those rules.  iptables is run with posix_spawn, no
  * shell, its output thrown away: a lock that cannot be made is the
  * caller's warning, never a failure.
  */
@@ -75,21 +78,23 @@ static int rule_addrs(const struct rec_inet *ri, char *src, char *dst, size_t n)
 	return family;
 }
 
-/* iptables -w S OP CKPT-LOCK <the connection's incoming packets> -j DROP,
- * or with @marked: those of them with NETLOCK_MARK -j ACCEPT */
-static int rule(const struct rec_inet *ri, const char *op, bool marked, char *why,
-		size_t n)
+/* iptables -w S OP CKPT-LOCK <the connection's incoming packets> -j DROP
+ * (@out: its outgoing ones), or with @marked: the incoming ones with
+ * NETLOCK_MARK -j ACCEPT */
+static int rule(const struct rec_inet *ri, const char *op, bool marked, bool out,
+		char *why, size_t n)
 {
 	char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN], sport[8], dport[8];
-	int family = rule_addrs(ri, src, dst, sizeof(src)), ret;
+	int family = out ? rule_addrs(ri, dst, src, sizeof(src)) :
+			   rule_addrs(ri, src, dst, sizeof(src)), ret;
 	const char *cmd = family == AF_INET6 ? "ip6tables" : "iptables";
 
 	if (family < 0) {
 		snprintf(why, n, "bad address");
 		return family;
 	}
-	snprintf(sport, sizeof(sport), "%u", ri->rport);
-	snprintf(dport, sizeof(dport), "%u", ri->lport);
+	snprintf(sport, sizeof(sport), "%u", out ? ri->lport : ri->rport);
+	snprintf(dport, sizeof(dport), "%u", out ? ri->rport : ri->lport);
 	if (marked)
 		ret = spawn(cmd, (char *const[]){ (char *)cmd, "-w", WAIT_S, (char *)op,
 			CHAIN, "-p", "tcp", "-s", src, "--sport", sport, "-d", dst,
@@ -106,15 +111,12 @@ static int rule(const struct rec_inet *ri, const char *op, bool marked, char *wh
 	return ret;
 }
 
-/* CKPT-LOCK, jumped to from INPUT once. */
-static int make_chain(int family, char *why, size_t n)
+/* @hook's jump to CKPT-LOCK, once. */
+static int make_jump(const char *cmd, const char *hook, char *why, size_t n)
 {
-	const char *cmd = family == AF_INET6 ? "ip6tables" : "iptables";
-	char *jump[] = { (char *)cmd, "-w", WAIT_S, "-C", "INPUT", "-j", CHAIN, NULL };
-	int ret;
+	char *jump[] = { (char *)cmd, "-w", WAIT_S, "-C", (char *)hook, "-j", CHAIN, NULL };
+	int ret = spawn(cmd, jump);
 
-	spawn(cmd, (char *const[]){ (char *)cmd, "-w", WAIT_S, "-N", CHAIN, NULL });
-	ret = spawn(cmd, jump);
 	if (ret == 1) {		/* no such rule yet */
 		jump[3] = "-I";
 		ret = spawn(cmd, jump);
@@ -122,7 +124,31 @@ static int make_chain(int family, char *why, size_t n)
 	if (ret < 0)
 		snprintf(why, n, "%s: %s", cmd, strerror(-ret));
 	else if (ret)
-		snprintf(why, n, "%s INPUT -j %s: exit status %d", cmd, CHAIN, ret);
+		snprintf(why, n, "%s %s -j %s: exit status %d", cmd, hook, CHAIN, ret);
+	return ret;
+}
+
+/* CKPT-LOCK, jumped to from INPUT and OUTPUT. */
+static int make_chain(int family, char *why, size_t n)
+{
+	const char *cmd = family == AF_INET6 ? "ip6tables" : "iptables";
+
+	spawn(cmd, (char *const[]){ (char *)cmd, "-w", WAIT_S, "-N", CHAIN, NULL });
+	return make_jump(cmd, "INPUT", why, n) ?: make_jump(cmd, "OUTPUT", why, n);
+}
+
+/* Both directions' rules: incoming (what the peer sends), then outgoing
+ * (what the held socket's own timers may still send: a loss probe or a
+ * retransmission of bytes it had not sent when it was read would reach
+ * a peer whose state is saved after, and that peer would then have
+ * bytes its restored sender thinks unsent: acknowledgements past its
+ * snd_nxt, answered with challenge ACKs, and the connection stalls). */
+static int both_rules(const struct rec_inet *ri, char *why, size_t n)
+{
+	int ret = rule(ri, "-A", false, false, why, n);
+
+	if (!ret && (ret = rule(ri, "-A", false, true, why, n)))
+		rule(ri, "-D", false, false, why, n);
 	return ret;
 }
 
@@ -133,20 +159,25 @@ int netlock_add(const struct rec_inet *ri, bool chain_ready, char *why,
 	int family = rule_addrs(ri, a, b, sizeof(a)), ret;
 
 	if (family < 0)
-		return rule(ri, "-A", false, why, n);	/* says why */
+		return rule(ri, "-A", false, false, why, n);	/* says why */
 	/* a chain made for an earlier connection may be the other family's */
-	if (chain_ready && !rule(ri, "-A", false, why, n))
+	if (chain_ready && !both_rules(ri, why, n))
 		return 0;
 	ret = make_chain(family, why, n);
-	return ret ? ret : rule(ri, "-A", false, why, n);
+	return ret ? ret : both_rules(ri, why, n);
 }
 
 int netlock_del(const struct rec_inet *ri, char *why, size_t n)
 {
-	return rule(ri, "-D", false, why, n);
+	/* (a lock made before the outgoing rule was has none) */
+	char out_why[160];
+	int ret = rule(ri, "-D", false, false, why, n);
+
+	rule(ri, "-D", false, true, out_why, sizeof(out_why));
+	return ret;
 }
 
 int netlock_pass_marked(const struct rec_inet *ri, bool on, char *why, size_t n)
 {
-	return rule(ri, on ? "-I" : "-D", true, why, n);
+	return rule(ri, on ? "-I" : "-D", true, false, why, n);
 }

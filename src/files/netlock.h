@@ -10,13 +10,14 @@
 #define NETLOCK_MARK		0xc114
 #define NETLOCK_MARK_STR	"0xc114"
 
-/* Drop what comes in for @ri's connection (an iptables/ip6tables rule in
- * chain CKPT-LOCK, made with the jump from INPUT unless @chain_ready).
+/* Drop what comes in for @ri's connection and what it sends (two
+ * iptables/ip6tables rules in chain CKPT-LOCK, made with the jumps from
+ * INPUT and OUTPUT unless @chain_ready).
  * 0, or -errno / a positive exit status of iptables, and *why says what
  * failed. */
 int netlock_add(const struct rec_inet *ri, bool chain_ready, char *why,
 		size_t n);
-/* Remove that rule.  0: removed; 1: there was none; else as above. */
+/* Remove those rules.  0: removed; 1: there was none; else as above. */
 int netlock_del(const struct rec_inet *ri, char *why, size_t n);
 /* Let @ri's incoming packets that carry NETLOCK_MARK pass its lock (@on:
  * a rule before it), or no longer (@on false: that rule removed).  As

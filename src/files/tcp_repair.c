@@ -257,7 +257,7 @@ static int read_conn(int sk, struct cpt_sock *s, struct rec_inet *ri, char **dat
 	struct tcp_info ti, again;
 	socklen_t len = sizeof(ti);
 	uint32_t rcv = 0, wr = 0;
-	int ret;
+	int ret, unsent = 0;
 
 	memset(&ti, 0, sizeof(ti));
 	memset(&again, 0, sizeof(again));
@@ -276,8 +276,12 @@ static int read_conn(int sk, struct cpt_sock *s, struct rec_inet *ri, char **dat
 	if (!ret)
 		ret = queue_seq(sk, TCP_SEND_QUEUE, &wr);
 	sock_set_int(sk, IPPROTO_TCP, TCP_REPAIR_QUEUE, TCP_NO_QUEUE);
+	/* (what is unsent moves too: a loss probe's timer sends new data) */
+	if (!ret && ioctl(sk, SIOCOUTQNSD, &unsent))
+		ret = -errno;
 	if (!ret && (again.tcpi_state != ti.tcpi_state || rcv != s->rcv_nxt ||
-		     wr != s->write_seq))
+		     wr != s->write_seq ||
+		     (uint32_t)(unsent - (fin_sent(ri->state) && unsent)) != ri->unsent_len))
 		ret = -EAGAIN;
 	if (ret == -EIO)	/* queues that do not add up: moving too */
 		ret = -EAGAIN;
