@@ -597,7 +597,6 @@ static void put_back(struct loader *l, struct lazy_mm *m, uint64_t a, uint64_t n
 int lazy_step_end(struct loader *l, const struct lazy_step *st, int ret, uint64_t done)
 {
 	struct lazy_mm *m = st->m;
-	uint64_t now;
 
 	l->in_bg += done / PAGE;
 	if (ret == 1) {
@@ -608,7 +607,7 @@ int lazy_step_end(struct loader *l, const struct lazy_step *st, int ret, uint64_
 		m->stuck = 0;
 	} else if (!m->stuck++) {
 		m->stuck_since = log_now();
-	} else if (m->stuck > STUCK_TRIES && (now = log_now()) - m->stuck_since > STUCK_NS) {
+	} else if (m->stuck > STUCK_TRIES && log_now() - m->stuck_since > STUCK_NS) {
 		log_info(&l->log, "lazy restart: pid %d: no area at 0x%llx, and no event of why: left out",
 			 m->pid, (unsigned long long)st->addr);
 		done = PAGE;

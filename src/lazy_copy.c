@@ -153,28 +153,70 @@ static bool has_shm(const struct loader *l)
 	return false;
 }
 
-/* A step of shared memory (lazy_shm.c), as one of private memory: taken
- * under the lock, written without it.  A page that cannot be read
- * kills the process; there is nothing to put back. */
-static void shm_step(struct copier *c, struct lazy_shm_step *ss)
+/* The copy of a step taken under the lock is made without it, counted
+ * as under way (the first thread's hold waits for it). */
+static void unlocked(struct lazy_copiers *cp, const struct loader *l)
 {
-	struct loader *l = c->l;
-	struct lazy_copiers *cp = l->cp;
-	uint64_t one = 1;
-
-	if (!lazy_shm_take(l, &l->obj_rr, ss))
-		return;
 	cp->busy++;
 	pthread_mutex_unlock(&cp->lock);
 	if (l->copy_delay_ms)
 		usleep(l->copy_delay_ms * 1000);
-	lazy_shm_write(l, ss, c->buf);
+}
+
+static void relocked(struct lazy_copiers *cp)
+{
 	pthread_mutex_lock(&cp->lock);
 	if (!--cp->busy)
 		pthread_cond_broadcast(&cp->cond);
-	/* the first thread lets go of the mms it no longer has to serve */
-	if (!l->obj[ss->k].pending.n)
-		(void)!write(cp->efd, &one, sizeof(one));
+}
+
+/* The first thread to end an mm, or to let go of its userfaultfd. */
+static void wake_first(struct lazy_copiers *cp)
+{
+	uint64_t one = 1;
+
+	(void)!write(cp->efd, &one, sizeof(one));
+}
+
+/* A step of shared memory (lazy_shm.c), as one of private memory: taken
+ * under the lock, written without it.  A page that cannot be read
+ * kills the process; there is nothing to put back. */
+static void shm_step(struct copier *c)
+{
+	struct loader *l = c->l;
+	struct lazy_shm_step ss;
+
+	if (!lazy_shm_take(l, &l->obj_rr, &ss))
+		return;
+	unlocked(l->cp, l);
+	lazy_shm_write(l, &ss, c->buf);
+	relocked(l->cp);
+	if (!l->obj[ss.k].pending.n)
+		wake_first(l->cp);
+}
+
+/* A step of @m's private memory.  One that placed nothing waits: an
+ * event is on its way, until the first thread has held the copiers
+ * (and read it), or a while, not for the next copier's broadcast. */
+static void mm_step(struct copier *c, struct lazy_mm *m)
+{
+	struct loader *l = c->l;
+	struct lazy_copiers *cp = l->cp;
+	struct lazy_step st = lazy_step_take(l, m);
+	uint64_t done;
+	int got;
+
+	unlocked(cp, l);
+	got = lazy_copy_in(l, m, c->buf, st.addr, st.n, st.off, &done);
+	relocked(cp);
+	if (lazy_step_end(l, &st, got, done) || !m->pending.n)
+		wake_first(cp);
+	if (got == -EAGAIN && !done) {
+		uint64_t gen = cp->gen, until = log_now() + IDLE_NS, now;
+
+		while (!cp->stop && cp->gen == gen && (now = log_now()) < until)
+			wait_ns(cp, until - now);
+	}
 }
 
 static void *copier(void *arg)
@@ -190,10 +232,6 @@ static void *copier(void *arg)
 	pthread_mutex_lock(&cp->lock);
 	for (;;) {
 		struct lazy_mm *m = NULL;
-		struct lazy_shm_step ss;
-		struct lazy_step st;
-		uint64_t done, one = 1;
-		int got, ret;
 		bool shm = false;
 
 		/* shared memory first: every process mapping it waits */
@@ -203,32 +241,10 @@ static void *copier(void *arg)
 			break;
 		if (paced(l))
 			continue;
-		if (shm) {
-			shm_step(c, &ss);
-			continue;
-		}
-		st = lazy_step_take(l, m);
-		cp->busy++;
-		pthread_mutex_unlock(&cp->lock);
-		if (l->copy_delay_ms)
-			usleep(l->copy_delay_ms * 1000);
-		got = lazy_copy_in(l, m, c->buf, st.addr, st.n, st.off, &done);
-		pthread_mutex_lock(&cp->lock);
-		ret = lazy_step_end(l, &st, got, done);
-		if (!--cp->busy)
-			pthread_cond_broadcast(&cp->cond);
-		/* the first thread ends the mm, or lets its uffd go */
-		if (ret || !m->pending.n)
-			(void)!write(cp->efd, &one, sizeof(one));
-		/* nothing placed: an event is on its way; this copier waits
-		 * until the first thread has held them all (and read it), or
-		 * a while, not for the next copier's broadcast */
-		if (got == -EAGAIN && !done) {
-			uint64_t gen = cp->gen, until = log_now() + IDLE_NS, now;
-
-			while (!cp->stop && cp->gen == gen && (now = log_now()) < until)
-				wait_ns(cp, until - now);
-		}
+		if (shm)
+			shm_step(c);
+		else
+			mm_step(c, m);
 	}
 	pthread_mutex_unlock(&cp->lock);
 	return NULL;

@@ -142,6 +142,20 @@ static void write_file(struct loader *l, struct lazy_mm *m, struct lazy_obj *ob,
 		lazy_fetch_failed(l, m, 0, off, errno ? errno : EIO);
 }
 
+/* [o, o + len) of object @k, in its pending run @r, taken out of the
+ * pending set as step @st (@m: the process blamed if a page cannot be
+ * read); through the view where a REMOVE event named any of them. */
+static void take_pages(struct loader *l, struct lazy_mm *m, size_t k,
+		       const struct lazy_run *r, uint64_t o, uint64_t len,
+		       struct lazy_shm_step *st)
+{
+	*st = (struct lazy_shm_step){ .m = m, .k = k, .o = o, .len = len,
+				      .off = r->off + (o - r->addr) };
+	st->view = len > CHUNK_PAGES * PAGE || touched(&l->obj[k], o, len);
+	if (lazy_set_cut(&l->obj[k].pending, o, o + len))
+		lazy_fetch_failed(l, m, 0, 0, ENOMEM);
+}
+
 /* The pending pages of object @k at [o, o + len), one run of it, read
  * from the image into the object, and pending no more.
  *
@@ -156,12 +170,9 @@ static void write_file(struct loader *l, struct lazy_mm *m, struct lazy_obj *ob,
 static void write_pages(struct loader *l, struct lazy_mm *m, size_t k,
 			const struct lazy_run *r, uint64_t o, uint64_t len)
 {
-	struct lazy_shm_step st = { .m = m, .k = k, .o = o, .len = len,
-				    .off = r->off + (o - r->addr) };
+	struct lazy_shm_step st;
 
-	st.view = len > CHUNK_PAGES * PAGE || touched(&l->obj[k], o, len);
-	if (lazy_set_cut(&l->obj[k].pending, o, o + len))
-		lazy_fetch_failed(l, m, 0, 0, ENOMEM);
+	take_pages(l, m, k, r, o, len, &st);
 	lazy_shm_write(l, &st, l->buf);
 }
 
@@ -335,13 +346,8 @@ bool lazy_shm_take(struct loader *l, size_t *rr, struct lazy_shm_step *st)
 		r = &ob->pending.r[ob->pending.n - 1];
 		n = r->npages < CHUNK_PAGES ? r->npages : CHUNK_PAGES;
 		/* (no process to blame: the first one's) */
-		*st = (struct lazy_shm_step){ .m = l->mm[0], .k = ob - l->obj,
-					      .o = r->addr + (r->npages - n) * PAGE,
-					      .len = n * PAGE };
-		st->off = r->off + (st->o - r->addr);
-		st->view = touched(ob, st->o, st->len);
-		if (lazy_set_cut(&ob->pending, st->o, st->o + st->len))
-			lazy_fetch_failed(l, st->m, 0, 0, ENOMEM);
+		take_pages(l, l->mm[0], ob - l->obj, r, r->addr + (r->npages - n) * PAGE,
+			   n * PAGE, st);
 		l->in_bg += n;
 		return true;
 	}

@@ -40,6 +40,7 @@ struct cpt_sock {
 	int fd;
 	int reuse;		/* SO_REUSEADDR, which repair mode overrides */
 	uint32_t rcv_nxt, write_seq;
+	int unsent;		/* SIOCOUTQNSD, as read_conn() read it */
 	bool locked;		/* its network lock made (netlock.c) */
 	bool opening;		/* SYN_SENT: held only to be checked, not in
 				 * repair mode, not locked */

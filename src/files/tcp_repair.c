@@ -215,6 +215,7 @@ static int conn_queues(int sk, struct cpt_sock *s, struct rec_inet *ri,
 	ri->snd_len = got_snd;
 	ri->snd_seq = s->write_seq - fin - got_snd;
 	ri->unsent_len = unsent - (fin && unsent);
+	s->unsent = unsent;
 	ri->rcv_len = inq;
 	ri->rcv_seq = s->rcv_nxt - fin_rcvd(ri->state) - inq;
 	return ri->unsent_len > ri->snd_len ? -EIO : 0;
@@ -280,8 +281,7 @@ static int read_conn(int sk, struct cpt_sock *s, struct rec_inet *ri, char **dat
 	if (!ret && ioctl(sk, SIOCOUTQNSD, &unsent))
 		ret = -errno;
 	if (!ret && (again.tcpi_state != ti.tcpi_state || rcv != s->rcv_nxt ||
-		     wr != s->write_seq ||
-		     (uint32_t)(unsent - (fin_sent(ri->state) && unsent)) != ri->unsent_len))
+		     wr != s->write_seq || unsent != s->unsent))
 		ret = -EAGAIN;
 	if (ret == -EIO)	/* queues that do not add up: moving too */
 		ret = -EAGAIN;
