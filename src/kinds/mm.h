@@ -120,6 +120,7 @@ struct pm_scan {
 
 #define PM_SCAN_IOCTL	_IOWR('f', 16, struct pm_scan)
 #define PM_IS_WRITTEN	(1ULL << 1)
+#define PM_IS_FILE	(1ULL << 2)
 #define PM_IS_PRESENT	(1ULL << 3)
 #define PM_IS_SWAPPED	(1ULL << 4)
 #define PM_IS_PFNZERO	(1ULL << 5)
