@@ -20,6 +20,7 @@
 #include "container.h"
 #include "kinds.h"
 #include "kinds/cgroup.h"
+#include "prealloc.h"
 #include "progress.h"
 #include "runner.h"
 #include "testpoint.h"
@@ -210,6 +211,47 @@ static uint64_t tree_mem(const struct cpt_ctx *c)
 	return n;
 }
 
+static void stop_prealloc(void *p)
+{
+	prealloc_stop(p, true);
+}
+
+/* A tmpfs image's pages allocated while the tree's stops are waited
+ * for (prealloc.c): not for a compressed or incremental image, whose
+ * pages are fewer than the processes hold. */
+static void prealloc_tree(struct cpt_ctx *c, int fd)
+{
+	pid_t *pids;
+	int n = 0;
+
+	if (c->w.z || (c->flags & CKPT_PARENT))
+		return;
+	pids = malloc(c->nr_tasks * sizeof(*pids));
+	if (!pids)
+		return;
+	for (int i = 0; i < c->nr_tasks; i++)
+		if (!c->tasks[i]->shares_vm && !c->tasks[i]->zombie)
+			pids[n++] = c->tasks[i]->pid;
+	c->prealloc = prealloc_start(fd, pids, n);
+	free(pids);
+	if (c->prealloc)
+		iw_on_bulk(&c->w, stop_prealloc, c->prealloc);
+}
+
+/* What the image did not use of it is freed, whatever became of the
+ * image: a file holding pages past its end would hide them. */
+static void prealloc_done(struct cpt_ctx *c)
+{
+	int ret = prealloc_end(c->prealloc, c->log);
+
+	if (c->prealloc)
+		iw_on_bulk(&c->w, NULL, NULL);
+	c->prealloc = NULL;
+	if (ret)
+		log_warn(c->log, "the image file's pages past its end not freed: %s",
+			 strerror(-ret));
+}
+
 /* Every record of the tree rooted at @pid, through TAIL, synced. */
 static int write_image(struct cpt_ctx *c, pid_t pid, int fd)
 {
@@ -222,6 +264,8 @@ static int write_image(struct cpt_ctx *c, pid_t pid, int fd)
 		ret = check_cancel(c);
 	if (!ret)
 		ret = LOG_TIMED(c->log, LP_SEIZE, tree_collect(c, pid));
+	if (!ret)
+		prealloc_tree(c, fd);
 	if (!ret)
 		progress_begin(c->log, c->flags, "checkpoint", tree_mem(c));
 	if (!ret) {
@@ -238,6 +282,7 @@ static int write_image(struct cpt_ctx *c, pid_t pid, int fd)
 	ret = test_fail_point(c->log, "all written", ret);
 	if (!ret)
 		ret = iw_tail(&c->w);
+	prealloc_done(c);
 	if (!ret)
 		ret = LOG_TIMED(c->log, LP_FSYNC, sync_image(c, fd));
 	ret = test_fail_point(c->log, "image synced", ret);
@@ -302,6 +347,7 @@ static int checkpoint_run(pid_t pid, int fd, const struct ckpt_checkpoint_opts *
 		ret = kind_dump_init(&c);
 	if (!ret)
 		ret = finish(&c, write_image(&c, pid, fd));
+	prealloc_done(&c);
 	progress_end(&log);
 	tree_free(&c);
 	kind_dump_free(&c);

@@ -87,6 +87,8 @@ struct cpt_ctx {
 	/* set by ckpt_cancel() (a signal): the checkpoint fails at its
 	 * next step, undoing what it did */
 	const volatile sig_atomic_t *cancelled;
+	/* the image file's pages made ahead (prealloc.c), or NULL */
+	struct prealloc *prealloc;
 };
 
 /* tree.c: find and hold the tree rooted at @root, every thread of every

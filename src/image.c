@@ -66,6 +66,23 @@ int iw_init(struct img_writer *w, int fd, struct ckpt_log *log)
 	return 0;
 }
 
+void iw_on_bulk(struct img_writer *w, void (*fn)(void *arg), void *arg)
+{
+	w->on_bulk = fn;
+	w->bulk_arg = arg;
+}
+
+/* The bulk of the stream begins (@n bytes at once): its hook, once. */
+static void bulk(struct img_writer *w, size_t n)
+{
+	void (*fn)(void *arg) = w->on_bulk;
+
+	if (!fn || n < WDIRECT_MIN)
+		return;
+	w->on_bulk = NULL;
+	fn(w->bulk_arg);
+}
+
 void iw_free(struct img_writer *w)
 {
 	zw_free(w);
@@ -98,6 +115,7 @@ int iw_flush(struct img_writer *w)
 
 	if (!w->len)
 		return 0;
+	bulk(w, w->len);
 	ret = write_all(w->fd, w->buf, w->len);
 	if (ret)
 		return log_err(w->log, -ret, "writing image fd %d:", w->fd);
@@ -143,6 +161,7 @@ static int iw_raw(struct img_writer *w, const void *p, size_t n)
 		w->mac_len += n;
 	}
 	if (n >= WDIRECT_MIN) {
+		bulk(w, n);
 		ret = write_both(w, p, n);
 		if (!ret)
 			w->pos += n;
@@ -248,6 +267,7 @@ int iw_inplace_begin(struct img_writer *w, uint64_t n, uint64_t *at)
 	ret = iw_flush(w);
 	if (ret)
 		return ret;
+	bulk(w, n);
 	o = lseek(w->fd, 0, SEEK_CUR);
 	if (o < 0) {
 		w->inplace = false;

@@ -34,9 +34,16 @@ struct img_writer {
 	struct zwriter *z;
 	bool zrec;
 	bool inplace;		/* the file takes pwrite() (iw_inplace_begin()) */
+	/* iw_on_bulk(): called once, before the first write of 64 KiB or
+	 * more (page data, a file's bytes) */
+	void (*on_bulk)(void *arg);
+	void *bulk_arg;
 };
 
 int iw_init(struct img_writer *w, int fd, struct ckpt_log *log);
+/* @fn(@arg) once, just before the stream's first big write (and before
+ * any write in place); NULL: none. */
+void iw_on_bulk(struct img_writer *w, void (*fn)(void *arg), void *arg);
 void iw_free(struct img_writer *w);
 /* A record is iw_begin(), iw_write()s adding up to len, iw_end(). */
 int iw_begin(struct img_writer *w, uint32_t type, uint64_t len);

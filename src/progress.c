@@ -120,20 +120,29 @@ void progress_end(struct ckpt_log *log)
 	log->progress = NULL;
 }
 
-uint64_t progress_mem_of(pid_t pid)
+void progress_mem_split(pid_t pid, uint64_t *anon, uint64_t *shmem)
 {
 	char path[64], line[256];
-	unsigned long long kb, sum = 0;
+	unsigned long long kb;
 	FILE *f;
 
+	*anon = *shmem = 0;
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
 	f = fopen(path, "re");
 	if (!f)
-		return 0;
+		return;
 	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "RssAnon: %llu kB", &kb) == 1 ||
-		    sscanf(line, "RssShmem: %llu kB", &kb) == 1)
-			sum += kb;
+		if (sscanf(line, "RssAnon: %llu kB", &kb) == 1)
+			*anon = kb * 1024;
+		else if (sscanf(line, "RssShmem: %llu kB", &kb) == 1)
+			*shmem = kb * 1024;
 	fclose(f);
-	return sum * 1024;
+}
+
+uint64_t progress_mem_of(pid_t pid)
+{
+	uint64_t anon, shmem;
+
+	progress_mem_split(pid, &anon, &shmem);
+	return anon + shmem;
 }

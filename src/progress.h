@@ -21,5 +21,7 @@ void progress_end(struct ckpt_log *log);
 /* The memory of process @pid a checkpoint copies: its anonymous and
  * shared resident bytes (0 if unknown). */
 uint64_t progress_mem_of(pid_t pid);
+/* The same, apart: anonymous (RssAnon) and shared (RssShmem). */
+void progress_mem_split(pid_t pid, uint64_t *anon, uint64_t *shmem);
 
 #endif

@@ -38,7 +38,7 @@ bool unpriv_user(void)
 	return geteuid() != 0;
 }
 
-static bool cap_effective(int cap)
+bool unpriv_cap(int cap)
 {
 	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
 	struct __user_cap_data_struct d[2] = { 0 };
@@ -50,7 +50,7 @@ static bool cap_effective(int cap)
 
 bool unpriv_needs_ns(void)
 {
-	return unpriv_user() && !cap_effective(CAP_SYS_ADMIN);
+	return unpriv_user() && !unpriv_cap(CAP_SYS_ADMIN);
 }
 
 bool unpriv_groups_fixed(void)
