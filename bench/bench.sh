@@ -310,6 +310,70 @@ criu_process() {	# NAME MIB WHAT
 	rm -rf -- "$dir"
 }
 
+# The workload under DMTCP checkpointed into directory $2 and killed,
+# record under $1.  A failure takes DMTCP out of this run.
+dmtcp_checkpoint() {	# KEY DIR
+	local key=$1 dir=$2 t0 t1
+	sync
+	prime
+	t0=${EPOCHREALTIME/./}
+	dmtcp_dump "$WPID"
+	t1=${EPOCHREALTIME/./}
+	if [ "$OTHER_RC" != 0 ]; then
+		dmtcp_out "checkpoint of the workload ($key)" "$OTHER_RC" "$WORK/dmtcp-cmd.log"
+		{ ours "$WPID" && kill -KILL "$WPID"; wait "$WPID"; } 2>/dev/null
+		return 1
+	fi
+	rec_us "$key.ckpt" $((t1 - t0))
+	rec_s "$key.size" "$(dmtcp_size "$dir")"
+}
+
+# dmtcp_restart from directory $2: it returns only when the process
+# ends, so its "restart" is until the process is alive again
+dmtcp_restart() {	# KEY DIR
+	local key=$1 dir=$2 t0
+	rm -f "$RESULT"
+	touch "$GO"
+	prime
+	t0=${EPOCHREALTIME/./}
+	dmtcp_restore "$dir"
+	if [ "$OTHER_RC" != 0 ]; then
+		dmtcp_out "restart ($key)" "$OTHER_RC" "$WORK/dmtcp-restart.log"
+		rm -f "$GO"
+		return 1
+	fi
+	PIDS+=("$OTHER_PID")
+	until [ -s "$RESULT" ] || ! kill -0 "$OTHER_PID" 2>/dev/null; do sleep 0.005; done
+	if [ ! -s "$RESULT" ]; then
+		dmtcp_out "restart ($key)" 1 "$WORK/dmtcp-restart.log"
+		return 1
+	fi
+	await_result "$key" "$t0" "$t0" "$OTHER_PID"
+	rec_us "$key.restart" "$(awk -v k="$key.alive" '$1 == k {v = $2} END {printf "%d", v * 1e6}' "$RES")"
+	wait "$OTHER_PID" 2>/dev/null || true
+}
+
+# the workload of $2 MiB under DMTCP, images on /dev/shm, if DMTCP is
+# there and works
+dmtcp_process() {	# NAME MIB WHAT
+	local name=dmtcp.$1 mib=$2 dir
+	dmtcp_usable || return 0
+	say "bench: $3"
+	PRIMING=$((mib > 0 && PRIME_MIB > 0))
+	dir=$SHM/$name
+	rm -f "$READY" "$GO" "$RESULT"
+	dmtcp_start "$dir" "$WORK/workload" "$mib" "$READY" "$GO" "$RESULT"
+	WPID=$OTHER_PID
+	PIDS+=("$WPID")
+	until [ -s "$READY" ]; do
+		kill -0 "$WPID" 2>/dev/null || { dmtcp_out "launch" 1 "$WORK/dmtcp.log"; return 0; }
+		sleep 0.01
+	done
+	dmtcp_checkpoint "$name.shm" "$dir" || { rm -rf -- "$dir"; return 0; }
+	dmtcp_restart "$name.shm" "$dir" || true
+	rm -rf -- "$dir"
+}
+
 # run hwlimit with the arguments after $1, record its seconds under $1
 lim() {
 	local key=$1 v
@@ -365,6 +429,8 @@ for ((r = 1; r <= REPS; r++)); do
 	bench_process tiny 0
 	criu_process big "$BIG_MIB" "run $r/$REPS: criu, $BIG_MIB MiB process"
 	criu_process tiny 0 "run $r/$REPS: criu, tiny process"
+	dmtcp_process big "$BIG_MIB" "run $r/$REPS: dmtcp, $BIG_MIB MiB process"
+	dmtcp_process tiny 0 "run $r/$REPS: dmtcp, tiny process"
 done
 LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
 
@@ -432,11 +498,30 @@ function head(t, lim) {
 }
 # one row of the comparison: ckpt median, then criu median [min - max] and
 # criu median / ckpt median
-function cmp(label, k,   a, b) {
-	if (!(("criu." k) in cnt) || !(k in cnt)) return
-	a = median(k); b = median("criu." k)
+function cmp(label, k, tool,   a, b) {
+	if (tool == "") tool = "criu"
+	if (!((tool "." k) in cnt) || !(k in cnt)) return
+	a = median(k); b = median(tool "." k)
 	printf "  %-38s %s  %s  [%8.1f - %8.1f]  %6.2fx\n", label, ms(a), ms(b),
-		lo["criu." k] * 1000, hi["criu." k] * 1000, b / a
+		lo[tool "." k] * 1000, hi[tool "." k] * 1000, b / a
+}
+function dmtcp_rows(   p, n) {
+	if (!("dmtcp.big.shm.ckpt" in cnt) && !("dmtcp.tiny.shm.ckpt" in cnt)) return
+	print ""
+	print "(dmtcp = the workload started under `dmtcp_launch --no-gzip`; `dmtcp_command --bcheckpoint`, then"
+	print "`--kill`, timed until the process is gone; `dmtcp_restart`, which becomes the process and does not"
+	print "return: its restart is until alive; x = dmtcp median / ckpt median)"
+	printf "  %-38s %12s  %12s  [%8s - %8s]  %7s\n", "", "ckpt median", "dmtcp median", "min", "max", "x"
+	for (p = 1; p <= 2; p++) {
+		n = p == 1 ? "big" : "tiny"
+		if (!(("dmtcp." n ".shm.size") in cnt)) continue
+		printf "  %s: image %d bytes (ckpt), %d bytes (dmtcp)\n",
+			p == 1 ? sprintf("%d MiB process", mib) : "tiny process",
+			size(n ".shm.size"), size("dmtcp." n ".shm.size")
+		cmp("checkpoint -> /dev/shm", n ".shm.ckpt", "dmtcp")
+		cmp("restart <- /dev/shm, until alive", n ".shm.alive", "dmtcp")
+		cmp("  until memory verified", n ".shm.verified", "dmtcp")
+	}
 }
 function others(   p, n, have) {
 	print ""
@@ -463,6 +548,7 @@ function others(   p, n, have) {
 			cmp("  until alive", n ".diskwarm.alive")
 		}
 	}
+	dmtcp_rows()
 	if (criu_why == "")
 		print "  criu:  measured: " criu_desc
 	else

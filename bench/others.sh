@@ -4,8 +4,10 @@
 # never fails a bench: it becomes "not available: <reason>" in the report.
 #
 # CRIU:  CRIU=PATH picks the binary (default: criu on PATH); CRIU=none skips it.
-# DMTCP: only looked for.  It checkpoints programs started under
-#        dmtcp_launch, with a coordinator; no driver for that exists here.
+# DMTCP: DMTCP=DIR, the bin directory of a DMTCP build (default: the one
+#        of dmtcp_launch on PATH); DMTCP=none skips it.  It checkpoints
+#        only programs started under dmtcp_launch, with a coordinator:
+#        dmtcp_start runs the workload so, each run its own coordinator.
 
 CRIU=${CRIU:-criu}
 CRIU_STATE=""	# "": not tried yet; ok; na (CRIU_WHY says why)
@@ -74,11 +76,93 @@ criu_restore() {	# DIR
 # bytes of a criu image directory
 criu_size() { du -sb -- "$1" | awk '{print $1}'; }
 
-# DMTCP: whether it is there; it is not driven (see the top)
-dmtcp_status() {
-	if command -v dmtcp_launch >/dev/null; then
-		echo "not measured: dmtcp_launch is installed, but DMTCP only checkpoints programs started under dmtcp_launch and this script has no driver for it"
+# DMTCP's tools, or why not
+DMTCP=${DMTCP:-$(dirname "$(command -v dmtcp_launch 2>/dev/null || echo /none/x)")}
+DMTCP_STATE=""	# "": not tried yet; ok; na (DMTCP_WHY says why)
+DMTCP_WHY=""
+DMTCP_PORT=""	# the coordinator of the workload now under DMTCP
+
+dmtcp_probe() {
+	[ -z "$DMTCP_STATE" ] || return 0
+	if [ "$DMTCP" = none ]; then
+		DMTCP_STATE=na DMTCP_WHY="skipped (DMTCP=none)"
+	elif [ ! -x "$DMTCP/dmtcp_launch" ] || [ ! -x "$DMTCP/dmtcp_restart" ]; then
+		DMTCP_STATE=na DMTCP_WHY="no dmtcp_launch (Debian 12 has no dmtcp package; DMTCP=DIR of a build)"
+	fi
+}
+dmtcp_usable() { dmtcp_probe; [ "$DMTCP_STATE" != na ]; }
+dmtcp_version() { "$DMTCP/dmtcp_launch" --version 2>/dev/null | awk 'NR == 1 {print $NF; exit}'; }
+dmtcp_desc() { echo "dmtcp $(dmtcp_version) ($DMTCP)"; }
+
+# a port no one listens on, for a coordinator of our own
+dmtcp_free_port() {
+	local p
+	for ((p = 7780 + RANDOM % 1000; p < 9000; p++)); do
+		ss -ltn "sport = :$p" 2>/dev/null | grep -q LISTEN || { echo $p; return; }
+	done
+	echo 0
+}
+
+# DMTCP failed at STEP (exit RC, log LOG): out for the rest of the run
+dmtcp_out() {	# STEP RC LOG
+	DMTCP_STATE=na
+	DMTCP_WHY="dmtcp $(dmtcp_version) $1 failed (exit $2): $(grep -v '^ *$' "$3" 2>/dev/null | tail -1)"
+	say "dmtcp: not available from here on: $DMTCP_WHY"
+}
+
+# the workload command $@ under dmtcp_launch, a coordinator of its own,
+# images into $1 (uncompressed: DMTCP gzips them by default, which would
+# time gzip); sets OTHER_PID (dmtcp_launch execs the program: its pid)
+dmtcp_start() {	# DIR CMD...
+	local dir=$1
+	shift
+	rm -rf -- "$dir"
+	mkdir -p -- "$dir"
+	DMTCP_PORT=$(dmtcp_free_port)
+	"$DMTCP/dmtcp_launch" --new-coordinator --coord-port "$DMTCP_PORT" \
+		--ckptdir "$dir" --no-gzip "$@" </dev/null >>"$WORK/dmtcp.log" 2>&1 &
+	OTHER_PID=$!
+}
+
+# checkpoint of the workload under coordinator $DMTCP_PORT, then the
+# computation killed (as checkpoint --kill: the clock runs until it is
+# gone).  Sets OTHER_RC.
+dmtcp_dump() {	# PID
+	OTHER_RC=0
+	"$DMTCP/dmtcp_command" --coord-port "$DMTCP_PORT" --bcheckpoint \
+		>"$WORK/dmtcp-cmd.log" 2>&1 || OTHER_RC=$?
+	[ "$OTHER_RC" = 0 ] || return 0
+	"$DMTCP/dmtcp_command" --coord-port "$DMTCP_PORT" --kill \
+		>>"$WORK/dmtcp-cmd.log" 2>&1 || OTHER_RC=$?
+	wait "$1" 2>/dev/null || true
+}
+
+# dmtcp_restart of the image in $1 with a coordinator of its own; it
+# becomes the restored process, and returns only when that ends: the
+# caller times it until the process is alive.  Sets OTHER_RC, OTHER_PID.
+dmtcp_restore() {	# DIR
+	local img
+	OTHER_RC=0 OTHER_PID=""
+	img=$(ls -- "$1"/ckpt_*.dmtcp 2>/dev/null | head -1)
+	[ -n "$img" ] || { OTHER_RC=1; echo "no ckpt_*.dmtcp in $1" >"$WORK/dmtcp-restart.log"; return 0; }
+	DMTCP_PORT=$(dmtcp_free_port)
+	"$DMTCP/dmtcp_restart" --new-coordinator --coord-port "$DMTCP_PORT" "$img" \
+		</dev/null >"$WORK/dmtcp-restart.log" 2>&1 &
+	OTHER_PID=$!
+}
+
+# bytes of DMTCP's image (its ckpt_*.dmtcp; the restart script aside)
+dmtcp_size() { cat -- "$1"/ckpt_*.dmtcp 2>/dev/null | wc -c; }
+
+# what to say of DMTCP at the end; "undriven": a bench that has no
+# driver for it (tree.sh)
+dmtcp_status() {	# [undriven]
+	dmtcp_probe
+	if [ "${1:-}" = undriven ]; then
+		echo "not measured here (bench.sh drives it)"
+	elif [ -z "$DMTCP_WHY" ]; then
+		echo "measured: $(dmtcp_desc), images uncompressed (--no-gzip)"
 	else
-		echo "not available: no dmtcp_launch on PATH (Debian 12 has no dmtcp package)"
+		echo "not available: $DMTCP_WHY"
 	fi
 }

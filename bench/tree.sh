@@ -357,7 +357,7 @@ images:  $SHM ($(stat -f -c %T "$SHM"));  init: $(tr '\0' ' ' </proc/1/cmdline |
 load average before/after: $LOAD0 / $LOAD1;  CPU pressure (some) $psi;  total bench time $((EPOCHSECONDS - T_START)) s
 EOF
 
-awk -v reps="$REPS" -v np="$PROCS" -v nt="$THREADS" -v criu_why="$CRIU_WHY" -v criu_desc="$(criu_desc)" -v dmtcp="$(dmtcp_status)" '
+awk -v reps="$REPS" -v np="$PROCS" -v nt="$THREADS" -v criu_why="$CRIU_WHY" -v criu_desc="$(criu_desc)" -v dmtcp="$(dmtcp_status undriven)" '
 function median(k,   n, i, j, t, a) {
 	n = cnt[k]
 	for (i = 1; i <= n; i++) a[i] = val[k, i]
