@@ -10,7 +10,7 @@ uint64_t cpu_xfeatures(void);
 /* Bytes of the NT_X86_XSTATE regset ptrace hands out here. */
 uint32_t cpu_xstate_size(void);
 /* Offset and size of XSAVE component @i in the standard layout; -1 if
- * the CPU has no such component. */
+ * XCR0 does not enable it (no task's XSAVE image then holds it). */
 int cpu_xstate_component(int i, uint32_t *off, uint32_t *size);
 /* No XSAVE image is larger (AMX's is about 11 KiB). */
 #define XSTATE_MAX		(64 * 1024)
