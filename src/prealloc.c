@@ -90,6 +90,9 @@ static void *run(void *arg)
 	 * at once). */
 	atomic_store(&p->tid, (int)gettid());
 	sched_setscheduler(0, SCHED_IDLE, &sp);
+	if (atomic_load(&p->stop))	/* that boost came first: not its
+					 * /proc reads at the idle class */
+		return NULL;
 	want = estimate(p->pids, p->nr);
 	if (want < PREALLOC_MIN)
 		return NULL;
