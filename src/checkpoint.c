@@ -347,7 +347,6 @@ static int checkpoint_run(pid_t pid, int fd, const struct ckpt_checkpoint_opts *
 		ret = kind_dump_init(&c);
 	if (!ret)
 		ret = finish(&c, write_image(&c, pid, fd));
-	prealloc_done(&c);
 	progress_end(&log);
 	tree_free(&c);
 	kind_dump_free(&c);
