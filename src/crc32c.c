@@ -20,6 +20,8 @@
 #include <cpuid.h>
 #include <stdbool.h>
 #include <immintrin.h>
+
+#include "arch/x86/cpu.h"	/* XCR0 */
 #endif
 #include <pthread.h>
 #include <string.h>
@@ -93,18 +95,17 @@ static uint64_t k64(uint64_t e)
 }
 
 #ifdef __x86_64__
-/* VPCLMULQDQ and AVX2, with the OS saving the ymm registers (XCR0's SSE
- * and AVX state).  Asked here, not with __builtin_cpu_supports(): that
- * pulls in libgcc's constructor, a dozen CPUIDs at every start of ckpt,
- * each a VM exit (5.6 us on this project's KVM machines). */
-static bool ymm_clmul(void)
+/* VPCLMULQDQ and AVX2 (leaf 1's ecx given: @ecx1), with the OS saving
+ * the ymm registers (XCR0's SSE and AVX state).  Asked here, not with
+ * __builtin_cpu_supports(): that pulls in libgcc's constructor, a dozen
+ * CPUIDs at every start of ckpt, each a VM exit (5.6 us on this
+ * project's KVM machines). */
+static bool ymm_clmul(unsigned int ecx1)
 {
-	unsigned int a, b, c, d, lo, hi;
+	unsigned int a, b, c, d;
 
-	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_OSXSAVE) || !(c & bit_AVX))
-		return false;
-	__asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
-	if ((lo & 6) != 6 || !__get_cpuid_count(7, 0, &a, &b, &c, &d))
+	if (!(ecx1 & bit_AVX) || (cpu_xfeatures() & 6) != 6 ||
+	    !__get_cpuid_count(7, 0, &a, &b, &c, &d))
 		return false;
 	return (b & bit_AVX2) && (c & bit_VPCLMULQDQ);
 }
@@ -135,7 +136,7 @@ static void crc_init(void)
 		if (c & bit_PCLMUL)
 			K.best = CRC32C_FOLD;
 	}
-	if (K.best == CRC32C_FOLD && ymm_clmul())
+	if (K.best == CRC32C_FOLD && ymm_clmul(c))
 		K.best = CRC32C_YMM;
 #endif
 	K.path = K.best;
