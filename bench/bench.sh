@@ -505,19 +505,29 @@ function cmp(label, k, tool,   a, b) {
 	printf "  %-38s %s  %s  [%8.1f - %8.1f]  %6.2fx\n", label, ms(a), ms(b),
 		lo[tool "." k] * 1000, hi[tool "." k] * 1000, b / a
 }
+# the columns of the block of a tool
+function cmp_head(tool) {
+	printf "  %-38s %12s  %12s  [%8s - %8s]  %7s\n", "", "ckpt median", tool " median", "min", "max", "x"
+}
+# the process N (big or tiny) in the block of a tool: the sizes of the
+# images; false if the tool has none of it
+function cmp_process(n, tool) {
+	if (!((tool "." n ".shm.size") in cnt)) return 0
+	printf "  %s: image %d bytes (ckpt), %d bytes (%s)\n",
+		n == "big" ? sprintf("%d MiB process", mib) : "tiny process",
+		size(n ".shm.size"), size(tool "." n ".shm.size"), tool
+	return 1
+}
 function dmtcp_rows(   p, n) {
 	if (!("dmtcp.big.shm.ckpt" in cnt) && !("dmtcp.tiny.shm.ckpt" in cnt)) return
 	print ""
 	print "(dmtcp = the workload started under `dmtcp_launch --no-gzip`; `dmtcp_command --bcheckpoint`, then"
 	print "`--kill`, timed until the process is gone; `dmtcp_restart`, which becomes the process and does not"
 	print "return: its restart is until alive; x = dmtcp median / ckpt median)"
-	printf "  %-38s %12s  %12s  [%8s - %8s]  %7s\n", "", "ckpt median", "dmtcp median", "min", "max", "x"
+	cmp_head("dmtcp")
 	for (p = 1; p <= 2; p++) {
 		n = p == 1 ? "big" : "tiny"
-		if (!(("dmtcp." n ".shm.size") in cnt)) continue
-		printf "  %s: image %d bytes (ckpt), %d bytes (dmtcp)\n",
-			p == 1 ? sprintf("%d MiB process", mib) : "tiny process",
-			size(n ".shm.size"), size("dmtcp." n ".shm.size")
+		if (!cmp_process(n, "dmtcp")) continue
 		cmp("checkpoint -> /dev/shm", n ".shm.ckpt", "dmtcp")
 		cmp("restart <- /dev/shm, until alive", n ".shm.alive", "dmtcp")
 		cmp("  until memory verified", n ".shm.verified", "dmtcp")
@@ -530,13 +540,10 @@ function others(   p, n, have) {
 	if (have) {
 		print "(ckpt rows as above; criu = `criu dump --shell-job` (kills the tree; + fsync of its files to disk) and"
 		print "`criu restore --shell-job -d`, with the same clocks; x = criu median / ckpt median)"
-		printf "  %-38s %12s  %12s  [%8s - %8s]  %7s\n", "", "ckpt median", "criu median", "min", "max", "x"
+		cmp_head("criu")
 		for (p = 1; p <= 2; p++) {
 			n = p == 1 ? "big" : "tiny"
-			if (!(("criu." n ".shm.size") in cnt)) continue
-			printf "  %s: image %d bytes (ckpt), %d bytes (criu)\n",
-				p == 1 ? sprintf("%d MiB process", mib) : "tiny process",
-				size(n ".shm.size"), size("criu." n ".shm.size")
+			if (!cmp_process(n, "criu")) continue
 			cmp("checkpoint -> /dev/shm", n ".shm.ckpt")
 			cmp("restart <- /dev/shm", n ".shm.restart")
 			cmp("  until alive", n ".shm.alive")
