@@ -18,15 +18,11 @@ past_end() {	# FILE
 				      print (a > s ? a - s : 0) }'
 }
 
-# As it happens: the thread stopped wherever it is when the pages begin.
-test_prealloc_pages() {
-	local d=$WORK/prealloc-pages pid rc=0
-	start_holder plain $d 64 || return 1
-	small_tmpfs $d/fs 256m || { kill -9 $pid; return 1; }
-	ckpt checkpoint --kill -v -o $d/fs/img $pid 2> $d/ck.log || { cat $d/ck.log; kill -9 $pid; umount $d/fs; return 1; }
-	wait $pid 2>/dev/null
-	gone $pid || rc=1
-	grep 'made ahead' $d/ck.log | sed 's/^/    /'
+# After checkpoint --kill of the holder of DIR into DIR/fs/img (its
+# result so far: RC): nothing past the image's end, and it restarts and
+# finds its memory intact; the tmpfs unmounted.  Returns the result.
+restarted_from_tmpfs() {	# DIR RC
+	local d=$1 rc=$2
 	[ "$(past_end $d/fs/img)" = 0 ] || { note "pages past the image's end: $(past_end $d/fs/img) bytes"; rc=1; }
 	if [ $rc = 0 ]; then
 		ckpt restart --detach $d/fs/img > $d/pid || rc=1
@@ -36,6 +32,18 @@ test_prealloc_pages() {
 	fi
 	umount $d/fs
 	return $rc
+}
+
+# As it happens: the thread stopped wherever it is when the pages begin.
+test_prealloc_pages() {
+	local d=$WORK/prealloc-pages pid rc=0
+	start_holder plain $d 64 || return 1
+	small_tmpfs $d/fs 256m || { kill -9 $pid; return 1; }
+	ckpt checkpoint --kill -v -o $d/fs/img $pid 2> $d/ck.log || { cat $d/ck.log; kill -9 $pid; umount $d/fs; return 1; }
+	wait $pid 2>/dev/null
+	gone $pid || rc=1
+	grep 'made ahead' $d/ck.log | sed 's/^/    /'
+	restarted_from_tmpfs $d $rc
 }
 
 # A process whose own memory (RssAnon, the guess) is mostly droppable
@@ -78,15 +86,7 @@ PY
 	grep 'made ahead' $d/ck.log | sed 's/^/    /'
 	grep -Eq "image file: [1-9][0-9]* KiB of its pages made ahead, [1-9][0-9]{4,} KiB past its end freed" \
 		$d/ck.log || { note "no pages made ahead and freed"; rc=1; }
-	[ "$(past_end $d/fs/img)" = 0 ] || { note "pages past the image's end: $(past_end $d/fs/img) bytes"; rc=1; }
-	if [ $rc = 0 ]; then
-		ckpt restart --detach $d/fs/img > $d/pid || rc=1
-		touch $d/go
-		gone $(cat $d/pid) || rc=1
-		grep -q '^PASS' $d/out || { cat $d/out; rc=1; }
-	fi
-	umount $d/fs
-	return $rc
+	restarted_from_tmpfs $d $rc
 }
 
 # A checkpoint that fails before its pages (at the files kind) frees what
