@@ -17,26 +17,23 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/capability.h>
 #include <linux/magic.h>
 #include <pthread.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 
+#include "idle.h"
 #include "log.h"
 #include "page.h"
 #include "prealloc.h"
 #include "progress.h"
-#include "unpriv.h"
 
 #define PREALLOC_MIN	(4ull << 20)	/* less: not worth a thread */
 /* one fallocate: the stop waits for no more than this one (0.2-0.5 ms) */
@@ -76,7 +73,6 @@ static uint64_t estimate(const pid_t *pids, int nr)
 
 static void *run(void *arg)
 {
-	struct sched_param sp = { .sched_priority = 0 };
 	struct prealloc *p = arg;
 	uint64_t want, at = p->from & ~(PAGE - 1);
 
@@ -89,7 +85,7 @@ static void *run(void *arg)
 	 * that comes before its own change is undone, and it sees the stop
 	 * at once). */
 	atomic_store(&p->tid, (int)gettid());
-	sched_setscheduler(0, SCHED_IDLE, &sp);
+	idle_enter(0);
 	if (atomic_load(&p->stop))	/* that boost came first: not its
 					 * /proc reads at the idle class */
 		return NULL;
@@ -142,23 +138,6 @@ static uint64_t anon_hint(pid_t pid)
 	return (res - shared) * PAGE;
 }
 
-/* Whether the stop can make a SCHED_IDLE thread a plain one again
- * (CAP_SYS_NICE, or an RLIMIT_NICE that allows our nice value): else a
- * thread of that class preempted inside a fallocate would hold the inode
- * lock against the writers, on a busy machine for long.  Then none. */
-static bool idle_undone(void)
-{
-	struct rlimit rl;
-	int nice;
-
-	if (unpriv_cap(CAP_SYS_NICE))
-		return true;
-	errno = 0;
-	nice = getpriority(PRIO_PROCESS, 0);
-	return !errno && !getrlimit(RLIMIT_NICE, &rl) &&
-	       (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= (rlim_t)(20 - nice));
-}
-
 static bool start(struct prealloc *p)
 {
 	sigset_t all, old;
@@ -180,7 +159,7 @@ struct prealloc *prealloc_start(int fd, const pid_t *pids, int nr)
 	/* a thread costs a tiny process 0.6 ms: none where there is
 	 * clearly nothing to do */
 	if (from < 0 || !nr || !on_tmpfs(fd) || (nr == 1 && anon_hint(pids[0]) < PREALLOC_MIN) ||
-	    !idle_undone())
+	    !idle_can_leave())
 		return NULL;
 	p = calloc(1, sizeof(*p));
 	if (!p)
@@ -213,7 +192,6 @@ struct prealloc *prealloc_start(int fd, const pid_t *pids, int nr)
 
 void prealloc_stop(struct prealloc *p, bool now)
 {
-	struct sched_param sp = { .sched_priority = 0 };
 	int tid;
 
 	if (!p || p->joined)
@@ -223,7 +201,7 @@ void prealloc_stop(struct prealloc *p, bool now)
 	/* a plain thread again: its step done at once, whatever else runs */
 	tid = atomic_load(&p->tid);
 	if (tid)
-		sched_setscheduler(tid, SCHED_OTHER, &sp);
+		idle_leave(tid);
 	pthread_join(p->thread, NULL);
 	p->joined = true;
 }

@@ -25,10 +25,10 @@
 #include <linux/capability.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "caps.h"
 #include "ctx.h"
 #include "files.h"
 #include "unpriv.h"
@@ -38,19 +38,9 @@ bool unpriv_user(void)
 	return geteuid() != 0;
 }
 
-bool unpriv_cap(int cap)
-{
-	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
-	struct __user_cap_data_struct d[2] = { 0 };
-
-	if (syscall(SYS_capget, &h, d))
-		return false;
-	return d[cap / 32].effective & (1U << (cap % 32));
-}
-
 bool unpriv_needs_ns(void)
 {
-	return unpriv_user() && !unpriv_cap(CAP_SYS_ADMIN);
+	return unpriv_user() && !cap_effective(CAP_SYS_ADMIN);
 }
 
 bool unpriv_groups_fixed(void)

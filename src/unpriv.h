@@ -20,8 +20,6 @@ struct rec;
 /* ckpt runs as an ordinary user (effective uid not 0): whatever
  * namespace it is in, an image gives no more than that user has. */
 bool unpriv_user(void);
-/* Whether ckpt has capability @cap (CAP_*) in effect. */
-bool unpriv_cap(int cap);
 /* ... and has no CAP_SYS_ADMIN: restart makes a user namespace (the
  * user's own uid and gid mapped to themselves) with its pid namespace,
  * where it has what set_tid and PR_SET_MM_MAP need. */
