@@ -179,6 +179,7 @@ struct rst_ctx {
 	/* the PAGES checksums left for later (pageverify.c) */
 	struct ir_span *spans;
 	pid_t pv_pid;		/* the child checking them, or 0 */
+	bool pv_idle;		/* ... made idle (idle.c) until waited for */
 	const struct ir_span *pv_spans;
 	size_t pv_nr;
 	struct pv_cell *pv_cells;	/* shared with the child */

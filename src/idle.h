@@ -6,9 +6,10 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-/* Whether idle_leave() can make a task of ours plain again: CAP_SYS_NICE,
- * or an RLIMIT_NICE that allows our nice value.  Where not, no task is
- * made idle: waited for under load, it would get next to no CPU. */
+/* Whether idle_leave() can make a task of ours plain again: an
+ * RLIMIT_NICE of at least 20 - our nice value, or CAP_SYS_NICE in the
+ * initial user namespace.  Where not, no task is made idle: waited for
+ * under load, it would get next to no CPU. */
 bool idle_can_leave(void);
 /* Task @tid (0: the caller) into SCHED_IDLE; 0 or -errno. */
 int idle_enter(pid_t tid);

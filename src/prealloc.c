@@ -157,7 +157,9 @@ struct prealloc *prealloc_start(int fd, const pid_t *pids, int nr)
 	off_t from = lseek(fd, 0, SEEK_CUR);
 
 	/* a thread costs a tiny process 0.6 ms: none where there is
-	 * clearly nothing to do */
+	 * clearly nothing to do; none that could not be made plain again
+	 * (preempted idle inside a fallocate, it would hold the inode lock
+	 * against the writers) */
 	if (from < 0 || !nr || !on_tmpfs(fd) || (nr == 1 && anon_hint(pids[0]) < PREALLOC_MIN) ||
 	    !idle_can_leave())
 		return NULL;

@@ -2,7 +2,7 @@
  * save (or none), counts in a loop, and after GOFILE checks that it was
  * left exactly as it was: its counter kept running, its memory intact.
  * usage: holder MODE GOFILE [MiB]
- * MODE: plain iouring netlink vsock thread child vfork vmsibling orphansession
+ * MODE: plain mlock iouring netlink vsock thread child vfork vmsibling orphansession
  *       evfds files lock lease fifo linkeddel deleted futurewrite shmlater
  *       epollring epollgone epolllater unixfds unixlog farjump
  * (iouring and vsock: fds of kinds ckpt does not support; netlink: an
@@ -29,6 +29,8 @@
  * lock: .../lock open with a flock and a POSIX lock on bytes 10-19;
  * lease: a read lease on .../lease;
  * fifo: FIFO .../fifo open read-write with "data" in it)
+ * (mlock: its MiB locked in memory, pages the restored process reads
+ * itself, not placed by ckpt)
  * (farjump, 64-bit only: after READY it switches to 32-bit code and
  * sleeps there for good)
  * (seccomp: no_new_privs and a seccomp filter making getppid() fail with
@@ -337,6 +339,10 @@ int main(int argc, char **argv)
 	mem = malloc(len);
 	for (size_t i = 0; i < len / 8; i++)
 		sum += mem[i] = i * 0x9e3779b97f4a7c15ULL;
+	if (!strcmp(argv[1], "mlock") && mlock(mem, len)) {
+		printf("FAIL: mlock: %s\n", strerror(errno));
+		return 1;
+	}
 	if (!strcmp(argv[1], "iouring")) {
 		struct io_uring_params p = { 0 };
 

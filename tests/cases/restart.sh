@@ -4,6 +4,7 @@
 # one that must not.  orphan_session sets ns_last_pid, which every fork
 # of the machine uses: it runs alone.
 t restart_bad_pages
+t restart_check_busy      group alone
 t open_file_changed
 t lock_conflict            group pidns
 t fifo_open_elsewhere      group pidns
@@ -45,6 +46,31 @@ f.seek(int(sys.argv[2])); f.write(bytes([b[0] ^ 0x20]))' $d/img $at || return 1
 	grep 'pages checked' $d/rout | sed 's/^/    /'
 	grep -q 'pages checked: [0-9.]*[1-9][0-9.]* MB as they were placed' $d/rout ||
 		{ echo "no page checked as it was placed"; return 1; }
+}
+
+# The page checker child runs in the idle class while restart builds
+# (pageverify.c, idle.c) and is made a plain process again once restart
+# waits for it.  With every CPU kept busy by plain processes, the check
+# of 512 MiB of pages that the restored process reads itself (mlocked:
+# not placed by ckpt, so all of them are the checker's) ends within its
+# share of a CPU, not the idle class's 3/1027 of one (30 s here
+# without the boost; a second or two with it).
+test_restart_check_busy() {
+	local d=$WORK/checkbusy pid hogs=() i rc=0
+	start_holder mlock $d 512 || return 1
+	checkpoint_kill $d $pid || return 1
+	touch $d/go
+	for ((i = 0; i < $(nproc); i++)); do
+		(while :; do :; done) &
+		hogs+=($!)
+	done
+	ckpt_t 20 restart -v $d/img > $d/rout 2>&1 || rc=$?
+	kill "${hogs[@]}"
+	wait "${hogs[@]}" 2>/dev/null
+	[ $rc = 0 ] && grep -q '^PASS' $d/out || { tail -5 $d/rout; cat $d/out; return 1; }
+	grep 'pages checked' $d/rout | sed 's/^/    /'
+	grep -q 'pages checked: .* [1-9][0-9][0-9]\.[0-9] MB by the checker' $d/rout ||
+		{ echo "the checker did not check the locked pages"; return 1; }
 }
 
 # An oom_score_adj below restart's own cannot be set without
