@@ -214,6 +214,12 @@ static int read_areas(pid_t pid, const char *file, struct vma_list *l)
 			if (ret)
 				break;
 			l->n++;
+		} else if (l->n && (!strncmp(p, "Rss:", 4) || !strncmp(p, "Anonymous:", 10) ||
+				    !strncmp(p, "Swap:", 5))) {
+			struct vma *v = &l->v[l->n - 1];
+			uint64_t kb = strtoull(strchr(p, ':') + 1, NULL, 10);
+
+			*(p[0] == 'R' ? &v->rss : p[0] == 'A' ? &v->anon : &v->swap) = kb << 10;
 		} else if (l->n && !strncmp(p, "VmFlags:", 8)) {
 			const char *f = p + 8;
 

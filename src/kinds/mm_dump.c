@@ -588,6 +588,19 @@ struct area_pages {
 	struct cow_src cow;	/* shared with the parent since fork */
 };
 
+/* smaps says every page of private area @v is in memory, its own
+ * (anonymous; in a private file mapping, written copies) and none
+ * swapped: its pages are the whole area, without a second walk of its
+ * page tables after smaps' own (PAGEMAP_SCAN of 1 GiB: 13 ms), nor a
+ * third for guard pages.  Not the zero page (smaps does not count it),
+ * nor a guard page's marker. */
+static bool all_resident(const struct vma *v)
+{
+	uint64_t size = v->end - v->start;
+
+	return v->rss == size && v->anon == size && !v->swap;
+}
+
 static int plan_area(struct cpt_ctx *c, struct cpt_task *t, int pmfd,
 		     const struct vma *v, const struct cpt_task *par, int ppmfd,
 		     bool tracked, struct area_pages *ap)
@@ -622,6 +635,9 @@ static int plan_area(struct cpt_ctx *c, struct cpt_task *t, int pmfd,
 		ret = 0;	/* the kernel may drop its pages at any time: none kept */
 	else if (rv->kind == VMA_ANON && (rv->flags & MAP_SHARED))
 		ret = shmem_unguarded(pmfd, t->pid, v, &ap->rs);
+	else if ((rv->kind == VMA_ANON || rv->kind == VMA_FILE || rv->kind == VMA_NONAME) &&
+		 (rv->flags & MAP_PRIVATE) && !oldp && ap->cow.pmfd < 0 && all_resident(v))
+		ret = runs_add_range(&ap->rs, v->start, (v->end - v->start) / PAGE);
 	else if (rv->kind == VMA_ANON)
 		ret = pagemap_runs(pmfd, v->start, v->end, false, &ap->rs, &ap->cow, oldp);
 	else if ((rv->kind == VMA_FILE || rv->kind == VMA_NONAME) &&
@@ -702,7 +718,8 @@ static int dump_vma(struct cpt_ctx *c, struct cpt_task *t, int pmfd,
 		ret = dump_pages(c, ps, &rv, &ap->rs);
 	if (!ret && ap->cow.refs.npages)
 		ret = dump_refs(c, REC_PAGES_REF, &rv, &ap->cow.refs);
-	if (!ret && rv.kind != VMA_VDSO && rv.kind != VMA_VVAR) {
+	/* (a guard page is not in memory: none where all of it is) */
+	if (!ret && rv.kind != VMA_VDSO && rv.kind != VMA_VVAR && !all_resident(v)) {
 		struct runs g = { 0 };
 
 		ret = guard_runs(pmfd, v->start, v->end, &g);
