@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -187,6 +188,26 @@ static bool is_maps_line(const char *p)
 	return dash && sp && dash < sp;
 }
 
+/* Line @p of an area's smaps, if it is a count @v keeps (struct vma), in
+ * bytes. */
+static void smaps_count(const char *p, struct vma *v)
+{
+	static const struct { const char *key; size_t off; } keys[] = {
+		{ "Rss:", offsetof(struct vma, rss) },
+		{ "Anonymous:", offsetof(struct vma, anon) },
+		{ "LazyFree:", offsetof(struct vma, lazyfree) },
+		{ "Swap:", offsetof(struct vma, swap) },
+	};
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (!strncmp(p, keys[i].key, strlen(keys[i].key))) {
+			uint64_t kb = strtoull(p + strlen(keys[i].key), NULL, 10);
+
+			*(uint64_t *)((char *)v + keys[i].off) = kb << 10;
+			return;
+		}
+}
+
 static int read_areas(pid_t pid, const char *file, struct vma_list *l)
 {
 	char *buf, *p;
@@ -214,18 +235,14 @@ static int read_areas(pid_t pid, const char *file, struct vma_list *l)
 			if (ret)
 				break;
 			l->n++;
-		} else if (l->n && (!strncmp(p, "Rss:", 4) || !strncmp(p, "Anonymous:", 10) ||
-				    !strncmp(p, "Swap:", 5))) {
-			struct vma *v = &l->v[l->n - 1];
-			uint64_t kb = strtoull(strchr(p, ':') + 1, NULL, 10);
-
-			*(p[0] == 'R' ? &v->rss : p[0] == 'A' ? &v->anon : &v->swap) = kb << 10;
 		} else if (l->n && !strncmp(p, "VmFlags:", 8)) {
 			const char *f = p + 8;
 
 			snprintf(l->v[l->n - 1].vmflags,
 				 sizeof(l->v[0].vmflags), "%.*s",
 				 (int)strcspn(f, "\n"), f);
+		} else if (l->n) {
+			smaps_count(p, &l->v[l->n - 1]);
 		}
 	}
 	free(buf);

@@ -14,8 +14,8 @@ struct vma {
 	uint64_t ino;
 	char *path;		/* "" for anonymous; [heap], [vdso], ... */
 	char vmflags[128];	/* VmFlags line of smaps */
-	/* smaps' Rss, Anonymous and Swap, in bytes (0 from maps) */
-	uint64_t rss, anon, swap;
+	/* smaps' Rss, Anonymous, LazyFree and Swap, in bytes (0 from maps) */
+	uint64_t rss, anon, lazyfree, swap;
 };
 
 struct vma_list {

@@ -593,12 +593,15 @@ struct area_pages {
  * swapped: its pages are the whole area, without a second walk of its
  * page tables after smaps' own (PAGEMAP_SCAN of 1 GiB: 13 ms), nor a
  * third for guard pages.  Not the zero page (smaps does not count it),
- * nor a guard page's marker. */
+ * nor a guard page's marker; a migration or device entry counts as in
+ * memory in both.  None freed with MADV_FREE either: reclaim may drop
+ * those between smaps and the copy (a stopped process makes no new
+ * ones), and the scan would then skip them. */
 static bool all_resident(const struct vma *v)
 {
 	uint64_t size = v->end - v->start;
 
-	return v->rss == size && v->anon == size && !v->swap;
+	return v->rss == size && v->anon == size && !v->lazyfree && !v->swap;
 }
 
 static int plan_area(struct cpt_ctx *c, struct cpt_task *t, int pmfd,
