@@ -604,6 +604,17 @@ static bool all_resident(const struct vma *v)
 	return v->rss == size && v->anon == size && !v->lazyfree && !v->swap;
 }
 
+/* A private area's pages: all of it where smaps says so (and none is
+ * compared with a parent's or tracked since one), else as its page
+ * tables say; @anon_only: not a file mapping's own pages. */
+static int private_runs(int pmfd, const struct vma *v, bool anon_only,
+			struct area_pages *ap, struct runs *oldp)
+{
+	if (!oldp && ap->cow.pmfd < 0 && all_resident(v))
+		return runs_add_range(&ap->rs, v->start, (v->end - v->start) / PAGE);
+	return pagemap_runs(pmfd, v->start, v->end, anon_only, &ap->rs, &ap->cow, oldp);
+}
+
 static int plan_area(struct cpt_ctx *c, struct cpt_task *t, int pmfd,
 		     const struct vma *v, const struct cpt_task *par, int ppmfd,
 		     bool tracked, struct area_pages *ap)
@@ -638,14 +649,11 @@ static int plan_area(struct cpt_ctx *c, struct cpt_task *t, int pmfd,
 		ret = 0;	/* the kernel may drop its pages at any time: none kept */
 	else if (rv->kind == VMA_ANON && (rv->flags & MAP_SHARED))
 		ret = shmem_unguarded(pmfd, t->pid, v, &ap->rs);
-	else if ((rv->kind == VMA_ANON || rv->kind == VMA_FILE || rv->kind == VMA_NONAME) &&
-		 (rv->flags & MAP_PRIVATE) && !oldp && ap->cow.pmfd < 0 && all_resident(v))
-		ret = runs_add_range(&ap->rs, v->start, (v->end - v->start) / PAGE);
 	else if (rv->kind == VMA_ANON)
-		ret = pagemap_runs(pmfd, v->start, v->end, false, &ap->rs, &ap->cow, oldp);
+		ret = private_runs(pmfd, v, false, ap, oldp);
 	else if ((rv->kind == VMA_FILE || rv->kind == VMA_NONAME) &&
 		 (rv->flags & MAP_PRIVATE))
-		ret = pagemap_runs(pmfd, v->start, v->end, true, &ap->rs, &ap->cow, oldp);
+		ret = private_runs(pmfd, v, true, ap, oldp);
 	else
 		ret = 0;
 	if (ret == -ENOTRECOVERABLE)
