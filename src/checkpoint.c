@@ -206,7 +206,7 @@ static uint64_t tree_mem(const struct cpt_ctx *c)
 	if (!(c->flags & CKPT_PROGRESS))
 		return 0;
 	for (int i = 0; i < c->nr_tasks; i++)
-		if (!c->tasks[i]->shares_vm && !c->tasks[i]->zombie)
+		if (cpt_own_mm(c->tasks[i]))
 			n += progress_mem_of(c->tasks[i]->pid);
 	return n;
 }
@@ -230,7 +230,7 @@ static void prealloc_tree(struct cpt_ctx *c, int fd)
 	if (!pids)
 		return;
 	for (int i = 0; i < c->nr_tasks; i++)
-		if (!c->tasks[i]->shares_vm && !c->tasks[i]->zombie)
+		if (cpt_own_mm(c->tasks[i]))
 			pids[n++] = c->tasks[i]->pid;
 	c->prealloc = prealloc_start(fd, pids, n);
 	free(pids);

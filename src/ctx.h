@@ -91,6 +91,13 @@ struct cpt_ctx {
 	struct prealloc *prealloc;
 };
 
+/* Whether @t has memory of its own to save: not a zombie's (none left),
+ * not one it shares with its parent (CLONE_VM). */
+static inline bool cpt_own_mm(const struct cpt_task *t)
+{
+	return !t->zombie && !t->shares_vm;
+}
+
 /* tree.c: find and hold the tree rooted at @root, every thread of every
  * process; let it go again, or end it. */
 int tree_collect(struct cpt_ctx *c, pid_t root);

@@ -358,7 +358,7 @@ static void release_mm(const struct cpt_task *t)
 	uint64_t len = 0;
 	int pidfd;
 
-	if (t->zombie || t->shares_vm)
+	if (!cpt_own_mm(t))
 		return;
 	for (int i = 0; i < t->maps.n && len < MRELEASE_MIN; i++)
 		if (t->maps.v[i].perms[3] == 'p' && t->maps.v[i].perms[1] == 'w')
