@@ -248,25 +248,34 @@ bench_process() {	# NAME MIB
 
 # ------------------------------------------- other tools (others.sh)
 
-# criu dump the workload into directory $2 (fsync'ed if $3 = fsync); record
-# under $1.  A failure takes criu out of this run, and the workload, which
-# criu left running, is killed.
-criu_checkpoint() {	# KEY DIR [fsync]
-	local key=$1 dir=$2 t0 t1 st=0
+# Another tool's checkpoint of the workload: CMD ARGS... timed after a
+# sync and the priming, into OTHER_US.  A failure (OTHER_RC) takes TOOL
+# out of this run (TOOL_out STEP RC LOG), and the workload, which the
+# tool left running, is killed.
+other_dump() {	# TOOL STEP LOG CMD ARGS...
+	local tool=$1 step=$2 log=$3 t0 t1
+	shift 3
 	sync
 	prime
 	t0=${EPOCHREALTIME/./}
-	criu_dump "$dir" "$WPID" "${3:-}"
+	"$@"
 	t1=${EPOCHREALTIME/./}
-	if [ "$OTHER_RC" != 0 ]; then
-		criu_out "dump of the workload ($key)" "$OTHER_RC" "$WORK/criu-dump.log"
-		{ ours "$WPID" && kill -KILL "$WPID"; wait "$WPID"; } 2>/dev/null
-		rm -rf -- "$dir"
-		return 1
-	fi
+	OTHER_US=$((t1 - t0))
+	[ "$OTHER_RC" = 0 ] && return 0
+	"${tool}_out" "$step" "$OTHER_RC" "$log"
+	{ ours "$WPID" && kill -KILL "$WPID"; wait "$WPID"; } 2>/dev/null
+	return 1
+}
+
+# criu dump the workload into directory $2 (fsync'ed if $3 = fsync); record
+# under $1.  A failure takes criu out of this run (other_dump).
+criu_checkpoint() {	# KEY DIR [fsync]
+	local key=$1 dir=$2 st=0
+	other_dump criu "dump of the workload ($key)" "$WORK/criu-dump.log" \
+		criu_dump "$dir" "$WPID" "${3:-}" || { rm -rf -- "$dir"; return 1; }
 	wait "$WPID" 2>/dev/null || st=$?
 	[ "$st" = 137 ] || die "criu-dumped pid $WPID ended with status $st, not SIGKILL"
-	rec_us "$key.ckpt" $((t1 - t0))
+	rec_us "$key.ckpt" "$OTHER_US"
 	rec_s "$key.size" "$(criu_size "$dir")"
 }
 
@@ -311,20 +320,12 @@ criu_process() {	# NAME MIB WHAT
 }
 
 # The workload under DMTCP checkpointed into directory $2 and killed,
-# record under $1.  A failure takes DMTCP out of this run.
+# record under $1.  A failure takes DMTCP out of this run (other_dump).
 dmtcp_checkpoint() {	# KEY DIR
-	local key=$1 dir=$2 t0 t1
-	sync
-	prime
-	t0=${EPOCHREALTIME/./}
-	dmtcp_dump "$WPID"
-	t1=${EPOCHREALTIME/./}
-	if [ "$OTHER_RC" != 0 ]; then
-		dmtcp_out "checkpoint of the workload ($key)" "$OTHER_RC" "$WORK/dmtcp-cmd.log"
-		{ ours "$WPID" && kill -KILL "$WPID"; wait "$WPID"; } 2>/dev/null
-		return 1
-	fi
-	rec_us "$key.ckpt" $((t1 - t0))
+	local key=$1 dir=$2
+	other_dump dmtcp "checkpoint of the workload ($key)" "$WORK/dmtcp-cmd.log" \
+		dmtcp_dump "$WPID" || return 1
+	rec_us "$key.ckpt" "$OTHER_US"
 	rec_s "$key.size" "$(dmtcp_size "$dir")"
 }
 
