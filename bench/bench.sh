@@ -8,6 +8,8 @@
 #   CKPT=PATH      the ckpt binary to measure (default: `make build/ckpt`,
 #                  then build/ckpt of this tree)
 #   REPS=3         runs of every measurement (median, min and max reported)
+#   TINY_REPS=5    the tiny process's rounds in each run (every tool's in
+#                  turn): a few ms each, and a few ms is where the noise is
 #   BIG_MIB=1024   memory of the big process, and size of the limit copies
 #   SHM_DIR=/dev/shm     where the in-memory images go (a tmpfs)
 #   DISK_DIR=/var/tmp    where the on-disk images go (a disk filesystem)
@@ -24,6 +26,7 @@ export LC_ALL=C
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(dirname "$HERE")
 REPS=${REPS:-3}
+TINY_REPS=${TINY_REPS:-5}
 BIG_MIB=${BIG_MIB:-1024}
 SHM_BASE=${SHM_DIR:-/dev/shm}
 DISK_BASE=${DISK_DIR:-/var/tmp}
@@ -426,12 +429,14 @@ for ((r = 1; r <= REPS; r++)); do
 	bench_limits
 	say "bench: run $r/$REPS: $BIG_MIB MiB process"
 	bench_process big "$BIG_MIB"
-	say "bench: run $r/$REPS: tiny process"
-	bench_process tiny 0
 	criu_process big "$BIG_MIB" "run $r/$REPS: criu, $BIG_MIB MiB process"
-	criu_process tiny 0 "run $r/$REPS: criu, tiny process"
 	dmtcp_process big "$BIG_MIB" "run $r/$REPS: dmtcp, $BIG_MIB MiB process"
-	dmtcp_process tiny 0 "run $r/$REPS: dmtcp, tiny process"
+	for ((k = 1; k <= TINY_REPS; k++)); do
+		say "bench: run $r/$REPS: tiny process, round $k/$TINY_REPS"
+		bench_process tiny 0
+		criu_process tiny 0 "run $r/$REPS: criu, tiny process, round $k/$TINY_REPS"
+		dmtcp_process tiny 0 "run $r/$REPS: dmtcp, tiny process, round $k/$TINY_REPS"
+	done
 done
 LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
 
@@ -453,7 +458,7 @@ load average before/after: $LOAD0 / $LOAD1;  total bench time $((EPOCHSECONDS - 
 priming: $PRIME_MIB MiB faulted in and freed just before each timed step of the big process and limits
 EOF
 
-awk -v reps="$REPS" -v mib="$BIG_MIB" -v criu_why="$CRIU_WHY" -v criu_desc="$(criu_desc)" -v dmtcp="$(dmtcp_status)" '
+awk -v reps="$REPS" -v treps="$TINY_REPS" -v mib="$BIG_MIB" -v criu_why="$CRIU_WHY" -v criu_desc="$(criu_desc)" -v dmtcp="$(dmtcp_status)" '
 function median(k,   n, i, j, t, a) {
 	n = cnt[k]
 	for (i = 1; i <= n; i++) a[i] = val[k, i]
@@ -569,7 +574,7 @@ END {
 	ntakes = split("vmread procmem vmsplice mmap direct", tk, " ")
 	split("vm_readv + pwrite|/proc/PID/mem + pwrite|vmsplice + splice (CRIU)|vm_readv into the file mmap|vm_readv + O_DIRECT pwrite", td, "|")
 	for (i = 1; i <= ntakes; i++) { takes[i, 1] = tk[i]; takes[i, 2] = td[i] }
-	printf "\n%d runs of each; median [min - max] in ms; GB/s = 10^9 bytes/s of the image (ckpt) or of %d MiB (limits);\n", reps, mib
+	printf "\n%d runs of each (the tiny process %d); median [min - max] in ms; GB/s = 10^9 bytes/s of the image (ckpt) or of %d MiB (limits);\n", reps, reps * treps, mib
 	print "%lim = ckpt GB/s as a share of the limit GB/s; slower = limit GB/s / ckpt GB/s."
 	print "restart = until `ckpt restart --detach` returns; alive = until the restored process next polls its"
 	print "GO file; verified = until it has checked all its memory (includes its own verify pass, shown below)."
