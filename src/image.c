@@ -681,6 +681,21 @@ static int check_trailer(struct img_reader *r, struct rec *rec, uint32_t crc,
 	return 0;
 }
 
+int rec_read_again(int fd, uint32_t type, uint64_t off, size_t len, uint32_t crc,
+		   void *buf, struct ckpt_log *log)
+{
+	int ret = pread_full(fd, buf, len, off, NULL);
+
+	if (ret)
+		return log_err(log, ret, "record %s at image offset %llu: reading it again:",
+			       rec_type_name(type), (unsigned long long)off);
+	if (crc32c(0, buf, len) != crc)
+		return log_err(log, EBADMSG,
+			       "record %s at image offset %llu: changed since the image was checked (the image was modified while it was used)",
+			       rec_type_name(type), (unsigned long long)off);
+	return 0;
+}
+
 int ir_check_span(struct img_reader *r, const struct ir_span *s)
 {
 	uint32_t crc = 0;
@@ -814,6 +829,12 @@ int ir_next(struct img_reader *r, struct rec *rec)
 		ret = check_trailer(r, rec, crc, deferred);
 	if (ret)
 		goto fail;
+	rec->crc = crc;
+	if (r->lean && !deferred && !rec->flags && rec_reread(rec->type)) {
+		free(rec->data);
+		rec->data = NULL;
+		rec->data_len = 0;
+	}
 	if (rec->type == REC_TAIL) {
 		r->chain = chain_before;
 		ret = check_tail(r, rec);

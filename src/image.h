@@ -95,6 +95,7 @@ struct rec {
 	size_t data_len;	/* bytes in data */
 	uint64_t index;		/* record number, from 0 */
 	uint32_t flags;		/* rec_hdr.flags (img_reader.zraw only) */
+	uint32_t crc;		/* of the payload, as its trailer says */
 };
 
 /* A PAGES payload whose checksum is checked later (img_reader.defer). */
@@ -122,6 +123,8 @@ struct img_reader {
 	uint64_t win_off;
 	size_t win_len;
 	bool defer;		/* PAGES payloads: into spans, not checked */
+	bool lean;		/* a payload its kind reads again itself
+				 * (kind_ops.reread) checked, not kept */
 	struct ir_span *spans;	/* ir_free frees them unless taken */
 	size_t nr_spans, cap_spans;
 	uint64_t span_bytes;
@@ -157,6 +160,11 @@ void ir_free(struct img_reader *r);
 int ir_next(struct img_reader *r, struct rec *rec);
 /* Check a deferred span's checksum: 0, -EBADMSG (said) or -errno. */
 int ir_check_span(struct img_reader *r, const struct ir_span *s);
+/* Record @type's payload of @len bytes at @off of @fd, read again into
+ * @buf: 0, or -errno said (-EBADMSG: not the bytes of checksum @crc, the
+ * image changed since it was read). */
+int rec_read_again(int fd, uint32_t type, uint64_t off, size_t len, uint32_t crc,
+		   void *buf, struct ckpt_log *log);
 /* Validate the HEAD record against this machine (strict) or only its
  * magic/version (for `ckpt info`). */
 int head_check(struct ckpt_log *log, const struct rec *rec, bool strict);
@@ -181,6 +189,8 @@ struct rec_desc {
 /* records.c: the description of @type, NULL if the format has no such
  * record. */
 const struct rec_desc *rec_desc_of(uint32_t type);
+/* Whether @type's kind reads its payload again itself (kind_ops.reread). */
+bool rec_reread(uint32_t type);
 /* Its name, "?" if none. */
 const char *rec_type_name(uint32_t type);
 

@@ -25,7 +25,8 @@ void records_free(struct records *rs)
 }
 
 /* Pass 1: every record read, its checksum verified, the tail found;
- * with @defer, PAGES checksums are left to pageverify.c (c->spans). */
+ * with @defer (restart), PAGES checksums are left to pageverify.c
+ * (c->spans), and the payloads a kind reads again itself are not kept. */
 int image_read(struct rst_ctx *c, struct records *rs, bool defer)
 {
 	struct img_reader r;
@@ -34,6 +35,7 @@ int image_read(struct rst_ctx *c, struct records *rs, bool defer)
 	int ret = ir_init(&r, c->img_fd, c->log);
 
 	r.defer = defer;
+	r.lean = defer;
 
 	while (!ret && (ret = ir_next(&r, &rec)) > 0) {
 		if (rec.type == REC_ERROR) {

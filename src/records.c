@@ -68,6 +68,13 @@ const struct kind_ops *kind_for_type(uint32_t type)
 	return owner_index[type];
 }
 
+bool rec_reread(uint32_t type)
+{
+	const struct kind_ops *k = kind_for_type(type);
+
+	return k && k->reread == type;
+}
+
 const struct rec_desc *rec_desc_of(uint32_t type)
 {
 	const struct kind_ops *k = kind_for_type(type);

@@ -648,6 +648,10 @@ static int restart_run(int fd, const struct ckpt_restart_opts *o, const struct r
 		ret = LOG_TIMED(&log, LP_READ, image_read(&c, &rs, true));
 	if (!ret)
 		ret = LOG_TIMED(&log, LP_READ, image_model(&c, &rs, true));
+	/* where a test changes the image under restart (what a kind reads
+	 * again must be what it checked: kind_ops.reread) */
+	if (!ret)
+		test_point(&log, "image checked");
 	if (!ret)
 		ret = mm_lazy_check(&c);
 	if (!ret)

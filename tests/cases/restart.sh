@@ -1,6 +1,6 @@
 # restart.sh - restarts that must fail cleanly (bad pages, files changed,
 # locks taken, FIFOs open elsewhere, a session leader's pid taken, an
-# oom_score_adj below restart's own) and
+# oom_score_adj below restart's own, the image changed under it) and
 # one that must not.  orphan_session sets ns_last_pid, which every fork
 # of the machine uses: it runs alone.
 t restart_bad_pages
@@ -12,6 +12,7 @@ t orphan_session           group alone
 t oom_score_refused
 t restart_unprivileged     needs userns
 t kill_frees_pids
+t image_changed_midway
 
 # A big image's page checksums are checked while the tree is built
 # (pageverify.c), each cell of it by whoever comes first: the placer, as
@@ -298,4 +299,42 @@ PY
 	cat $d/out $d/restart.out
 	sanitizer_clean $d/restart.out || return 1
 	[ $rc = 0 ] && grep -q '^PASS' $d/out && ! grep -q '^FAIL' $d/out
+}
+
+# A thread's XSTATE is read from the image when it was checked and again
+# when it is set (kind_ops.reread: restart keeps only its place).  The
+# image changed in between (restart stopped right after it checked the
+# image; a record rewritten in place, its checksum made right): the
+# restart fails with one line naming the record, and leaves no process.
+# Without the second read's check it would set what it never checked.
+test_image_changed_midway() {
+	local d=$WORK/changed pid rpid bv st i rc
+	HOLDER_BIN=$AUX/holder start_holder plain $d || return 1
+	checkpoint_kill $d $pid || return 1
+	touch $d/go
+	bv=$("$PYTHON" "$ROOT/tests/forge.py" get $d/img -r "XSTATE#0" xstate_bv) || return 1
+	# x87 state's bit: set or clear, the record is as sound as before
+	"$PYTHON" "$ROOT/tests/forge.py" edit $d/img $d/changed -r "XSTATE#0" \
+		--set xstate_bv=$((bv ^ 1)) || return 1
+	step "restart, stopped once the image is checked"
+	CKPT_TEST_POINTS=1 CKPT_TEST_KILL_AT=1 CKPT_TEST_KILL_SIG=19 \
+		"$CKPT" restart $d/img > $d/rout 2> $d/err &
+	rpid=$!
+	for ((i = 0; i < 500; i++)); do
+		st=$(awk '{print $3}' /proc/$rpid/stat 2>/dev/null)
+		[ "$st" = T ] && break
+		sleep 0.01
+	done
+	grep -q "^testpoint 1 image checked$" $d/err ||
+		{ echo "restart did not stop where the image is checked:"; cat $d/err; kill -9 $rpid; return 1; }
+	cat $d/changed > $d/img		# the same file, changed in place
+	kill -CONT $rpid
+	wait $rpid
+	rc=$?
+	grep -v "^testpoint \|^failpoint \|killed at point" $d/err > $d/err1
+	note "exit $rc: $(cat $d/err1)"
+	[ $rc = 125 ] && [ "$(wc -l < $d/err1)" = 1 ] &&
+		grep -q "record XSTATE at image offset [0-9]*: changed since the image was checked" $d/err1 ||
+		return 1
+	sanitizer_clean $d/err && ! kill -0 $pid 2>/dev/null && [ "$(grep -vc READY $d/out)" = 0 ]
 }
