@@ -44,8 +44,10 @@ static int runs_add(struct runs *rs, uint64_t addr)
 		last->npages++;
 		return 0;
 	}
+	/* from 4: most areas are a run or two, and every area's runs are
+	 * held until the last is written (60,000 areas: 30 MiB from 64) */
 	if (rs->n == rs->cap) {
-		uint32_t cap = rs->cap ? rs->cap * 2 : 64;
+		uint32_t cap = rs->cap ? rs->cap * 2 : 4;
 		void *p = realloc(rs->r, cap * sizeof(*rs->r));
 
 		if (!p)
