@@ -67,8 +67,10 @@ for mib in $SIZES; do
 			"$W/lazy" $mib "$W/res" > "$W/out" &
 			pid=$!
 			until grep -q READY "$W/out" 2>/dev/null; do sleep 0.01; done
-			"$CKPT" checkpoint --kill -o "$W/img" $pid || exit 1
-			wait $pid 2>/dev/null
+			# (the braces' 2>/dev/null silence bash's "Killed" note on
+			# its job, wherever bash notices it)
+			{ "$CKPT" checkpoint --kill -o "$W/img" $pid 2>&3 || exit 1; } 3>&2 2>/dev/null
+			{ wait $pid; } 2>/dev/null
 			while kill -0 $pid 2>/dev/null; do sleep 0.01; done
 			sleep 0.3	# the gap lazy.c waits for, whatever the size
 			# every restart and limit meets memory in the same state
