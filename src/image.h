@@ -95,7 +95,8 @@ struct rec {
 	size_t data_len;	/* bytes in data */
 	uint64_t index;		/* record number, from 0 */
 	uint32_t flags;		/* rec_hdr.flags (img_reader.zraw only) */
-	uint32_t crc;		/* of the payload, as its trailer says */
+	uint32_t crc;		/* of the payload, as its trailer says (0
+				 * for PAGES left to pageverify.c) */
 };
 
 /* A PAGES payload whose checksum is checked later (img_reader.defer). */

@@ -211,6 +211,8 @@ static void smaps_count(const char *p, struct vma *v)
 /* Line @p (NUL-ended) of maps or smaps into @l. */
 static int area_line(const char *p, struct vma_list *l, int *cap)
 {
+	int ret;
+
 	if (is_maps_line(p)) {
 		if (l->n == *cap) {
 			int ncap = *cap ? *cap * 2 : 64;
@@ -221,8 +223,7 @@ static int area_line(const char *p, struct vma_list *l, int *cap)
 			l->v = nv;
 			*cap = ncap;
 		}
-		int ret = parse_maps_line(p, &l->v[l->n]);
-
+		ret = parse_maps_line(p, &l->v[l->n]);
 		if (ret)
 			return ret;
 		l->n++;
@@ -236,14 +237,16 @@ static int area_line(const char *p, struct vma_list *l, int *cap)
 
 /* Read a piece at a time, line by line: the smaps of 60,000 areas is
  * 45 MiB of text, which whole was most of a checkpoint's own memory.
- * A line (a path is at most PATH_MAX, escaped) fits in a piece. */
+ * The piece grows for a line longer than it (a path deeper than
+ * PATH_MAX is shown whole: 75 KB for 300 levels of long names), which
+ * the checks of the area then refuse by name. */
 #define AREAS_PIECE	(64 * 1024)
 
 static int read_areas(pid_t pid, const char *file, struct vma_list *l)
 {
-	char path[96], *buf = malloc(AREAS_PIECE + 1), *p, *nl;
+	size_t have = 0, size = AREAS_PIECE;
+	char path[96], *buf = malloc(size + 1), *p, *nl;
 	int cap = 0, ret = 0, fd;
-	size_t have = 0;
 
 	l->v = NULL;
 	l->n = 0;
@@ -255,7 +258,7 @@ static int read_areas(pid_t pid, const char *file, struct vma_list *l)
 		return ret;
 	}
 	for (;;) {
-		ssize_t k = read(fd, buf + have, AREAS_PIECE - have);
+		ssize_t k = read(fd, buf + have, size - have);
 
 		if (k < 0 && errno == EINTR)
 			continue;
@@ -275,9 +278,15 @@ static int read_areas(pid_t pid, const char *file, struct vma_list *l)
 			break;
 		have -= p - buf;
 		memmove(buf, p, have);
-		if (have == AREAS_PIECE) {
-			ret = -E2BIG;
-			break;
+		if (have == size) {
+			char *nb = realloc(buf, 2 * size + 1);
+
+			if (!nb) {
+				ret = -ENOMEM;
+				break;
+			}
+			buf = nb;
+			size *= 2;
 		}
 	}
 	close(fd);

@@ -17,6 +17,7 @@ t refuse_epoll_later
 t refuse_mode_switch       needs ia32
 t skip_unsupported
 t refuse_traced
+t refuse_deep_path
 t target_dies_midway
 t restart_fails_cleanly
 
@@ -27,6 +28,47 @@ test_refuse_socket() { refused_checkpoint vsock 'fd [0-9]*: unsupported kind of 
 test_refuse_future_write() { refused_checkpoint futurewrite 'a writable mapping of a memfd sealed with F_SEAL_FUTURE_WRITE'; }
 test_refuse_shm_open_later() { refused_checkpoint shmlater 'open as a file or mapped privately by a process saved after it'; }
 test_refuse_deleted_with_links() { refused_checkpoint linkeddel 'sub/file (deleted): its name was removed, but 1 other links to it remain, none in'; }
+
+# A file mapped from a path deeper than PATH_MAX (300 directories of
+# 250-letter names: its line in /proc/PID/smaps is 75 KB, more than the
+# 64 KiB piece ckpt reads smaps in, which grows for it): refused, naming
+# the area, and left running.
+test_refuse_deep_path() {
+	local d=$WORK/deep pid
+	mkdir -p $d
+	"$PYTHON" -c '
+import ctypes, os, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mmap.restype = ctypes.c_void_p
+libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
+                      ctypes.c_int, ctypes.c_long]
+fd = os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECTORY)
+for i in range(300):
+    os.mkdir("d" * 250, dir_fd=fd)
+    nfd = os.open("d" * 250, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+    os.close(fd)
+    fd = nfd
+f = os.open("f", os.O_RDWR | os.O_CREAT, 0o600, dir_fd=fd)
+os.write(f, b"x" * 4096)
+# (not the mmap module: it keeps an fd of the file open)
+m = libc.mmap(None, 4096, 1, 2, f, 0)	# PROT_READ, MAP_PRIVATE
+os.close(f)
+os.close(fd)
+print("READY", flush=True)
+while not os.path.exists(sys.argv[2]):
+    time.sleep(0.01)
+print("PASS" if ctypes.string_at(m, 1) == b"x" else "FAIL", flush=True)
+' $d $d/go > $d/out 2>&1 < /dev/null &
+	pid=$!
+	wait_for $d/out READY 20 || return 1
+	ckpt checkpoint --kill -o $d/img $pid 2> $d/err
+	[ $? = 1 ] || { echo "checkpoint did not fail"; cat $d/err; return 1; }
+	note "$(cut -c1-150 $d/err)..."
+	[ "$(wc -l < $d/err)" = 1 ] && grep -q "pid $pid: area 0x[0-9a-f]* maps $d/ddd" $d/err &&
+		sanitizer_clean $d/err || return 1
+	touch $d/go
+	wait $pid && grep -q '^PASS' $d/out
+}
 
 # A deleted file comes back in its directory: without it, restart fails
 # clearly before any process exists; with it back, it works.

@@ -237,7 +237,6 @@ static int regs_restore_thread(struct rst_ctx *c, struct rst_task *t,
 	return 0;
 }
 
-
 static void regs_show(struct info_out *o, const struct rec *r)
 {
 	if (r->type == REC_REGS) {
