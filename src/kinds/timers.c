@@ -292,6 +292,10 @@ static int timers_restore(struct rst_ctx *c, struct rst_task *t)
 			{ value / NS, value % NS / 1000 },
 		};
 
+		/* one not armed is none: the puppet, a new process, has no
+		 * interval timer (fork(2)), and a call is a stop */
+		if (!value)
+			continue;
 		/* a timer about to fire must not be disarmed by rounding */
 		if (!v.it_value.tv_sec && !v.it_value.tv_usec && value)
 			v.it_value.tv_usec = 1;
