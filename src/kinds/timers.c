@@ -297,7 +297,7 @@ static int timers_restore(struct rst_ctx *c, struct rst_task *t)
 		if (!value)
 			continue;
 		/* a timer about to fire must not be disarmed by rounding */
-		if (!v.it_value.tv_sec && !v.it_value.tv_usec && value)
+		if (!v.it_value.tv_sec && !v.it_value.tv_usec)
 			v.it_value.tv_usec = 1;
 		ret = rst_scratch_put(t, 0, &v, sizeof(v), &addr);
 		if (!ret)

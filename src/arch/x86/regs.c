@@ -130,25 +130,29 @@ static int check_xstate(struct rst_ctx *c, const uint8_t *x, size_t len)
 	return 0;
 }
 
-/* A thread's XSTATE read again from the image into @buf (XSTATE_MAX;
- * NULL: one of its own, freed) and checked as at first. */
-static int xstate_again(struct rst_ctx *c, const struct regs_state *s, void *buf)
+/* A thread's XSTATE read again from the image and checked as at first,
+ * into *@out (xstate_len bytes, the caller's to free). */
+static int xstate_again(struct rst_ctx *c, const struct regs_state *s, uint8_t **out)
 {
-	void *x = buf ? buf : malloc(XSTATE_MAX);
+	uint8_t *x = malloc(s->xstate_len);
 	int ret = x ? rec_read_again(c->img_fd, REC_XSTATE, s->xstate_off, s->xstate_len,
 				     s->xstate_crc, x, c->log) :
 		  log_err(c->log, ENOMEM, "xstate buffer:");
 
 	if (!ret)
 		ret = check_xstate(c, x, s->xstate_len);
-	if (x != buf)
+	if (ret) {
 		free(x);
+		x = NULL;
+	}
+	*out = x;
 	return ret;
 }
 
 static int regs_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 {
 	struct regs_state *s = kind_thread_state(t, &kind_regs, sizeof(*s));
+	uint8_t *x = NULL;
 	int ret;
 
 	if (!s)
@@ -171,7 +175,8 @@ static int regs_load(struct rst_ctx *c, struct rst_task *t, struct rec *r)
 	s->xstate_len = r->len;
 	s->xstate_crc = r->crc;
 	/* a lean reader (restart's) did not keep it */
-	ret = r->data ? check_xstate(c, r->data, r->len) : xstate_again(c, s, NULL);
+	ret = r->data ? check_xstate(c, r->data, r->len) : xstate_again(c, s, &x);
+	free(x);
 	s->have_xstate = !ret;
 	return ret;
 }
@@ -223,13 +228,13 @@ static int regs_restore_thread(struct rst_ctx *c, struct rst_task *t,
 			       struct rst_thread *th)
 {
 	struct regs_state *s = KTSTATE(th, kind_regs);
-	struct iovec iov = { malloc(XSTATE_MAX), s->xstate_len };
-	int ret = iov.iov_base ? xstate_again(c, s, iov.iov_base) :
-		  log_err(c->log, ENOMEM, "xstate buffer:");
+	uint8_t *x;
+	int ret = xstate_again(c, s, &x);
+	struct iovec iov = { x, s->xstate_len };
 
 	if (!ret && ptrace(PTRACE_SETREGSET, th->tid, NT_X86_XSTATE, &iov))
 		ret = log_err(c->log, errno, "tid %d: setting xstate:", th->tid);
-	free(iov.iov_base);
+	free(x);
 	if (ret)
 		return ret;
 	th->rm->regs = s->regs;
