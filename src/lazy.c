@@ -209,23 +209,21 @@ void lazy_kill_tree(pid_t pid, int depth)
 	kill(pid, SIGKILL);
 }
 
-/* A page that cannot be had: the process must not run on without it. */
-/* The loader's end on an error, once: a copier and the first thread
- * may meet one at the same time (the one that comes second waits for
- * the first's _exit). */
-static void ending(struct loader *l)
+/* A copier and the first thread may meet an error at the same time. */
+void lazy_ending(struct loader *l)
 {
 	if (__atomic_exchange_n(&l->ending, true, __ATOMIC_ACQ_REL))
 		for (;;)
 			pause();
 }
 
+/* A page that cannot be had: the process must not run on without it. */
 _Noreturn void lazy_fetch_failed(struct loader *l, struct lazy_mm *m, uint64_t addr,
 				  uint64_t off, int err)
 {
 	pid_t pid = m->pid ? m->pid : l->root;
 
-	ending(l);
+	lazy_ending(l);
 	log_err(&l->log, err,
 		"lazy restart: pid %d: the page at 0x%llx (image offset %llu) cannot be read from the image, so %s %d is killed:",
 		pid, (unsigned long long)addr, (unsigned long long)off,
@@ -288,7 +286,7 @@ static void check_done(struct loader *l, bool wait)
 	l->checker = 0;
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		return;
-	ending(l);
+	lazy_ending(l);
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 1 &&
 	    read(l->check_fd, &bad, sizeof(bad)) == sizeof(bad))
 		log_err(&l->log, EBADMSG,
@@ -671,12 +669,14 @@ static void retry(struct loader *l, struct lazy_mm *m)
 	}
 }
 
-/* How long to wait for a fault (ms, -1: for one or the server's reply). */
-static bool streaming(const struct loader *l)
+/* Whether the page server's stream goes on: pieces to ask for, to
+ * read, or handed to the copiers and not all placed. */
+static bool streaming(struct loader *l)
 {
-	return l->net && lazy_net_streaming(l);
+	return l->net && (lazy_net_streaming(l) || lazy_copiers_placing(l));
 }
 
+/* How long to wait for a fault (ms, -1: for one or the server's reply). */
 static int wait_ms(const struct loader *l, uint64_t now, uint64_t next)
 {
 	if (now < next)
@@ -693,7 +693,7 @@ static int wait_ms(const struct loader *l, uint64_t now, uint64_t next)
  * done, or none) 2 MiB of what an mm misses. */
 static void background(struct loader *l, size_t *rr, bool readable)
 {
-	if (streaming(l)) {
+	if (l->net && lazy_net_streaming(l)) {
 		lazy_net_step(l, readable);
 		return;
 	}
@@ -717,6 +717,59 @@ static int idle_ms(const struct loader *l)
 	return -1;
 }
 
+/* The poll table's fds for the page server's stream read beside the
+ * copiers (lazy_net_pump()): their word of a buffer freed, and the
+ * connection while a reply is awaited and a buffer is free; @tmo
+ * lowered to 0 where a piece can be read at once (the memfd's).  How
+ * many. */
+static size_t pump_fds(struct loader *l, struct pollfd *fds, int *tmo, uint64_t now,
+		       uint64_t next)
+{
+	bool local = lazy_net_ask(l), free = lazy_copiers_has_buf(l);
+	int t = -1;
+	size_t n = 0;
+
+	fds[n++] = (struct pollfd){ .fd = lazy_copiers_buf_fd(l), .events = POLLIN };
+	if (free && now < next)		/* (test build: paced) */
+		t = (int)((next - now) / 1000000) + 1;
+	else if (free && local)
+		t = 0;
+	else if (free && lazy_net_streaming(l))
+		fds[n++] = (struct pollfd){ .fd = lazy_net_sock(l), .events = POLLIN };
+	if (t >= 0 && (*tmo < 0 || t < *tmo))
+		*tmo = t;
+	return n;
+}
+
+/* After the poll, with the stream read beside the copiers: their word
+ * read, and pieces read and handed over (one a step when paced);
+ * whether nothing else wants this thread (no need of a hold). */
+static bool pumped(struct loader *l, const struct pollfd *fds, size_t nfd, size_t at,
+		   size_t n, uint64_t *now, uint64_t *next)
+{
+	bool readable = false, other = false;
+
+	for (size_t i = 0; i < nfd; i++) {
+		if (!fds[i].revents)
+			continue;
+		if (i == at)
+			lazy_copiers_buf_ack(l);
+		else if (i > at && i < at + n)
+			readable = true;
+		else
+			other = true;
+	}
+	for (size_t k = 0; k < l->nr; k++)
+		other |= l->mm[k]->nr_retry > 0;
+	if (!l->delay_ms) {
+		lazy_net_pump(l, readable, NET_DEPTH);
+	} else if ((*now = log_now()) >= *next) {
+		*next = *now + l->delay_ms * 1000000ULL;
+		lazy_net_pump(l, readable, 1);
+	}
+	return !other;
+}
+
 static _Noreturn void run(struct loader *l)
 {
 	struct pollfd *fds = NULL;
@@ -726,9 +779,14 @@ static _Noreturn void run(struct loader *l)
 	lazy_copiers_start(l);	/* (none: this thread makes every step) */
 	/* (with a server, the stream goes on to check every checksum) */
 	while (l->nr || (streaming(l) && !l->root_gone)) {
-		void *p = realloc(fds, (l->nr + 4) * sizeof(*fds));
-		size_t nr = l->nr, nfd = nr, ctl;
+		void *p = realloc(fds, (l->nr + 6) * sizeof(*fds));
+		size_t nr = l->nr, nfd = nr, ctl, pump0 = 0, npump = 0;
 		bool net = streaming(l);
+		/* the stream read beside the copiers' copies, not under
+		 * their hold; the rest of it (after the stream: a hole's
+		 * pages put back) by this thread */
+		bool pump = net && l->cp, mine = !l->cp || (l->net && !net);
+		int tmo;
 
 		check_done(l, false);
 		if (!p) {
@@ -739,7 +797,10 @@ static _Noreturn void run(struct loader *l)
 		fds = p;
 		for (size_t k = 0; k < nr; k++)
 			fds[k] = (struct pollfd){ .fd = l->mm[k]->ufd, .events = POLLIN };
-		if (net)
+		if (l->delay_ms)
+			now = log_now();
+		tmo = mine ? wait_ms(l, now, next) : idle_ms(l);
+		if (net && !pump)
 			fds[nfd++] = (struct pollfd){ .fd = lazy_net_sock(l), .events = POLLIN };
 		ctl = nfd;
 		if (l->ctl >= 0)
@@ -750,10 +811,15 @@ static _Noreturn void run(struct loader *l)
 			fds[nfd++] = (struct pollfd){ .fd = lazy_copiers_fd(l), .events = POLLIN };
 		if (l->checker)
 			fds[nfd++] = (struct pollfd){ .fd = l->check_fd, .events = POLLIN };
-		if (l->delay_ms)
-			now = log_now();
+		if (pump) {
+			pump0 = nfd;
+			npump = pump_fds(l, fds + nfd, &tmo, now, next);
+			nfd += npump;
+		}
 		/* faults served at once, whatever the pace of the steps */
-		poll(fds, nfd, l->cp ? idle_ms(l) : wait_ms(l, now, next));
+		poll(fds, nfd, tmo);
+		if (pump && pumped(l, fds, nfd, pump0, npump, &now, &next))
+			continue;
 		lazy_copiers_hold(l);
 		if (ctl < nfd && fds[ctl].fd == l->ctl && fds[ctl].revents && lazy_shm_ctl(l)) {
 			close(l->ctl);
@@ -777,8 +843,9 @@ static _Noreturn void run(struct loader *l)
 			lazy_copiers_go(l);
 			break;
 		}
-		/* (with copiers, every step is theirs) */
-		if (!l->cp && (!l->delay_ms || (now = log_now()) >= next)) {
+		/* (with copiers, every step is theirs but a page server's
+		 * after its stream) */
+		if (mine && !pump && (!l->delay_ms || (now = log_now()) >= next)) {
 			next = now + l->delay_ms * 1000000ULL;
 			background(l, &rr, net && (fds[nr].revents & (POLLIN | POLLHUP | POLLERR)));
 		}
@@ -794,11 +861,11 @@ static _Noreturn void run(struct loader *l)
 	check_done(l, true);
 	if (l->net)
 		ps_bye(lazy_net_sock(l));
-	log_info(&l->log, "lazy restart: pid %d: loader %s in %.1f ms: %llu pages on touch (%llu faults), %llu in the background, %llu zero pages%s",
+	log_info(&l->log, "lazy restart: pid %d: loader %s in %.1f ms: %llu pages on touch (%llu faults), %llu in the background (%d copier%s), %llu zero pages%s",
 		 l->root, l->gone ? "ended with the memory it served" : "done",
 		 (log_now() - l->t0) / 1e6, (unsigned long long)l->on_fault,
-		 (unsigned long long)l->faults,
-		 (unsigned long long)l->in_bg, (unsigned long long)l->zero,
+		 (unsigned long long)l->faults, (unsigned long long)l->in_bg, l->copiers,
+		 l->copiers == 1 ? "" : "s", (unsigned long long)l->zero,
 		 l->net ? ", from the page server" : "");
 	if (l->net)
 		log_info(&l->log, "lazy restart: pid %d: %llu bytes from the page server, %.0f MB/s",

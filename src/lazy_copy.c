@@ -19,7 +19,13 @@
  * mmap_changing) and its pages go back before the event is read.  A
  * shared memory step's pwrite() to its object is never refused so: a
  * page it writes is freed (MADV_REMOVE), if at all, after the event is
- * read, which waits for the write (lazy_shm.c). */
+ * read, which waits for the write (lazy_shm.c).
+ *
+ * From a page server they place the pieces of the stream the first
+ * thread reads into their buffers (lazy_net.c), and nothing else: the
+ * image's holes are the server's, and only the first thread talks to
+ * it.  A piece's pages are taken, copied and settled as a step's, so no
+ * piece is half placed while the first thread holds them. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
@@ -47,10 +53,25 @@
  * checked here).  Older kernels: no copiers. */
 #define KERNEL_MIN	((5 << 8) | 17)
 
+/* a page server's pieces: twice as many as copiers, and two more being
+ * read, so that none waits for the first thread */
+#define NET_BUFS_FOR(n)	(2 * (n) + 2)
+#define NET_BUFS	NET_BUFS_FOR(MAX_COPIERS)
+
 struct copier {
 	struct loader *l;
 	char *buf;		/* CHUNK_PAGES */
 	pthread_t th;
+	/* a piece's steps, and how each copy went */
+	struct lazy_step *st;
+	int *got;
+	uint64_t *done;
+	size_t cap;
+};
+
+struct net_job {
+	char *buf;
+	uint64_t off, len;
 };
 
 struct lazy_copiers {
@@ -65,6 +86,13 @@ struct lazy_copiers {
 	uint64_t gen;		/* the first thread's holds, counted */
 	int n;
 	struct copier c[MAX_COPIERS];
+	/* a page server's pieces: buffers free, pieces handed over (a
+	 * ring), those being placed */
+	char *free_buf[NET_BUFS];
+	int nr_free, nr_bufs;
+	struct net_job job[NET_BUFS];
+	int job_head, nr_jobs, running;
+	int bfd;		/* the first thread's wakeup: a buffer freed */
 };
 
 static bool kernel_counts_events(void)
@@ -219,6 +247,45 @@ static void mm_step(struct copier *c, struct lazy_mm *m)
 	}
 }
 
+/* A page server's piece (lazy_net.c), the oldest: what of it every
+ * memory misses taken, copied from its buffer and settled, as steps;
+ * the buffer free again. */
+static void net_job(struct copier *c)
+{
+	struct loader *l = c->l;
+	struct lazy_copiers *cp = l->cp;
+	struct net_job j = cp->job[cp->job_head];
+	size_t n, cap = c->cap;
+	bool wake = false;
+
+	cp->job_head = (cp->job_head + 1) % NET_BUFS;
+	cp->nr_jobs--;
+	cp->running++;
+	n = lazy_net_take(l, j.off, j.len, &c->st, &c->cap);
+	if (c->cap != cap) {
+		void *g = realloc(c->got, c->cap * sizeof(*c->got));
+		void *d = g ? realloc(c->done, c->cap * sizeof(*c->done)) : NULL;
+
+		c->got = g ? g : c->got;
+		c->done = d ? d : c->done;
+		if (!g || !d)
+			lazy_fetch_failed(l, c->st[0].m, c->st[0].addr, c->st[0].off, ENOMEM);
+	}
+	unlocked(cp, l);
+	for (size_t i = 0; i < n; i++)
+		c->got[i] = lazy_place(l, c->st[i].m, c->st[i].addr, c->st[i].n * PAGE,
+				       j.buf + (c->st[i].off - j.off), c->st[i].off, &c->done[i]);
+	relocked(cp);
+	for (size_t i = 0; i < n; i++)
+		if (lazy_step_end(l, &c->st[i], c->got[i], c->done[i]) || !c->st[i].m->pending.n)
+			wake = true;
+	cp->free_buf[cp->nr_free++] = j.buf;
+	cp->running--;
+	(void)!write(cp->bfd, &(uint64_t){ 1 }, sizeof(uint64_t));
+	if (wake)
+		wake_first(cp);
+}
+
 static void *copier(void *arg)
 {
 	struct copier *c = arg;
@@ -235,13 +302,16 @@ static void *copier(void *arg)
 		bool shm = false;
 
 		/* shared memory first: every process mapping it waits */
-		while (!cp->stop && (cp->held || !((shm = has_shm(l)) || (m = next_mm(l)))))
+		while (!cp->stop && (cp->held || !(cp->nr_jobs ||
+			(!l->net && ((shm = has_shm(l)) || (m = next_mm(l)))))))
 			pthread_cond_wait(&cp->cond, &cp->lock);
 		if (cp->stop)
 			break;
-		if (paced(l))
+		if (cp->nr_jobs)	/* (paced as it is read) */
+			net_job(c);
+		else if (paced(l))
 			continue;
-		if (shm)
+		else if (shm)
 			shm_step(c);
 		else
 			mm_step(c, m);
@@ -252,19 +322,45 @@ static void *copier(void *arg)
 
 static void free_copiers(struct lazy_copiers *cp)
 {
-	for (int i = 0; i < MAX_COPIERS; i++)
+	for (int i = 0; i < MAX_COPIERS; i++) {
 		if (cp->c[i].buf)
 			membuf_put(cp->c[i].buf, CHUNK_PAGES * PAGE);
+		free(cp->c[i].st);
+		free(cp->c[i].got);
+		free(cp->c[i].done);
+	}
+	/* (all free once the copiers are stopped: the stream ended, or
+	 * the loader with it) */
+	for (int i = 0; i < cp->nr_free; i++)
+		membuf_put(cp->free_buf[i], NET_PIECE);
+	for (int i = 0; i < cp->nr_jobs; i++)
+		membuf_put(cp->job[(cp->job_head + i) % NET_BUFS].buf, NET_PIECE);
 	if (cp->efd >= 0)
 		close(cp->efd);
+	if (cp->bfd >= 0)
+		close(cp->bfd);
 	pthread_cond_destroy(&cp->cond);
 	pthread_mutex_destroy(&cp->lock);
 	free(cp);
 }
 
+/* A page server's pieces' buffers, for @n copiers: 0 or -ENOMEM. */
+static int net_bufs(struct lazy_copiers *cp, int n)
+{
+	for (int i = 0; i < NET_BUFS_FOR(n); i++) {
+		char *b = membuf_get(NET_PIECE);
+
+		if (!b)
+			return -ENOMEM;
+		cp->free_buf[cp->nr_free++] = b;
+	}
+	cp->nr_bufs = cp->nr_free;
+	return 0;
+}
+
 int lazy_copiers_start(struct loader *l)
 {
-	int n = l->net ? 0 : count_copiers(l);
+	int n = count_copiers(l);
 	struct lazy_copiers *cp;
 	pthread_condattr_t ca;
 
@@ -273,15 +369,19 @@ int lazy_copiers_start(struct loader *l)
 	cp = calloc(1, sizeof(*cp));
 	if (!cp)
 		return -ENOMEM;
+	cp->efd = cp->bfd = -1;
 	pthread_mutex_init(&cp->lock, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&cp->cond, &ca);
 	pthread_condattr_destroy(&ca);
 	cp->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (cp->efd < 0) {
+	cp->bfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (cp->efd < 0 || cp->bfd < 0 || (l->net && net_bufs(cp, n < MAX_COPIERS ? n : MAX_COPIERS))) {
+		int err = cp->efd < 0 || cp->bfd < 0 ? -errno : -ENOMEM;
+
 		free_copiers(cp);
-		return -errno;
+		return err;
 	}
 	l->cp = cp;
 	pthread_mutex_lock(&cp->lock);
@@ -295,6 +395,7 @@ int lazy_copiers_start(struct loader *l)
 		cp->n++;
 	}
 	pthread_mutex_unlock(&cp->lock);
+	l->copiers = cp->n;
 	if (cp->n)
 		return 0;
 	l->cp = NULL;
@@ -347,4 +448,80 @@ void lazy_copiers_stop(struct loader *l)
 		pthread_join(cp->c[i].th, NULL);
 	l->cp = NULL;
 	free_copiers(cp);
+}
+
+/* The first thread's, held or not: with its hold it has the lock. */
+static void lock_q(struct lazy_copiers *cp)
+{
+	if (!cp->held)
+		pthread_mutex_lock(&cp->lock);
+}
+
+static void unlock_q(struct lazy_copiers *cp)
+{
+	if (!cp->held)
+		pthread_mutex_unlock(&cp->lock);
+}
+
+char *lazy_copiers_buf(struct loader *l)
+{
+	struct lazy_copiers *cp = l->cp;
+	char *b = NULL;
+
+	if (!cp || !cp->nr_bufs)
+		return NULL;
+	lock_q(cp);
+	if (cp->nr_free)
+		b = cp->free_buf[--cp->nr_free];
+	unlock_q(cp);
+	return b;
+}
+
+void lazy_copiers_push(struct loader *l, char *buf, uint64_t off, uint64_t len)
+{
+	struct lazy_copiers *cp = l->cp;
+
+	lock_q(cp);
+	cp->job[(cp->job_head + cp->nr_jobs++) % NET_BUFS] = (struct net_job){ buf, off, len };
+	pthread_cond_broadcast(&cp->cond);
+	unlock_q(cp);
+}
+
+bool lazy_copiers_has_buf(struct loader *l)
+{
+	struct lazy_copiers *cp = l->cp;
+	bool any;
+
+	if (!cp)
+		return false;
+	lock_q(cp);
+	any = cp->nr_free > 0;
+	unlock_q(cp);
+	return any;
+}
+
+bool lazy_copiers_placing(struct loader *l)
+{
+	struct lazy_copiers *cp = l->cp;
+	bool busy;
+
+	if (!cp)
+		return false;
+	lock_q(cp);
+	busy = cp->nr_jobs || cp->running;
+	unlock_q(cp);
+	return busy;
+}
+
+int lazy_copiers_buf_fd(const struct loader *l)
+{
+	return l->cp ? l->cp->bfd : -1;
+}
+
+void lazy_copiers_buf_ack(struct loader *l)
+{
+	uint64_t v;
+
+	if (l->cp)
+		(void)!read(l->cp->bfd, &v, sizeof(v));
 }

@@ -13,6 +13,8 @@
 #include "page.h"
 
 #define CHUNK_PAGES	512	/* a background step: 2 MiB */
+#define NET_PIECE	(1024 * 1024)	/* a page server's streamed piece */
+#define NET_DEPTH	4		/* its requests in flight */
 #define MAX_RETRY	4096
 
 struct lazy_mm {
@@ -60,11 +62,15 @@ struct loader {
 	int self_ufd;		/* their views' userfaultfd */
 	int ctl;		/* restart's requests (struct lazy_ctl), or -1 */
 	struct lazy_copiers *cp;	/* background steps' threads (lazy_copy.c) */
+	int copiers;		/* how many it had */
 	bool ending;		/* on an error: the first thread to meet one ends it */
 };
 
 /* @pid and every process below it, killed. */
 void lazy_kill_tree(pid_t pid, int depth);
+/* The loader's end on an error, once: a second thread to meet one waits
+ * for the first's _exit(). */
+void lazy_ending(struct loader *l);
 /* A page that cannot be had: the process is killed, the loader exits. */
 _Noreturn void lazy_fetch_failed(struct loader *l, struct lazy_mm *m, uint64_t addr,
 				 uint64_t off, int err);
@@ -105,6 +111,19 @@ int lazy_copiers_fd(const struct loader *l);
 void lazy_copiers_hold(struct loader *l);
 void lazy_copiers_go(struct loader *l);
 void lazy_copiers_stop(struct loader *l);
+/* restart --page-server: the first thread reads the stream's pieces
+ * into the copiers' buffers (NET_PIECE each; NULL: none free, or no
+ * copiers) and hands them over, with no hold (they place the pieces
+ * meanwhile: lazy_net_take()).  Without a hold they take the copiers'
+ * lock; with one, they are the holder's. */
+char *lazy_copiers_buf(struct loader *l);
+void lazy_copiers_push(struct loader *l, char *buf, uint64_t off, uint64_t len);
+bool lazy_copiers_has_buf(struct loader *l);
+/* Whether pieces are handed over and not all placed yet. */
+bool lazy_copiers_placing(struct loader *l);
+/* Readable when a copier freed a buffer (-1: no copiers); its word read. */
+int lazy_copiers_buf_fd(const struct loader *l);
+void lazy_copiers_buf_ack(struct loader *l);
 
 /* How many pages to bring from @a on for a fault there: @first, more
  * where the process reads on from the last fault (m->next_fault). */
@@ -170,6 +189,19 @@ uint64_t lazy_net_fault(struct loader *l, uint64_t off);
  * waits for the server now. */
 bool lazy_net_streaming(const struct loader *l);
 bool lazy_net_waits(const struct loader *l);
+/* Requests sent, up to NET_DEPTH in flight: whether the oldest piece is
+ * at hand (the memfd's, no reply to wait for). */
+bool lazy_net_ask(struct loader *l);
+/* With copiers, outside their hold: up to @most pieces that are there
+ * (@readable: the connection has bytes) read into free buffers of
+ * theirs, checked and handed over. */
+void lazy_net_pump(struct loader *l, bool readable, int most);
+/* A copier's piece [off, off + len), under the copiers' lock: the runs
+ * of every memory's missing pages in it, taken out of their pending
+ * sets, into *@st (grown, *@cap): how many.  Each is settled as a
+ * background step (lazy_step_end()). */
+size_t lazy_net_take(struct loader *l, uint64_t off, uint64_t len, struct lazy_step **st,
+		     size_t *cap);
 /* A step of the stream: asks for more, takes the oldest piece if it is
  * there (@readable: the connection has bytes). */
 void lazy_net_step(struct loader *l, bool readable);

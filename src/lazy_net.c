@@ -6,9 +6,17 @@
  * way; a touched page's 64 KiB block of its hole is asked for at once,
  * and must be the same bytes when the stream passes it.  A reply that
  * is not what was asked, or none, kills the process: never a zero page.
+ *
+ * With copiers (lazy_copy.c) the first thread only reads and checks the
+ * stream, outside their hold, into buffers of theirs, and they place
+ * the pieces (lazy_net_take()) while it reads the next: one thread did
+ * both, and placing (UFFDIO_COPY into fresh pages) is most of the cost.
+ * Under the hold (a fault's block waits for the pieces in flight) a
+ * piece with no buffer free is placed by the first thread itself.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,9 +27,7 @@
 #include "lazy_int.h"
 #include "pageserver.h"
 
-#define NET_PIECE	(256 * 1024)	/* a streamed request */
 #define NET_BLOCK	(64 * 1024)	/* a touched page's request */
-#define NET_DEPTH	8		/* requests in flight */
 
 struct net_piece {
 	uint64_t off, len;
@@ -52,6 +58,7 @@ struct lazy_net {
  * run on without its pages. */
 static _Noreturn void net_failed(struct loader *l, uint64_t off)
 {
+	lazy_ending(l);
 	log_err(&l->log, EPROTO,
 		"lazy restart: pid %d: %s at image offset %llu, so pid %d is killed",
 		l->root, l->net->why, (unsigned long long)off, l->tree);
@@ -104,26 +111,37 @@ static size_t first_run(const struct lazy_mm *m, uint64_t off)
 	return lo;
 }
 
+/* The runs of @m's missing pages with image offsets in [off, off +
+ * len), into @todo (by address). */
+static void missing(struct loader *l, struct lazy_mm *m, uint64_t off, uint64_t len,
+		    struct lazy_set *todo)
+{
+	uint64_t end = off + len;
+
+	for (size_t i = first_run(m, off); i < m->pending.n; i++) {
+		const struct lazy_run *r = &m->pending.r[i];
+		uint64_t a = r->off > off ? r->off : off;
+		uint64_t b = r->off + r->npages * PAGE < end ? r->off + r->npages * PAGE : end;
+
+		if (!m->moved && r->off >= end)
+			break;
+		if (a < b && lazy_set_add(todo, r->addr + (a - r->off), (b - a) / PAGE, a))
+			lazy_fetch_failed(l, m, r->addr, a, ENOMEM);
+	}
+}
+
 /* The image's bytes [off, off + len) at @src: every page of them that a
  * memory still misses, placed.  Pages placed. */
 static uint64_t place_range(struct loader *l, uint64_t off, uint64_t len, const char *src)
 {
-	uint64_t end = off + len, placed = 0;
+	uint64_t placed = 0;
 
 	for (size_t k = 0; k < l->nr; k++) {
 		struct lazy_mm *m = l->mm[k];
 		struct lazy_set todo = { 0 };
 
-		for (size_t i = first_run(m, off); i < m->pending.n && !m->dead; i++) {
-			const struct lazy_run *r = &m->pending.r[i];
-			uint64_t a = r->off > off ? r->off : off;
-			uint64_t b = r->off + r->npages * PAGE < end ? r->off + r->npages * PAGE : end;
-
-			if (!m->moved && r->off >= end)
-				break;
-			if (a < b && lazy_set_add(&todo, r->addr + (a - r->off), (b - a) / PAGE, a))
-				lazy_fetch_failed(l, m, r->addr, a, ENOMEM);
-		}
+		if (!m->dead)
+			missing(l, m, off, len, &todo);
 		for (size_t i = 0; i < todo.n && !m->dead; i++) {
 			const struct lazy_run *t = &todo.r[i];
 			uint64_t done;
@@ -137,6 +155,38 @@ static uint64_t place_range(struct loader *l, uint64_t off, uint64_t len, const 
 		lazy_set_free(&todo);
 	}
 	return placed;
+}
+
+size_t lazy_net_take(struct loader *l, uint64_t off, uint64_t len, struct lazy_step **st,
+		     size_t *cap)
+{
+	size_t n = 0;
+
+	for (size_t k = 0; k < l->nr; k++) {
+		struct lazy_mm *m = l->mm[k];
+		struct lazy_set todo = { 0 };
+
+		if (!m->dead)
+			missing(l, m, off, len, &todo);
+		for (size_t i = 0; i < todo.n; i++) {
+			const struct lazy_run *t = &todo.r[i];
+
+			if (n == *cap) {
+				size_t c = *cap ? *cap * 2 : 16;
+				void *p = realloc(*st, c * sizeof(**st));
+
+				if (!p)
+					lazy_fetch_failed(l, m, t->addr, t->off, ENOMEM);
+				*st = p;
+				*cap = c;
+			}
+			(*st)[n++] = (struct lazy_step){ m, t->addr, t->npages, t->off };
+			if (lazy_set_cut(&m->pending, t->addr, t->addr + t->npages * PAGE))
+				lazy_fetch_failed(l, m, t->addr, t->off, ENOMEM);
+		}
+		lazy_set_free(&todo);
+	}
+	return n;
 }
 
 /* A streamed piece of the server's, against what was sent on touch. */
@@ -160,43 +210,54 @@ static void net_compare(struct loader *l, const struct net_piece *p, const char 
 	}
 }
 
-/* The oldest piece: its bytes read (its reply, or the memfd), checked
- * into its span's checksum and placed. */
-static void net_take(struct loader *l)
+/* The oldest piece read into @buf (NET_PIECE): its reply, or the
+ * memfd's bytes; checked into its span's checksum. */
+static struct net_piece net_read(struct loader *l, char *buf)
 {
 	struct lazy_net *n = l->net;
 	struct net_piece p = n->q[n->qh];
-	const char *data = n->buf;
 
 	n->qh = (n->qh + 1) % (sizeof(n->q) / sizeof(n->q[0]));
 	n->qn--;
 	if (p.net) {
 		n->qnet--;
-		if (ps_reply(n->sock, p.off, p.len, n->buf, n->why, sizeof(n->why)))
+		if (ps_reply(n->sock, p.off, p.len, buf, n->why, sizeof(n->why)))
 			net_failed(l, p.off);
-		net_compare(l, &p, data);
+		net_compare(l, &p, buf);
 		n->bytes += p.len;
-	} else if (pread(l->img_fd, l->buf, p.len, p.off) != (ssize_t)p.len) {
+	} else if (pread(l->img_fd, buf, p.len, p.off) != (ssize_t)p.len) {
 		snprintf(n->why, sizeof(n->why), "the image's copy cannot be read");
 		net_failed(l, p.off);
-	} else {
-		data = l->buf;
 	}
 	if (p.first)
 		n->crc = 0;
-	n->crc = crc32c(n->crc, data, p.len);
+	n->crc = crc32c(n->crc, buf, p.len);
 	if (p.last && n->crc != l->spans[p.span].crc) {
+		lazy_ending(l);
 		log_err(&l->log, EBADMSG,
 			"lazy restart: pid %d: record PAGES at offset %llu: checksum mismatch (corrupt image), so pid %d is killed",
 			l->root, (unsigned long long)l->spans[p.span].rec_pos, l->tree);
 		lazy_kill_tree(l->tree, 0);
 		_exit(1);
 	}
-	l->in_bg += place_range(l, p.off, p.len, data);
+	return p;
 }
 
-/* Pieces asked for up to NET_DEPTH in flight: holes in NET_PIECE steps,
- * the memfd's bytes in CHUNK_PAGES steps. */
+/* The oldest piece, read and placed: by the copiers if a buffer of
+ * theirs is free, else here (with the copiers held, or none). */
+static void net_take(struct loader *l)
+{
+	char *buf = lazy_copiers_buf(l);
+	struct net_piece p = net_read(l, buf ? buf : l->net->buf);
+
+	if (buf)
+		lazy_copiers_push(l, buf, p.off, p.len);
+	else
+		l->in_bg += place_range(l, p.off, p.len, l->net->buf);
+}
+
+/* Pieces asked for up to NET_DEPTH in flight: holes and the memfd's
+ * bytes in NET_PIECE steps. */
 static void net_ask(struct loader *l)
 {
 	struct lazy_net *n = l->net;
@@ -219,7 +280,7 @@ static void net_ask(struct loader *l)
 
 			if (i < n->nr_holes && n->holes[i].off < end)
 				end = n->holes[i].off;
-			end = end - start > CHUNK_PAGES * PAGE ? start + CHUNK_PAGES * PAGE : end;
+			end = end - start > NET_PIECE ? start + NET_PIECE : end;
 		}
 		*p = (struct net_piece){ start, end - start, n->span, !!net_hole(n, start),
 					 start == s->off, end == s->off + s->len };
@@ -323,6 +384,39 @@ void lazy_net_step(struct loader *l, bool readable)
 	net_ask(l);
 	if (n->qn && (!n->q[n->qh].net || readable))
 		net_take(l);
+}
+
+bool lazy_net_ask(struct loader *l)
+{
+	struct lazy_net *n = l->net;
+
+	net_ask(l);
+	return n->qn && !n->q[n->qh].net;
+}
+
+static bool sock_ready(int sock)
+{
+	struct pollfd p = { .fd = sock, .events = POLLIN };
+
+	return poll(&p, 1, 0) > 0;
+}
+
+void lazy_net_pump(struct loader *l, bool readable, int most)
+{
+	struct lazy_net *n = l->net;
+
+	for (int i = 0; i < most; i++) {
+		struct net_piece p;
+		char *buf;
+
+		net_ask(l);
+		if (!n->qn || (n->q[n->qh].net && !readable && !sock_ready(n->sock)) ||
+		    !(buf = lazy_copiers_buf(l)))
+			return;
+		p = net_read(l, buf);
+		lazy_copiers_push(l, buf, p.off, p.len);
+		readable = false;
+	}
 }
 
 int lazy_net_sock(const struct loader *l)

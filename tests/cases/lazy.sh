@@ -27,6 +27,7 @@ t lazy_ps_forged
 t lazy_ps_wrong_key
 t lazy_ps_bad_request
 t lazy_ps_state
+t lazy_ps_copy_race
 t lazy_ps_images
 
 # lazy_mem (tests/progs) of MIB MiB, checkpointed into DIR/img: sets $pid.
@@ -666,6 +667,28 @@ test_lazy_ps_state() {
 
 # A compressed image is served expanded (its pages as the loader wants
 # them); an incremental one is refused in one line, and so is
+# test_lazy_copy_race through a page server: the copiers place the
+# stream's pieces (src/lazy_copy.c) while the first thread reads the
+# next, so a piece is under way (its copy 20 ms after its pages were
+# taken) when the process drops all of its memory; the drop is read only
+# once no piece is under way, and that piece's copy fails, or it brings
+# the dropped pages back.
+test_lazy_ps_copy_race() {
+	local d=$WORK/lazy-ps-copy-race
+	mkdir -p $d
+	"$PROGS/lazy_race" $d/go drop > $d/out 2>&1 < /dev/null &
+	pid=$!
+	wait_for $d/out READY 30 && checkpoint_kill $d $pid || return 1
+	ps_start $d "" 127.0.0.1 || return 1
+	CKPT_TEST_LAZY_COPIERS=1 CKPT_TEST_LAZY_COPY_DELAY_MS=20 \
+		ps_restart $d "" 127.0.0.1 $d/img 0 || return 1
+	lazy_pass $d || return 1
+	grep -q 'loader done.*in the background (1 copier).*from the page server' $d/err ||
+		{ note "no copier placed the stream"; return 1; }
+	gone $srv || { note "the server is still there"; return 1; }
+	sanitizer_clean $d/srv
+}
+
 # --page-server without --lazy.
 test_lazy_ps_images() {
 	local d=$WORK/lazy-ps-images rc
