@@ -725,16 +725,17 @@ static int idle_ms(const struct loader *l)
 static size_t pump_fds(struct loader *l, struct pollfd *fds, int *tmo, uint64_t now,
 		       uint64_t next)
 {
-	bool local = lazy_net_ask(l), free = lazy_copiers_has_buf(l);
+	bool paced = now < next, room = lazy_copiers_has_buf(l);
+	bool local = !paced && lazy_net_ask(l);	/* (paced: not even asked) */
 	int t = -1;
 	size_t n = 0;
 
 	fds[n++] = (struct pollfd){ .fd = lazy_copiers_buf_fd(l), .events = POLLIN };
-	if (free && now < next)		/* (test build: paced) */
+	if (room && paced)		/* (test build) */
 		t = (int)((next - now) / 1000000) + 1;
-	else if (free && local)
+	else if (room && local)
 		t = 0;
-	else if (free && lazy_net_streaming(l))
+	else if (room && lazy_net_streaming(l))
 		fds[n++] = (struct pollfd){ .fd = lazy_net_sock(l), .events = POLLIN };
 	if (t >= 0 && (*tmo < 0 || t < *tmo))
 		*tmo = t;
@@ -742,8 +743,9 @@ static size_t pump_fds(struct loader *l, struct pollfd *fds, int *tmo, uint64_t 
 }
 
 /* After the poll, with the stream read beside the copiers: their word
- * read, and pieces read and handed over (one a step when paced);
- * whether nothing else wants this thread (no need of a hold). */
+ * read, and a piece read and handed over, unless something else wants
+ * this thread (a fault first: a piece is a few ms); whether nothing
+ * did (no need of a hold). */
 static bool pumped(struct loader *l, const struct pollfd *fds, size_t nfd, size_t at,
 		   size_t n, uint64_t *now, uint64_t *next)
 {
@@ -761,13 +763,15 @@ static bool pumped(struct loader *l, const struct pollfd *fds, size_t nfd, size_
 	}
 	for (size_t k = 0; k < l->nr; k++)
 		other |= l->mm[k]->nr_retry > 0;
+	if (other)
+		return false;
 	if (!l->delay_ms) {
-		lazy_net_pump(l, readable, NET_DEPTH);
+		lazy_net_pump(l, readable);
 	} else if ((*now = log_now()) >= *next) {
 		*next = *now + l->delay_ms * 1000000ULL;
-		lazy_net_pump(l, readable, 1);
+		lazy_net_pump(l, readable);
 	}
-	return !other;
+	return true;
 }
 
 static _Noreturn void run(struct loader *l)

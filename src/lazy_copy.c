@@ -53,8 +53,8 @@
  * checked here).  Older kernels: no copiers. */
 #define KERNEL_MIN	((5 << 8) | 17)
 
-/* a page server's pieces: twice as many as copiers, and two more being
- * read, so that none waits for the first thread */
+/* a page server's pieces: two a copier (one placed, one waiting), and
+ * two for the first thread to read into meanwhile */
 #define NET_BUFS_FOR(n)	(2 * (n) + 2)
 #define NET_BUFS	NET_BUFS_FOR(MAX_COPIERS)
 
@@ -247,6 +247,16 @@ static void mm_step(struct copier *c, struct lazy_mm *m)
 	}
 }
 
+/* A page server's piece's buffer free again: the first thread told (it
+ * may wait for one). */
+static void buf_free(struct lazy_copiers *cp, char *buf)
+{
+	uint64_t one = 1;
+
+	cp->free_buf[cp->nr_free++] = buf;
+	(void)!write(cp->bfd, &one, sizeof(one));
+}
+
 /* A page server's piece (lazy_net.c), the oldest: what of it every
  * memory misses taken, copied from its buffer and settled, as steps;
  * the buffer free again. */
@@ -256,7 +266,7 @@ static void net_job(struct copier *c)
 	struct lazy_copiers *cp = l->cp;
 	struct net_job j = cp->job[cp->job_head];
 	size_t n, cap = c->cap;
-	bool wake = false;
+	bool wake = false, again = false;
 
 	cp->job_head = (cp->job_head + 1) % NET_BUFS;
 	cp->nr_jobs--;
@@ -276,12 +286,28 @@ static void net_job(struct copier *c)
 		c->got[i] = lazy_place(l, c->st[i].m, c->st[i].addr, c->st[i].n * PAGE,
 				       j.buf + (c->st[i].off - j.off), c->st[i].off, &c->done[i]);
 	relocked(cp);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		again |= c->got[i] == -EAGAIN;
 		if (lazy_step_end(l, &c->st[i], c->got[i], c->done[i]) || !c->st[i].m->pending.n)
 			wake = true;
-	cp->free_buf[cp->nr_free++] = j.buf;
+	}
 	cp->running--;
-	(void)!write(cp->bfd, &(uint64_t){ 1 }, sizeof(uint64_t));
+	if (again) {
+		/* An event is queued: the piece, whose bytes the stream has
+		 * checked, is kept (first in line) until the first thread
+		 * has read it.  Its pages put back would be asked for again
+		 * after the stream, unchecked against it. */
+		uint64_t gen = cp->gen, until = log_now() + IDLE_NS, now;
+
+		cp->job_head = (cp->job_head + NET_BUFS - 1) % NET_BUFS;
+		cp->job[cp->job_head] = j;
+		cp->nr_jobs++;
+		wake_first(cp);
+		while (!cp->stop && cp->gen == gen && (now = log_now()) < until)
+			wait_ns(cp, until - now);
+		return;
+	}
+	buf_free(cp, j.buf);
 	if (wake)
 		wake_first(cp);
 }
@@ -389,8 +415,9 @@ int lazy_copiers_start(struct loader *l)
 		struct copier *c = &cp->c[i];
 
 		c->l = l;
-		c->buf = membuf_get(CHUNK_PAGES * PAGE);
-		if (!c->buf || pthread_create(&c->th, NULL, copier, c))
+		/* (a page server's copiers place from its pieces' buffers) */
+		c->buf = l->net ? NULL : membuf_get(CHUNK_PAGES * PAGE);
+		if ((!l->net && !c->buf) || pthread_create(&c->th, NULL, copier, c))
 			break;
 		cp->n++;
 	}
@@ -524,4 +551,18 @@ void lazy_copiers_buf_ack(struct loader *l)
 
 	if (l->cp)
 		(void)!read(l->cp->bfd, &v, sizeof(v));
+}
+
+bool lazy_copiers_queued(struct loader *l, int i, char **buf, uint64_t *off, uint64_t *len)
+{
+	struct lazy_copiers *cp = l->cp;
+	const struct net_job *j;
+
+	if (!cp || i >= cp->nr_jobs)
+		return false;
+	j = &cp->job[(cp->job_head + i) % NET_BUFS];
+	*buf = j->buf;
+	*off = j->off;
+	*len = j->len;
+	return true;
 }

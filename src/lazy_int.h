@@ -97,7 +97,8 @@ struct lazy_step lazy_step_take(struct loader *l, struct lazy_mm *m);
 int lazy_step_end(struct loader *l, const struct lazy_step *st, int ret, uint64_t done);
 
 /* lazy_copy.c: the background steps (private memory's and shared
- * memory's) on threads of their own, one a CPU, while the loader's
+ * memory's, or a page server's stream's pieces) on threads of their
+ * own, one a CPU, while the loader's
  * first thread serves faults and events.  That thread holds them (lazy_copiers_hold()) for all it
  * does but wait in poll(): no copy is under way, and none starts, while
  * it reads a userfaultfd and applies what it read (an event is done
@@ -124,6 +125,10 @@ bool lazy_copiers_placing(struct loader *l);
 /* Readable when a copier freed a buffer (-1: no copiers); its word read. */
 int lazy_copiers_buf_fd(const struct loader *l);
 void lazy_copiers_buf_ack(struct loader *l);
+/* With the copiers held: the @i-th piece handed over and not taken yet
+ * (false past the last), which the first thread may place itself (the
+ * copier that takes it then finds less, or nothing, missing). */
+bool lazy_copiers_queued(struct loader *l, int i, char **buf, uint64_t *off, uint64_t *len);
 
 /* How many pages to bring from @a on for a fault there: @first, more
  * where the process reads on from the last fault (m->next_fault). */
@@ -192,10 +197,10 @@ bool lazy_net_waits(const struct loader *l);
 /* Requests sent, up to NET_DEPTH in flight: whether the oldest piece is
  * at hand (the memfd's, no reply to wait for). */
 bool lazy_net_ask(struct loader *l);
-/* With copiers, outside their hold: up to @most pieces that are there
- * (@readable: the connection has bytes) read into free buffers of
+/* With copiers, outside their hold: the oldest piece, if it is there
+ * (@readable: the connection has bytes), read into a free buffer of
  * theirs, checked and handed over. */
-void lazy_net_pump(struct loader *l, bool readable, int most);
+void lazy_net_pump(struct loader *l, bool readable);
 /* A copier's piece [off, off + len), under the copiers' lock: the runs
  * of every memory's missing pages in it, taken out of their pending
  * sets, into *@st (grown, *@cap): how many.  Each is settled as a

@@ -11,8 +11,10 @@
  * stream, outside their hold, into buffers of theirs, and they place
  * the pieces (lazy_net_take()) while it reads the next: one thread did
  * both, and placing (UFFDIO_COPY into fresh pages) is most of the cost.
- * Under the hold (a fault's block waits for the pieces in flight) a
- * piece with no buffer free is placed by the first thread itself.
+ * A fault's block waits for every piece before it, placed then by the
+ * first thread itself, under the hold: a page the stream has passed
+ * must come from the stream, whose checksums are checked, not from a
+ * later reply that nothing compares.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -26,6 +28,9 @@
 #include "crc32c.h"
 #include "lazy_int.h"
 #include "pageserver.h"
+
+/* (the server answers no more in one request) */
+_Static_assert(NET_PIECE <= PS_MAX_GET, "a piece is one request");
 
 #define NET_BLOCK	(64 * 1024)	/* a touched page's request */
 
@@ -243,17 +248,12 @@ static struct net_piece net_read(struct loader *l, char *buf)
 	return p;
 }
 
-/* The oldest piece, read and placed: by the copiers if a buffer of
- * theirs is free, else here (with the copiers held, or none). */
+/* The oldest piece, read and placed (no copiers). */
 static void net_take(struct loader *l)
 {
-	char *buf = lazy_copiers_buf(l);
-	struct net_piece p = net_read(l, buf ? buf : l->net->buf);
+	struct net_piece p = net_read(l, l->net->buf);
 
-	if (buf)
-		lazy_copiers_push(l, buf, p.off, p.len);
-	else
-		l->in_bg += place_range(l, p.off, p.len, l->net->buf);
+	l->in_bg += place_range(l, p.off, p.len, l->net->buf);
 }
 
 /* Pieces asked for up to NET_DEPTH in flight: holes and the memfd's
@@ -309,6 +309,8 @@ uint64_t lazy_net_fault(struct loader *l, uint64_t off)
 	struct lazy_net *n = l->net;
 	const struct lazy_hole *h = net_hole(n, off);
 	uint64_t k = (off - h->off) / NET_BLOCK, a = h->off + k * NET_BLOCK, b = a + NET_BLOCK;
+	uint64_t o, len;
+	char *buf;
 	int ret;
 
 	b = b < h->end ? b : h->end;
@@ -317,8 +319,27 @@ uint64_t lazy_net_fault(struct loader *l, uint64_t off)
 			 strerror(-ret));
 		net_failed(l, a);
 	}
-	while (n->qn)
-		net_take(l);
+	/* A page the stream has passed comes from the stream, whose
+	 * checksums are checked, never from the block's reply, which
+	 * nothing compares then: a piece read and handed over that holds
+	 * part of the block is placed now (the copiers are held), and so
+	 * is one in flight.  The other pieces in flight go to the copiers
+	 * where they can. */
+	for (int i = 0; lazy_copiers_queued(l, i, &buf, &o, &len); i++)
+		if (o < b && a < o + len)
+			l->in_bg += place_range(l, o, len, buf);
+	while (n->qn) {
+		const struct net_piece *q = &n->q[n->qh];
+		bool mine = q->off < b && a < q->off + q->len;
+		struct net_piece p;
+
+		buf = mine ? NULL : lazy_copiers_buf(l);
+		p = net_read(l, buf ? buf : n->buf);
+		if (buf)
+			lazy_copiers_push(l, buf, p.off, p.len);
+		else
+			l->in_bg += place_range(l, p.off, p.len, n->buf);
+	}
 	if (ps_reply(n->sock, a, b - a, n->fbuf, n->why, sizeof(n->why)))
 		net_failed(l, a);
 	n->bcrc[h->block0 + k] = crc32c(0, n->fbuf, b - a);
@@ -401,22 +422,18 @@ static bool sock_ready(int sock)
 	return poll(&p, 1, 0) > 0;
 }
 
-void lazy_net_pump(struct loader *l, bool readable, int most)
+void lazy_net_pump(struct loader *l, bool readable)
 {
 	struct lazy_net *n = l->net;
+	struct net_piece p;
+	char *buf;
 
-	for (int i = 0; i < most; i++) {
-		struct net_piece p;
-		char *buf;
-
-		net_ask(l);
-		if (!n->qn || (n->q[n->qh].net && !readable && !sock_ready(n->sock)) ||
-		    !(buf = lazy_copiers_buf(l)))
-			return;
-		p = net_read(l, buf);
-		lazy_copiers_push(l, buf, p.off, p.len);
-		readable = false;
-	}
+	net_ask(l);
+	if (!n->qn || (n->q[n->qh].net && !readable && !sock_ready(n->sock)) ||
+	    !(buf = lazy_copiers_buf(l)))
+		return;
+	p = net_read(l, buf);
+	lazy_copiers_push(l, buf, p.off, p.len);
 }
 
 int lazy_net_sock(const struct loader *l)

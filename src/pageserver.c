@@ -79,6 +79,7 @@ struct server {
 	const void *key;
 	size_t key_len;
 	const char *image;
+	uint64_t streamed;	/* test build: the end of the stream's pieces sent */
 };
 
 /* ---- bytes on a socket ---- */
@@ -323,13 +324,18 @@ static int send_image(struct server *s, int sock)
 #ifdef CKPT_TEST_HOOKS
 /* The test build's forged replies (CKPT_TEST_PS_FORGE): from the 25th
  * request on, "offset" answers for the page after the one asked, "data"
- * flips a byte of what it sends.  1 if it answered. */
+ * flips a byte of what it sends; "block" flips one of a touched page's
+ * block (a request of 64 KiB or less) that the stream has sent already,
+ * which nothing compares with the stream after.  1 if it answered. */
 static int forge(struct server *s, int sock, struct ps_msg *a, uint64_t nr)
 {
 	const char *how = getenv("CKPT_TEST_PS_FORGE");
 	char buf[PS_MAX_GET];
+	bool block = how && !strcmp(how, "block");
 
-	if (!how || nr < 24)
+	if (block && a->len > 64 * 1024)
+		s->streamed = a->off + a->len > s->streamed ? a->off + a->len : s->streamed;
+	if (block ? a->len > 64 * 1024 || a->off + a->len > s->streamed : !how || nr < 24)
 		return 0;
 	if (!strcmp(how, "offset"))
 		a->off += PAGE;

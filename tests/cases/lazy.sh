@@ -28,6 +28,7 @@ t lazy_ps_wrong_key
 t lazy_ps_bad_request
 t lazy_ps_state
 t lazy_ps_copy_race
+t lazy_ps_forged_block
 t lazy_ps_images
 
 # lazy_mem (tests/progs) of MIB MiB, checkpointed into DIR/img: sets $pid.
@@ -495,7 +496,7 @@ test_lazy_ps_netns() {
 	LAZY_KEY=$d/key lazy_start $d 64 || return 1
 	ps_netns $a $b $net || rc=1
 	[ $rc = 0 ] && { ps_start $d $a 10.231.$net.1 --key $d/key || rc=1; }
-	[ $rc = 0 ] && { ps_restart $d $b 10.231.$net.1 $d/nothing-here/img 4 --key $d/key || rc=1; }
+	[ $rc = 0 ] && { ps_restart $d $b 10.231.$net.1 $d/nothing-here/img 16 --key $d/key || rc=1; }
 	if [ $rc = 0 ]; then
 		fds=$(ls -l /proc/$pid/fd 2>&1)
 		echo "$fds" | grep -q 'socket\|page-server' && { note "the process holds the connection: $fds"; rc=1; }
@@ -530,7 +531,7 @@ test_lazy_ps_server_killed() {
 	local d=$WORK/lazy-ps-killed
 	lazy_start $d 64 || return 1
 	ps_start $d "" 127.0.0.1 || return 1
-	ps_restart $d "" 127.0.0.1 $d/img 50 || return 1
+	ps_restart $d "" 127.0.0.1 $d/img 200 || return 1
 	sleep 0.3
 	kill -9 $(pgrep -P $srv) || return 1
 	touch $d/go
@@ -554,7 +555,7 @@ test_lazy_ps_forged() {
 		lazy_start $d 64 || return 1
 		CKPT_TEST_PS_FORGE=$how ps_start $d "" 127.0.0.1 || return 1
 		# (the process may be killed before restart is done with it)
-		ps_restart $d "" 127.0.0.1 $d/img $([ $how = offset ] && echo 20 || echo 0)
+		ps_restart $d "" 127.0.0.1 $d/img $([ $how = offset ] && echo 80 || echo 0)
 		loader=$(sed -n 's/.*left to the loader, pid \([0-9]*\).*/\1/p' $d/err)
 		[ -n "$loader" ] || { note "no loader"; return 1; }
 		# (a changed byte shows when its record's checksum is done:
@@ -653,7 +654,7 @@ test_lazy_ps_state() {
 			checkpoint_kill $d $pid || return 1
 		fi
 		ps_start $d "" 127.0.0.1 || return 1
-		ps_restart $d "" 127.0.0.1 $d/img $([ $p = fork ] && echo 15 || echo 0) || return 1
+		ps_restart $d "" 127.0.0.1 $d/img $([ $p = fork ] && echo 60 || echo 0) || return 1
 		touch $d/go
 		wait_for $d/out 'PASS\|FAIL' 60
 		gone $pid
@@ -665,8 +666,6 @@ test_lazy_ps_state() {
 	done
 }
 
-# A compressed image is served expanded (its pages as the loader wants
-# them); an incremental one is refused in one line, and so is
 # test_lazy_copy_race through a page server: the copiers place the
 # stream's pieces (src/lazy_copy.c) while the first thread reads the
 # next, so a piece is under way (its copy 20 ms after its pages were
@@ -689,6 +688,33 @@ test_lazy_ps_copy_race() {
 	sanitizer_clean $d/srv
 }
 
+# A server that answers a touched page's block with other bytes than it
+# streamed, for pages the stream has passed already (the test build's
+# CKPT_TEST_PS_FORGE=block): nothing compares those with the stream, so
+# a page the stream has passed must come from the stream.  The copiers
+# place the pieces the first thread has read (slowly here: 20 ms
+# between taking one and copying it), and the process touches its pages
+# in a scattered order: a fault's block placed over pieces read and not
+# placed yet put forged bytes into memory.  Then a fork while the stream
+# goes on: a piece whose copy fails until the fork's event is read is
+# kept for after it, or its pages, put back, came in blocks.
+test_lazy_ps_forged_block() {
+	local d how
+	for how in rand fork; do
+		d=$WORK/lazy-ps-forged-block-$how
+		lazy_start $d 64 $how || return 1
+		CKPT_TEST_PS_FORGE=block ps_start $d "" 127.0.0.1 || return 1
+		CKPT_TEST_LAZY_COPIERS=1 CKPT_TEST_LAZY_COPY_DELAY_MS=20 \
+			ps_restart $d "" 127.0.0.1 $d/img $([ $how = fork ] && echo 60 || echo 0) ||
+			return 1
+		lazy_pass $d || { note "$how"; return 1; }
+		gone $srv || { note "$how: the server is still there"; return 1; }
+		sanitizer_clean $d/srv || return 1
+	done
+}
+
+# A compressed image is served expanded (its pages as the loader wants
+# them); an incremental one is refused in one line, and so is
 # --page-server without --lazy.
 test_lazy_ps_images() {
 	local d=$WORK/lazy-ps-images rc

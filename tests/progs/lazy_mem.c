@@ -2,7 +2,7 @@
  * itself after restart (restart --lazy: pages come on touch and from
  * the loader; a page missed or zeroed shows here).
  *
- *   lazy_mem GOFILE MIB [fork|tree|split]
+ *   lazy_mem GOFILE MIB [fork|tree|split|rand]
  *
  * Every page of the area holds words derived from its index, but one in
  * 16, never touched, which must read as zeros.  After GOFILE it checks
@@ -14,7 +14,9 @@
  * done.  With "tree" it forks before READY: the image holds
  * both.  The child shares the lower three quarters with its parent
  * (copy-on-write), has written its own upper quarter, and has an area
- * of its own of MIB/4; each checks its memory after GOFILE.
+ * of its own of MIB/4; each checks its memory after GOFILE.  With
+ * "rand" it checks its pages in a scattered order (a stride of 7919),
+ * touching pages far ahead of where the loader is.
  */
 #include "tp.h"
 
@@ -134,6 +136,14 @@ int main(int argc, char **argv)
 			 WEXITSTATUS(status) == 0, "child: status %#x", status);
 		return tp_done();
 	}
+	for (size_t i = 0; argc > 3 && !strcmp(argv[3], "rand") && i < npages; i++) {
+		size_t pg = (i * 7919) % npages;
+
+		if (check(mem, pg, pg + 1, "scattered"))
+			break;
+	}
+	if (argc > 3 && !strcmp(argv[3], "rand"))
+		return tp_done();
 	half = npages / 2;
 	check(mem, 0, half / 2, "before fork");
 	if (argc > 3 && !strcmp(argv[3], "fork")) {
