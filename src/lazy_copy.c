@@ -64,8 +64,10 @@ struct copier {
 	pthread_t th;
 	/* a piece's steps, and how each copy went */
 	struct lazy_step *st;
-	int *got;
-	uint64_t *done;
+	struct placed {
+		int got;
+		uint64_t done;
+	} *res;
 	size_t cap;
 };
 
@@ -89,7 +91,7 @@ struct lazy_copiers {
 	/* a page server's pieces: buffers free, pieces handed over (a
 	 * ring), those being placed */
 	char *free_buf[NET_BUFS];
-	int nr_free, nr_bufs;
+	int nr_free;
 	struct net_job job[NET_BUFS];
 	int job_head, nr_jobs, running;
 	int bfd;		/* the first thread's wakeup: a buffer freed */
@@ -223,6 +225,16 @@ static void shm_step(struct copier *c)
 		wake_first(l->cp);
 }
 
+/* Until the first thread's next hold (it has read the event a copy met),
+ * or a while: not for the next copier's broadcast. */
+static void wait_hold(struct lazy_copiers *cp)
+{
+	uint64_t gen = cp->gen, until = log_now() + IDLE_NS, now;
+
+	while (!cp->stop && cp->gen == gen && (now = log_now()) < until)
+		wait_ns(cp, until - now);
+}
+
 /* A step of @m's private memory.  One that placed nothing waits: an
  * event is on its way, until the first thread has held the copiers
  * (and read it), or a while, not for the next copier's broadcast. */
@@ -239,12 +251,8 @@ static void mm_step(struct copier *c, struct lazy_mm *m)
 	relocked(cp);
 	if (lazy_step_end(l, &st, got, done) || !m->pending.n)
 		wake_first(cp);
-	if (got == -EAGAIN && !done) {
-		uint64_t gen = cp->gen, until = log_now() + IDLE_NS, now;
-
-		while (!cp->stop && cp->gen == gen && (now = log_now()) < until)
-			wait_ns(cp, until - now);
-	}
+	if (got == -EAGAIN && !done)
+		wait_hold(cp);
 }
 
 /* A page server's piece's buffer free again: the first thread told (it
@@ -273,22 +281,22 @@ static void net_job(struct copier *c)
 	cp->running++;
 	n = lazy_net_take(l, j.off, j.len, &c->st, &c->cap);
 	if (c->cap != cap) {
-		void *g = realloc(c->got, c->cap * sizeof(*c->got));
-		void *d = g ? realloc(c->done, c->cap * sizeof(*c->done)) : NULL;
+		void *p = realloc(c->res, c->cap * sizeof(*c->res));
 
-		c->got = g ? g : c->got;
-		c->done = d ? d : c->done;
-		if (!g || !d)
+		if (!p)
 			lazy_fetch_failed(l, c->st[0].m, c->st[0].addr, c->st[0].off, ENOMEM);
+		c->res = p;
 	}
 	unlocked(cp, l);
 	for (size_t i = 0; i < n; i++)
-		c->got[i] = lazy_place(l, c->st[i].m, c->st[i].addr, c->st[i].n * PAGE,
-				       j.buf + (c->st[i].off - j.off), c->st[i].off, &c->done[i]);
+		c->res[i].got = lazy_place(l, c->st[i].m, c->st[i].addr, c->st[i].n * PAGE,
+					   j.buf + (c->st[i].off - j.off), c->st[i].off,
+					   &c->res[i].done);
 	relocked(cp);
 	for (size_t i = 0; i < n; i++) {
-		again |= c->got[i] == -EAGAIN;
-		if (lazy_step_end(l, &c->st[i], c->got[i], c->done[i]) || !c->st[i].m->pending.n)
+		again |= c->res[i].got == -EAGAIN;
+		if (lazy_step_end(l, &c->st[i], c->res[i].got, c->res[i].done) ||
+		    !c->st[i].m->pending.n)
 			wake = true;
 	}
 	cp->running--;
@@ -297,14 +305,11 @@ static void net_job(struct copier *c)
 		 * checked, is kept (first in line) until the first thread
 		 * has read it.  Its pages put back would be asked for again
 		 * after the stream, unchecked against it. */
-		uint64_t gen = cp->gen, until = log_now() + IDLE_NS, now;
-
 		cp->job_head = (cp->job_head + NET_BUFS - 1) % NET_BUFS;
 		cp->job[cp->job_head] = j;
 		cp->nr_jobs++;
 		wake_first(cp);
-		while (!cp->stop && cp->gen == gen && (now = log_now()) < until)
-			wait_ns(cp, until - now);
+		wait_hold(cp);
 		return;
 	}
 	buf_free(cp, j.buf);
@@ -352,8 +357,7 @@ static void free_copiers(struct lazy_copiers *cp)
 		if (cp->c[i].buf)
 			membuf_put(cp->c[i].buf, CHUNK_PAGES * PAGE);
 		free(cp->c[i].st);
-		free(cp->c[i].got);
-		free(cp->c[i].done);
+		free(cp->c[i].res);
 	}
 	/* (all free once the copiers are stopped: the stream ended, or
 	 * the loader with it) */
@@ -380,7 +384,6 @@ static int net_bufs(struct lazy_copiers *cp, int n)
 			return -ENOMEM;
 		cp->free_buf[cp->nr_free++] = b;
 	}
-	cp->nr_bufs = cp->nr_free;
 	return 0;
 }
 
@@ -495,7 +498,7 @@ char *lazy_copiers_buf(struct loader *l)
 	struct lazy_copiers *cp = l->cp;
 	char *b = NULL;
 
-	if (!cp || !cp->nr_bufs)
+	if (!cp)
 		return NULL;
 	lock_q(cp);
 	if (cp->nr_free)
