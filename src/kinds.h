@@ -37,6 +37,11 @@ struct kind_ops {
 	 * reader checks it and keeps no data of it (0: none). */
 	uint32_t reread;
 	enum kind_phase phase;
+	/* Its restore() may have its calls queued, made in one stop with
+	 * those of the kinds around it that may too (run_phase()): none
+	 * of them is waited for by anything it does from outside the
+	 * process before it returns (remote.h, calls in one stop). */
+	bool rst_batch;
 	int (*dump)(struct cpt_ctx *c, struct cpt_task *t);
 	int (*load)(struct rst_ctx *c, struct rst_task *t, struct rec *r);
 	/* every record of any kind, before its own kind's load() (an

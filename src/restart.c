@@ -260,20 +260,31 @@ static int run_thread(struct rst_ctx *c, struct rst_task *t, struct rst_thread *
 static int run_phase(struct rst_ctx *c, struct rst_task *t, enum kind_phase ph,
 		     bool threads)
 {
+	bool batch = false;
 	uint64_t t0;
-	int ret = 0;
+	int ret = 0, end;
 
 	for (int i = 0; i < ckpt_nr_kinds && !ret; i++) {
 		const struct kind_ops *k = ckpt_kinds[i];
 
 		if (k->phase != ph || !k->restore)
 			continue;
+		/* (the calls of kinds that may have them queued, one after
+		 * the other, in one stop) */
+		if (k->rst_batch != batch) {
+			ret = batch ? rst_batch_end(t, &t->rm, true) : rst_batch_begin(t, &t->rm);
+			batch = !batch;
+			if (ret)
+				break;
+		}
 		log_info(c->log, "pid %d: restoring %s", t->pid, k->name);
 		t0 = log_now();
 		ret = k->restore(c, t);
 		log_kind_took(c->log, i, t0);
 		ret = test_fail_point(c->log, k->name, ret);
 	}
+	end = batch ? rst_batch_end(t, &t->rm, !ret) : 0;
+	ret = ret ? ret : end;
 	for (int j = 0; j < t->nr_threads && threads && !ret; j++)
 		ret = run_thread(c, t, &t->threads[j], ph);
 	return ret;

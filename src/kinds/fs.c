@@ -264,7 +264,8 @@ static int fs_deleted_cwd(struct rst_ctx *c, struct rst_task *t, struct fs_state
 		ret = log_err(c->log, errno, "pid %d: owner/mode of %s:", t->pid, path);
 	else
 		ret = rst_scratch_put(t, 0, path, strlen(path) + 1, &addr) ?:
-		      rcheck(&t->rm, NULL, "chdir", SYS_chdir, addr);
+		      rcheck(&t->rm, NULL, "chdir", SYS_chdir, addr) ?:
+		      remote_flush(&t->rm);	/* (in it before it is removed) */
 	if (rmdir(path) && !ret)
 		ret = log_err(c->log, errno, "pid %d: remove %s again:", t->pid, path);
 	return ret;
@@ -324,6 +325,7 @@ const struct kind_ops kind_fs = {
 	.name = "fs",
 	.recs = fs_recs,
 	.phase = PHASE_STATE,
+	.rst_batch = true,
 	.dump = fs_dump,
 	.load = fs_load,
 	.check = fs_check,

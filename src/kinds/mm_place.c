@@ -585,7 +585,11 @@ static int write_present(struct placer *p, const struct rst_vma *v)
 	return err;
 }
 
-int placer_add(struct placer *p, const struct rst_vma *v, enum place_how how)
+/* @v's pages queued; with @first_in, its first page is in already,
+ * read by the puppet (placer_hold()): written again from here with the
+ * others, not first on its own. */
+static int add(struct placer *p, const struct rst_vma *v, enum place_how how,
+	       bool first_in)
 {
 	struct uffdio_register reg = {
 		.range = { v->v.start, v->v.end - v->v.start },
@@ -613,9 +617,9 @@ int placer_add(struct placer *p, const struct rst_vma *v, enum place_how how)
 		start(p);
 	if (how == PLACE_NOW)
 		return place_now(p, v);
-	ret = first_page(p, v, how);
+	ret = first_in ? 0 : first_page(p, v, how);
 	for (uint32_t i = 0; i < v->nr_segs && !ret; i++) {
-		uint64_t skip = i ? 0 : PAGE;	/* the first, in already */
+		uint64_t skip = i || first_in ? 0 : PAGE;	/* the first, in already */
 
 		ret = queue(p, v->segs[i].addr + skip, v->segs[i].off + skip,
 			    v->segs[i].npages * PAGE - skip, how);
@@ -629,9 +633,52 @@ int placer_add(struct placer *p, const struct rst_vma *v, enum place_how how)
 	return thread_error(p);
 }
 
+int placer_add(struct placer *p, const struct rst_vma *v, enum place_how how)
+{
+	return add(p, v, how, false);
+}
+
+/* An area held: its first page the puppet's read gives it in the same
+ * batch of calls as its mmap, where ckpt's own write of it (placer_add())
+ * needs the batch run first, a stop of the puppet for each area.  That
+ * read makes the area's anon_vma as the write would, before the area is
+ * advised and before the next is mapped beside it (above); its page is
+ * written again with the others, from the image as ckpt reads it.  Only
+ * areas ckpt may write to from outside at any time (mem_ok(): the
+ * userfaultfd's pages already in are written so, write_present()), and
+ * small ones: a big area's copy starts at once, beside the build. */
+struct place_held {
+	const struct rst_vma *v;
+	enum place_how how;
+};
+
+int placer_hold(struct placer *p, const struct rst_vma *v, enum place_how how)
+{
+	if ((how != PLACE_UFFD && how != PLACE_MEM) || !mem_ok(v) ||
+	    v->pages_len >= PLACE_THREAD)
+		return 1;
+	if (VEC_ROOM(p->held, p->nr_held, p->cap_held))
+		return log_err(p->log, ENOMEM, "pid %d: placing pages:", p->pid);
+	p->held[p->nr_held++] = (struct place_held){ v, how };
+	return 0;
+}
+
+int placer_add_held(struct placer *p)
+{
+	int ret = 0;
+
+	for (size_t i = 0; i < p->nr_held && !ret; i++)
+		ret = add(p, p->held[i].v, p->held[i].how, true);
+	p->nr_held = 0;
+	return ret;
+}
+
 int placer_end(struct placer *p, int ret)
 {
 	uint64_t t0 = log_now();
+
+	if (!ret)
+		ret = placer_add_held(p);
 
 	if (p->started) {
 		pthread_mutex_lock(&p->lock);
@@ -674,6 +721,7 @@ int placer_end(struct placer *p, int ret)
 		membuf_put(p->buf, p->buf_len);
 	free(p->jobs);
 	free(p->areas);
+	free(p->held);
 	*p = (struct placer){ .ufd = -1, .memfd = -1, .img_fd = -1, .scan = { .fd = -1 } };
 	return ret;
 }

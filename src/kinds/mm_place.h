@@ -18,6 +18,7 @@ enum place_how { PLACE_NONE, PLACE_UFFD, PLACE_MEM, PLACE_NOW };
 
 struct lazy_set;
 struct place_job;
+struct place_held;
 struct pin;
 
 /* Where a process's pages are in (its pagemap). */
@@ -42,6 +43,8 @@ struct placer {
 	const struct pin *pin;
 	const struct rst_vma **areas;	/* registered, to unregister */
 	size_t nr_areas, cap_areas;
+	struct place_held *held;	/* placer_hold()'s, not yet added */
+	size_t nr_held, cap_held;
 	uint64_t total;		/* bytes to place, as planned */
 	uint64_t bytes;		/* queued */
 	uint32_t nr_placed;	/* areas queued */
@@ -72,9 +75,19 @@ enum place_how placer_how(const struct placer *p, const struct rst_ctx *c,
  * the others queued (@how, from placer_how()); 0, an error, or 1 if the
  * puppet is to read them after all (no userfaultfd for this area). */
 int placer_add(struct placer *p, const struct rst_vma *v, enum place_how how);
-/* Every queued page in (ckpt's thread helping), every area unregistered,
- * the userfaultfd closed: @ret, or the first error if @ret was 0.  With
- * @ret set (the build failed), pages not yet copied are left. */
+/* @v (@how from placer_how()) held, to be added once the batch of calls
+ * that maps it has run, if it is small and writable: 0, and the caller
+ * queues the puppet's read of its first page right after its mmap; 1 if
+ * not held (placer_add() it now); or an error. */
+int placer_hold(struct placer *p, const struct rst_vma *v, enum place_how how);
+/* The areas held, added, now that the calls that map them have run: 0
+ * or an error. */
+int placer_add_held(struct placer *p);
+/* Every queued page in (ckpt's thread helping), the areas still held
+ * added first (the caller ran the batch that maps them), every area
+ * unregistered, the userfaultfd closed: @ret, or the first error if
+ * @ret was 0.  With @ret set (the build failed), pages not yet copied
+ * are left. */
 int placer_end(struct placer *p, int ret);
 /* The userfaultfd made in @t with @flags, taken into *@ufd, the puppet's
  * own closed: 0, an errno if none could be made or taken, or a remote

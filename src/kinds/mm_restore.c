@@ -391,6 +391,50 @@ static int open_set_get(struct rst_ctx *c, struct rst_task *t, const struct mm_s
 	return ret;
 }
 
+/* A small area protected against writing, whose pages ckpt would write
+ * at once (PLACE_NOW, mm_place.c) after a stop for its mmap: a
+ * library's relocated data, a stop for each library.  Its pages are
+ * read by the puppet instead, queued in the batch that maps it, before
+ * its mprotect; their few faults cost less than a stop.  (As for any
+ * page the puppet reads, the page check checks them in the image.) */
+#define QUEUED_READ_MAX	(64u << 10)
+
+static int read_queued(struct rst_task *t, const struct rst_vma *v)
+{
+	int ret = 0;
+
+	for (uint32_t i = 0; i < v->nr_segs && !ret; i++)
+		ret = rcheck(&t->rm, NULL, "reading an area's pages", SYS_pread64,
+			     t->img_fd, v->segs[i].addr, v->segs[i].npages * PAGE,
+			     v->segs[i].off);
+	if (!ret)
+		progress_add(t->rm.log, v->pages_len);
+	return ret;
+}
+
+/* @v's pages in, or on their way: the loader brings them (--lazy,
+ * mm_lazy.c), ckpt places them (mm_place.c), or the puppet reads them. */
+static int area_pages(struct rst_ctx *c, struct rst_task *t, const struct rst_vma *v,
+		      enum place_how how, struct placer *pl)
+{
+	int ret;
+
+	if (mm_lazy_area(c, v))
+		return 0;
+	if (how == PLACE_NOW && v->pages_len <= QUEUED_READ_MAX)
+		return read_queued(t, v);
+	/* ckpt places them from outside once the batch that maps the area
+	 * has run: a small one held, its first page read in that batch,
+	 * any other at once */
+	ret = how != PLACE_NONE ? placer_hold(pl, v, how) : 1;
+	if (!ret)
+		return rcheck(&t->rm, NULL, "reading an area's first page", SYS_pread64,
+			      t->img_fd, v->segs[0].addr, PAGE, v->segs[0].off);
+	if (ret == 1 && how != PLACE_NONE)
+		ret = remote_flush(&t->rm) ?: placer_add_held(pl) ?: placer_add(pl, v, how);
+	return ret == 1 ? fill_pages(c, t, v, false) : ret;
+}
+
 static int map_vma(struct rst_ctx *c, struct rst_task *t, const struct mm_state *s,
 		   const struct rst_vma **keep, const struct rst_vma *v,
 		   struct open_set *os, struct placer *pl)
@@ -450,18 +494,7 @@ static int map_vma(struct rst_ctx *c, struct rst_task *t, const struct mm_state 
 	if ((uint64_t)res != v->v.start)
 		return log_err(t->rm.log, EFAULT, "pid %d: area 0x%llx landed at 0x%lx",
 			       t->pid, (unsigned long long)v->v.start, res);
-	ret = advise_bits(t, v, true);
-	/* (--lazy: the loader brings them, mm_lazy.c; ckpt places them,
-	 * mm_place.c; or the puppet reads them) */
-	if (!ret && !mm_lazy_area(c, v)) {
-		/* (ckpt places them from outside: the area must be there) */
-		if (how != PLACE_NONE)
-			ret = remote_flush(&t->rm) ?: placer_add(pl, v, how);
-		else
-			ret = 1;
-		if (ret == 1)
-			ret = fill_pages(c, t, v, false);
-	}
+	ret = advise_bits(t, v, true) ?: area_pages(c, t, v, how, pl);
 	if (!ret && prot != (int)v->v.prot)
 		ret = rcheck(&t->rm, NULL, "mprotect", SYS_mprotect, v->v.start,
 			     len, v->v.prot);

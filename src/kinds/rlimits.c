@@ -141,6 +141,7 @@ const struct kind_ops kind_rlimits = {
 	.name = "rlimits",
 	.recs = rlimits_recs,
 	.phase = PHASE_STATE,
+	.rst_batch = true,
 	.dump = rl_dump,
 	.load = rl_load,
 	.check = rl_check,

@@ -547,6 +547,7 @@ const struct kind_ops kind_signals = {
 	.name = "signals",
 	.recs = signals_recs,
 	.phase = PHASE_STATE,
+	.rst_batch = true,
 	.dump = sig_dump,
 	.dump_thread = sig_dump_thread,
 	.dump_ready = sig_dump_ready,

@@ -393,6 +393,7 @@ const struct kind_ops kind_task = {
 	.name = "task",
 	.recs = task_recs,
 	.phase = PHASE_STATE,
+	.rst_batch = true,
 	.dump = task_dump,
 	.dump_thread = task_dump_thread,
 	.dump_size = sizeof(struct task_cpt),
