@@ -129,7 +129,10 @@ fatal() {
 # (what it was doing then is said).
 start_holder() {	# HOLDER
 	local i
-	rm -f "$W/go"
+	# (the last holder's READY gone first: the new one's shell truncates
+	# the file only once it runs, and a READY read before that took the
+	# shell, not yet the holder, for it: a 32-bit image without IA32)
+	rm -f "$W/go" "$W/out"
 	"$1" plain "$W/go" > "$W/out" 2>&1 < /dev/null &
 	HPID=$!
 	# a deadline in seconds, not a count of tries: under the full suite's
@@ -1647,7 +1650,7 @@ check "image twice" "$BAD"
 # A holder with an eventfd, a timerfd and a signalfd (FILE#-3, -2, -1): its
 # image restarts, and forged payloads of those kinds are refused.
 
-rm -f "$W/go"
+rm -f "$W/go" "$W/out"	# (no READY of the last holder's: start_holder())
 EVGOOD=$W/evfds.img
 "$HOLDER" evfds "$W/go" > "$W/out" 2>&1 < /dev/null &
 HPID=$!

@@ -32,9 +32,11 @@
  * userfaultfd, and pages in a parent image of a chain.
  *
  * An area's boundaries stay as they were: its first page goes in at
- * once, by ckpt's thread, so that it has an anon_vma of its own before
- * it is advised and protected and before the next area is mapped beside
- * it, as it had when the puppet read all its pages there and then.
+ * once, so that it has an anon_vma of its own before it is advised and
+ * protected and before the next area is mapped beside it, as it had when
+ * the puppet read all its pages there and then: by ckpt's thread after
+ * the area's mmap has run, or read by the puppet in the same batch of
+ * calls as the mmap (placer_hold(), a small area).
  *
  * Nothing runs in the puppet before placer_end() has every page in and
  * every area unregistered again: its userfaultfd is made in user-mode-only
@@ -119,7 +121,9 @@ static bool mem_ok(const struct rst_vma *v)
  * read: the puppet's pread() writes each page through the puppet's
  * own address, a fault of the guest and one of the host's shadow
  * tables a page, where ckpt's write copies to the page from the
- * kernel's side (python: 504 such pages, 3.7 ms by 24 remote preads). */
+ * kernel's side (python: 504 such pages, 3.7 ms by 24 remote preads).
+ * (A small one the puppet reads after all, in the batch that maps it,
+ * where that costs no stop: mm_restore.c read_queued().) */
 static enum place_how by_write(const struct rst_vma *v)
 {
 	return mem_ok(v) ? PLACE_MEM : (v->v.madv & VMA_MLOCKED) ? PLACE_NONE : PLACE_NOW;

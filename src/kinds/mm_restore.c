@@ -396,7 +396,10 @@ static int open_set_get(struct rst_ctx *c, struct rst_task *t, const struct mm_s
  * library's relocated data, a stop for each library.  Its pages are
  * read by the puppet instead, queued in the batch that maps it, before
  * its mprotect; their few faults cost less than a stop.  (As for any
- * page the puppet reads, the page check checks them in the image.) */
+ * page the puppet reads, the page check checks them in the image.  A
+ * queued call's result is checked only for an error: a short read
+ * would need the image cut under us, which the check would find, as it
+ * reads every cell of the image's pages before anything runs.) */
 #define QUEUED_READ_MAX	(64u << 10)
 
 static int read_queued(struct rst_task *t, const struct rst_vma *v)
@@ -414,9 +417,13 @@ static int read_queued(struct rst_task *t, const struct rst_vma *v)
 
 /* @v's pages in, or on their way: the loader brings them (--lazy,
  * mm_lazy.c), ckpt places them (mm_place.c), or the puppet reads them. */
-static int area_pages(struct rst_ctx *c, struct rst_task *t, const struct rst_vma *v,
-		      enum place_how how, struct placer *pl)
+static int area_pages(struct rst_ctx *c, struct rst_task *t, const struct mm_state *s,
+		      const struct rst_vma *v, enum place_how how, struct placer *pl)
 {
+	/* an area a userfaultfd places is registered before a neighbour
+	 * is mapped or faulted beside it, as before: not held */
+	bool touching = (v > s->vmas && v[-1].v.end == v->v.start) ||
+			(v + 1 < s->vmas + s->nr && v[1].v.start == v->v.end);
 	int ret;
 
 	if (mm_lazy_area(c, v))
@@ -426,7 +433,8 @@ static int area_pages(struct rst_ctx *c, struct rst_task *t, const struct rst_vm
 	/* ckpt places them from outside once the batch that maps the area
 	 * has run: a small one held, its first page read in that batch,
 	 * any other at once */
-	ret = how != PLACE_NONE ? placer_hold(pl, v, how) : 1;
+	ret = how != PLACE_NONE && !(how == PLACE_UFFD && touching) ?
+	      placer_hold(pl, v, how) : 1;
 	if (!ret)
 		return rcheck(&t->rm, NULL, "reading an area's first page", SYS_pread64,
 			      t->img_fd, v->segs[0].addr, PAGE, v->segs[0].off);
@@ -494,7 +502,7 @@ static int map_vma(struct rst_ctx *c, struct rst_task *t, const struct mm_state 
 	if ((uint64_t)res != v->v.start)
 		return log_err(t->rm.log, EFAULT, "pid %d: area 0x%llx landed at 0x%lx",
 			       t->pid, (unsigned long long)v->v.start, res);
-	ret = advise_bits(t, v, true) ?: area_pages(c, t, v, how, pl);
+	ret = advise_bits(t, v, true) ?: area_pages(c, t, s, v, how, pl);
 	if (!ret && prot != (int)v->v.prot)
 		ret = rcheck(&t->rm, NULL, "mprotect", SYS_mprotect, v->v.start,
 			     len, v->v.prot);

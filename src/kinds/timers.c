@@ -357,6 +357,7 @@ const struct kind_ops kind_timers = {
 	.name = "timers",
 	.recs = timers_recs,
 	.phase = PHASE_STATE,
+	.rst_batch = true,
 	.dump = timers_dump,
 	.load = timers_load,
 	.check = timers_check,
