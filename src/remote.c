@@ -618,8 +618,11 @@ int remote_call(struct remote *r, long *res, long nr, long a1, long a2,
 {
 	const long a[6] = { a1, a2, a3, a4, a5, a6 };
 	struct call k;
-	int ret = remote_flush(r) ?: call_regs(r, &k, nr, a);
+	int ret = remote_flush_call(r, nr, a, res);
 
+	if (ret != 1)
+		return ret;
+	ret = remote_flush(r) ?: call_regs(r, &k, nr, a);
 	return ret ? ret : run_call(r, &k, res, nr, false);
 }
 

@@ -140,6 +140,11 @@ int rcall_ok(struct remote *r, long *res, const char *what, long nr,
 #define REMOTE_BATCH_BYTES	(REMOTE_BATCH_MAX * 64)
 int remote_batch_begin(struct remote *r, uint64_t table);
 int remote_flush(struct remote *r);
+/* The queue made with the 64-bit call @nr(@a) last, in one stop, the
+ * call's result in *@res: 0, an error (one of the queue's failed, said),
+ * or 1 where the call cannot go with it (nothing queued, no runner, a
+ * clone): remote_call() makes the queue, then the call. */
+int remote_flush_call(struct remote *r, long nr, const long a[6], long *res);
 /* @run false: what is queued is dropped (a build that failed) */
 int remote_batch_end(struct remote *r, bool run);
 /* How many calls wait in @r's queue now. */

@@ -5,7 +5,9 @@
  * place, protected, advised; a call's two ptrace stops cost 15-25 us
  * here, the call itself a microsecond. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 
 #include "remote.h"
@@ -165,43 +167,70 @@ static int calls_failed(struct remote *r, const char *what, long a0, long res)
 		       "pid %d: %s %ld:", r->pid, what, a0);
 }
 
+/* How many of @r's queued calls go first in the run of @n calls from
+ * @table: all of them, where they fit in its first run (its table the
+ * queue's own); none, the queue made first, where not. */
+static int queued_first(struct remote *r, uint64_t table, int n)
+{
+	struct rbatch *b = r->batch;
+
+	if (!b || !b->n || b->table != table || b->n + n > REMOTE_BATCH_MAX)
+		return 0;
+	return b->n;
+}
+
 int remote_calls_upto(struct remote *r, uint64_t table, int n, const long *nr,
-		      const long (*a)[6], long *res, int *failed)
+		      const long (*a)[6], long *res, int *fail_at)
 {
 	struct rbatch_entry e[REMOTE_BATCH_MAX];
+	struct rbatch *b = r->batch;
 	uint64_t t0 = log_now();
-	int ret = remote_flush(r), runs = 0;
+	int ret = 0, runs = 0, k = 0, k0;
 
-	*failed = -1;
+	*fail_at = -1;
 	if (!runner_ok(r) || n == 1) {
-		for (int i = 0; i < n && !ret && *failed < 0; i++) {
+		ret = remote_flush(r);
+		for (int i = 0; i < n && !ret && *fail_at < 0; i++) {
 			ret = remote_call(r, &res[i], nr[i], a[i][0], a[i][1], a[i][2],
 					  a[i][3], a[i][4], a[i][5]);
 			if (!ret && res[i] < 0 && res[i] > -4096)
-				*failed = i;
+				*fail_at = i;
 		}
 		return ret;
 	}
-	for (int i = 0; i < n && !ret && *failed < 0; i += REMOTE_BATCH_MAX) {
-		int m = n - i < REMOTE_BATCH_MAX ? n - i : REMOTE_BATCH_MAX, done;
+	/* (the queue's calls in the same stop, before these) */
+	k = k0 = queued_first(r, table, n);
+	if (k) {
+		memcpy(e, b->e, k * sizeof(e[0]));
+		b->n = 0;
+	} else {
+		ret = remote_flush(r);
+	}
+	for (int i = 0, m; i < n && !ret && *fail_at < 0; i += m, k = 0) {
+		int done;
 		long v;
 
+		m = n - i < REMOTE_BATCH_MAX - k ? n - i : REMOTE_BATCH_MAX - k;
 		for (int j = 0; j < m; j++)
-			e[j] = (struct rbatch_entry){ .nr = nr[i + j],
+			e[k + j] = (struct rbatch_entry){ .nr = nr[i + j],
 				.a = { a[i + j][0], a[i + j][1], a[i + j][2], a[i + j][3],
 				       a[i + j][4], a[i + j][5] } };
-		ret = run_entries(r, table, e, m, &done, &v);
+		ret = run_entries(r, table, e, k + m, &done, &v);
 		runs++;
-		if (!ret && done < m) {
-			*failed = i + done;
+		if (!ret && done < k)	/* one of the queue's */
+			ret = failed(r, b, done, v);
+		if (ret)
+			break;
+		done -= k;
+		if (done < m) {
+			*fail_at = i + done;
 			res[i + done] = v;
 		}
-		if (!ret)
-			ret = remote_read(r, table, e, done * sizeof(e[0]));
+		ret = remote_read(r, table + k * sizeof(e[0]), e + k, done * sizeof(e[0]));
 		for (int j = 0; j < done && !ret; j++)
-			res[i + j] = e[j].res;
+			res[i + j] = e[k + j].res;
 	}
-	count_runs(r, t0, n, runs);
+	count_runs(r, t0, n + k0, runs);
 	return ret;
 }
 
@@ -212,6 +241,39 @@ int remote_calls(struct remote *r, uint64_t table, int n, const char *const *wha
 
 	if (!ret && failed >= 0)
 		ret = calls_failed(r, what[failed], a[failed][0], res[failed]);
+	return ret;
+}
+
+int remote_flush_call(struct remote *r, long nr, const long a[6], long *res)
+{
+	struct rbatch *b = r->batch;
+	uint8_t mem[ARCH_CALL_MEM];
+	uint64_t t0;
+	int arg, n, done, ret;
+	long v;
+
+	if (!b || !b->n || b->n == REMOTE_BATCH_MAX || !runner_ok(r) ||
+	    nr == SYS_clone || nr == SYS_clone3 || arch_call_mem(nr, a, mem, &arg))
+		return 1;
+	b->e[b->n] = (struct rbatch_entry){
+		.nr = nr, .a = { a[0], a[1], a[2], a[3], a[4], a[5] },
+	};
+	n = b->n + 1;
+	b->n = 0;
+	t0 = log_now();
+	ret = run_entries(r, b->table, b->e, n, &done, &v);
+	count_runs(r, t0, n, 1);
+	if (ret)
+		return ret;
+	if (done < n - 1)	/* one of the queue's */
+		return failed(r, b, done, v);
+	/* (the runner's own stop says a failed call's result, not the
+	 * last's: that one is in the table) */
+	if (done == n)
+		ret = remote_read(r, b->table + (n - 1) * sizeof(b->e[0]) +
+				  offsetof(struct rbatch_entry, res), &v, sizeof(v));
+	if (!ret)
+		*res = v;
 	return ret;
 }
 

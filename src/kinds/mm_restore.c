@@ -560,8 +560,8 @@ static int set_mm_fields(struct rst_task *t, const struct mm_state *s,
 	if (!ret)
 		ret = rcheck(&t->rm, NULL, "prctl(PR_SET_MM_MAP)", SYS_prctl,
 			     PR_SET_MM, PR_SET_MM_MAP, addr, sizeof(map));
-	if (exe_fd >= 0)
-		rcall(&t->rm, &exe_fd, SYS_close, exe_fd);
+	if (exe_fd >= 0)	/* (queued, in the stop of the next calls) */
+		ret = rcheck(&t->rm, NULL, "close exe", SYS_close, exe_fd) ?: ret;
 	return ret;
 }
 
