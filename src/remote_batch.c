@@ -19,6 +19,10 @@ struct rbatch_entry {	/* as the runner reads it: 64 bytes */
 struct rbatch {
 	uint64_t table;		/* its place in the task */
 	int n;
+	/* the first of its calls that failed, said: the batch's end says
+	 * it again, should a caller that had it made drop the error (an
+	 * rcall() whose result is not looked at) */
+	int err;
 	struct rbatch_entry e[REMOTE_BATCH_MAX];
 	const char *what[REMOTE_BATCH_MAX];
 };
@@ -40,6 +44,9 @@ int remote_batch_begin(struct remote *r, uint64_t table)
 int remote_batch_end(struct remote *r, bool run)
 {
 	int ret = run ? remote_flush(r) : 0;
+
+	if (!ret && run && r->batch)
+		ret = r->batch->err;
 
 	free(r->batch);
 	r->batch = NULL;
@@ -83,15 +90,19 @@ int remote_batch_pending(const struct remote *r)
 }
 
 /* (its first two arguments say which: an area's start and length) */
-static int failed(struct remote *r, const struct rbatch *b, int i, long res)
+static int failed(struct remote *r, struct rbatch *b, int i, long res)
 {
-	return log_err(r->log, res < 0 && res > -4096 ? (int)-res : EIO,
-		       "pid %d: %s (0x%llx, 0x%llx):", r->pid, b->what[i],
-		       (unsigned long long)b->e[i].a[0], (unsigned long long)b->e[i].a[1]);
+	int err = log_err(r->log, res < 0 && res > -4096 ? (int)-res : EIO,
+			  "pid %d: %s (0x%llx, 0x%llx):", r->pid, b->what[i],
+			  (unsigned long long)b->e[i].a[0], (unsigned long long)b->e[i].a[1]);
+
+	if (!b->err)
+		b->err = err;
+	return err;
 }
 
 /* Without the runner: each call on its own (the queue is empty now). */
-static int one_by_one(struct remote *r, const struct rbatch *b, int n)
+static int one_by_one(struct remote *r, struct rbatch *b, int n)
 {
 	for (int i = 0; i < n; i++) {
 		const int64_t *a = b->e[i].a;
@@ -138,7 +149,7 @@ static int run_entries(struct remote *r, uint64_t table, const struct rbatch_ent
 	return 0;
 }
 
-static int run_table(struct remote *r, const struct rbatch *b, int n)
+static int run_table(struct remote *r, struct rbatch *b, int n)
 {
 	long res;
 	int done, ret = run_entries(r, b->table, b->e, n, &done, &res);

@@ -405,7 +405,11 @@ static int slave_ioctl(struct rst_ctx *c, struct rst_task *t, struct rst_tty *e,
 	if (!ret)
 		ret = rcheck(&t->rm, NULL, req == TIOCSPGRP ? "ioctl(TIOCSPGRP)" : "ioctl(TIOCSCTTY)",
 			     SYS_ioctl, fd, req, at);
-	rcall(&t->rm, &res, SYS_close, fd);
+	/* (queued with it where calls are: its failure is the restart's) */
+	if (!ret)
+		ret = rcheck(&t->rm, NULL, "close", SYS_close, fd);
+	else
+		rcall(&t->rm, &res, SYS_close, fd);
 	return ret;
 }
 

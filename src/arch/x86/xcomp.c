@@ -31,6 +31,11 @@ int arch_xcomp_set(struct rst_task *t, struct remote *rm, uint64_t perm)
 		return 0;
 	ret = rcheck(rm, NULL, "arch_prctl(ARCH_REQ_XCOMP_PERM)",
 		     SYS_arch_prctl, ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA);
+	/* (made now: the queue, run one by one once fast_ip is dropped,
+	 * would run through the AMX sequence below, its tilezero before
+	 * the permission) */
+	if (!ret)
+		ret = remote_flush(rm);
 	/* ptrace cannot load tile data into the small xstate buffer a
 	 * thread has until it first touches AMX: make it touch it */
 	rm->fast_ip = 0;	/* the AMX sequence's own syscall */
