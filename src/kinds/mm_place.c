@@ -664,7 +664,13 @@ int placer_hold(struct placer *p, const struct rst_vma *v, enum place_how how)
 	if (VEC_ROOM(p->held, p->nr_held, p->cap_held))
 		return log_err(p->log, ENOMEM, "pid %d: placing pages:", p->pid);
 	p->held[p->nr_held++] = (struct place_held){ v, how };
+	p->held_bytes += v->pages_len;
 	return 0;
+}
+
+bool placer_held_full(const struct placer *p)
+{
+	return p->held_bytes >= PLACE_THREAD;
 }
 
 int placer_add_held(struct placer *p)
@@ -674,6 +680,7 @@ int placer_add_held(struct placer *p)
 	for (size_t i = 0; i < p->nr_held && !ret; i++)
 		ret = add(p, p->held[i].v, p->held[i].how, true);
 	p->nr_held = 0;
+	p->held_bytes = 0;
 	return ret;
 }
 

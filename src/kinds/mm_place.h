@@ -45,6 +45,7 @@ struct placer {
 	size_t nr_areas, cap_areas;
 	struct place_held *held;	/* placer_hold()'s, not yet added */
 	size_t nr_held, cap_held;
+	uint64_t held_bytes;		/* their pages */
 	uint64_t total;		/* bytes to place, as planned */
 	uint64_t bytes;		/* queued */
 	uint32_t nr_placed;	/* areas queued */
@@ -77,12 +78,15 @@ enum place_how placer_how(const struct placer *p, const struct rst_ctx *c,
 int placer_add(struct placer *p, const struct rst_vma *v, enum place_how how);
 /* @v (@how from placer_how()) held, to be added once the batch of calls
  * that maps it has run, if it is small and writable: 0, and the caller
- * queues the puppet's read of its first page right after its mmap; 1 if
- * not held (placer_add() it now); or an error. */
+ * queues the puppet's read of its first page right after its mmap (and
+ * runs the queue and adds those held if placer_held_full()); 1 if not
+ * held (placer_add() it now); or an error. */
 int placer_hold(struct placer *p, const struct rst_vma *v, enum place_how how);
 /* The areas held, added, now that the calls that map them have run: 0
  * or an error. */
 int placer_add_held(struct placer *p);
+/* Whether the areas held have pages enough for the thread to start on. */
+bool placer_held_full(const struct placer *p);
 /* Every queued page in (ckpt's thread helping), the areas still held
  * added first (the caller ran the batch that maps them), every area
  * unregistered, the userfaultfd closed: @ret, or the first error if

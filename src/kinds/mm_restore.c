@@ -435,9 +435,14 @@ static int area_pages(struct rst_ctx *c, struct rst_task *t, const struct mm_sta
 	 * any other at once */
 	ret = how != PLACE_NONE && !(how == PLACE_UFFD && touching) ?
 	      placer_hold(pl, v, how) : 1;
-	if (!ret)
-		return rcheck(&t->rm, NULL, "reading an area's first page", SYS_pread64,
-			      t->img_fd, v->segs[0].addr, PAGE, v->segs[0].off);
+	if (!ret) {
+		ret = rcheck(&t->rm, NULL, "reading an area's first page", SYS_pread64,
+			     t->img_fd, v->segs[0].addr, PAGE, v->segs[0].off);
+		/* (enough held for the placer to start on, beside the build) */
+		if (!ret && placer_held_full(pl))
+			ret = remote_flush(&t->rm) ?: placer_add_held(pl);
+		return ret;
+	}
 	if (ret == 1 && how != PLACE_NONE)
 		ret = remote_flush(&t->rm) ?: placer_add_held(pl) ?: placer_add(pl, v, how);
 	return ret == 1 ? fill_pages(c, t, v, false) : ret;
