@@ -64,15 +64,24 @@ static bool runner_ok(const struct remote *r)
 	return r->runner || (r->batch_ip && r->fast_ip && !r->guarded);
 }
 
+/* Whether the call @nr(@a) may be made by the runner, from a table:
+ * not a clone (its child would run the runner on), nor one whose
+ * arguments go below the stack (arch_call_mem()). */
+static bool in_table_ok(const struct remote *r, long nr, const long a[6])
+{
+	uint8_t mem[ARCH_CALL_MEM];
+	int arg;
+
+	return runner_ok(r) && nr != SYS_clone && nr != SYS_clone3 &&
+	       !arch_call_mem(nr, a, mem, &arg);
+}
+
 int remote_batch_add(struct remote *r, const char *what, long nr, const long a[6])
 {
 	struct rbatch *b = r->batch;
-	uint8_t mem[ARCH_CALL_MEM];
-	int arg, ret;
+	int ret;
 
-	/* (a clone's child would run the runner on) */
-	if (!runner_ok(r) || nr == SYS_clone || nr == SYS_clone3 ||
-	    arch_call_mem(nr, a, mem, &arg))
+	if (!in_table_ok(r, nr, a))
 		return 1;
 	if (b->n == REMOTE_BATCH_MAX && (ret = remote_flush(r)))
 		return ret;
@@ -199,8 +208,7 @@ int remote_calls_upto(struct remote *r, uint64_t table, int n, const long *nr,
 	int ret = 0, runs = 0, k = 0, k0;
 
 	*fail_at = -1;
-	if (!runner_ok(r) || n == 1) {
-		ret = remote_flush(r);
+	if (!runner_ok(r) || n == 1) {	/* (each makes the queue first) */
 		for (int i = 0; i < n && !ret && *fail_at < 0; i++) {
 			ret = remote_call(r, &res[i], nr[i], a[i][0], a[i][1], a[i][2],
 					  a[i][3], a[i][4], a[i][5]);
@@ -258,13 +266,11 @@ int remote_calls(struct remote *r, uint64_t table, int n, const char *const *wha
 int remote_flush_call(struct remote *r, long nr, const long a[6], long *res)
 {
 	struct rbatch *b = r->batch;
-	uint8_t mem[ARCH_CALL_MEM];
 	uint64_t t0;
-	int arg, n, done, ret;
+	int n, done, ret;
 	long v;
 
-	if (!b || !b->n || b->n == REMOTE_BATCH_MAX || !runner_ok(r) ||
-	    nr == SYS_clone || nr == SYS_clone3 || arch_call_mem(nr, a, mem, &arg))
+	if (!b || !b->n || b->n == REMOTE_BATCH_MAX || !in_table_ok(r, nr, a))
 		return 1;
 	b->e[b->n] = (struct rbatch_entry){
 		.nr = nr, .a = { a[0], a[1], a[2], a[3], a[4], a[5] },

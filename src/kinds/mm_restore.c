@@ -420,16 +420,17 @@ static int read_queued(struct rst_task *t, const struct rst_vma *v)
 static int area_pages(struct rst_ctx *c, struct rst_task *t, const struct mm_state *s,
 		      const struct rst_vma *v, enum place_how how, struct placer *pl)
 {
-	/* an area a userfaultfd places is registered before a neighbour
-	 * is mapped or faulted beside it, as before: not held */
-	bool touching = (v > s->vmas && v[-1].v.end == v->v.start) ||
-			(v + 1 < s->vmas + s->nr && v[1].v.start == v->v.end);
+	bool touching;
 	int ret;
 
 	if (mm_lazy_area(c, v))
 		return 0;
 	if (how == PLACE_NOW && v->pages_len <= QUEUED_READ_MAX)
 		return read_queued(t, v);
+	/* an area a userfaultfd places is registered before a neighbour
+	 * is mapped or faulted beside it, as before: not held */
+	touching = (v > s->vmas && v[-1].v.end == v->v.start) ||
+		   (v + 1 < s->vmas + s->nr && v[1].v.start == v->v.end);
 	/* ckpt places them from outside once the batch that maps the area
 	 * has run: a small one held, its first page read in that batch,
 	 * any other at once */
